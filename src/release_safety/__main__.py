@@ -1,0 +1,3 @@
+from release_safety.cli import main
+
+main()

@@ -1,0 +1,216 @@
+"""Git access: refs and release tags, changed paths, commit dates, and batched blob reads.
+
+Blobs are read through one long-lived `git cat-file --batch` process (GitPython's persistent
+command) and kept in a byte-bounded cache keyed by blob id, so a blob is read once per run.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import git
+
+from release_safety.errors import CheckError, InputError
+from release_safety.snapshot import Change, ChangeStatus
+from release_safety.versions import TagPattern, Version
+
+_STATUS: dict[str, ChangeStatus] = {
+    "A": "added",
+    "M": "modified",
+    "D": "deleted",
+    "R": "renamed",
+    "T": "modified",
+}
+
+
+@dataclass(frozen=True)
+class ReleaseTag:
+    """A tag that names a release, with the commit it points at and that commit's date."""
+
+    version: Version
+    tag: str
+    commit: str
+    date: str
+
+
+def iso_utc(moment: datetime) -> str:
+    """An ISO-8601 UTC timestamp with a `Z`, to the second."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class BlobCache:
+    """Least-recently-used blob contents, bounded by total bytes."""
+
+    def __init__(self, max_bytes: int = 256 * 1024 * 1024) -> None:
+        self.max_bytes = max_bytes
+        self._data: OrderedDict[str, bytes] = OrderedDict()
+        self._size = 0
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, blob_id: str) -> bytes | None:
+        data = self._data.get(blob_id)
+        if data is None:
+            self.misses += 1
+            return None
+        self.hits += 1
+        self._data.move_to_end(blob_id)
+        return data
+
+    def put(self, blob_id: str, data: bytes) -> None:
+        if blob_id in self._data or len(data) > self.max_bytes:
+            return
+        self._data[blob_id] = data
+        self._size += len(data)
+        while self._size > self.max_bytes:
+            _, dropped = self._data.popitem(last=False)
+            self._size -= len(dropped)
+
+
+class GitRepo:
+    """A local git repository, read-only."""
+
+    def __init__(self, path: str | Path = ".") -> None:
+        try:
+            self.repo = git.Repo(path, search_parent_directories=False)
+        except (git.InvalidGitRepositoryError, git.NoSuchPathError) as exc:
+            raise CheckError(f"{path}: not a git repository") from exc
+        self.path = Path(self.repo.working_tree_dir or self.repo.git_dir)
+        self.blobs = BlobCache()
+        self._trees: dict[str, dict[str, str]] = {}
+
+    def close(self) -> None:
+        self.repo.close()
+
+    def _git(self, *args: str) -> str:
+        try:
+            out: str = self.repo.git.execute(["git", *args])
+        except git.GitCommandError as exc:
+            detail = (exc.stderr or "").strip().splitlines()
+            raise CheckError(f"git {args[0]} failed: {detail[-1] if detail else exc}") from exc
+        return out
+
+    def resolve(self, ref: str) -> str:
+        """The commit id a ref names; an unknown ref is bad input."""
+        try:
+            return str(self.repo.commit(ref).hexsha)
+        except (git.BadName, ValueError, git.GitCommandError) as exc:
+            raise InputError(f"{ref!r}: no such ref or commit in {self.path}") from exc
+
+    def commit_date(self, ref: str) -> str:
+        """The committer date of the commit a ref names, ISO-8601 UTC."""
+        self.resolve(ref)
+        return iso_utc(self.repo.commit(ref).committed_datetime)
+
+    def merge_base(self, a: str, b: str) -> str:
+        bases = self.repo.merge_base(self.resolve(a), self.resolve(b))
+        if not bases:
+            raise InputError(f"{a!r} and {b!r} have no common ancestor")
+        return str(bases[0].hexsha)
+
+    def release_tags(self, pattern: TagPattern) -> list[ReleaseTag]:
+        """Tags that name releases, sorted by version (numeric per part); one tag per version."""
+        fmt = "%00".join(
+            [
+                "%(refname:strip=2)",
+                "%(objectname)",
+                "%(*objectname)",
+                "%(committerdate:unix)",
+                "%(*committerdate:unix)",
+            ]
+        )
+        out = self._git("for-each-ref", f"--format={fmt}", "refs/tags")
+        found: dict[Version, ReleaseTag] = {}
+        for line in out.splitlines():
+            name, obj, peeled, date, peeled_date = line.split("\0")
+            version = pattern.version_of(name)
+            if version is None:
+                continue
+            commit, stamp = (peeled, peeled_date) if peeled else (obj, date)
+            when = iso_utc(datetime.fromtimestamp(int(stamp), UTC))
+            tag = ReleaseTag(version, name, commit, when)
+            if version not in found or name < found[version].tag:
+                found[version] = tag
+        return [found[v] for v in sorted(found)]
+
+    def changed_paths(self, old: str, new: str) -> list[Change]:
+        """Paths that differ between two refs, renames detected, sorted by path."""
+        out = self._git("diff", "--name-status", "-M", "-z", self.resolve(old), self.resolve(new))
+        fields = out.split("\0")
+        changes: list[Change] = []
+        i = 0
+        while i < len(fields) - 1:
+            code = fields[i]
+            status = _STATUS.get(code[:1])
+            if code[:1] in ("R", "C"):
+                old_path, path = fields[i + 1], fields[i + 2]
+                i += 3
+                if code[:1] == "C":
+                    changes.append(Change("added", path))
+                else:
+                    changes.append(Change("renamed", path, old_path))
+                continue
+            path = fields[i + 1]
+            i += 2
+            if status is not None:
+                changes.append(Change(status, path))
+        return sorted(changes, key=lambda c: c.path)
+
+    def tree(self, ref: str) -> dict[str, str]:
+        """Every file path at a ref with its blob id (submodules and links left out)."""
+        commit = self.resolve(ref)
+        cached = self._trees.get(commit)
+        if cached is not None:
+            return cached
+        out = self._git("ls-tree", "-r", "-z", "--full-tree", commit)
+        files: dict[str, str] = {}
+        for entry in out.split("\0"):
+            if not entry:
+                continue
+            meta, path = entry.split("\t", 1)
+            mode, kind, blob = meta.split(" ")
+            if kind == "blob" and mode != "120000":
+                files[path] = blob
+        self._trees[commit] = files
+        return files
+
+    def read_blob(self, blob_id: str) -> bytes:
+        """A blob's bytes, through the persistent cat-file process and the cache."""
+        data = self.blobs.get(blob_id)
+        if data is None:
+            try:
+                _, _, _, data = self.repo.git.get_object_data(blob_id)
+            except (ValueError, git.GitCommandError) as exc:
+                raise CheckError(f"cannot read blob {blob_id}: {exc}") from exc
+            self.blobs.put(blob_id, data)
+        return data
+
+    def snapshot(self, ref: str) -> GitSnapshot:
+        return GitSnapshot(self, ref)
+
+
+class GitSnapshot:
+    """The tree of one ref, read lazily through the repository's blob reader."""
+
+    def __init__(self, repo: GitRepo, ref: str) -> None:
+        self.repo = repo
+        self._ref = ref
+        self._files = repo.tree(ref)
+        self._paths = sorted(self._files)
+
+    @property
+    def ref(self) -> str:
+        return self._ref
+
+    def paths(self) -> Sequence[str]:
+        return self._paths
+
+    def blob_id(self, path: str) -> str | None:
+        return self._files.get(path)
+
+    def read(self, path: str) -> bytes:
+        return self.repo.read_blob(self._files[path])

@@ -1,0 +1,175 @@
+"""The contract as models: the per-release artifact, the index and the upgrade-check result.
+
+Interface sections 4.8, 9.1 and 9.2. Every object is closed; field order is the JSON order.
+The JSON Schemas under `schemas/` are generated from these models (`release-safety schema`).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
+
+Unknown = Literal["unknown"]
+TriState = StrictBool | Unknown
+"""`true`, `false` or the string `"unknown"`: only `true` is ever safe."""
+
+ReleaseVersion = Annotated[str, Field(pattern=r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$")]
+_TIMESTAMP = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$"
+Timestamp = Annotated[str, Field(pattern=_TIMESTAMP)]
+Count = Annotated[StrictInt, Field(ge=0)]
+
+
+class Closed(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    def to_json_data(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", by_alias=True)
+
+
+# --- release-safety.json (schemaVersion 2) -------------------------------------------------
+
+
+class Heaviness(Closed):
+    locksTable: TriState
+    rewritesTable: TriState
+    scansTable: TriState
+
+
+class MigrationFile(Closed):
+    name: str
+    edition: Literal["core", "ee"]
+    tables: list[str]
+    heaviness: Heaviness
+
+
+class Migrations(Closed):
+    present: TriState
+    count: Count
+    coreCount: Count
+    eeCount: Count
+    files: list[MigrationFile]
+
+
+class Compatibility(Closed):
+    rollingUpdateSafe: TriState
+    recommendedStrategy: Literal["RollingUpdate", "Recreate"]
+
+
+class ApiSurface(Closed):
+    checked: StrictBool
+    breaking: TriState
+    changes: list[str]
+    breakingCount: Count
+    advisories: list[str]
+    advisoryCount: Count
+
+
+class Api(Closed):
+    rest: ApiSurface
+    mcp: ApiSurface
+
+
+class ConfigRemoved(Closed):
+    removed: str
+    previousDefault: str | None
+
+
+class ConfigRenamed(Closed):
+    renamed: str
+    previousName: str
+    defaultValue: str | None
+
+
+class ConfigDefaultChanged(Closed):
+    defaultChanged: str
+    previousDefault: str | None
+    defaultValue: str | None
+
+
+ConfigChange = ConfigRemoved | ConfigRenamed | ConfigDefaultChanged
+
+
+class Config(Closed):
+    checked: StrictBool
+    breaking: TriState
+    changes: list[ConfigChange]
+
+
+class Upgrade(Closed):
+    minPreviousVersion: ReleaseVersion | None
+    requiredStops: list[ReleaseVersion]
+
+
+class DeclaredBreak(Closed):
+    file: str
+    line: Annotated[StrictInt, Field(ge=1)]
+    reason: str
+    requiredStop: StrictBool
+
+
+class Artifact(Closed):
+    """`release-safety.json`: one release's verdict and what it rests on."""
+
+    schemaVersion: Literal["2"]
+    version: str = Field(min_length=1)
+    previousVersion: str | None
+    releaseDate: Timestamp
+    migrations: Migrations
+    compatibility: Compatibility
+    api: Api
+    config: Config
+    upgrade: Upgrade
+    declaredBreaks: list[DeclaredBreak]
+
+
+# --- release-safety-index.json (schemaVersion 1) -------------------------------------------
+
+
+class IndexEntry(Closed):
+    version: ReleaseVersion
+    previousVersion: ReleaseVersion | None
+    releaseDate: Timestamp
+    rollingUpdateSafe: TriState
+    requiredStops: list[ReleaseVersion]
+    minPreviousVersion: ReleaseVersion | None
+    backfilled: StrictBool
+    syntheticRequiredStop: StrictBool
+
+
+class Index(Closed):
+    """`release-safety-index.json`: every release's single-step verdict, oldest first."""
+
+    schemaVersion: Literal["1"]
+    generatedAt: Timestamp | None
+    backfillFloorVersion: ReleaseVersion | None
+    entries: list[IndexEntry]
+
+
+# --- upgrade-check --json ------------------------------------------------------------------
+
+
+class MissingRange(Closed):
+    afterVersion: str | None
+    beforeVersion: str | None
+
+
+class UpgradeCheckResult(Closed):
+    """What `upgrade-check --json` prints: the span's verdict and what it rests on."""
+
+    fromVersion: str
+    toVersion: str
+    direction: Literal["upgrade", "same-version", "downgrade"]
+    safe: StrictBool
+    verdict: TriState
+    requiredStops: list[ReleaseVersion]
+    minPreviousVersion: ReleaseVersion | None
+    coveredVersions: list[ReleaseVersion]
+    missingRanges: list[MissingRange]
+
+
+SCHEMAS: dict[str, type[Closed]] = {
+    "release-safety": Artifact,
+    "release-safety-index": Index,
+    "upgrade-check": UpgradeCheckResult,
+}

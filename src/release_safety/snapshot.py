@@ -1,0 +1,89 @@
+"""A repository tree at one ref, as surfaces see it, and the changes between two trees.
+
+Surfaces are pure functions of two snapshots; `gitrepo.GitSnapshot` reads them from git and
+`MemorySnapshot` holds them in memory (tests, demos, fixtures).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+ChangeStatus = Literal["added", "modified", "deleted", "renamed"]
+
+
+@dataclass(frozen=True)
+class Change:
+    """A path that differs between two trees; renames carry the old path."""
+
+    status: ChangeStatus
+    path: str
+    old_path: str | None = None
+
+
+class Snapshot(Protocol):
+    """Read-only view of the files of one tree."""
+
+    @property
+    def ref(self) -> str: ...
+
+    def paths(self) -> Sequence[str]:
+        """Every file path in the tree, sorted."""
+        ...
+
+    def blob_id(self, path: str) -> str | None:
+        """The content id of a path (git's blob id), or None when absent."""
+        ...
+
+    def read(self, path: str) -> bytes:
+        """The file's bytes; KeyError when the path is absent."""
+        ...
+
+
+def read_text(snapshot: Snapshot, path: str) -> str:
+    """The file decoded as UTF-8 (invalid bytes replaced: sources are text)."""
+    return snapshot.read(path).decode("utf-8", errors="replace")
+
+
+def changes_between(old: Snapshot | None, new: Snapshot) -> list[Change]:
+    """Added, modified and deleted paths by content id (no rename pairing), sorted by path."""
+    old_ids = {p: old.blob_id(p) for p in old.paths()} if old is not None else {}
+    new_ids = {p: new.blob_id(p) for p in new.paths()}
+    changes: list[Change] = []
+    for path in sorted(old_ids.keys() | new_ids.keys()):
+        if path not in old_ids:
+            changes.append(Change("added", path))
+        elif path not in new_ids:
+            changes.append(Change("deleted", path))
+        elif old_ids[path] != new_ids[path]:
+            changes.append(Change("modified", path))
+    return changes
+
+
+class MemorySnapshot:
+    """A snapshot held in memory; blob ids are git's, so both kinds agree."""
+
+    def __init__(self, files: Mapping[str, bytes | str], ref: str = "memory") -> None:
+        self._files = {
+            path: data.encode("utf-8") if isinstance(data, str) else data
+            for path, data in files.items()
+        }
+        self._ref = ref
+
+    @property
+    def ref(self) -> str:
+        return self._ref
+
+    def paths(self) -> Sequence[str]:
+        return sorted(self._files)
+
+    def blob_id(self, path: str) -> str | None:
+        data = self._files.get(path)
+        if data is None:
+            return None
+        return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+    def read(self, path: str) -> bytes:
+        return self._files[path]

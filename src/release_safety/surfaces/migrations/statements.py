@@ -1,0 +1,26 @@
+"""What extraction hands to classification: a migration file as a list of statements."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One SQL statement of a migration, or a statement whose text could not be determined.
+
+    `sql` is None when the text is dynamic (built at run time, a `DO` body that cannot be read);
+    `reason` then says why. `line` is 1-based in the migration file.
+    """
+
+    sql: str | None
+    line: int
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class Extracted:
+    """A migration file's statements and whether they run in one transaction."""
+
+    statements: list[Statement] = field(default_factory=list)
+    transactional: bool = True

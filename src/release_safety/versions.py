@@ -1,0 +1,80 @@
+"""Release versions: MAJOR.MINOR.PATCH compared numerically per part, and tag patterns."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import total_ordering
+
+from release_safety.errors import InputError
+
+_VERSION = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$")
+DEFAULT_TAG_PATTERN = r"^v?(?P<version>\d+\.\d+\.\d+)$"
+
+
+@total_ordering
+@dataclass(frozen=True)
+class Version:
+    """A plain release version; previews, release candidates and the like are not versions."""
+
+    major: int
+    minor: int
+    patch: int
+
+    @classmethod
+    def parse(cls, text: str) -> Version:
+        """Parse ``X.Y.Z``; anything else is bad input naming the text."""
+        match = _VERSION.match(text.strip()) if isinstance(text, str) else None
+        if not match:
+            raise InputError(f"{text!r} is not a release version (MAJOR.MINOR.PATCH)")
+        return cls(int(match[1]), int(match[2]), int(match[3]))
+
+    @classmethod
+    def maybe(cls, text: str | None) -> Version | None:
+        """The version, or None for anything that is not a plain release version."""
+        if text is None or not _VERSION.match(text):
+            return None
+        return cls.parse(text)
+
+    def key(self) -> tuple[int, int, int]:
+        return (self.major, self.minor, self.patch)
+
+    def __lt__(self, other: object) -> bool:
+        if not isinstance(other, Version):
+            return NotImplemented
+        return self.key() < other.key()
+
+    def __str__(self) -> str:
+        return f"{self.major}.{self.minor}.{self.patch}"
+
+
+def is_release(text: str) -> bool:
+    """True for plain ``X.Y.Z`` versions, the only ones that enter the index."""
+    return bool(_VERSION.match(text))
+
+
+def version_key(text: str) -> tuple[int, int, int]:
+    """Sort key for a release version string."""
+    return Version.parse(text).key()
+
+
+class TagPattern:
+    """Which tags are releases: a regular expression with a named group ``version``."""
+
+    def __init__(self, pattern: str = DEFAULT_TAG_PATTERN) -> None:
+        try:
+            self.regex = re.compile(pattern)
+        except re.error as exc:
+            raise InputError(
+                f"tag pattern {pattern!r} is not a valid regular expression: {exc}"
+            ) from exc
+        if "version" not in self.regex.groupindex:
+            raise InputError(f"tag pattern {pattern!r} has no named group (?P<version>...)")
+        self.pattern = pattern
+
+    def version_of(self, tag: str) -> Version | None:
+        """The release version a tag names, or None when the tag is not a release."""
+        match = self.regex.match(tag)
+        if not match:
+            return None
+        return Version.maybe(match["version"])
