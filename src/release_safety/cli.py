@@ -13,6 +13,9 @@ from collections.abc import Sequence
 import click
 
 from release_safety import __version__
+from release_safety.commands import core
+from release_safety.commands import demo as demo_command
+from release_safety.commands import upgrade
 from release_safety.errors import InputError, ReleaseSafetyError
 
 
@@ -52,3 +55,11 @@ def main() -> None:
 
 
 # Commands, one line per area (each module defines its click commands).
+cli.add_command(core.generate)
+cli.add_command(core.index)
+cli.add_command(core.schema)
+cli.add_command(core.validate)
+cli.add_command(core.rules)
+cli.add_command(demo_command.demo)
+cli.add_command(upgrade.upgrade_check)
+cli.add_command(upgrade.upgrade_plan)

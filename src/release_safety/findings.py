@@ -29,7 +29,7 @@ class Finding(BaseModel):
 
     rule: str
     severity: Severity
-    surface: Surface
+    surface: Surface | Literal["release"]
     file: str | None = None
     line: int | None = None
     message: str
@@ -80,7 +80,7 @@ class Rule:
     """A rule is data plus the code that applies it: id, title, why, unsafe and safe examples."""
 
     id: str
-    surface: Surface | Literal["all"]
+    surface: Surface | Literal["all", "release"]
     severity: Severity
     title: str
     why: str

@@ -1,0 +1,173 @@
+"""Core commands: generate, index update, schema, validate, rules."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from release_safety import jsonio
+from release_safety.artifact import unknown_artifact
+from release_safety.errors import InputError, ReleaseSafetyError
+from release_safety.evidence import evidence_document
+from release_safety.findings import RULES
+from release_safety.generate import analyse_release, resolve_release
+from release_safety.gitrepo import GitRepo
+from release_safety.index import EMPTY_INDEX, apply_floor, entry_from_artifact, parse_index, upsert
+from release_safety.model import Artifact, Index
+from release_safety.rules_catalogue import load_all_rules
+from release_safety.schemas import schema_text, validate_document
+from release_safety.settings import SETTINGS_FILE, Settings, parse_settings
+from release_safety.versions import is_release
+
+
+def load_settings(repo_path: Path, config: Path | None) -> Settings:
+    """The settings file named, else the repository's `.release-safety.toml`, else defaults."""
+    path = config or repo_path / SETTINGS_FILE
+    if config is None and not path.exists():
+        return Settings()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read settings: {exc.strerror or exc}") from exc
+    return parse_settings(text, str(path))
+
+
+def write_or_print(path: str, text: str) -> None:
+    if path == "-":
+        sys.stdout.write(text)
+    else:
+        jsonio.write_atomic(Path(path), text)
+        click.echo(path)
+
+
+@click.command()
+@click.option("--to", "to_ref", required=True, help="Release tag or commit being released.")
+@click.option("--from", "from_ref", help="Ref of the previous release (default: previous tag).")
+@click.option("--version", "version", help="Release version when --to is not a release tag.")
+@click.option("--repo", "repo_path", default=".", type=click.Path(path_type=Path))
+@click.option("--config", type=click.Path(path_type=Path), help="Settings file to use.")
+@click.option("--out", default="release-safety.json", show_default=True, help="`-` for stdout.")
+@click.option("--evidence", help="Also write every finding as JSON to this file.")
+@click.option("--backfilled", is_flag=True, help="Generated retroactively: never true.")
+def generate(
+    to_ref: str,
+    from_ref: str | None,
+    version: str | None,
+    repo_path: Path,
+    config: Path | None,
+    out: str,
+    evidence: str | None,
+    backfilled: bool,
+) -> int:
+    """Write release-safety.json for one release."""
+    settings = load_settings(repo_path, config)
+    repo = GitRepo(repo_path)
+    release = resolve_release(repo, settings, to_ref, from_ref, version)
+    try:
+        generated = analyse_release(repo, settings, release, backfilled=backfilled)
+    except InputError:
+        raise
+    except Exception as exc:  # fail closed: never leave a file that claims safety
+        fallback = unknown_artifact(release.version, release.previous_version, release.release_date)
+        text = jsonio.dumps(fallback.to_json_data())
+        if out != "-":
+            jsonio.write_atomic(Path(out), text)
+        sys.stdout.write(text)
+        detail = exc.message if isinstance(exc, ReleaseSafetyError) else repr(exc)
+        click.echo(
+            f"release-safety: generation failed, wrote an all-unknown artifact: {detail}", err=True
+        )
+        return 3
+    finally:
+        repo.close()
+    if evidence:
+        jsonio.write_atomic(Path(evidence), jsonio.dumps(evidence_document(generated)))
+    write_or_print(out, jsonio.dumps(generated.artifact.to_json_data()))
+    return 0
+
+
+def read_index(path: Path) -> Index:
+    """The index at `path`; a missing file is an empty index, a malformed one bad input."""
+    if not path.exists():
+        return EMPTY_INDEX
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read index: {exc.strerror or exc}") from exc
+    return parse_index(text, str(path))
+
+
+def read_artifact(path: Path) -> Artifact:
+    data = jsonio.read_json(path)
+    validate_document(data, str(path), "release-safety")
+    return Artifact.model_validate(data)
+
+
+@click.group()
+def index() -> None:
+    """Maintain release-safety-index.json."""
+
+
+@index.command("update")
+@click.option("--index", "index_path", required=True, type=click.Path(path_type=Path))
+@click.option("--artifact", "artifact_path", required=True, type=click.Path(path_type=Path))
+@click.option("--backfilled", is_flag=True, help="The artifact was generated retroactively.")
+@click.option("--floor", help="Backfill floor version (gets a synthetic required stop).")
+@click.option("--force", is_flag=True, help="Let a backfilled entry replace a release's own.")
+def index_update(
+    index_path: Path, artifact_path: Path, backfilled: bool, floor: str | None, force: bool
+) -> int:
+    """Upsert one release's entry into the index."""
+    current = read_index(index_path)
+    artifact = read_artifact(artifact_path)
+    if floor is not None and not is_release(floor):
+        raise InputError(f"--floor {floor!r} is not a release version (MAJOR.MINOR.PATCH)")
+    if not is_release(artifact.version):
+        click.echo(f"{index_path}: {artifact.version} is not a release version; index unchanged")
+        return 0
+    updated, taken = upsert(current, entry_from_artifact(artifact, backfilled), force=force)
+    updated = apply_floor(updated, floor or current.backfillFloorVersion)
+    if not taken:
+        click.echo(f"{index_path}: kept the release's own entry for {artifact.version} (--force)")
+    jsonio.write_atomic(index_path, jsonio.dumps(updated.to_json_data()))
+    click.echo(str(index_path))
+    return 0
+
+
+@click.command()
+@click.argument(
+    "name", type=click.Choice(["release-safety", "release-safety-index", "upgrade-check"])
+)
+def schema(name: str) -> int:
+    """Print the JSON Schema of an artifact, an index or an upgrade-check result."""
+    sys.stdout.write(schema_text(name))
+    return 0
+
+
+@click.command()
+@click.argument("file", type=click.Path(path_type=Path))
+def validate(file: Path) -> int:
+    """Validate an artifact or an index against its schema."""
+    document = jsonio.read_json(file)
+    kind = validate_document(document, str(file))
+    if kind == "release-safety-index":
+        parse_index(jsonio.dumps(document), str(file))
+    click.echo(f"{file}: valid {kind}")
+    return 0
+
+
+@click.command()
+@click.option("--json", "as_json", is_flag=True)
+def rules(as_json: bool) -> int:
+    """List every rule of every surface."""
+    load_all_rules()
+    catalogue = sorted(RULES.values(), key=lambda r: (r.surface, r.id))
+    if as_json:
+        rows = [rule.__dict__ for rule in catalogue]
+        sys.stdout.write(jsonio.dumps(rows))
+        return 0
+    for rule in catalogue:
+        click.echo(f"{rule.id:40} {rule.surface:13} {rule.severity:9} {rule.title}")
+    return 0

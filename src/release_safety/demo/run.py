@@ -1,0 +1,91 @@
+"""Build the sample service repository, then generate and index every release."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from release_safety import jsonio
+from release_safety.artifact import surface_breaking
+from release_safety.commands.core import load_settings
+from release_safety.demo.service import RELEASES
+from release_safety.generate import Generated, analyse_release, resolve_release
+from release_safety.gitrepo import GitRepo
+from release_safety.index import EMPTY_INDEX, apply_floor, entry_from_artifact, upsert
+from release_safety.repobuilder import RepoBuilder
+
+
+@dataclass(frozen=True)
+class DemoResult:
+    repo: Path
+    index: Path
+    artifacts: list[Path]
+    generated: list[Generated]
+
+
+def build_repository(path: Path) -> RepoBuilder:
+    """The sample service with one tag `vX.Y.Z` per demo release."""
+    builder = RepoBuilder(path)
+    for release in RELEASES:
+        for gone in release.deletes:
+            builder.delete(gone)
+        builder.release(release.version, release.files, prefix="v")
+    return builder
+
+
+def run_demo(folder: Path) -> DemoResult:
+    """Build the repository in `folder/service`, write artifacts and the index beside it."""
+    builder = build_repository(folder / "service")
+    settings = load_settings(builder.path, None)
+    repo = GitRepo(builder.path)
+    index = EMPTY_INDEX
+    artifacts: list[Path] = []
+    results: list[Generated] = []
+    try:
+        for tag in repo.release_tags(settings.tags):
+            release = resolve_release(repo, settings, tag.tag)
+            generated = analyse_release(repo, settings, release)
+            out = folder / "artifacts" / release.version / "release-safety.json"
+            jsonio.write_atomic(out, jsonio.dumps(generated.artifact.to_json_data()))
+            index, _ = upsert(index, entry_from_artifact(generated.artifact, backfilled=False))
+            artifacts.append(out)
+            results.append(generated)
+    finally:
+        repo.close()
+    index = apply_floor(index, RELEASES[0].version)
+    index_path = folder / "release-safety-index.json"
+    jsonio.write_atomic(index_path, jsonio.dumps(index.to_json_data()))
+    return DemoResult(builder.path, index_path, artifacts, results)
+
+
+def _cell(value: bool | str) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return value
+
+
+def table(result: DemoResult) -> list[str]:
+    """One line per release: verdict, strategy and each surface's breaking flag."""
+    header = ["version", "safe", "strategy", "migrations", "rest", "mcp", "config", "declared"]
+    rows = [[*header, "story"]]
+    stories = {r.version: r.story for r in RELEASES}
+    for generated in result.generated:
+        artifact = generated.artifact
+        by_surface = {r.surface: r for r in generated.reports}
+        rows.append(
+            [
+                artifact.version,
+                _cell(artifact.compatibility.rollingUpdateSafe),
+                artifact.compatibility.recommendedStrategy,
+                _cell(surface_breaking(by_surface["migrations"])),
+                _cell(artifact.api.rest.breaking),
+                _cell(artifact.api.mcp.breaking),
+                _cell(artifact.config.breaking),
+                str(len(artifact.declaredBreaks)),
+                stories[artifact.version],
+            ]
+        )
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    return [
+        "  ".join(cell.ljust(w) for cell, w in zip(row, [*widths, 0], strict=True)) for row in rows
+    ]

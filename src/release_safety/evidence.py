@@ -1,0 +1,31 @@
+"""The evidence report: every finding behind a verdict, with file, line and rule id."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from release_safety.generate import Generated
+
+
+def evidence_document(generated: Generated) -> dict[str, Any]:
+    """All findings of a release, sorted, with each surface's checked state and the verdict."""
+    release = generated.release
+    findings = sorted(
+        (f for report in generated.reports for f in report.findings), key=lambda f: f.sort_key()
+    )
+    return {
+        "schemaVersion": "1",
+        "version": release.version,
+        "previousVersion": release.previous_version,
+        "fromRef": release.from_ref,
+        "toRef": release.to_ref,
+        "rollingUpdateSafe": generated.decision.rolling_update_safe,
+        "decisionRow": generated.decision.row,
+        "because": [f.model_dump(mode="json") for f in generated.decision.reasons],
+        "surfaces": [
+            {"surface": r.surface, "checked": r.checked, "reason": r.reason}
+            for r in generated.reports
+        ],
+        "findings": [f.model_dump(mode="json") for f in findings],
+    }

@@ -1,0 +1,114 @@
+"""Generate one release's artifact: resolve the refs, run every surface, decide, render."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from release_safety.artifact import build_artifact
+from release_safety.errors import InputError
+from release_safety.findings import SurfaceReport, not_checked
+from release_safety.gitrepo import GitRepo
+from release_safety.model import Artifact, Upgrade
+from release_safety.settings import Settings
+from release_safety.snapshot import Snapshot
+from release_safety.surfaces import migrations
+from release_safety.verdict import Decision, decide
+from release_safety.versions import Version
+
+
+@dataclass(frozen=True)
+class Release:
+    """What is being released: its version, refs, the release before it, and its date."""
+
+    version: str
+    to_ref: str
+    from_ref: str | None
+    previous_version: str | None
+    release_date: str
+
+
+@dataclass(frozen=True)
+class Generated:
+    release: Release
+    reports: list[SurfaceReport]
+    decision: Decision
+    artifact: Artifact
+
+
+def resolve_release(
+    repo: GitRepo,
+    settings: Settings,
+    to_ref: str,
+    from_ref: str | None = None,
+    version: str | None = None,
+) -> Release:
+    """Name the release and find the one before it (the highest release tag below it)."""
+    repo.resolve(to_ref)
+    tags = repo.release_tags(settings.tags)
+    tagged = settings.tags.version_of(to_ref)
+    if version is None:
+        if tagged is None:
+            raise InputError(
+                f"--to {to_ref!r} is not a release tag: name the release with --version"
+            )
+        version = str(tagged)
+    elif tagged is not None and str(tagged) != version:
+        raise InputError(f"--version {version} disagrees with the release tag {to_ref!r}")
+    if from_ref is None:
+        this = Version.maybe(version)
+        below = [t for t in tags if this is None or t.version < this]
+        previous_tag = below[-1] if below else None
+        from_ref = previous_tag.tag if previous_tag else None
+        previous = str(previous_tag.version) if previous_tag else None
+    else:
+        repo.resolve(from_ref)
+        found = settings.tags.version_of(from_ref)
+        previous = str(found) if found else None
+    return Release(
+        version=version,
+        to_ref=to_ref,
+        from_ref=from_ref,
+        previous_version=previous,
+        release_date=repo.commit_date(to_ref),
+    )
+
+
+Analyser = Callable[[Snapshot | None, Snapshot, Settings], SurfaceReport]
+
+
+def _not_yet(surface: str) -> Analyser:
+    def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> SurfaceReport:
+        return not_checked(surface, "no analyser for this surface")  # type: ignore[arg-type]
+
+    return analyse
+
+
+ANALYSERS: Sequence[Analyser] = (
+    migrations.analyse,
+    _not_yet("rest"),
+    _not_yet("mcp"),
+    _not_yet("config"),
+    _not_yet("declarations"),
+    _not_yet("overrides"),
+)
+
+
+def analyse_release(
+    repo: GitRepo, settings: Settings, release: Release, backfilled: bool = False
+) -> Generated:
+    """Run every surface between the two refs and build the artifact."""
+    old = repo.snapshot(release.from_ref) if release.from_ref else None
+    new = repo.snapshot(release.to_ref)
+    reports = [analyse(old, new, settings) for analyse in ANALYSERS]
+    decision = decide(reports, backfilled=backfilled)
+    upgrade = Upgrade(minPreviousVersion=None, requiredStops=[])
+    artifact = build_artifact(
+        version=release.version,
+        previous_version=release.previous_version,
+        release_date=release.release_date,
+        reports=reports,
+        decision=decision,
+        upgrade=upgrade,
+    )
+    return Generated(release, reports, decision, artifact)

@@ -1,0 +1,15 @@
+"""Import every surface so that its rules are registered in `findings.RULES`."""
+
+from __future__ import annotations
+
+import importlib
+
+SURFACE_MODULES = (
+    "release_safety.verdict",
+    "release_safety.surfaces.migrations",
+)
+
+
+def load_all_rules() -> None:
+    for module in SURFACE_MODULES:
+        importlib.import_module(module)

@@ -1,0 +1,79 @@
+from collections.abc import Callable
+
+import pytest
+
+from release_safety.errors import CheckError, InputError
+from release_safety.gitrepo import GitRepo
+from release_safety.repobuilder import RepoBuilder
+from release_safety.snapshot import Change, MemorySnapshot, changes_between
+from release_safety.versions import TagPattern
+
+
+def test_release_tags_sorted_numerically_and_filtered(
+    make_repo: Callable[[str], RepoBuilder],
+) -> None:
+    builder = make_repo("r")
+    for tag in ["0.2155.9", "v0.2155.10", "0.2155.11-rc.1", "pr-123"]:
+        builder.commit(tag)
+        builder.tag(tag)
+    builder.commit("annotated")
+    builder.tag("v0.2156.0", annotated=True)
+    tags = GitRepo(builder.path).release_tags(TagPattern())
+    assert [t.tag for t in tags] == ["0.2155.9", "v0.2155.10", "v0.2156.0"]
+    assert tags[-1].commit == builder.git("rev-parse", "HEAD")
+    assert tags[0].date == "2025-01-07T09:00:00Z"
+
+
+def test_changed_paths_statuses_including_renames(make_repo: Callable[[str], RepoBuilder]) -> None:
+    builder = make_repo("r")
+    body = "\n".join(f"line {i}" for i in range(40)) + "\n"
+    builder.write("keep.txt", "same\n").write("edit.txt", "one\n").write("gone.txt", "bye\n")
+    builder.write("old/name.sql", body)
+    builder.commit("first")
+    builder.tag("1.0.0")
+    builder.write("edit.txt", "two\n").delete("gone.txt").write("new.txt", "hi\n")
+    builder.move("old/name.sql", "new/name.sql")
+    builder.commit("second")
+    builder.tag("1.1.0")
+    repo = GitRepo(builder.path)
+    assert repo.changed_paths("1.0.0", "1.1.0") == [
+        Change("modified", "edit.txt"),
+        Change("deleted", "gone.txt"),
+        Change("added", "new.txt"),
+        Change("renamed", "new/name.sql", "old/name.sql"),
+    ]
+
+
+def test_snapshot_reads_blobs_once(make_repo: Callable[[str], RepoBuilder]) -> None:
+    builder = make_repo("r")
+    builder.write("a.txt", "alpha\n").write("dir/b.txt", "beta\n").commit("c")
+    repo = GitRepo(builder.path)
+    snap = repo.snapshot("HEAD")
+    assert list(snap.paths()) == ["a.txt", "dir/b.txt"]
+    assert snap.read("dir/b.txt") == b"beta\n"
+    assert snap.read("dir/b.txt") == b"beta\n"
+    assert (repo.blobs.misses, repo.blobs.hits) == (1, 1)
+    memory = MemorySnapshot({"a.txt": "alpha\n"})
+    assert memory.blob_id("a.txt") == snap.blob_id("a.txt")
+    with pytest.raises(KeyError):
+        snap.read("missing")
+
+
+def test_changes_between_snapshots_by_content() -> None:
+    old = MemorySnapshot({"a": "1", "b": "2", "c": "3"})
+    new = MemorySnapshot({"a": "1", "b": "22", "d": "4"})
+    assert changes_between(old, new) == [
+        Change("modified", "b"),
+        Change("deleted", "c"),
+        Change("added", "d"),
+    ]
+    assert changes_between(None, new) == [Change("added", p) for p in ("a", "b", "d")]
+
+
+def test_errors(tmp_path: object, make_repo: Callable[[str], RepoBuilder]) -> None:
+    with pytest.raises(CheckError, match="not a git repository"):
+        GitRepo(str(tmp_path))
+    builder = make_repo("r")
+    builder.commit("c")
+    with pytest.raises(InputError, match="no such ref"):
+        GitRepo(builder.path).resolve("v9.9.9")

@@ -1,0 +1,90 @@
+import pytest
+
+from release_safety.errors import InputError
+from release_safety.settings import MigrationSource, Settings, parse_settings
+
+
+@pytest.mark.parametrize(
+    ("path", "format_", "edition"),
+    [
+        ("migrations/001_init.sql", "sql", "core"),
+        ("db/migrations/001_users.up.sql", "sql", "core"),
+        ("db/migrations/V3__add_index.sql", "sql", "core"),
+        ("db/migrations/sub/folder/002.sql", "sql", "core"),
+        ("ee/migrations/010_billing.sql", "sql", "ee"),
+        ("packages/backend/src/database/migrations/20240101120000_add.ts", "knex", "core"),
+        ("packages/backend/src/ee/database/migrations/20240101120000_add.js", "knex", "ee"),
+    ],
+)
+def test_default_sources_claim(path: str, format_: str, edition: str) -> None:
+    sources = [s for s in Settings().migrations.sources if s.matches(path)]
+    assert [s.format for s in sources] == [format_]
+    assert sources[0].edition_of(path) == edition
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "db/migrations/001_users.down.sql",
+        "db/migrations/U3__add_index.sql",
+        "src/schema.sql",
+        "src/20240101120000_add.ts",
+        "migrations/20240101120000_add.d.ts",
+        "migrations/helper.ts",
+    ],
+)
+def test_default_sources_ignore(path: str) -> None:
+    assert not any(s.matches(path) for s in Settings().migrations.sources)
+
+
+def test_configured_source_with_fixed_edition() -> None:
+    settings = parse_settings(
+        """
+postgres_version = 13
+floor_version = "0.1893.0"
+
+[[migrations.sources]]
+path = "packages/backend/src/database/migrations"
+pattern = '\\d{14}_.*\\.ts'
+format = "knex"
+edition = "core"
+
+[rest]
+specs = ["packages/backend/src/generated/swagger.json"]
+""",
+        "x.toml",
+    )
+    assert settings.postgres_version == 13
+    source = settings.migrations.sources[0]
+    assert source.matches("packages/backend/src/database/migrations/20240101120000_a.ts")
+    assert not source.matches("other/migrations/20240101120000_a.ts")
+    assert settings.rest.specs == ("packages/backend/src/generated/swagger.json",)
+    assert settings.explicitly_set("rest") and not settings.explicitly_set("mcp")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("postgres_version = 'x'", "key 'postgres_version'"),
+        ("[rest]\nspecz = []", "key 'rest.specz': unknown key"),
+        ("colour = 1", "key 'colour': unknown key"),
+        ("floor_version = '1.2'", "not a release version"),
+        ("[[migrations.sources]]\npath='m'\nformat='yaml'", "key 'migrations.sources.0.format'"),
+        ("[[migrations.sources]]\npath='m'\npattern='('", "key 'migrations.sources.0.pattern'"),
+        ("tag_pattern = '^v(\\d+)$'", "named group"),
+        ("not toml", "not valid TOML"),
+    ],
+)
+def test_errors_name_file_and_key(text: str, message: str) -> None:
+    with pytest.raises(InputError) as caught:
+        parse_settings(text, "repo/.release-safety.toml")
+    assert caught.value.message.startswith("repo/.release-safety.toml: ")
+    assert message in caught.value.message
+    assert "\n" not in caught.value.message
+
+
+def test_folder_glob_spans_folders() -> None:
+    source = MigrationSource(path="services/*/db/**/migrations")
+    assert source.matches("services/api/db/migrations/1.sql")
+    assert source.matches("services/api/db/a/b/migrations/1.sql")
+    assert not source.matches("services/api/x/db/migrations/1.sql")
