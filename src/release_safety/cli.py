@@ -1,11 +1,14 @@
 """The `release-safety` command line: click commands, nothing else.
 
+Commands are imported only when invoked (`COMMANDS` maps each name to `module:attribute`), so
+a quick command such as `upgrade-check` does not pay for the SQL and OpenAPI analysers.
 Each command returns its exit code; `run` turns errors into one line (or a JSON object when
 `--json` was asked for) and the exit code the conventions give them.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 import sys
 from collections.abc import Sequence
@@ -13,13 +16,41 @@ from collections.abc import Sequence
 import click
 
 from release_safety import __version__
-from release_safety.commands import core
-from release_safety.commands import demo as demo_command
-from release_safety.commands import upgrade
 from release_safety.errors import InputError, ReleaseSafetyError
 
+# Commands, one line per command: name -> "module:click command".
+COMMANDS = {
+    "backfill": "release_safety.commands.backfill:backfill_command",
+    "contract-check": "release_safety.commands.evaluator:contract_check",
+    "demo": "release_safety.commands.demo:demo",
+    "generate": "release_safety.commands.core:generate",
+    "index": "release_safety.commands.core:index",
+    "rules": "release_safety.commands.core:rules",
+    "schema": "release_safety.commands.core:schema",
+    "serve-evaluator": "release_safety.commands.evaluator:serve_evaluator",
+    "upgrade-check": "release_safety.commands.upgrade:upgrade_check",
+    "upgrade-plan": "release_safety.commands.upgrade:upgrade_plan",
+    "validate": "release_safety.commands.core:validate",
+}
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+
+class LazyGroup(click.Group):
+    """A group whose commands are imported on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = COMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        module, attribute = target.split(":")
+        command = getattr(importlib.import_module(module), attribute)
+        assert isinstance(command, click.Command)
+        return command
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="release-safety")
 def cli() -> None:
     """Is upgrading to a release safe to roll, and why."""
@@ -52,14 +83,3 @@ def run(argv: Sequence[str] | None = None) -> int:
 
 def main() -> None:
     sys.exit(run())
-
-
-# Commands, one line per area (each module defines its click commands).
-cli.add_command(core.generate)
-cli.add_command(core.index)
-cli.add_command(core.schema)
-cli.add_command(core.validate)
-cli.add_command(core.rules)
-cli.add_command(demo_command.demo)
-cli.add_command(upgrade.upgrade_check)
-cli.add_command(upgrade.upgrade_plan)

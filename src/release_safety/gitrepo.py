@@ -11,11 +11,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import cast
 
 import git
 
 from release_safety.errors import CheckError, InputError
-from release_safety.snapshot import Change, ChangeStatus
+from release_safety.snapshot import Change, ChangeStatus, Snapshot, compare_trees
 from release_safety.versions import TagPattern, Version
 
 _STATUS: dict[str, ChangeStatus] = {
@@ -82,6 +83,7 @@ class GitRepo:
         self.path = Path(self.repo.working_tree_dir or self.repo.git_dir)
         self.blobs = BlobCache()
         self._trees: dict[str, dict[str, str]] = {}
+        self._diffs: dict[tuple[str, str], list[Change]] = {}
 
     def close(self) -> None:
         self.repo.close()
@@ -160,9 +162,8 @@ class GitRepo:
                 changes.append(Change(status, path))
         return sorted(changes, key=lambda c: c.path)
 
-    def tree(self, ref: str) -> dict[str, str]:
-        """Every file path at a ref with its blob id (submodules and links left out)."""
-        commit = self.resolve(ref)
+    def tree(self, commit: str) -> dict[str, str]:
+        """Every file path of a commit with its blob id (submodules and links left out)."""
         cached = self._trees.get(commit)
         if cached is not None:
             return cached
@@ -175,8 +176,37 @@ class GitRepo:
             mode, kind, blob = meta.split(" ")
             if kind == "blob" and mode != "120000":
                 files[path] = blob
+        if len(self._trees) >= 8:
+            self._trees.pop(next(iter(self._trees)))
         self._trees[commit] = files
         return files
+
+    def blob_id_at(self, commit: str, path: str) -> str | None:
+        """The blob id of one path at a commit (None when absent), via `cat-file --batch-check`."""
+        try:
+            header = self.repo.git.get_object_header(f"{commit}:{path}")
+            blob, kind, _ = cast("tuple[bytes, bytes, int]", header)
+        except ValueError:
+            return None
+        return blob.decode() if kind == b"blob" else None
+
+    def diff(self, old: str, new: str) -> list[Change]:
+        """Added, modified and deleted paths between two commits (no rename pairing)."""
+        key = (old, new)
+        cached = self._diffs.get(key)
+        if cached is not None:
+            return cached
+        out = self._git("diff", "--name-status", "--no-renames", "-z", old, new)
+        fields = out.split("\0")
+        changes = [
+            Change(_STATUS[code[:1]], path)
+            for code, path in zip(fields[0::2], fields[1::2], strict=False)
+            if code[:1] in _STATUS
+        ]
+        if len(self._diffs) >= 16:
+            self._diffs.pop(next(iter(self._diffs)))
+        self._diffs[key] = sorted(changes, key=lambda c: c.path)
+        return self._diffs[key]
 
     def read_blob(self, blob_id: str) -> bytes:
         """A blob's bytes, through the persistent cat-file process and the cache."""
@@ -194,23 +224,38 @@ class GitRepo:
 
 
 class GitSnapshot:
-    """The tree of one ref, read lazily through the repository's blob reader."""
+    """The tree of one commit, read lazily: single paths by id, the full listing on demand."""
 
     def __init__(self, repo: GitRepo, ref: str) -> None:
         self.repo = repo
         self._ref = ref
-        self._files = repo.tree(ref)
-        self._paths = sorted(self._files)
+        self.commit = repo.resolve(ref)
+        self._ids: dict[str, str | None] = {}
+        self._paths: list[str] | None = None
 
     @property
     def ref(self) -> str:
         return self._ref
 
     def paths(self) -> Sequence[str]:
+        if self._paths is None:
+            self._paths = sorted(self.repo.tree(self.commit))
         return self._paths
 
     def blob_id(self, path: str) -> str | None:
-        return self._files.get(path)
+        if self._paths is not None:
+            return self.repo.tree(self.commit).get(path)
+        if path not in self._ids:
+            self._ids[path] = self.repo.blob_id_at(self.commit, path)
+        return self._ids[path]
 
     def read(self, path: str) -> bytes:
-        return self.repo.read_blob(self._files[path])
+        blob = self.blob_id(path)
+        if blob is None:
+            raise KeyError(path)
+        return self.repo.read_blob(blob)
+
+    def changes_since(self, old: Snapshot | None) -> list[Change]:
+        if isinstance(old, GitSnapshot) and old.repo is self.repo:
+            return self.repo.diff(old.commit, self.commit)
+        return compare_trees(old, self)

@@ -41,6 +41,10 @@ class Snapshot(Protocol):
         """The file's bytes; KeyError when the path is absent."""
         ...
 
+    def changes_since(self, old: Snapshot | None) -> list[Change]:
+        """Added, modified and deleted paths since `old`, sorted by path (no rename pairing)."""
+        ...
+
 
 def read_text(snapshot: Snapshot, path: str) -> str:
     """The file decoded as UTF-8 (invalid bytes replaced: sources are text)."""
@@ -49,6 +53,11 @@ def read_text(snapshot: Snapshot, path: str) -> str:
 
 def changes_between(old: Snapshot | None, new: Snapshot) -> list[Change]:
     """Added, modified and deleted paths by content id (no rename pairing), sorted by path."""
+    return new.changes_since(old)
+
+
+def compare_trees(old: Snapshot | None, new: Snapshot) -> list[Change]:
+    """`changes_between` by comparing every path's content id: the generic way."""
     old_ids = {p: old.blob_id(p) for p in old.paths()} if old is not None else {}
     new_ids = {p: new.blob_id(p) for p in new.paths()}
     changes: list[Change] = []
@@ -87,3 +96,6 @@ class MemorySnapshot:
 
     def read(self, path: str) -> bytes:
         return self._files[path]
+
+    def changes_since(self, old: Snapshot | None) -> list[Change]:
+        return compare_trees(old, self)

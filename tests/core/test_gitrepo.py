@@ -5,7 +5,7 @@ import pytest
 from release_safety.errors import CheckError, InputError
 from release_safety.gitrepo import GitRepo
 from release_safety.repobuilder import RepoBuilder
-from release_safety.snapshot import Change, MemorySnapshot, changes_between
+from release_safety.snapshot import Change, MemorySnapshot, changes_between, compare_trees
 from release_safety.versions import TagPattern
 
 
@@ -77,3 +77,23 @@ def test_errors(tmp_path: object, make_repo: Callable[[str], RepoBuilder]) -> No
     builder.commit("c")
     with pytest.raises(InputError, match="no such ref"):
         GitRepo(builder.path).resolve("v9.9.9")
+
+
+def test_git_diff_agrees_with_comparing_trees(make_repo: Callable[[str], RepoBuilder]) -> None:
+    builder = make_repo("r")
+    builder.write("a.txt", "1").write("b/c.txt", "2").write("d.txt", "3").commit("one")
+    builder.tag("1.0.0")
+    builder.write("a.txt", "changed").delete("d.txt").write("b/e.txt", "4").commit("two")
+    repo = GitRepo(builder.path)
+    old, new = repo.snapshot("1.0.0"), repo.snapshot("HEAD")
+    assert new.blob_id("d.txt") is None and old.blob_id("d.txt") is not None
+    expected = compare_trees(MemorySnapshot({p: old.read(p) for p in old.paths()}), new)
+    assert (
+        changes_between(old, new)
+        == expected
+        == [
+            Change("modified", "a.txt"),
+            Change("added", "b/e.txt"),
+            Change("deleted", "d.txt"),
+        ]
+    )

@@ -16,6 +16,7 @@ from release_safety.generate import analyse_release, resolve_release
 from release_safety.gitrepo import GitRepo
 from release_safety.index import EMPTY_INDEX, apply_floor, entry_from_artifact, parse_index, upsert
 from release_safety.model import Artifact, Index
+from release_safety.render.markdown import upgrade_safety_section
 from release_safety.rules_catalogue import load_all_rules
 from release_safety.schemas import schema_text, validate_document
 from release_safety.settings import SETTINGS_FILE, Settings, parse_settings
@@ -50,6 +51,7 @@ def write_or_print(path: str, text: str) -> None:
 @click.option("--config", type=click.Path(path_type=Path), help="Settings file to use.")
 @click.option("--out", default="release-safety.json", show_default=True, help="`-` for stdout.")
 @click.option("--evidence", help="Also write every finding as JSON to this file.")
+@click.option("--notes", help="Also write the Markdown 'Upgrade safety' section to this file.")
 @click.option("--backfilled", is_flag=True, help="Generated retroactively: never true.")
 def generate(
     to_ref: str,
@@ -59,6 +61,7 @@ def generate(
     config: Path | None,
     out: str,
     evidence: str | None,
+    notes: str | None,
     backfilled: bool,
 ) -> int:
     """Write release-safety.json for one release."""
@@ -84,6 +87,11 @@ def generate(
         repo.close()
     if evidence:
         jsonio.write_atomic(Path(evidence), jsonio.dumps(evidence_document(generated)))
+    if notes:
+        findings = sorted(
+            (f for r in generated.reports for f in r.findings), key=lambda f: f.sort_key()
+        )
+        jsonio.write_atomic(Path(notes), upgrade_safety_section(generated.artifact, findings))
     write_or_print(out, jsonio.dumps(generated.artifact.to_json_data()))
     return 0
 

@@ -1,0 +1,157 @@
+"""Backfill: generate a backfilled entry for every release tag from the floor up.
+
+Resumable (entries already in the index are kept unless `regenerate`), checkpointed (the index
+is rewritten atomically every few seconds, so a killed run resumes where it stopped), and
+parallel (`jobs` worker processes, each with its own git reader and caches).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from release_safety import jsonio
+from release_safety.artifact import unknown_artifact
+from release_safety.errors import InputError
+from release_safety.generate import Release, analyse_release
+from release_safety.gitrepo import GitRepo, ReleaseTag
+from release_safety.index import apply_floor, entry_from_artifact, upsert
+from release_safety.model import Artifact, Index
+from release_safety.settings import Settings
+from release_safety.versions import Version
+
+CHECKPOINT_SECONDS = 2.0
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One release's backfilled artifact, and the error when generation failed."""
+
+    artifact: Artifact
+    error: str | None = None
+
+
+def releases_to_backfill(
+    tags: list[ReleaseTag], floor: str | None, through: str | None
+) -> list[Release]:
+    """Every release tag from the floor through `through`, each with the tag before it."""
+    low = Version.parse(floor) if floor else None
+    high = Version.parse(through) if through else None
+    if low is not None and all(t.version != low for t in tags):
+        raise InputError(f"floor {floor} is not a release tag of this repository")
+    releases = []
+    for i, tag in enumerate(tags):
+        if (low is not None and tag.version < low) or (high is not None and high < tag.version):
+            continue
+        previous = tags[i - 1] if i else None
+        releases.append(
+            Release(
+                version=str(tag.version),
+                to_ref=tag.commit,
+                from_ref=previous.commit if previous else None,
+                previous_version=str(previous.version) if previous else None,
+                release_date=tag.date,
+            )
+        )
+    return releases
+
+
+_worker: tuple[GitRepo, Settings] | None = None
+
+
+def _init_worker(repo_path: str, settings: Settings) -> None:
+    global _worker
+    _worker = (GitRepo(repo_path), settings)
+
+
+def _generate_one(release: Release) -> Outcome:
+    """Generate in a worker; any failure becomes an all-unknown artifact with the error."""
+    assert _worker is not None
+    repo, settings = _worker
+    try:
+        return Outcome(analyse_release(repo, settings, release, backfilled=True).artifact)
+    except Exception as exc:
+        fallback = unknown_artifact(release.version, release.previous_version, release.release_date)
+        return Outcome(fallback, f"{type(exc).__name__}: {exc}")
+
+
+def generate_all(
+    repo_path: Path, settings: Settings, releases: list[Release], jobs: int
+) -> Iterator[Outcome]:
+    """Outcomes in release order; `jobs` > 1 spreads contiguous chunks over processes."""
+    if jobs <= 1 or len(releases) < 2:
+        _init_worker(str(repo_path), settings)
+        for release in releases:
+            yield _generate_one(release)
+        return
+    chunk = max(1, len(releases) // (jobs * 4))
+    with ProcessPoolExecutor(
+        max_workers=jobs, initializer=_init_worker, initargs=(str(repo_path), settings)
+    ) as pool:
+        yield from pool.map(_generate_one, releases, chunksize=chunk)
+
+
+@dataclass
+class BackfillResult:
+    index: Index
+    generated: int
+    skipped: int
+    kept_release_entries: int
+    failures: list[str]
+
+
+def backfill(
+    *,
+    repo_path: Path,
+    settings: Settings,
+    index: Index,
+    index_path: Path,
+    floor: str | None,
+    through: str | None,
+    artifacts_dir: Path | None,
+    regenerate: bool,
+    force: bool,
+    jobs: int,
+    progress: Callable[[int, int, Outcome], None],
+    checkpoint_seconds: float = CHECKPOINT_SECONDS,
+) -> BackfillResult:
+    """Run the backfill, checkpointing the index; returns the final index (floor applied)."""
+    repo = GitRepo(repo_path)
+    try:
+        tags = repo.release_tags(settings.tags)
+    finally:
+        repo.close()
+    floor = floor or settings.floor_version or index.backfillFloorVersion
+    releases = releases_to_backfill(tags, floor, through)
+    existing = {e.version: e for e in index.entries}
+    todo = [
+        r
+        for r in releases
+        if r.version not in existing
+        or (regenerate and existing[r.version].backfilled)
+        or (force and not existing[r.version].backfilled)
+    ]
+    own = [r for r in releases if r.version in existing and not existing[r.version].backfilled]
+    kept = 0 if force else len(own)
+    result = BackfillResult(index, 0, len(releases) - len(todo), kept, [])
+    last_checkpoint = time.monotonic()
+    for done, outcome in enumerate(generate_all(repo_path, settings, todo, jobs), start=1):
+        artifact = outcome.artifact
+        if outcome.error:
+            result.failures.append(f"{artifact.version}: {outcome.error}")
+        if artifacts_dir is not None:
+            target = artifacts_dir / artifact.version / "release-safety.json"
+            jsonio.write_atomic(target, jsonio.dumps(artifact.to_json_data()))
+        entry = entry_from_artifact(artifact, backfilled=True)
+        result.index, _ = upsert(result.index, entry, force=force)
+        result.generated += 1
+        progress(done, len(todo), outcome)
+        if time.monotonic() - last_checkpoint >= checkpoint_seconds:
+            jsonio.write_atomic(index_path, jsonio.dumps(result.index.to_json_data()))
+            last_checkpoint = time.monotonic()
+    result.index = apply_floor(result.index, floor)
+    jsonio.write_atomic(index_path, jsonio.dumps(result.index.to_json_data()))
+    return result

@@ -1,0 +1,90 @@
+"""`release-safety backfill`: a year of history for maintainers."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from release_safety.backfill import Outcome, backfill
+from release_safety.commands.core import load_settings, read_index
+
+
+class Progress:
+    """A bar with rate and ETA on a terminal; plain lines (at most one a second) otherwise."""
+
+    def __init__(self, tty: bool) -> None:
+        self.tty = tty
+        self.start = time.monotonic()
+        self.last_line = 0.0
+
+    def __call__(self, done: int, total: int, outcome: Outcome) -> None:
+        now = time.monotonic()
+        rate = done / max(now - self.start, 1e-9)
+        eta = (total - done) / rate if rate else 0.0
+        verdict = outcome.artifact.compatibility.rollingUpdateSafe
+        text = f"{done}/{total} {outcome.artifact.version} {verdict} ({rate:.1f}/s, ETA {eta:.0f}s)"
+        if outcome.error:
+            click.echo(f"warning: {outcome.artifact.version}: {outcome.error}", err=True)
+        if self.tty:
+            width = 30
+            filled = int(width * done / total) if total else width
+            bar = "#" * filled + "-" * (width - filled)
+            click.echo(f"\r[{bar}] {text}\x1b[K", nl=done == total, err=True)
+        elif done == total or now - self.last_line >= 1.0:
+            click.echo(f"backfill: {text}", err=True)
+            self.last_line = now
+
+
+@click.command("backfill")
+@click.option("--repo", "repo_path", default=".", type=click.Path(path_type=Path))
+@click.option("--config", type=click.Path(path_type=Path), help="Settings file to use.")
+@click.option("--floor", help="Oldest release to backfill (default: settings, then the index).")
+@click.option("--through", help="Newest release to backfill (default: the newest tag).")
+@click.option(
+    "--index",
+    "index_path",
+    default="release-safety-index.json",
+    show_default=True,
+    type=click.Path(path_type=Path),
+)
+@click.option("--artifacts-dir", type=click.Path(path_type=Path, file_okay=False))
+@click.option("--regenerate", is_flag=True, help="Regenerate backfilled entries already indexed.")
+@click.option("--force", is_flag=True, help="Also replace releases' own (non-backfilled) entries.")
+@click.option("--jobs", default=1, show_default=True, type=click.IntRange(1, 64))
+@click.option("--checkpoint-seconds", default=2.0, hidden=True, type=click.FloatRange(0))
+def backfill_command(
+    repo_path: Path,
+    config: Path | None,
+    floor: str | None,
+    through: str | None,
+    index_path: Path,
+    artifacts_dir: Path | None,
+    regenerate: bool,
+    force: bool,
+    jobs: int,
+    checkpoint_seconds: float,
+) -> int:
+    """Backfill the index with every release tag from the floor up."""
+    settings = load_settings(repo_path, config)
+    result = backfill(
+        repo_path=repo_path,
+        settings=settings,
+        index=read_index(index_path),
+        index_path=index_path,
+        floor=floor,
+        through=through,
+        artifacts_dir=artifacts_dir,
+        regenerate=regenerate,
+        force=force,
+        jobs=jobs,
+        progress=Progress(sys.stderr.isatty()),
+        checkpoint_seconds=checkpoint_seconds,
+    )
+    click.echo(
+        f"{index_path}: {result.generated} generated, {result.skipped} kept"
+        f" ({result.kept_release_entries} releases' own entries), {len(result.failures)} failed"
+    )
+    return 0

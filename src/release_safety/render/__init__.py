@@ -1,0 +1,1 @@
+"""Renderings of a release's analysis for people: Markdown notes and summaries."""

@@ -1,0 +1,101 @@
+"""The "Upgrade safety" section for release notes and job summaries."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from release_safety.findings import Finding
+from release_safety.model import Artifact, TriState
+
+HEADLINES = {
+    True: "✅ Safe to roll: a rolling update is advised.",
+    False: "⛔ Not safe to roll: use the Recreate strategy (stop, change tag, start).",
+    "unknown": "⚠️ Rolling-update safety could not be proven: use the Recreate strategy.",
+}
+
+
+def _flag(value: TriState) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return value
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def upgrade_safety_section(artifact: Artifact, findings: Sequence[Finding] = ()) -> str:
+    """Markdown: headline, strategy, migrations, breaks per surface, declared breaks, stops."""
+    verdict = artifact.compatibility.rollingUpdateSafe
+    stops = artifact.upgrade.requiredStops
+    lines = [
+        "## Upgrade safety",
+        "",
+        f"**{HEADLINES[verdict]}**",
+        "",
+        f"- Rolling update safe: `{_flag(verdict)}`",
+        f"- Recommended strategy: `{artifact.compatibility.recommendedStrategy}`",
+        f"- Previous version: `{artifact.previousVersion or 'none'}`",
+        f"- Minimum previous version: `{artifact.upgrade.minPreviousVersion or 'none'}`",
+        f"- Required stops: {', '.join(f'`{v}`' for v in stops) or 'none'}",
+        "",
+    ]
+    migrations = artifact.migrations
+    lines += [
+        f"### Migrations ({migrations.count}:"
+        f" {migrations.coreCount} core, {migrations.eeCount} ee)",
+        "",
+    ]
+    if migrations.files:
+        lines += [
+            "| file | edition | tables | locks | rewrites | scans |",
+            "| --- | --- | --- | --- | --- | --- |",
+        ]
+        for migration in migrations.files:
+            h = migration.heaviness
+            tables = ", ".join(f"`{t}`" for t in migration.tables) or "–"
+            lines.append(
+                f"| `{_cell(migration.name)}` | {migration.edition} | {tables}"
+                f" | {_flag(h.locksTable)} | {_flag(h.rewritesTable)} | {_flag(h.scansTable)} |"
+            )
+        lines.append("")
+    surfaces = [("REST API", artifact.api.rest), ("MCP tools", artifact.api.mcp)]
+    for title, api in surfaces:
+        state = "not checked" if not api.checked else f"breaking: {_flag(api.breaking)}"
+        lines += [f"### {title} ({state})", ""]
+        lines += [f"- ⛔ {_cell(c)}" for c in api.changes]
+        lines += [f"- ℹ️ {_cell(a)}" for a in api.advisories]
+        if api.changes or api.advisories:
+            lines.append("")
+    config = artifact.config
+    state = "not checked" if not config.checked else f"breaking: {_flag(config.breaking)}"
+    lines += [f"### Configuration ({state})", ""]
+    for change in config.changes:
+        lines.append(f"- `{_cell(str(change.model_dump()))}`")
+    if config.changes:
+        lines.append("")
+    if artifact.declaredBreaks:
+        lines += [
+            "### Declared breaks",
+            "",
+            "| file | line | required stop | reason |",
+            "| --- | --- | --- | --- |",
+        ]
+        for d in artifact.declaredBreaks:
+            lines.append(
+                f"| `{_cell(d.file)}` | {d.line} | {_flag(d.requiredStop)} | {_cell(d.reason)} |"
+            )
+        lines.append("")
+    evidence = [f for f in findings if f.severity != "advisory"]
+    if evidence:
+        lines += [
+            "### Evidence",
+            "",
+            "| rule | severity | where | finding |",
+            "| --- | --- | --- | --- |",
+        ]
+        for f in evidence:
+            where = f"`{f.file}:{f.line or 1}`" if f.file else "–"
+            lines.append(f"| `{f.rule}` | {f.severity} | {where} | {_cell(f.message)} |")
+        lines.append("")
+    return "\n".join(lines).rstrip("\n") + "\n"
