@@ -59,37 +59,38 @@ def releases_to_backfill(
     return releases
 
 
-_worker: tuple[GitRepo, Settings] | None = None
+_worker: tuple[GitRepo, Settings, bool] | None = None
 
 
-def _init_worker(repo_path: str, settings: Settings) -> None:
+def _init_worker(repo_path: str, settings: Settings, use_cache: bool) -> None:
     global _worker
-    _worker = (GitRepo(repo_path), settings)
+    _worker = (GitRepo(repo_path), settings, use_cache)
 
 
 def _generate_one(release: Release) -> Outcome:
     """Generate in a worker; any failure becomes an all-unknown artifact with the error."""
     assert _worker is not None
-    repo, settings = _worker
+    repo, settings, use_cache = _worker
     try:
-        return Outcome(analyse_release(repo, settings, release, backfilled=True).artifact)
+        generated = analyse_release(repo, settings, release, backfilled=True, use_cache=use_cache)
+        return Outcome(generated.artifact)
     except Exception as exc:
         fallback = unknown_artifact(release.version, release.previous_version, release.release_date)
         return Outcome(fallback, f"{type(exc).__name__}: {exc}")
 
 
 def generate_all(
-    repo_path: Path, settings: Settings, releases: list[Release], jobs: int
+    repo_path: Path, settings: Settings, releases: list[Release], jobs: int, use_cache: bool
 ) -> Iterator[Outcome]:
     """Outcomes in release order; `jobs` > 1 spreads contiguous chunks over processes."""
     if jobs <= 1 or len(releases) < 2:
-        _init_worker(str(repo_path), settings)
+        _init_worker(str(repo_path), settings, use_cache)
         for release in releases:
             yield _generate_one(release)
         return
     chunk = max(1, len(releases) // (jobs * 4))
     with ProcessPoolExecutor(
-        max_workers=jobs, initializer=_init_worker, initargs=(str(repo_path), settings)
+        max_workers=jobs, initializer=_init_worker, initargs=(str(repo_path), settings, use_cache)
     ) as pool:
         yield from pool.map(_generate_one, releases, chunksize=chunk)
 
@@ -117,6 +118,7 @@ def backfill(
     jobs: int,
     progress: Callable[[int, int, Outcome], None],
     checkpoint_seconds: float = CHECKPOINT_SECONDS,
+    use_cache: bool = True,
 ) -> BackfillResult:
     """Run the backfill, checkpointing the index; returns the final index (floor applied)."""
     repo = GitRepo(repo_path)
@@ -138,7 +140,9 @@ def backfill(
     kept = 0 if force else len(own)
     result = BackfillResult(index, 0, len(releases) - len(todo), kept, [])
     last_checkpoint = time.monotonic()
-    for done, outcome in enumerate(generate_all(repo_path, settings, todo, jobs), start=1):
+    for done, outcome in enumerate(
+        generate_all(repo_path, settings, todo, jobs, use_cache), start=1
+    ):
         artifact = outcome.artifact
         if outcome.error:
             result.failures.append(f"{artifact.version}: {outcome.error}")

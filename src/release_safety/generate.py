@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from release_safety import reportcache
 from release_safety.artifact import build_artifact
 from release_safety.errors import InputError
 from release_safety.findings import SurfaceReport, not_checked
@@ -95,12 +96,21 @@ ANALYSERS: Sequence[Analyser] = (
 
 
 def analyse_release(
-    repo: GitRepo, settings: Settings, release: Release, backfilled: bool = False
+    repo: GitRepo,
+    settings: Settings,
+    release: Release,
+    backfilled: bool = False,
+    use_cache: bool = False,
 ) -> Generated:
-    """Run every surface between the two refs and build the artifact."""
+    """Run every surface between the two refs (or read their cached reports) and decide."""
     old = repo.snapshot(release.from_ref) if release.from_ref else None
     new = repo.snapshot(release.to_ref)
-    reports = [analyse(old, new, settings) for analyse in ANALYSERS]
+    key = reportcache.report_key(settings, release.version, old.commit if old else None, new.commit)
+    reports = reportcache.load(key) if use_cache else None
+    if reports is None:
+        reports = [analyse(old, new, settings) for analyse in ANALYSERS]
+        if use_cache:
+            reportcache.store(key, reports)
     decision = decide(reports, backfilled=backfilled)
     upgrade = Upgrade(minPreviousVersion=None, requiredStops=[])
     artifact = build_artifact(

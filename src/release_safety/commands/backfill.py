@@ -54,6 +54,7 @@ class Progress:
 @click.option("--regenerate", is_flag=True, help="Regenerate backfilled entries already indexed.")
 @click.option("--force", is_flag=True, help="Also replace releases' own (non-backfilled) entries.")
 @click.option("--jobs", default=1, show_default=True, type=click.IntRange(1, 64))
+@click.option("--no-cache", is_flag=True, help="Analyse again even where reports are cached.")
 @click.option("--checkpoint-seconds", default=2.0, hidden=True, type=click.FloatRange(0))
 def backfill_command(
     repo_path: Path,
@@ -65,6 +66,7 @@ def backfill_command(
     regenerate: bool,
     force: bool,
     jobs: int,
+    no_cache: bool,
     checkpoint_seconds: float,
 ) -> int:
     """Backfill the index with every release tag from the floor up."""
@@ -82,6 +84,7 @@ def backfill_command(
         jobs=jobs,
         progress=Progress(sys.stderr.isatty()),
         checkpoint_seconds=checkpoint_seconds,
+        use_cache=not no_cache,
     )
     click.echo(
         f"{index_path}: {result.generated} generated, {result.skipped} kept"

@@ -1,0 +1,36 @@
+import os
+from pathlib import Path
+
+from release_safety import reportcache
+from release_safety.findings import Finding, MigrationsReport, SurfaceReport
+from release_safety.settings import Settings
+
+
+def test_round_trip_keeps_report_kinds() -> None:
+    finding = Finding(
+        rule="r", severity="advisory", surface="migrations", file="m.sql", line=3, message="m"
+    )
+    reports: list[SurfaceReport] = [
+        MigrationsReport(surface="migrations", checked=True, findings=[finding]),
+        SurfaceReport(surface="rest", checked=False, reason="unreadable"),
+    ]
+    key = reportcache.report_key(Settings(), "1.0.0", "a" * 40, "b" * 40)
+    assert reportcache.load(key) is None
+    reportcache.store(key, reports)
+    assert reportcache.load(key) == reports
+    assert isinstance(reportcache.load(key)[0], MigrationsReport)  # type: ignore[index]
+
+
+def test_key_covers_settings_version_and_commits() -> None:
+    base = reportcache.report_key(Settings(), "1.0.0", None, "b" * 40)
+    assert base != reportcache.report_key(Settings(postgres_version=12), "1.0.0", None, "b" * 40)
+    assert base != reportcache.report_key(Settings(), "1.0.1", None, "b" * 40)
+    assert base != reportcache.report_key(Settings(), "1.0.0", "a" * 40, "b" * 40)
+
+
+def test_a_corrupt_entry_is_recomputed_not_trusted() -> None:
+    key = reportcache.report_key(Settings(), "2.0.0", None, "c" * 40)
+    reportcache.store(key, [SurfaceReport(surface="mcp", checked=True)])
+    path = Path(os.environ["RELEASE_SAFETY_CACHE_DIR"]) / "reports" / key[:2] / f"{key}.json"
+    path.write_text('[{"kind": "SurfaceReport", "report": {"surface": "nope"}}]')
+    assert reportcache.load(key) is None
