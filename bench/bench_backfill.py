@@ -1,0 +1,147 @@
+"""Backfill and generate speed on real and synthetic histories (issue 7 targets).
+
+    python bench/bench_backfill.py --svix /path/to/svix.git --harbor /path/to/harbor.git --synthetic
+
+The real repositories are public ones brought with the search tool's `fetch` (bare git
+directories); they are cloned to a temporary folder here and never committed. For each target:
+
+- cold: `release-safety backfill --jobs N` with an empty cache (whole process);
+- warm: the same with `--regenerate` and the cache the cold run left;
+- generate: one release (the newest tag) in process, beside the floor of git alone reading the
+  same files (`git diff` of the two refs and `git cat-file --batch` of every blob generate read).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+SETTINGS = {
+    "svix": """
+tag_pattern = '^v(?P<version>\\d+\\.\\d+\\.\\d+)$'
+[rest]
+specs = ["openapi.json", "server/openapi.json", "server/svix-server/src/static/openapi.json"]
+""",
+    "harbor": """
+tag_pattern = '^v(?P<version>\\d+\\.\\d+\\.\\d+)$'
+[rest]
+specs = ["api/v2.0/swagger.yaml", "api/harbor/swagger.yaml", "docs/swagger.yaml"]
+""",
+    "synthetic": """
+[rest]
+specs = ["openapi.json"]
+""",
+}
+
+
+def clone(source: Path, folder: Path) -> Path:
+    target = folder / "repo.git"
+    subprocess.run(
+        ["git", "-c", "safe.directory=*", "clone", "-q", "--bare", str(source), str(target)],
+        check=True,
+    )
+    return target
+
+
+def timed(command: list[str], env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(command, check=True, env=env, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def generate_vs_git(repo_path: Path, config: Path) -> dict[str, float]:
+    """In-process generate of the newest release, and git alone reading the same blobs."""
+    from release_safety.commands.core import load_settings
+    from release_safety.generate import analyse_release, resolve_release
+    from release_safety.gitrepo import GitRepo
+
+    settings = load_settings(repo_path, config)
+    repo = GitRepo(repo_path)
+    newest = repo.release_tags(settings.tags)[-1]
+    release = resolve_release(repo, settings, newest.tag)
+    start = time.perf_counter()
+    analyse_release(repo, settings, release)
+    generate_s = time.perf_counter() - start
+    read = list(repo.blobs._data)  # every blob generate read, in order
+    assert release.from_ref is not None
+    start = time.perf_counter()
+    subprocess.run(
+        ["git", "-C", str(repo_path), "diff", "--name-status", release.from_ref, release.to_ref],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+    subprocess.run(
+        ["git", "-C", str(repo_path), "cat-file", "--batch"],
+        input="".join(f"{blob}\n" for blob in read).encode(),
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+    git_s = time.perf_counter() - start
+    return {
+        "generate_s": round(generate_s, 3),
+        "git_floor_s": round(git_s, 3),
+        "ratio": round(generate_s / git_s, 2),
+        "blobs_read": len(read),
+    }
+
+
+def bench(name: str, repo_path: Path, folder: Path, jobs: int) -> dict[str, object]:
+    config = folder / "settings.toml"
+    config.write_text(SETTINGS[name])
+    env = {**os.environ, "RELEASE_SAFETY_CACHE_DIR": str(folder / "cache")}
+    index = folder / "index.json"
+    cli = [sys.executable, "-m", "release_safety", "backfill", "--repo", str(repo_path)]
+    cli += ["--config", str(config), "--index", str(index), "--jobs", str(jobs)]
+    cold = timed(cli, env)
+    entries = json.loads(index.read_text())["entries"]
+    warm = timed([*cli, "--regenerate"], env)
+    verdicts: dict[str, int] = {}
+    for entry in entries:
+        verdicts[str(entry["rollingUpdateSafe"])] = verdicts.get(str(entry["rollingUpdateSafe"]), 0) + 1
+    return {
+        "releases": len(entries),
+        "cold_backfill_s": round(cold, 2),
+        "warm_regenerate_s": round(warm, 2),
+        "verdicts": verdicts,
+        **generate_vs_git(repo_path, config),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--svix", type=Path, help="bare git directory of svix/svix-webhooks")
+    parser.add_argument("--harbor", type=Path, help="bare git directory of goharbor/harbor")
+    parser.add_argument("--synthetic", action="store_true", help="500 tags, 2,000 migrations")
+    parser.add_argument("--jobs", type=int, default=2)
+    args = parser.parse_args()
+    results: dict[str, object] = {}
+    with tempfile.TemporaryDirectory(prefix="bench-backfill-") as tmp:
+        for name, source in (("svix", args.svix), ("harbor", args.harbor)):
+            if source is not None:
+                folder = Path(tmp) / name
+                folder.mkdir()
+                results[name] = bench(name, clone(source, folder), folder, args.jobs)
+                print(name, results[name], flush=True)
+        if args.synthetic:
+            import synthetic_repo
+
+            folder = Path(tmp) / "synthetic"
+            folder.mkdir()
+            start = time.perf_counter()
+            repo = synthetic_repo.build(folder / "repo.git")
+            print(f"synthetic repository built in {time.perf_counter() - start:.1f}s", flush=True)
+            results["synthetic"] = bench("synthetic", repo, folder, args.jobs)
+            print("synthetic", results["synthetic"], flush=True)
+    print(json.dumps(results, indent=2))
+
+
+if __name__ == "__main__":
+    main()
