@@ -6,14 +6,19 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from release_safety import reportcache
-from release_safety.artifact import build_artifact
+from release_safety.artifact import build_artifact, pick
 from release_safety.errors import InputError
-from release_safety.findings import SurfaceReport, not_checked
+from release_safety.findings import (
+    DeclarationsReport,
+    OverridesReport,
+    SurfaceReport,
+    not_checked,
+)
 from release_safety.gitrepo import GitRepo
 from release_safety.model import Artifact, Upgrade
 from release_safety.settings import Settings
 from release_safety.snapshot import Snapshot
-from release_safety.surfaces import migrations
+from release_safety.surfaces import declarations, migrations, overrides
 from release_safety.verdict import Decision, decide
 from release_safety.versions import Version
 
@@ -85,14 +90,32 @@ def _not_yet(surface: str) -> Analyser:
     return analyse
 
 
-ANALYSERS: Sequence[Analyser] = (
+SNAPSHOT_SURFACES: Sequence[Analyser] = (
     migrations.analyse,
     _not_yet("rest"),
     _not_yet("mcp"),
     _not_yet("config"),
-    _not_yet("declarations"),
-    _not_yet("overrides"),
+    declarations.analyse,
 )
+
+
+def run_surfaces(
+    old: Snapshot | None, new: Snapshot, settings: Settings, version: str
+) -> list[SurfaceReport]:
+    """Every surface's report for the release `version` between two snapshots."""
+    reports = [analyse(old, new, settings) for analyse in SNAPSHOT_SURFACES]
+    return [*reports, overrides.analyse(new, settings, version)]
+
+
+def upgrade_of(reports: Sequence[SurfaceReport], version: str) -> Upgrade:
+    """The artifact's upgrade block from the overrides and the declared breaks."""
+    found_overrides = pick(reports, OverridesReport, "overrides")
+    found_declarations = pick(reports, DeclarationsReport, "declarations")
+    return overrides.upgrade_block(
+        found_overrides or OverridesReport(surface="overrides", checked=False),
+        found_declarations or DeclarationsReport(surface="declarations", checked=False),
+        version,
+    )
 
 
 def analyse_release(
@@ -108,17 +131,16 @@ def analyse_release(
     key = reportcache.report_key(settings, release.version, old.commit if old else None, new.commit)
     reports = reportcache.load(key) if use_cache else None
     if reports is None:
-        reports = [analyse(old, new, settings) for analyse in ANALYSERS]
+        reports = run_surfaces(old, new, settings, release.version)
         if use_cache:
             reportcache.store(key, reports)
     decision = decide(reports, backfilled=backfilled)
-    upgrade = Upgrade(minPreviousVersion=None, requiredStops=[])
     artifact = build_artifact(
         version=release.version,
         previous_version=release.previous_version,
         release_date=release.release_date,
         reports=reports,
         decision=decision,
-        upgrade=upgrade,
+        upgrade=upgrade_of(reports, release.version),
     )
     return Generated(release, reports, decision, artifact)

@@ -7,6 +7,8 @@ import importlib
 SURFACE_MODULES = (
     "release_safety.verdict",
     "release_safety.surfaces.migrations",
+    "release_safety.surfaces.declarations",
+    "release_safety.surfaces.overrides",
 )
 
 

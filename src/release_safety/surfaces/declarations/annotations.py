@@ -1,0 +1,183 @@
+"""Annotation comments declaring a break, and their grammar (docs/declarations.md).
+
+    annotation := "release-safety:" SP kind [ "(" option { "," option } ")" ] [ ":" ] SP reason
+    kind       := "breaking"
+    option     := "required-stop"
+    reason     := text to the end of the comment line, plus continuation lines
+
+The annotation must open a comment's text (after its opener and any `*`, `/`, `!`, `#`, `-`
+decoration). Continuation: in a block comment, the following non-blank lines that start at or
+right of the marker's column, up to a blank line or a `@tag` line; in a run of line comments
+with the same opener, each on its own line, the following lines whose text starts right of the
+marker's column. Any comment whose text opens with something like `release-safety:` (any case,
+`_` or space for `-`) is an attempt: when it does not follow the grammar it is malformed, never
+ignored.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from release_safety.surfaces.declarations.comments import Comment, CommentLine, Syntax, comments
+from release_safety.surfaces.declarations.reasons import normalise
+
+MARKER = "release-safety:"
+KINDS = ("breaking",)
+OPTIONS = ("required-stop",)
+_ATTEMPT = re.compile(r"release[-_ ]?safety[ \t]*:", re.IGNORECASE)
+_DECORATION = "*/!#-;% \t"
+_KIND = re.compile(r"[A-Za-z][\w-]*")
+
+
+@dataclass(frozen=True)
+class Annotation:
+    """A well-formed annotation: where it is, what it declares."""
+
+    line: int
+    kind: str
+    required_stop: bool
+    reason: str
+
+    def key(self) -> tuple[str, ...]:
+        return ("annotation", self.kind, str(self.required_stop), normalise(self.reason))
+
+
+@dataclass(frozen=True)
+class Malformed:
+    """A comment that tries to be an annotation and does not follow the grammar."""
+
+    line: int
+    text: str
+    problem: str
+
+    def key(self) -> tuple[str, ...]:
+        return ("malformed", normalise(self.text))
+
+
+Parsed = Annotation | Malformed
+
+
+def _body(line: CommentLine) -> tuple[int, str]:
+    """The column where the text starts once decoration is stripped, and that text."""
+    stripped = line.text.lstrip(_DECORATION)
+    return line.column + len(line.text) - len(stripped), stripped.rstrip()
+
+
+def parse(text: str, line: int) -> Parsed:
+    """Parse one annotation's text (marker first, continuation already joined)."""
+    if not text.startswith(MARKER):
+        found = _ATTEMPT.match(text)
+        written = found.group() if found else text[: len(MARKER)]
+        return Malformed(line, text, f"the marker is written {written!r}, not {MARKER!r}")
+    rest = text[len(MARKER) :]
+    if not rest[:1].isspace():
+        return Malformed(line, text, f"expected a space after {MARKER!r}")
+    rest = rest.lstrip()
+    kind_match = _KIND.match(rest)
+    if kind_match is None or kind_match.group() not in KINDS:
+        word = kind_match.group() if kind_match else rest[:20]
+        return Malformed(line, text, f"unknown kind {word!r} (expected one of {', '.join(KINDS)})")
+    kind = kind_match.group()
+    rest = rest[kind_match.end() :]
+    required_stop = False
+    if rest.startswith("("):
+        close = rest.find(")")
+        if close < 0:
+            return Malformed(line, text, "an option list opened with '(' is not closed")
+        options = [o.strip() for o in rest[1:close].split(",")]
+        for option in options:
+            if option not in OPTIONS:
+                return Malformed(
+                    line, text, f"unknown option {option!r} (expected one of {', '.join(OPTIONS)})"
+                )
+        required_stop = "required-stop" in options
+        rest = rest[close + 1 :]
+    rest = rest.removeprefix(":")
+    if rest and not rest[:1].isspace():
+        return Malformed(line, text, f"expected a space before the reason, found {rest[:10]!r}")
+    reason = normalise(rest)
+    if not reason:
+        return Malformed(line, text, "the reason is missing")
+    return Annotation(line, kind, required_stop, reason)
+
+
+def _attempts(found: Sequence[Comment]) -> list[Parsed]:
+    """Annotations in a list of comments, continuation lines joined."""
+    parsed: list[Parsed] = []
+    for index, comment in enumerate(found):
+        for position, line in enumerate(comment.lines):
+            column, body = _body(line)
+            if not _ATTEMPT.match(body):
+                continue
+            if comment.kind == "block":
+                more = _block_continuation(comment.lines[position + 1 :], column)
+            else:
+                more = _line_continuation(found, index, comment, column)
+            parsed.append(parse(" ".join([body, *more]), line.line))
+    return parsed
+
+
+def _block_continuation(lines: Sequence[CommentLine], column: int) -> list[str]:
+    more: list[str] = []
+    for line in lines:
+        start, body = _body(line)
+        if not body or start < column or body.startswith("@") or _ATTEMPT.match(body):
+            break
+        more.append(body)
+    return more
+
+
+def _line_continuation(
+    found: Sequence[Comment], index: int, first: Comment, column: int
+) -> list[str]:
+    more: list[str] = []
+    last = first.lines[0].line
+    for comment in found[index + 1 :]:
+        line = comment.lines[0]
+        if (
+            comment.kind != "line"
+            or comment.opener != first.opener
+            or not comment.own_line
+            or line.line != last + 1
+        ):
+            break
+        start, body = _body(line)
+        if not body or start <= column or _ATTEMPT.match(body):
+            break
+        more.append(body)
+        last = line.line
+    return more
+
+
+def is_binary(data: bytes) -> bool:
+    """Git's rule: a NUL byte in the first 8000 bytes."""
+    return b"\0" in data[:8000]
+
+
+_PREFILTER = re.compile(rb"release[-_ ]?safety", re.IGNORECASE)
+_MEMO: OrderedDict[tuple[str, str], tuple[Parsed, ...]] = OrderedDict()
+_MEMO_SIZE = 8192
+
+
+def scan(data: bytes, syntax: Syntax) -> tuple[Parsed, ...]:
+    """Every annotation attempt in a file's bytes (none in binaries)."""
+    if is_binary(data) or not _PREFILTER.search(data):
+        return ()
+    return tuple(_attempts(comments(data.decode("utf-8", errors="replace"), syntax)))
+
+
+def scan_blob(blob_id: str, read: Callable[[], bytes], syntax: Syntax) -> tuple[Parsed, ...]:
+    """`scan`, memoised per blob id and syntax: a blob seen before is not read again."""
+    key = (blob_id, syntax.name)
+    cached = _MEMO.get(key)
+    if cached is not None:
+        _MEMO.move_to_end(key)
+        return cached
+    result = scan(read(), syntax)
+    _MEMO[key] = result
+    if len(_MEMO) > _MEMO_SIZE:
+        _MEMO.popitem(last=False)
+    return result

@@ -1,0 +1,212 @@
+"""The declarations surface: breaks declared between two refs, by annotation or registry."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any
+
+from release_safety.findings import RULES, DeclarationsReport, Finding
+from release_safety.model import DeclaredBreak
+from release_safety.settings import Settings
+from release_safety.snapshot import Snapshot, changes_between
+from release_safety.surfaces.declarations import registry as reg
+from release_safety.surfaces.declarations import rules
+from release_safety.surfaces.declarations.annotations import Annotation, Parsed, scan_blob
+from release_safety.surfaces.declarations.comments import syntax_for
+from release_safety.surfaces.declarations.reasons import hollow_reason
+
+_LIST_TREE_ABOVE = 64
+"""Above this many changed files, list each tree once rather than asking for ids path by path."""
+
+
+def _finding(rule: str, file: str, line: int, message: str, hint: str | None = None) -> Finding:
+    return Finding(
+        rule=rule,
+        severity=RULES[rule].severity,
+        surface="declarations",
+        file=file,
+        line=line,
+        message=message,
+        hint=hint,
+    )
+
+
+class _Collector:
+    """Declared breaks and findings, gathered from annotations and the registry."""
+
+    def __init__(self) -> None:
+        self.declared: list[DeclaredBreak] = []
+        self.findings: list[Finding] = []
+
+    def declare(self, file: str, line: int, reason: str, stop: bool, reason_line: int) -> None:
+        self.declared.append(DeclaredBreak(file=file, line=line, reason=reason, requiredStop=stop))
+        self.findings.append(_finding(rules.DECLARED_BREAK.id, file, line, reason))
+        hollow = hollow_reason(reason)
+        if hollow:
+            self.findings.append(
+                _finding(
+                    rules.HOLLOW.id,
+                    file,
+                    reason_line,
+                    f"declared break reason {reason!r} is hollow: {hollow}",
+                    "Say what breaks and for whom, in at least a short sentence.",
+                )
+            )
+
+    def report(self) -> DeclarationsReport:
+        return DeclarationsReport(
+            surface="declarations",
+            checked=True,
+            findings=sorted(self.findings, key=Finding.sort_key),
+            declared=sorted(self.declared, key=lambda d: (d.file, d.line, d.reason)),
+        )
+
+
+def _annotations(snapshot: Snapshot, path: str) -> tuple[Parsed, ...]:
+    blob = snapshot.blob_id(path)
+    if blob is None:
+        return ()
+    return scan_blob(blob, lambda: snapshot.read(path), syntax_for(path))
+
+
+def _scan_annotations(
+    old: Snapshot | None, new: Snapshot, skip: Iterable[str], out: _Collector
+) -> None:
+    """Annotations present at the new ref and not at the old one, across every changed file.
+
+    Old annotations of every changed file (deleted, modified, moved) form one pool, so an
+    annotation that moved within a file or to another file is not counted again.
+    """
+    skipped = set(skip)
+    changes = [c for c in changes_between(old, new) if c.path not in skipped]
+    if len(changes) > _LIST_TREE_ABOVE:
+        for snapshot in (old, new):
+            if snapshot is not None:
+                snapshot.paths()
+    pool: Counter[tuple[str, ...]] = Counter()
+    for change in changes:
+        if old is not None and change.status != "added":
+            pool.update(p.key() for p in _annotations(old, change.old_path or change.path))
+    for change in changes:
+        if change.status == "deleted":
+            continue
+        for parsed in _annotations(new, change.path):
+            if pool[parsed.key()] > 0:
+                pool[parsed.key()] -= 1
+                continue
+            if isinstance(parsed, Annotation):
+                stop = parsed.required_stop
+                out.declare(change.path, parsed.line, parsed.reason, stop, parsed.line)
+            else:
+                out.findings.append(
+                    _finding(
+                        rules.MALFORMED.id,
+                        change.path,
+                        parsed.line,
+                        f"malformed release-safety annotation: {parsed.problem}",
+                        "Write `release-safety: breaking[(required-stop)] <reason>`.",
+                    )
+                )
+
+
+def _read(snapshot: Snapshot | None, path: str) -> bytes | None:
+    if snapshot is None or snapshot.blob_id(path) is None:
+        return None
+    return snapshot.read(path)
+
+
+def _scan_registry(old: Snapshot | None, new: Snapshot, path: str, out: _Collector) -> None:
+    """Ids new at the new ref are declared; removed or edited old ids are findings."""
+    before = reg.load(_read(old, path))
+    after = reg.load(_read(new, path))
+    for problem in after.problems if after is not None else []:
+        out.findings.append(
+            _finding(rules.REGISTRY_MALFORMED.id, path, problem.line, problem.message)
+        )
+    if before is not None and not before.readable:
+        message = (
+            "the registry at the previous ref cannot be read, so every declaration now in it "
+            "counts as new"
+        )
+        out.findings.append(_finding(rules.REGISTRY_MALFORMED.id, path, 1, message))
+    _check_append_only(before, after, path, out)
+    if after is not None:
+        _added(before.raw if before is not None else {}, after, new, path, out)
+
+
+def _check_append_only(
+    before: reg.Registry | None, after: reg.Registry | None, path: str, out: _Collector
+) -> None:
+    """Every id of the previous ref is still there, unchanged."""
+    if before is None:
+        return
+    new_raw = after.raw if after is not None else {}
+    anchor = after.line_of("declarations") if after is not None else 1
+    for id_, old_entry in sorted(before.raw.items()):
+        if id_ not in new_raw:
+            message = (
+                f"declaration {id_!r} was removed (line {before.line_of('declarations', id_)} at "
+                "the previous ref); declaration ids are append-only"
+            )
+            out.findings.append(_finding(rules.ID_REMOVED.id, path, anchor, message))
+        elif after is not None and reg.edited(old_entry, new_raw[id_]):
+            message = (
+                f"declaration {id_!r} was edited; declaration ids are append-only, declare a new "
+                "id for a new break"
+            )
+            line = after.line_of("declarations", id_)
+            out.findings.append(_finding(rules.ID_EDITED.id, path, line, message))
+
+
+def _added(
+    old_raw: dict[str, Any], after: reg.Registry, new: Snapshot, path: str, out: _Collector
+) -> None:
+    """Ids new at this ref: declared breaks, advisories, or findings when malformed or copied."""
+    released = {_content(e) for e in old_raw.values() if isinstance(e, dict)}
+    for id_ in sorted(set(after.raw) - set(old_raw)):
+        checked = reg.entry(after, id_)
+        if isinstance(checked, list):
+            for problem in checked:
+                out.findings.append(
+                    _finding(rules.REGISTRY_MALFORMED.id, path, problem.line, problem.message)
+                )
+        elif _content(after.raw[id_]) in released:
+            message = f"declaration {id_!r} repeats the reason and stop of a released declaration"
+            out.findings.append(_finding(rules.DUPLICATE.id, path, checked.line, message))
+        elif checked.advisory:
+            message = f"declaration {id_!r} reaches no external caller: {checked.reason}"
+            out.findings.append(_finding(rules.NO_EXTERNAL_CALLERS.id, path, checked.line, message))
+        else:
+            stop = checked.required_stop
+            out.declare(path, checked.line, checked.reason, stop, checked.reason_line)
+            migration = after.raw[id_].get("migration")
+            if migration is not None and not _exists(new, migration):
+                line = after.line_of("declarations", id_, "migration")
+                message = f"declaration {id_!r} names a migration that does not exist: {migration}"
+                out.findings.append(_finding(rules.REGISTRY_MALFORMED.id, path, line, message))
+
+
+def _exists(snapshot: Snapshot, path: str) -> bool:
+    """True when the path is a file of the snapshot (control characters never are)."""
+    if any(ord(char) < 32 for char in path):
+        return False
+    return snapshot.blob_id(path) is not None
+
+
+def _content(raw: object) -> str:
+    if not isinstance(raw, dict):
+        return ""
+    return json.dumps([raw.get("reason"), raw.get("requiredStop")])
+
+
+def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> DeclarationsReport:
+    """Breaks declared between the refs; malformed or hollow declarations are unknown findings."""
+    out = _Collector()
+    registry_path = settings.declarations.registry
+    if settings.declarations.annotations:
+        skip = (registry_path, settings.overrides.file)
+        _scan_annotations(old, new, skip, out)
+    _scan_registry(old, new, registry_path, out)
+    return out.report()
