@@ -5,11 +5,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import platformdirs
-
 CACHE_DIR_ENV = "RELEASE_SAFETY_CACHE_DIR"
 
 
 def cache_dir() -> Path:
     override = os.environ.get(CACHE_DIR_ENV)
-    return Path(override) if override else Path(platformdirs.user_cache_dir("release-safety"))
+    if override:
+        return Path(override)
+    import platformdirs  # deferred: quick commands with a local index never need it
+
+    return Path(platformdirs.user_cache_dir("release-safety"))

@@ -1,0 +1,197 @@
+"""`upgrade-check` and `upgrade-plan`: may an install roll from one version to another, and how.
+
+Exit codes: 0 when the span is proven safe (check) or a complete route exists (plan); 1 unsafe,
+unknown or incomplete; 2 bad usage or a malformed version; 3 the index could not be fetched,
+read or validated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from release_safety.errors import CheckError
+from release_safety.indexsource import check_pin, load_index
+from release_safety.jsonio import dumps
+from release_safety.model import MissingRange, UpgradeCheckResult
+from release_safety.span import Releases, evaluate_span, releases_by_verdict
+from release_safety.versions import Version
+
+if TYPE_CHECKING:
+    from release_safety.plan import Hop, UpgradePlan
+
+
+def default_index_source() -> str:
+    """`index_url`, else `index_path`, from `.release-safety.toml` in the current folder."""
+    # deferred: building the settings models costs start-up time that `--index` does not need
+    from release_safety.settings import SETTINGS_FILE, default_settings, parse_settings
+
+    path = Path(SETTINGS_FILE)
+    if not path.is_file():
+        settings = default_settings()
+    else:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise CheckError(f"{path}: cannot read: {exc}") from exc
+        settings = parse_settings(text, str(path))
+    return settings.index_url or settings.index_path
+
+
+def _index_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    options = [
+        click.option(
+            "--from", "from_version", required=True, metavar="VERSION", help="The running version."
+        ),
+        click.option(
+            "--to", "to_version", required=True, metavar="VERSION", help="The target version."
+        ),
+        click.option("--json", "as_json", is_flag=True, help="Print one JSON object."),
+        click.option(
+            "--index",
+            "index_source",
+            metavar="PATH|URL",
+            help="The index; default: index_url, else index_path, of .release-safety.toml.",
+        ),
+        click.option("--offline", is_flag=True, help="Answer from the cached copy of a URL."),
+        click.option("--index-sha256", metavar="HEX", help="Accept only these exact bytes."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def _load(
+    from_version: str,
+    to_version: str,
+    index_source: str | None,
+    offline: bool,
+    index_sha256: str | None,
+) -> Releases:
+    """Check the arguments first (exit 2), then fetch and validate the index (exit 3)."""
+    Version.parse(from_version)
+    Version.parse(to_version)
+    check_pin(index_sha256)
+    source = index_source or default_index_source()
+    return Releases.of(load_index(source, offline=offline, sha256=index_sha256))
+
+
+@click.command("upgrade-check")
+@_index_options
+def upgrade_check(
+    from_version: str,
+    to_version: str,
+    as_json: bool,
+    index_source: str | None,
+    offline: bool,
+    index_sha256: str | None,
+) -> int:
+    """Is rolling from --from to --to in one hop proven safe? Exit 0 only when it is."""
+    releases = _load(from_version, to_version, index_source, offline, index_sha256)
+    result = evaluate_span(releases, from_version, to_version)
+    if as_json:
+        click.echo(dumps(result.to_json_data()), nl=False)
+    else:
+        click.echo(render_check(result, releases), nl=False)
+    return 0 if result.safe else 1
+
+
+@click.command("upgrade-plan")
+@_index_options
+def upgrade_plan(
+    from_version: str,
+    to_version: str,
+    as_json: bool,
+    index_source: str | None,
+    offline: bool,
+    index_sha256: str | None,
+) -> int:
+    """The route from --from to --to: hops, strategy per hop, deployment mapping."""
+    from release_safety.plan import plan_upgrade  # deferred: upgrade-check does not need it
+
+    releases = _load(from_version, to_version, index_source, offline, index_sha256)
+    plan = plan_upgrade(releases, from_version, to_version)
+    if as_json:
+        click.echo(dumps(plan.to_json_data()), nl=False)
+    else:
+        click.echo(render_plan(plan), nl=False)
+    return 0 if plan.complete else 1
+
+
+def _listing(items: list[str]) -> str:
+    return ", ".join(items) if items else "none"
+
+
+def _gap(gap: MissingRange) -> str:
+    if gap.afterVersion and gap.beforeVersion:
+        return f"between {gap.afterVersion} and {gap.beforeVersion}"
+    if gap.beforeVersion:
+        return f"before {gap.beforeVersion}"
+    if gap.afterVersion:
+        return f"after {gap.afterVersion}"
+    return "everything (the index is empty)"
+
+
+def render_check(result: UpgradeCheckResult, releases: Releases) -> str:
+    """The human report: one labelled line per fact, as interface section 4.8 lists them."""
+    unsafe, unknown = releases_by_verdict(releases, result.coveredVersions)
+    minimum = result.minPreviousVersion or "none"
+    if result.minPreviousVersion and Version.parse(result.minPreviousVersion) > Version.parse(
+        result.fromVersion
+    ):
+        minimum += f" (above {result.fromVersion}: go through an intermediate version)"
+    lines = [
+        f"Upgrade check: {result.fromVersion} → {result.toVersion}",
+        f"Direction: {result.direction}"
+        + (" (a rollback is never proven safe)" if result.direction == "downgrade" else ""),
+        f"Verdict: {'SAFE' if result.safe else 'UNSAFE'}",
+        f"Unsafe rolling-update safety: {_listing(unsafe)}",
+        f"Unknown rolling-update safety: {_listing(unknown)}",
+        f"Required stops: {_listing(result.requiredStops)}",
+        f"Minimum previous version: {minimum}",
+        f"Missing coverage: {_listing([_gap(gap) for gap in result.missingRanges])}",
+        f"Covered releases: {_listing(result.coveredVersions)}",
+    ]
+    if not result.safe and result.direction == "upgrade":
+        lines.append(
+            f"Route: release-safety upgrade-plan --from {result.fromVersion} "
+            f"--to {result.toVersion}"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _render_hop(number: int, hop: Hop) -> list[str]:
+    why = hop.stopReason.replace("-", " ")
+    if hop.stopRequiredBy:
+        why += f", for {', '.join(hop.stopRequiredBy)}"
+    forced = [f"{f.version} ({str(f.rollingUpdateSafe).lower()})" for f in hop.forcedBy]
+    forced.extend(f"missing coverage {_gap(gap)}" for gap in hop.missingRanges)
+    lines = [
+        f"{number}. {hop.fromVersion} → {hop.toVersion}: {hop.strategy} (stop: {why})",
+        f"   releases: {len(hop.releases)}; "
+        + (f"Recreate because of: {', '.join(forced)}" if forced else "every release is true"),
+        f"   compose: {hop.deployment.compose}",
+        f"   helm: upgrade.mode: {hop.deployment.helm.upgradeMode}",
+    ]
+    if hop.deployment.helm.note:
+        lines.append(f"   helm note: {hop.deployment.helm.note}")
+    return lines
+
+
+def render_plan(plan: UpgradePlan) -> str:
+    """The human route: one numbered block per hop, then what is missing."""
+    lines = [
+        f"Upgrade plan: {plan.fromVersion} → {plan.toVersion}",
+        f"Direction: {plan.direction}",
+        f"Complete: {'yes' if plan.complete else 'no'}",
+        f"Hops: {len(plan.hops)}",
+    ]
+    for number, hop in enumerate(plan.hops, start=1):
+        lines.extend(_render_hop(number, hop))
+    lines.append(f"Missing coverage: {_listing([_gap(gap) for gap in plan.missingRanges])}")
+    if plan.problem:
+        lines.append(f"Problem: {plan.problem}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,195 @@
+"""Upgrade plan: the route from one version to another, hop by hop, and how to roll each hop.
+
+Pure, over a validated index. The route goes through the floor (for an install below it) and
+every required stop strictly between the two versions; inside each stretch it jumps as far as
+every release's `minPreviousVersion` allows, adding a stop just before the first release that
+cannot be reached directly (the fewest hops). Each hop is RollingUpdate only when every release
+in it is true and its coverage is complete, else Recreate (rule 8), with its deployment mapping.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from release_safety.model import Closed, MissingRange, ReleaseVersion, TriState
+from release_safety.span import (
+    Direction,
+    Releases,
+    direction_of,
+    evaluate_span,
+    missing_ranges,
+)
+from release_safety.versions import Version
+
+Strategy = Literal["RollingUpdate", "Recreate"]
+StopReason = Literal["target", "floor", "required-stop", "min-previous-version"]
+
+HELM_RECREATE_NOTE = (
+    "with the migration job enabled, chart 2.16.284 and later stops the application before the "
+    "pre-upgrade migration hook; chart 2.16.283 and earlier needs a manual scale-down to zero "
+    "replicas before the upgrade"
+)
+
+
+class HelmDeployment(Closed):
+    upgradeMode: Strategy
+    note: str | None
+
+
+class Deployment(Closed):
+    compose: str
+    helm: HelmDeployment
+
+
+class ForcingRelease(Closed):
+    version: ReleaseVersion
+    rollingUpdateSafe: TriState
+
+
+class Hop(Closed):
+    fromVersion: str
+    toVersion: str
+    strategy: Strategy
+    stopReason: StopReason
+    stopRequiredBy: list[ReleaseVersion]
+    releases: list[ReleaseVersion]
+    forcedBy: list[ForcingRelease]
+    missingRanges: list[MissingRange]
+    deployment: Deployment
+
+
+class UpgradePlan(Closed):
+    """What `upgrade-plan --json` prints: the hops, or why no complete route exists."""
+
+    fromVersion: str
+    toVersion: str
+    direction: Direction
+    complete: bool
+    hops: list[Hop]
+    missingRanges: list[MissingRange]
+    problem: str | None
+
+
+def deployment(strategy: Strategy, version: str) -> Deployment:
+    """Rule 8: the compose steps and the Helm chart's `upgrade.mode` for one hop."""
+    if strategy == "RollingUpdate":
+        compose = f"change the image tag to {version} and start with the new tag"
+        return Deployment(compose=compose, helm=HelmDeployment(upgradeMode=strategy, note=None))
+    compose = f"stop the application, change the image tag to {version}, start it again"
+    return Deployment(
+        compose=compose, helm=HelmDeployment(upgradeMode=strategy, note=HELM_RECREATE_NOTE)
+    )
+
+
+def plan_upgrade(index: Releases, from_version: str, to_version: str) -> UpgradePlan:
+    """The route from `from_version` to `to_version`; malformed versions raise InputError."""
+    start, target = Version.parse(from_version), Version.parse(to_version)
+    direction = direction_of(start, target)
+    check = evaluate_span(index, str(start), str(target))
+    header = {"fromVersion": str(start), "toVersion": str(target), "direction": direction}
+    if direction == "downgrade":
+        return UpgradePlan(
+            **header,
+            complete=False,
+            hops=[],
+            missingRanges=check.missingRanges,
+            problem="a downgrade is never proven safe: the index only covers upgrades",
+        )
+    if direction == "same-version":
+        return UpgradePlan(
+            **header,
+            complete=check.safe,
+            hops=[],
+            missingRanges=check.missingRanges,
+            problem=None if check.safe else f"{start} is not in the index",
+        )
+    hops: list[Hop] = []
+    position = start
+    problem: str | None = None
+    for stop in [*check.requiredStops, str(target)]:
+        reason, required_by = _why_stop(index, start, target, Version.parse(stop))
+        stretch, problem = _stretch(index, position, Version.parse(stop), reason, required_by)
+        hops.extend(stretch)
+        if problem is not None:
+            break
+        position = Version.parse(stop)
+    missing: list[MissingRange] = []
+    for hop in hops:
+        missing.extend(gap for gap in hop.missingRanges if gap not in missing)
+    return UpgradePlan(
+        **header,
+        complete=problem is None and not missing,
+        hops=hops,
+        missingRanges=missing,
+        problem=problem,
+    )
+
+
+def _why_stop(
+    index: Releases, start: Version, target: Version, stop: Version
+) -> tuple[StopReason, list[str]]:
+    if stop == target:
+        return "target", []
+    listing = [
+        entry.version
+        for entry in index.between(start, target)
+        if str(stop) in entry.requiredStops
+        or (entry.syntheticRequiredStop and entry.version == str(stop))
+    ]
+    return ("floor" if index.floor == stop else "required-stop"), listing
+
+
+def _stretch(
+    index: Releases, start: Version, end: Version, reason: StopReason, required_by: list[str]
+) -> tuple[list[Hop], str | None]:
+    """Hops from `start` to the stop `end`, split where a release's minPreviousVersion demands."""
+    hops: list[Hop] = []
+    position = start
+    while True:
+        entries = index.between(position, end)
+        blocker = next(
+            (
+                at
+                for at, entry in enumerate(entries)
+                if entry.minPreviousVersion is not None
+                and Version.parse(entry.minPreviousVersion) > position
+            ),
+            None,
+        )
+        if blocker is None:
+            hops.append(_hop(index, position, end, reason, required_by))
+            return hops, None
+        needy = entries[blocker]
+        if blocker == 0:
+            problem = (
+                f"{needy.version} needs {needy.minPreviousVersion} or later to upgrade from, "
+                f"and no indexed release between {position} and {needy.version} gets there"
+            )
+            return hops, problem
+        landing = Version.parse(entries[blocker - 1].version)
+        hops.append(_hop(index, position, landing, "min-previous-version", [needy.version]))
+        position = landing
+
+
+def _hop(
+    index: Releases, start: Version, end: Version, reason: StopReason, required_by: list[str]
+) -> Hop:
+    entries = index.between(start, end)
+    missing = missing_ranges(index, entries, start, end)
+    forced = [
+        ForcingRelease(version=entry.version, rollingUpdateSafe=entry.rollingUpdateSafe)
+        for entry in entries
+        if entry.rollingUpdateSafe is not True
+    ]
+    strategy: Strategy = "Recreate" if forced or missing else "RollingUpdate"
+    return Hop(
+        fromVersion=str(start),
+        toVersion=str(end),
+        strategy=strategy,
+        stopReason=reason,
+        stopRequiredBy=sorted(required_by, key=lambda v: Version.parse(v).key()),
+        releases=[entry.version for entry in entries],
+        forcedBy=forced,
+        missingRanges=missing,
+        deployment=deployment(strategy, str(end)),
+    )

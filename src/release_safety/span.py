@@ -1,0 +1,192 @@
+"""Span evaluation: may an install at one version roll to another in one hop?
+
+Interface section 9.3, rules 1 to 7, over an already validated index. Pure: no I/O.
+
+The span is every indexed release after the lower version up to and including the upper one.
+Its verdict is the AND of their `rollingUpdateSafe` (unknown counts as false); a break in the
+`previousVersion` chain or an endpoint the index does not hold is a missing range (unknown).
+Required stops strictly between the two versions block the single hop; a stop equal to the
+target is where the hop lands. The floor is always a stop, so an install below it goes there
+first. A downgrade is evaluated over the same releases for the report but is never safe.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass
+from operator import itemgetter
+from typing import Literal
+
+from release_safety.model import (
+    Index,
+    IndexEntry,
+    MissingRange,
+    TriState,
+    UpgradeCheckResult,
+)
+from release_safety.versions import Version
+
+Direction = Literal["upgrade", "same-version", "downgrade"]
+
+
+Key = tuple[int, ...]
+
+
+def key_of(version: str) -> Key:
+    """Sort key of a version the index model already validated as MAJOR.MINOR.PATCH."""
+    return tuple(map(int, version.split(".")))
+
+
+@dataclass(frozen=True)
+class Releases:
+    """An index's entries ordered by version, with their sort keys for quick lookup."""
+
+    entries: tuple[IndexEntry, ...]
+    keys: tuple[Key, ...]
+    floor: Version | None
+
+    @classmethod
+    def of(cls, index: Index) -> Releases:
+        keyed = sorted(((key_of(e.version), e) for e in index.entries), key=itemgetter(0))
+        floor = index.backfillFloorVersion
+        return cls(
+            entries=tuple(entry for _, entry in keyed),
+            keys=tuple(key for key, _ in keyed),
+            floor=Version.parse(floor) if floor is not None else None,
+        )
+
+    def holds(self, version: Version) -> bool:
+        at = bisect_left(self.keys, version.key())
+        return at < len(self.keys) and self.keys[at] == version.key()
+
+    def between(self, lower: Version, upper: Version) -> tuple[IndexEntry, ...]:
+        """Entries after `lower` up to and including `upper`, oldest first."""
+        start = bisect_right(self.keys, lower.key())
+        return self.entries[start : bisect_right(self.keys, upper.key())]
+
+    def held_below(self, version: Version) -> str | None:
+        at = bisect_left(self.keys, version.key())
+        return self.entries[at - 1].version if at > 0 else None
+
+    def held_above(self, version: Version) -> str | None:
+        at = bisect_right(self.keys, version.key())
+        return self.entries[at].version if at < len(self.entries) else None
+
+
+def direction_of(start: Version, target: Version) -> Direction:
+    if start < target:
+        return "upgrade"
+    return "same-version" if start == target else "downgrade"
+
+
+def compose(verdicts: list[TriState], complete: bool) -> TriState:
+    """AND over a span: false wins, then unknown (or incomplete coverage), else true."""
+    if any(verdict is False for verdict in verdicts):
+        return False
+    if not complete or any(verdict is not True for verdict in verdicts):
+        return "unknown"
+    return True
+
+
+def stops_within(
+    releases: Releases, span: tuple[IndexEntry, ...], lower: Version, upper: Version
+) -> list[str]:
+    """Required stops strictly between `lower` and `upper`: listed by a release, or the floor."""
+    candidates: set[Version] = set()
+    for entry in span:
+        if entry.requiredStops:
+            candidates.update(Version.parse(stop) for stop in entry.requiredStops)
+        if entry.syntheticRequiredStop:
+            candidates.add(Version.parse(entry.version))
+    if releases.floor is not None:
+        candidates.add(releases.floor)
+    return [str(stop) for stop in sorted(s for s in candidates if lower < s < upper)]
+
+
+def missing_ranges(
+    releases: Releases, span: tuple[IndexEntry, ...], lower: Version, upper: Version
+) -> list[MissingRange]:
+    """Gaps in coverage: an endpoint the index does not hold, or a broken previousVersion chain.
+
+    An unheld lower version below the floor is not a gap of its own: the route goes to the
+    floor first, and the floor entry's chain link says whether that step is covered.
+    """
+    ranges: list[MissingRange] = []
+    below_floor = releases.floor is not None and lower < releases.floor <= upper
+    lower_held = releases.holds(lower)
+    if not lower_held and not below_floor:
+        ranges.append(
+            MissingRange(
+                afterVersion=releases.held_below(lower), beforeVersion=releases.held_above(lower)
+            )
+        )
+    previous = str(lower)
+    unchecked = not (lower_held or below_floor)  # an unheld start's gap is already reported
+    for entry in span:
+        if entry.previousVersion != previous and not unchecked:
+            ranges.append(MissingRange(afterVersion=previous, beforeVersion=entry.version))
+        unchecked = False
+        previous = entry.version
+    if not releases.holds(upper):
+        gap = MissingRange(
+            afterVersion=releases.held_below(upper), beforeVersion=releases.held_above(upper)
+        )
+        if gap not in ranges:
+            ranges.append(gap)
+    return ranges
+
+
+def highest_min_previous(span: tuple[IndexEntry, ...]) -> str | None:
+    floors = [Version.parse(e.minPreviousVersion) for e in span if e.minPreviousVersion]
+    return str(max(floors)) if floors else None
+
+
+def evaluate_span(
+    index: Index | Releases, from_version: str, to_version: str
+) -> UpgradeCheckResult:
+    """The verdict on rolling from `from_version` to `to_version` in one hop (rules 1 to 7).
+
+    Malformed versions raise InputError.
+    """
+    releases = index if isinstance(index, Releases) else Releases.of(index)
+    start, target = Version.parse(from_version), Version.parse(to_version)
+    direction = direction_of(start, target)
+    lower, upper = min(start, target), max(start, target)
+    span = releases.between(lower, upper)
+    missing = missing_ranges(releases, span, lower, upper)
+    verdict = compose([entry.rollingUpdateSafe for entry in span], complete=not missing)
+    stops = stops_within(releases, span, lower, upper)
+    min_previous = highest_min_previous(span)
+    if direction == "downgrade" and verdict is True:
+        verdict = "unknown"
+    safe = (
+        direction != "downgrade"
+        and verdict is True
+        and not stops
+        and (min_previous is None or Version.parse(min_previous) <= start)
+    )
+    return UpgradeCheckResult(
+        fromVersion=str(start),
+        toVersion=str(target),
+        direction=direction,
+        safe=safe,
+        verdict=verdict,
+        requiredStops=stops,
+        minPreviousVersion=min_previous,
+        coveredVersions=[entry.version for entry in span],
+        missingRanges=missing,
+    )
+
+
+def releases_by_verdict(releases: Releases, versions: list[str]) -> tuple[list[str], list[str]]:
+    """Of the given indexed versions, those marked false and those marked unknown."""
+    wanted = set(versions)
+    unsafe = [
+        e.version for e in releases.entries if e.version in wanted and e.rollingUpdateSafe is False
+    ]
+    unknown = [
+        e.version
+        for e in releases.entries
+        if e.version in wanted and e.rollingUpdateSafe == "unknown"
+    ]
+    return unsafe, unknown
