@@ -21,7 +21,7 @@ Count = Annotated[StrictInt, Field(ge=0)]
 
 
 class Closed(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
 
     def to_json_data(self) -> dict[str, Any]:
         return self.model_dump(mode="json", by_alias=True)

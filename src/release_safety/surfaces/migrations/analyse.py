@@ -1,42 +1,89 @@
-"""The migrations surface report: discovery, then per-file analysis."""
+"""The migrations surface report: discovery, extraction, classification, findings."""
 
 from __future__ import annotations
 
-from release_safety.findings import Finding, MigrationsReport, Rule, register
-from release_safety.model import Heaviness, MigrationFile
-from release_safety.settings import Settings
-from release_safety.snapshot import Snapshot
-from release_safety.surfaces.migrations.discover import discover
+from typing import Literal
 
-NOT_ANALYSED = register(
-    Rule(
-        id="migration-not-analysed",
-        surface="migrations",
-        severity="unknown",
-        title="A migration was not analysed",
-        why="Without its statements classified, a migration's locks and compatibility are unknown.",
-    )
-)
+from release_safety.findings import Finding, MigrationsReport
+from release_safety.model import Heaviness, MigrationFile
+from release_safety.settings import MigrationSettings, Settings
+from release_safety.snapshot import Snapshot, read_text
+from release_safety.surfaces.migrations.discover import discover
+from release_safety.surfaces.migrations.heaviness import FileAnalysis, LineIssue, analyse_extracted
+from release_safety.surfaces.migrations.rules import CATALOGUE
+from release_safety.surfaces.migrations.sqlfile import extract_sql
+from release_safety.surfaces.migrations.statements import Extracted
+
+Format = Literal["sql", "knex"]
+_RULES = {entry.id: entry.rule for entry in CATALOGUE}
+_CACHE: dict[tuple[str, Format, int, str], FileAnalysis] = {}
+
+
+def extract(text: str, path: str, fmt: Format, settings: MigrationSettings) -> Extracted:
+    """A file's statements: SQL split directly, knex translated by the knex extractor."""
+    if fmt == "knex":
+        from release_safety.surfaces.migrations.knex import extract_knex
+
+        return extract_knex(text, path)
+    return extract_sql(text, settings)
+
+
+def analyse_text(text: str, path: str, fmt: Format, settings: Settings) -> FileAnalysis:
+    """Analyse one migration file's text; an unreadable file is unknown throughout."""
+    try:
+        extracted = extract(text, path, fmt, settings.migrations)
+    except (ValueError, SyntaxError) as exc:
+        issue = LineIssue("migration-unparseable", 1, f"could not read the file: {exc}")
+        return FileAnalysis([], "unknown", "unknown", "unknown", [issue])
+    return analyse_extracted(extracted, settings.postgres_version)
+
+
+def findings_of(analysis: FileAnalysis, path: str) -> list[Finding]:
+    """The file's rule hits as findings with its path, line and the rule's safe alternative."""
+    findings: list[Finding] = []
+    for issue in analysis.issues:
+        rule = _RULES[issue.rule]
+        findings.append(
+            Finding(
+                rule=rule.id,
+                severity=rule.severity,
+                surface="migrations",
+                file=path,
+                line=issue.line,
+                message=f"{path}:{issue.line}: {issue.message}",
+                hint=rule.safe or None,
+            )
+        )
+    return findings
+
+
+def _cached(snapshot: Snapshot, path: str, fmt: Format, settings: Settings) -> FileAnalysis:
+    blob = snapshot.blob_id(path) or ""
+    key = (blob, fmt, settings.postgres_version, settings.migrations.model_dump_json())
+    if key not in _CACHE:
+        _CACHE[key] = analyse_text(read_text(snapshot, path), path, fmt, settings)
+    return _CACHE[key]
 
 
 def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> MigrationsReport:
+    """Every migration added between the refs: its tables, heaviness and findings."""
     added, findings = discover(old, new, settings)
     files: list[MigrationFile] = []
     for migration in added:
-        unknown = Heaviness(locksTable="unknown", rewritesTable="unknown", scansTable="unknown")
+        analysis = _cached(new, migration.path, migration.source.format, settings)
+        heaviness = Heaviness(
+            locksTable=analysis.locks,
+            rewritesTable=analysis.rewrites,
+            scansTable=analysis.scans,
+        )
         files.append(
             MigrationFile(
-                name=migration.name, edition=migration.edition, tables=[], heaviness=unknown
+                name=migration.name,
+                edition=migration.edition,
+                tables=analysis.tables,
+                heaviness=heaviness,
             )
         )
-        findings.append(
-            Finding(
-                rule=NOT_ANALYSED.id,
-                severity="unknown",
-                surface="migrations",
-                file=migration.path,
-                line=1,
-                message=f"{migration.path}: statements not classified",
-            )
-        )
+        findings.extend(findings_of(analysis, migration.path))
+    findings.sort(key=Finding.sort_key)
     return MigrationsReport(surface="migrations", checked=True, findings=findings, files=files)

@@ -1,0 +1,113 @@
+"""Lint 2,000 generated migration files with `release-safety lint-migrations` and with squawk.
+
+Both are timed whole-process (start-up included), best of N runs, on the same files:
+
+    /work/.venv/bin/python bench/bench_migrations.py [--runs 3] [--files 2000]
+
+squawk comes from PyPI (`pip install squawk-cli`); the script looks for it beside the Python
+running it, then on PATH.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+TABLES = ["users", "orders", "accounts", "projects", "events", "invoices", "teams", "audit_log"]
+COLUMNS = ["status", "note", "owner_id", "created_at", "amount", "label", "region", "flags"]
+TEMPLATES = [
+    "ALTER TABLE {t} ADD COLUMN {c}_{n} text;",
+    "ALTER TABLE {t} ADD COLUMN {c}_{n} boolean NOT NULL DEFAULT false;",
+    "ALTER TABLE {t} ADD COLUMN {c}_{n} uuid DEFAULT gen_random_uuid();",
+    "ALTER TABLE {t} ADD COLUMN {c}_{n} timestamptz NOT NULL DEFAULT now();",
+    "CREATE INDEX {t}_{c}_{n}_idx ON {t} ({c});",
+    "CREATE INDEX CONCURRENTLY IF NOT EXISTS {t}_{c}_{n}_idx ON {t} ({c});",
+    "ALTER TABLE {t} ADD CONSTRAINT {t}_{c}_{n}_fk FOREIGN KEY ({c}) REFERENCES users (id) "
+    "NOT VALID;\nALTER TABLE {t} VALIDATE CONSTRAINT {t}_{c}_{n}_fk;",
+    "ALTER TABLE {t} ALTER COLUMN {c} SET NOT NULL;",
+    "ALTER TABLE {t} ALTER COLUMN {c} TYPE bigint USING {c}::bigint;",
+    "ALTER TABLE {t} DROP COLUMN IF EXISTS {c}_{n};",
+    "ALTER TABLE {t} RENAME COLUMN {c} TO {c}_{n};",
+    "UPDATE {t} SET {c} = 'x' WHERE {c} IS NULL;",
+    "CREATE TABLE {t}_{n} (\n  id bigserial PRIMARY KEY,\n  {c} text NOT NULL,\n"
+    "  user_id bigint REFERENCES users (id),\n  created_at timestamptz DEFAULT now()\n);",
+    "CREATE TYPE {t}_{n}_kind AS ENUM ('a', 'b');\nALTER TYPE {t}_{n}_kind ADD VALUE 'c';",
+    "CREATE OR REPLACE VIEW {t}_{n}_v AS SELECT id, {c} FROM {t} WHERE {c} IS NOT NULL;",
+    "DO $$ BEGIN\n  IF NOT EXISTS (SELECT 1 FROM pg_type WHERE typname = '{t}_{n}') THEN\n"
+    "    CREATE TYPE {t}_{n} AS ENUM ('x');\n  END IF;\nEND $$;",
+    "ALTER TABLE {t} ADD CONSTRAINT {t}_{c}_{n}_check CHECK ({c} <> '') NOT VALID;",
+    "COMMENT ON COLUMN {t}.{c} IS 'generated {n}';",
+    "DROP INDEX CONCURRENTLY IF EXISTS {t}_{c}_{n}_idx;",
+    "SET lock_timeout = '5s';\nALTER TABLE {t} ALTER COLUMN {c} SET DEFAULT 'none';",
+]
+
+
+def generate(folder: Path, count: int, seed: int = 20261121) -> list[Path]:
+    """`count` migration files of one to three statements each, deterministic."""
+    rng = random.Random(seed)
+    paths: list[Path] = []
+    for n in range(count):
+        parts = [
+            rng.choice(TEMPLATES).format(t=rng.choice(TABLES), c=rng.choice(COLUMNS), n=n)
+            for _ in range(rng.randint(1, 3))
+        ]
+        path = folder / f"{20240101000000 + n}_m{n}.sql"
+        path.write_text(f"-- migration {n}\n" + "\n".join(parts) + "\n")
+        paths.append(path)
+    return paths
+
+
+def best(argv: list[str], runs: int) -> tuple[float, float]:
+    """Best wall-clock seconds and best CPU seconds (user + system) of the child process."""
+    walls: list[float] = []
+    cpus: list[float] = []
+    for _ in range(runs):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        walls.append(time.perf_counter() - start)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return min(walls), min(cpus)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--files", type=int, default=2000)
+    args = parser.parse_args()
+    bindir = Path(sys.executable).parent
+    ours = bindir / "release-safety"
+    squawk = bindir / "squawk" if (bindir / "squawk").exists() else shutil.which("squawk")
+    if squawk is None:
+        print("squawk not found: pip install squawk-cli", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        files = [str(p.relative_to(folder)) for p in generate(folder, args.files)]
+        statements = sum(p.read_text().count(";") for p in folder.iterdir())
+        os.chdir(folder)
+        ours_wall, ours_cpu = best([str(ours), "lint-migrations", "--json", *files], args.runs)
+        squawk_wall, squawk_cpu = best([str(squawk), *files], args.runs)
+        os.chdir("/")
+    version = subprocess.run([str(squawk), "--version"], capture_output=True, text=True)
+    print(f"files: {len(files)}, statements (approx.): {statements}, best of {args.runs}")
+    print(f"release-safety lint-migrations: wall {ours_wall:.2f} s, cpu {ours_cpu:.2f} s")
+    print(f"{version.stdout.strip()}: wall {squawk_wall:.2f} s, cpu {squawk_cpu:.2f} s")
+    print(
+        f"ratio release-safety / squawk: wall {ours_wall / squawk_wall:.1f}x, "
+        f"cpu {ours_cpu / squawk_cpu:.1f}x"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

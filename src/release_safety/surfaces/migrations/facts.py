@@ -1,0 +1,106 @@
+"""What one classified statement does to each table it touches, and the issues it raises."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import IntEnum
+
+
+class Lock(IntEnum):
+    """PostgreSQL's table lock modes, weakest first (the order of their conflicts)."""
+
+    ACCESS_SHARE = 1
+    ROW_SHARE = 2
+    ROW_EXCLUSIVE = 3
+    SHARE_UPDATE_EXCLUSIVE = 4
+    SHARE = 5
+    SHARE_ROW_EXCLUSIVE = 6
+    EXCLUSIVE = 7
+    ACCESS_EXCLUSIVE = 8
+
+    @property
+    def blocks_traffic(self) -> bool:
+        """SHARE or stronger blocks writes (ACCESS EXCLUSIVE also blocks reads)."""
+        return self >= Lock.SHARE
+
+    @property
+    def label(self) -> str:
+        return self.name.replace("_", " ")
+
+    @classmethod
+    def from_pg(cls, mode: str) -> Lock:
+        """From pg_locks.mode (`AccessExclusiveLock`) or SQL words (`ACCESS EXCLUSIVE`)."""
+        words = mode.removesuffix("Lock")
+        key = "".join("_" + c if c.isupper() and i else c for i, c in enumerate(words))
+        return cls[key.upper().replace(" ", "_").replace("__", "_")]
+
+
+@dataclass
+class TableFact:
+    """One statement's effect on one table (or view, materialized view)."""
+
+    table: str
+    lock: Lock | None = None
+    rewrites: bool = False
+    scans: bool = False
+    full_change: bool = False
+    created: bool = False
+    dropped: bool = False
+
+    def merge(self, other: TableFact) -> None:
+        if other.lock is not None and (self.lock is None or other.lock > self.lock):
+            self.lock = other.lock
+        self.rewrites |= other.rewrites
+        self.scans |= other.scans or other.rewrites
+        self.full_change |= other.full_change
+        self.created |= other.created
+        self.dropped |= other.dropped
+
+    @property
+    def work(self) -> bool:
+        """Work proportional to the table's rows."""
+        return self.rewrites or self.scans or self.full_change
+
+
+@dataclass(frozen=True)
+class Issue:
+    """A rule hit by one statement: the rule id and what exactly was seen."""
+
+    rule: str
+    message: str
+
+
+@dataclass
+class StatementFacts:
+    """A classified statement; `unknown` holds the reason when it could not be classified."""
+
+    tables: dict[str, TableFact] = field(default_factory=dict)
+    issues: list[Issue] = field(default_factory=list)
+    unknown: str | None = None
+    transaction: str | None = None  # "begin" | "commit" for transaction control statements
+    outside_transaction: bool = False  # cannot run inside a transaction block
+    sets_lock_timeout: bool = False
+    unnamed_lock: Lock | None = None  # a lock on a table the text does not name (DROP INDEX)
+
+    def touch(
+        self,
+        table: str,
+        lock: Lock | None = None,
+        *,
+        rewrites: bool = False,
+        scans: bool = False,
+        full_change: bool = False,
+        created: bool = False,
+        dropped: bool = False,
+    ) -> TableFact:
+        """Record an effect on a table, merged with earlier effects of the same statement."""
+        fact = TableFact(table, lock, rewrites, scans, full_change, created, dropped)
+        if table in self.tables:
+            self.tables[table].merge(fact)
+            return self.tables[table]
+        fact.scans = fact.scans or fact.rewrites
+        self.tables[table] = fact
+        return fact
+
+    def issue(self, rule: str, message: str) -> None:
+        self.issues.append(Issue(rule, message))

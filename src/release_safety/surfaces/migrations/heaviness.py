@@ -1,0 +1,126 @@
+"""A migration file's tables and heaviness flags, with the transaction rule.
+
+Flags concern tables that existed before the migration. locksTable is true when a table holds a
+lock of SHARE or stronger while work proportional to its rows runs on it, in the same statement
+or a later one of the same transaction (locks are kept to commit). A file runs as one
+transaction unless it is marked non-transactional or holds a statement that cannot run inside
+one (CONCURRENTLY, VACUUM); explicit BEGIN / COMMIT are honoured either way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from release_safety.surfaces.migrations.classify import classify
+from release_safety.surfaces.migrations.context import Context
+from release_safety.surfaces.migrations.facts import Lock, StatementFacts
+from release_safety.surfaces.migrations.statements import Extracted
+
+TriState = bool | Literal["unknown"]
+
+
+@dataclass(frozen=True)
+class LineIssue:
+    rule: str
+    line: int
+    message: str
+
+
+@dataclass
+class FileAnalysis:
+    """What one migration file does, independent of its path."""
+
+    tables: list[str] = field(default_factory=list)
+    locks: TriState = False
+    rewrites: TriState = False
+    scans: TriState = False
+    issues: list[LineIssue] = field(default_factory=list)
+
+    def letters(self) -> str:
+        """The flags that are true, as `l`, `r`, `s` (the catalogue's notation)."""
+        values = (self.locks, self.rewrites, self.scans)
+        return "".join(k for k, v in zip("lrs", values, strict=True) if v is True)
+
+
+def _tri(value: bool, unknown: bool) -> TriState:
+    return True if value else "unknown" if unknown else False
+
+
+def analyse_extracted(extracted: Extracted, postgres_version: int) -> FileAnalysis:
+    """Classify every statement in order and fold them into the file's facts."""
+    ctx = Context(postgres_version=postgres_version)
+    classified: list[tuple[int, StatementFacts]] = []
+    for statement in extracted.statements:
+        if statement.sql is None:
+            reason = statement.reason or "statement text not determined"
+            classified.append((statement.line, StatementFacts(unknown=reason)))
+        else:
+            classified.append((statement.line, classify(statement.sql, ctx)))
+    one_transaction = extracted.transactional and not any(
+        f.outside_transaction for _, f in classified
+    )
+    created = {t for _, f in classified for t, fact in f.tables.items() if fact.created}
+    result = FileAnalysis()
+    locks = rewrites = scans = unknown = lock_timeout = False
+    explicit = False
+    held: dict[str, Lock] = {}
+    warned_queue = False
+    tables: set[str] = set()
+    for line, facts in classified:
+        if facts.unknown is not None:
+            unknown = True
+            result.issues.append(LineIssue("migration-statement-unknown", line, facts.unknown))
+            continue
+        if facts.transaction is not None:
+            held.clear()
+            explicit = facts.transaction == "begin"
+            continue
+        lock_timeout |= facts.sets_lock_timeout
+        if not one_transaction and not explicit:
+            held.clear()
+        if facts.unnamed_lock is not None and not lock_timeout and not warned_queue:
+            warned_queue = True
+            result.issues.append(
+                LineIssue(
+                    "lock-timeout-missing",
+                    line,
+                    f"{facts.unnamed_lock.label} lock requested without lock_timeout",
+                )
+            )
+        for rule, message in ((i.rule, i.message) for i in facts.issues):
+            result.issues.append(LineIssue(rule, line, message))
+        for table, fact in facts.tables.items():
+            tables.add(table)
+            if table in created:
+                continue
+            if fact.lock is not None and fact.lock > held.get(table, Lock.ACCESS_SHARE):
+                held[table] = fact.lock
+            strong = held.get(table, Lock.ACCESS_SHARE).blocks_traffic
+            rewrites |= fact.rewrites
+            scans |= fact.scans or fact.full_change or fact.rewrites
+            if strong and fact.work:
+                locks = True
+                if fact.lock is None or not fact.lock.blocks_traffic:
+                    result.issues.append(
+                        LineIssue(
+                            "lock-held-during-work",
+                            line,
+                            f"{table} stays locked ({held[table].label}) while this statement "
+                            "reads or changes every row",
+                        )
+                    )
+            if strong and not lock_timeout and not warned_queue and not fact.work:
+                warned_queue = True
+                result.issues.append(
+                    LineIssue(
+                        "lock-timeout-missing",
+                        line,
+                        f"{held[table].label} lock on {table} requested without lock_timeout",
+                    )
+                )
+    result.tables = sorted(t for t in tables if t != "?")
+    result.locks = _tri(locks, unknown)
+    result.rewrites = _tri(rewrites, unknown)
+    result.scans = _tri(scans, unknown)
+    return result

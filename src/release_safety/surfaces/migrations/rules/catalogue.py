@@ -1,0 +1,731 @@
+# ruff: noqa: E501
+"""Every migration rule: id, severity, title, why, unsafe and safe SQL, and its examples.
+
+An example is a whole migration run on the verification schema (tables `users`, `orders`,
+`staging`, the partitioned `events`, the view `active_users`, the materialized view
+`user_counts`, the enums `mood` and `priority`, all with rows). `heavy` lists the flags
+PostgreSQL shows for it (`l` locksTable, `r` rewritesTable, `s` scansTable); `error` means
+PostgreSQL refuses it on a table with rows; `unknown` means the text cannot say. `tables` are
+the tables the analysis reports; `unseen` are tables PostgreSQL locks that the text does not
+name (an index's table, a materialized view's sources). The test suite runs every example with
+`pg=True` on a real server and compares.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from release_safety.findings import Rule, Severity, register
+
+
+@dataclass(frozen=True)
+class Example:
+    sql: str
+    heavy: str = ""
+    tables: tuple[str, ...] = ()
+    unseen: tuple[str, ...] = ()
+    pg: bool = True
+
+
+@dataclass(frozen=True)
+class MigrationRule:
+    rule: Rule
+    examples: tuple[Example, ...] = ()
+
+    @property
+    def id(self) -> str:
+        return self.rule.id
+
+
+def _rule(
+    id: str,
+    severity: Severity,
+    title: str,
+    why: str,
+    unsafe: str,
+    safe: str,
+    *examples: Example,
+) -> MigrationRule:
+    rule = Rule(
+        id=id,
+        surface="migrations",
+        severity=severity,
+        title=title,
+        why=why,
+        unsafe=unsafe,
+        safe=safe,
+    )
+    return MigrationRule(register(rule), examples)
+
+
+E = Example
+U = ("users",)
+AEL_NOTE = "ACCESS EXCLUSIVE"
+
+CATALOGUE: tuple[MigrationRule, ...] = (
+    # --- breaking: the previous release's code stops working -------------------------------
+    _rule(
+        "drop-table",
+        "breaking",
+        "A table (or partition) is dropped",
+        "The previous release still reads and writes it until it is gone from every pod.",
+        "DROP TABLE staging;",
+        "Stop using the table in one release; drop it in a later one.",
+        E("DROP TABLE staging", "", ("staging",)),
+        E("DROP TABLE IF EXISTS staging, orders CASCADE", "", ("orders", "staging")),
+        E("ALTER TABLE events DETACH PARTITION events_2024", "", ("events", "events_2024")),
+    ),
+    _rule(
+        "drop-column",
+        "breaking",
+        "A column is dropped",
+        "Old code still selects or inserts the column; its queries fail once it is gone.",
+        "ALTER TABLE users DROP COLUMN age;",
+        "Stop reading and writing the column one release before dropping it.",
+        E("ALTER TABLE users DROP COLUMN age", "", U),
+        E("ALTER TABLE users DROP COLUMN IF EXISTS age CASCADE", "", U),
+        E(
+            "ALTER TABLE users ADD COLUMN a text, ADD COLUMN b int DEFAULT 0, DROP COLUMN age",
+            "",
+            U,
+        ),
+        E("ALTER TABLE events DROP COLUMN kind", "", ("events",)),
+        E(
+            "CREATE TABLE scratch (id int, tmp text);\nALTER TABLE scratch DROP COLUMN tmp",
+            "",
+            ("scratch",),
+        ),
+    ),
+    _rule(
+        "rename-table",
+        "breaking",
+        "A table is renamed",
+        "Old code queries the old name.",
+        "ALTER TABLE staging RENAME TO imports;",
+        "Create the new table (or a view under the new name), move code, drop the old later.",
+        E("ALTER TABLE staging RENAME TO staging_old", "", ("staging",)),
+    ),
+    _rule(
+        "rename-column",
+        "breaking",
+        "A column is renamed",
+        "Old code selects and inserts the old column name.",
+        "ALTER TABLE users RENAME COLUMN name TO full_name;",
+        "Add the new column, write both, backfill, switch reads, drop the old one later.",
+        E("ALTER TABLE users RENAME COLUMN name TO full_name", "", U),
+        E("ALTER TABLE users RENAME name TO display_name", "", U),
+    ),
+    _rule(
+        "drop-view",
+        "breaking",
+        "A view or materialized view is dropped",
+        "Old code still queries it.",
+        "DROP VIEW active_users;",
+        "Stop using the view one release before dropping it.",
+        E("DROP VIEW active_users", "", ("active_users",)),
+        E("DROP MATERIALIZED VIEW user_counts", "", ("user_counts",)),
+        E("DROP VIEW IF EXISTS active_users CASCADE", "", ("active_users",)),
+    ),
+    _rule(
+        "rename-view",
+        "breaking",
+        "A view is renamed",
+        "Old code queries the old name.",
+        "ALTER VIEW active_users RENAME TO live_users;",
+        "Create the new view beside the old one; drop the old one a release later.",
+        E("ALTER VIEW active_users RENAME TO live_users", "", ("active_users",)),
+    ),
+    _rule(
+        "drop-type",
+        "breaking",
+        "A type or domain is dropped or loses an attribute",
+        "Old code casts to the type or relies on its shape.",
+        "DROP TYPE priority;",
+        "Stop using the type one release before dropping it.",
+        E("DROP TYPE priority", "", ()),
+        E("DROP TYPE IF EXISTS priority", "", ()),
+    ),
+    _rule(
+        "rename-type",
+        "breaking",
+        "A type is renamed",
+        "Old code casts to the old name.",
+        "ALTER TYPE priority RENAME TO level;",
+        "Create the new type, migrate columns, drop the old type later.",
+        E("ALTER TYPE priority RENAME TO level", "", ()),
+    ),
+    _rule(
+        "rename-enum-value",
+        "breaking",
+        "An enum value is renamed",
+        "Old code writes the old label and gets `invalid input value for enum`.",
+        "ALTER TYPE mood RENAME VALUE 'sad' TO 'unhappy';",
+        "Add the new value, move rows and code to it, stop using the old one.",
+        E("ALTER TYPE mood RENAME VALUE 'sad' TO 'unhappy'", "", ()),
+    ),
+    _rule(
+        "set-schema",
+        "breaking",
+        "A table, view or type moves to another schema",
+        "Old code finds it by its old qualified name or search path.",
+        "ALTER TABLE staging SET SCHEMA archive;",
+        "Leave the object where it is, or expose it under the old name during the rollout.",
+        E(
+            "CREATE SCHEMA IF NOT EXISTS archive;\nALTER TABLE staging SET SCHEMA archive",
+            "",
+            ("staging",),
+        ),
+    ),
+    _rule(
+        "rename-schema",
+        "breaking",
+        "A schema is renamed",
+        "Every qualified name old code uses in that schema breaks.",
+        "ALTER SCHEMA app RENAME TO core;",
+        "Keep the schema name; move objects one by one with compatible views.",
+        E("ALTER SCHEMA app RENAME TO core", "", (), pg=False),
+    ),
+    _rule(
+        "drop-schema",
+        "breaking",
+        "A schema is dropped",
+        "Everything old code uses in it disappears.",
+        "DROP SCHEMA legacy CASCADE;",
+        "Empty the schema over releases first; drop it once nothing uses it.",
+        E("DROP SCHEMA legacy CASCADE", "", (), pg=False),
+    ),
+    _rule(
+        "set-not-null",
+        "breaking",
+        "A column becomes NOT NULL",
+        "Old code that omits the column inserts NULL and fails; without a validated CHECK "
+        "(col IS NOT NULL) the statement also reads every row under ACCESS EXCLUSIVE.",
+        "ALTER TABLE users ALTER COLUMN email SET NOT NULL;",
+        "Ship code that always writes the column first; then ADD CONSTRAINT ... CHECK (email IS "
+        "NOT NULL) NOT VALID, VALIDATE CONSTRAINT in its own transaction, then SET NOT NULL "
+        "(PostgreSQL 12+ skips the scan).",
+        E("ALTER TABLE users ALTER COLUMN email SET NOT NULL", "ls", U),
+        E("ALTER TABLE users ALTER email SET NOT NULL, ALTER name SET NOT NULL", "ls", U),
+        E(
+            "ALTER TABLE users ADD CONSTRAINT users_email_nn CHECK (email IS NOT NULL) NOT VALID;\n"
+            "COMMIT;\nALTER TABLE users VALIDATE CONSTRAINT users_email_nn;\nCOMMIT;\n"
+            "ALTER TABLE users ALTER COLUMN email SET NOT NULL",
+            "s",
+            U,
+        ),
+        E(
+            "ALTER TABLE users ADD CONSTRAINT users_email_nn CHECK (email IS NOT NULL);\n"
+            "ALTER TABLE users ALTER COLUMN email SET NOT NULL",
+            "ls",
+            U,
+        ),
+    ),
+    _rule(
+        "add-not-null-column-without-default",
+        "breaking",
+        "A NOT NULL column is added without a default",
+        "Old code inserts rows without the column and fails; on a table with rows the "
+        "statement itself fails.",
+        "ALTER TABLE users ADD COLUMN plan text NOT NULL;",
+        "Add it with a constant DEFAULT (no rewrite since PostgreSQL 11), or nullable first.",
+        E("ALTER TABLE users ADD COLUMN plan text NOT NULL", "error", U),
+        E("ALTER TABLE users ADD COLUMN plan_id int NOT NULL", "error", U),
+    ),
+    _rule(
+        "add-primary-key-nullable-column",
+        "breaking",
+        "A primary key is added on a nullable column",
+        "A primary key makes its columns NOT NULL: old code that leaves them out fails.",
+        "ALTER TABLE staging ADD COLUMN code text;\nALTER TABLE staging ADD PRIMARY KEY (code);",
+        "Fill the column and make code always write it before adding the key.",
+        E(
+            "ALTER TABLE staging ADD COLUMN code text;\nALTER TABLE staging ADD PRIMARY KEY (code)",
+            "error",
+            ("staging",),
+        ),
+    ),
+    _rule(
+        "drop-default-not-null-column",
+        "breaking",
+        "The default of a NOT NULL column is dropped",
+        "Old code that omits the column relied on the default; its inserts now fail.",
+        "ALTER TABLE users ALTER COLUMN tier DROP DEFAULT;",
+        "Ship code that always writes the column first, then drop the default.",
+        E(
+            "ALTER TABLE users ADD COLUMN tier text NOT NULL DEFAULT 'free';\n"
+            "ALTER TABLE users ALTER COLUMN tier DROP DEFAULT",
+            "",
+            U,
+        ),
+    ),
+    _rule(
+        "change-column-type",
+        "breaking",
+        "A column changes type",
+        "Old code sends parameters and reads values of the old type: a narrower or different "
+        "type rejects them. Unless the change is a known binary-compatible widening the table is "
+        "also rewritten under ACCESS EXCLUSIVE (the analysis cannot see the old type, so it "
+        "reports the rewrite).",
+        "ALTER TABLE users ALTER COLUMN age TYPE bigint;",
+        "Add a column of the new type, write both, backfill in batches, switch, drop the old.",
+        E("ALTER TABLE users ALTER COLUMN age TYPE bigint", "lrs", U),
+        E("ALTER TABLE users ALTER COLUMN age SET DATA TYPE numeric(12,2)", "lrs", U),
+        E("ALTER TABLE orders ALTER COLUMN amount TYPE numeric(12,4)", "lrs", ("orders",)),
+        E("ALTER TABLE users ALTER COLUMN status TYPE varchar(10)", "lrs", U),
+        E("ALTER TABLE users ALTER COLUMN mood TYPE text", "lrs", U),
+        E("ALTER TABLE users ADD COLUMN a text, ALTER COLUMN age TYPE bigint", "lrs", U),
+        E("ALTER TABLE events ALTER COLUMN id TYPE numeric", "lrs", ("events",)),
+    ),
+    _rule(
+        "revoke-privileges",
+        "breaking",
+        "Privileges are revoked",
+        "Old code running as that role loses access mid-rollout.",
+        "REVOKE INSERT ON users FROM app;",
+        "Revoke only after no released code needs the privilege.",
+        E("REVOKE INSERT ON users FROM PUBLIC", "", ()),
+        E("REVOKE ALL ON orders FROM PUBLIC", "", ()),
+    ),
+    # --- advisory: heavy or risky for traffic, compatible for old code --------------------
+    _rule(
+        "table-rewrite",
+        "advisory",
+        "The table is rewritten",
+        "Every row is copied to new storage under ACCESS EXCLUSIVE: reads and writes wait for "
+        "the whole copy. Volatile defaults, identity, serial and stored generated columns, most "
+        "type changes, SET LOGGED/UNLOGGED, SET TABLESPACE, CLUSTER and VACUUM FULL do this.",
+        "ALTER TABLE users ADD COLUMN token uuid DEFAULT gen_random_uuid();",
+        "Add the column without a default (or with a constant one), backfill in batches, then "
+        "set the default.",
+        E("ALTER TABLE users ADD COLUMN token uuid DEFAULT gen_random_uuid()", "lrs", U),
+        E("ALTER TABLE users ADD COLUMN score float8 DEFAULT random()", "lrs", U),
+        E("ALTER TABLE users ADD COLUMN seen_at timestamptz DEFAULT clock_timestamp()", "lrs", U),
+        E("ALTER TABLE users ADD COLUMN seq bigserial", "lrs", U),
+        E("ALTER TABLE users ADD COLUMN n int GENERATED ALWAYS AS IDENTITY", "lrs", U),
+        E("ALTER TABLE users ADD COLUMN age2 int GENERATED ALWAYS AS (age * 2) STORED", "lrs", U),
+        E("ALTER TABLE users ALTER COLUMN age TYPE text USING age::text", "lrs", U),
+        E("ALTER TABLE users SET UNLOGGED", "lrs", U),
+        E("CLUSTER users USING users_pkey", "lrs", U),
+        E("VACUUM FULL orders", "lrs", ("orders",)),
+        E("VACUUM (FULL) users", "lrs", U),
+        E("ALTER TABLE events ADD COLUMN uid uuid DEFAULT gen_random_uuid()", "lrs", ("events",)),
+        E(
+            "CREATE SEQUENCE ticket_seq;\nALTER TABLE orders ADD COLUMN ticket bigint DEFAULT nextval('ticket_seq')",
+            "lrs",
+            ("orders",),
+        ),
+        E("ALTER TABLE users ADD COLUMN nickname text", "", U),
+        E("ALTER TABLE users ADD COLUMN active boolean NOT NULL DEFAULT true", "", U),
+        E("ALTER TABLE users ADD COLUMN joined timestamptz DEFAULT now()", "", U),
+        E(
+            "ALTER TABLE users ADD COLUMN joined_at timestamptz NOT NULL DEFAULT CURRENT_TIMESTAMP",
+            "",
+            U,
+        ),
+        E("ALTER TABLE users ADD COLUMN tags text[] DEFAULT '{}'", "", U),
+        E("ALTER TABLE users ADD COLUMN meta jsonb NOT NULL DEFAULT '{}'::jsonb", "", U),
+        E("ALTER TABLE users ADD COLUMN plan text NOT NULL DEFAULT 'free'", "", U),
+        E("ALTER TABLE users ADD COLUMN IF NOT EXISTS level int DEFAULT 1", "", U),
+        E("ALTER TABLE users ADD COLUMN day date DEFAULT CURRENT_DATE", "", U),
+        E("ALTER TABLE users ADD COLUMN label varchar(20) DEFAULT lower('X')", "", U),
+        E("ALTER TABLE events ADD COLUMN source text DEFAULT 'web'", "", ("events",)),
+        E("ALTER TABLE users ADD COLUMN x text DEFAULT my_default()", "unknown", U, pg=False),
+    ),
+    _rule(
+        "create-index-non-concurrently",
+        "advisory",
+        "An index is built without CONCURRENTLY",
+        "CREATE INDEX holds a SHARE lock for the whole build: every write to the table waits.",
+        "CREATE INDEX users_status_idx ON users (status);",
+        "CREATE INDEX CONCURRENTLY users_status_idx ON users (status); -- outside a transaction",
+        E("CREATE INDEX users_status_idx ON users (status)", "ls", U),
+        E("CREATE UNIQUE INDEX orders_id_note_idx ON orders (id, note)", "ls", ("orders",)),
+        E("CREATE INDEX users_lower_email_idx ON users (lower(email))", "ls", U),
+        E("CREATE INDEX users_active_idx ON users (created_at) WHERE status = 'active'", "ls", U),
+        E("CREATE INDEX users_name_hash ON users USING hash (name)", "ls", U),
+        E("CREATE INDEX IF NOT EXISTS users_age_idx ON users (age DESC NULLS LAST)", "ls", U),
+        E("CREATE INDEX events_at_idx ON events (at)", "ls", ("events",)),
+        E("CREATE INDEX ON orders (amount)", "ls", ("orders",)),
+        E("CREATE INDEX CONCURRENTLY users_status_idx ON users (status)", "s", U),
+        E(
+            "CREATE UNIQUE INDEX CONCURRENTLY IF NOT EXISTS orders_id_note_idx ON orders (id, note)",
+            "s",
+            ("orders",),
+        ),
+        E(
+            "CREATE TABLE audit (id bigint, at timestamptz);\nCREATE INDEX audit_at_idx ON audit (at)",
+            "",
+            ("audit",),
+        ),
+        E("DROP INDEX orders_user_id_idx", "", (), ("orders",)),
+        E("DROP INDEX CONCURRENTLY orders_user_id_idx", "", (), ("orders",)),
+        E("DROP INDEX IF EXISTS orders_user_id_idx", "", (), ("orders",)),
+        E("ALTER INDEX orders_user_id_idx RENAME TO orders_user_idx", "", (), ("orders",)),
+    ),
+    _rule(
+        "reindex-non-concurrently",
+        "advisory",
+        "Indexes are rebuilt without CONCURRENTLY",
+        "REINDEX holds a SHARE lock on the table while it reads every row: writes wait.",
+        "REINDEX TABLE users;",
+        "REINDEX TABLE CONCURRENTLY users; -- outside a transaction",
+        E("REINDEX TABLE users", "ls", U),
+        E("REINDEX TABLE CONCURRENTLY users", "s", U),
+        E("REINDEX INDEX users_pkey", "unknown", (), pg=False),
+    ),
+    _rule(
+        "add-constraint-validating",
+        "advisory",
+        "A constraint is added and validated in one step",
+        "Adding a CHECK or FOREIGN KEY reads every row while holding a lock that blocks writes "
+        "(ACCESS EXCLUSIVE for CHECK, SHARE ROW EXCLUSIVE on both tables for a foreign key).",
+        "ALTER TABLE orders ADD CONSTRAINT orders_user_fk FOREIGN KEY (user_id) REFERENCES users;",
+        "ADD CONSTRAINT ... NOT VALID, then VALIDATE CONSTRAINT in a later transaction (it takes "
+        "only SHARE UPDATE EXCLUSIVE).",
+        E(
+            "ALTER TABLE orders ADD CONSTRAINT orders_user_fk FOREIGN KEY (user_id) REFERENCES users (id)",
+            "ls",
+            ("orders", "users"),
+        ),
+        E(
+            "ALTER TABLE orders ADD FOREIGN KEY (user_id) REFERENCES users",
+            "ls",
+            ("orders", "users"),
+        ),
+        E(
+            "ALTER TABLE orders ADD CONSTRAINT orders_user_fk FOREIGN KEY (user_id) REFERENCES users (id) NOT VALID",
+            "",
+            ("orders", "users"),
+        ),
+        E(
+            "ALTER TABLE orders ADD CONSTRAINT orders_user_fk FOREIGN KEY (user_id) REFERENCES users (id) NOT VALID;\n"
+            "COMMIT;\nALTER TABLE orders VALIDATE CONSTRAINT orders_user_fk",
+            "s",
+            ("orders", "users"),
+        ),
+        E(
+            "ALTER TABLE orders ADD CONSTRAINT orders_user_fk FOREIGN KEY (user_id) REFERENCES users (id) NOT VALID;\n"
+            "ALTER TABLE orders VALIDATE CONSTRAINT orders_user_fk",
+            "ls",
+            ("orders", "users"),
+        ),
+        E("ALTER TABLE users ADD CONSTRAINT users_age_check CHECK (age >= 0)", "ls", U),
+        E("ALTER TABLE users ADD CHECK (age < 200)", "ls", U),
+        E("ALTER TABLE users ADD CONSTRAINT users_age_check CHECK (age >= 0) NOT VALID", "", U),
+        E(
+            "ALTER TABLE users ADD CONSTRAINT users_age_check CHECK (age >= 0) NOT VALID;\n"
+            "COMMIT;\nALTER TABLE users VALIDATE CONSTRAINT users_age_check",
+            "s",
+            U,
+        ),
+        E("ALTER TABLE users ADD COLUMN score int CHECK (score > 0)", "ls", U),
+        E(
+            "ALTER TABLE users ADD COLUMN best_order bigint REFERENCES orders (id)",
+            "",
+            ("orders", "users"),
+        ),
+        E(
+            "ALTER TABLE users ADD COLUMN best_order bigint DEFAULT 1 REFERENCES orders (id)",
+            "ls",
+            ("orders", "users"),
+        ),
+        E("ALTER TABLE users ADD COLUMN u int UNIQUE", "ls", U),
+        E(
+            "ALTER TABLE events ADD CONSTRAINT events_kind_check CHECK (kind <> '')",
+            "ls",
+            ("events",),
+        ),
+        E(
+            "CREATE TABLE teams (id bigserial PRIMARY KEY, name text NOT NULL);\n"
+            "ALTER TABLE teams ADD CONSTRAINT teams_name_check CHECK (name <> '')",
+            "",
+            ("teams",),
+        ),
+    ),
+    _rule(
+        "add-unique-constraint-builds-index",
+        "advisory",
+        "A UNIQUE, PRIMARY KEY or EXCLUDE constraint builds its index in place",
+        "The index build reads every row under ACCESS EXCLUSIVE: reads and writes wait.",
+        "ALTER TABLE users ADD CONSTRAINT users_email_key UNIQUE (email);",
+        "CREATE UNIQUE INDEX CONCURRENTLY users_email_idx ON users (email); then ALTER TABLE "
+        "users ADD CONSTRAINT users_email_key UNIQUE USING INDEX users_email_idx;",
+        E("ALTER TABLE users ADD CONSTRAINT users_email_key UNIQUE (email)", "ls", U),
+        E("ALTER TABLE orders ADD UNIQUE (id, user_id)", "ls", ("orders",)),
+        E(
+            "ALTER TABLE users ADD CONSTRAINT users_id_excl EXCLUDE USING btree (id WITH =)",
+            "ls",
+            U,
+        ),
+        E(
+            "CREATE UNIQUE INDEX CONCURRENTLY users_email_idx ON users (email);\n"
+            "ALTER TABLE users ADD CONSTRAINT users_email_key UNIQUE USING INDEX users_email_idx",
+            "s",
+            U,
+        ),
+    ),
+    _rule(
+        "add-primary-key",
+        "advisory",
+        "A primary key is added",
+        "The key's index is built under ACCESS EXCLUSIVE, and columns that were nullable become "
+        "NOT NULL (old code leaving them out would then fail).",
+        "ALTER TABLE staging ADD PRIMARY KEY (id);",
+        "Build a unique index CONCURRENTLY, make sure the columns are NOT NULL, then ADD "
+        "PRIMARY KEY USING INDEX.",
+        E("ALTER TABLE staging ADD PRIMARY KEY (id)", "ls", ("staging",)),
+        E("ALTER TABLE staging ADD CONSTRAINT staging_pk PRIMARY KEY (id, at)", "ls", ("staging",)),
+    ),
+    _rule(
+        "drop-default",
+        "advisory",
+        "A column default is dropped",
+        "If the column is NOT NULL, old code that omits it relied on the default and fails; "
+        "the analysis cannot see the column's nullability here.",
+        "ALTER TABLE users ALTER COLUMN created_at DROP DEFAULT;",
+        "Ship code that always writes the column first, then drop the default.",
+        E("ALTER TABLE users ALTER COLUMN created_at DROP DEFAULT", "", U),
+    ),
+    _rule(
+        "refresh-materialized-view",
+        "advisory",
+        "A materialized view is refreshed in the migration",
+        "REFRESH rewrites the view under ACCESS EXCLUSIVE (readers wait); CONCURRENTLY keeps "
+        "readers going but still reads every row under an EXCLUSIVE lock.",
+        "REFRESH MATERIALIZED VIEW user_counts;",
+        "Refresh outside the migration (a job), CONCURRENTLY, with a unique index on the view.",
+        E("REFRESH MATERIALIZED VIEW user_counts", "lrs", ("user_counts",), ("users",)),
+        E("REFRESH MATERIALIZED VIEW CONCURRENTLY user_counts", "ls", ("user_counts",), ("users",)),
+        E("REFRESH MATERIALIZED VIEW user_counts WITH NO DATA", "", ("user_counts",)),
+    ),
+    _rule(
+        "truncate-table",
+        "advisory",
+        "A table is truncated",
+        "TRUNCATE empties the table under ACCESS EXCLUSIVE; old code sees its data vanish.",
+        "TRUNCATE staging;",
+        "Delete the rows a release after code stops needing them, in batches if large.",
+        E("TRUNCATE staging", "", ("staging",)),
+        E("TRUNCATE TABLE staging, orders RESTART IDENTITY", "", ("orders", "staging")),
+    ),
+    _rule(
+        "full-table-data-change",
+        "advisory",
+        "Every row of a table is changed in the migration",
+        "An UPDATE or DELETE of every row (or a filtered one that reads every row) holds row "
+        "locks on all of them until commit and bloats the table; inside a transaction that also "
+        "holds a strong lock it blocks the table for the whole backfill.",
+        "UPDATE users SET status = 'active';",
+        "Backfill in batches outside the schema migration, or in small transactions.",
+        E("UPDATE users SET status = 'active'", "s", U),
+        E("UPDATE users SET status = 'active' WHERE status IS NULL", "s", U),
+        E("UPDATE users SET status = 'vip' WHERE id = 42", "", U),
+        E("UPDATE orders SET note = 'x' WHERE id IN (1, 2, 3)", "", ("orders",)),
+        E("DELETE FROM orders WHERE amount < 0", "s", ("orders",)),
+        E("DELETE FROM orders", "s", ("orders",)),
+        E("INSERT INTO orders (id, user_id, amount) VALUES (100000, 1, 5)", "", ("orders",)),
+        E(
+            "INSERT INTO staging (id, kind, at) SELECT id, status, current_date FROM users",
+            "s",
+            ("staging", "users"),
+        ),
+        E("UPDATE events SET kind = 'x'", "s", ("events",)),
+        E("DO $$ BEGIN UPDATE users SET status = 'x'; END $$", "s", U),
+        E("UPDATE users SET name = upper(name) WHERE age > 30", "s", U),
+        E(
+            "WITH old AS (SELECT id FROM users WHERE age > 80) "
+            "DELETE FROM orders WHERE user_id IN (SELECT id FROM old)",
+            "s",
+            ("orders", "users"),
+        ),
+        E("SELECT backfill_users()", "unknown", (), pg=False),
+    ),
+    _rule(
+        "lock-held-during-work",
+        "advisory",
+        "A lock that blocks traffic is held while later statements read or change every row",
+        "Locks are kept until commit: a brief ACCESS EXCLUSIVE (say, ADD COLUMN) followed by a "
+        "backfill or an index build in the same transaction blocks the table for all of it.",
+        "ALTER TABLE users ADD COLUMN tier text;\nUPDATE users SET tier = 'free';",
+        "Commit between the schema change and the data change (separate migrations or "
+        "transactions).",
+        E("ALTER TABLE users ADD COLUMN tier text;\nUPDATE users SET tier = 'free'", "ls", U),
+        E("LOCK TABLE users IN SHARE MODE;\nUPDATE users SET status = 'x'", "ls", U),
+        E("LOCK TABLE users;\nSELECT count(*) FROM users", "ls", U),
+        E("UPDATE users SET status = 'x';\nALTER TABLE users ADD COLUMN tier text", "s", U),
+        E(
+            "ALTER TABLE users ADD COLUMN tier text;\nCOMMIT;\nUPDATE users SET tier = 'free'",
+            "s",
+            U,
+        ),
+        E("BEGIN;\nALTER TABLE users ADD COLUMN tier text;\nCOMMIT;", "", U),
+        E(
+            "CREATE TABLE teams (id bigserial PRIMARY KEY, name text NOT NULL);\n"
+            "ALTER TABLE users ADD COLUMN team_id bigint REFERENCES teams (id);\n"
+            "CREATE INDEX users_team_idx ON users (team_id)",
+            "ls",
+            ("teams", "users"),
+        ),
+        E(
+            "SET lock_timeout = '3s';\nALTER TABLE users ADD COLUMN plan text;\n"
+            "CREATE INDEX CONCURRENTLY users_plan_idx ON users (plan)",
+            "s",
+            U,
+        ),
+        E(
+            "LOCK TABLE orders IN ROW EXCLUSIVE MODE;\nDELETE FROM orders WHERE note IS NULL",
+            "s",
+            ("orders",),
+        ),
+        E(
+            "ALTER TABLE staging ADD COLUMN seen boolean;\nINSERT INTO orders (id, user_id) SELECT id + 100000, 1 FROM staging",
+            "ls",
+            ("orders", "staging"),
+        ),
+    ),
+    _rule(
+        "lock-timeout-missing",
+        "advisory",
+        "A lock that blocks traffic is requested without lock_timeout",
+        "Even a metadata-only ACCESS EXCLUSIVE waits behind long queries, and every query "
+        "arriving meanwhile queues behind it: the table stalls.",
+        "ALTER TABLE users ADD COLUMN nickname text;",
+        "SET lock_timeout = '5s'; first, and retry the migration on timeout.",
+        E("SET lock_timeout = '5s';\nALTER TABLE users ADD COLUMN nickname text", "", U),
+        E(
+            "SET LOCAL lock_timeout TO '2s';\nALTER TABLE users ALTER COLUMN email SET DEFAULT 'none'",
+            "",
+            U,
+        ),
+        E("ALTER TABLE users ALTER COLUMN created_at DROP NOT NULL", "", U),
+        E("ALTER TABLE users ALTER COLUMN email SET STATISTICS 500", "", U),
+        E("ALTER TABLE users ALTER COLUMN email SET STORAGE EXTERNAL", "", U),
+        E("ALTER TABLE users SET (fillfactor = 70)", "", U),
+        E("ALTER TABLE users RESET (fillfactor)", "", U),
+        E("ALTER TABLE users REPLICA IDENTITY FULL", "", U),
+        E("ALTER TABLE users ENABLE ROW LEVEL SECURITY", "", U),
+        E("CREATE POLICY own_rows ON users USING (id > 0)", "", U),
+        E("ALTER TABLE orders RENAME CONSTRAINT orders_pkey TO orders_pk", "", ("orders",)),
+        E("ALTER TABLE users CLUSTER ON users_pkey", "", U),
+        E("ALTER TABLE users ALTER COLUMN id ADD GENERATED BY DEFAULT AS IDENTITY", "", U),
+        E("ALTER TABLE users DISABLE TRIGGER USER", "", U),
+        E("COMMENT ON TABLE users IS 'people'", "", U),
+        E("COMMENT ON COLUMN users.email IS 'login'", "", U),
+        E("GRANT SELECT ON users TO PUBLIC", "", ()),
+        E(
+            "CREATE FUNCTION touch() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+            "NEW.created_at := now(); RETURN NEW; END $$;\n"
+            "CREATE TRIGGER users_touch BEFORE UPDATE ON users FOR EACH ROW EXECUTE FUNCTION touch()",
+            "",
+            U,
+        ),
+        E(
+            "CREATE FUNCTION touch() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$;\n"
+            "CREATE TRIGGER users_touch BEFORE UPDATE ON users FOR EACH ROW EXECUTE FUNCTION touch();\n"
+            "COMMIT;\nDROP TRIGGER IF EXISTS users_touch ON users",
+            "",
+            U,
+        ),
+        E(
+            "CREATE TABLE events_2026 PARTITION OF events FOR VALUES FROM ('2026-01-01') TO ('2027-01-01')",
+            "",
+            ("events", "events_2026"),
+        ),
+        E(
+            "ALTER TABLE events ATTACH PARTITION staging FOR VALUES FROM ('2026-01-01') TO ('2027-01-01')",
+            "ls",
+            ("events", "staging"),
+        ),
+        E("ALTER TABLE events ADD COLUMN source text", "", ("events",)),
+    ),
+    _rule(
+        "migration-statement-unknown",
+        "unknown",
+        "A statement could not be classified",
+        "Dynamic SQL, a DO block that runs code the text does not show, a call to a function of "
+        "unknown effect or a statement the analysis does not read: its locks, rewrites and scans "
+        "are unknown.",
+        "DO $$ BEGIN EXECUTE 'ALTER TABLE ' || tbl || ' ADD COLUMN x int'; END $$;",
+        "Write the statement as plain SQL in the migration.",
+        E(
+            "DO $$ BEGIN EXECUTE 'ALTER TABLE users ADD COLUMN x int'; END $$",
+            "unknown",
+            (),
+            pg=False,
+        ),
+        E("CALL backfill()", "unknown", (), pg=False),
+    ),
+    _rule(
+        "migration-unparseable",
+        "unknown",
+        "A migration file could not be read",
+        "An unterminated quote or comment, or a knex file whose statements cannot be extracted: "
+        "nothing about it is known.",
+        "ALTER TABLE users ADD COLUMN note text DEFAULT 'unterminated;",
+        "Fix the file so it parses.",
+    ),
+)
+
+# Safe shapes with no rule of their own, confirmed on PostgreSQL all the same.
+SAFE_EXAMPLES: tuple[Example, ...] = (
+    E(
+        "CREATE TABLE accounts (id bigserial PRIMARY KEY, user_id bigint NOT NULL REFERENCES users (id), name text)",
+        "",
+        ("accounts", "users"),
+    ),
+    E("CREATE TABLE accounts (LIKE users INCLUDING ALL)", "", ("accounts", "users")),
+    E("CREATE TABLE user_copy AS SELECT * FROM users", "s", ("user_copy", "users")),
+    E(
+        "CREATE TABLE IF NOT EXISTS notes (id int PRIMARY KEY, body text NOT NULL DEFAULT '')",
+        "",
+        ("notes",),
+    ),
+    E(
+        "CREATE VIEW big_orders AS SELECT * FROM orders WHERE amount > 100",
+        "",
+        ("big_orders", "orders"),
+    ),
+    E(
+        "CREATE OR REPLACE VIEW active_users AS SELECT id, email, name FROM users WHERE status = 'active'",
+        "",
+        ("active_users", "users"),
+    ),
+    E(
+        "CREATE MATERIALIZED VIEW order_totals AS SELECT user_id, sum(amount) AS total FROM orders GROUP BY user_id",
+        "s",
+        ("order_totals", "orders"),
+    ),
+    E(
+        "CREATE MATERIALIZED VIEW order_totals AS SELECT user_id FROM orders WITH NO DATA",
+        "",
+        ("order_totals", "orders"),
+    ),
+    E("CREATE TYPE level AS ENUM ('low', 'high')", "", ()),
+    E("ALTER TYPE mood ADD VALUE 'calm'", "", ()),
+    E("ALTER TYPE mood ADD VALUE IF NOT EXISTS 'calm' BEFORE 'sad'", "", ()),
+    E("CREATE SEQUENCE invoice_seq START 100", "", ()),
+    E("CREATE SCHEMA IF NOT EXISTS reporting", "", ()),
+    E(
+        "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_type WHERE typname = 'level') THEN "
+        "CREATE TYPE level AS ENUM ('low'); END IF; END $$",
+        "",
+        (),
+    ),
+    E(
+        "DO $$ BEGIN ALTER TABLE users ADD COLUMN tier text; "
+        "EXCEPTION WHEN duplicate_column THEN NULL; END $$",
+        "",
+        U,
+    ),
+    E(
+        "CREATE TABLE teams (id bigserial PRIMARY KEY);\nALTER TABLE teams ADD COLUMN uid uuid DEFAULT gen_random_uuid()",
+        "",
+        ("teams",),
+    ),
+    E(
+        "CREATE TABLE teams (id int);\nINSERT INTO teams VALUES (1);\nUPDATE teams SET id = 2",
+        "",
+        ("teams",),
+    ),
+    E("SELECT set_config('search_path', current_setting('search_path'), true)", "", ()),
+)

@@ -1,0 +1,165 @@
+"""SQL migration files: template substitution, then a split into statements with their lines.
+
+The splitter is a lexer, not a pattern match: it skips quoted strings ('...', E'...'), quoted
+identifiers, dollar-quoted bodies ($$...$$, $tag$...$tag$), line and nested block comments, and
+the semicolons inside `BEGIN ATOMIC ... END` function bodies. Transaction control statements
+(BEGIN, COMMIT, ...) stay in the list: classification turns them into transaction boundaries.
+"""
+
+from __future__ import annotations
+
+import re
+
+from release_safety.settings import MigrationSettings
+from release_safety.surfaces.migrations.statements import Extracted, Statement
+
+_TEMPLATE = re.compile(r"\{\{.*?\}\}", re.DOTALL)
+# Lexer tokens: a run of word characters, or a run of text without anything the lexer acts on.
+_WORD = re.compile(r"\w+")
+_PLAIN = re.compile(r"[^\w\s;'\"$/\-]+")
+
+
+def substitute(text: str, settings: MigrationSettings) -> str:
+    """Apply the configured placeholders, then turn any remaining `{{ ... }}` into the default.
+
+    Line breaks inside a template are kept so statement line numbers stay true.
+    """
+    for placeholder, value in settings.placeholders.items():
+        text = text.replace(placeholder, value)
+    return _TEMPLATE.sub(lambda m: settings.template_default + "\n" * m.group(0).count("\n"), text)
+
+
+def _dollar_tag(text: str, i: int) -> str | None:
+    """The dollar-quote opener at `i` (`$$` or `$tag$`), or None (`$1` is a parameter)."""
+    j = i + 1
+    while j < len(text) and (text[j].isalnum() or text[j] == "_"):
+        j += 1
+    if j < len(text) and text[j] == "$" and not text[i + 1 : i + 2].isdigit():
+        return text[i : j + 1]
+    return None
+
+
+def _skip_quoted(text: str, i: int, quote: str, backslash: bool) -> int:
+    """Index after the closing quote of the string starting at `i`."""
+    j = i + 1
+    while j < len(text):
+        c = text[j]
+        if backslash and c == "\\":
+            j += 2
+            continue
+        if c == quote:
+            if text[j + 1 : j + 2] == quote:
+                j += 2
+                continue
+            return j + 1
+        j += 1
+    raise ValueError(f"unterminated {quote}-quoted text")
+
+
+def _skip_block_comment(text: str, i: int) -> int:
+    depth = 0
+    j = i
+    while j < len(text):
+        if text.startswith("/*", j):
+            depth += 1
+            j += 2
+        elif text.startswith("*/", j):
+            depth -= 1
+            j += 2
+            if depth == 0:
+                return j
+        else:
+            j += 1
+    raise ValueError("unterminated /* comment")
+
+
+def split_sql(text: str) -> list[Statement]:
+    """Statements of a SQL script with the 1-based line of each statement's first token.
+
+    Raises ValueError for unterminated quotes, dollar quotes or comments.
+    """
+    statements: list[Statement] = []
+    start: int | None = None
+    words: list[str] = []  # leading words of the current statement, and atomic body depth
+    depth = 0
+    i = 0
+    n = len(text)
+
+    def flush(end: int) -> None:
+        nonlocal start, depth
+        if start is not None:
+            sql = text[start:end].strip()
+            if sql:
+                statements.append(Statement(sql, text.count("\n", 0, start) + 1))
+        start = None
+        words.clear()
+        depth = 0
+
+    while i < n:
+        c = text[i]
+        if c.isspace():
+            i += 1
+            continue
+        if text.startswith("--", i):
+            newline = text.find("\n", i)
+            i = n if newline < 0 else newline + 1
+            continue
+        if text.startswith("/*", i):
+            i = _skip_block_comment(text, i)
+            continue
+        if c == ";":
+            if depth == 0:
+                flush(i)
+            i += 1
+            continue
+        if start is None:
+            start = i
+        if c == "'":
+            escaped = i > 0 and text[i - 1] in "eE" and (i < 2 or not text[i - 2].isalnum())
+            i = _skip_quoted(text, i, "'", backslash=escaped)
+        elif c == '"':
+            i = _skip_quoted(text, i, '"', backslash=False)
+        elif c == "$" and (tag := _dollar_tag(text, i)) is not None:
+            end = text.find(tag, i + len(tag))
+            if end < 0:
+                raise ValueError(f"unterminated dollar quote {tag}")
+            i = end + len(tag)
+        elif c.isalnum() or c == "_":
+            match = _WORD.match(text, i)
+            end = match.end() if match else i + 1
+            if not words or words[0] == "CREATE":
+                depth = _atomic_depth(words, text[i:end].upper(), depth)
+            i = end
+        else:
+            match = _PLAIN.match(text, i)
+            i = match.end() if match else i + 1
+    flush(n)
+    return statements
+
+
+def _atomic_depth(words: list[str], word: str, depth: int) -> int:
+    """Track `CREATE FUNCTION ... BEGIN ATOMIC ... END` bodies, whose `;` do not end them.
+
+    `words` keeps the statement's first five words and, last, the previous word.
+    """
+    previous = words[-1] if words else ""
+    if len(words) < 6:
+        words.append(word)
+    else:
+        words[-1] = word
+    if words[0] != "CREATE" or not {"FUNCTION", "PROCEDURE"} & set(words[:5]):
+        return depth
+    if word == "ATOMIC" and previous == "BEGIN":
+        return depth + 1
+    if depth and word == "CASE":
+        return depth + 1
+    if depth and word == "END":
+        return depth - 1
+    return depth
+
+
+def extract_sql(text: str, settings: MigrationSettings) -> Extracted:
+    """A SQL file's statements after template substitution; the file runs in one transaction
+    (the tools that apply SQL files send it as one script) unless classification finds a
+    statement that cannot run inside one."""
+    return Extracted(statements=split_sql(substitute(text, settings)), transactional=True)

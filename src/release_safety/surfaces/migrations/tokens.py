@@ -1,0 +1,179 @@
+"""sqlglot's PostgreSQL tokenizer, wrapped in a cursor that DDL classification reads from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from sqlglot.dialects.postgres import Postgres
+from sqlglot.tokenizer_core import Token, TokenType
+
+Kind = Literal["word", "ident", "string", "number", "punct"]
+
+_STRINGS = {
+    TokenType.STRING,
+    TokenType.HEREDOC_STRING,
+    TokenType.BYTE_STRING,
+    TokenType.NATIONAL_STRING,
+    TokenType.RAW_STRING,
+    TokenType.BIT_STRING,
+    TokenType.HEX_STRING,
+    TokenType.UNICODE_STRING,
+}
+_DIALECT = Postgres()
+
+
+@dataclass(frozen=True)
+class Tok:
+    """A token: `up` is the keyword form of a word, `text` the source text (unquoted)."""
+
+    kind: Kind
+    text: str
+    start: int
+    end: int
+
+    @property
+    def up(self) -> str:
+        return self.text.upper() if self.kind == "word" else ""
+
+
+def _kind(token: Token) -> Kind:
+    if token.token_type in _STRINGS:
+        return "string"
+    if token.token_type == TokenType.IDENTIFIER:
+        return "ident"
+    if token.token_type == TokenType.NUMBER:
+        return "number"
+    if token.text[:1].isalpha() or token.text[:1] == "_":
+        return "word"
+    return "punct"
+
+
+_COMMANDS = {*Postgres.Tokenizer.COMMANDS, TokenType.COMMAND}
+
+
+def tokenize(sql: str, offset: int = 0) -> list[Tok]:
+    """Tokens of one statement; multi-word keywords (`PRIMARY KEY`) become one word each.
+
+    sqlglot keeps the text after a command keyword (LOCK, VACUUM, REFRESH...) as one raw
+    string; that text is tokenized in turn. Raises sqlglot's TokenError on text it cannot
+    tokenize.
+    """
+    out: list[Tok] = []
+    raw = _DIALECT.tokenize(sql)
+    for k, token in enumerate(raw):
+        kind = _kind(token)
+        previous = raw[k - 1] if k else None
+        if previous is not None and previous.token_type in _COMMANDS and kind == "string":
+            at = sql.find(token.text, previous.end + 1)
+            if at >= 0 and sql[at:].strip() == token.text.strip():
+                out.extend(tokenize(token.text, offset + at))
+                continue
+        token_start, token_end = token.start + offset, token.end + offset
+        if kind == "word" and " " in token.text:
+            out.extend(Tok("word", w, token_start, token_end) for w in token.text.split())
+        else:
+            out.append(Tok(kind, token.text, token_start, token_end))
+    return out
+
+
+class Cursor:
+    """A position in a token list with the small reads a DDL grammar needs."""
+
+    def __init__(self, toks: list[Tok]) -> None:
+        self.toks = toks
+        self.i = 0
+
+    def at_end(self) -> bool:
+        return self.i >= len(self.toks)
+
+    def peek(self, offset: int = 0) -> str:
+        """The keyword form of the word at the cursor (+offset), or the punctuation text."""
+        j = self.i + offset
+        if j >= len(self.toks):
+            return ""
+        tok = self.toks[j]
+        return tok.up if tok.kind == "word" else tok.text if tok.kind == "punct" else ""
+
+    def accept(self, *words: str) -> bool:
+        """Consume the exact keyword sequence if it is next."""
+        for k, word in enumerate(words):
+            if self.peek(k) != word:
+                return False
+        self.i += len(words)
+        return True
+
+    def skip_optional(self, *sequences: tuple[str, ...]) -> None:
+        for seq in sequences:
+            self.accept(*seq)
+
+    def name(self) -> str | None:
+        """A possibly qualified name, normalised (see `normalise`), or None."""
+        parts: list[str] = []
+        while not self.at_end():
+            tok = self.toks[self.i]
+            if tok.kind not in ("word", "ident"):
+                break
+            parts.append(tok.text if tok.kind == "ident" else tok.text.lower())
+            self.i += 1
+            if self.peek() != ".":
+                break
+            self.i += 1
+        return normalise(parts) if parts else None
+
+    def names(self) -> list[str]:
+        """A comma-separated list of names (stops at the first non-name)."""
+        out: list[str] = []
+        while (name := self.name()) is not None:
+            out.append(name)
+            self.accept("*")
+            if not self.accept(","):
+                break
+        return out
+
+    def skip_parens(self) -> list[Tok]:
+        """Consume a parenthesised group at the cursor and return its inner tokens."""
+        if self.peek() != "(":
+            return []
+        depth = 0
+        start = self.i
+        while not self.at_end():
+            text = self.peek()
+            depth += text == "("
+            depth -= text == ")"
+            self.i += 1
+            if depth == 0:
+                break
+        return self.toks[start + 1 : self.i - 1]
+
+    def rest(self) -> list[Tok]:
+        out = self.toks[self.i :]
+        self.i = len(self.toks)
+        return out
+
+
+def normalise(parts: list[str]) -> str:
+    """`public.t` and `t` are `t`; other schemas stay qualified; quoted names keep their case."""
+    if len(parts) > 1 and parts[-2] == "public":
+        return parts[-1]
+    return ".".join(parts[-2:])
+
+
+def split_top(toks: list[Tok], sep: str = ",") -> list[list[Tok]]:
+    """Split tokens at separators outside parentheses and brackets."""
+    groups: list[list[Tok]] = [[]]
+    depth = 0
+    for tok in toks:
+        if tok.kind == "punct" and tok.text in ("(", "["):
+            depth += 1
+        elif tok.kind == "punct" and tok.text in (")", "]"):
+            depth -= 1
+        if depth == 0 and tok.kind == "punct" and tok.text == sep:
+            groups.append([])
+        else:
+            groups[-1].append(tok)
+    return [g for g in groups if g]
+
+
+def words(toks: list[Tok]) -> list[str]:
+    return [t.up for t in toks if t.kind == "word"]

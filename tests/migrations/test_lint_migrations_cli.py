@@ -1,0 +1,41 @@
+"""`release-safety lint-migrations` end to end, through the real CLI entry point."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from release_safety.cli import run
+
+
+def test_breaking_file_exits_1_with_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "001_drop.sql"
+    path.write_text("SET lock_timeout = '1s';\nALTER TABLE users DROP COLUMN age;\n")
+    assert run(["lint-migrations", "--json", str(path)]) == 1
+    data = json.loads(capsys.readouterr().out)
+    (report,) = data["files"]
+    assert report["tables"] == ["users"]
+    assert report["heaviness"] == {"locksTable": False, "rewritesTable": False, "scansTable": False}
+    assert [(f["rule"], f["line"]) for f in report["findings"]] == [("drop-column", 2)]
+
+
+def test_safe_file_exits_0_and_version_matters(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "002_add.sql"
+    path.write_text(
+        "SET lock_timeout = '1s';\nALTER TABLE users ADD COLUMN enabled boolean DEFAULT true;\n"
+    )
+    assert run(["lint-migrations", str(path)]) == 0
+    assert "rewritesTable=false" in capsys.readouterr().out
+    assert run(["lint-migrations", "--postgres-version", "10", str(path)]) == 0
+    assert "rewritesTable=true" in capsys.readouterr().out
+
+
+def test_missing_file_is_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(["lint-migrations", "--json", str(tmp_path / "nope.sql")]) == 2
+    assert json.loads(capsys.readouterr().out)["error"]["exitCode"] == 2

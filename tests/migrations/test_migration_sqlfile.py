@@ -1,0 +1,85 @@
+"""Splitting SQL files into statements, and template substitution."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from release_safety.settings import MigrationSettings
+from release_safety.surfaces.migrations.sqlfile import extract_sql, split_sql, substitute
+
+
+def test_split_respects_quotes_comments_and_dollar_bodies() -> None:
+    text = (
+        "-- leading comment; not a statement\n"
+        "BEGIN;\n"
+        "/* a /* nested */ ; comment */ CREATE TABLE \"a;b\" (x text DEFAULT 'it''s;');\n"
+        "DO $$ BEGIN PERFORM 1; END $$;\n"
+        "CREATE FUNCTION f() RETURNS text AS $body$ SELECT ';' $body$ LANGUAGE sql;\n"
+        "SELECT E'\\';', $1;\n"
+        "COMMIT;"
+    )
+    statements = split_sql(text)
+    assert [s.line for s in statements] == [2, 3, 4, 5, 6, 7]
+    assert statements[1].sql == "CREATE TABLE \"a;b\" (x text DEFAULT 'it''s;')"
+    assert statements[2].sql == "DO $$ BEGIN PERFORM 1; END $$"
+    assert str(statements[3].sql).endswith("LANGUAGE sql")
+    assert statements[4].sql == "SELECT E'\\';', $1"
+    assert statements[-1].sql == "COMMIT"
+
+
+def test_begin_atomic_bodies_keep_their_semicolons() -> None:
+    text = (
+        "CREATE FUNCTION f() RETURNS int LANGUAGE sql\n"
+        "BEGIN ATOMIC SELECT 1; SELECT CASE WHEN true THEN 2 END; END;\n"
+        "SELECT 2;"
+    )
+    statements = split_sql(text)
+    assert len(statements) == 2
+    assert str(statements[0].sql).endswith("END")
+    assert statements[1].line == 3
+
+
+@pytest.mark.parametrize("text", ["SELECT 'open", "SELECT $$ open", "/* open", 'SELECT "open'])
+def test_unterminated_text_is_an_error(text: str) -> None:
+    with pytest.raises(ValueError):
+        split_sql(text)
+
+
+def test_placeholders_then_template_default() -> None:
+    settings = MigrationSettings(placeholders={"${schema}": "app"}, template_default="tenant")
+    text = 'ALTER TABLE ${schema}.a ADD x int;\nALTER TABLE {{ index .Options "Namespace" }}.b\n'
+    assert substitute(text, settings) == ("ALTER TABLE app.a ADD x int;\nALTER TABLE tenant.b\n")
+
+
+def test_multiline_template_keeps_line_numbers() -> None:
+    extracted = extract_sql("SELECT 1;\n{{ if .X\n}}ALTER TABLE t ADD c int;", MigrationSettings())
+    assert [s.line for s in extracted.statements] == [1, 2]
+    assert extracted.transactional
+
+
+_FRAGMENTS = st.sampled_from(
+    [
+        "x",
+        "'a;b'",
+        "'it''s; fine'",
+        '"odd;name"',
+        "$$ body; with ; semicolons $$",
+        "$tag$ a $$ b; $tag$",
+        "/* c; /* nested; */ */",
+        "E'\\\\'';'",
+        "$1",
+        "(1, 2)",
+        "a.b",
+    ]
+)
+
+
+@given(st.lists(st.lists(_FRAGMENTS, min_size=1, max_size=6), min_size=1, max_size=6))
+def test_split_returns_the_statements_it_was_given(parts: list[list[str]]) -> None:
+    statements = ["SELECT " + " ".join(fragments) for fragments in parts]
+    text = "\n-- comment ; here\n".join(s + ";" for s in statements)
+    split = split_sql(text)
+    assert [s.sql for s in split] == statements
+    assert [s.line for s in split] == [1 + 2 * k for k in range(len(statements))]

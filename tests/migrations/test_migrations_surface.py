@@ -1,0 +1,93 @@
+"""The surface entry point on real git repositories: discovery, memoisation, findings."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+
+import pytest
+
+from release_safety.gitrepo import GitRepo
+from release_safety.repobuilder import RepoBuilder
+from release_safety.settings import Settings, parse_settings
+from release_safety.snapshot import MemorySnapshot
+from release_safety.surfaces.migrations import analyse
+
+analyse_module = importlib.import_module("release_safety.surfaces.migrations.analyse")
+
+
+def test_added_migrations_get_tables_heaviness_and_findings(
+    make_repo: Callable[[str], RepoBuilder],
+) -> None:
+    repo = make_repo("svc")
+    repo.write("db/migrations/001_init.sql", "CREATE TABLE users (id int, email text);\n")
+    old = repo.commit("init")
+    repo.write(
+        "db/migrations/002_index.sql",
+        "-- add an index\nCREATE INDEX users_email ON users (email);\n",
+    )
+    repo.write(
+        "ee/migrations/003_drop.sql",
+        "SET lock_timeout = '1s';\nALTER TABLE users DROP COLUMN email;\n",
+    )
+    new = repo.commit("more")
+    git = GitRepo(repo.path)
+    report = analyse(git.snapshot(old), git.snapshot(new), Settings())
+    assert [(f.name, f.edition, f.tables) for f in report.files] == [
+        ("002_index.sql", "core", ["users"]),
+        ("003_drop.sql", "ee", ["users"]),
+    ]
+    index, drop = report.files
+    assert (index.heaviness.locksTable, index.heaviness.scansTable) == (True, True)
+    assert (drop.heaviness.locksTable, drop.heaviness.rewritesTable) == (False, False)
+    breaking = report.breaking()
+    assert [(f.rule, f.file, f.line) for f in breaking] == [
+        ("drop-column", "ee/migrations/003_drop.sql", 2)
+    ]
+    advisory = {(f.rule, f.line) for f in report.advisories()}
+    assert ("create-index-non-concurrently", 2) in advisory
+    assert report.unknown() == []
+
+
+def test_edited_shipped_migration_and_unknown_statement() -> None:
+    old = MemorySnapshot({"migrations/001.sql": "CREATE TABLE a (id int);"})
+    new = MemorySnapshot(
+        {
+            "migrations/001.sql": "CREATE TABLE a (id bigint);",
+            "migrations/002.sql": "SELECT run_backfill();",
+        }
+    )
+    report = analyse(old, new, Settings())
+    assert {f.rule for f in report.unknown()} == {
+        "shipped-migration-edited",
+        "migration-statement-unknown",
+    }
+    (only,) = report.files
+    assert only.heaviness.locksTable == "unknown"
+
+
+def test_templates_are_substituted_from_settings() -> None:
+    settings = parse_settings('[migrations]\ntemplate_default = "tenant"\n', ".release-safety.toml")
+    new = MemorySnapshot(
+        {"migrations/001.sql": 'ALTER TABLE {{ index .Options "Namespace" }}.users ADD c int;'}
+    )
+    report = analyse(None, new, settings)
+    assert report.files[0].tables == ["tenant.users"]
+
+
+def test_each_blob_is_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+    original = analyse_module.analyse_text
+
+    def counting(text: str, path: str, fmt: str, settings: Settings) -> object:
+        calls.append(path)
+        return original(text, path, fmt, settings)
+
+    monkeypatch.setattr(analyse_module, "analyse_text", counting)
+    body = "ALTER TABLE memo_once ADD COLUMN z int;"
+    new = MemorySnapshot({"migrations/a.sql": body, "migrations/b.sql": body})
+    first = analyse(None, new, Settings())
+    second = analyse(None, new, Settings())
+    assert len(calls) == 1
+    assert [f.tables for f in first.files] == [["memo_once"], ["memo_once"]]
+    assert first == second
