@@ -79,9 +79,9 @@ def test_each_blob_is_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[str] = []
     original = analyse_module.analyse_text
 
-    def counting(text: str, path: str, fmt: str, settings: Settings) -> object:
+    def counting(text: str, path: str, fmt: str, settings: Settings, *rest: object) -> object:
         calls.append(path)
-        return original(text, path, fmt, settings)
+        return original(text, path, fmt, settings, *rest)
 
     monkeypatch.setattr(analyse_module, "analyse_text", counting)
     body = "ALTER TABLE memo_once ADD COLUMN z int;"
@@ -91,3 +91,26 @@ def test_each_blob_is_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None:
     assert len(calls) == 1
     assert [f.tables for f in first.files] == [["memo_once"], ["memo_once"]]
     assert first == second
+
+
+def test_knex_constants_imported_from_the_repository_are_resolved() -> None:
+    migration = "packages/backend/src/database/migrations/20240101120000_add_flag.ts"
+    new = MemorySnapshot(
+        {
+            "packages/backend/src/database/entities/users.ts": (
+                "export const UsersTableName = 'users';\n"
+            ),
+            migration: (
+                "import { Knex } from 'knex';\n"
+                "import { UsersTableName } from '../entities/users';\n"
+                "export async function up(knex: Knex): Promise<void> {\n"
+                "  await knex.schema.alterTable(UsersTableName, (t) => {\n"
+                "    t.dropColumn('legacy_flag');\n"
+                "  });\n"
+                "}\n"
+            ),
+        }
+    )
+    report = analyse(None, new, Settings())
+    assert report.files[0].tables == ["users"]
+    assert any(f.severity == "breaking" and f.line == 5 for f in report.findings)

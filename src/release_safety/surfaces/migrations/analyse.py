@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal
 
 from release_safety.findings import Finding, MigrationsReport
@@ -19,19 +20,32 @@ _RULES = {entry.id: entry.rule for entry in CATALOGUE}
 _CACHE: dict[tuple[str, Format, int, str], FileAnalysis] = {}
 
 
-def extract(text: str, path: str, fmt: Format, settings: MigrationSettings) -> Extracted:
-    """A file's statements: SQL split directly, knex translated by the knex extractor."""
+def extract(
+    text: str,
+    path: str,
+    fmt: Format,
+    settings: MigrationSettings,
+    read_module: Callable[[str], str | None] | None = None,
+) -> Extracted:
+    """A file's statements: SQL split directly, knex translated by the knex extractor
+    (which resolves constants imported from other files through `read_module`)."""
     if fmt == "knex":
         from release_safety.surfaces.migrations.knex import extract_knex
 
-        return extract_knex(text, path)
+        return extract_knex(text, path, read_module=read_module)
     return extract_sql(text, settings)
 
 
-def analyse_text(text: str, path: str, fmt: Format, settings: Settings) -> FileAnalysis:
+def analyse_text(
+    text: str,
+    path: str,
+    fmt: Format,
+    settings: Settings,
+    read_module: Callable[[str], str | None] | None = None,
+) -> FileAnalysis:
     """Analyse one migration file's text; an unreadable file is unknown throughout."""
     try:
-        extracted = extract(text, path, fmt, settings.migrations)
+        extracted = extract(text, path, fmt, settings.migrations, read_module)
     except (ValueError, SyntaxError) as exc:
         issue = LineIssue("migration-unparseable", 1, f"could not read the file: {exc}")
         return FileAnalysis([], "unknown", "unknown", "unknown", [issue])
@@ -61,7 +75,12 @@ def _cached(snapshot: Snapshot, path: str, fmt: Format, settings: Settings) -> F
     blob = snapshot.blob_id(path) or ""
     key = (blob, fmt, settings.postgres_version, settings.migrations.model_dump_json())
     if key not in _CACHE:
-        _CACHE[key] = analyse_text(read_text(snapshot, path), path, fmt, settings)
+
+        def read_module(module: str) -> str | None:
+            return read_text(snapshot, module) if snapshot.blob_id(module) else None
+
+        text = read_text(snapshot, path)
+        _CACHE[key] = analyse_text(text, path, fmt, settings, read_module)
     return _CACHE[key]
 
 
