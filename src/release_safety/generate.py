@@ -18,7 +18,7 @@ from release_safety.gitrepo import GitRepo
 from release_safety.model import Artifact, Upgrade
 from release_safety.settings import Settings
 from release_safety.snapshot import Snapshot
-from release_safety.surfaces import declarations, migrations, overrides
+from release_safety.surfaces import declarations, migrations, overrides, rest
 from release_safety.verdict import Decision, decide
 from release_safety.versions import Version
 
@@ -92,7 +92,7 @@ def _not_yet(surface: str) -> Analyser:
 
 SNAPSHOT_SURFACES: Sequence[Analyser] = (
     migrations.analyse,
-    _not_yet("rest"),
+    rest.analyse,
     _not_yet("mcp"),
     _not_yet("config"),
     declarations.analyse,

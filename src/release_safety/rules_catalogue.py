@@ -9,6 +9,7 @@ SURFACE_MODULES = (
     "release_safety.surfaces.migrations",
     "release_safety.surfaces.declarations",
     "release_safety.surfaces.overrides",
+    "release_safety.surfaces.rest",
 )
 
 

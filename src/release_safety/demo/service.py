@@ -35,7 +35,8 @@ def _user_schema(extra: dict[str, Any] | None = None, drop: str | None = None) -
         **(extra or {}),
     }
     properties.pop(drop or "", None)
-    return {"type": "object", "required": ["id", "email", "role"], "properties": properties}
+    required = [name for name in ("id", "email", "role") if name in properties]
+    return {"type": "object", "required": required, "properties": properties}
 
 
 def _openapi(users: dict[str, Any], extra_paths: dict[str, Any] | None = None) -> str:
@@ -220,9 +221,9 @@ CREATE INDEX CONCURRENTLY IF NOT EXISTS projects_name_idx ON projects (name);
     ),
     DemoRelease(
         "1.2.0",
-        "a response field removed with no declaration (unsafe)",
+        "a required response field (role) removed with no declaration (unsafe)",
         {
-            "openapi.yaml": _openapi(_user_schema(_LAST_LOGIN, drop="displayName"), _PROJECTS_PATH),
+            "openapi.yaml": _openapi(_user_schema(_LAST_LOGIN, drop="role"), _PROJECTS_PATH),
         },
     ),
     DemoRelease(

@@ -1,0 +1,113 @@
+"""The surface entry point: find the spec at both refs, load (memoised per blob), compare."""
+
+from __future__ import annotations
+
+import posixpath
+from collections import OrderedDict
+from collections.abc import Callable
+
+from release_safety.findings import Finding, SurfaceReport, not_checked
+from release_safety.settings import Settings
+from release_safety.snapshot import Snapshot
+from release_safety.surfaces.rest.diff import diff_apis
+from release_safety.surfaces.rest.group import findings
+from release_safety.surfaces.rest.load import SpecError, parse
+from release_safety.surfaces.rest.normalise import Api, Fetch, normalise
+
+_MEMO_SIZE = 3
+# key -> (the document or why it could not be read, blob ids of the external files it read)
+_memo: OrderedDict[str, tuple[Api | SpecError, dict[str, str | None]]] = OrderedDict()
+
+
+def load_api(
+    data: bytes,
+    key: str | None = None,
+    fetch: Fetch | None = None,
+    base: str = "",
+    current: Callable[[str], str | None] | None = None,
+) -> Api:
+    """Parse and normalise a document; SpecError says why it cannot be.
+
+    `key` (a blob id) memoises the result, errors included. `fetch` reads external `$ref`
+    files (relative to the folder `base`); `current` gives a file's blob id now, so a memoised
+    document whose external files changed is read again.
+    """
+    if key is not None and key in _memo:
+        result, external = _memo[key]
+        if current is None or all(current(p) == blob for p, blob in external.items()):
+            _memo.move_to_end(key)
+            if isinstance(result, SpecError):
+                raise result
+            return result
+    read: dict[str, str | None] = {}
+
+    def fetching(path: str) -> bytes | None:
+        assert fetch is not None
+        read[path] = current(path) if current is not None else None
+        return fetch(path)
+
+    try:
+        result = normalise(parse(data), fetching if fetch is not None else None, base)
+    except SpecError as exc:
+        result = exc
+    except RecursionError:
+        result = SpecError("document nested too deeply")
+    if key is not None:
+        _memo[key] = (result, read)
+        while len(_memo) > _MEMO_SIZE:
+            _memo.popitem(last=False)
+    if isinstance(result, SpecError):
+        raise result
+    return result
+
+
+def compare_documents(old: Api, new: Api, old_file: str, new_file: str) -> list[Finding]:
+    """Findings between two loaded documents; SpecError when the schemas cannot be compared."""
+    try:
+        return findings(diff_apis(old, new), old, new, old_file, new_file)
+    except RecursionError as exc:
+        raise SpecError("schemas nested too deeply to compare") from exc
+
+
+def _spec_path(snapshot: Snapshot, candidates: tuple[str, ...]) -> str | None:
+    return next((p for p in candidates if snapshot.blob_id(p) is not None), None)
+
+
+def _load(snapshot: Snapshot, path: str, external: bool) -> Api:
+    blob = snapshot.blob_id(path)
+    if not external:
+        return load_api(snapshot.read(path), blob)
+
+    def fetch(name: str) -> bytes | None:
+        return snapshot.read(name) if snapshot.blob_id(name) is not None else None
+
+    return load_api(
+        snapshot.read(path),
+        f"{blob}+external",
+        fetch,
+        posixpath.dirname(path),
+        snapshot.blob_id,
+    )
+
+
+def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> SurfaceReport:
+    """The REST report between two refs (`old` None: a first release, nothing can break)."""
+    candidates = settings.rest.specs
+    new_path = _spec_path(new, candidates)
+    old_path = _spec_path(old, candidates) if old is not None else None
+    if old is None or old_path is None:
+        return SurfaceReport(surface="rest", checked=True)
+    if new_path is None:
+        reason = f"{old_path} present at {old.ref} but none of {', '.join(candidates)} at {new.ref}"
+        return not_checked("rest", reason, old_path)
+    apis: list[Api] = []
+    for snapshot, path in ((old, old_path), (new, new_path)):
+        try:
+            apis.append(_load(snapshot, path, settings.rest.external_refs))
+        except SpecError as exc:
+            return not_checked("rest", f"{path} at {snapshot.ref}: {exc}", path)
+    try:
+        found = compare_documents(apis[0], apis[1], old_path, new_path)
+    except SpecError as exc:
+        return not_checked("rest", f"{new_path} at {new.ref}: {exc}", new_path)
+    return SurfaceReport(surface="rest", checked=True, findings=found)

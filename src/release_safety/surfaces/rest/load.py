@@ -1,0 +1,284 @@
+"""Read an OpenAPI document: JSON or YAML (YAML 1.2 core scalars, timestamps kept as strings).
+
+YAML goes through rapidyaml (C++) when the text holds none of the constructs its JSON emitter
+renders differently from the YAML 1.2 core schema (aliases, tags, `~`, `True`, octal and hex
+numbers, `.inf` ...); otherwise, or when it fails, through PyYAML (its C loader when present)
+with the same core-schema resolvers, so both paths give the same values for the same text
+(a test checks it on the real dataset). One known deviation: the bare words `inf`, `infinity`
+and `nan` are quoted before rapidyaml reads them (it would turn them into infinities), so a
+block-scalar line that is exactly `- inf` reads `- "inf"`; descriptions are never compared.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+import yaml
+
+from release_safety.surfaces.rest.swagger import convert_swagger
+
+try:
+    import ryml  # type: ignore[import-untyped]
+except ImportError:  # pragma: no cover - rapidyaml is a declared dependency
+    ryml = None
+
+_BaseLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class SpecError(Exception):
+    """The document cannot be read as an OpenAPI description; the message is the reason."""
+
+
+class _CoreLoader(_BaseLoader):  # type: ignore[misc,valid-type]
+    """PyYAML with the YAML 1.2 core schema: no timestamps, no yes/no booleans, no octal 012."""
+
+
+_CoreLoader.yaml_implicit_resolvers = {}
+for _tag, _regex, _first in (
+    ("bool", r"^(?:true|True|TRUE|false|False|FALSE)$", "tTfF"),
+    ("null", r"^(?:~|null|Null|NULL|)$", "~nN\0"),
+    ("int", r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$", "-+0123456789"),
+    (
+        "float",
+        r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+        r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$",
+        "-+0123456789.",
+    ),
+):
+    _CoreLoader.add_implicit_resolver(
+        f"tag:yaml.org,2002:{_tag}", re.compile(_regex), list(_first) if _first else None
+    )
+_CoreLoader.add_implicit_resolver("tag:yaml.org,2002:null", re.compile(r"^$"), [""])
+
+
+def _construct_int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int:
+    value = str(loader.construct_scalar(node))
+    if value.startswith("0o"):
+        return int(value[2:], 8)
+    if value.startswith("0x"):
+        return int(value[2:], 16)
+    return int(value, 10)
+
+
+def _construct_float(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> float:
+    value = str(loader.construct_scalar(node)).lower()
+    if value.endswith(".inf"):
+        return float("-inf") if value.startswith("-") else float("inf")
+    if value == ".nan":
+        return float("nan")
+    return float(value)
+
+
+_CoreLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+_CoreLoader.add_constructor("tag:yaml.org,2002:float", _construct_float)
+
+# Plain scalars the rapidyaml JSON emitter renders unlike the YAML 1.2 core schema, found in one
+# pass that starts with a character class (fast): tags, `~`, `True`, `NULL`, `.inf`, `012`, `0x1F`
+# send the document to PyYAML; the words `inf`, `infinity`, `nan` (strings in the core schema,
+# infinities to rapidyaml) are quoted first.
+_SCALAR = re.compile(
+    r"[:,\[{-] *(?:(!)|(?:(-?(?:infinity|inf|nan))|~|True|TRUE|False|FALSE|Null|NULL"
+    r"|[-+]?\.(?:inf|Inf|INF|nan|NaN|NAN)|[-+]?0[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)"
+    r"(?=[ \t]*(?:$|[,\]}#])))",
+    re.MULTILINE,
+)
+_COMPLEX = re.compile(r"\n[ \t]*\?[ \t]|\n%")
+
+
+def _fast_text(text: str) -> str | None:
+    """The text rapidyaml may read (infinity words quoted), or None when PyYAML must."""
+    if text.startswith(("%", "? ")) or _COMPLEX.search(text):
+        return None
+    words: list[tuple[int, int]] = []
+    for match in _SCALAR.finditer(text):
+        start = match.start()
+        if text[start] in ":,-" and text[start + 1 : start + 2] != " ":
+            continue  # `gpt-4-0613`, `1,000`: inside a word, not a value
+        if match.group(2) is None:
+            return None
+        words.append(match.span(2))
+    if not words:
+        return text
+    pieces, last = [], 0
+    for begin, end in words:
+        pieces += [text[last:begin], '"', text[begin:end], '"']
+        last = end
+    pieces.append(text[last:])
+    return "".join(pieces)
+
+
+@dataclass
+class Document:
+    """A loaded OpenAPI document in OpenAPI 3 shape, with its source text for line lookups."""
+
+    root: dict[str, Any]
+    version: str
+    text: str
+    _lines: dict[tuple[str, ...], int] | None = field(default=None, repr=False)
+
+    def line_of(self, *keys: str) -> int:
+        """1-based line of a mapping key path such as ("paths", "/pets", "get"), else 1."""
+        if self.version == "2.0" and keys[:2] == ("components", "schemas"):
+            keys = ("definitions", *keys[2:])
+        if self._lines is None:
+            self._lines = _key_lines(self.text, depth=3)
+        return self._lines.get(keys[:3], self._lines.get(keys[:2], 1))
+
+
+_INDENT = re.compile(r"\n( +)\S")
+
+
+@lru_cache(maxsize=8)
+def _key_pattern(most: int) -> re.Pattern[str]:
+    """A mapping key at the start of a line indented at most `most` spaces (deeper lines are
+    never the parents of shallower ones, so skipping them keeps the indentation stack right)."""
+    return re.compile(
+        rf"\n( {{0,{most}}})(?:- +)?"
+        r"""("(?:[^"\\\n]|\\.)*"|'(?:[^'\n]|'')*'|[^\s#'"{}\[\],][^#\n]*?) *:(?=\s)"""
+    )
+
+
+def _key_lines(text: str, depth: int) -> dict[tuple[str, ...], int]:
+    """Lines of mapping keys up to `depth` levels, found by indentation (YAML and pretty JSON)."""
+    found: dict[tuple[str, ...], int] = {}
+    stack: list[tuple[int, str]] = []
+    line, position = 0, 0
+    text = "\n" + text
+    unit = _INDENT.search(text)
+    nested = depth if re.match(r"\s*\{", text) else depth - 1  # JSON nests inside `{`
+    pattern = _key_pattern(len(unit.group(1)) * nested if unit else 0)
+    for match in pattern.finditer(text):
+        line += text.count("\n", position, match.start() + 1)
+        position = match.start() + 1
+        indent = len(match.group(1))
+        while stack and stack[-1][0] >= indent:
+            stack.pop()
+        if len(stack) >= depth:
+            continue
+        key = match.group(2)
+        if key[:1] == '"':
+            try:
+                key = json.loads(key)
+            except ValueError:
+                key = key[1:-1]
+        elif key[:1] == "'":
+            key = key[1:-1].replace("''", "'")
+        stack.append((indent, key))
+        found.setdefault(tuple(k for _, k in stack), line)
+    return found
+
+
+def read_text(data: bytes) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise SpecError(f"not UTF-8 text (byte {exc.start})") from exc
+
+
+def read_value(text: str) -> Any:
+    """JSON or YAML text as Python values (any shape); SpecError says why it cannot be."""
+    try:
+        return _parse_text(text)
+    except RecursionError as exc:
+        raise SpecError("document nested too deeply") from exc
+
+
+def parse(data: bytes) -> Document:
+    """Parse bytes into a Document in OpenAPI 3 shape; SpecError says why it cannot be."""
+    text = read_text(data)
+    root = read_value(text)
+    if not isinstance(root, dict):
+        raise SpecError("the document is not a mapping")
+    if isinstance(root.get("swagger"), str) and root["swagger"].startswith("2."):
+        return Document(convert_swagger(root), "2.0", text)
+    openapi = root.get("openapi")
+    if not isinstance(openapi, str) or not re.match(r"3\.[01]\b", openapi):
+        raise SpecError(f"unsupported OpenAPI version {openapi!r} (3.0, 3.1 or Swagger 2.0)")
+    return Document(root, openapi[:3], text)
+
+
+def _parse_text(text: str) -> Any:
+    if re.match(r"\s*[\[{]", text):
+        try:
+            return json.loads(text)
+        except ValueError:
+            pass  # flow-style YAML is a superset of JSON: let the YAML parser report
+    fast_text = _fast_text(text) if ryml is not None else None
+    if fast_text is not None:
+        fast = _parse_fast(fast_text)
+        if fast is not None:
+            return fast
+    try:
+        return _string_keys(yaml.load(text, Loader=_CoreLoader))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise SpecError(f"not valid YAML or JSON{where}: {problem}") from exc
+    except (ValueError, TypeError) as exc:
+        raise SpecError(f"not valid YAML: {exc}") from exc
+
+
+@contextmanager
+def _quiet_stderr() -> Iterator[None]:
+    """rapidyaml prints parse errors on file descriptor 2; the fallback reports them instead."""
+    try:
+        saved = os.dup(2)
+    except OSError:
+        yield
+        return
+    try:
+        with open(os.devnull, "wb") as null:
+            os.dup2(null.fileno(), 2)
+            yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+def _parse_fast(text: str) -> Any:
+    """rapidyaml to JSON text to Python; None when it cannot (the caller falls back)."""
+    assert ryml is not None
+    try:
+        with _quiet_stderr():
+            tree = ryml.parse_in_arena(text.encode("utf-8"))
+            tree.resolve()
+            emitted = ryml.emit_json_malloc(tree, tree.root_id())
+        return json.loads(emitted)
+    except Exception:
+        return None
+
+
+def _string_keys(value: Any) -> Any:
+    """Mapping keys as strings (`200:` is a response code, not a number), iteratively."""
+    stack = [value]
+    seen: set[int] = set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, dict):
+            if any(not isinstance(k, str) for k in node):
+                items = [(_key_text(k), v) for k, v in node.items()]
+                node.clear()
+                node.update(items)
+            stack.extend(v for v in node.values() if isinstance(v, (dict, list)))
+        elif isinstance(node, list):
+            stack.extend(v for v in node if isinstance(v, (dict, list)))
+    return value
+
+
+def _key_text(key: Any) -> str:
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    if key is None:
+        return "null"
+    return str(key)
