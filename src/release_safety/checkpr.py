@@ -1,0 +1,130 @@
+"""The pull-request gate: every proven break must be declared in the same pull request.
+
+Coverage rule (docs/action.md):
+
+1. An annotation comment (`release-safety: breaking ...`) added in the pull request covers the
+   breaking findings of its own file (the migration, the YAML spec, the config file it sits in).
+2. A registry declaration added in the pull request that names a `migration` covers the breaking
+   findings of that file; one that names no file covers every breaking finding of the pull
+   request (a break in a generated JSON spec, say, where no comment can live).
+3. Declared breaks are themselves breaking findings (rule `declared-break`): they are the cover,
+   never something to cover.
+
+The gate fails when a breaking finding is left uncovered, or when a declaration is malformed or
+hollow (any `unknown` finding of the declarations surface but its "not checked"). Other
+`unknown` findings (a surface not checked, an unparseable file) do not fail the gate: they are
+shown as warnings, and the release's own verdict stays unknown, so operators will use Recreate
+regardless.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from release_safety.findings import DeclarationsReport, Finding, SurfaceReport
+from release_safety.model import DeclaredBreak
+
+DECLARED_RULE = "declared-break"
+NOT_CHECKED_RULE = "surface-not-checked"
+
+Scope = str | None
+"""The one file a declaration covers, or None for every break of the pull request."""
+
+
+@dataclass(frozen=True)
+class Covered:
+    """A breaking finding and the declaration that covers it."""
+
+    finding: Finding
+    declaration: DeclaredBreak
+
+
+@dataclass(frozen=True)
+class GateResult:
+    """The gate's answer and everything it rests on, each list sorted."""
+
+    uncovered: list[Finding] = field(default_factory=list)
+    covered: list[Covered] = field(default_factory=list)
+    problems: list[Finding] = field(default_factory=list)
+    warnings: list[Finding] = field(default_factory=list)
+    advisories: list[Finding] = field(default_factory=list)
+    declared: list[DeclaredBreak] = field(default_factory=list)
+    not_checked: list[str] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return not self.uncovered and not self.problems
+
+
+def declaration_scopes(
+    declared: Sequence[DeclaredBreak],
+    registry_path: str,
+    registry_files: Mapping[int, str],
+) -> dict[tuple[str, int], Scope]:
+    """What each declaration covers: its own file, the registry's named file, or everything.
+
+    `registry_files` maps the line of a registry entry to the `migration` it names.
+    """
+    scopes: dict[tuple[str, int], Scope] = {}
+    for d in declared:
+        if d.file == registry_path:
+            scopes[(d.file, d.line)] = registry_files.get(d.line)
+        else:
+            scopes[(d.file, d.line)] = d.file
+    return scopes
+
+
+def _cover(
+    finding: Finding, declared: Sequence[DeclaredBreak], scopes: Mapping[tuple[str, int], Scope]
+) -> DeclaredBreak | None:
+    """The first declaration naming the finding's file, else the first one covering all."""
+    general: DeclaredBreak | None = None
+    for d in declared:
+        scope = scopes.get((d.file, d.line), d.file)
+        if scope is not None and scope == finding.file:
+            return d
+        if scope is None and general is None:
+            general = d
+    return general
+
+
+def gate(
+    reports: Sequence[SurfaceReport],
+    registry_path: str,
+    registry_files: Mapping[int, str] | None = None,
+) -> GateResult:
+    """Apply the coverage rule to the reports of merge-base..head."""
+    declared: list[DeclaredBreak] = []
+    for report in reports:
+        if isinstance(report, DeclarationsReport):
+            declared.extend(report.declared)
+    declared.sort(key=lambda d: (d.file, d.line, d.reason))
+    scopes = declaration_scopes(declared, registry_path, registry_files or {})
+    findings = sorted((f for r in reports for f in r.findings), key=Finding.sort_key)
+    uncovered: list[Finding] = []
+    covered: list[Covered] = []
+    problems: list[Finding] = []
+    warnings: list[Finding] = []
+    advisories: list[Finding] = []
+    for f in findings:
+        if f.severity == "advisory":
+            advisories.append(f)
+        elif f.severity == "unknown":
+            declaration = f.surface == "declarations" and f.rule != NOT_CHECKED_RULE
+            (problems if declaration else warnings).append(f)
+        elif f.rule != DECLARED_RULE:
+            cover = _cover(f, declared, scopes)
+            if cover is None:
+                uncovered.append(f)
+            else:
+                covered.append(Covered(f, cover))
+    return GateResult(
+        uncovered=uncovered,
+        covered=covered,
+        problems=problems,
+        warnings=warnings,
+        advisories=advisories,
+        declared=declared,
+        not_checked=sorted(r.surface for r in reports if not r.checked),
+    )

@@ -1,0 +1,150 @@
+"""`release-safety check-pr`: the pull-request gate on declared breaks."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import click
+
+from release_safety import jsonio
+from release_safety.checkpr import GateResult, gate
+from release_safety.commands.core import load_settings
+from release_safety.findings import Finding
+from release_safety.generate import Generated, Release, analyse_release
+from release_safety.gitrepo import GitRepo
+from release_safety.render.github import comment_body, headline
+from release_safety.render.markdown import upgrade_safety_section
+from release_safety.snapshot import Snapshot
+from release_safety.surfaces.declarations import registry as reg
+
+
+@dataclass(frozen=True)
+class PrCheck:
+    """The gate's answer for merge-base..head, and the analysis it rests on."""
+
+    base: str
+    head: str
+    merge_base: str
+    result: GateResult
+    generated: Generated
+
+    def summary(self) -> str:
+        """The job summary: the comment's content, then the would-be release's section."""
+        findings = sorted(
+            (f for r in self.generated.reports for f in r.findings), key=Finding.sort_key
+        )
+        section = upgrade_safety_section(self.generated.artifact, findings)
+        section = section.replace("## Upgrade safety", "## If released as is", 1)
+        return self.comment() + "\n" + section
+
+    def comment(self) -> str:
+        return comment_body(self.result, self.merge_base, self.head)
+
+    def to_json_data(self) -> dict[str, object]:
+        r = self.result
+        return {
+            "passed": r.passed,
+            "headline": headline(r),
+            "base": self.base,
+            "head": self.head,
+            "mergeBase": self.merge_base,
+            "uncovered": [f.model_dump() for f in r.uncovered],
+            "covered": [
+                {"finding": c.finding.model_dump(), "declaration": c.declaration.model_dump()}
+                for c in r.covered
+            ],
+            "problems": [f.model_dump() for f in r.problems],
+            "warnings": [f.model_dump() for f in r.warnings],
+            "declared": [d.model_dump() for d in r.declared],
+            "notChecked": r.not_checked,
+            "rollingUpdateSafe": self.generated.artifact.compatibility.rollingUpdateSafe,
+        }
+
+
+def registry_files(snapshot: Snapshot, path: str) -> dict[int, str]:
+    """The line of each registry entry that names a `migration`, mapped to that file."""
+    if snapshot.blob_id(path) is None:
+        return {}
+    registry = reg.load(snapshot.read(path))
+    if registry is None:
+        return {}
+    named: dict[int, str] = {}
+    for id_, raw in registry.raw.items():
+        if isinstance(raw, dict) and isinstance(raw.get("migration"), str):
+            named[registry.line_of("declarations", id_)] = raw["migration"]
+    return named
+
+
+def check_pull_request(
+    repo_path: Path, config: Path | None, base: str, head: str, label: str = "pr"
+) -> PrCheck:
+    """Analyse merge-base(base, head)..head with every surface and apply the gate."""
+    settings = load_settings(repo_path, config)
+    repo = GitRepo(repo_path)
+    try:
+        merge_base = repo.merge_base(base, head)
+        head_commit = repo.resolve(head)
+        release = Release(
+            version=label,
+            to_ref=head_commit,
+            from_ref=merge_base,
+            previous_version=None,
+            release_date=repo.commit_date(head_commit),
+        )
+        generated = analyse_release(repo, settings, release)
+        registry = settings.declarations.registry
+        named = registry_files(repo.snapshot(head_commit), registry)
+    finally:
+        repo.close()
+    result = gate(generated.reports, registry, named)
+    return PrCheck(base, head_commit, merge_base, result, generated)
+
+
+def _text(check: PrCheck) -> str:
+    r = check.result
+    lines = [headline(r)]
+    for f in r.uncovered:
+        lines.append(f"{f.file or '-'}:{f.line or 1}: error: {f.message} [{f.rule}] (undeclared)")
+    for f in r.problems:
+        lines.append(f"{f.file or '-'}:{f.line or 1}: error: {f.message} [{f.rule}]")
+    for f in r.warnings:
+        lines.append(f"{f.file or '-'}:{f.line or 1}: warning: {f.message} [{f.rule}]")
+    for c in r.covered:
+        f, d = c.finding, c.declaration
+        lines.append(
+            f"{f.file or '-'}:{f.line or 1}: declared: {f.message} [{f.rule}]"
+            f" (by {d.file}:{d.line})"
+        )
+    return "\n".join(lines) + "\n"
+
+
+@click.command("check-pr")
+@click.option("--base", required=True, help="The pull request's base branch or commit.")
+@click.option("--head", required=True, help="The pull request's head commit.")
+@click.option("--repo", "repo_path", default=".", type=click.Path(path_type=Path))
+@click.option("--config", type=click.Path(path_type=Path), help="Settings file to use.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.option("--summary", help="Write the Markdown job summary to this file.")
+@click.option("--comment", help="Write the pull-request comment body to this file.")
+def check_pr(
+    base: str,
+    head: str,
+    repo_path: Path,
+    config: Path | None,
+    as_json: bool,
+    summary: str | None,
+    comment: str | None,
+) -> int:
+    """Fail when a breaking change of the pull request is not declared in it. Exit 1 on fail."""
+    check = check_pull_request(repo_path, config, base, head)
+    if summary:
+        jsonio.write_atomic(Path(summary), check.summary())
+    if comment:
+        jsonio.write_atomic(Path(comment), check.comment())
+    if as_json:
+        sys.stdout.write(jsonio.dumps(check.to_json_data()))
+    else:
+        sys.stdout.write(_text(check))
+    return 0 if check.result.passed else 1

@@ -1,0 +1,196 @@
+"""GitHub renderings of the pull-request gate: workflow-command annotations, the sticky comment.
+
+GitHub shows at most 10 error, 10 warning and 10 notice annotations per step; the rest are
+listed in the job summary (`overflow_section`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from release_safety.checkpr import Covered, GateResult
+from release_safety.findings import SURFACES, Finding
+from release_safety.model import DeclaredBreak
+
+MARKER = "<!-- release-safety:pr-gate -->"
+ANNOTATION_CAP = 10
+ROW_CAP = 50
+COMMENT_LIMIT = 60_000
+"""GitHub refuses comment bodies over 65,536 characters; leave room for the tail."""
+
+SURFACE_TITLES = {
+    "migrations": "Database migrations",
+    "rest": "REST API",
+    "mcp": "MCP tools",
+    "config": "Configuration",
+    "declarations": "Declarations",
+    "overrides": "Upgrade overrides",
+    "release": "Release",
+}
+
+
+@dataclass(frozen=True)
+class Annotation:
+    """One workflow command: level, the finding it shows."""
+
+    level: str
+    finding: Finding
+
+    def command(self) -> str:
+        f = self.finding
+        props = [f"file={_property(f.file)}"] if f.file else []
+        if f.file and f.line:
+            props.append(f"line={f.line}")
+        props.append(f"title={_property(f'release-safety {f.rule}')}")
+        text = f.message + (f"\n{f.hint}" if f.hint else "")
+        return f"::{self.level} {','.join(props)}::{_data(text)}"
+
+
+def _data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _property(text: str) -> str:
+    return _data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def gate_annotations(result: GateResult) -> tuple[list[Annotation], list[Annotation]]:
+    """The annotations GitHub will show, and those over its per-step caps."""
+    wanted = [
+        *(Annotation("error", f) for f in [*result.uncovered, *result.problems]),
+        *(Annotation("warning", f) for f in result.warnings),
+        *(Annotation("notice", c.finding) for c in result.covered),
+    ]
+    shown: list[Annotation] = []
+    overflow: list[Annotation] = []
+    counts: dict[str, int] = {}
+    for a in wanted:
+        counts[a.level] = counts.get(a.level, 0) + 1
+        (shown if counts[a.level] <= ANNOTATION_CAP else overflow).append(a)
+    return shown, overflow
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\r", " ").replace("\n", " ")
+
+
+def _where(f: Finding | DeclaredBreak) -> str:
+    if f.file is None:
+        return "–"
+    return f"`{_cell(f.file)}:{f.line or 1}`"
+
+
+def headline(result: GateResult) -> str:
+    """One plain-language sentence saying whether the pull request may merge, and why."""
+    if result.uncovered:
+        n = len(result.uncovered)
+        return (
+            f"⛔ This pull request brings {n} undeclared breaking change{'s' if n > 1 else ''}:"
+            " servers of the previous release, still running during a rolling update, would"
+            " break."
+        )
+    if result.problems:
+        n = len(result.problems)
+        return (
+            f"⛔ {n} declaration{'s are' if n > 1 else ' is'} malformed or hollow: operators"
+            " cannot read what breaks."
+        )
+    if result.covered or result.declared:
+        return (
+            "✅ This pull request declares its breaking changes: it may merge, and the release"
+            " that ships it will need the Recreate strategy."
+        )
+    return "✅ No breaking change found: this pull request keeps rolling updates safe."
+
+
+def _table(rows: Sequence[tuple[str, str, str, str, str]]) -> list[str]:
+    lines = ["| | rule | where | what | declared by |", "| --- | --- | --- | --- | --- |"]
+    for mark, rule, where, what, cover in rows[:ROW_CAP]:
+        lines.append(f"| {mark} | `{rule}` | {where} | {_cell(what)} | {_cell(cover)} |")
+    if len(rows) > ROW_CAP:
+        lines.append(f"| | | | … and {len(rows) - ROW_CAP} more | |")
+    return lines
+
+
+def _rows(result: GateResult, surface: str) -> list[tuple[str, str, str, str, str]]:
+    covered: dict[Finding, Covered] = {c.finding: c for c in result.covered}
+    rows: list[tuple[str, str, str, str, str]] = []
+    for f in sorted([*result.uncovered, *covered], key=Finding.sort_key):
+        if f.surface != surface:
+            continue
+        if f in covered:
+            d = covered[f].declaration
+            rows.append(("✅", f.rule, _where(f), f.message, f"{_where(d)}: {d.reason}"))
+        else:
+            rows.append(("⛔", f.rule, _where(f), f.message, "**not declared**"))
+    for f in result.problems:
+        if f.surface == surface:
+            rows.append(("⛔", f.rule, _where(f), f.message, "fix the declaration"))
+    for f in result.warnings:
+        if f.surface == surface:
+            rows.append(("⚠️", f.rule, _where(f), f.message, "not proven either way"))
+    return rows
+
+
+def _unblock(result: GateResult) -> list[str]:
+    hints = sorted({f.hint for f in result.uncovered if f.hint})
+    lines = [
+        "### How to unblock",
+        "",
+        "1. **Redesign the change as expand/contract** (preferred): keep the old shape while any"
+        " supported release still uses it (add the new column, field or variable first; remove"
+        " the old one in a later release). The release stays safe to roll.",
+    ]
+    lines += [f"   - {_cell(h)}" for h in hints[:ROW_CAP]]
+    lines += [
+        "2. **Or declare the break** in this pull request, in a comment of the file that"
+        " breaks (`-- release-safety: breaking <what breaks and for whom>` in SQL, `#` or `//`"
+        " elsewhere; add `(required-stop)` when every upgrade must pass through this release),"
+        " or as a new entry of `release-safety.declarations.json` where no comment can live."
+        " The consequence is for operators: the release is not safe to roll, **they must use"
+        " the Recreate strategy** (stop, change tag, start).",
+    ]
+    if result.problems:
+        lines.append(
+            "3. **Fix the malformed or hollow declarations**: follow the grammar and say what"
+            " breaks and for whom."
+        )
+    return lines
+
+
+def comment_body(result: GateResult, base: str, head: str) -> str:
+    """The sticky comment: marker, headline, a table per surface, how to unblock."""
+    lines = [MARKER, f"## {headline(result)}", ""]
+    lines.append(f"Checked `{base[:12]}`..`{head[:12]}` (merge base to head) with every surface.")
+    if result.not_checked:
+        names = ", ".join(SURFACE_TITLES[s] for s in result.not_checked)
+        lines.append(f"Not checked: {names}.")
+    lines.append("")
+    for surface in (*SURFACES, "release"):
+        rows = _rows(result, surface)
+        if rows:
+            lines += [f"### {SURFACE_TITLES[surface]}", "", *_table(rows), ""]
+    if result.declared:
+        lines += ["### Declared in this pull request", ""]
+        for d in result.declared[:ROW_CAP]:
+            stop = " (required stop)" if d.requiredStop else ""
+            lines.append(f"- {_where(d)}{stop}: {_cell(d.reason)}")
+        lines.append("")
+    if not result.passed:
+        lines += [*_unblock(result), ""]
+    body = "\n".join(lines).rstrip("\n") + "\n"
+    if len(body) > COMMENT_LIMIT:
+        body = body[:COMMENT_LIMIT] + "\n\n… cut to GitHub's size limit: see the job summary.\n"
+    return body
+
+
+def overflow_section(overflow: Sequence[Annotation]) -> str:
+    """The annotations GitHub would not show, as a Markdown list for the job summary."""
+    if not overflow:
+        return ""
+    lines = [f"### Not shown as annotations ({len(overflow)})", ""]
+    for a in overflow:
+        f = a.finding
+        lines.append(f"- **{a.level}** {_where(f)} `{f.rule}`: {_cell(f.message)}")
+    return "\n".join(lines) + "\n"

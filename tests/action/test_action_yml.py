@@ -1,0 +1,57 @@
+"""The composite's shape: kebab-case names, every input through env:, pinned nested actions."""
+
+from __future__ import annotations
+
+import re
+
+from action_runner import ACTION
+
+from release_safety.action import MODES
+
+KEBAB = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")
+
+
+def test_inputs_and_outputs_are_the_issues_kebab_case_names() -> None:
+    assert set(ACTION["inputs"]) == {
+        "mode",
+        "version",
+        "previous-version",
+        "index-path",
+        "config",
+        "python-version",
+        "upload-asset",
+        "commit-index",
+        "comment",
+        "github-token",
+        "from",
+        "to",
+    }
+    assert {
+        "verdict",
+        "rolling-update-safe",
+        "strategy",
+        "artifact-path",
+        "index-path",
+        "summary-path",
+    } <= set(ACTION["outputs"])
+    assert all(KEBAB.match(name) for name in [*ACTION["inputs"], *ACTION["outputs"]])
+    assert all(m in ACTION["inputs"]["mode"]["description"] for m in MODES)
+
+
+def test_every_input_reaches_the_one_call_through_env() -> None:
+    steps = ACTION["runs"]["steps"]
+    run = next(s for s in steps if s.get("id") == "run")
+    passed = " ".join(str(v) for v in run["env"].values())
+    for name in ACTION["inputs"]:
+        if name != "python-version":
+            assert f"inputs.{name} }}}}" in passed, name
+    assert run["run"].strip().splitlines()[-1] == '"$VENV/bin/python" -m release_safety.action'
+    assert all("${{" not in s.get("run", "") for s in steps)
+
+
+def test_nested_actions_are_pinned_and_python_leaves_the_caller_alone() -> None:
+    steps = ACTION["runs"]["steps"]
+    uses = [s["uses"] for s in steps if "uses" in s]
+    assert uses and all(re.fullmatch(r"actions/[\w-]+@[0-9a-f]{40}", u) for u in uses)
+    setup = next(s for s in steps if s["uses"].startswith("actions/setup-python@"))
+    assert setup["with"]["update-environment"] is False
