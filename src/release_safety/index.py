@@ -20,15 +20,23 @@ def validation_message(exc: ValidationError) -> str:
 
 def parse_index(text: str, where: str) -> Index:
     """An index from JSON text, strictly validated; errors name `where` and the failing path."""
-    data = parse_json(text, where)
     try:
-        index = Index.model_validate(data)
-    except ValidationError as exc:
-        raise InputError(f"{where}: not a valid index: {validation_message(exc)}") from exc
+        index = Index.model_validate_json(text, strict=True)
+    except ValidationError:
+        index = _explain_invalid(text, where)
     versions = [entry.version for entry in index.entries]
     if len(set(versions)) != len(versions):
         raise InputError(f"{where}: not a valid index: a version appears twice in entries")
     return index
+
+
+def _explain_invalid(text: str, where: str) -> Index:
+    """The slow path for text the fast parse refused: name the JSON error or the failing path."""
+    data = parse_json(text, where)
+    try:
+        return Index.model_validate(data)
+    except ValidationError as exc:
+        raise InputError(f"{where}: not a valid index: {validation_message(exc)}") from exc
 
 
 EMPTY_INDEX = Index(schemaVersion="1", generatedAt=None, backfillFloorVersion=None, entries=[])
