@@ -12,13 +12,12 @@ from release_safety.findings import (
     DeclarationsReport,
     OverridesReport,
     SurfaceReport,
-    not_checked,
 )
 from release_safety.gitrepo import GitRepo
 from release_safety.model import Artifact, Upgrade
 from release_safety.settings import Settings
 from release_safety.snapshot import Snapshot
-from release_safety.surfaces import declarations, migrations, overrides, rest
+from release_safety.surfaces import config, declarations, mcp, migrations, overrides, rest
 from release_safety.verdict import Decision, decide
 from release_safety.versions import Version
 
@@ -83,18 +82,11 @@ def resolve_release(
 Analyser = Callable[[Snapshot | None, Snapshot, Settings], SurfaceReport]
 
 
-def _not_yet(surface: str) -> Analyser:
-    def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> SurfaceReport:
-        return not_checked(surface, "no analyser for this surface")  # type: ignore[arg-type]
-
-    return analyse
-
-
 SNAPSHOT_SURFACES: Sequence[Analyser] = (
     migrations.analyse,
     rest.analyse,
-    _not_yet("mcp"),
-    _not_yet("config"),
+    mcp.analyse,
+    config.analyse,
     declarations.analyse,
 )
 

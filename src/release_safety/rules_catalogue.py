@@ -10,6 +10,8 @@ SURFACE_MODULES = (
     "release_safety.surfaces.declarations",
     "release_safety.surfaces.overrides",
     "release_safety.surfaces.rest",
+    "release_safety.surfaces.mcp",
+    "release_safety.surfaces.config",
 )
 
 

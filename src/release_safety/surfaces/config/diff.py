@@ -1,0 +1,132 @@
+"""From env reads at two refs to the variables' changes: removed, renamed, default changed,
+became required, added.
+
+Renames are paired, in this order, and only one to one (an ambiguous pairing is no pairing):
+
+1. with fallback: a new variable whose read falls back to a variable still read
+   (`process.env.NEW || process.env.OLD`): the old name is kept, so the rename is an advisory;
+2. same reading site: a removed and an added variable whose value goes to the same place in
+   the same file (the assigned name, object key or struct field: `port: process.env.X`);
+3. same default: a removed and an added variable with the same non-empty default.
+
+Whatever stays unpaired is a removal or an addition.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+from release_safety.surfaces.config.reads import EnvRead
+
+DeltaKind = Literal[
+    "removed",
+    "renamed",
+    "renamed-with-fallback",
+    "default-changed",
+    "default-added",
+    "became-required",
+    "added-required",
+    "added-optional",
+]
+
+
+@dataclass(frozen=True)
+class Var:
+    """Everything the sources of one ref say about one variable."""
+
+    name: str
+    default: str | None
+    required: bool
+    file: str
+    line: int
+    sites: frozenset[str]
+    fallback_for: frozenset[str]
+
+
+@dataclass(frozen=True)
+class Delta:
+    """One variable's change; `old` / `new` are the variable at each ref (None when absent)."""
+
+    kind: DeltaKind
+    name: str
+    old: Var | None
+    new: Var | None
+    previous_name: str | None = None
+
+
+def collect(reads: Iterable[tuple[str, EnvRead]]) -> dict[str, Var]:
+    """Fold `(file, read)` pairs into one `Var` per name (defaults joined when they differ)."""
+    grouped: dict[str, list[tuple[str, EnvRead]]] = {}
+    for file, read in reads:
+        grouped.setdefault(read.name, []).append((file, read))
+    variables: dict[str, Var] = {}
+    for name, located in grouped.items():
+        located.sort(key=lambda item: (item[1].fallback_for is not None, item[0], item[1].line))
+        defaults = sorted({read.default for _, read in located if read.default is not None})
+        default = " | ".join(defaults) if defaults else None
+        file, first = located[0]
+        variables[name] = Var(
+            name=name,
+            default=default,
+            required=default is None and any(read.required for _, read in located),
+            file=file,
+            line=first.line,
+            sites=frozenset(f"{f}#{r.site}" for f, r in located if r.site),
+            fallback_for=frozenset(r.fallback_for for _, r in located if r.fallback_for),
+        )
+    return variables
+
+
+def diff(old: dict[str, Var], new: dict[str, Var]) -> list[Delta]:
+    """Every change from `old` to `new`, sorted by variable name."""
+    removed = sorted(old.keys() - new.keys())
+    added = sorted(new.keys() - old.keys())
+    deltas: list[Delta] = []
+    for name in list(added):
+        kept = sorted(o for o in old.keys() & new.keys() if name in new[o].fallback_for)
+        if kept:
+            deltas.append(Delta("renamed-with-fallback", name, old[kept[0]], new[name], kept[0]))
+            added.remove(name)
+    for same in (_same_site, _same_default):
+        for before, after in _pairs(removed, added, old, new, same):
+            deltas.append(Delta("renamed", after, old[before], new[after], before))
+            removed.remove(before)
+            added.remove(after)
+    deltas += [Delta("removed", name, old[name], None) for name in removed]
+    for name in added:
+        kind: DeltaKind = "added-required" if new[name].required else "added-optional"
+        deltas.append(Delta(kind, name, None, new[name]))
+    for name in sorted(old.keys() & new.keys()):
+        was, now = old[name], new[name]
+        if was.default != now.default:
+            kind = "default-added" if was.default is None and was.required else "default-changed"
+            deltas.append(Delta(kind, name, was, now))
+        elif now.required and not was.required:
+            deltas.append(Delta("became-required", name, was, now))
+    return sorted(deltas, key=lambda d: (d.name, d.kind))
+
+
+def _same_site(a: Var, b: Var) -> bool:
+    return bool(a.sites & b.sites)
+
+
+def _same_default(a: Var, b: Var) -> bool:
+    return a.default is not None and a.default == b.default
+
+
+def _pairs(
+    removed: list[str],
+    added: list[str],
+    old: dict[str, Var],
+    new: dict[str, Var],
+    same: Callable[[Var, Var], bool],
+) -> list[tuple[str, str]]:
+    """Removed/added names that match each other and nothing else."""
+    matches = {r: [a for a in added if same(old[r], new[a])] for r in removed}
+    claimed: dict[str, int] = {}
+    for found in matches.values():
+        for a in found:
+            claimed[a] = claimed.get(a, 0) + 1
+    return [(r, hit[0]) for r, hit in matches.items() if len(hit) == 1 and claimed[hit[0]] == 1]

@@ -1,0 +1,163 @@
+"""The config rules: data in the catalogue, and the rendering of each variable change into a
+finding and, for the artifact, a `config.changes[]` entry."""
+
+from __future__ import annotations
+
+from release_safety.findings import Finding, Rule, register
+from release_safety.model import (
+    ConfigChange,
+    ConfigDefaultChanged,
+    ConfigRemoved,
+    ConfigRenamed,
+)
+from release_safety.surfaces.config.diff import Delta, DeltaKind
+
+RULES: dict[DeltaKind, Rule] = {
+    "removed": register(
+        Rule(
+            id="config-var-removed",
+            surface="config",
+            severity="breaking",
+            title="An environment variable is no longer read",
+            why=(
+                "Deployments still set it and expect it to matter; a setting that silently "
+                "stops working changes behaviour."
+            ),
+            unsafe="`process.env.CACHE_TTL` disappears from the code.",
+            safe="Keep reading it (deprecated) for a release, or declare the break.",
+        )
+    ),
+    "renamed": register(
+        Rule(
+            id="config-var-renamed",
+            surface="config",
+            severity="breaking",
+            title="An environment variable was renamed without a fallback",
+            why="Deployments set the old name; the new release ignores it and runs on defaults.",
+            unsafe="`process.env.DB_HOST` becomes `process.env.DATABASE_HOST`.",
+            safe="Read the new name and fall back to the old: "
+            "`process.env.DATABASE_HOST ?? process.env.DB_HOST`.",
+        )
+    ),
+    "renamed-with-fallback": register(
+        Rule(
+            id="config-var-renamed-with-fallback",
+            surface="config",
+            severity="advisory",
+            title="An environment variable was renamed; the old name is still read",
+            why="Existing deployments keep working; operators should move to the new name.",
+            unsafe="",
+            safe="`process.env.DATABASE_HOST ?? process.env.DB_HOST`",
+        )
+    ),
+    "default-changed": register(
+        Rule(
+            id="config-default-changed",
+            surface="config",
+            severity="breaking",
+            title="An environment variable's default changed",
+            why="Deployments that rely on the default change behaviour without any edit.",
+            unsafe="`process.env.POOL_SIZE || 10` becomes `|| 50`.",
+            safe="Keep the default, or declare the change and tell operators to pin the value.",
+        )
+    ),
+    "default-added": register(
+        Rule(
+            id="config-default-added",
+            surface="config",
+            severity="advisory",
+            title="A required environment variable gained a default",
+            why="Every deployment already sets it, so nothing changes; it is now optional.",
+            unsafe="",
+            safe="`os.environ['REGION']` becomes `os.getenv('REGION', 'eu')`.",
+        )
+    ),
+    "became-required": register(
+        Rule(
+            id="config-var-became-required",
+            surface="config",
+            severity="breaking",
+            title="An optional environment variable became required",
+            why="Deployments that never set it fail at start-up.",
+            unsafe="`os.getenv('REGION')` becomes `os.environ['REGION']`.",
+            safe="Give it a default, or declare the break with a required stop.",
+        )
+    ),
+    "added-required": register(
+        Rule(
+            id="config-required-var-added",
+            surface="config",
+            severity="breaking",
+            title="A new environment variable is required at start-up",
+            why="No existing deployment sets it: the new release does not start.",
+            unsafe="`const key = process.env.SIGNING_KEY!`",
+            safe="Give it a default (`process.env.SIGNING_KEY ?? generated`), or declare it.",
+        )
+    ),
+    "added-optional": register(
+        Rule(
+            id="config-optional-var-added",
+            surface="config",
+            severity="advisory",
+            title="A new optional environment variable",
+            why="Existing deployments run on its default; worth a line in the release notes.",
+            unsafe="",
+            safe="`process.env.FEATURE_X ?? 'off'`",
+        )
+    ),
+}
+
+
+def _show(value: str | None) -> str:
+    return "(none)" if value is None else f"`{value}`"
+
+
+def message(delta: Delta) -> str:
+    """The evidence line for one change."""
+    name = delta.name
+    before = delta.old.default if delta.old else None
+    after = delta.new.default if delta.new else None
+    texts: dict[DeltaKind, str] = {
+        "removed": f"env var `{name}` removed (previous default {_show(before)})",
+        "renamed": f"env var `{delta.previous_name}` renamed to `{name}` without fallback",
+        "renamed-with-fallback": (
+            f"env var `{delta.previous_name}` renamed to `{name}`; "
+            f"`{delta.previous_name}` still read as a fallback"
+        ),
+        "default-changed": (f"env var `{name}` default changed {_show(before)} → {_show(after)}"),
+        "default-added": f"env var `{name}` now has a default {_show(after)}",
+        "became-required": f"env var `{name}` became required (no default)",
+        "added-required": f"new env var `{name}` required at start-up with no default",
+        "added-optional": (f"new optional env var `{name}` (default {_show(after)})"),
+    }
+    return texts[delta.kind]
+
+
+def finding(delta: Delta) -> Finding:
+    """The finding for one change, placed at the variable's read (the old one when removed)."""
+    rule = RULES[delta.kind]
+    where = delta.new or delta.old
+    return Finding(
+        rule=rule.id,
+        severity=rule.severity,
+        surface="config",
+        file=where.file if where else None,
+        line=where.line if where else None,
+        message=message(delta),
+        hint=rule.safe or None,
+    )
+
+
+def change(delta: Delta) -> ConfigChange | None:
+    """The artifact's `config.changes[]` entry, for removals, renames and default changes."""
+    old = delta.old.default if delta.old else None
+    new = delta.new.default if delta.new else None
+    if delta.kind == "removed":
+        return ConfigRemoved(removed=delta.name, previousDefault=old)
+    if delta.kind in ("renamed", "renamed-with-fallback") and delta.previous_name:
+        return ConfigRenamed(renamed=delta.name, previousName=delta.previous_name, defaultValue=new)
+    if delta.kind == "default-changed":
+        return ConfigDefaultChanged(
+            defaultChanged=delta.name, previousDefault=old, defaultValue=new
+        )
+    return None

@@ -1,0 +1,279 @@
+"""TypeScript and JavaScript sources, parsed with tree-sitter: `process.env.X`,
+`process.env['X']`, `const { X = 'd' } = process.env`.
+
+A default is the last operand of a `||` / `??` chain when it is not itself an env read
+(`Number(process.env.PORT) || 3000` included: single-argument calls are looked through).
+Other env reads in the chain are fallbacks of the first (`process.env.NEW ?? process.env.OLD`).
+A read is required when asserted non-null (`process.env.X!`) or guarded by
+`if (!process.env.X) throw ...`, or by `const x = process.env.X; if (!x) throw ...` (or
+`process.exit(...)`) within the next three statements. Computed keys (`process.env[name]`) name
+no variable and are skipped.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import tree_sitter_javascript
+import tree_sitter_typescript
+from tree_sitter import Language, Node, Parser
+
+from release_safety.surfaces.config.reads import EnvRead, SourceError
+
+_WRAPPERS = {
+    "parenthesized_expression",
+    "non_null_expression",
+    "as_expression",
+    "satisfies_expression",
+    "type_assertion",
+    "await_expression",
+}
+_SITES = {
+    "variable_declarator": "name",
+    "pair": "key",
+    "assignment_expression": "left",
+    "public_field_definition": "name",
+    "property_signature": "name",
+}
+
+
+@cache
+def _parser(dialect: str) -> Parser:
+    if dialect == "ts":
+        language = Language(tree_sitter_typescript.language_typescript())
+    elif dialect == "tsx":
+        language = Language(tree_sitter_typescript.language_tsx())
+    else:
+        language = Language(tree_sitter_javascript.language())
+    return Parser(language)
+
+
+def parse(source: bytes, dialect: str) -> list[EnvRead]:
+    """Every env read of a TypeScript / JavaScript source."""
+    tree = _parser(dialect).parse(source)
+    if tree.root_node.has_error:
+        raise SourceError("syntax error", _error_line(tree.root_node))
+    reads: list[EnvRead] = []
+    stack = [tree.root_node]
+    while stack:
+        node = stack.pop()
+        name = _env_name(node)
+        if name is not None:
+            reads += _chain_reads(node, name)
+        elif node.type == "variable_declarator":
+            reads += _destructured(node)
+        stack.extend(reversed(node.named_children))
+    return sorted(set(reads), key=lambda read: (read.line, read.name))
+
+
+def _error_line(root: Node) -> int:
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "ERROR" or node.is_missing:
+            return node.start_point.row + 1
+        stack.extend(reversed([child for child in node.children if child.has_error]))
+    return 1
+
+
+def _text(node: Node | None) -> str:
+    return node.text.decode("utf-8", errors="replace") if node is not None and node.text else ""
+
+
+def _is_process_env(node: Node | None) -> bool:
+    if node is None or node.type != "member_expression":
+        return False
+    obj, prop = node.child_by_field_name("object"), node.child_by_field_name("property")
+    return _text(obj) == "process" and _text(prop) == "env"
+
+
+def _literal(node: Node | None) -> str | None:
+    """The value of a string literal (or a template with no substitutions), else None."""
+    if node is None:
+        return None
+    if node.type == "string":
+        return "".join(_text(part) for part in node.named_children)
+    if node.type == "template_string" and not any(
+        child.type == "template_substitution" for child in node.named_children
+    ):
+        return _text(node)[1:-1]
+    return None
+
+
+def _value(node: Node) -> str:
+    """A default as written: a string's value, else the expression's source text."""
+    literal = _literal(node)
+    return literal if literal is not None else _text(node)
+
+
+def _env_name(node: Node) -> str | None:
+    """The variable named by `process.env.X` or `process.env['X']`, else None."""
+    if node.type == "member_expression" and _is_process_env(node.child_by_field_name("object")):
+        prop = node.child_by_field_name("property")
+        return _text(prop) if prop is not None and prop.type == "property_identifier" else None
+    if node.type == "subscript_expression" and _is_process_env(node.child_by_field_name("object")):
+        return _literal(node.child_by_field_name("index"))
+    return None
+
+
+def _climb(node: Node) -> Node:
+    """From a read up through wrappers and single-argument calls (`Number(process.env.X)`)."""
+    while node.parent is not None:
+        parent = node.parent
+        if parent.type in _WRAPPERS:
+            node = parent
+        elif parent.type == "arguments" and parent.named_child_count >= 1:
+            call = parent.parent
+            if call is None or call.type != "call_expression" or parent.named_children[0] != node:
+                return node
+            node = call
+        else:
+            return node
+    return node
+
+
+def _logical(node: Node | None) -> bool:
+    if node is None or node.type != "binary_expression":
+        return False
+    operator = node.child_by_field_name("operator")
+    return _text(operator) in ("||", "??")
+
+
+def _operands(node: Node) -> list[Node]:
+    if not _logical(node):
+        return [node]
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    return [*(_operands(left) if left else []), *(_operands(right) if right else [])]
+
+
+def _read_in(node: Node) -> tuple[str, Node] | None:
+    """The env read an operand stands for (through wrappers and single-argument calls)."""
+    for _ in range(8):
+        name = _env_name(node)
+        if name is not None:
+            return name, node
+        if node.type in _WRAPPERS and node.named_child_count:
+            node = node.named_children[0]
+        elif node.type == "call_expression":
+            args = node.child_by_field_name("arguments")
+            if args is None or not args.named_child_count:
+                return None
+            node = args.named_children[0]
+        else:
+            return None
+    return None
+
+
+def _chain_reads(read: Node, name: str) -> list[EnvRead]:
+    """The read at `read`, placed in its `||` / `??` chain (only the chain's first read reports
+    the others, so each read is reported once)."""
+    top = _climb(read)
+    while _logical(top.parent) and top.parent is not None:
+        top = _climb(top.parent)
+    operands = _operands(top) if _logical(top) else [top]
+    found = [(hit, op) for op in operands if (hit := _read_in(op)) is not None]
+    if not found or found[0][0][1] != read:
+        return [] if found else [_read(read, name, None, None, top)]
+    last = operands[-1]
+    default = None if _read_in(last) is not None else _value(last)
+    primary = found[0][0][0]
+    return [
+        _read(node, hit_name, default if len(operands) > 1 else None, primary, top)
+        for (hit_name, node), _ in found
+    ]
+
+
+def _read(node: Node, name: str, default: str | None, primary: str | None, top: Node) -> EnvRead:
+    return EnvRead(
+        name=name,
+        line=node.start_point.row + 1,
+        default=default,
+        required=default is None and (_required(node) or _guarded(top)),
+        site=_site(top),
+        fallback_for=primary if primary is not None and primary != name else None,
+    )
+
+
+def _required(node: Node) -> bool:
+    parent = node.parent
+    if parent is not None and parent.type == "non_null_expression":
+        return True
+    if parent is None or parent.type != "unary_expression" or _text(parent)[:1] != "!":
+        return False
+    condition = parent.parent
+    if condition is not None and condition.type == "parenthesized_expression":
+        statement = condition.parent
+        if statement is not None and statement.type == "if_statement":
+            return _throws(statement)
+    return False
+
+
+def _throws(statement: Node) -> bool:
+    """An `if` whose consequence throws or exits the process."""
+    body = statement.child_by_field_name("consequence")
+    if body is None:
+        return False
+    parts = [body, *body.named_children]
+    return any(
+        part.type == "throw_statement" or _text(part).startswith("process.exit(") for part in parts
+    )
+
+
+def _guarded(top: Node) -> bool:
+    """`const key = process.env.KEY; if (!key) throw ...` within the next three statements."""
+    declarator = top.parent
+    if declarator is None or declarator.type != "variable_declarator":
+        return False
+    name = _text(declarator.child_by_field_name("name"))
+    statement = declarator.parent
+    guards = {f"(!{name})", f"({name}===undefined)", f"({name}==null)", f"({name}==='')"}
+    for _ in range(3):
+        statement = statement.next_named_sibling if statement is not None else None
+        if statement is None:
+            return False
+        condition = "".join(_text(statement.child_by_field_name("condition")).split())
+        if statement.type == "if_statement" and condition in guards and _throws(statement):
+            return True
+    return False
+
+
+def _site(node: Node) -> str | None:
+    current: Node | None = node
+    for _ in range(4):
+        if current is None:
+            return None
+        field = _SITES.get(current.type)
+        if field is not None:
+            return _text(current.child_by_field_name(field)) or None
+        current = current.parent
+    return None
+
+
+def _destructured(node: Node) -> list[EnvRead]:
+    """`const { A, B = 'd', C: local = 'e' } = process.env`."""
+    pattern, value = node.child_by_field_name("name"), node.child_by_field_name("value")
+    if pattern is None or pattern.type != "object_pattern" or not _is_process_env(value):
+        return []
+    reads: list[EnvRead] = []
+    for entry in pattern.named_children:
+        name, default_node, site = None, None, None
+        if entry.type == "shorthand_property_identifier_pattern":
+            name = site = _text(entry)
+        elif entry.type == "object_assignment_pattern":
+            name = site = _text(entry.child_by_field_name("left"))
+            default_node = entry.child_by_field_name("right")
+        elif entry.type == "pair_pattern":
+            name = _literal(entry.child_by_field_name("key")) or _text(
+                entry.child_by_field_name("key")
+            )
+            target = entry.child_by_field_name("value")
+            if target is not None and target.type == "assignment_pattern":
+                default_node = target.child_by_field_name("right")
+                target = target.child_by_field_name("left")
+            site = _text(target)
+        if name:
+            default = None if default_node is None else _value(default_node)
+            reads.append(
+                EnvRead(name=name, line=entry.start_point.row + 1, default=default, site=site)
+            )
+    return reads

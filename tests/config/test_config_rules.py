@@ -1,0 +1,447 @@
+"""Every config rule in both directions, per source language, on real git repositories."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from release_safety.gitrepo import GitSnapshot
+from release_safety.model import ConfigDefaultChanged, ConfigRemoved, ConfigRenamed
+from release_safety.settings import ConfigSettings, Settings
+from release_safety.surfaces.config import analyse, source_kind
+
+Files = dict[str, str | None]
+Pair = Callable[[Files, Files], tuple[GitSnapshot, GitSnapshot]]
+
+SETTINGS = Settings(
+    config=ConfigSettings(sources=(".env.example", "src/**/*.ts", "app/*.py", "cmd/**/*.go"))
+)
+
+
+def go_struct(*fields: str) -> str:
+    return "package app\n\ntype C struct {\n" + "".join(f"\t{f}\n" for f in fields) + "}\n"
+
+
+def go_main(*body: str, imports: str = '"os"') -> str:
+    lines = "".join(f"\t{line}\n" for line in body)
+    return f"package main\n\nimport ({imports})\n\nfunc main() {{\n{lines}}}\n"
+
+
+def go_default(value: str) -> str:
+    return go_main('v := os.Getenv("MODE")', 'if v == "" {', f'\tv = "{value}"', "}", "_ = v")
+
+
+# (case id, old files, new files, expected (rule, severity, message), expected changes)
+CASES = [
+    (
+        "dotenv-removed",
+        {".env.example": "PORT=3000\nCACHE_TTL=60\n"},
+        {".env.example": "PORT=3000\n"},
+        [("config-var-removed", "breaking", "env var `CACHE_TTL` removed (previous default `60`)")],
+        [ConfigRemoved(removed="CACHE_TTL", previousDefault="60")],
+    ),
+    (
+        "dotenv-default-changed",
+        {".env.example": "POOL=10\n"},
+        {".env.example": "POOL=50\n"},
+        [("config-default-changed", "breaking", "env var `POOL` default changed `10` → `50`")],
+        [ConfigDefaultChanged(defaultChanged="POOL", previousDefault="10", defaultValue="50")],
+    ),
+    (
+        "dotenv-new-required",
+        {".env.example": "PORT=3000\n"},
+        {".env.example": "PORT=3000\nSIGNING_KEY=\n"},
+        [
+            (
+                "config-required-var-added",
+                "breaking",
+                "new env var `SIGNING_KEY` required at start-up with no default",
+            )
+        ],
+        [],
+    ),
+    (
+        "dotenv-new-optional",
+        {".env.example": "PORT=3000\n"},
+        {".env.example": "PORT=3000\nFEATURE_X=off\n"},
+        [
+            (
+                "config-optional-var-added",
+                "advisory",
+                "new optional env var `FEATURE_X` (default `off`)",
+            )
+        ],
+        [],
+    ),
+    (
+        "dotenv-reordered-and-commented",
+        {".env.example": "A=1\nB=2\n"},
+        {".env.example": "# settings\nexport B=2  # two\n\nA='1'\n"},
+        [],
+        [],
+    ),
+    (
+        "ts-renamed-without-fallback",
+        {"src/config.ts": "export const c = { host: process.env.DB_HOST || 'db' };\n"},
+        {"src/config.ts": "export const c = { host: process.env.DATABASE_HOST || 'db' };\n"},
+        [
+            (
+                "config-var-renamed",
+                "breaking",
+                "env var `DB_HOST` renamed to `DATABASE_HOST` without fallback",
+            )
+        ],
+        [ConfigRenamed(renamed="DATABASE_HOST", previousName="DB_HOST", defaultValue="db")],
+    ),
+    (
+        "ts-renamed-with-fallback",
+        {"src/config.ts": "export const c = { host: process.env.DB_HOST || 'db' };\n"},
+        {
+            "src/config.ts": (
+                "export const c = {\n  host: process.env.DATABASE_HOST ?? process.env['DB_HOST'] "
+                "?? 'db',\n};\n"
+            )
+        },
+        [
+            (
+                "config-var-renamed-with-fallback",
+                "advisory",
+                "env var `DB_HOST` renamed to `DATABASE_HOST`; `DB_HOST` still read as a fallback",
+            )
+        ],
+        [ConfigRenamed(renamed="DATABASE_HOST", previousName="DB_HOST", defaultValue="db")],
+    ),
+    (
+        "ts-default-changed",
+        {"src/config.ts": "const pool = Number(process.env.POOL_SIZE) || 10;\n"},
+        {"src/config.ts": "const pool = Number(process.env.POOL_SIZE) || 50;\n"},
+        [("config-default-changed", "breaking", "env var `POOL_SIZE` default changed `10` → `50`")],
+        [ConfigDefaultChanged(defaultChanged="POOL_SIZE", previousDefault="10", defaultValue="50")],
+    ),
+    (
+        "ts-destructured-default-changed",
+        {"src/env.ts": "const { REGION = 'eu', TIER } = process.env;\n"},
+        {"src/env.ts": "const { REGION = 'us', TIER } = process.env;\n"},
+        [("config-default-changed", "breaking", "env var `REGION` default changed `eu` → `us`")],
+        [ConfigDefaultChanged(defaultChanged="REGION", previousDefault="eu", defaultValue="us")],
+    ),
+    (
+        "ts-new-required-non-null",
+        {"src/config.ts": "export const a = process.env.A ?? '1';\n"},
+        {
+            "src/config.ts": (
+                "export const a = process.env.A ?? '1';\nexport const k = process.env.KEY!;\n"
+            )
+        },
+        [
+            (
+                "config-required-var-added",
+                "breaking",
+                "new env var `KEY` required at start-up with no default",
+            )
+        ],
+        [],
+    ),
+    (
+        "ts-new-required-throw-guard",
+        {"src/config.ts": "export const a = 1;\n"},
+        {"src/config.ts": "if (!process.env.KEY) {\n  throw new Error('KEY is required');\n}\n"},
+        [
+            (
+                "config-required-var-added",
+                "breaking",
+                "new env var `KEY` required at start-up with no default",
+            )
+        ],
+        [],
+    ),
+    (
+        "ts-new-required-variable-guard",
+        {"src/config.ts": "export const a = 1;\n"},
+        {
+            "src/config.ts": (
+                "const key = process.env.KEY;\n"
+                "if (!key) {\n  process.exit(1);\n}\nexport { key };\n"
+            )
+        },
+        [
+            (
+                "config-required-var-added",
+                "breaking",
+                "new env var `KEY` required at start-up with no default",
+            )
+        ],
+        [],
+    ),
+    (
+        "ts-new-unguarded-read-is-optional",
+        {"src/config.ts": "export const a = 1;\n"},
+        {"src/config.ts": "const key = process.env.KEY;\nif (key) {\n  throw new Error('x');\n}\n"},
+        [("config-optional-var-added", "advisory", "new optional env var `KEY` (default (none))")],
+        [],
+    ),
+    (
+        "ts-new-optional",
+        {"src/config.ts": "export const a = 1;\n"},
+        {"src/config.ts": "export const flag = process.env.FLAG ?? 'off';\n"},
+        [("config-optional-var-added", "advisory", "new optional env var `FLAG` (default `off`)")],
+        [],
+    ),
+    (
+        "ts-read-moved-to-another-file",
+        {"src/a.ts": "export const p = process.env.PORT || '3000';\n"},
+        {
+            "src/a.ts": "export {};\n",
+            "src/lib/b.ts": "export const p = process.env.PORT || '3000';\n",
+        },
+        [],
+        [],
+    ),
+    (
+        "py-became-required",
+        {"app/settings.py": "import os\nREGION = os.getenv('REGION')\n"},
+        {"app/settings.py": "import os\nREGION = os.environ['REGION']\n"},
+        [
+            (
+                "config-var-became-required",
+                "breaking",
+                "env var `REGION` became required (no default)",
+            )
+        ],
+        [],
+    ),
+    (
+        "py-required-gains-default",
+        {"app/settings.py": "import os\nREGION = os.environ['REGION']\n"},
+        {"app/settings.py": "import os\nREGION = os.environ.get('REGION', 'eu')\n"},
+        [("config-default-added", "advisory", "env var `REGION` now has a default `eu`")],
+        [],
+    ),
+    (
+        "py-renamed-same-default",
+        {"app/settings.py": "from os import getenv\nA = getenv('TIMEOUT_MS', '5000')\n"},
+        {"app/settings.py": "from os import getenv\nB = getenv('REQUEST_TIMEOUT_MS', '5000')\n"},
+        [
+            (
+                "config-var-renamed",
+                "breaking",
+                "env var `TIMEOUT_MS` renamed to `REQUEST_TIMEOUT_MS` without fallback",
+            )
+        ],
+        [
+            ConfigRenamed(
+                renamed="REQUEST_TIMEOUT_MS", previousName="TIMEOUT_MS", defaultValue="5000"
+            )
+        ],
+    ),
+    (
+        "py-renamed-with-nested-fallback",
+        {"app/settings.py": "import os\nT = os.getenv('TIMEOUT', '5')\n"},
+        {
+            "app/settings.py": (
+                "import os\nT = os.getenv('REQUEST_TIMEOUT', os.getenv('TIMEOUT', '5'))\n"
+            )
+        },
+        [
+            (
+                "config-var-renamed-with-fallback",
+                "advisory",
+                "env var `TIMEOUT` renamed to `REQUEST_TIMEOUT`; "
+                "`TIMEOUT` still read as a fallback",
+            )
+        ],
+        [ConfigRenamed(renamed="REQUEST_TIMEOUT", previousName="TIMEOUT", defaultValue="5")],
+    ),
+    (
+        "py-new-required",
+        {"app/settings.py": "import os\n"},
+        {"app/settings.py": "import os\nDSN = os.environ['DSN']\n"},
+        [
+            (
+                "config-required-var-added",
+                "breaking",
+                "new env var `DSN` required at start-up with no default",
+            )
+        ],
+        [],
+    ),
+    (
+        "py-unchanged-reformatted",
+        {"app/settings.py": "import os\nA = os.getenv('A', '1')\n"},
+        {"app/settings.py": "import os\n\n\nA = os.getenv(\n    'A',\n    '1',\n)\n"},
+        [],
+        [],
+    ),
+    (
+        "go-tag-default-changed",
+        {"cmd/app/config.go": go_struct('Port int `envconfig:"PORT" default:"8080"`')},
+        {"cmd/app/config.go": go_struct('Port int `envconfig:"PORT" default:"9090"`')},
+        [("config-default-changed", "breaking", "env var `PORT` default changed `8080` → `9090`")],
+        [ConfigDefaultChanged(defaultChanged="PORT", previousDefault="8080", defaultValue="9090")],
+    ),
+    (
+        "go-new-required-tag",
+        {"cmd/app/config.go": "package app\n\ntype C struct {\n\tPort int\n}\n"},
+        {"cmd/app/config.go": go_struct("Port int", 'DSN string `env:"DSN,required"`')},
+        [
+            (
+                "config-required-var-added",
+                "breaking",
+                "new env var `DSN` required at start-up with no default",
+            )
+        ],
+        [],
+    ),
+    (
+        "go-getenv-default-changed",
+        {"cmd/app/main.go": go_default("fast")},
+        {"cmd/app/main.go": go_default("safe")},
+        [("config-default-changed", "breaking", "env var `MODE` default changed `fast` → `safe`")],
+        [ConfigDefaultChanged(defaultChanged="MODE", previousDefault="fast", defaultValue="safe")],
+    ),
+    (
+        "go-cmp-or-fallback",
+        {"cmd/app/main.go": go_main('_ = os.Getenv("MODE")')},
+        {
+            "cmd/app/main.go": go_main(
+                '_ = cmp.Or(os.Getenv("APP_MODE"), os.Getenv("MODE"))', imports='"cmp"; "os"'
+            )
+        },
+        [
+            (
+                "config-var-renamed-with-fallback",
+                "advisory",
+                "env var `MODE` renamed to `APP_MODE`; `MODE` still read as a fallback",
+            )
+        ],
+        [ConfigRenamed(renamed="APP_MODE", previousName="MODE", defaultValue=None)],
+    ),
+    (
+        "go-new-optional-lookup",
+        {"cmd/app/main.go": "package main\n"},
+        {
+            "cmd/app/main.go": go_main(
+                'v, ok := os.LookupEnv("DEBUG")', "if !ok {", '\tv = "0"', "}", "_ = v"
+            )
+        },
+        [("config-optional-var-added", "advisory", "new optional env var `DEBUG` (default `0`)")],
+        [],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected", "changes"), [c[1:] for c in CASES], ids=[c[0] for c in CASES]
+)
+def test_rule_table(
+    release_pair: Pair,
+    old: dict[str, str | None],
+    new: dict[str, str | None],
+    expected: list[tuple[str, str, str]],
+    changes: list[object],
+) -> None:
+    before, after = release_pair(old, new)
+    report = analyse(before, after, SETTINGS)
+    assert report.checked is True, report.reason
+    assert [(f.rule, f.severity, f.message) for f in report.findings] == expected
+    assert report.changes == changes
+    assert all(f.file and f.line and f.line >= 1 for f in report.findings)
+
+
+def test_finding_points_at_the_read(release_pair: Pair) -> None:
+    before, after = release_pair(
+        {"src/config.ts": "const a = 1;\n"},
+        {"src/config.ts": "const a = 1;\n\nconst k = process.env.KEY!;\n"},
+    )
+    [finding] = analyse(before, after, SETTINGS).findings
+    assert (finding.file, finding.line) == ("src/config.ts", 3)
+
+
+def test_removed_points_at_old_read(release_pair: Pair) -> None:
+    before, after = release_pair({".env.example": "A=1\nGONE=x\n"}, {".env.example": "A=1\n"})
+    [finding] = analyse(before, after, SETTINGS).findings
+    assert (finding.file, finding.line) == (".env.example", 2)
+
+
+def test_ambiguous_rename_is_removal_and_addition(release_pair: Pair) -> None:
+    before, after = release_pair({".env.example": "A=1\nB=1\n"}, {".env.example": "C=1\nD=1\n"})
+    report = analyse(before, after, SETTINGS)
+    assert sorted(f.message for f in report.findings) == [
+        "env var `A` removed (previous default `1`)",
+        "env var `B` removed (previous default `1`)",
+        "new optional env var `C` (default `1`)",
+        "new optional env var `D` (default `1`)",
+    ]
+    assert report.changes == [
+        ConfigRemoved(removed="A", previousDefault="1"),
+        ConfigRemoved(removed="B", previousDefault="1"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "where"),
+    [
+        ("src/config.ts", "const = process.env.A;\n", "src/config.ts:1"),
+        ("app/settings.py", "import os\ndef (:\n", "app/settings.py:2"),
+        ("cmd/app/main.go", "package main\nfunc {\n", "cmd/app/main.go:2"),
+        (".env.example", "A=1\nthis is not a line\n", ".env.example:2"),
+    ],
+)
+def test_unparseable_source_is_not_checked(
+    release_pair: Pair, path: str, text: str, where: str
+) -> None:
+    before, after = release_pair({".env.example": "A=1\n"}, {path: text})
+    report = analyse(before, after, SETTINGS)
+    assert report.checked is False
+    assert report.reason is not None and report.reason.startswith(f"{where} at v1.0.1: ")
+    assert [(f.rule, f.severity, f.file) for f in report.findings] == [
+        ("surface-not-checked", "unknown", path)
+    ]
+    assert report.changes == []
+
+
+def test_sources_gone_is_not_checked(release_pair: Pair) -> None:
+    before, after = release_pair({".env.example": "A=1\n"}, {".env.example": None})
+    report = analyse(before, after, SETTINGS)
+    assert report.checked is False
+    assert report.reason == "config sources found at v1.0.0 but none at v1.0.1"
+
+
+def test_no_sources_at_either_ref_is_checked(release_pair: Pair) -> None:
+    before, after = release_pair({"README.md": "a\n"}, {"README.md": "b\n"})
+    report = analyse(before, after, SETTINGS)
+    assert (report.checked, report.findings, report.changes) == (True, [], [])
+
+
+def test_first_sources_are_a_baseline(release_pair: Pair) -> None:
+    before, after = release_pair({}, {".env.example": "KEY=\n"})
+    assert analyse(before, after, SETTINGS).findings == []
+    assert analyse(None, after, SETTINGS).checked is True
+
+
+def test_unknown_source_kind_is_not_checked(release_pair: Pair) -> None:
+    settings = Settings(config=ConfigSettings(sources=("config/*",)))
+    before, after = release_pair({"config/a.env": "A=1\n"}, {"config/app.yaml": "a: 1\n"})
+    report = analyse(before, after, settings)
+    assert report.checked is False
+    assert report.reason == "config/app.yaml: cannot tell what kind of source this is"
+
+
+@pytest.mark.parametrize(
+    ("path", "kind"),
+    [
+        (".env.example", "dotenv"),
+        ("deploy/prod.env", "dotenv"),
+        ("env.sample", "dotenv"),
+        ("src/config.ts", "ts"),
+        ("src/App.tsx", "tsx"),
+        ("lib/config.cjs", "js"),
+        ("types/env.d.ts", "ts"),
+        ("app/settings.py", "python"),
+        ("cmd/main.go", "go"),
+        ("config.yaml", None),
+    ],
+)
+def test_source_kind(path: str, kind: str | None) -> None:
+    assert source_kind(path) == kind
