@@ -28,6 +28,42 @@ def test_demo_writes_valid_artifacts_and_index(
     assert index["entries"][0]["syntheticRequiredStop"] is True
 
 
+def test_demo_exercises_every_surface_safe_and_unsafe(tmp_path: Path) -> None:
+    assert run(["demo", "--dir", str(tmp_path)]) == 0
+    artifacts = {
+        r.version: json.loads(
+            (tmp_path / "artifacts" / r.version / "release-safety.json").read_text()
+        )
+        for r in RELEASES
+    }
+    verdicts = {v: a["compatibility"]["rollingUpdateSafe"] for v, a in artifacts.items()}
+    assert verdicts == {
+        "1.0.0": True,
+        "1.1.0": True,
+        "1.2.0": False,
+        "1.3.0": True,
+        "1.4.0": False,
+        "1.5.0": True,
+        "1.6.0": False,
+    }
+    assert artifacts["1.1.0"]["api"]["rest"]["advisoryCount"] >= 1
+    assert artifacts["1.2.0"]["api"]["rest"]["breaking"] is True
+    assert artifacts["1.6.0"]["api"]["mcp"]["changes"] == [
+        "MCP tool `run_sql`: input `limit` became required"
+    ]
+    assert artifacts["1.4.0"]["config"]["changes"] == [
+        {"defaultChanged": "LOG_LEVEL", "previousDefault": "info", "defaultValue": "warn"}
+    ]
+    assert artifacts["1.4.0"]["declaredBreaks"][0]["requiredStop"] is True
+    assert artifacts["1.4.0"]["upgrade"]["requiredStops"] == ["1.4.0"]
+    dropped = artifacts["1.4.0"]["migrations"]["files"][0]
+    assert dropped["tables"] == ["projects"]
+    added = artifacts["1.6.0"]["migrations"]["files"][0]
+    assert added["tables"] == ["users"]
+    index = json.loads((tmp_path / "release-safety-index.json").read_text())
+    assert [e["rollingUpdateSafe"] for e in index["entries"]] == list(verdicts.values())
+
+
 def test_demo_refuses_a_non_empty_folder(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
