@@ -2,7 +2,8 @@
 # Contract check of the evaluator: serve the bundled seed with a fixed clock on a free loopback
 # port, run schemathesis (through `release-safety contract-check`, fixed seed, bounded examples)
 # plus the replay of the caller's history, stop the server, fail on any failure.
-# Needs the project's venv python (with release-safety installed) first on PATH.
+# Needs the project's venv python (with release-safety installed) first on PATH; it runs
+# `python -m release_safety`.
 set -euo pipefail
 
 NOW="2026-11-20T12:00:00Z"
@@ -26,7 +27,7 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-release-safety serve-evaluator --port "${PORT}" --now "${NOW}" >"${WORK}/server.log" 2>&1 &
+python -m release_safety serve-evaluator --port "${PORT}" --now "${NOW}" >"${WORK}/server.log" 2>&1 &
 SERVER_PID=$!
 
 for _ in $(seq 1 100); do
@@ -41,10 +42,10 @@ for _ in $(seq 1 100); do
   sleep 0.2
 done
 
-release-safety serve-evaluator --print-openapi >"${WORK}/openapi.json"
+python -m release_safety serve-evaluator --print-openapi >"${WORK}/openapi.json"
 
 status=0
-release-safety contract-check \
+python -m release_safety contract-check \
   --spec "${WORK}/openapi.json" \
   --base-url "${BASE}" \
   --token "${TOKEN}" \

@@ -105,7 +105,9 @@ def bench(name: str, repo_path: Path, folder: Path, jobs: int) -> dict[str, obje
     warm = timed([*cli, "--regenerate"], env)
     verdicts: dict[str, int] = {}
     for entry in entries:
-        verdicts[str(entry["rollingUpdateSafe"])] = verdicts.get(str(entry["rollingUpdateSafe"]), 0) + 1
+        verdicts[str(entry["rollingUpdateSafe"])] = (
+            verdicts.get(str(entry["rollingUpdateSafe"]), 0) + 1
+        )
     return {
         "releases": len(entries),
         "cold_backfill_s": round(cold, 2),

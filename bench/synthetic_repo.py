@@ -18,7 +18,8 @@ STATEMENTS = (
     "ALTER TABLE {t} ADD COLUMN flag{n} boolean NOT NULL DEFAULT false;",
     "UPDATE {t} SET updated_at = now() WHERE id < 1000;",
     "ALTER TABLE {t} ADD CONSTRAINT {t}_chk{n} CHECK (id > 0) NOT VALID;",
-    "CREATE TABLE t{n} (id bigserial PRIMARY KEY, name text NOT NULL, created_at timestamptz DEFAULT now());",
+    "CREATE TABLE t{n} (id bigserial PRIMARY KEY, name text NOT NULL,"
+    " created_at timestamptz DEFAULT now());",
     "ALTER TABLE {t} ALTER COLUMN c{m} SET DEFAULT 'x';",
     "COMMENT ON TABLE {t} IS 'release {n}';",
 )
@@ -27,7 +28,9 @@ STATEMENTS = (
 def _resource(i: int, release: int) -> tuple[str, str]:
     """One resource's schema and path item as JSON fragments."""
     name = f"Resource{i}"
-    props = {f"field{j}": {"type": "string", "description": f"Field {j} of {name}."} for j in range(12)}
+    props = {
+        f"field{j}": {"type": "string", "description": f"Field {j} of {name}."} for j in range(12)
+    }
     if i % 97 == release % 97:
         props[f"added{release}"] = {"type": "integer", "minimum": 0}
     schema = {"type": "object", "required": ["field0"], "properties": props}
@@ -36,7 +39,9 @@ def _resource(i: int, release: int) -> tuple[str, str]:
     item = {
         "get": {
             "operationId": f"get{name}",
-            "parameters": [{"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}],
+            "parameters": [
+                {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}
+            ],
             "responses": ok,
         },
         "put": {
@@ -58,10 +63,14 @@ def openapi_document(release: int, operations: int = 2100) -> str:
     """About 4 MB of OpenAPI 3.0 JSON; each release adds a field to a few schemas."""
     if not _BASE:
         _BASE.update({i: _resource(i, -1) for i in range(operations)})
-    parts = [_resource(i, release) if i % 97 == release % 97 else _BASE[i] for i in range(operations)]
+    parts = [
+        _resource(i, release) if i % 97 == release % 97 else _BASE[i] for i in range(operations)
+    ]
     info = json.dumps({"title": "Synthetic", "version": str(release)})
     return (
-        '{"openapi": "3.0.3", "info": ' + info + ', "paths": {'
+        '{"openapi": "3.0.3", "info": '
+        + info
+        + ', "paths": {'
         + ",\n".join(p for _, p in parts)
         + '}, "components": {"schemas": {'
         + ",\n".join(s for s, _ in parts)
@@ -74,7 +83,9 @@ def _blob(data: str) -> bytes:
     return b"data %d\n" % len(raw) + raw + b"\n"
 
 
-def build(path: Path, tags: int = 500, migrations_per_release: int = 4, spec_every: int = 5) -> Path:
+def build(
+    path: Path, tags: int = 500, migrations_per_release: int = 4, spec_every: int = 5
+) -> Path:
     """Build the repository at `path` (a new bare repository); returns its path."""
     rng = random.Random(7)
     subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(path)], check=True)
@@ -98,10 +109,13 @@ def build(path: Path, tags: int = 500, migrations_per_release: int = 4, spec_eve
             stream += b"M 100644 inline " + name.encode() + b"\n" + _blob(body + "\n")
         if release % spec_every == 0:
             stream += b"M 100644 inline openapi.json\n" + _blob(openapi_document(release))
-            env = "\n".join(f"VAR_{i}=value{i if i != release % 40 else release}" for i in range(40))
+            env = "\n".join(
+                f"VAR_{i}=value{i if i != release % 40 else release}" for i in range(40)
+            )
             stream += b"M 100644 inline .env.example\n" + _blob(env + "\n")
         stream += b"\n"
-        stream += f"tag v{version}\nfrom refs/heads/main\ntagger Bench <bench@example.com> {when} +0000\n".encode()
+        tagger = f"tagger Bench <bench@example.com> {when} +0000\n"
+        stream += f"tag v{version}\nfrom refs/heads/main\n{tagger}".encode()
         stream += _blob(f"release {version}")
     subprocess.run(["git", "fast-import", "--quiet"], input=bytes(stream), cwd=path, check=True)
     return path

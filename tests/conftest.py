@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from release_safety.cachedir import CACHE_DIR_ENV
+from release_safety.gitrepo import GitRepo, GitSnapshot
 from release_safety.repobuilder import RepoBuilder
 
 
@@ -27,3 +28,35 @@ def make_repo(tmp_path: Path) -> Callable[[str], RepoBuilder]:
         return RepoBuilder(tmp_path / name)
 
     return build
+
+
+Files = dict[str, str | None]
+Pair = Callable[[Files, Files], tuple[GitSnapshot, GitSnapshot]]
+
+
+@pytest.fixture
+def release_pair(make_repo: Callable[[str], RepoBuilder]) -> Iterator[Pair]:
+    """`pair(old_files, new_files)`: tag v1.0.0 with the old files, then v1.0.1 with the new
+    ones written over them (a `None` content deletes the file); the snapshots of both tags."""
+    opened: list[GitRepo] = []
+
+    def pair(old: Files, new: Files) -> tuple[GitSnapshot, GitSnapshot]:
+        builder = make_repo(f"repo{len(opened)}")
+        builder.write("README.md", "service\n")
+        for path, text in old.items():
+            if text is not None:
+                builder.write(path, text)
+        builder.release("1.0.0", prefix="v")
+        for path, text in new.items():
+            if text is None:
+                builder.delete(path)
+            else:
+                builder.write(path, text)
+        builder.release("1.0.1", prefix="v")
+        repo = GitRepo(builder.path)
+        opened.append(repo)
+        return repo.snapshot("v1.0.0"), repo.snapshot("v1.0.1")
+
+    yield pair
+    for repo in opened:
+        repo.close()

@@ -21,10 +21,13 @@ from release_safety.errors import InputError, ReleaseSafetyError
 # Commands, one line per command: name -> "module:click command".
 COMMANDS = {
     "backfill": "release_safety.commands.backfill:backfill_command",
+    "check-pr": "release_safety.commands.checkpr:check_pr",
     "contract-check": "release_safety.commands.evaluator:contract_check",
     "demo": "release_safety.commands.demo:demo",
+    "diff-openapi": "release_safety.commands.rest:diff_openapi",
     "generate": "release_safety.commands.core:generate",
     "index": "release_safety.commands.core:index",
+    "lint-migrations": "release_safety.commands.migrations:lint_migrations",
     "rules": "release_safety.commands.core:rules",
     "schema": "release_safety.commands.core:schema",
     "serve-evaluator": "release_safety.commands.evaluator:serve_evaluator",

@@ -6,6 +6,8 @@ command) and kept in a byte-bounded cache keyed by blob id, so a blob is read on
 
 from __future__ import annotations
 
+import subprocess
+import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -72,6 +74,59 @@ class BlobCache:
             self._size -= len(dropped)
 
 
+class CatFile:
+    """One long-lived `git cat-file --batch` process; many ids are read in one round trip."""
+
+    def __init__(self, git_dir: str) -> None:
+        self.git_dir = git_dir
+        self._process: subprocess.Popen[bytes] | None = None
+
+    def _start(self) -> subprocess.Popen[bytes]:
+        if self._process is None or self._process.poll() is not None:
+            self._process = subprocess.Popen(
+                ["git", "--git-dir", self.git_dir, "cat-file", "--batch"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+            )
+        return self._process
+
+    def read_many(self, blob_ids: Sequence[str]) -> dict[str, bytes | None]:
+        """Each id's bytes (None when git does not have it); requests are written by a thread
+        while answers are read, so neither pipe can fill up and stall the other."""
+        process = self._start()
+        assert process.stdin is not None and process.stdout is not None
+        stdin, stdout = process.stdin, process.stdout
+        request = "".join(f"{blob}\n" for blob in blob_ids).encode()
+
+        def write() -> None:
+            stdin.write(request)
+            stdin.flush()
+
+        writer = threading.Thread(target=write, daemon=True)
+        writer.start()
+        found: dict[str, bytes | None] = {}
+        for blob in blob_ids:
+            header = stdout.readline().split()
+            if len(header) != 3:
+                if not header:
+                    raise CheckError(f"git cat-file stopped while reading {blob}")
+                found[blob] = None
+                continue
+            data = stdout.read(int(header[2]))
+            stdout.read(1)
+            found[blob] = data
+        writer.join()
+        return found
+
+    def close(self) -> None:
+        if self._process is not None:
+            if self._process.stdin is not None:
+                self._process.stdin.close()
+            self._process.wait()
+            self._process = None
+
+
 class GitRepo:
     """A local git repository, read-only."""
 
@@ -82,10 +137,12 @@ class GitRepo:
             raise CheckError(f"{path}: not a git repository") from exc
         self.path = Path(self.repo.working_tree_dir or self.repo.git_dir)
         self.blobs = BlobCache()
+        self.cat_file = CatFile(str(self.repo.git_dir))
         self._trees: dict[str, dict[str, str]] = {}
         self._diffs: dict[tuple[str, str], list[Change]] = {}
 
     def close(self) -> None:
+        self.cat_file.close()
         self.repo.close()
 
     def _git(self, *args: str) -> str:
@@ -210,14 +267,24 @@ class GitRepo:
 
     def read_blob(self, blob_id: str) -> bytes:
         """A blob's bytes, through the persistent cat-file process and the cache."""
-        data = self.blobs.get(blob_id)
-        if data is None:
-            try:
-                _, _, _, data = self.repo.git.get_object_data(blob_id)
-            except (ValueError, git.GitCommandError) as exc:
-                raise CheckError(f"cannot read blob {blob_id}: {exc}") from exc
-            self.blobs.put(blob_id, data)
-        return data
+        return self.read_blobs([blob_id])[blob_id]
+
+    def read_blobs(self, blob_ids: Sequence[str]) -> dict[str, bytes]:
+        """Many blobs' bytes: cached ones from the cache, the rest in one round trip."""
+        found: dict[str, bytes] = {}
+        wanted: list[str] = []
+        for blob in dict.fromkeys(blob_ids):
+            data = self.blobs.get(blob)
+            if data is None:
+                wanted.append(blob)
+            else:
+                found[blob] = data
+        for blob, data in self.cat_file.read_many(wanted).items() if wanted else ():
+            if data is None:
+                raise CheckError(f"cannot read blob {blob}: git does not have it")
+            self.blobs.put(blob, data)
+            found[blob] = data
+        return found
 
     def snapshot(self, ref: str) -> GitSnapshot:
         return GitSnapshot(self, ref)
@@ -254,6 +321,10 @@ class GitSnapshot:
         if blob is None:
             raise KeyError(path)
         return self.repo.read_blob(blob)
+
+    def prefetch(self, paths: Sequence[str]) -> None:
+        ids = [blob for blob in (self.blob_id(p) for p in paths) if blob is not None]
+        self.repo.read_blobs(ids)
 
     def changes_since(self, old: Snapshot | None) -> list[Change]:
         if isinstance(old, GitSnapshot) and old.repo is self.repo:

@@ -45,6 +45,10 @@ class Snapshot(Protocol):
         """Added, modified and deleted paths since `old`, sorted by path (no rename pairing)."""
         ...
 
+    def prefetch(self, paths: Sequence[str]) -> None:
+        """A hint that these paths will be read: a git snapshot reads them in one round trip."""
+        ...
+
 
 def read_text(snapshot: Snapshot, path: str) -> str:
     """The file decoded as UTF-8 (invalid bytes replaced: sources are text)."""
@@ -99,3 +103,6 @@ class MemorySnapshot:
 
     def changes_since(self, old: Snapshot | None) -> list[Change]:
         return compare_trees(old, self)
+
+    def prefetch(self, paths: Sequence[str]) -> None:
+        return None

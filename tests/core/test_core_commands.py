@@ -64,8 +64,8 @@ def test_generate_for_a_tag(
     assert (migrations["count"], migrations["coreCount"], migrations["eeCount"]) == (2, 1, 1)
     assert [f["name"] for f in migrations["files"]] == ["002_add.sql", "003_billing.sql"]
     assert artifact["compatibility"] == {
-        "rollingUpdateSafe": "unknown",
-        "recommendedStrategy": "Recreate",
+        "rollingUpdateSafe": True,
+        "recommendedStrategy": "RollingUpdate",
     }
     findings = json.loads(evidence.read_text())["findings"]
     assert all(f["rule"] and f["severity"] in {"breaking", "unknown", "advisory"} for f in findings)

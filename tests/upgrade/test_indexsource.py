@@ -8,9 +8,8 @@ import socket
 from pathlib import Path
 
 import pytest
-from upgrade_indexes import chained, index_doc
+from upgrade_indexes import IndexServer, chained, index_doc
 
-from conftest import IndexServer
 from release_safety.errors import CheckError, InputError
 from release_safety.indexsource import FetchPolicy, load_index
 

@@ -85,30 +85,34 @@ def _scan_annotations(
         for snapshot in (old, new):
             if snapshot is not None:
                 snapshot.paths()
+    present = [c for c in changes if c.status != "deleted"]
+    new.prefetch([c.path for c in present])
+    found = [(change, parsed) for change in present for parsed in _annotations(new, change.path)]
+    if not found:
+        return
     pool: Counter[tuple[str, ...]] = Counter()
-    for change in changes:
-        if old is not None and change.status != "added":
-            pool.update(p.key() for p in _annotations(old, change.old_path or change.path))
-    for change in changes:
-        if change.status == "deleted":
+    if old is not None:
+        before = [c.old_path or c.path for c in changes if c.status != "added"]
+        old.prefetch(before)
+        for path in before:
+            pool.update(p.key() for p in _annotations(old, path))
+    for change, parsed in found:
+        if pool[parsed.key()] > 0:
+            pool[parsed.key()] -= 1
             continue
-        for parsed in _annotations(new, change.path):
-            if pool[parsed.key()] > 0:
-                pool[parsed.key()] -= 1
-                continue
-            if isinstance(parsed, Annotation):
-                stop = parsed.required_stop
-                out.declare(change.path, parsed.line, parsed.reason, stop, parsed.line)
-            else:
-                out.findings.append(
-                    _finding(
-                        rules.MALFORMED.id,
-                        change.path,
-                        parsed.line,
-                        f"malformed release-safety annotation: {parsed.problem}",
-                        "Write `release-safety: breaking[(required-stop)] <reason>`.",
-                    )
+        if isinstance(parsed, Annotation):
+            stop = parsed.required_stop
+            out.declare(change.path, parsed.line, parsed.reason, stop, parsed.line)
+        else:
+            out.findings.append(
+                _finding(
+                    rules.MALFORMED.id,
+                    change.path,
+                    parsed.line,
+                    f"malformed release-safety annotation: {parsed.problem}",
+                    "Write `release-safety: breaking[(required-stop)] <reason>`.",
                 )
+            )
 
 
 def _read(snapshot: Snapshot | None, path: str) -> bytes | None:

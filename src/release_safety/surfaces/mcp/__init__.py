@@ -35,8 +35,8 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> SurfaceR
         if isinstance(result, SnapshotError):
             return not_checked("mcp", f"{path} at {snapshot.ref}: {result}", path)
         parsed[label] = result
-    if "old" not in parsed:
-        return SurfaceReport(surface="mcp", checked=True)
+    if "old" not in parsed or parsed["old"] is parsed["new"]:
+        return SurfaceReport(surface="mcp", checked=True)  # first snapshot, or the same blob
     findings = diff_tools(parsed["old"], parsed["new"])
     return SurfaceReport(
         surface="mcp", checked=True, findings=sorted(findings, key=lambda f: f.sort_key())

@@ -1,0 +1,1 @@
+"""The evaluator: a reference query-history API that contract checks run against."""

@@ -1,0 +1,242 @@
+"""The evaluator's ASGI application (Starlette): routes, authentication, the error payload.
+
+Each handler is a plain function of a `Call` (connection, caller, query string, path values,
+body, clock) run in the thread pool; what it returns becomes `{status: ok, results}`, what it
+raises as ApiError becomes the error payload, anything else a 500 that exposes no internals.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from release_safety.evaluator import content, history
+from release_safety.evaluator.auth import (
+    Caller,
+    authenticate,
+    require_project,
+    require_project_admin,
+)
+from release_safety.evaluator.compile import compile_metric_query
+from release_safety.evaluator.errors import ApiError, not_found
+from release_safety.evaluator.execute import OPERATIONS, execute
+from release_safety.evaluator.openapi import check_body
+from release_safety.evaluator.params import Params, pagination
+from release_safety.evaluator.store import Store
+
+log = logging.getLogger("release_safety.evaluator")
+HTTP_NAMES = {404: "NotFoundError", 405: "MethodNotAllowedError", 400: "ParameterError"}
+
+
+@dataclass(frozen=True)
+class Call:
+    """Everything a handler may use."""
+
+    conn: sqlite3.Connection
+    store: Store
+    caller: Caller
+    params: Params
+    path: dict[str, str]
+    body: Any
+    now: int
+
+
+Handler = Callable[[Call], Any]
+
+
+def _error(exc: ApiError) -> JSONResponse:
+    return JSONResponse(exc.payload(), status_code=exc.status_code)
+
+
+def _reject_constant(name: str) -> None:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _parse_body(raw: bytes) -> Any:
+    try:
+        return json.loads(raw, parse_constant=_reject_constant)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ApiError(400, "ParameterError", "The request body must be a JSON document") from exc
+
+
+def _serve(
+    store: Store, clock: Callable[[], int], handler: Handler, body_schema: str | None
+) -> Callable[[Request], Awaitable[Response]]:
+    def work(request: Request, raw: bytes) -> Any:
+        conn = store.conn()
+        now = clock()
+        caller = authenticate(conn, request.headers.get("authorization"), now)
+        body = None
+        if body_schema is not None:
+            body = _parse_body(raw)
+            check_body(body_schema, body)
+        params = Params(request.query_params)
+        call = Call(conn, store, caller, params, dict(request.path_params), body, now)
+        return handler(call)
+
+    async def endpoint(request: Request) -> Response:
+        try:
+            raw = await request.body() if body_schema is not None else b""
+            results = await run_in_threadpool(work, request, raw)
+        except ApiError as exc:
+            return _error(exc)
+        except Exception:
+            log.exception("unexpected error on %s %s", request.method, request.url.path)
+            return _error(ApiError(500, "UnexpectedServerError", "Something went wrong."))
+        if isinstance(results, history.RawJson):
+            text = f'{{"status":"ok","results":{results}}}'
+            return Response(text.encode("utf-8"), media_type="application/json")
+        return JSONResponse({"status": "ok", "results": results})
+
+    return endpoint
+
+
+def list_history(call: Call) -> history.RawJson:
+    query = history.parse_query(call.params)
+    project = call.path["projectUuid"]
+    require_project(call.conn, call.caller, project)
+    return history.list_history(call.conn, query, project, call.caller.uuid, call.now)
+
+
+def query_status(call: Call) -> dict[str, Any]:
+    project = call.path["projectUuid"]
+    require_project(call.conn, call.caller, project)
+    found = history.run_status(call.conn, project, call.caller.uuid, call.path["queryUuid"])
+    if found is None:
+        raise not_found(f"Query {call.path['queryUuid']} not found")
+    return found
+
+
+def execute_query(operation: str, call: Call) -> dict[str, Any]:
+    project = call.path["projectUuid"]
+    require_project(call.conn, call.caller, project)
+    with call.store.writing() as conn:
+        return execute(conn, operation, project, call.caller.uuid, call.body, call.now)
+
+
+def saved_chart(call: Call) -> dict[str, Any]:
+    return content.saved_chart(call.conn, call.caller, call.path["chartUuid"])
+
+
+def compile_query(call: Call) -> dict[str, Any]:
+    project, explore = call.path["projectUuid"], call.path["exploreName"]
+    require_project(call.conn, call.caller, project)
+    row = call.conn.execute(
+        "SELECT sql_table, fields FROM explores WHERE project_uuid = ? AND name = ?",
+        (project, explore),
+    ).fetchone()
+    if row is None:
+        raise not_found(f"Explore {explore} not found")
+    sql = compile_metric_query(explore, row["sql_table"], json.loads(row["fields"]), call.body)
+    return {"query": sql}
+
+
+def org_users(call: Call) -> list[dict[str, Any]]:
+    return content.org_users(call.conn)
+
+
+def list_content(call: Call) -> dict[str, Any]:
+    projects = call.params.texts("projectUuids")
+    call.params.enum_list("contentTypes", ("dashboard",))
+    page = call.params.integer("page", 1)
+    page_size = call.params.integer("pageSize", 25)
+    sort_by = call.params.enum("sortBy", tuple(content.CONTENT_SORTS)) or "lastUpdatedAt"
+    direction = call.params.enum("sortDirection", ("asc", "desc")) or "desc"
+    call.params.check()
+    page, page_size = pagination(page, page_size, 100)
+    for project in projects:
+        require_project(call.conn, call.caller, project)
+    chosen = sorted(set(projects)) or content.visible_projects(call.conn, call.caller)
+    return content.dashboards(call.conn, chosen, page, page_size, sort_by, direction == "desc")
+
+
+def list_access(call: Call) -> list[dict[str, Any]]:
+    project = call.path["projectUuid"]
+    require_project(call.conn, call.caller, project)
+    return content.project_access(call.conn, project)
+
+
+def grant_access(call: Call) -> dict[str, Any]:
+    project = call.path["projectUuid"]
+    require_project_admin(call.conn, call.caller, project)
+    with call.store.writing() as conn:
+        return content.grant_access(conn, project, call.body["email"], call.body["role"])
+
+
+def update_access(call: Call) -> dict[str, Any]:
+    project = call.path["projectUuid"]
+    require_project_admin(call.conn, call.caller, project)
+    with call.store.writing() as conn:
+        return content.update_access(conn, project, call.path["userUuid"], call.body["role"])
+
+
+def catalog_metrics(call: Call) -> dict[str, Any]:
+    project = call.path["projectUuid"]
+    page = call.params.integer("page", 1)
+    page_size = call.params.integer("pageSize", 50)
+    sort = call.params.enum("sort", tuple(content.CATALOG_SORTS)) or "name"
+    order = call.params.enum("order", ("asc", "desc")) or "asc"
+    tags = call.params.texts("tags")
+    call.params.check()
+    page, page_size = pagination(page, page_size, 100)
+    require_project(call.conn, call.caller, project)
+    return content.catalog_metrics(call.conn, project, tags, page, page_size, sort, order == "desc")
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    code = exc.status_code if isinstance(exc, HTTPException) else 500
+    name = HTTP_NAMES.get(code, "UnexpectedServerError" if code >= 500 else "ApiError")
+    detail = exc.detail if isinstance(exc, HTTPException) else "Something went wrong."
+    headers = getattr(exc, "headers", None)
+    payload = ApiError(code, name, str(detail)).payload()
+    return JSONResponse(payload, status_code=code, headers=headers)
+
+
+def create_app(store: Store, clock: Callable[[], int]) -> Starlette:
+    """The evaluator application over a loaded store; `clock` gives now in epoch ms."""
+
+    def route(path: str, handler: Handler, method: str = "GET", body: str | None = None) -> Route:
+        return Route(path, _serve(store, clock, handler, body), methods=[method])
+
+    project = "/api/v2/projects/{projectUuid}"
+    routes = [
+        # The literal /query/history is declared before the templated /query/{queryUuid}.
+        route(f"{project}/query/history", list_history),
+        *(
+            route(f"{project}/query/{name}", partial(execute_query, name), "POST", schema)
+            for name, schema in OPERATIONS.items()
+        ),
+        route(f"{project}/query/{{queryUuid}}", query_status),
+        route("/api/v1/saved/{chartUuid}", saved_chart),
+        route(
+            "/api/v1/projects/{projectUuid}/explores/{exploreName}/compileQuery",
+            compile_query,
+            "POST",
+            "MetricQuery",
+        ),
+        route("/api/v1/org/users", org_users),
+        route("/api/v2/content", list_content),
+        route("/api/v1/projects/{projectUuid}/access", list_access),
+        route("/api/v1/projects/{projectUuid}/access", grant_access, "POST", "CreateProjectAccess"),
+        route(
+            "/api/v1/projects/{projectUuid}/access/{userUuid}",
+            update_access,
+            "PATCH",
+            "UpdateProjectAccess",
+        ),
+        route(f"{project}/dataCatalog/metrics-with-time-dimensions", catalog_metrics),
+    ]
+    handlers: dict[Any, Any] = {HTTPException: _http_error, Exception: _http_error}
+    return Starlette(routes=routes, exception_handlers=handlers)

@@ -1,0 +1,68 @@
+"""Authentication by personal access token (`Authorization: ApiKey ldpat_...`), and project
+access: who may see a project and who may change its roles."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from dataclasses import dataclass
+
+from release_safety.evaluator.errors import forbidden, not_found, unauthorized
+from release_safety.evaluator.store import token_hash
+
+_HEADER = re.compile(r"^ApiKey (ldpat_[0-9a-f]{32})$")
+PROJECT_ROLES = ("viewer", "interactive_viewer", "editor", "developer", "admin")
+
+
+@dataclass(frozen=True)
+class Caller:
+    """The authenticated user."""
+
+    uuid: str
+    org_role: str
+
+
+def authenticate(conn: sqlite3.Connection, header: str | None, now: int) -> Caller:
+    """The user of a valid, unexpired token (401 AuthorizationError otherwise)."""
+    if not header:
+        raise unauthorized("Missing Authorization header: expected 'ApiKey <token>'")
+    match = _HEADER.match(header.strip())
+    if not match:
+        raise unauthorized("Malformed Authorization header: expected 'ApiKey ldpat_<32 hex>'")
+    row = conn.execute(
+        "SELECT t.expires_at, u.uuid, u.org_role, u.is_active FROM tokens t"
+        " JOIN users u ON u.uuid = t.user_uuid WHERE t.hash = ?",
+        (token_hash(match.group(1)),),
+    ).fetchone()
+    if row is None or not row["is_active"]:
+        raise unauthorized("Unknown personal access token")
+    if row["expires_at"] is not None and row["expires_at"] <= now:
+        raise unauthorized("Personal access token has expired")
+    return Caller(uuid=row["uuid"], org_role=row["org_role"])
+
+
+def project_role(conn: sqlite3.Connection, caller: Caller, project: str) -> str | None:
+    """The caller's role in a project: organization admins are admins everywhere."""
+    if caller.org_role == "admin":
+        return "admin"
+    row = conn.execute(
+        "SELECT role FROM project_roles WHERE project_uuid = ? AND user_uuid = ?",
+        (project, caller.uuid),
+    ).fetchone()
+    return None if row is None else str(row["role"])
+
+
+def require_project(conn: sqlite3.Connection, caller: Caller, project: str) -> str:
+    """The caller's role in an existing project (404 unknown project, 403 no access)."""
+    if conn.execute("SELECT 1 FROM projects WHERE uuid = ?", (project,)).fetchone() is None:
+        raise not_found(f"Project {project} not found")
+    role = project_role(conn, caller, project)
+    if role is None:
+        raise forbidden("You do not have access to this project")
+    return role
+
+
+def require_project_admin(conn: sqlite3.Connection, caller: Caller, project: str) -> None:
+    """Only a project admin (or an organization admin) manages project access."""
+    if require_project(conn, caller, project) != "admin":
+        raise forbidden("Only a project admin can manage project access")

@@ -1,0 +1,93 @@
+"""Query-string parsing that collects every failing field into one 422 ValidateError."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from starlette.datastructures import QueryParams
+
+from release_safety.evaluator.errors import ApiError, invalid
+
+_INTEGER = re.compile(r"^[+-]?[0-9]+$")
+
+
+class Params:
+    """Typed access to a request's query string; call `check()` before using the values."""
+
+    def __init__(self, query: QueryParams) -> None:
+        self.query = query
+        self.errors: dict[str, dict[str, Any]] = {}
+
+    def _fail(self, name: str, message: str, value: Any) -> None:
+        self.errors[name] = {"message": message, "value": value}
+
+    def integer(self, name: str, default: int) -> int:
+        """An integer parameter (a repeated one keeps its last value)."""
+        text = self.query.get(name)
+        if text is None:
+            return default
+        if not _INTEGER.match(text.strip()):
+            self._fail(name, "invalid integer number", text)
+            return default
+        return int(text)
+
+    def enum(self, name: str, values: Sequence[str]) -> str | None:
+        """One of `values`, or None when absent."""
+        text = self.query.get(name)
+        if text is None:
+            return None
+        if text not in values:
+            self._fail(name, f"should be one of the following; [{', '.join(values)}]", text)
+            return None
+        return text
+
+    def enum_list(self, name: str, values: Sequence[str]) -> list[str]:
+        """A repeated parameter whose every value is one of `values`."""
+        items = self.query.getlist(name)
+        bad = [item for item in items if item not in values]
+        if bad:
+            self._fail(name, f"should be one of the following; [{', '.join(values)}]", items)
+            return []
+        return items
+
+    def text(self, name: str) -> str | None:
+        """A free-text parameter."""
+        return self.query.get(name)
+
+    def texts(self, name: str) -> list[str]:
+        """A repeated free-text parameter."""
+        return self.query.getlist(name)
+
+    def check(self) -> None:
+        """Raise the 422 ValidateError naming every failing field, if any."""
+        if self.errors:
+            raise invalid(self.errors)
+
+
+def pagination(page: int, page_size: int, cap: int) -> tuple[int, int]:
+    """Check page and pageSize (422 PaginationError below 1); cap pageSize."""
+    if page < 1 or page_size < 1:
+        raise ApiError(
+            422,
+            "PaginationError",
+            "page and pageSize must be 1 or more",
+            {"page": page, "pageSize": page_size},
+        )
+    return page, min(page_size, cap)
+
+
+def page_info(page: int, page_size: int, total: int) -> dict[str, int]:
+    """The pagination object: totalPageCount = ceil(totalResults / pageSize)."""
+    return {
+        "page": page,
+        "pageSize": page_size,
+        "totalResults": total,
+        "totalPageCount": -(-total // page_size),
+    }
+
+
+def offset_of(page: int, page_size: int) -> int:
+    """The row offset of a page, bounded so SQLite never overflows (a far page is empty)."""
+    return min((page - 1) * page_size, 2**62)
