@@ -7,11 +7,13 @@ from dataclasses import dataclass
 
 from release_safety import reportcache
 from release_safety.artifact import build_artifact, pick
-from release_safety.errors import InputError
+from release_safety.errors import CheckError, InputError
 from release_safety.findings import (
     DeclarationsReport,
     OverridesReport,
+    Surface,
     SurfaceReport,
+    not_checked,
 )
 from release_safety.gitrepo import GitRepo
 from release_safety.model import Artifact, Upgrade
@@ -82,20 +84,29 @@ def resolve_release(
 Analyser = Callable[[Snapshot | None, Snapshot, Settings], SurfaceReport]
 
 
-SNAPSHOT_SURFACES: Sequence[Analyser] = (
-    migrations.analyse,
-    rest.analyse,
-    mcp.analyse,
-    config.analyse,
-    declarations.analyse,
+SNAPSHOT_SURFACES: Sequence[tuple[Surface, Analyser]] = (
+    ("migrations", migrations.analyse),
+    ("rest", rest.analyse),
+    ("mcp", mcp.analyse),
+    ("config", config.analyse),
+    ("declarations", declarations.analyse),
 )
 
 
 def run_surfaces(
     old: Snapshot | None, new: Snapshot, settings: Settings, version: str
 ) -> list[SurfaceReport]:
-    """Every surface's report for the release `version` between two snapshots."""
-    reports = [analyse(old, new, settings) for analyse in SNAPSHOT_SURFACES]
+    """Every surface's report for the release `version` between two snapshots.
+
+    A surface whose files git cannot read (a missing object in a partial clone, say) is not
+    checked, with the reason; the other surfaces still run.
+    """
+    reports = []
+    for surface, analyse in SNAPSHOT_SURFACES:
+        try:
+            reports.append(analyse(old, new, settings))
+        except CheckError as exc:
+            reports.append(not_checked(surface, exc.message))
     return [*reports, overrides.analyse(new, settings, version)]
 
 

@@ -239,12 +239,17 @@ class GitRepo:
         return files
 
     def blob_id_at(self, commit: str, path: str) -> str | None:
-        """The blob id of one path at a commit (None when absent), via `cat-file --batch-check`."""
+        """The blob id of one path at a commit (None when absent), via `cat-file --batch-check`.
+
+        When the object itself is missing (a partial clone), the tree still names it: the id is
+        returned and reading it fails later, so the path is never mistaken for an absent one.
+        """
         try:
             header = self.repo.git.get_object_header(f"{commit}:{path}")
-            blob, kind, _ = cast("tuple[bytes, bytes, int]", header)
         except ValueError:
-            return None
+            listed = self._git("ls-tree", "-z", commit, "--", path).split("\t", 1)[0].split(" ")
+            return listed[2] if len(listed) == 3 and listed[1] == "blob" else None
+        blob, kind, _ = cast("tuple[bytes, bytes, int]", header)
         return blob.decode() if kind == b"blob" else None
 
     def diff(self, old: str, new: str) -> list[Change]:

@@ -266,3 +266,23 @@ def test_schema_command_and_json_errors(capsys: pytest.CaptureFixture[str]) -> N
     assert run(["rules", "--json"]) == 0
     ids = [r["id"] for r in json.loads(capsys.readouterr().out)]
     assert "shipped-migration-edited" in ids and len(ids) == len(set(ids))
+
+
+def test_a_blob_git_cannot_read_leaves_only_its_surface_unchecked(
+    make_repo: Callable[[str], RepoBuilder], tmp_path: Path
+) -> None:
+    builder = make_repo("partial")
+    spec = "openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths: {}\n"
+    builder.release("1.0.0", {"openapi.yaml": spec, "db/migrations/001.sql": "SELECT 1;\n"})
+    builder.release("1.1.0", {"openapi.yaml": spec + "# edited\n"})
+    blob = builder.git("rev-parse", "1.1.0:openapi.yaml")
+    (builder.path / ".git" / "objects" / blob[:2] / blob[2:]).unlink()  # a partial clone
+    out, evidence = tmp_path / "a.json", tmp_path / "e.json"
+    args = ["generate", "--repo", str(builder.path), "--to", "1.1.0", "--out", str(out)]
+    assert run([*args, "--evidence", str(evidence)]) == 0
+    artifact = json.loads(out.read_text())
+    assert artifact["api"]["rest"]["checked"] is False
+    assert artifact["api"]["mcp"]["checked"] is True
+    assert artifact["compatibility"]["rollingUpdateSafe"] == "unknown"
+    surfaces = {s["surface"]: s for s in json.loads(evidence.read_text())["surfaces"]}
+    assert blob in surfaces["rest"]["reason"]
