@@ -20,7 +20,8 @@ import sys
 import time
 from pathlib import Path
 
-DATASET = Path("/work/shared/datasets/openapi-real")
+# The steering repository's shared/ stands beside this repository (CI and developers alike).
+DATASET = Path(__file__).resolve().parents[1].parent / "shared" / "datasets" / "openapi-real"
 ORDER = [
     *("085baba", "1ff8b64", "bf2a340", "498c71d", "5162af9", "466c74a", "dc708bb"),
     *("c309ca1", "91e7c95", "aa58881", "ca34204", "23e6f5b", "c094647", "f85dbe2"),

@@ -9,7 +9,8 @@ from typing import Any
 import yaml
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "rest"
-DATASET = Path("/work/shared/datasets/openapi-real")
+# The steering repository's shared/ stands beside this repository (CI and developers alike).
+DATASET = Path(__file__).resolve().parents[2].parent / "shared" / "datasets" / "openapi-real"
 OK = {"200": {"description": "ok"}}
 
 
