@@ -17,6 +17,7 @@ import tree_sitter_go
 from tree_sitter import Language, Node, Parser
 
 from release_safety.surfaces.config.reads import EnvRead, SourceError
+from release_safety.surfaces.config.syntax import error_line, node_text
 
 _GETTERS = {"Getenv", "LookupEnv"}
 _TAG = re.compile(r'(\w+):"((?:[^"\\]|\\.)*)"')
@@ -31,7 +32,7 @@ def parse(source: bytes) -> list[EnvRead]:
     """Every env read of a Go source file."""
     tree = _parser().parse(source)
     if tree.root_node.has_error:
-        raise SourceError("syntax error", _error_line(tree.root_node))
+        raise SourceError("syntax error", error_line(tree.root_node))
     os_names = _os_names(tree.root_node)
     reads: list[EnvRead] = []
     consumed: set[int] = set()
@@ -46,25 +47,11 @@ def parse(source: bytes) -> list[EnvRead]:
     return sorted(set(reads), key=lambda r: (r.line, r.name))
 
 
-def _error_line(root: Node) -> int:
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if node.type == "ERROR" or node.is_missing:
-            return node.start_point.row + 1
-        stack.extend(reversed([child for child in node.children if child.has_error]))
-    return 1
-
-
-def _text(node: Node | None) -> str:
-    return node.text.decode("utf-8", errors="replace") if node is not None and node.text else ""
-
-
 def _string(node: Node | None) -> str | None:
     """The value of a Go string literal, else None."""
     if node is None or node.type not in ("interpreted_string_literal", "raw_string_literal"):
         return None
-    return _text(node)[1:-1]
+    return node_text(node)[1:-1]
 
 
 def _os_names(root: Node) -> set[str]:
@@ -76,7 +63,7 @@ def _os_names(root: Node) -> set[str]:
         if node.type == "import_spec" and _string(node.child_by_field_name("path")) == "os":
             alias = node.child_by_field_name("name")
             if alias is not None and alias.type == "package_identifier":
-                names.add(_text(alias))
+                names.add(node_text(alias))
         elif node.type in ("source_file", "import_declaration", "import_spec_list"):
             stack.extend(node.named_children)
     return names
@@ -90,16 +77,16 @@ def _env_name(node: Node, os_names: set[str]) -> tuple[str, str] | None:
     if function.type != "selector_expression":
         return None
     operand, field = function.child_by_field_name("operand"), function.child_by_field_name("field")
-    if _text(operand) not in os_names or _text(field) not in _GETTERS:
+    if node_text(operand) not in os_names or node_text(field) not in _GETTERS:
         return None
     args = node.child_by_field_name("arguments")
     name = _string(args.named_children[0]) if args is not None and args.named_children else None
-    return (name, _text(field)) if name else None
+    return (name, node_text(field)) if name else None
 
 
 def _call_reads(node: Node, os_names: set[str], consumed: set[int]) -> list[EnvRead]:
     args = node.child_by_field_name("arguments")
-    if _text(node.child_by_field_name("function")) == "cmp.Or" and args is not None:
+    if node_text(node.child_by_field_name("function")) == "cmp.Or" and args is not None:
         return _cmp_or(node, args.named_children, os_names, consumed)
     found = _env_name(node, os_names)
     if found is None:
@@ -143,16 +130,16 @@ def _assignment(call: Node, getter: str) -> tuple[str | None, str | None]:
     ):
         return None, None
     left = statement.child_by_field_name("left") or statement.child_by_field_name("name")
-    targets = [_text(n) for n in left.named_children] if left is not None else []
+    targets = [node_text(n) for n in left.named_children] if left is not None else []
     if statement.type == "var_spec":
-        targets = [_text(n) for n in statement.children_by_field_name("name")]
+        targets = [node_text(n) for n in statement.children_by_field_name("name")]
     if not targets:
         return None, None
     variable = targets[0]
     guard = statement.next_named_sibling
     if guard is None or guard.type != "if_statement":
         return variable, None
-    condition = re.sub(r"\s+", "", _text(guard.child_by_field_name("condition")))
+    condition = re.sub(r"\s+", "", node_text(guard.child_by_field_name("condition")))
     guards = {f'{variable}==""', f'""=={variable}', f"len({variable})==0"}
     if getter == "LookupEnv" and len(targets) > 1:
         guards.add(f"!{targets[1]}")
@@ -161,12 +148,12 @@ def _assignment(call: Node, getter: str) -> tuple[str | None, str | None]:
     body = guard.child_by_field_name("consequence")
     for assignment in _statements(body):
         if assignment.type == "assignment_statement":
-            lhs = _text(assignment.child_by_field_name("left"))
+            lhs = node_text(assignment.child_by_field_name("left"))
             rhs = assignment.child_by_field_name("right")
             if lhs == variable and rhs is not None and rhs.named_child_count == 1:
                 value = rhs.named_children[0]
                 default = _string(value)
-                return variable, default if default is not None else _text(value)
+                return variable, default if default is not None else node_text(value)
     return variable, None
 
 
@@ -185,7 +172,7 @@ def _tag_reads(field: Node) -> list[EnvRead]:
         return []
     pairs = dict(_TAG.findall(tag))
     line = field.start_point.row + 1
-    site = _text(field.child_by_field_name("name")) or None
+    site = node_text(field.child_by_field_name("name")) or None
     if "envconfig" in pairs:
         name = pairs["envconfig"].split(",")[0]
         default = pairs.get("default")

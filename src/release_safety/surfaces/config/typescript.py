@@ -19,6 +19,7 @@ import tree_sitter_typescript
 from tree_sitter import Language, Node, Parser
 
 from release_safety.surfaces.config.reads import EnvRead, SourceError
+from release_safety.surfaces.config.syntax import error_line, node_text
 
 _WRAPPERS = {
     "parenthesized_expression",
@@ -52,7 +53,7 @@ def parse(source: bytes, dialect: str) -> list[EnvRead]:
     """Every env read of a TypeScript / JavaScript source."""
     tree = _parser(dialect).parse(source)
     if tree.root_node.has_error:
-        raise SourceError("syntax error", _error_line(tree.root_node))
+        raise SourceError("syntax error", error_line(tree.root_node))
     reads: list[EnvRead] = []
     stack = [tree.root_node]
     while stack:
@@ -66,25 +67,11 @@ def parse(source: bytes, dialect: str) -> list[EnvRead]:
     return sorted(set(reads), key=lambda read: (read.line, read.name))
 
 
-def _error_line(root: Node) -> int:
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if node.type == "ERROR" or node.is_missing:
-            return node.start_point.row + 1
-        stack.extend(reversed([child for child in node.children if child.has_error]))
-    return 1
-
-
-def _text(node: Node | None) -> str:
-    return node.text.decode("utf-8", errors="replace") if node is not None and node.text else ""
-
-
 def _is_process_env(node: Node | None) -> bool:
     if node is None or node.type != "member_expression":
         return False
     obj, prop = node.child_by_field_name("object"), node.child_by_field_name("property")
-    return _text(obj) == "process" and _text(prop) == "env"
+    return node_text(obj) == "process" and node_text(prop) == "env"
 
 
 def _literal(node: Node | None) -> str | None:
@@ -92,25 +79,25 @@ def _literal(node: Node | None) -> str | None:
     if node is None:
         return None
     if node.type == "string":
-        return "".join(_text(part) for part in node.named_children)
+        return "".join(node_text(part) for part in node.named_children)
     if node.type == "template_string" and not any(
         child.type == "template_substitution" for child in node.named_children
     ):
-        return _text(node)[1:-1]
+        return node_text(node)[1:-1]
     return None
 
 
 def _value(node: Node) -> str:
     """A default as written: a string's value, else the expression's source text."""
     literal = _literal(node)
-    return literal if literal is not None else _text(node)
+    return literal if literal is not None else node_text(node)
 
 
 def _env_name(node: Node) -> str | None:
     """The variable named by `process.env.X` or `process.env['X']`, else None."""
     if node.type == "member_expression" and _is_process_env(node.child_by_field_name("object")):
         prop = node.child_by_field_name("property")
-        return _text(prop) if prop is not None and prop.type == "property_identifier" else None
+        return node_text(prop) if prop is not None and prop.type == "property_identifier" else None
     if node.type == "subscript_expression" and _is_process_env(node.child_by_field_name("object")):
         return _literal(node.child_by_field_name("index"))
     return None
@@ -136,7 +123,7 @@ def _logical(node: Node | None) -> bool:
     if node is None or node.type != "binary_expression":
         return False
     operator = node.child_by_field_name("operator")
-    return _text(operator) in ("||", "??")
+    return node_text(operator) in ("||", "??")
 
 
 def _operands(node: Node) -> list[Node]:
@@ -198,7 +185,7 @@ def _required(node: Node) -> bool:
     parent = node.parent
     if parent is not None and parent.type == "non_null_expression":
         return True
-    if parent is None or parent.type != "unary_expression" or _text(parent)[:1] != "!":
+    if parent is None or parent.type != "unary_expression" or node_text(parent)[:1] != "!":
         return False
     condition = parent.parent
     if condition is not None and condition.type == "parenthesized_expression":
@@ -215,7 +202,8 @@ def _throws(statement: Node) -> bool:
         return False
     parts = [body, *body.named_children]
     return any(
-        part.type == "throw_statement" or _text(part).startswith("process.exit(") for part in parts
+        part.type == "throw_statement" or node_text(part).startswith("process.exit(")
+        for part in parts
     )
 
 
@@ -224,14 +212,14 @@ def _guarded(top: Node) -> bool:
     declarator = top.parent
     if declarator is None or declarator.type != "variable_declarator":
         return False
-    name = _text(declarator.child_by_field_name("name"))
+    name = node_text(declarator.child_by_field_name("name"))
     statement = declarator.parent
     guards = {f"(!{name})", f"({name}===undefined)", f"({name}==null)", f"({name}==='')"}
     for _ in range(3):
         statement = statement.next_named_sibling if statement is not None else None
         if statement is None:
             return False
-        condition = "".join(_text(statement.child_by_field_name("condition")).split())
+        condition = "".join(node_text(statement.child_by_field_name("condition")).split())
         if statement.type == "if_statement" and condition in guards and _throws(statement):
             return True
     return False
@@ -244,7 +232,7 @@ def _site(node: Node) -> str | None:
             return None
         field = _SITES.get(current.type)
         if field is not None:
-            return _text(current.child_by_field_name(field)) or None
+            return node_text(current.child_by_field_name(field)) or None
         current = current.parent
     return None
 
@@ -258,19 +246,19 @@ def _destructured(node: Node) -> list[EnvRead]:
     for entry in pattern.named_children:
         name, default_node, site = None, None, None
         if entry.type == "shorthand_property_identifier_pattern":
-            name = site = _text(entry)
+            name = site = node_text(entry)
         elif entry.type == "object_assignment_pattern":
-            name = site = _text(entry.child_by_field_name("left"))
+            name = site = node_text(entry.child_by_field_name("left"))
             default_node = entry.child_by_field_name("right")
         elif entry.type == "pair_pattern":
-            name = _literal(entry.child_by_field_name("key")) or _text(
+            name = _literal(entry.child_by_field_name("key")) or node_text(
                 entry.child_by_field_name("key")
             )
             target = entry.child_by_field_name("value")
             if target is not None and target.type == "assignment_pattern":
                 default_node = target.child_by_field_name("right")
                 target = target.child_by_field_name("left")
-            site = _text(target)
+            site = node_text(target)
         if name:
             default = None if default_node is None else _value(default_node)
             reads.append(
