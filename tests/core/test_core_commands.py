@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from release_safety import generate
 from release_safety.cli import run
 from release_safety.repobuilder import RepoBuilder
 from release_safety.schemas import schema_text, validate_document
@@ -286,3 +287,32 @@ def test_a_blob_git_cannot_read_leaves_only_its_surface_unchecked(
     assert artifact["compatibility"]["rollingUpdateSafe"] == "unknown"
     surfaces = {s["surface"]: s for s in json.loads(evidence.read_text())["surfaces"]}
     assert blob in surfaces["rest"]["reason"]
+
+
+def test_a_crash_leaves_an_all_unknown_artifact(
+    service: RepoBuilder,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    out = tmp_path / "release-safety.json"
+    assert run(["generate", "--repo", str(service.path), "--to", "v1.1.0", "--out", str(out)]) == 0
+    assert json.loads(out.read_text())["compatibility"]["rollingUpdateSafe"] is True
+    capsys.readouterr()
+
+    def broken(*_: object) -> None:
+        raise RuntimeError("analyser bug")
+
+    monkeypatch.setattr(generate, "SNAPSHOT_SURFACES", [("rest", broken)])
+    assert run(["generate", "--repo", str(service.path), "--to", "v1.1.0", "--out", str(out)]) == 3
+    captured = capsys.readouterr()
+    assert "analyser bug" in captured.err
+    printed, written = json.loads(captured.out), json.loads(out.read_text())
+    assert printed == written
+    validate_document(written, "crash", "release-safety")
+    assert written["compatibility"] == {
+        "rollingUpdateSafe": "unknown",
+        "recommendedStrategy": "Recreate",
+    }
+    assert written["migrations"]["present"] == "unknown"
+    assert not written["api"]["rest"]["checked"] and not written["config"]["checked"]

@@ -56,6 +56,7 @@ def test_demo_exercises_every_surface_safe_and_unsafe(tmp_path: Path) -> None:
     ]
     assert artifacts["1.4.0"]["declaredBreaks"][0]["requiredStop"] is True
     assert artifacts["1.4.0"]["upgrade"]["requiredStops"] == ["1.4.0"]
+    assert artifacts["1.5.0"]["upgrade"]["minPreviousVersion"] == "1.4.0"
     dropped = artifacts["1.4.0"]["migrations"]["files"][0]
     assert dropped["tables"] == ["projects"]
     added = artifacts["1.6.0"]["migrations"]["files"][0]

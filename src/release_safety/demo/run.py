@@ -67,6 +67,7 @@ def _cell(value: bool | str) -> str:
 def table(result: DemoResult) -> list[str]:
     """One line per release: verdict, strategy and each surface's breaking flag."""
     header = ["version", "safe", "strategy", "migrations", "rest", "mcp", "config", "declared"]
+    header += ["stops", "min-previous"]
     rows = [[*header, "story"]]
     stories = {r.version: r.story for r in RELEASES}
     for generated in result.generated:
@@ -82,6 +83,8 @@ def table(result: DemoResult) -> list[str]:
                 _cell(artifact.api.mcp.breaking),
                 _cell(artifact.config.breaking),
                 str(len(artifact.declaredBreaks)),
+                ",".join(artifact.upgrade.requiredStops) or "-",
+                artifact.upgrade.minPreviousVersion or "-",
                 stories[artifact.version],
             ]
         )

@@ -180,6 +180,21 @@ SETTINGS = """# Where the sample service keeps its surfaces (migrations, openapi
 sources = [".env.example", "src/config.ts"]
 """
 
+OVERRIDES = (
+    json.dumps(
+        {
+            "versions": {
+                "1.5.0": {
+                    "minPreviousVersion": "1.4.0",
+                    "note": "installs before 1.4.0 must run its legacy_code drop first",
+                }
+            }
+        },
+        indent=2,
+    )
+    + "\n"
+)
+
 RELEASES: tuple[DemoRelease, ...] = (
     DemoRelease(
         "1.0.0",
@@ -253,7 +268,7 @@ ALTER TABLE projects DROP COLUMN legacy_code;
     ),
     DemoRelease(
         "1.5.0",
-        "tool descriptions edited, a new table (safe)",
+        "tool descriptions edited, a new table, a maintainer's minimum previous version (safe)",
         {
             "migrations/0006_audit_log.up.sql": """CREATE TABLE audit_log (
     id bigserial PRIMARY KEY,
@@ -267,6 +282,7 @@ ALTER TABLE projects DROP COLUMN legacy_code;
                     "run_sql", {"description": "Run a read-only SQL query (max 5000 rows)."}
                 )
             ),
+            "release-safety.overrides.json": OVERRIDES,
         },
     ),
     DemoRelease(
