@@ -9,6 +9,7 @@ from rest_pairs import FIXTURES
 from release_safety.gitrepo import GitRepo
 from release_safety.repobuilder import RepoBuilder
 from release_safety.settings import Settings
+from release_safety.snapshot import MemorySnapshot
 from release_safety.surfaces.rest import analyse
 from release_safety.surfaces.rest.analyse import _memo
 
@@ -171,3 +172,19 @@ def test_external_ref_to_a_missing_file_is_not_checked(make_repo: MakeRepo) -> N
     report = analyse(old, new, on)
     assert not report.checked
     assert "api/common.yaml not found" in (report.reason or "")
+
+
+def test_the_same_bytes_at_both_refs_are_not_parsed_again() -> None:
+    broken = "openapi: 3.0.3\npaths: {/a: [unclosed\n"
+    moved = "openapi: 3.0.3\npaths:\n  /a:\n    $ref: '#/x'\n  /b:\n    $ref: paths/b.yaml\n"
+    settings = Settings.model_validate({"rest": {"specs": ["openapi.yaml", "api/openapi.yaml"]}})
+    old = MemorySnapshot({"openapi.yaml": broken})
+    same = MemorySnapshot({"api/openapi.yaml": broken})
+    report = analyse(old, same, settings)
+    assert report.checked and not report.findings  # identical bytes: nothing can have changed
+    with_file_ref = analyse(
+        MemorySnapshot({"openapi.yaml": moved}), MemorySnapshot({"openapi.yaml": moved}), settings
+    )
+    assert not with_file_ref.checked  # another file may have changed: parsed, and refused
+    changed = analyse(old, MemorySnapshot({"openapi.yaml": broken + "# edited\n"}), settings)
+    assert not changed.checked

@@ -165,7 +165,7 @@ def _key_lines(text: str, depth: int) -> dict[tuple[str, ...], int]:
         key = match.group(2)
         if key[:1] == '"':
             try:
-                key = json.loads(key)
+                key = json.loads(key) if "\\" in key else key[1:-1]
             except ValueError:
                 key = key[1:-1]
         elif key[:1] == "'":
