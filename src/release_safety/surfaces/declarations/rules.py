@@ -35,7 +35,7 @@ HOLLOW = register(
         severity="unknown",
         title="A declared break gives no real reason",
         why="Operators read the reason to plan an upgrade; a placeholder tells them nothing.",
-        unsafe="# release-safety: breaking TODO",
+        unsafe="# release-safety: breaking tbd",
         safe="# release-safety: breaking renames the queue table; workers of the previous "
         "release stop consuming jobs",
     )
