@@ -160,3 +160,26 @@ def test_unknown_floor_is_bad_input(
     )
     assert "not a release tag" in capsys.readouterr().err
     assert not (tmp_path / "i.json").exists()
+
+
+def test_a_failing_release_becomes_unknown_and_the_run_goes_on(
+    make_repo: Callable[[str], RepoBuilder], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    builder = make_repo("service")
+    builder.release("1.0.0", {"db/migrations/001.sql": "CREATE TABLE a (id int);\n"})
+    builder.release("1.1.0", {"db/migrations/002.sql": "ALTER TABLE a DROP COLUMN id;\n"})
+    builder.release("1.2.0", {"release-safety.overrides.json": '{"versions": {"1.2.0": 7}}\n'})
+    builder.release("1.3.0", {"release-safety.overrides.json": "{}\n"})
+    index = tmp_path / "index.json"
+    assert run(["backfill", "--repo", str(builder.path), "--index", str(index)]) == 0
+    captured = capsys.readouterr()
+    assert (
+        "warning: 1.2.0: InputError: " in captured.err
+        and "release-safety.overrides.json" in captured.err
+    )
+    assert "3 generated" not in captured.out and "4 generated, 0 kept" in captured.out
+    entries = {e["version"]: e for e in json.loads(index.read_text())["entries"]}
+    assert entries["1.1.0"]["rollingUpdateSafe"] is False  # a proven break survives backfill
+    assert entries["1.2.0"]["rollingUpdateSafe"] == "unknown"
+    assert entries["1.2.0"]["previousVersion"] == "1.1.0"
+    assert entries["1.3.0"]["rollingUpdateSafe"] == "unknown"
