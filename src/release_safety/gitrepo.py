@@ -241,16 +241,32 @@ class GitRepo:
     def blob_id_at(self, commit: str, path: str) -> str | None:
         """The blob id of one path at a commit (None when absent), via `cat-file --batch-check`.
 
-        When the object itself is missing (a partial clone), the tree still names it: the id is
-        returned and reading it fails later, so the path is never mistaken for an absent one.
+        When the object itself is missing (a partial clone), its folder's tree still names it:
+        the id is returned and reading it fails later, so the path is never taken for absent.
         """
         try:
             header = self.repo.git.get_object_header(f"{commit}:{path}")
         except ValueError:
-            listed = self._git("ls-tree", "-z", commit, "--", path).split("\t", 1)[0].split(" ")
-            return listed[2] if len(listed) == 3 and listed[1] == "blob" else None
+            folder, _, name = path.rpartition("/")
+            mode, listed = self._folder(commit, folder).get(name, ("", ""))
+            return listed if mode.startswith("100") else None
         blob, kind, _ = cast("tuple[bytes, bytes, int]", header)
         return blob.decode() if kind == b"blob" else None
+
+    def _folder(self, commit: str, folder: str) -> dict[str, tuple[str, str]]:
+        """A folder's entries (name -> mode, id) read from its tree object; {} when absent."""
+        spec = f"{commit}:{folder}" if folder else f"{commit}^{{tree}}"
+        data = self.cat_file.read_many([spec])[spec]
+        entries: dict[str, tuple[str, str]] = {}
+        width = len(commit) // 2  # 20 bytes for SHA-1 ids, 32 for SHA-256
+        at = 0
+        while data and at < len(data):
+            space = data.index(b" ", at)
+            nul = data.index(b"\0", space)
+            name = data[space + 1 : nul].decode("utf-8", errors="surrogateescape")
+            entries[name] = (data[at:space].decode(), data[nul + 1 : nul + 1 + width].hex())
+            at = nul + 1 + width
+        return entries
 
     def diff(self, old: str, new: str) -> list[Change]:
         """Added, modified and deleted paths between two commits (no rename pairing)."""

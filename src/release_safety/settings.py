@@ -9,8 +9,7 @@ from __future__ import annotations
 import fnmatch
 import re
 import tomllib
-from functools import cached_property
-from pathlib import PurePosixPath
+from functools import cached_property, lru_cache
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -46,24 +45,28 @@ class MigrationSource(_Closed):
 
     def matches(self, path: str) -> bool:
         """True when the repository path is a migration file of this source."""
-        parts = PurePosixPath(path)
-        name = parts.name
+        folder, _, name = path.rpartition("/")
         if not re.fullmatch(self.pattern, name):
             return False
         if self.exclude and re.fullmatch(self.exclude, name):
             return False
-        folders = parts.parts[:-1]
-        prefixes = ("/".join(folders[:i]) for i in range(1, len(folders) + 1))
-        return any(_glob_match(self.path, prefix) for prefix in prefixes)
+        at_or_below = rf"(?:{_glob_regex(self.path)})(?:/.*)?"
+        return bool(folder) and re.fullmatch(at_or_below, folder) is not None
 
     def edition_of(self, path: str) -> Literal["core", "ee"]:
         if self.edition != "auto":
             return self.edition
-        return "ee" if "ee" in PurePosixPath(path).parts[:-1] else "core"
+        return "ee" if "ee" in path.split("/")[:-1] else "core"
 
 
-def _glob_match(pattern: str, path: str) -> bool:
+def glob_match(pattern: str, path: str) -> bool:
     """Glob match where `**` matches any number of folders (including none)."""
+    return re.fullmatch(_glob_regex(pattern), path) is not None
+
+
+@lru_cache(maxsize=64)
+def _glob_regex(pattern: str) -> str:
+    """A glob as a regular expression: `*` within a folder, `**` across folders."""
     regex = ""
     i = 0
     while i < len(pattern):
@@ -77,7 +80,7 @@ def _glob_match(pattern: str, path: str) -> bool:
             chunk = fnmatch.translate(pattern[i]).removeprefix("(?s:").removesuffix(r")\Z")
             regex += r"[^/]*" if pattern[i] == "*" else chunk
             i += 1
-    return re.fullmatch(regex, path) is not None
+    return regex
 
 
 DEFAULT_MIGRATION_SOURCES = (

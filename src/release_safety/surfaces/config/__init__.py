@@ -8,7 +8,7 @@ from collections import OrderedDict
 from pathlib import PurePosixPath
 
 from release_safety.findings import ConfigReport, not_checked
-from release_safety.settings import Settings, _glob_match
+from release_safety.settings import Settings, glob_match
 from release_safety.snapshot import Snapshot
 from release_safety.surfaces.config import dotenv, go_src, python_src, typescript
 from release_safety.surfaces.config.diff import Var, collect, diff
@@ -78,7 +78,7 @@ def _matched(snapshot: Snapshot, patterns: tuple[str, ...]) -> list[str]:
     found: set[str] = set()
     for pattern in patterns:
         if any(char in pattern for char in "*?["):
-            found.update(path for path in snapshot.paths() if _glob_match(pattern, path))
+            found.update(path for path in snapshot.paths() if glob_match(pattern, path))
         elif snapshot.blob_id(pattern) is not None:
             found.add(pattern)
     return sorted(found)

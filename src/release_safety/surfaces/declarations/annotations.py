@@ -157,14 +157,17 @@ def is_binary(data: bytes) -> bool:
     return b"\0" in data[:8000]
 
 
-_PREFILTER = re.compile(rb"release[-_ ]?safety", re.IGNORECASE)
+_PREFILTER = re.compile(rb"release[-_ ]?safety")  # over lower-cased bytes: case-insensitive
 _MEMO: OrderedDict[tuple[str, str], tuple[Parsed, ...]] = OrderedDict()
 _MEMO_SIZE = 8192
 
 
 def scan(data: bytes, syntax: Syntax) -> tuple[Parsed, ...]:
     """Every annotation attempt in a file's bytes (none in binaries)."""
-    if is_binary(data) or not _PREFILTER.search(data):
+    if is_binary(data):
+        return ()
+    lowered = data.lower()
+    if b"safety" not in lowered or not _PREFILTER.search(lowered):
         return ()
     return tuple(_attempts(comments(data.decode("utf-8", errors="replace"), syntax)))
 
