@@ -17,8 +17,19 @@ def dumps(data: Any) -> str:
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Write through a temporary file in the same folder, then rename over the target."""
-    path = Path(path)
+    """Write through a temporary file in the same folder, then rename over the target.
+
+    A link is followed (the file it names is replaced, the link stays); a target that is not a
+    regular file (`/dev/null`, a pipe) is written in place, never replaced by a file.
+    """
+    path = Path(path).resolve() if Path(path).is_symlink() else Path(path)
+    if path.exists() and not path.is_file():
+        try:
+            with path.open("w", encoding="utf-8") as handle:
+                handle.write(text)
+        except OSError as exc:
+            raise CheckError(f"{path}: cannot write: {exc.strerror or exc}") from exc
+        return
     folder = path.parent if str(path.parent) else Path(".")
     try:
         folder.mkdir(parents=True, exist_ok=True)

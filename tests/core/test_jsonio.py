@@ -1,3 +1,6 @@
+import os
+import stat
+import threading
 from pathlib import Path
 
 import pytest
@@ -19,3 +22,24 @@ def test_failure_midway_leaves_the_old_file(tmp_path: Path) -> None:
         jsonio.write_atomic(target, "partial" * 1000 + "\udcff")
     assert target.read_text() == "old\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.json"]
+
+
+def test_a_link_is_followed_and_kept(tmp_path: Path) -> None:
+    real = tmp_path / "real.json"
+    real.write_text("old\n")
+    link = tmp_path / "link.json"
+    link.symlink_to(real)
+    jsonio.write_atomic(link, "new\n")
+    assert link.is_symlink() and real.read_text() == "new\n"
+
+
+def test_a_pipe_is_written_in_place_not_replaced(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received: list[str] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_text()))
+    reader.start()
+    jsonio.write_atomic(fifo, "through the pipe\n")
+    reader.join(timeout=10)
+    assert received == ["through the pipe\n"]
+    assert stat.S_ISFIFO(fifo.stat().st_mode)  # `--out /dev/null` must never replace the device
