@@ -198,26 +198,7 @@ class GitRepo:
 
     def changed_paths(self, old: str, new: str) -> list[Change]:
         """Paths that differ between two refs, renames detected, sorted by path."""
-        out = self._git("diff", "--name-status", "-M", "-z", self.resolve(old), self.resolve(new))
-        fields = out.split("\0")
-        changes: list[Change] = []
-        i = 0
-        while i < len(fields) - 1:
-            code = fields[i]
-            status = _STATUS.get(code[:1])
-            if code[:1] in ("R", "C"):
-                old_path, path = fields[i + 1], fields[i + 2]
-                i += 3
-                if code[:1] == "C":
-                    changes.append(Change("added", path))
-                else:
-                    changes.append(Change("renamed", path, old_path))
-                continue
-            path = fields[i + 1]
-            i += 2
-            if status is not None:
-                changes.append(Change(status, path))
-        return sorted(changes, key=lambda c: c.path)
+        return self._name_status(self.resolve(old), self.resolve(new), "-M")
 
     def tree(self, commit: str) -> dict[str, str]:
         """Every file path of a commit with its blob id (submodules and links left out)."""
@@ -274,17 +255,32 @@ class GitRepo:
         cached = self._diffs.get(key)
         if cached is not None:
             return cached
-        out = self._git("diff", "--name-status", "--no-renames", "-z", old, new)
-        fields = out.split("\0")
-        changes = [
-            Change(_STATUS[code[:1]], path)
-            for code, path in zip(fields[0::2], fields[1::2], strict=False)
-            if code[:1] in _STATUS
-        ]
         if len(self._diffs) >= 16:
             self._diffs.pop(next(iter(self._diffs)))
-        self._diffs[key] = sorted(changes, key=lambda c: c.path)
+        self._diffs[key] = self._name_status(old, new, "--no-renames")
         return self._diffs[key]
+
+    def _name_status(self, old: str, new: str, renames: str) -> list[Change]:
+        """`git diff --name-status` between two commits as changes, sorted by path; with `-M`
+        a rename is one change (a copy counts as an addition)."""
+        fields = self._git("diff", "--name-status", renames, "-z", old, new).split("\0")
+        changes: list[Change] = []
+        i = 0
+        while i < len(fields) - 1:
+            code = fields[i][:1]
+            if code in ("R", "C"):
+                old_path, path = fields[i + 1], fields[i + 2]
+                i += 3
+                renamed = code == "R"
+                changes.append(
+                    Change("renamed", path, old_path) if renamed else Change("added", path)
+                )
+                continue
+            path = fields[i + 1]
+            i += 2
+            if code in _STATUS:
+                changes.append(Change(_STATUS[code], path))
+        return sorted(changes, key=lambda c: c.path)
 
     def read_blob(self, blob_id: str) -> bytes:
         """A blob's bytes, through the persistent cat-file process and the cache."""
