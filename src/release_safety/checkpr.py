@@ -22,11 +22,17 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from release_safety.findings import DeclarationsReport, Finding, SurfaceReport
+from release_safety.findings import (
+    SURFACE_NOT_CHECKED,
+    DeclarationsReport,
+    Finding,
+    SurfaceReport,
+)
 from release_safety.model import DeclaredBreak
+from release_safety.surfaces.declarations.rules import DECLARED_BREAK
 
-DECLARED_RULE = "declared-break"
-NOT_CHECKED_RULE = "surface-not-checked"
+DECLARED_RULE = DECLARED_BREAK.id
+NOT_CHECKED_RULE = SURFACE_NOT_CHECKED.id
 
 Scope = str | None
 """The one file a declaration covers, or None for every break of the pull request."""

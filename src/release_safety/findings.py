@@ -66,7 +66,7 @@ class SurfaceReport(BaseModel):
 def not_checked(surface: Surface, reason: str, file: str | None = None) -> SurfaceReport:
     """A surface that could not be read: not checked, with an unknown finding saying why."""
     finding = Finding(
-        rule="surface-not-checked",
+        rule=SURFACE_NOT_CHECKED.id,
         severity="unknown",
         surface=surface,
         file=file,
@@ -99,7 +99,7 @@ def register(rule: Rule) -> Rule:
     return rule
 
 
-register(
+SURFACE_NOT_CHECKED = register(
     Rule(
         id="surface-not-checked",
         surface="all",

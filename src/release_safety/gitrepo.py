@@ -25,7 +25,6 @@ _STATUS: dict[str, ChangeStatus] = {
     "A": "added",
     "M": "modified",
     "D": "deleted",
-    "R": "renamed",
     "T": "modified",
 }
 

@@ -16,7 +16,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from release_safety.findings import SURFACES, Finding, Rule, SurfaceReport, register
+from release_safety.findings import (
+    SURFACE_NOT_CHECKED,
+    SURFACES,
+    Finding,
+    Rule,
+    SurfaceReport,
+    register,
+)
 from release_safety.model import TriState
 
 BACKFILLED = register(
@@ -75,7 +82,7 @@ def decide(reports: Sequence[SurfaceReport], backfilled: bool = False) -> Decisi
     unchecked = [r for r in reports if not r.checked and not r.unknown()]
     unknown += [
         Finding(
-            rule="surface-not-checked",
+            rule=SURFACE_NOT_CHECKED.id,
             severity="unknown",
             surface=r.surface,
             message=f"{r.surface} surface not checked: {r.reason or 'no reason given'}",
