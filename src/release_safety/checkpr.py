@@ -27,6 +27,7 @@ from release_safety.findings import (
     DeclarationsReport,
     Finding,
     SurfaceReport,
+    all_findings,
 )
 from release_safety.model import DeclaredBreak
 from release_safety.surfaces.declarations.rules import DECLARED_BREAK
@@ -107,7 +108,7 @@ def gate(
             declared.extend(report.declared)
     declared.sort(key=lambda d: (d.file, d.line, d.reason))
     scopes = declaration_scopes(declared, registry_path, registry_files or {})
-    findings = sorted((f for r in reports for f in r.findings), key=Finding.sort_key)
+    findings = all_findings(reports)
     uncovered: list[Finding] = []
     covered: list[Covered] = []
     problems: list[Finding] = []

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from release_safety.findings import all_findings
+
 if TYPE_CHECKING:
     from release_safety.generate import Generated
 
@@ -11,9 +13,7 @@ if TYPE_CHECKING:
 def evidence_document(generated: Generated) -> dict[str, Any]:
     """All findings of a release, sorted, with each surface's checked state and the verdict."""
     release = generated.release
-    findings = sorted(
-        (f for report in generated.reports for f in report.findings), key=lambda f: f.sort_key()
-    )
+    findings = all_findings(generated.reports)
     return {
         "schemaVersion": "1",
         "version": release.version,

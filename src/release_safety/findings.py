@@ -10,6 +10,7 @@ A finding says what was seen (rule id, severity, file, line, message) and how to
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -61,6 +62,11 @@ class SurfaceReport(BaseModel):
 
     def advisories(self) -> list[Finding]:
         return [f for f in self.findings if f.severity == "advisory"]
+
+
+def all_findings(reports: Sequence[SurfaceReport]) -> list[Finding]:
+    """Every finding of every report, in a stable order (surface, file, line, rule)."""
+    return sorted((f for report in reports for f in report.findings), key=Finding.sort_key)
 
 
 def not_checked(surface: Surface, reason: str, file: str | None = None) -> SurfaceReport:

@@ -11,7 +11,7 @@ import click
 from release_safety import jsonio
 from release_safety.checkpr import GateResult, gate
 from release_safety.commands.core import load_settings
-from release_safety.findings import Finding
+from release_safety.findings import all_findings
 from release_safety.generate import Generated, Release, analyse_release
 from release_safety.gitrepo import GitRepo
 from release_safety.render.github import comment_body, headline
@@ -32,9 +32,7 @@ class PrCheck:
 
     def summary(self) -> str:
         """The job summary: the comment's content, then the would-be release's section."""
-        findings = sorted(
-            (f for r in self.generated.reports for f in r.findings), key=Finding.sort_key
-        )
+        findings = all_findings(self.generated.reports)
         section = upgrade_safety_section(self.generated.artifact, findings)
         section = section.replace("## Upgrade safety", "## If released as is", 1)
         return self.comment() + "\n" + section

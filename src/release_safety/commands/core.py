@@ -11,7 +11,7 @@ from release_safety import jsonio
 from release_safety.artifact import unknown_artifact
 from release_safety.errors import InputError, ReleaseSafetyError
 from release_safety.evidence import evidence_document
-from release_safety.findings import RULES
+from release_safety.findings import RULES, all_findings
 from release_safety.generate import analyse_release, resolve_release
 from release_safety.gitrepo import GitRepo
 from release_safety.index import EMPTY_INDEX, apply_floor, entry_from_artifact, parse_index, upsert
@@ -87,10 +87,8 @@ def generate(
     if evidence:
         jsonio.write_atomic(Path(evidence), jsonio.dumps(evidence_document(generated)))
     if notes:
-        findings = sorted(
-            (f for r in generated.reports for f in r.findings), key=lambda f: f.sort_key()
-        )
-        jsonio.write_atomic(Path(notes), upgrade_safety_section(generated.artifact, findings))
+        section = upgrade_safety_section(generated.artifact, all_findings(generated.reports))
+        jsonio.write_atomic(Path(notes), section)
     write_or_print(out, jsonio.dumps(generated.artifact.to_json_data()))
     return 0
 
