@@ -83,10 +83,16 @@ def generate_all(
     repo_path: Path, settings: Settings, releases: list[Release], jobs: int, use_cache: bool
 ) -> Iterator[Outcome]:
     """Outcomes in release order; `jobs` > 1 spreads contiguous chunks over processes."""
+    global _worker
     if jobs <= 1 or len(releases) < 2:
         _init_worker(str(repo_path), settings, use_cache)
-        for release in releases:
-            yield _generate_one(release)
+        try:
+            for release in releases:
+                yield _generate_one(release)
+        finally:
+            assert _worker is not None
+            _worker[0].close()  # this process's reader: close it rather than leave it running
+            _worker = None
         return
     chunk = max(1, len(releases) // (jobs * 4))
     with ProcessPoolExecutor(
