@@ -59,9 +59,9 @@ def timed(command: list[str], env: dict[str, str]) -> float:
 
 def generate_vs_git(repo_path: Path, config: Path) -> dict[str, float]:
     """In-process generate of the newest release, and git alone reading the same blobs."""
-    from release_safety.commands.core import load_settings
     from release_safety.generate import analyse_release, resolve_release
     from release_safety.gitrepo import GitRepo
+    from release_safety.settings import load_settings
 
     settings = load_settings(repo_path, config)
     repo = GitRepo(repo_path)

@@ -23,13 +23,13 @@ from typing import Any
 
 from release_safety import cli, jsonio
 from release_safety.commands.checkpr import check_pull_request
-from release_safety.commands.core import load_settings, read_index
 from release_safety.errors import CheckError, InputError, ReleaseSafetyError
 from release_safety.gitrepo import GitRepo
+from release_safety.index import read_index
 from release_safety.model import Artifact, TriState
 from release_safety.render.github import MARKER, gate_annotations, overflow_section
 from release_safety.render.markdown import upgrade_safety_section
-from release_safety.settings import Settings
+from release_safety.settings import Settings, load_settings
 
 MODES = ("release", "pr", "backfill", "upgrade-check")
 ARTIFACT_FILE = "release-safety.json"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from pydantic import ValidationError
 
 from release_safety.errors import InputError
@@ -101,3 +103,14 @@ def _finish(index: Index, entries: list[IndexEntry], floor: str | None) -> Index
         backfillFloorVersion=floor,
         entries=entries,
     )
+
+
+def read_index(path: Path) -> Index:
+    """The index at `path`; a missing file is an empty index, a malformed one bad input."""
+    if not path.exists():
+        return EMPTY_INDEX
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read index: {exc.strerror or exc}") from exc
+    return parse_index(text, str(path))

@@ -10,6 +10,7 @@ import fnmatch
 import re
 import tomllib
 from functools import cached_property, lru_cache
+from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -189,5 +190,15 @@ def parse_settings(text: str, where: str) -> Settings:
         raise InputError(f"{where}: key {key!r}: {reason}") from exc
 
 
-def default_settings() -> Settings:
-    return Settings()
+def load_settings(repo_path: Path, config: Path | None) -> Settings:
+    """The settings file named, else the repository's `.release-safety.toml`, else defaults."""
+    path = config or repo_path / SETTINGS_FILE
+    if config is None and not path.exists():
+        return Settings()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read settings: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: settings are not UTF-8 text (byte {exc.start})") from exc
+    return parse_settings(text, str(path))

@@ -1,7 +1,9 @@
+from pathlib import Path
+
 import pytest
 
 from release_safety.errors import InputError
-from release_safety.settings import MigrationSource, Settings, parse_settings
+from release_safety.settings import MigrationSource, Settings, load_settings, parse_settings
 
 
 @pytest.mark.parametrize(
@@ -88,3 +90,12 @@ def test_folder_glob_spans_folders() -> None:
     assert source.matches("services/api/db/migrations/1.sql")
     assert source.matches("services/api/db/a/b/migrations/1.sql")
     assert not source.matches("services/api/x/db/migrations/1.sql")
+
+
+def test_load_settings_reports_unreadable_files_in_one_line(tmp_path: Path) -> None:
+    assert load_settings(tmp_path, None) == Settings()
+    (tmp_path / ".release-safety.toml").write_bytes(b"postgres_version = 13\n# \xff\n")
+    with pytest.raises(InputError, match=r"\.release-safety\.toml: settings are not UTF-8 text"):
+        load_settings(tmp_path, None)
+    with pytest.raises(InputError, match="cannot read settings"):
+        load_settings(tmp_path, tmp_path / "missing.toml")

@@ -9,7 +9,8 @@ from pathlib import Path
 import click
 
 from release_safety.backfill import Outcome, backfill
-from release_safety.commands.core import load_settings, read_index
+from release_safety.index import read_index
+from release_safety.settings import load_settings
 
 
 class Progress:

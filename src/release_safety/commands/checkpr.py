@@ -10,12 +10,12 @@ import click
 
 from release_safety import jsonio
 from release_safety.checkpr import GateResult, gate
-from release_safety.commands.core import load_settings
 from release_safety.findings import all_findings
 from release_safety.generate import Generated, Release, analyse_release
 from release_safety.gitrepo import GitRepo
 from release_safety.render.github import comment_body, headline
 from release_safety.render.markdown import upgrade_safety_section
+from release_safety.settings import load_settings
 from release_safety.snapshot import Snapshot
 from release_safety.surfaces.declarations import registry as reg
 

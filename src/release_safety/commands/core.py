@@ -14,24 +14,12 @@ from release_safety.evidence import evidence_document
 from release_safety.findings import RULES, all_findings
 from release_safety.generate import analyse_release, resolve_release
 from release_safety.gitrepo import GitRepo
-from release_safety.index import EMPTY_INDEX, apply_floor, entry_from_artifact, parse_index, upsert
-from release_safety.model import Artifact, Index
+from release_safety.index import apply_floor, entry_from_artifact, parse_index, read_index, upsert
+from release_safety.model import Artifact
 from release_safety.render.markdown import upgrade_safety_section
 from release_safety.schemas import schema_text, validate_document
-from release_safety.settings import SETTINGS_FILE, Settings, parse_settings
+from release_safety.settings import load_settings
 from release_safety.versions import is_release
-
-
-def load_settings(repo_path: Path, config: Path | None) -> Settings:
-    """The settings file named, else the repository's `.release-safety.toml`, else defaults."""
-    path = config or repo_path / SETTINGS_FILE
-    if config is None and not path.exists():
-        return Settings()
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read settings: {exc.strerror or exc}") from exc
-    return parse_settings(text, str(path))
 
 
 def write_or_print(path: str, text: str) -> None:
@@ -91,17 +79,6 @@ def generate(
         jsonio.write_atomic(Path(notes), section)
     write_or_print(out, jsonio.dumps(generated.artifact.to_json_data()))
     return 0
-
-
-def read_index(path: Path) -> Index:
-    """The index at `path`; a missing file is an empty index, a malformed one bad input."""
-    if not path.exists():
-        return EMPTY_INDEX
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read index: {exc.strerror or exc}") from exc
-    return parse_index(text, str(path))
 
 
 def read_artifact(path: Path) -> Artifact:

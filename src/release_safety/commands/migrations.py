@@ -13,17 +13,11 @@ import click
 
 from release_safety.errors import CheckError, InputError
 from release_safety.jsonio import dumps
-from release_safety.settings import SETTINGS_FILE, Settings, default_settings, parse_settings
+from release_safety.settings import Settings, load_settings
 
 
 def _settings(postgres_version: int | None) -> Settings:
-    path = Path(SETTINGS_FILE)
-    settings = default_settings()
-    if path.is_file():
-        try:
-            settings = parse_settings(path.read_text(encoding="utf-8"), str(path))
-        except (OSError, UnicodeDecodeError) as exc:
-            raise CheckError(f"{path}: cannot read: {exc}") from exc
+    settings = load_settings(Path("."), None)
     if postgres_version is not None:
         settings = settings.model_copy(update={"postgres_version": postgres_version})
     return settings

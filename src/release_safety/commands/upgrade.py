@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from release_safety.errors import CheckError
 from release_safety.indexsource import check_pin, load_index
 from release_safety.jsonio import dumps
 from release_safety.model import MissingRange, UpgradeCheckResult
@@ -27,17 +26,9 @@ if TYPE_CHECKING:
 def default_index_source() -> str:
     """`index_url`, else `index_path`, from `.release-safety.toml` in the current folder."""
     # deferred: building the settings models costs start-up time that `--index` does not need
-    from release_safety.settings import SETTINGS_FILE, default_settings, parse_settings
+    from release_safety.settings import load_settings
 
-    path = Path(SETTINGS_FILE)
-    if not path.is_file():
-        settings = default_settings()
-    else:
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise CheckError(f"{path}: cannot read: {exc}") from exc
-        settings = parse_settings(text, str(path))
+    settings = load_settings(Path("."), None)
     return settings.index_url or settings.index_path
 
 

@@ -7,12 +7,12 @@ from pathlib import Path
 
 from release_safety import jsonio
 from release_safety.artifact import surface_breaking
-from release_safety.commands.core import load_settings
 from release_safety.demo.service import RELEASES
 from release_safety.generate import Generated, analyse_release, resolve_release
 from release_safety.gitrepo import GitRepo
 from release_safety.index import EMPTY_INDEX, apply_floor, entry_from_artifact, upsert
 from release_safety.repobuilder import RepoBuilder
+from release_safety.settings import load_settings
 
 
 @dataclass(frozen=True)
