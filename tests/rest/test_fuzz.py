@@ -7,78 +7,15 @@ import json
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from rest_strategies import SAFE, documents
 
 from release_safety.settings import Settings
 from release_safety.snapshot import MemorySnapshot
 from release_safety.surfaces.rest import analyse
 from release_safety.surfaces.rest.analyse import compare_documents, load_api
 from release_safety.surfaces.rest.load import SpecError
-
-WORDS = [
-    *("type", "properties", "items", "allOf", "oneOf", "anyOf", "$ref", "enum", "required"),
-    *("nullable", "format", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"),
-    *("maxLength", "minItems", "pattern", "additionalProperties", "unevaluatedProperties"),
-    *("discriminator", "propertyName", "mapping", "readOnly", "writeOnly", "default", "const"),
-    *("x-extensible-enum", "deprecated", "name", "in", "schema", "content", "style", "explode"),
-    *("requestBody", "responses", "headers", "parameters", "security", "x-sunset", "url"),
-    *("multipleOf", "uniqueItems", "maxProperties", "minProperties"),
-]
-LEAVES = st.one_of(
-    st.none(),
-    st.booleans(),
-    st.integers(min_value=-(2**70), max_value=2**70),
-    st.floats(allow_nan=True, allow_infinity=True),
-    st.text(max_size=6),
-    st.sampled_from(
-        [
-            *("string", "object", "array", "null", "integer", "number", "query", "header"),
-            *("path", "cookie", "apiKey", "#/components/schemas/A", "#/components/schemas/B"),
-            *("#/components/parameters/P", "#/paths/~1a~1{id}", "#", "#/x/y", "other.yaml#/A"),
-            "#/components/schemas/A/properties/a",
-        ]
-    ),
-)
-TREES = st.recursive(
-    LEAVES,
-    lambda inner: (
-        st.lists(inner, max_size=3)
-        | st.dictionaries(st.sampled_from(WORDS) | st.text(max_size=3), inner, max_size=4)
-    ),
-    max_leaves=25,
-)
-SAFE = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-
-@st.composite
-def documents(draw: st.DrawFn) -> bytes:
-    operation = {
-        "parameters": draw(TREES),
-        "requestBody": draw(TREES),
-        "responses": {
-            "200": {"content": {"application/json": {"schema": draw(TREES)}}},
-            draw(st.sampled_from(["201", "404", "default", "2XX"])): draw(TREES),
-        },
-        "security": draw(TREES),
-    }
-    version = draw(st.sampled_from(["3.0.3", "3.1.0", "2.0"]))
-    doc: dict[str, Any] = {
-        "paths": {
-            "/a/{id}": {"parameters": draw(TREES), "get": operation, "post": draw(TREES)},
-            "/b": draw(TREES),
-        },
-        "servers": draw(TREES),
-        "security": draw(TREES),
-    }
-    schemas = {"A": draw(TREES), "B": draw(TREES)}
-    if version == "2.0":
-        doc |= {"swagger": "2.0", "definitions": schemas, "parameters": draw(TREES)}
-    else:
-        parameters = {"P": draw(TREES)}
-        components = {"schemas": schemas, "parameters": parameters}
-        doc |= {"openapi": version, "components": components | {"securitySchemes": draw(TREES)}}
-    return json.dumps(doc, allow_nan=True).encode()
 
 
 def _survives(old: bytes, new: bytes) -> None:

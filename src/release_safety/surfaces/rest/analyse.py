@@ -26,12 +26,14 @@ def load_api(
     fetch: Fetch | None = None,
     base: str = "",
     current: Callable[[str], str | None] | None = None,
+    previous: Api | None = None,
 ) -> Api:
     """Parse and normalise a document; SpecError says why it cannot be.
 
     `key` (a blob id) memoises the result, errors included. `fetch` reads external `$ref`
     files (relative to the folder `base`); `current` gives a file's blob id now, so a memoised
-    document whose external files changed is read again.
+    document whose external files changed is read again. `previous`, another version of the
+    document, lends what did not change; only the newest document keeps what it read for that.
     """
     if key is not None and key in _memo:
         result, external = _memo[key]
@@ -48,11 +50,14 @@ def load_api(
         return fetch(path)
 
     try:
-        result = normalise(parse(data), fetching if fetch is not None else None, base)
+        result = normalise(parse(data), fetching if fetch is not None else None, base, previous)
     except SpecError as exc:
         result = exc
-    except RecursionError:
-        result = SpecError("document nested too deeply")
+    for older, _ in _memo.values():
+        if isinstance(older, Api):
+            older.trace = None
+    if previous is not None:
+        previous.trace = None
     if key is not None:
         _memo[key] = (result, read)
         while len(_memo) > _MEMO_SIZE:
@@ -74,10 +79,10 @@ def _spec_path(snapshot: Snapshot, candidates: tuple[str, ...]) -> str | None:
     return next((p for p in candidates if snapshot.blob_id(p) is not None), None)
 
 
-def _load(snapshot: Snapshot, path: str, external: bool) -> Api:
+def _load(snapshot: Snapshot, path: str, external: bool, previous: Api | None) -> Api:
     blob = snapshot.blob_id(path)
     if not external:
-        return load_api(snapshot.read(path), blob)
+        return load_api(snapshot.read(path), blob, previous=previous)
 
     def fetch(name: str) -> bytes | None:
         return snapshot.read(name) if snapshot.blob_id(name) is not None else None
@@ -118,7 +123,7 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> SurfaceR
     apis: list[Api] = []
     for snapshot, path in ((old, old_path), (new, new_path)):
         try:
-            apis.append(_load(snapshot, path, settings.rest.external_refs))
+            apis.append(_load(snapshot, path, settings.rest.external_refs, next(iter(apis), None)))
         except SpecError as exc:
             return not_checked("rest", f"{path} at {snapshot.ref}: {exc}", path)
     try:

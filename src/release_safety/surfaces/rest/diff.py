@@ -347,6 +347,8 @@ def diff_apis(old: Api, new: Api) -> list[OperationDelta]:
     found: list[OperationDelta] = []
     for key in sorted(old.operations.keys() | new.operations.keys()):
         before, after = old.operations.get(key), new.operations.get(key)
+        if before is after:  # reused unchanged from the previous version's normalisation
+            continue
         if after is None:
             assert before is not None
             found.append(

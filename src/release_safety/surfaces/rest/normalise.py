@@ -4,6 +4,7 @@ Local `$ref`s are resolved (each target once, cycles kept as cycles in the objec
 is merged, the three nullable forms and the 3.0 / 3.1 dialects are unified, path-level
 parameters are folded into operations, header names are lower-cased, path-template variable
 names are erased from endpoint keys. Odd values in odd places are ignored, never trusted.
+Given the previous version's normalisation, what did not change is reused (see `reuse.py`).
 """
 
 from __future__ import annotations
@@ -16,9 +17,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from json.encoder import encode_basestring
 from typing import Any
-from urllib.parse import unquote
 
 from release_safety.surfaces.rest.load import Document, SpecError, read_text, read_value
+from release_safety.surfaces.rest.reuse import PathTrace, Reuse, Trace, missing, resolve
 
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 MAX_DEPTH = 120
@@ -139,6 +140,8 @@ class Api:
     servers: list[str]
     api_keys: dict[str, tuple[str, str]]  # scheme name -> (in, name)
     document: Document
+    # what the normalisation read, for the next version's; kept by the newest document only
+    trace: Trace | None = field(default=None, repr=False, compare=False)
 
 
 def endpoint_key(method: str, path: str) -> tuple[str, str]:
@@ -148,13 +151,20 @@ def endpoint_key(method: str, path: str) -> tuple[str, str]:
 Fetch = Callable[[str], bytes | None]  # repository path -> content, None when absent
 
 
-def normalise(document: Document, fetch: Fetch | None = None, base: str = "") -> Api:
+def normalise(
+    document: Document, fetch: Fetch | None = None, base: str = "", previous: Api | None = None
+) -> Api:
     """The operations, servers and API-key schemes of a document.
 
     `fetch` reads the files that external `$ref`s name (relative to the folder `base`); without
-    it an external `$ref` is refused (external refs are off by default).
+    it an external `$ref` is refused (external refs are off by default). `previous`, another
+    version's normalisation, supplies what did not change (without external refs only).
     """
-    return _Normaliser(document, fetch, base).api()
+    trace = previous.trace if previous is not None and fetch is None else None
+    try:
+        return _Normaliser(document, fetch, base, trace).api()
+    except RecursionError as exc:
+        raise SpecError("document nested too deeply") from exc
 
 
 def _absolute_refs(node: Any, path: str) -> None:
@@ -246,13 +256,20 @@ def _least(a: float | None, b: float | None, pick: Any) -> float | None:
 
 
 class _Normaliser:
-    def __init__(self, document: Document, fetch: Fetch | None, base: str) -> None:
+    def __init__(
+        self, document: Document, fetch: Fetch | None, base: str, previous: Trace | None
+    ) -> None:
         self.doc = document
         self.root = document.root
-        self.memo: dict[str, Schema] = {}
+        self.trace = Trace(document.root)
+        self.memo = self.trace.schemas  # ref -> schema, built or reused
         self.fetch = fetch
         self.base = base
         self.files: dict[str, Any] = {}
+        self.previous = previous
+        self.reuse = Reuse(previous, self.root, MAX_DEPTH) if previous is not None else None
+        self.followed: list[set[str]] = [set()]  # per build under way, the `$ref`s it followed
+        self.deepest = 0  # the deepest level the build under way reached
 
     # -- references ---------------------------------------------------------------------------
     def external(self, ref: str, target: str) -> Any:
@@ -278,15 +295,9 @@ class _Normaliser:
 
     def lookup(self, ref: str) -> Any:
         target, _, pointer = ref.partition("#")
-        node: Any = self.external(ref, target) if target else self.root
-        for raw in pointer.split("/")[1:] if pointer else []:
-            part = unquote(raw).replace("~1", "/").replace("~0", "~")
-            if isinstance(node, dict) and part in node:
-                node = node[part]
-            elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
-                node = node[int(part)]
-            else:
-                raise SpecError(f"unresolvable $ref {ref!r}")
+        node = resolve(self.external(ref, target) if target else self.root, pointer)
+        if missing(node):
+            raise SpecError(f"unresolvable $ref {ref!r}")
         return node
 
     def deref(self, node: Any, depth: int = 0) -> Any:
@@ -297,6 +308,7 @@ class _Normaliser:
             if ref in seen:
                 raise SpecError(f"$ref cycle through {ref!r}")
             seen.add(ref)
+            self.followed[-1].add(ref)
             node = self.lookup(ref)
         return node
 
@@ -304,6 +316,8 @@ class _Normaliser:
     def schema(self, node: Any, depth: int = 0) -> Schema:
         if depth > MAX_DEPTH:
             raise SpecError(f"schema nested deeper than {MAX_DEPTH} levels")
+        if depth > self.deepest:
+            self.deepest = depth
         if not isinstance(node, dict):
             return Schema(types=frozenset()) if node is False else Schema()
         ref = node.get("$ref")
@@ -320,12 +334,23 @@ class _Normaliser:
         return self.build(node, depth)
 
     def ref_schema(self, ref: str, depth: int) -> Schema:
+        self.followed[-1].add(ref)
         found = self.memo.get(ref)
+        if found is None and self.reuse is not None and self.previous is not None:
+            found = self.reuse.schema(ref, depth)
+            if found is not None:
+                self.trace.adopt(self.previous, frozenset((ref,)))
         if found is not None:
+            self.deepest = max(self.deepest, depth + self.trace.heights.get(ref, 0))
             return found
         holder = Schema(origin=ref, building=True)
         self.memo[ref] = holder
+        outer, self.deepest = self.deepest, depth
+        self.followed.append(set())
         built = self.schema(self.lookup(ref), depth + 1)
+        self.trace.refs[ref] = frozenset(self.followed.pop())
+        self.trace.heights[ref] = self.deepest - depth
+        self.deepest = max(outer, self.deepest)
         for name in _COPIED:
             setattr(holder, name, getattr(built, name))
         holder.building = False
@@ -510,17 +535,14 @@ class _Normaliser:
     # -- operations ---------------------------------------------------------------------------
     def api(self) -> Api:
         operations: dict[tuple[str, str], Operation] = {}
-        root_security = self.root.get("security")
         for path, item in _dict(self.root.get("paths")).items():
-            item = self.deref(item)
-            if not isinstance(item, dict):
-                continue
-            common = self.params(item.get("parameters"), {})
-            for method in METHODS:
-                op = item.get(method)
-                if isinstance(op, dict):
-                    key = endpoint_key(method, str(path))
-                    operations[key] = self.operation(method, str(path), op, common, root_security)
+            reused = self.reuse.path(path, item) if self.reuse is not None else None
+            if reused is not None and self.previous is not None:
+                self.trace.adopt(self.previous, reused.refs)
+            else:
+                reused = self.path_item(str(path), item)
+            self.trace.paths[path] = reused
+            operations.update(reused.operations)
         servers = sorted(
             str(s.get("url")) for s in _list(self.root.get("servers")) if isinstance(s, dict)
         )
@@ -530,8 +552,28 @@ class _Normaliser:
             scheme = self.deref(scheme)
             if isinstance(scheme, dict) and scheme.get("type") == "apiKey":
                 api_keys[name] = (str(scheme.get("in")), str(scheme.get("name")))
-        # The raw tree is not kept: a memoised document holds only its model and its text.
-        return Api(operations, servers, api_keys, Document({}, self.doc.version, self.doc.text))
+        # The raw tree is kept in the trace only, which the next version's normalisation drops.
+        document = Document({}, self.doc.version, self.doc.text)
+        trace = self.trace if not self.files else None
+        return Api(operations, servers, api_keys, document, trace)
+
+    def path_item(self, path: str, item: Any) -> PathTrace:
+        """Normalise the operations of one path item, recording what they followed."""
+        outer, self.deepest = self.deepest, 0
+        self.followed.append(set())
+        operations: dict[tuple[str, str], Operation] = {}
+        item = self.deref(item)
+        if isinstance(item, dict):
+            common = self.params(item.get("parameters"), {})
+            for method in METHODS:
+                op = item.get(method)
+                if isinstance(op, dict):
+                    operations[endpoint_key(method, path)] = self.operation(
+                        method, path, op, common, self.root.get("security")
+                    )
+        record = PathTrace(frozenset(self.followed.pop()), self.deepest, operations)
+        self.deepest = outer
+        return record
 
     def params(
         self, value: Any, inherited: dict[tuple[str, str], Param]
