@@ -7,8 +7,9 @@ directories); they are cloned to a temporary folder here and never committed. Fo
 
 - cold: `release-safety backfill --jobs N` with an empty cache (whole process);
 - warm: the same with `--regenerate` and the cache the cold run left;
-- generate: one release (the newest tag) in process, beside the floor of git alone reading the
-  same files (`git diff` of the two refs and `git cat-file --batch` of every blob generate read).
+- generate: one release (the newest tag), in a fresh process warmed up on another release,
+  beside the floor of git alone reading the same files (`git diff` of the two refs and
+  `git cat-file --batch` of every blob generate read); medians of eleven samples of each.
 """
 
 from __future__ import annotations
@@ -16,11 +17,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import cast
 
 sys.path.insert(0, str(Path(__file__).parent))
 
@@ -57,39 +60,61 @@ def timed(command: list[str], env: dict[str, str]) -> float:
     return time.perf_counter() - start
 
 
-def generate_vs_git(repo_path: Path, config: Path) -> dict[str, float]:
-    """In-process generate of the newest release, and git alone reading the same blobs."""
+def generate_once(repo_path: Path, config: Path) -> dict[str, object]:
+    """In a fresh process: warm up on the second release (imports, lazily built models), then
+    analyse the newest release with a new git reader and empty caches, timed."""
     from release_safety.generate import analyse_release, resolve_release
     from release_safety.gitrepo import GitRepo
     from release_safety.settings import load_settings
 
     settings = load_settings(repo_path, config)
+    warm = GitRepo(repo_path)
+    tags = warm.release_tags(settings.tags)
+    analyse_release(warm, settings, resolve_release(warm, settings, tags[1].tag))
+    warm.close()
     repo = GitRepo(repo_path)
-    newest = repo.release_tags(settings.tags)[-1]
-    release = resolve_release(repo, settings, newest.tag)
+    release = resolve_release(repo, settings, tags[-1].tag)
     start = time.perf_counter()
     analyse_release(repo, settings, release)
-    generate_s = time.perf_counter() - start
+    elapsed = time.perf_counter() - start
     read = list(repo.blobs._data)  # every blob generate read, in order
-    assert release.from_ref is not None
+    return {"s": elapsed, "from": release.from_ref, "to": release.to_ref, "read": read}
+
+
+def git_floor(repo_path: Path, sample: dict[str, object]) -> float:
+    """git alone: the diff of the two refs and one `cat-file --batch` of the same blobs."""
     start = time.perf_counter()
+    refs = [str(sample["from"]), str(sample["to"])]
     subprocess.run(
-        ["git", "-C", str(repo_path), "diff", "--name-status", release.from_ref, release.to_ref],
+        ["git", "-C", str(repo_path), "diff", "--raw", *refs],
         check=True,
         stdout=subprocess.DEVNULL,
     )
+    read = cast("list[str]", sample["read"])
     subprocess.run(
         ["git", "-C", str(repo_path), "cat-file", "--batch"],
         input="".join(f"{blob}\n" for blob in read).encode(),
         check=True,
         stdout=subprocess.DEVNULL,
     )
-    git_s = time.perf_counter() - start
+    return time.perf_counter() - start
+
+
+def generate_vs_git(repo_path: Path, config: Path, samples: int = 11) -> dict[str, object]:
+    """Medians over `samples` fresh processes of generate, each beside the git floor."""
+    generate, floor = [], []
+    sample: dict[str, object] = {}
+    for _ in range(samples):
+        command = [sys.executable, __file__, "--generate-once", str(repo_path), str(config)]
+        sample = json.loads(subprocess.run(command, check=True, capture_output=True).stdout)
+        generate.append(float(cast("float", sample["s"])))
+        floor.append(git_floor(repo_path, sample))
+    generate_s, git_s = statistics.median(generate), statistics.median(floor)
     return {
-        "generate_s": round(generate_s, 3),
-        "git_floor_s": round(git_s, 3),
+        "generate_s": round(generate_s, 4),
+        "git_floor_s": round(git_s, 4),
         "ratio": round(generate_s / git_s, 2),
-        "blobs_read": len(read),
+        "blobs_read": len(cast("list[str]", sample["read"])),
     }
 
 
@@ -123,7 +148,11 @@ def main() -> None:
     parser.add_argument("--harbor", type=Path, help="bare git directory of goharbor/harbor")
     parser.add_argument("--synthetic", action="store_true", help="500 tags, 2,000 migrations")
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--generate-once", nargs=2, type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.generate_once:
+        print(json.dumps(generate_once(*args.generate_once)))
+        return
     results: dict[str, object] = {}
     with tempfile.TemporaryDirectory(prefix="bench-backfill-") as tmp:
         for name, source in (("svix", args.svix), ("harbor", args.harbor)):

@@ -84,11 +84,12 @@ def resolve_release(
 Analyser = Callable[[Snapshot | None, Snapshot, Settings], SurfaceReport]
 
 
+# Surfaces that read named files first, while git computes the diff the others need.
 SNAPSHOT_SURFACES: Sequence[tuple[Surface, Analyser]] = (
-    ("migrations", migrations.analyse),
     ("rest", rest.analyse),
     ("mcp", mcp.analyse),
     ("config", config.analyse),
+    ("migrations", migrations.analyse),
     ("declarations", declarations.analyse),
 )
 
@@ -131,12 +132,18 @@ def analyse_release(
     """Run every surface between the two refs (or read their cached reports) and decide."""
     old = repo.snapshot(release.from_ref) if release.from_ref else None
     new = repo.snapshot(release.to_ref)
-    key = reportcache.report_key(settings, release.version, old.commit if old else None, new.commit)
-    reports = reportcache.load(key) if use_cache else None
-    if reports is None:
-        reports = run_surfaces(old, new, settings, release.version)
-        if use_cache:
+    if old is not None:
+        repo.start_diff(old.commit, new.commit)
+    if use_cache:
+        key = reportcache.report_key(
+            settings, release.version, old.commit if old else None, new.commit
+        )
+        reports = reportcache.load(key)
+        if reports is None:
+            reports = run_surfaces(old, new, settings, release.version)
             reportcache.store(key, reports)
+    else:
+        reports = run_surfaces(old, new, settings, release.version)
     decision = decide(reports, backfilled=backfilled)
     artifact = build_artifact(
         version=release.version,

@@ -1,7 +1,7 @@
 """Git access: refs and release tags, changed paths, commit dates, and batched blob reads.
 
-Blobs are read through one long-lived `git cat-file --batch` process (GitPython's persistent
-command) and kept in a byte-bounded cache keyed by blob id, so a blob is read once per run.
+Blobs are read through one long-lived `git cat-file --batch` process and kept in a byte-bounded
+cache keyed by blob id, so a blob is read once per run.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import cast
 
 import git
 
@@ -27,6 +26,8 @@ _STATUS: dict[str, ChangeStatus] = {
     "D": "deleted",
     "T": "modified",
 }
+# Tree-entry modes of files (100644, 100755); links (120000) and submodules are not files.
+_FILE_MODES = frozenset({"100"})
 
 
 @dataclass(frozen=True)
@@ -87,16 +88,21 @@ class CatFile:
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
+                bufsize=1 << 20,  # few, large reads of the answers
             )
         return self._process
 
-    def read_many(self, blob_ids: Sequence[str]) -> dict[str, bytes | None]:
-        """Each id's bytes (None when git does not have it); requests are written by a thread
-        while answers are read, so neither pipe can fill up and stall the other."""
+    def read_many(self, names: Sequence[str]) -> dict[str, bytes | None]:
+        """Each object's bytes (None when git does not have it)."""
+        return {name: None if got is None else got[2] for name, got in self.objects(names).items()}
+
+    def objects(self, names: Sequence[str]) -> dict[str, tuple[str, str, bytes] | None]:
+        """Each object name's id, type and bytes (None when git has no such object); requests
+        are written by a thread while answers are read, so neither pipe can fill up and stall."""
         process = self._start()
         assert process.stdin is not None and process.stdout is not None
         stdin, stdout = process.stdin, process.stdout
-        request = "".join(f"{blob}\n" for blob in blob_ids).encode()
+        request = "".join(f"{name}\n" for name in names).encode()
 
         def write() -> None:
             stdin.write(request)
@@ -104,17 +110,17 @@ class CatFile:
 
         writer = threading.Thread(target=write, daemon=True)
         writer.start()
-        found: dict[str, bytes | None] = {}
-        for blob in blob_ids:
+        found: dict[str, tuple[str, str, bytes] | None] = {}
+        for name in names:
             header = stdout.readline().split()
             if len(header) != 3:
                 if not header:
-                    raise CheckError(f"git cat-file stopped while reading {blob}")
-                found[blob] = None
+                    raise CheckError(f"git cat-file stopped while reading {name}")
+                found[name] = None
                 continue
             data = stdout.read(int(header[2]))
             stdout.read(1)
-            found[blob] = data
+            found[name] = (header[0].decode(), header[1].decode(), data)
         writer.join()
         return found
 
@@ -139,8 +145,15 @@ class GitRepo:
         self.cat_file = CatFile(str(self.repo.git_dir))
         self._trees: dict[str, dict[str, str]] = {}
         self._diffs: dict[tuple[str, str], list[Change]] = {}
+        self._seen: OrderedDict[str, dict[str, str | None]] = OrderedDict()  # commit -> path ids
+        self._folders: OrderedDict[tuple[str, str], dict[str, tuple[str, str]]] = OrderedDict()
+        self._started: dict[tuple[str, str], subprocess.Popen[bytes]] = {}  # diffs under way
 
     def close(self) -> None:
+        for process in self._started.values():
+            process.kill()
+            process.communicate()
+        self._started.clear()
         self.cat_file.close()
         self.repo.close()
 
@@ -153,11 +166,12 @@ class GitRepo:
         return out
 
     def resolve(self, ref: str) -> str:
-        """The commit id a ref names; an unknown ref is bad input."""
-        try:
-            return str(self.repo.commit(ref).hexsha)
-        except (git.BadName, ValueError, git.GitCommandError) as exc:
-            raise InputError(f"{ref!r}: no such ref or commit in {self.path}") from exc
+        """The commit id a ref names (through the cat-file process); an unknown ref is bad input."""
+        name = f"{ref}^{{commit}}"
+        found = None if "\n" in ref else self.cat_file.objects([name])[name]
+        if found is None:
+            raise InputError(f"{ref!r}: no such ref or commit in {self.path}")
+        return found[0]
 
     def commit_date(self, ref: str) -> str:
         """The committer date of the commit a ref names, ISO-8601 UTC."""
@@ -219,24 +233,29 @@ class GitRepo:
         return files
 
     def blob_id_at(self, commit: str, path: str) -> str | None:
-        """The blob id of one path at a commit (None when absent), via `cat-file --batch-check`.
+        """The blob id of one file at a commit (None when absent; links and submodules are not
+        files): as a diff of that commit named it, else from its folder's tree object.
 
-        When the object itself is missing (a partial clone), its folder's tree still names it:
-        the id is returned and reading it fails later, so the path is never taken for absent.
+        A tree names a blob even when the blob itself is missing (a partial clone): the id is
+        returned and reading it fails later, so the path is never taken for absent.
         """
-        try:
-            header = self.repo.git.get_object_header(f"{commit}:{path}")
-        except ValueError:
-            folder, _, name = path.rpartition("/")
-            mode, listed = self._folder(commit, folder).get(name, ("", ""))
-            return listed if mode.startswith("100") else None
-        blob, kind, _ = cast("tuple[bytes, bytes, int]", header)
-        return blob.decode() if kind == b"blob" else None
+        seen = self._seen.get(commit)
+        if seen is not None and path in seen:
+            return seen[path]
+        folder, _, name = path.rpartition("/")
+        mode, listed = self._folder(commit, folder).get(name, ("", ""))
+        return listed if mode[:3] in _FILE_MODES else None
 
     def _folder(self, commit: str, folder: str) -> dict[str, tuple[str, str]]:
-        """A folder's entries (name -> mode, id) read from its tree object; {} when absent."""
+        """A folder's entries (name -> mode, id) from its tree object, cached; {} when absent."""
+        key = (commit, folder)
+        cached = self._folders.get(key)
+        if cached is not None:
+            self._folders.move_to_end(key)
+            return cached
         spec = f"{commit}:{folder}" if folder else f"{commit}^{{tree}}"
-        data = self.cat_file.read_many([spec])[spec]
+        found = self.cat_file.objects([spec])[spec]
+        data = found[2] if found is not None and found[1] == "tree" else b""
         entries: dict[str, tuple[str, str]] = {}
         width = len(commit) // 2  # 20 bytes for SHA-1 ids, 32 for SHA-256
         at = 0
@@ -246,7 +265,19 @@ class GitRepo:
             name = data[space + 1 : nul].decode("utf-8", errors="surrogateescape")
             entries[name] = (data[at:space].decode(), data[nul + 1 : nul + 1 + width].hex())
             at = nul + 1 + width
+        self._folders[key] = entries
+        while len(self._folders) > 256:
+            self._folders.popitem(last=False)
         return entries
+
+    def start_diff(self, old: str, new: str) -> None:
+        """Let git compute `diff(old, new)` in the background while the caller works."""
+        key = (old, new)
+        if key not in self._diffs and key not in self._started:
+            command = ["git", "--git-dir", str(self.repo.git_dir), *self._diff_args(*key, "")]
+            self._started[key] = subprocess.Popen(
+                command, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+            )
 
     def diff(self, old: str, new: str) -> list[Change]:
         """Added, modified and deleted paths between two commits (no rename pairing)."""
@@ -256,17 +287,33 @@ class GitRepo:
             return cached
         if len(self._diffs) >= 16:
             self._diffs.pop(next(iter(self._diffs)))
-        self._diffs[key] = self._name_status(old, new, "--no-renames")
+        self._diffs[key] = self._name_status(old, new, "")
         return self._diffs[key]
 
+    @staticmethod
+    def _diff_args(old: str, new: str, renames: str) -> list[str]:
+        return ["diff", "--raw", "--no-abbrev", renames or "--no-renames", "-z", old, new]
+
     def _name_status(self, old: str, new: str, renames: str) -> list[Change]:
-        """`git diff --name-status` between two commits as changes, sorted by path; with `-M`
-        a rename is one change (a copy counts as an addition)."""
-        fields = self._git("diff", "--name-status", renames, "-z", old, new).split("\0")
+        """`git diff --raw` between two commits as changes, sorted by path; with `-M` a rename
+        is one change (a copy counts as an addition). The blob ids it names at either commit
+        are remembered, so the surfaces need not look them up again."""
+        started = self._started.pop((old, new), None) if not renames else None
+        if started is None:
+            raw = self._git(*self._diff_args(old, new, renames))
+        else:
+            out, err = started.communicate()
+            if started.returncode:
+                detail = err.decode(errors="replace").strip().splitlines()
+                raise CheckError(f"git diff failed: {detail[-1] if detail else started.returncode}")
+            raw = out.decode(errors="surrogateescape")
+        fields = raw.split("\0")
+        before, after = self._ids_seen(old), self._ids_seen(new)
         changes: list[Change] = []
         i = 0
         while i < len(fields) - 1:
-            code = fields[i][:1]
+            old_mode, new_mode, old_id, new_id, status = fields[i].lstrip(":").split(" ")
+            code = status[:1]
             if code in ("R", "C"):
                 old_path, path = fields[i + 1], fields[i + 2]
                 i += 3
@@ -274,12 +321,23 @@ class GitRepo:
                 changes.append(
                     Change("renamed", path, old_path) if renamed else Change("added", path)
                 )
-                continue
-            path = fields[i + 1]
-            i += 2
-            if code in _STATUS:
+            else:
+                old_path = path = fields[i + 1]
+                i += 2
+                if code not in _STATUS:
+                    continue
                 changes.append(Change(_STATUS[code], path))
+            before[old_path] = old_id if old_mode[:3] in _FILE_MODES else None
+            after[path] = new_id if new_mode[:3] in _FILE_MODES else None
         return sorted(changes, key=lambda c: c.path)
+
+    def _ids_seen(self, commit: str) -> dict[str, str | None]:
+        """The blob ids diffs named at a commit (a few recent commits are kept)."""
+        seen = self._seen.setdefault(commit, {})
+        self._seen.move_to_end(commit)
+        while len(self._seen) > 32:
+            self._seen.popitem(last=False)
+        return seen
 
     def read_blob(self, blob_id: str) -> bytes:
         """A blob's bytes, through the persistent cat-file process and the cache."""

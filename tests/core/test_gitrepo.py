@@ -97,3 +97,66 @@ def test_git_diff_agrees_with_comparing_trees(make_repo: Callable[[str], RepoBui
             Change("deleted", "d.txt"),
         ]
     )
+
+
+NAMES = ["plain.txt", "dir/sub/deep.sql", "with space.md", "-dash.yaml", "glob[*]?.json", "é.env"]
+
+
+def test_ids_a_diff_names_are_the_ids_git_looks_up(make_repo: Callable[[str], RepoBuilder]) -> None:
+    """Blob ids learnt from a diff, ids read from folder trees and `git rev-parse` agree, for
+    odd names, executables, deletions and links (a link is not a file)."""
+    builder = make_repo("r")
+    for name in NAMES:
+        builder.write(name, f"one {name}\n")
+    builder.write("gone.txt", "bye\n").write("tool.sh", "#!/bin/sh\n")
+    (builder.path / "link.txt").symlink_to("plain.txt")
+    builder.commit("one")
+    builder.tag("1.0.0")
+    for name in NAMES[::2]:
+        builder.write(name, f"two {name}\n")
+    (builder.path / "tool.sh").chmod(0o755)
+    builder.delete("gone.txt").delete("link.txt").write("link.txt", "now a file\n")
+    (builder.path / "new-link").symlink_to("tool.sh")
+    builder.commit("two")
+    paths = [*NAMES, "gone.txt", "tool.sh", "link.txt", "new-link", "absent.txt", "dir/absent"]
+    learnt = GitRepo(builder.path)
+    old, new = learnt.snapshot("1.0.0"), learnt.snapshot("HEAD")
+    assert {c.path for c in changes_between(old, new)} >= {*NAMES[::2], "gone.txt", "tool.sh"}
+    looked_up = GitRepo(builder.path)
+    for ref, snapshot in (("1.0.0", old), ("HEAD", new)):
+        fresh = looked_up.snapshot(ref)
+        for path in paths:
+            kind = builder.git("ls-tree", ref, "--", path).split(" ")[0]
+            expected = builder.git("rev-parse", f"{ref}:{path}") if kind[:3] == "100" else None
+            assert snapshot.blob_id(path) == fresh.blob_id(path) == expected, (ref, path)
+    assert new.blob_id("link.txt") is not None and old.blob_id("link.txt") is None
+
+
+def test_a_diff_started_early_is_the_same_diff(make_repo: Callable[[str], RepoBuilder]) -> None:
+    builder = make_repo("r")
+    builder.write("a.txt", "1").write("b.txt", "2").commit("one")
+    first = builder.git("rev-parse", "HEAD")
+    builder.write("a.txt", "3").delete("b.txt").write("c.txt", "4").commit("two")
+    second = builder.git("rev-parse", "HEAD")
+    early, late = GitRepo(builder.path), GitRepo(builder.path)
+    early.start_diff(first, second)
+    assert early.diff(first, second) == late.diff(first, second)
+    early.start_diff(first, "0" * 40)
+    with pytest.raises(CheckError, match="git diff failed"):
+        early.diff(first, "0" * 40)
+    early.start_diff(second, first)
+    early.close()  # a diff never collected is stopped
+
+
+def test_refs_resolve_to_commits(make_repo: Callable[[str], RepoBuilder]) -> None:
+    builder = make_repo("r")
+    first = builder.write("a.txt", "1").commit("one")
+    builder.tag("v1.0.0", annotated=True)
+    second = builder.write("a.txt", "2").commit("two")
+    repo = GitRepo(builder.path)
+    assert repo.resolve("v1.0.0") == repo.resolve(first[:10]) == repo.resolve("HEAD~1") == first
+    assert repo.resolve("main") == second
+    blob = builder.git("rev-parse", "HEAD:a.txt")
+    for bad in (blob, "HEAD:a.txt", "v1.0.0\nHEAD", "nope"):
+        with pytest.raises(InputError, match="no such ref"):
+            repo.resolve(bad)

@@ -11,7 +11,6 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass
 from functools import cache
-from pathlib import PurePosixPath
 
 
 @dataclass(frozen=True)
@@ -122,7 +121,7 @@ _BY_NAME = {
 
 def syntax_for(path: str) -> Syntax:
     """The comment syntax of a path, from its name or suffix; `GENERIC` when unknown."""
-    name = PurePosixPath(path).name.lower()
+    name = path.rsplit("/", 1)[-1].lower()
     if name in _BY_NAME:
         return _BY_NAME[name]
     if name.startswith(".env") or name.endswith(".env"):

@@ -17,9 +17,6 @@ from release_safety.surfaces.declarations.annotations import Annotation, Parsed,
 from release_safety.surfaces.declarations.comments import syntax_for
 from release_safety.surfaces.declarations.reasons import hollow_reason
 
-_LIST_TREE_ABOVE = 64
-"""Above this many changed files, list each tree once rather than asking for ids path by path."""
-
 
 def _finding(rule: str, file: str, line: int, message: str, hint: str | None = None) -> Finding:
     return Finding(
@@ -81,10 +78,6 @@ def _scan_annotations(
     """
     skipped = set(skip)
     changes = [c for c in changes_between(old, new) if c.path not in skipped]
-    if len(changes) > _LIST_TREE_ABOVE:
-        for snapshot in (old, new):
-            if snapshot is not None:
-                snapshot.paths()
     present = [c for c in changes if c.status != "deleted"]
     new.prefetch([c.path for c in present])
     found = [(change, parsed) for change in present for parsed in _annotations(new, change.path)]
