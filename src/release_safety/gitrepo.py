@@ -6,10 +6,11 @@ cache keyed by blob id, so a blob is read once per run.
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -97,32 +98,45 @@ class CatFile:
         return {name: None if got is None else got[2] for name, got in self.objects(names).items()}
 
     def objects(self, names: Sequence[str]) -> dict[str, tuple[str, str, bytes] | None]:
-        """Each object name's id, type and bytes (None when git has no such object); requests
-        are written by a thread while answers are read, so neither pipe can fill up and stall."""
+        """Each object name's id, type and bytes (None when git has no such object)."""
+        return dict(self.stream(names))
+
+    def stream(self, names: Sequence[str]) -> Iterator[tuple[str, tuple[str, str, bytes] | None]]:
+        """`objects`, each handed over as git sends it. Requests are written by a thread while
+        answers are read, so neither pipe can fill up and stall; a stream left unfinished
+        stops the process (the next request starts a new one)."""
         process = self._start()
         assert process.stdin is not None and process.stdout is not None
         stdin, stdout = process.stdin, process.stdout
         request = "".join(f"{name}\n" for name in names).encode()
 
         def write() -> None:
-            stdin.write(request)
-            stdin.flush()
+            with contextlib.suppress(OSError):  # the process was stopped
+                stdin.write(request)
+                stdin.flush()
 
         writer = threading.Thread(target=write, daemon=True)
         writer.start()
-        found: dict[str, tuple[str, str, bytes] | None] = {}
-        for name in names:
-            header = stdout.readline().split()
-            if len(header) != 3:
-                if not header:
-                    raise CheckError(f"git cat-file stopped while reading {name}")
-                found[name] = None
-                continue
-            data = stdout.read(int(header[2]))
-            stdout.read(1)
-            found[name] = (header[0].decode(), header[1].decode(), data)
-        writer.join()
-        return found
+        answered = 0
+        try:
+            for name in names:
+                header = stdout.readline().split()
+                if len(header) != 3:
+                    if not header:
+                        raise CheckError(f"git cat-file stopped while reading {name}")
+                    answered += 1
+                    yield name, None
+                    continue
+                data = stdout.read(int(header[2]))
+                stdout.read(1)
+                answered += 1
+                yield name, (header[0].decode(), header[1].decode(), data)
+        finally:
+            if answered < len(names):
+                process.kill()
+                process.wait()
+                self._process = None
+            writer.join()
 
     def close(self) -> None:
         if self._process is not None:
@@ -345,20 +359,23 @@ class GitRepo:
 
     def read_blobs(self, blob_ids: Sequence[str]) -> dict[str, bytes]:
         """Many blobs' bytes: cached ones from the cache, the rest in one round trip."""
-        found: dict[str, bytes] = {}
+        return dict(self.read_each(blob_ids))
+
+    def read_each(self, blob_ids: Sequence[str]) -> Iterator[tuple[str, bytes]]:
+        """Each blob with its bytes: cached ones first, then the rest in one round trip, each
+        handed over as git sends it (git inflates the next ones meanwhile)."""
         wanted: list[str] = []
         for blob in dict.fromkeys(blob_ids):
             data = self.blobs.get(blob)
             if data is None:
                 wanted.append(blob)
             else:
-                found[blob] = data
-        for blob, data in self.cat_file.read_many(wanted).items() if wanted else ():
-            if data is None:
+                yield blob, data
+        for blob, got in self.cat_file.stream(wanted) if wanted else ():
+            if got is None:
                 raise CheckError(f"cannot read blob {blob}: git does not have it")
-            self.blobs.put(blob, data)
-            found[blob] = data
-        return found
+            self.blobs.put(blob, got[2])
+            yield blob, got[2]
 
     def snapshot(self, ref: str) -> GitSnapshot:
         return GitSnapshot(self, ref)
@@ -396,9 +413,15 @@ class GitSnapshot:
             raise KeyError(path)
         return self.repo.read_blob(blob)
 
-    def prefetch(self, paths: Sequence[str]) -> None:
-        ids = [blob for blob in (self.blob_id(p) for p in paths) if blob is not None]
-        self.repo.read_blobs(ids)
+    def read_each(self, paths: Sequence[str]) -> Iterator[tuple[str, bytes]]:
+        by_id: dict[str, list[str]] = {}
+        for path in paths:
+            blob = self.blob_id(path)
+            if blob is not None:
+                by_id.setdefault(blob, []).append(path)
+        for blob, data in self.repo.read_each(list(by_id)):
+            for path in by_id[blob]:
+                yield path, data
 
     def changes_since(self, old: Snapshot | None) -> list[Change]:
         if isinstance(old, GitSnapshot) and old.repo is self.repo:

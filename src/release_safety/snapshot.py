@@ -7,7 +7,7 @@ Surfaces are pure functions of two snapshots; `gitrepo.GitSnapshot` reads them f
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
@@ -45,8 +45,9 @@ class Snapshot(Protocol):
         """Added, modified and deleted paths since `old`, sorted by path (no rename pairing)."""
         ...
 
-    def prefetch(self, paths: Sequence[str]) -> None:
-        """A hint that these paths will be read: a git snapshot reads them in one round trip."""
+    def read_each(self, paths: Sequence[str]) -> Iterator[tuple[str, bytes]]:
+        """Each present path with its bytes, in order, as they are read: a git snapshot reads
+        them in one round trip and hands each over as it arrives. Consume it to the end."""
         ...
 
 
@@ -104,5 +105,5 @@ class MemorySnapshot:
     def changes_since(self, old: Snapshot | None) -> list[Change]:
         return compare_trees(old, self)
 
-    def prefetch(self, paths: Sequence[str]) -> None:
-        return None
+    def read_each(self, paths: Sequence[str]) -> Iterator[tuple[str, bytes]]:
+        return ((path, self._files[path]) for path in paths if path in self._files)

@@ -160,3 +160,21 @@ def test_refs_resolve_to_commits(make_repo: Callable[[str], RepoBuilder]) -> Non
     for bad in (blob, "HEAD:a.txt", "v1.0.0\nHEAD", "nope"):
         with pytest.raises(InputError, match="no such ref"):
             repo.resolve(bad)
+
+
+def test_reading_each_file_streams_and_survives_a_stream_left_unfinished(
+    make_repo: Callable[[str], RepoBuilder],
+) -> None:
+    builder = make_repo("r")
+    files = {f"f{i}.txt": f"content {i % 3}\n" * (i * 5000 + 1) for i in range(6)}
+    for path, text in files.items():
+        builder.write(path, text)
+    builder.commit("c")
+    repo = GitRepo(builder.path)
+    snapshot = repo.snapshot("HEAD")
+    stream = snapshot.read_each([*files, "absent.txt"])
+    assert next(stream) == ("f0.txt", files["f0.txt"].encode())
+    stream.close()  # git was still answering: its process is stopped, the next read starts anew
+    assert snapshot.read("f5.txt") == files["f5.txt"].encode()
+    got = dict(snapshot.read_each([*files, "absent.txt"]))
+    assert got == {path: text.encode() for path, text in files.items()}

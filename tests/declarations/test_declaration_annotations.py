@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
+
 import pytest
 from declaration_repos import PairBuilder
 
@@ -230,6 +232,9 @@ class CountingSnapshot(MemorySnapshot):
     def read(self, path: str) -> bytes:
         self.reads[path] = self.reads.get(path, 0) + 1
         return super().read(path)
+
+    def read_each(self, paths: Sequence[str]) -> Iterator[tuple[str, bytes]]:
+        return ((path, self.read(path)) for path in paths)
 
 
 def test_a_blob_is_scanned_once_across_runs() -> None:

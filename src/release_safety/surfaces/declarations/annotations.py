@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from release_safety.surfaces.declarations.comments import Comment, CommentLine, Syntax, comments
@@ -172,15 +172,19 @@ def scan(data: bytes, syntax: Syntax) -> tuple[Parsed, ...]:
     return tuple(_attempts(comments(data.decode("utf-8", errors="replace"), syntax)))
 
 
-def scan_blob(blob_id: str, read: Callable[[], bytes], syntax: Syntax) -> tuple[Parsed, ...]:
-    """`scan`, memoised per blob id and syntax: a blob seen before is not read again."""
+def remembered(blob_id: str, syntax: Syntax) -> tuple[Parsed, ...] | None:
+    """What `scan_blob` found when the blob was scanned before with this syntax, else None."""
     key = (blob_id, syntax.name)
-    cached = _MEMO.get(key)
-    if cached is not None:
+    found = _MEMO.get(key)
+    if found is not None:
         _MEMO.move_to_end(key)
-        return cached
-    result = scan(read(), syntax)
-    _MEMO[key] = result
+    return found
+
+
+def scan_blob(blob_id: str, data: bytes, syntax: Syntax) -> tuple[Parsed, ...]:
+    """`scan`, remembered per blob id and syntax, so a blob seen before need not be read."""
+    result = scan(data, syntax)
+    _MEMO[(blob_id, syntax.name)] = result
     if len(_MEMO) > _MEMO_SIZE:
         _MEMO.popitem(last=False)
     return result

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from release_safety.findings import RULES, DeclarationsReport, Finding
@@ -13,7 +13,12 @@ from release_safety.settings import Settings
 from release_safety.snapshot import Snapshot, changes_between
 from release_safety.surfaces.declarations import registry as reg
 from release_safety.surfaces.declarations import rules
-from release_safety.surfaces.declarations.annotations import Annotation, Parsed, scan_blob
+from release_safety.surfaces.declarations.annotations import (
+    Annotation,
+    Parsed,
+    remembered,
+    scan_blob,
+)
 from release_safety.surfaces.declarations.comments import syntax_for
 from release_safety.surfaces.declarations.reasons import hollow_reason
 
@@ -61,11 +66,28 @@ class _Collector:
         )
 
 
-def _annotations(snapshot: Snapshot, path: str) -> tuple[Parsed, ...]:
-    blob = snapshot.blob_id(path)
-    if blob is None:
-        return ()
-    return scan_blob(blob, lambda: snapshot.read(path), syntax_for(path))
+def _annotations(snapshot: Snapshot, paths: Sequence[str]) -> dict[str, tuple[Parsed, ...]]:
+    """The annotation attempts of each present path; blobs not scanned before are read once,
+    in one stream, and scanned as they arrive."""
+    out: dict[str, tuple[Parsed, ...]] = {}
+    unseen: dict[str, list[str]] = {}  # blob id -> its paths, the first one read
+    for path in paths:
+        blob = snapshot.blob_id(path)
+        if blob is None:
+            continue
+        known = remembered(blob, syntax_for(path))
+        if known is None:
+            unseen.setdefault(blob, []).append(path)
+        else:
+            out[path] = known
+    first = {found[0]: blob for blob, found in unseen.items()}
+    for path, data in snapshot.read_each(list(first)):
+        blob = first[path]
+        for same in unseen[blob]:
+            syntax = syntax_for(same)
+            known = remembered(blob, syntax)
+            out[same] = known if known is not None else scan_blob(blob, data, syntax)
+    return out
 
 
 def _scan_annotations(
@@ -79,16 +101,15 @@ def _scan_annotations(
     skipped = set(skip)
     changes = [c for c in changes_between(old, new) if c.path not in skipped]
     present = [c for c in changes if c.status != "deleted"]
-    new.prefetch([c.path for c in present])
-    found = [(change, parsed) for change in present for parsed in _annotations(new, change.path)]
+    attempts = _annotations(new, [c.path for c in present])
+    found = [(change, parsed) for change in present for parsed in attempts.get(change.path, ())]
     if not found:
         return
     pool: Counter[tuple[str, ...]] = Counter()
     if old is not None:
-        before = [c.old_path or c.path for c in changes if c.status != "added"]
-        old.prefetch(before)
-        for path in before:
-            pool.update(p.key() for p in _annotations(old, path))
+        before = _annotations(old, [c.old_path or c.path for c in changes if c.status != "added"])
+        for parsed_before in before.values():
+            pool.update(p.key() for p in parsed_before)
     for change, parsed in found:
         if pool[parsed.key()] > 0:
             pool[parsed.key()] -= 1
