@@ -7,6 +7,7 @@ cache keyed by blob id, so a blob is read once per run.
 from __future__ import annotations
 
 import contextlib
+import select
 import subprocess
 import threading
 from collections import OrderedDict
@@ -27,6 +28,8 @@ _STATUS: dict[str, ChangeStatus] = {
     "D": "deleted",
     "T": "modified",
 }
+# Bytes an empty pipe always takes without blocking (every earlier request was answered).
+_PIPE_HOLDS = select.PIPE_BUF
 # Tree-entry modes of files (100644, 100755); links (120000) and submodules are not files.
 _FILE_MODES = frozenset({"100"})
 
@@ -102,9 +105,9 @@ class CatFile:
         return dict(self.stream(names))
 
     def stream(self, names: Sequence[str]) -> Iterator[tuple[str, tuple[str, str, bytes] | None]]:
-        """`objects`, each handed over as git sends it. Requests are written by a thread while
-        answers are read, so neither pipe can fill up and stall; a stream left unfinished
-        stops the process (the next request starts a new one)."""
+        """`objects`, each handed over as git sends it. A request too long for the pipe to hold
+        is written by a thread while answers are read, so neither pipe can fill up and stall;
+        a stream left unfinished stops the process (the next request starts a new one)."""
         process = self._start()
         assert process.stdin is not None and process.stdout is not None
         stdin, stdout = process.stdin, process.stdout
@@ -116,7 +119,10 @@ class CatFile:
                 stdin.flush()
 
         writer = threading.Thread(target=write, daemon=True)
-        writer.start()
+        if len(request) > _PIPE_HOLDS:
+            writer.start()
+        else:
+            write()
         answered = 0
         try:
             for name in names:
@@ -136,7 +142,8 @@ class CatFile:
                 process.kill()
                 process.wait()
                 self._process = None
-            writer.join()
+            if writer.is_alive():
+                writer.join()
 
     def close(self) -> None:
         if self._process is not None:
