@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from rest_strategies import SAFE, SLOTS, STATUSES, TREES, VERSIONS, assemble
 
 from release_safety.findings import Finding
-from release_safety.surfaces.rest.analyse import compare_documents
+from release_safety.surfaces.rest.analyse import compare_documents, load_api
 from release_safety.surfaces.rest.load import SpecError, parse
 from release_safety.surfaces.rest.normalise import MAX_DEPTH, Api, normalise
 
@@ -195,3 +195,16 @@ def test_a_reused_schema_met_deeper_still_hits_the_depth_limit() -> None:
         normalise(parse(deeper))
     with pytest.raises(SpecError, match="nested deeper"):
         normalise(parse(deeper), previous=old)
+
+
+def test_only_the_newest_loaded_document_keeps_its_raw_tree() -> None:
+    """The raw tree a trace holds is as large as the document: one is kept, not one per memo."""
+    first = load_api(_doc(PATHS, SCHEMAS), "blob-1")
+    assert first.trace is not None
+    changed = {**SCHEMAS, "Toy": _object(id=STRING, name=STRING)}
+    second = load_api(_doc(PATHS, changed), "blob-2", previous=first)
+    assert first.trace is None and second.trace is not None
+    assert second.operations[("GET", "/pets")] is first.operations[("GET", "/pets")]
+    assert load_api(_doc(PATHS, changed), "blob-2") is second  # memoised, trace kept
+    third = load_api(_doc(PATHS, SCHEMAS), "blob-3")
+    assert second.trace is None and third.trace is not None
