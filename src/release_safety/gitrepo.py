@@ -96,10 +96,6 @@ class CatFile:
             )
         return self._process
 
-    def read_many(self, names: Sequence[str]) -> dict[str, bytes | None]:
-        """Each object's bytes (None when git does not have it)."""
-        return {name: None if got is None else got[2] for name, got in self.objects(names).items()}
-
     def objects(self, names: Sequence[str]) -> dict[str, tuple[str, str, bytes] | None]:
         """Each object name's id, type and bytes (None when git has no such object)."""
         return dict(self.stream(names))
@@ -232,7 +228,7 @@ class GitRepo:
 
     def changed_paths(self, old: str, new: str) -> list[Change]:
         """Paths that differ between two refs, renames detected, sorted by path."""
-        return self._name_status(self.resolve(old), self.resolve(new), "-M")
+        return self._changes(self.resolve(old), self.resolve(new), renames=True)
 
     def tree(self, commit: str) -> dict[str, str]:
         """Every file path of a commit with its blob id (submodules and links left out)."""
@@ -295,7 +291,7 @@ class GitRepo:
         """Let git compute `diff(old, new)` in the background while the caller works."""
         key = (old, new)
         if key not in self._diffs and key not in self._started:
-            command = ["git", "--git-dir", str(self.repo.git_dir), *self._diff_args(*key, "")]
+            command = ["git", "--git-dir", str(self.repo.git_dir), *self._diff_args(*key, False)]
             self._started[key] = subprocess.Popen(
                 command, stdout=subprocess.PIPE, stderr=subprocess.PIPE
             )
@@ -308,18 +304,18 @@ class GitRepo:
             return cached
         if len(self._diffs) >= 16:
             self._diffs.pop(next(iter(self._diffs)))
-        self._diffs[key] = self._name_status(old, new, "")
+        self._diffs[key] = self._changes(old, new, renames=False)
         return self._diffs[key]
 
     @staticmethod
-    def _diff_args(old: str, new: str, renames: str) -> list[str]:
-        return ["diff", "--raw", "--no-abbrev", renames or "--no-renames", "-z", old, new]
+    def _diff_args(old: str, new: str, renames: bool) -> list[str]:
+        return ["diff", "--raw", "--no-abbrev", "-M" if renames else "--no-renames", "-z", old, new]
 
-    def _name_status(self, old: str, new: str, renames: str) -> list[Change]:
-        """`git diff --raw` between two commits as changes, sorted by path; with `-M` a rename
-        is one change (a copy counts as an addition). The blob ids it names at either commit
-        are remembered, so the surfaces need not look them up again."""
-        started = self._started.pop((old, new), None) if not renames else None
+    def _changes(self, old: str, new: str, renames: bool) -> list[Change]:
+        """`git diff --raw` between two commits as changes, sorted by path; with `renames` a
+        rename is one change (a copy counts as an addition). The blob ids it names at either
+        commit are remembered, so the surfaces need not look them up again."""
+        started = None if renames else self._started.pop((old, new), None)
         if started is None:
             raw = self._git(*self._diff_args(old, new, renames))
         else:

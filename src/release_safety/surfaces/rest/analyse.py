@@ -123,7 +123,8 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> SurfaceR
     apis: list[Api] = []
     for snapshot, path in ((old, old_path), (new, new_path)):
         try:
-            apis.append(_load(snapshot, path, settings.rest.external_refs, next(iter(apis), None)))
+            previous = apis[0] if apis else None
+            apis.append(_load(snapshot, path, settings.rest.external_refs, previous))
         except SpecError as exc:
             return not_checked("rest", f"{path} at {snapshot.ref}: {exc}", path)
     try:

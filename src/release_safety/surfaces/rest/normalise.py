@@ -266,8 +266,7 @@ class _Normaliser:
         self.fetch = fetch
         self.base = base
         self.files: dict[str, Any] = {}
-        self.previous = previous
-        self.reuse = Reuse(previous, self.root, MAX_DEPTH) if previous is not None else None
+        self.reuse = Reuse(previous, self.trace, MAX_DEPTH) if previous is not None else None
         self.followed: list[set[str]] = [set()]  # per build under way, the `$ref`s it followed
         self.deepest = 0  # the deepest level the build under way reached
 
@@ -336,10 +335,8 @@ class _Normaliser:
     def ref_schema(self, ref: str, depth: int) -> Schema:
         self.followed[-1].add(ref)
         found = self.memo.get(ref)
-        if found is None and self.reuse is not None and self.previous is not None:
+        if found is None and self.reuse is not None:
             found = self.reuse.schema(ref, depth)
-            if found is not None:
-                self.trace.adopt(self.previous, frozenset((ref,)))
         if found is not None:
             self.deepest = max(self.deepest, depth + self.trace.heights.get(ref, 0))
             return found
@@ -537,9 +534,7 @@ class _Normaliser:
         operations: dict[tuple[str, str], Operation] = {}
         for path, item in _dict(self.root.get("paths")).items():
             reused = self.reuse.path(path, item) if self.reuse is not None else None
-            if reused is not None and self.previous is not None:
-                self.trace.adopt(self.previous, reused.refs)
-            else:
+            if reused is None:
                 reused = self.path_item(str(path), item)
             self.trace.paths[path] = reused
             operations.update(reused.operations)

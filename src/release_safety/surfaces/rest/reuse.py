@@ -71,15 +71,17 @@ class Trace:
 
 
 class Reuse:
-    """Decides which `$ref`s and path items of a new document the previous trace can supply."""
+    """Decides which `$ref`s and path items of a new document the previous trace can supply;
+    what it supplies is recorded in the new document's trace (`current`) as well."""
 
-    def __init__(self, previous: Trace, root: dict[str, Any], max_depth: int) -> None:
+    def __init__(self, previous: Trace, current: Trace, max_depth: int) -> None:
         self.previous = previous
-        self.root = root
+        self.current = current
+        self.root = current.root
         self.max_depth = max_depth
         self.verdicts: dict[str, bool] = {}
         self.visiting: set[str] = set()
-        self.same_security = previous.root.get("security") == root.get("security")
+        self.same_security = previous.root.get("security") == self.root.get("security")
 
     def _same(self, ref: str) -> bool:
         """The raw value at `ref` is equal in both documents and so is all it reaches, acyclic."""
@@ -106,7 +108,10 @@ class Reuse:
         found = self.previous.schemas.get(ref)
         if found is None or depth + self.previous.heights[ref] > self.max_depth:
             return None
-        return found if self._same(ref) else None
+        if not self._same(ref):
+            return None
+        self.current.adopt(self.previous, frozenset((ref,)))
+        return found
 
     def path(self, path: str, item: Any) -> PathTrace | None:
         """The previous record of a path item, when its operations can stand unchanged."""
@@ -116,6 +121,7 @@ class Reuse:
         old = _paths(self.previous.root).get(path, _MISSING)
         if old != item or not all(self._same(r) for r in found.refs):
             return None
+        self.current.adopt(self.previous, found.refs)
         return found
 
 
