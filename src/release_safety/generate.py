@@ -132,18 +132,18 @@ def analyse_release(
     """Run every surface between the two refs (or read their cached reports) and decide."""
     old = repo.snapshot(release.from_ref) if release.from_ref else None
     new = repo.snapshot(release.to_ref)
-    if old is not None:
-        repo.start_diff(old.commit, new.commit)
+    key, reports = None, None
     if use_cache:
         key = reportcache.report_key(
             settings, release.version, old.commit if old else None, new.commit
         )
         reports = reportcache.load(key)
-        if reports is None:
-            reports = run_surfaces(old, new, settings, release.version)
-            reportcache.store(key, reports)
-    else:
+    if reports is None:
+        if old is not None:
+            repo.start_diff(old.commit, new.commit)  # git works while the first surfaces run
         reports = run_surfaces(old, new, settings, release.version)
+        if key is not None:
+            reportcache.store(key, reports)
     decision = decide(reports, backfilled=backfilled)
     artifact = build_artifact(
         version=release.version,

@@ -167,10 +167,7 @@ class GitRepo:
         self._started: dict[tuple[str, str], subprocess.Popen[bytes]] = {}  # diffs under way
 
     def close(self) -> None:
-        for process in self._started.values():
-            process.kill()
-            process.communicate()
-        self._started.clear()
+        self._stop_started()
         self.cat_file.close()
         self.repo.close()
 
@@ -290,11 +287,19 @@ class GitRepo:
     def start_diff(self, old: str, new: str) -> None:
         """Let git compute `diff(old, new)` in the background while the caller works."""
         key = (old, new)
-        if key not in self._diffs and key not in self._started:
-            command = ["git", "--git-dir", str(self.repo.git_dir), *self._diff_args(*key, False)]
-            self._started[key] = subprocess.Popen(
-                command, stdout=subprocess.PIPE, stderr=subprocess.PIPE
-            )
+        if key in self._diffs or key in self._started:
+            return
+        self._stop_started()  # a diff nobody collected is not wanted any more
+        command = ["git", "--git-dir", str(self.repo.git_dir), *self._diff_args(*key, False)]
+        self._started[key] = subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+
+    def _stop_started(self) -> None:
+        for process in self._started.values():
+            process.kill()
+            process.communicate()
+        self._started.clear()
 
     def diff(self, old: str, new: str) -> list[Change]:
         """Added, modified and deleted paths between two commits (no rename pairing)."""

@@ -1,3 +1,5 @@
+import itertools
+import os
 from collections.abc import Callable
 
 import pytest
@@ -146,6 +148,20 @@ def test_a_diff_started_early_is_the_same_diff(make_repo: Callable[[str], RepoBu
         early.diff(first, "0" * 40)
     early.start_diff(second, first)
     early.close()  # a diff never collected is stopped
+
+
+def test_diffs_started_and_never_collected_do_not_pile_up(
+    make_repo: Callable[[str], RepoBuilder],
+) -> None:
+    builder = make_repo("r")
+    commits = [builder.write("a.txt", str(i)).commit(str(i)) for i in range(24)]
+    repo = GitRepo(builder.path)
+    descriptors = len(os.listdir("/proc/self/fd"))
+    for old, new in itertools.permutations(commits, 2):  # 552 diffs: 1,104 pipes, were each kept
+        repo.start_diff(old, new)
+    assert len(os.listdir("/proc/self/fd")) <= descriptors + 4
+    assert repo.diff(commits[22], commits[23]) == [Change("modified", "a.txt")]
+    repo.close()
 
 
 def test_refs_resolve_to_commits(make_repo: Callable[[str], RepoBuilder]) -> None:
