@@ -29,7 +29,7 @@ _STATUS: dict[str, ChangeStatus] = {
     "T": "modified",
 }
 # Bytes an empty pipe always takes without blocking (every earlier request was answered).
-_PIPE_HOLDS = select.PIPE_BUF
+_PIPE_HOLDS = getattr(select, "PIPE_BUF", 512)  # POSIX guarantees at least 512
 # Tree-entry modes of files (100644, 100755); links (120000) and submodules are not files.
 _FILE_MODES = frozenset({"100"})
 
