@@ -1,8 +1,11 @@
 """Backfill: generate a backfilled entry for every release tag from the floor up.
 
-Resumable (entries already in the index are kept unless `regenerate`), checkpointed (the index
-is rewritten atomically every few seconds, so a killed run resumes where it stopped), and
-parallel (`jobs` worker processes, each with its own git reader and caches).
+Every release is judged with today's settings (the maintainer's best knowledge of where the
+surfaces were), leniently: a path the settings name that an old release does not have makes
+that surface not checked for that release, not the whole run fail. Resumable (entries already
+in the index are kept unless `regenerate`), checkpointed (the index is rewritten atomically
+every few seconds, so a killed run resumes where it stopped), and parallel (`jobs` worker
+processes, each with its own git reader and caches).
 """
 
 from __future__ import annotations
@@ -16,11 +19,12 @@ from pathlib import Path
 from release_safety import jsonio
 from release_safety.artifact import unknown_artifact
 from release_safety.errors import InputError
-from release_safety.generate import Release, analyse_release
+from release_safety.generate import Release, ReleaseSettings, analyse_release
 from release_safety.gitrepo import GitRepo, ReleaseTag
 from release_safety.index import apply_floor, entry_from_artifact, upsert
 from release_safety.model import Artifact, Index
 from release_safety.settings import Settings
+from release_safety.surfaces.settingsdiff import SettingsAt
 from release_safety.versions import Version
 
 CHECKPOINT_SECONDS = 2.0
@@ -59,12 +63,13 @@ def releases_to_backfill(
     return releases
 
 
-_worker: tuple[GitRepo, Settings, bool] | None = None
+_worker: tuple[GitRepo, ReleaseSettings, bool] | None = None
 
 
 def _init_worker(repo_path: str, settings: Settings, use_cache: bool) -> None:
     global _worker
-    _worker = (GitRepo(repo_path), settings, use_cache)
+    judged_with = ReleaseSettings(SettingsAt(settings, "the backfill's settings"))
+    _worker = (GitRepo(repo_path), judged_with, use_cache)
 
 
 def _generate_one(release: Release) -> Outcome:
@@ -72,7 +77,9 @@ def _generate_one(release: Release) -> Outcome:
     assert _worker is not None
     repo, settings, use_cache = _worker
     try:
-        generated = analyse_release(repo, settings, release, backfilled=True, use_cache=use_cache)
+        generated = analyse_release(
+            repo, settings, release, backfilled=True, use_cache=use_cache, strict=False
+        )
         return Outcome(generated.artifact)
     except Exception as exc:
         fallback = unknown_artifact(release.version, release.previous_version, release.release_date)

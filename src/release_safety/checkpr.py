@@ -9,12 +9,16 @@ Coverage rule (docs/action.md):
    request (a break in a generated JSON spec, say, where no comment can live).
 3. Declared breaks are themselves breaking findings (rule `declared-break`): they are the cover,
    never something to cover.
+4. A settings change that narrows what is checked (`settings-narrowed`) needs cover like a
+   break: the pull request that narrows the settings declares it (a comment in the settings
+   file, or a registry entry), or it does not merge. The head's settings never hide a break in
+   the pull request itself: the merge base's settings are applied too.
 
-The gate fails when a breaking finding is left uncovered, or when a declaration is malformed or
-hollow (any `unknown` finding of the declarations surface but its "not checked"). Other
-`unknown` findings (a surface not checked, an unparseable file) do not fail the gate: they are
-shown as warnings, and the release's own verdict stays unknown, so operators will use Recreate
-regardless.
+The gate fails when a breaking finding or a settings narrowing is left uncovered, or when a
+declaration is malformed or hollow (any `unknown` finding of the declarations surface but its
+"not checked"). Other `unknown` findings (a surface not checked, an unparseable file) do not
+fail the gate: they are shown as warnings, and the release's own verdict stays unknown, so
+operators will use Recreate regardless.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from release_safety.findings import (
 )
 from release_safety.model import DeclaredBreak
 from release_safety.surfaces.declarations.rules import DECLARED_BREAK
+from release_safety.surfaces.settingsdiff import SETTINGS_NARROWED
 
 DECLARED_RULE = DECLARED_BREAK.id
 NOT_CHECKED_RULE = SURFACE_NOT_CHECKED.id
@@ -117,7 +122,7 @@ def gate(
     for f in findings:
         if f.severity == "advisory":
             advisories.append(f)
-        elif f.severity == "unknown":
+        elif f.severity == "unknown" and f.rule != SETTINGS_NARROWED.id:
             declaration = f.surface == "declarations" and f.rule != NOT_CHECKED_RULE
             (problems if declaration else warnings).append(f)
         elif f.rule != DECLARED_RULE:

@@ -11,7 +11,9 @@ if TYPE_CHECKING:
 
 
 def evidence_document(generated: Generated) -> dict[str, Any]:
-    """All findings of a release, sorted, with each surface's checked state and the verdict."""
+    """All findings of a release, sorted, with the verdict and, per surface, whether it was
+    checked and what it read (the settings entries tried, the files read with their blob ids
+    at each ref)."""
     release = generated.release
     findings = all_findings(generated.reports)
     return {
@@ -24,7 +26,12 @@ def evidence_document(generated: Generated) -> dict[str, Any]:
         "decisionRow": generated.decision.row,
         "because": [f.model_dump(mode="json") for f in generated.decision.reasons],
         "surfaces": [
-            {"surface": r.surface, "checked": r.checked, "reason": r.reason}
+            {
+                "surface": r.surface,
+                "checked": r.checked,
+                "reason": r.reason,
+                "coverage": r.coverage.model_dump(mode="json"),
+            }
             for r in generated.reports
         ],
         "findings": [f.model_dump(mode="json") for f in findings],

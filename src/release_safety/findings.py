@@ -10,7 +10,7 @@ A finding says what was seen (rule id, severity, file, line, message) and how to
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -19,8 +19,16 @@ from pydantic import BaseModel, ConfigDict
 from release_safety.model import ConfigChange, DeclaredBreak, MigrationFile
 
 Severity = Literal["breaking", "unknown", "advisory"]
-Surface = Literal["migrations", "rest", "mcp", "config", "declarations", "overrides"]
-SURFACES: tuple[Surface, ...] = ("migrations", "rest", "mcp", "config", "declarations", "overrides")
+Surface = Literal["migrations", "rest", "mcp", "config", "declarations", "overrides", "settings"]
+SURFACES: tuple[Surface, ...] = (
+    "migrations",
+    "rest",
+    "mcp",
+    "config",
+    "declarations",
+    "overrides",
+    "settings",
+)
 
 
 class Finding(BaseModel):
@@ -40,11 +48,57 @@ class Finding(BaseModel):
         return (self.surface, self.file or "", self.line or 0, self.rule, self.message)
 
 
-class SurfaceReport(BaseModel):
-    """What one surface found between two refs.
+COVERAGE_LISTED = 200
+"""At most this many files are listed per ref in a surface's coverage; the rest are counted."""
 
-    ``checked`` is false when the surface could not be read at either ref; ``reason`` then says
-    why. A surface that was not checked is never "not breaking".
+
+class Coverage(BaseModel):
+    """What a surface looked for and what it read: the settings entries it searched (`tried`),
+    the files it read at each ref with their blob ids (`old`, `new`, at most COVERAGE_LISTED
+    each, `unlisted` counting the rest), how many files its patterns matched at each ref
+    (`matched`), and, for a surface the maintainer declared absent, the reason given."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tried: list[str] = []
+    old: dict[str, str] = {}
+    new: dict[str, str] = {}
+    unlisted: dict[str, int] = {}
+    matched: dict[str, int] = {}
+    absent: str | None = None
+
+    @classmethod
+    def of(
+        cls,
+        tried: Sequence[str],
+        old: Mapping[str, str | None] | None = None,
+        new: Mapping[str, str | None] | None = None,
+        matched: Mapping[str, int] | None = None,
+        absent: str | None = None,
+    ) -> Coverage:
+        """Coverage from the files read at each ref (path -> blob id; absent ones left out)."""
+        sides: dict[str, dict[str, str]] = {}
+        unlisted: dict[str, int] = {}
+        for side, files in (("old", old or {}), ("new", new or {})):
+            present = sorted((path, blob) for path, blob in files.items() if blob is not None)
+            sides[side] = dict(present[:COVERAGE_LISTED])
+            if len(present) > COVERAGE_LISTED:
+                unlisted[side] = len(present) - COVERAGE_LISTED
+        return cls(
+            tried=list(tried),
+            old=sides["old"],
+            new=sides["new"],
+            unlisted=unlisted,
+            matched=dict(matched or {}),
+            absent=absent,
+        )
+
+
+class SurfaceReport(BaseModel):
+    """What one surface found between two refs, and what it read to find it.
+
+    ``checked`` is false when the surface could not be read at either ref (or found nothing to
+    read); ``reason`` then says why. A surface that was not checked is never "not breaking".
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -53,6 +107,7 @@ class SurfaceReport(BaseModel):
     checked: bool
     reason: str | None = None
     findings: list[Finding] = []
+    coverage: Coverage = Coverage()
 
     def breaking(self) -> list[Finding]:
         return [f for f in self.findings if f.severity == "breaking"]
@@ -69,16 +124,37 @@ def all_findings(reports: Sequence[SurfaceReport]) -> list[Finding]:
     return sorted((f for report in reports for f in report.findings), key=Finding.sort_key)
 
 
-def not_checked(surface: Surface, reason: str, file: str | None = None) -> SurfaceReport:
-    """A surface that could not be read: not checked, with an unknown finding saying why."""
-    finding = Finding(
-        rule=SURFACE_NOT_CHECKED.id,
+def not_checked_finding(
+    surface: Surface, reason: str, file: str | None = None, rule: Rule | None = None
+) -> Finding:
+    """The unknown finding that says why a surface was not checked (rule `surface-not-checked`
+    unless another is named)."""
+    chosen = rule or SURFACE_NOT_CHECKED
+    return Finding(
+        rule=chosen.id,
         severity="unknown",
         surface=surface,
         file=file,
         message=f"{surface} surface not checked: {reason}",
+        hint=chosen.safe or None,
     )
-    return SurfaceReport(surface=surface, checked=False, reason=reason, findings=[finding])
+
+
+def not_checked(
+    surface: Surface,
+    reason: str,
+    file: str | None = None,
+    coverage: Coverage | None = None,
+    rule: Rule | None = None,
+) -> SurfaceReport:
+    """A surface that could not be read: not checked, with an unknown finding saying why."""
+    return SurfaceReport(
+        surface=surface,
+        checked=False,
+        reason=reason,
+        findings=[not_checked_finding(surface, reason, file, rule)],
+        coverage=coverage or Coverage(),
+    )
 
 
 @dataclass(frozen=True)

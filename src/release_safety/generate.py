@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from release_safety import reportcache
 from release_safety.artifact import build_artifact, pick
+from release_safety.combine import combine_runs
+from release_safety.discovery import is_settings_error
 from release_safety.errors import CheckError, InputError
 from release_safety.findings import (
     DeclarationsReport,
+    Finding,
     OverridesReport,
     Surface,
     SurfaceReport,
@@ -17,9 +21,18 @@ from release_safety.findings import (
 )
 from release_safety.gitrepo import GitRepo
 from release_safety.model import Artifact, Upgrade
-from release_safety.settings import Settings
+from release_safety.settings import SETTINGS_FILE, Settings, load_settings, settings_at
 from release_safety.snapshot import Snapshot
-from release_safety.surfaces import config, declarations, mcp, migrations, overrides, rest
+from release_safety.surfaces import (
+    config,
+    declarations,
+    mcp,
+    migrations,
+    overrides,
+    rest,
+    settingsdiff,
+)
+from release_safety.surfaces.settingsdiff import SettingsAt
 from release_safety.verdict import Decision, decide
 from release_safety.versions import Version
 
@@ -94,21 +107,135 @@ SNAPSHOT_SURFACES: Sequence[tuple[Surface, Analyser]] = (
 )
 
 
+@dataclass(frozen=True)
+class ReleaseSettings:
+    """The settings a release is judged with, and the previous release's when they may differ.
+
+    `previous` is None when there is no previous ref or when the settings were given from
+    outside the repository; `problem` says why the previous ref's settings could not be read.
+    """
+
+    current: SettingsAt
+    previous: SettingsAt | None = None
+    problem: str | None = None
+
+    @property
+    def differ(self) -> bool:
+        return self.previous is not None and self.previous.settings != self.current.settings
+
+    def key(self) -> str:
+        """What the reports depend on, for the report cache."""
+        previous = self.previous.settings.model_dump_json() if self.differ else "-"  # type: ignore[union-attr]
+        return "\0".join([self.current.settings.model_dump_json(), previous, self.problem or ""])
+
+
+def settings_file(repo: GitRepo, config: Path | None) -> str | Path:
+    """Where the settings live: a path in the repository (read at each ref from git), or a
+    file outside it (`--config`, used as it is for every ref)."""
+    if config is None:
+        return SETTINGS_FILE
+    try:
+        return config.resolve().relative_to(repo.path.resolve()).as_posix()
+    except ValueError:
+        return config
+
+
+def settings_at_ref(repo: GitRepo, ref: str, where: str | Path) -> SettingsAt:
+    """The settings committed at a ref (defaults when the file is absent there), or the file
+    outside the repository."""
+    if isinstance(where, Path):
+        return SettingsAt(load_settings(repo.path, where), str(where))
+    snapshot = repo.snapshot(ref)
+    found = settings_at(snapshot, where)
+    if found is None:
+        return SettingsAt(Settings(), f"defaults ({where} absent at {ref})")
+    text = snapshot.read(where).decode("utf-8")
+    return SettingsAt(found, f"{where} at {ref}", text, snapshot.blob_id(where))
+
+
+def release_settings(
+    repo: GitRepo, current: SettingsAt, from_ref: str | None, where: str | Path
+) -> ReleaseSettings:
+    """The current settings with the previous ref's (lenient: unreadable ones are a problem)."""
+    if from_ref is None or isinstance(where, Path):
+        return ReleaseSettings(current)
+    try:
+        return ReleaseSettings(current, settings_at_ref(repo, from_ref, where))
+    except InputError as exc:
+        return ReleaseSettings(current, problem=f"the previous release's settings: {exc.message}")
+
+
+def prepare(
+    repo: GitRepo,
+    to_ref: str,
+    from_ref: str | None = None,
+    version: str | None = None,
+    config: Path | None = None,
+) -> tuple[Release, ReleaseSettings, str | None]:
+    """The release, the settings to judge it with (those committed at `to_ref`, or the
+    `config` file outside the repository, and the previous release's), and a warning when the
+    working tree's settings differ from the committed ones `to_ref` is judged with."""
+    where = settings_file(repo, config)
+    current = settings_at_ref(repo, to_ref, where)
+    release = resolve_release(repo, current.settings, to_ref, from_ref, version)
+    settings = release_settings(repo, current, release.from_ref, where)
+    return release, settings, _uncommitted(repo, where, current, to_ref)
+
+
+def _uncommitted(repo: GitRepo, where: str | Path, current: SettingsAt, to_ref: str) -> str | None:
+    if isinstance(where, Path) or repo.resolve(to_ref) != repo.resolve("HEAD"):
+        return None
+    try:
+        working: str | None = (repo.path / where).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        working = None
+    if working == current.text:
+        return None
+    return (
+        f"{where} in the working tree differs from the one committed at {to_ref}: the release "
+        "is judged with the committed settings"
+    )
+
+
 def run_surfaces(
-    old: Snapshot | None, new: Snapshot, settings: Settings, version: str
+    old: Snapshot | None,
+    new: Snapshot,
+    settings: Settings,
+    version: str,
+    catch_input: bool = False,
 ) -> list[SurfaceReport]:
     """Every surface's report for the release `version` between two snapshots.
 
     A surface whose files git cannot read (a missing object in a partial clone, say) is not
-    checked, with the reason; the other surfaces still run.
+    checked, with the reason; the other surfaces still run. With `catch_input` (the run with
+    the previous release's settings) bad input in a surface is "not checked" too.
     """
     reports = []
+    caught: tuple[type[Exception], ...] = (CheckError, InputError) if catch_input else (CheckError,)
     for surface, analyse in SNAPSHOT_SURFACES:
         try:
             reports.append(analyse(old, new, settings))
-        except CheckError as exc:
-            reports.append(not_checked(surface, exc.message))
-    return [*reports, overrides.analyse(new, settings, version)]
+        except caught as exc:
+            reports.append(not_checked(surface, exc.message))  # type: ignore[attr-defined]
+    try:
+        reports.append(overrides.analyse(new, settings, version))
+    except caught as exc:
+        reports.append(not_checked("overrides", exc.message))  # type: ignore[attr-defined]
+    return reports
+
+
+def settings_errors(reports: Sequence[SurfaceReport]) -> list[Finding]:
+    """Findings the user must fix in the settings (exit 2 in a strict run)."""
+    return [f for r in reports for f in r.findings if is_settings_error(f)]
+
+
+def raise_settings_errors(reports: Sequence[SurfaceReport]) -> None:
+    """Bad settings end a strict command with one line naming the key and the path."""
+    errors = settings_errors(reports)
+    if errors:
+        first = errors[0].message.replace(" surface not checked: ", ": ", 1)
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        raise InputError(first + more)
 
 
 def upgrade_of(reports: Sequence[SurfaceReport], version: str) -> Upgrade:
@@ -122,26 +249,48 @@ def upgrade_of(reports: Sequence[SurfaceReport], version: str) -> Upgrade:
     )
 
 
+def judge(
+    old: Snapshot | None,
+    new: Snapshot,
+    settings: ReleaseSettings,
+    version: str,
+    strict: bool,
+) -> list[SurfaceReport]:
+    """Every surface with the release's settings, combined with a run with the previous
+    release's when they differ, and the settings surface. A strict run raises on bad settings
+    (exit 2); a lenient one reports the surfaces they concern not checked."""
+    reports = run_surfaces(old, new, settings.current.settings, version)
+    if strict:
+        raise_settings_errors(reports)
+    if settings.differ:
+        assert settings.previous is not None
+        other = run_surfaces(old, new, settings.previous.settings, version, catch_input=True)
+        reports = combine_runs(reports, other)
+    report = settingsdiff.analyse(settings.previous, settings.current, old, new, settings.problem)
+    return [*reports, report]
+
+
 def analyse_release(
     repo: GitRepo,
-    settings: Settings,
+    settings: ReleaseSettings,
     release: Release,
     backfilled: bool = False,
     use_cache: bool = False,
+    strict: bool = True,
 ) -> Generated:
-    """Run every surface between the two refs (or read their cached reports) and decide."""
+    """Judge the release between its two refs (or read the cached reports) and decide."""
     old = repo.snapshot(release.from_ref) if release.from_ref else None
     new = repo.snapshot(release.to_ref)
     key, reports = None, None
     if use_cache:
         key = reportcache.report_key(
-            settings, release.version, old.commit if old else None, new.commit
+            settings.key(), release.version, old.commit if old else None, new.commit
         )
         reports = reportcache.load(key)
     if reports is None:
         if old is not None:
             repo.start_diff(old.commit, new.commit)  # git works while the first surfaces run
-        reports = run_surfaces(old, new, settings, release.version)
+        reports = judge(old, new, settings, release.version, strict)
         if key is not None:
             reportcache.store(key, reports)
     decision = decide(reports, backfilled=backfilled)

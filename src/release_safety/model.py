@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, WithJsonSchema
 
 Unknown = Literal["unknown"]
 TriState = StrictBool | Unknown
@@ -71,23 +71,34 @@ class Api(Closed):
 
 
 class ConfigRemoved(Closed):
-    removed: str
+    """An environment variable no longer read, with the default it had."""
+
+    type: Literal["removed"]
+    name: str
     previousDefault: str | None
 
 
 class ConfigRenamed(Closed):
-    renamed: str
+    """A variable read under a new name (`name`) where `previousName` was read before."""
+
+    type: Literal["renamed"]
+    name: str
     previousName: str
     defaultValue: str | None
 
 
 class ConfigDefaultChanged(Closed):
-    defaultChanged: str
+    """A variable whose default changed."""
+
+    type: Literal["defaultChanged"]
+    name: str
     previousDefault: str | None
     defaultValue: str | None
 
 
-ConfigChange = ConfigRemoved | ConfigRenamed | ConfigDefaultChanged
+ConfigChange = Annotated[
+    ConfigRemoved | ConfigRenamed | ConfigDefaultChanged, Field(discriminator="type")
+]
 
 
 class Config(Closed):
@@ -102,10 +113,22 @@ class Upgrade(Closed):
 
 
 class DeclaredBreak(Closed):
+    """An engineer-declared break; `id` is the registry's id, present only for a registry
+    declaration (an annotation comment has none)."""
+
     file: str
     line: Annotated[StrictInt, Field(ge=1)]
     reason: str
     requiredStop: StrictBool
+    id: Annotated[
+        str | None,
+        WithJsonSchema({"type": "string", "minLength": 1, "title": "Id"}),
+        Field(
+            min_length=1,
+            exclude_if=lambda value: value is None,
+            json_schema_extra=lambda schema: schema.pop("default", None),
+        ),
+    ] = None
 
 
 class Artifact(Closed):

@@ -24,7 +24,6 @@ from release_safety.findings import (
     OverridesReport,
     SurfaceReport,
 )
-from release_safety.settings import Settings
 
 _KINDS: dict[str, type[SurfaceReport]] = {
     kind.__name__: kind
@@ -43,8 +42,10 @@ def code_fingerprint() -> str:
     return digest.hexdigest()
 
 
-def report_key(settings: Settings, version: str, old: str | None, new: str) -> str:
-    parts = [code_fingerprint(), settings.model_dump_json(), version, old or "-", new]
+def report_key(settings: str, version: str, old: str | None, new: str) -> str:
+    """The key of a release's reports: the code, the settings (as text), the version and the
+    two commits."""
+    parts = [code_fingerprint(), settings, version, old or "-", new]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 

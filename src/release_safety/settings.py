@@ -1,7 +1,9 @@
 """`.release-safety.toml`: where migrations, specs, snapshots and config live in a repository.
 
-Every key has a default (documented in the README), so a repository without the file works.
-A wrong key or a wrong type is bad input naming the file and the key.
+Every key has a default (documented in the README): by default each surface discovers its
+documents where real projects keep them, and a glob never looks inside vendored, test or hidden
+folders. A maintainer can declare a surface absent (`absent = "reason"`). A wrong key or a wrong
+type is bad input naming the file and the key.
 """
 
 from __future__ import annotations
@@ -16,9 +18,35 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from release_safety.errors import InputError
+from release_safety.reasons import hollow_reason
+from release_safety.snapshot import Snapshot
 from release_safety.versions import DEFAULT_TAG_PATTERN, TagPattern, Version
 
 SETTINGS_FILE = ".release-safety.toml"
+
+SKIPPED_FOLDERS = frozenset(
+    {
+        "vendor",
+        "node_modules",
+        "bower_components",
+        "third_party",
+        "third-party",
+        "test",
+        "tests",
+        "testdata",
+        "__tests__",
+        "__mocks__",
+        "mocks",
+        "fixtures",
+        "e2e",
+        "example",
+        "examples",
+        "sample",
+        "samples",
+    }
+)
+"""Folders a glob does not look into (nor any folder whose name starts with a dot), unless the
+glob names the folder itself: vendored code, tests and examples are not the service's contract."""
 
 
 class _Closed(BaseModel):
@@ -51,8 +79,17 @@ class MigrationSource(_Closed):
             return False
         if self.exclude and re.fullmatch(self.exclude, name):
             return False
-        at_or_below = rf"(?:{_glob_regex(self.path)})(?:/.*)?"
-        return bool(folder) and re.fullmatch(at_or_below, folder) is not None
+        at_or_below = rf"(?:{glob_regex(self.path)})(?:/.*)?"
+        if not folder or re.fullmatch(at_or_below, folder) is None:
+            return False
+        return not skipped(self.path + "/**", path)
+
+    def describe(self) -> str:
+        """The source in one line, as the settings would write it."""
+        parts = [f"path={self.path!r}", f"pattern={self.pattern!r}"]
+        if self.exclude:
+            parts.append(f"exclude={self.exclude!r}")
+        return f"{{{', '.join(parts)}, format={self.format!r}}}"
 
     def edition_of(self, path: str) -> Literal["core", "ee"]:
         if self.edition != "auto":
@@ -60,13 +97,29 @@ class MigrationSource(_Closed):
         return "ee" if "ee" in path.split("/")[:-1] else "core"
 
 
+def is_glob(pattern: str) -> bool:
+    return any(char in pattern for char in "*?[")
+
+
 def glob_match(pattern: str, path: str) -> bool:
-    """Glob match where `**` matches any number of folders (including none)."""
-    return re.fullmatch(_glob_regex(pattern), path) is not None
+    """Glob match where `**` matches any number of folders (including none); a glob does not
+    reach into skipped folders (SKIPPED_FOLDERS, hidden ones) that it does not name."""
+    return re.fullmatch(glob_regex(pattern), path) is not None and not skipped(pattern, path)
+
+
+def skipped(pattern: str, path: str) -> bool:
+    """True when `path` lies in a skipped folder below the literal folders `pattern` names."""
+    if not is_glob(pattern):
+        return False
+    named = {part for part in pattern.split("/")[:-1] if not is_glob(part)}
+    folders = path.split("/")[:-1]
+    return any(
+        (part in SKIPPED_FOLDERS or part.startswith(".")) and part not in named for part in folders
+    )
 
 
 @lru_cache(maxsize=64)
-def _glob_regex(pattern: str) -> str:
+def glob_regex(pattern: str) -> str:
     """A glob as a regular expression: `*` within a folder, `**` across folders."""
     regex = ""
     i = 0
@@ -100,7 +153,31 @@ DEFAULT_MIGRATION_SOURCES = (
 )
 
 
-class MigrationSettings(_Closed):
+def _absent_reason(value: str | None) -> str | None:
+    """A surface declared absent says why, in words (the hollow-reason rules of declarations)."""
+    if value is not None:
+        hollow = hollow_reason(value)
+        if hollow:
+            raise ValueError(f"the reason {value!r} is hollow: {hollow}")
+    return value
+
+
+_ABSENT = Field(
+    default=None,
+    description="the service has no such surface, and why (nothing is then looked for)",
+)
+
+
+class _Surface(_Closed):
+    absent: str | None = _ABSENT
+
+    @field_validator("absent")
+    @classmethod
+    def _says_why(cls, value: str | None) -> str | None:
+        return _absent_reason(value)
+
+
+class MigrationSettings(_Surface):
     sources: tuple[MigrationSource, ...] = DEFAULT_MIGRATION_SOURCES
     placeholders: dict[str, str] = Field(
         default_factory=dict, description="literal text replaced before parsing"
@@ -110,21 +187,34 @@ class MigrationSettings(_Closed):
     )
 
 
-class RestSettings(_Closed):
+DEFAULT_REST_SPECS = tuple(
+    f"**/{name}.{ext}" for name in ("openapi", "swagger") for ext in ("yaml", "yml", "json")
+)
+DEFAULT_MCP_SNAPSHOTS = ("**/mcp-tools.json",)
+DEFAULT_CONFIG_SOURCES = tuple(
+    f"**/{name}"
+    for name in (".env.example", ".env.sample", ".env.template", ".env.dist", "example.env")
+)
+
+
+class RestSettings(_Surface):
     specs: tuple[str, ...] = Field(
-        default=("openapi.yaml", "openapi.yml", "openapi.json", "swagger.json", "swagger.yaml"),
-        description="candidate paths; at each ref the first one present is the document",
+        default=DEFAULT_REST_SPECS,
+        description="OpenAPI documents (paths or globs); the default discovers exactly one",
     )
     external_refs: bool = False
 
 
-class McpSettings(_Closed):
-    snapshots: tuple[str, ...] = ("mcp-tools.json",)
+class McpSettings(_Surface):
+    snapshots: tuple[str, ...] = Field(
+        default=DEFAULT_MCP_SNAPSHOTS,
+        description="MCP tool snapshots (paths or globs); the default discovers exactly one",
+    )
 
 
-class ConfigSettings(_Closed):
+class ConfigSettings(_Surface):
     sources: tuple[str, ...] = Field(
-        default=(".env.example", ".env.sample", "example.env"),
+        default=DEFAULT_CONFIG_SOURCES,
         description="paths or globs of env examples and code that reads the environment",
     )
 
@@ -168,9 +258,12 @@ class Settings(_Closed):
     def tags(self) -> TagPattern:
         return TagPattern(self.tag_pattern)
 
-    def explicitly_set(self, section: str) -> bool:
-        """True when the settings file named this section rather than leaving the default."""
-        return section in self.model_fields_set
+    def explicitly_set(self, section: str, key: str | None = None) -> bool:
+        """True when the settings file named this section (or this key of it) rather than
+        leaving the default."""
+        if section not in self.model_fields_set:
+            return False
+        return key is None or key in getattr(self, section).model_fields_set
 
 
 def parse_settings(text: str, where: str) -> Settings:
@@ -188,6 +281,20 @@ def parse_settings(text: str, where: str) -> Settings:
         key = ".".join(str(part) for part in error["loc"]) or "(top level)"
         reason = "unknown key" if error["type"] == "extra_forbidden" else error["msg"]
         raise InputError(f"{where}: key {key!r}: {reason}") from exc
+
+
+def settings_at(snapshot: Snapshot, path: str = SETTINGS_FILE) -> Settings | None:
+    """The settings committed at a snapshot's ref; None when the file is not there."""
+    if snapshot.blob_id(path) is None:
+        return None
+    data = snapshot.read(path)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"{path} at {snapshot.ref}: settings are not UTF-8 text (byte {exc.start})"
+        ) from exc
+    return parse_settings(text, f"{path} at {snapshot.ref}")
 
 
 def load_settings(repo_path: Path, config: Path | None) -> Settings:

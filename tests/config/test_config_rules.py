@@ -6,17 +6,26 @@ from collections.abc import Callable
 
 import pytest
 
+from release_safety.discovery import matching
+from release_safety.findings import ConfigReport
 from release_safety.gitrepo import GitSnapshot
 from release_safety.model import ConfigDefaultChanged, ConfigRemoved, ConfigRenamed
 from release_safety.settings import ConfigSettings, Settings
-from release_safety.surfaces.config import analyse, source_kind
+from release_safety.snapshot import Snapshot
+from release_safety.surfaces.config import analyse as analyse_config
+from release_safety.surfaces.config import source_kind
 
 Files = dict[str, str | None]
 Pair = Callable[[Files, Files], tuple[GitSnapshot, GitSnapshot]]
 
-SETTINGS = Settings(
-    config=ConfigSettings(sources=(".env.example", "src/**/*.ts", "app/*.py", "cmd/**/*.go"))
-)
+PATTERNS = (".env.example", "src/**/*.ts", "app/*.py", "cmd/**/*.go")
+
+
+def analyse(old: Snapshot | None, new: Snapshot) -> ConfigReport:
+    """The config surface with the patterns that name a file at the new ref set explicitly
+    (an explicit pattern that names nothing there is bad settings, tested on its own)."""
+    sources = tuple(p for p in PATTERNS if matching(new, p))
+    return analyse_config(old, new, Settings(config=ConfigSettings(sources=sources)))
 
 
 def go_struct(*fields: str) -> str:
@@ -39,14 +48,18 @@ CASES = [
         {".env.example": "PORT=3000\nCACHE_TTL=60\n"},
         {".env.example": "PORT=3000\n"},
         [("config-var-removed", "breaking", "env var `CACHE_TTL` removed (previous default `60`)")],
-        [ConfigRemoved(removed="CACHE_TTL", previousDefault="60")],
+        [ConfigRemoved(type="removed", name="CACHE_TTL", previousDefault="60")],
     ),
     (
         "dotenv-default-changed",
         {".env.example": "POOL=10\n"},
         {".env.example": "POOL=50\n"},
         [("config-default-changed", "breaking", "env var `POOL` default changed `10` → `50`")],
-        [ConfigDefaultChanged(defaultChanged="POOL", previousDefault="10", defaultValue="50")],
+        [
+            ConfigDefaultChanged(
+                type="defaultChanged", name="POOL", previousDefault="10", defaultValue="50"
+            )
+        ],
     ),
     (
         "dotenv-new-required",
@@ -92,7 +105,11 @@ CASES = [
                 "env var `DB_HOST` renamed to `DATABASE_HOST` without fallback",
             )
         ],
-        [ConfigRenamed(renamed="DATABASE_HOST", previousName="DB_HOST", defaultValue="db")],
+        [
+            ConfigRenamed(
+                type="renamed", name="DATABASE_HOST", previousName="DB_HOST", defaultValue="db"
+            )
+        ],
     ),
     (
         "ts-renamed-with-fallback",
@@ -110,21 +127,33 @@ CASES = [
                 "env var `DB_HOST` renamed to `DATABASE_HOST`; `DB_HOST` still read as a fallback",
             )
         ],
-        [ConfigRenamed(renamed="DATABASE_HOST", previousName="DB_HOST", defaultValue="db")],
+        [
+            ConfigRenamed(
+                type="renamed", name="DATABASE_HOST", previousName="DB_HOST", defaultValue="db"
+            )
+        ],
     ),
     (
         "ts-default-changed",
         {"src/config.ts": "const pool = Number(process.env.POOL_SIZE) || 10;\n"},
         {"src/config.ts": "const pool = Number(process.env.POOL_SIZE) || 50;\n"},
         [("config-default-changed", "breaking", "env var `POOL_SIZE` default changed `10` → `50`")],
-        [ConfigDefaultChanged(defaultChanged="POOL_SIZE", previousDefault="10", defaultValue="50")],
+        [
+            ConfigDefaultChanged(
+                type="defaultChanged", name="POOL_SIZE", previousDefault="10", defaultValue="50"
+            )
+        ],
     ),
     (
         "ts-destructured-default-changed",
         {"src/env.ts": "const { REGION = 'eu', TIER } = process.env;\n"},
         {"src/env.ts": "const { REGION = 'us', TIER } = process.env;\n"},
         [("config-default-changed", "breaking", "env var `REGION` default changed `eu` → `us`")],
-        [ConfigDefaultChanged(defaultChanged="REGION", previousDefault="eu", defaultValue="us")],
+        [
+            ConfigDefaultChanged(
+                type="defaultChanged", name="REGION", previousDefault="eu", defaultValue="us"
+            )
+        ],
     ),
     (
         "ts-new-required-non-null",
@@ -231,7 +260,10 @@ CASES = [
         ],
         [
             ConfigRenamed(
-                renamed="REQUEST_TIMEOUT_MS", previousName="TIMEOUT_MS", defaultValue="5000"
+                type="renamed",
+                name="REQUEST_TIMEOUT_MS",
+                previousName="TIMEOUT_MS",
+                defaultValue="5000",
             )
         ],
     ),
@@ -251,7 +283,11 @@ CASES = [
                 "`TIMEOUT` still read as a fallback",
             )
         ],
-        [ConfigRenamed(renamed="REQUEST_TIMEOUT", previousName="TIMEOUT", defaultValue="5")],
+        [
+            ConfigRenamed(
+                type="renamed", name="REQUEST_TIMEOUT", previousName="TIMEOUT", defaultValue="5"
+            )
+        ],
     ),
     (
         "py-new-required",
@@ -278,7 +314,11 @@ CASES = [
         {"cmd/app/config.go": go_struct('Port int `envconfig:"PORT" default:"8080"`')},
         {"cmd/app/config.go": go_struct('Port int `envconfig:"PORT" default:"9090"`')},
         [("config-default-changed", "breaking", "env var `PORT` default changed `8080` → `9090`")],
-        [ConfigDefaultChanged(defaultChanged="PORT", previousDefault="8080", defaultValue="9090")],
+        [
+            ConfigDefaultChanged(
+                type="defaultChanged", name="PORT", previousDefault="8080", defaultValue="9090"
+            )
+        ],
     ),
     (
         "go-new-required-tag",
@@ -298,7 +338,11 @@ CASES = [
         {"cmd/app/main.go": go_default("fast")},
         {"cmd/app/main.go": go_default("safe")},
         [("config-default-changed", "breaking", "env var `MODE` default changed `fast` → `safe`")],
-        [ConfigDefaultChanged(defaultChanged="MODE", previousDefault="fast", defaultValue="safe")],
+        [
+            ConfigDefaultChanged(
+                type="defaultChanged", name="MODE", previousDefault="fast", defaultValue="safe"
+            )
+        ],
     ),
     (
         "go-cmp-or-fallback",
@@ -315,7 +359,7 @@ CASES = [
                 "env var `MODE` renamed to `APP_MODE`; `MODE` still read as a fallback",
             )
         ],
-        [ConfigRenamed(renamed="APP_MODE", previousName="MODE", defaultValue=None)],
+        [ConfigRenamed(type="renamed", name="APP_MODE", previousName="MODE", defaultValue=None)],
     ),
     (
         "go-new-optional-lookup",
@@ -342,7 +386,7 @@ def test_rule_table(
     changes: list[object],
 ) -> None:
     before, after = release_pair(old, new)
-    report = analyse(before, after, SETTINGS)
+    report = analyse(before, after)
     assert report.checked is True, report.reason
     assert [(f.rule, f.severity, f.message) for f in report.findings] == expected
     assert report.changes == changes
@@ -354,19 +398,19 @@ def test_finding_points_at_the_read(release_pair: Pair) -> None:
         {"src/config.ts": "const a = 1;\n"},
         {"src/config.ts": "const a = 1;\n\nconst k = process.env.KEY!;\n"},
     )
-    [finding] = analyse(before, after, SETTINGS).findings
+    [finding] = analyse(before, after).findings
     assert (finding.file, finding.line) == ("src/config.ts", 3)
 
 
 def test_removed_points_at_old_read(release_pair: Pair) -> None:
     before, after = release_pair({".env.example": "A=1\nGONE=x\n"}, {".env.example": "A=1\n"})
-    [finding] = analyse(before, after, SETTINGS).findings
+    [finding] = analyse(before, after).findings
     assert (finding.file, finding.line) == (".env.example", 2)
 
 
 def test_ambiguous_rename_is_removal_and_addition(release_pair: Pair) -> None:
     before, after = release_pair({".env.example": "A=1\nB=1\n"}, {".env.example": "C=1\nD=1\n"})
-    report = analyse(before, after, SETTINGS)
+    report = analyse(before, after)
     assert sorted(f.message for f in report.findings) == [
         "env var `A` removed (previous default `1`)",
         "env var `B` removed (previous default `1`)",
@@ -374,8 +418,8 @@ def test_ambiguous_rename_is_removal_and_addition(release_pair: Pair) -> None:
         "new optional env var `D` (default `1`)",
     ]
     assert report.changes == [
-        ConfigRemoved(removed="A", previousDefault="1"),
-        ConfigRemoved(removed="B", previousDefault="1"),
+        ConfigRemoved(type="removed", name="A", previousDefault="1"),
+        ConfigRemoved(type="removed", name="B", previousDefault="1"),
     ]
 
 
@@ -392,7 +436,7 @@ def test_unparseable_source_is_not_checked(
     release_pair: Pair, path: str, text: str, where: str
 ) -> None:
     before, after = release_pair({".env.example": "A=1\n"}, {path: text})
-    report = analyse(before, after, SETTINGS)
+    report = analyse(before, after)
     assert report.checked is False
     assert report.reason is not None and report.reason.startswith(f"{where} at v1.0.1: ")
     assert [(f.rule, f.severity, f.file) for f in report.findings] == [
@@ -403,27 +447,77 @@ def test_unparseable_source_is_not_checked(
 
 def test_sources_gone_is_not_checked(release_pair: Pair) -> None:
     before, after = release_pair({".env.example": "A=1\n"}, {".env.example": None})
-    report = analyse(before, after, SETTINGS)
+    report = analyse_config(before, after, Settings())
     assert report.checked is False
-    assert report.reason == "config sources found at v1.0.0 but none at v1.0.1"
+    assert report.reason == "sources found at v1.0.0 but none at v1.0.1"
+    assert [f.rule for f in report.findings] == ["surface-not-checked"]
 
 
-def test_no_sources_at_either_ref_is_checked(release_pair: Pair) -> None:
+def test_an_explicit_source_that_names_nothing_is_a_settings_error(release_pair: Pair) -> None:
+    before, after = release_pair({".env.example": "A=1\n"}, {".env.example": None})
+    settings = Settings(config=ConfigSettings(sources=(".env.example", "conf/*.env")))
+    report = analyse_config(before, after, settings)
+    assert report.checked is False
+    assert [(f.rule, f.file, f.message) for f in report.findings] == [
+        (
+            "settings-path-unmatched",
+            ".release-safety.toml",
+            f".release-safety.toml: key 'config.sources': {p!r} matches nothing at v1.0.1",
+        )
+        for p in (".env.example", "conf/*.env")
+    ]
+
+
+def test_no_sources_at_either_ref_is_not_checked(release_pair: Pair) -> None:
     before, after = release_pair({"README.md": "a\n"}, {"README.md": "b\n"})
-    report = analyse(before, after, SETTINGS)
-    assert (report.checked, report.findings, report.changes) == (True, [], [])
+    report = analyse_config(before, after, Settings())
+    assert report.checked is False
+    assert report.reason is not None
+    assert report.reason.startswith("no source found at v1.0.0 or v1.0.1; tried ")
+    assert "config.sources = '**/.env.example'" in report.reason
+    assert [(f.rule, f.severity) for f in report.findings] == [("surface-not-checked", "unknown")]
+
+
+def test_discovery_skips_vendored_and_test_folders(release_pair: Pair) -> None:
+    files = {"vendor/lib/.env.example": "A=1\n", "tests/.env.example": "B=1\n"}
+    before, after = release_pair(files, {"deploy/.env.example": "C=\n"})
+    report = analyse_config(before, after, Settings())
+    assert report.checked is True
+    assert list(report.coverage.new) == ["deploy/.env.example"]
+    assert report.coverage.old == {}
 
 
 def test_first_sources_are_a_baseline(release_pair: Pair) -> None:
     before, after = release_pair({}, {".env.example": "KEY=\n"})
-    assert analyse(before, after, SETTINGS).findings == []
-    assert analyse(None, after, SETTINGS).checked is True
+    assert analyse(before, after).findings == []
+    assert analyse(None, after).checked is True
+
+
+def test_declared_absent_is_checked_and_says_why(release_pair: Pair) -> None:
+    before, after = release_pair({"README.md": "a\n"}, {"README.md": "b\n"})
+    reason = "the service reads no environment variables; all settings come from its UI"
+    report = analyse_config(before, after, Settings(config=ConfigSettings(absent=reason)))
+    assert report.checked is True
+    assert [(f.rule, f.severity) for f in report.findings] == [
+        ("surface-declared-absent", "advisory")
+    ]
+    assert report.coverage.absent == reason
+
+
+def test_declared_absent_but_found_is_unknown(release_pair: Pair) -> None:
+    before, after = release_pair({}, {"deploy/.env.example": "A=1\n"})
+    reason = "the service reads no environment variables; all settings come from its UI"
+    report = analyse_config(before, after, Settings(config=ConfigSettings(absent=reason)))
+    assert [(f.rule, f.severity, f.file) for f in report.findings] == [
+        ("surface-declared-absent", "advisory", ".release-safety.toml"),
+        ("surface-declared-absent-found", "unknown", "deploy/.env.example"),
+    ]
 
 
 def test_unknown_source_kind_is_not_checked(release_pair: Pair) -> None:
     settings = Settings(config=ConfigSettings(sources=("config/*",)))
     before, after = release_pair({"config/a.env": "A=1\n"}, {"config/app.yaml": "a: 1\n"})
-    report = analyse(before, after, settings)
+    report = analyse_config(before, after, settings)
     assert report.checked is False
     assert report.reason == "config/app.yaml: cannot tell what kind of source this is"
 

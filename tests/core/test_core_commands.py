@@ -14,10 +14,27 @@ from release_safety.schemas import schema_text, validate_document
 ROOT = Path(__file__).resolve().parents[2]
 
 
+# A database-only service: it says so, so its verdicts rest on its migrations alone.
+DATABASE_ONLY = """\
+[rest]
+absent = "the service has no HTTP API; it is a queue worker"
+[mcp]
+absent = "the service exposes no MCP tools to agents"
+[config]
+absent = "all configuration comes from the database, not the environment"
+"""
+
+
 @pytest.fixture
 def service(make_repo: Callable[[str], RepoBuilder]) -> RepoBuilder:
     builder = make_repo("service")
-    builder.release("1.0.0", {"db/migrations/001_init.sql": "CREATE TABLE users (id int);\n"})
+    builder.release(
+        "1.0.0",
+        {
+            "db/migrations/001_init.sql": "CREATE TABLE users (id int);\n",
+            ".release-safety.toml": DATABASE_ONLY,
+        },
+    )
     builder.release(
         "1.1.0",
         {
@@ -158,9 +175,11 @@ def test_generate_outside_a_repository_is_exit_3(
 def test_bad_settings_file_in_repository(
     service: RepoBuilder, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    service.write(".release-safety.toml", "[rest]\nspec = 'x'\n")
-    assert run(["generate", "--repo", str(service.path), "--to", "1.2.0", "--out", "-"]) == 2
-    assert "key 'rest.spec': unknown key" in capsys.readouterr().err
+    service.write(".release-safety.toml", "[rest]\nspec = 'x'\n").commit("typo")
+    service.tag("1.3.0")
+    assert run(["generate", "--repo", str(service.path), "--to", "1.3.0", "--out", "-"]) == 2
+    err = capsys.readouterr().err
+    assert ".release-safety.toml at 1.3.0: key 'rest.spec': unknown key" in err
 
 
 def _artifact(service: RepoBuilder, tmp_path: Path, ref: str, name: str, *extra: str) -> Path:
@@ -274,7 +293,15 @@ def test_a_blob_git_cannot_read_leaves_only_its_surface_unchecked(
 ) -> None:
     builder = make_repo("partial")
     spec = "openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths: {}\n"
-    builder.release("1.0.0", {"openapi.yaml": spec, "db/migrations/001.sql": "SELECT 1;\n"})
+    no_mcp_nor_config = DATABASE_ONLY.split("[mcp]", 1)[1]
+    builder.release(
+        "1.0.0",
+        {
+            "openapi.yaml": spec,
+            "db/migrations/001.sql": "SELECT 1;\n",
+            ".release-safety.toml": "[mcp]" + no_mcp_nor_config,
+        },
+    )
     builder.release("1.1.0", {"openapi.yaml": spec + "# edited\n"})
     blob = builder.git("rev-parse", "1.1.0:openapi.yaml")
     (builder.path / ".git" / "objects" / blob[:2] / blob[2:]).unlink()  # a partial clone

@@ -52,7 +52,12 @@ def test_demo_exercises_every_surface_safe_and_unsafe(tmp_path: Path) -> None:
         "MCP tool `run_sql`: input `limit` became required"
     ]
     assert artifacts["1.4.0"]["config"]["changes"] == [
-        {"defaultChanged": "LOG_LEVEL", "previousDefault": "info", "defaultValue": "warn"}
+        {
+            "type": "defaultChanged",
+            "name": "LOG_LEVEL",
+            "previousDefault": "info",
+            "defaultValue": "warn",
+        }
     ]
     assert artifacts["1.4.0"]["declaredBreaks"][0]["requiredStop"] is True
     assert artifacts["1.4.0"]["upgrade"]["requiredStops"] == ["1.4.0"]

@@ -3,7 +3,14 @@ from pathlib import Path
 
 from release_safety import reportcache
 from release_safety.findings import Finding, MigrationsReport, SurfaceReport
+from release_safety.generate import ReleaseSettings
 from release_safety.settings import Settings
+from release_safety.surfaces.settingsdiff import SettingsAt
+
+
+def judged_with(settings: Settings, previous: Settings | None = None) -> str:
+    before = SettingsAt(previous, "previous") if previous is not None else None
+    return ReleaseSettings(SettingsAt(settings, "current"), before).key()
 
 
 def test_round_trip_keeps_report_kinds() -> None:
@@ -14,7 +21,7 @@ def test_round_trip_keeps_report_kinds() -> None:
         MigrationsReport(surface="migrations", checked=True, findings=[finding]),
         SurfaceReport(surface="rest", checked=False, reason="unreadable"),
     ]
-    key = reportcache.report_key(Settings(), "1.0.0", "a" * 40, "b" * 40)
+    key = reportcache.report_key(judged_with(Settings()), "1.0.0", "a" * 40, "b" * 40)
     assert reportcache.load(key) is None
     reportcache.store(key, reports)
     assert reportcache.load(key) == reports
@@ -22,14 +29,19 @@ def test_round_trip_keeps_report_kinds() -> None:
 
 
 def test_key_covers_settings_version_and_commits() -> None:
-    base = reportcache.report_key(Settings(), "1.0.0", None, "b" * 40)
-    assert base != reportcache.report_key(Settings(postgres_version=12), "1.0.0", None, "b" * 40)
-    assert base != reportcache.report_key(Settings(), "1.0.1", None, "b" * 40)
-    assert base != reportcache.report_key(Settings(), "1.0.0", "a" * 40, "b" * 40)
+    base = reportcache.report_key(judged_with(Settings()), "1.0.0", None, "b" * 40)
+    twelve = judged_with(Settings(postgres_version=12))
+    assert base != reportcache.report_key(twelve, "1.0.0", None, "b" * 40)
+    both = judged_with(Settings(), Settings(postgres_version=12))
+    assert base != reportcache.report_key(both, "1.0.0", None, "b" * 40)
+    same = judged_with(Settings(), Settings())
+    assert base == reportcache.report_key(same, "1.0.0", None, "b" * 40)
+    assert base != reportcache.report_key(judged_with(Settings()), "1.0.1", None, "b" * 40)
+    assert base != reportcache.report_key(judged_with(Settings()), "1.0.0", "a" * 40, "b" * 40)
 
 
 def test_a_corrupt_entry_is_recomputed_not_trusted() -> None:
-    key = reportcache.report_key(Settings(), "2.0.0", None, "c" * 40)
+    key = reportcache.report_key(judged_with(Settings()), "2.0.0", None, "c" * 40)
     reportcache.store(key, [SurfaceReport(surface="mcp", checked=True)])
     path = Path(os.environ["RELEASE_SAFETY_CACHE_DIR"]) / "reports" / key[:2] / f"{key}.json"
     path.write_text('[{"kind": "SurfaceReport", "report": {"surface": "nope"}}]')

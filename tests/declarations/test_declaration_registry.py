@@ -39,8 +39,11 @@ def test_a_new_id_is_declared_at_the_real_line_of_the_id(release_pair: PairBuild
     line = after.splitlines().index('        "new-break": {') + 1
     assert line == 8
     assert report.declared == [
-        DeclaredBreak(file=REGISTRY, line=line, reason=NEW_REASON, requiredStop=True)
+        DeclaredBreak(
+            file=REGISTRY, line=line, reason=NEW_REASON, requiredStop=True, id="new-break"
+        )
     ]
+    assert report.declared[0].model_dump()["id"] == "new-break"
     assert rules_of(report) == [("declared-break", "breaking", line)]
     assert report.findings[0].message == NEW_REASON
 

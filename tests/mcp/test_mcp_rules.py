@@ -395,16 +395,32 @@ def test_plain_tools_list_result(release_pair: Pair) -> None:
     assert report.findings[0].line == 1
 
 
-def test_absent_at_both_refs_is_checked(release_pair: Pair) -> None:
+def test_absent_at_both_refs_is_not_checked(release_pair: Pair) -> None:
     before, after = release_pair({"a.txt": "1"}, {"a.txt": "2"})
     report = analyse(before, after, Settings())
-    assert (report.checked, report.findings) == (True, [])
+    assert report.checked is False
+    assert report.reason == (
+        "no document found at v1.0.0 or v1.0.1; tried mcp.snapshots = '**/mcp-tools.json'"
+    )
+    assert [f.rule for f in report.findings] == ["surface-not-checked"]
+
+
+def test_declared_absent_is_checked(release_pair: Pair) -> None:
+    before, after = release_pair({"a.txt": "1"}, {"a.txt": "2"})
+    reason = "the service exposes no MCP server to agents"
+    report = analyse(before, after, Settings(mcp=McpSettings(absent=reason)))
+    assert report.checked is True
+    assert [(f.rule, f.severity) for f in report.findings] == [
+        ("surface-declared-absent", "advisory")
+    ]
+    assert reason in report.findings[0].message
 
 
 def test_first_snapshot_is_checked(release_pair: Pair) -> None:
     before, after = release_pair({}, {PATH: snapshot(tool())})
     report = analyse(before, after, Settings())
-    assert (report.checked, report.findings) == (True, [])
+    assert report.checked is True
+    assert [(f.rule, f.severity) for f in report.findings] == [("document-added", "advisory")]
     assert analyse(None, after, Settings()).checked is True
 
 
@@ -412,7 +428,7 @@ def test_snapshot_deleted_is_not_checked(release_pair: Pair) -> None:
     before, after = release_pair({PATH: snapshot(tool())}, {PATH: None})
     report = analyse(before, after, Settings())
     assert report.checked is False
-    assert report.reason == f"{PATH} present at v1.0.0 but no snapshot at v1.0.1"
+    assert report.reason == f"{PATH} is present at v1.0.0 but gone at v1.0.1"
     assert [(f.rule, f.severity, f.file) for f in report.findings] == [
         ("surface-not-checked", "unknown", PATH)
     ]
@@ -443,11 +459,15 @@ def test_malformed_snapshot_is_not_checked(release_pair: Pair, text: str, why: s
 def test_snapshot_path_from_settings(release_pair: Pair) -> None:
     path = "packages/backend/mcp/snapshot.json"
     before, after = release_pair({path: snapshot(tool(name="x"))}, {path: snapshot(tool(name="y"))})
-    settings = Settings(mcp=McpSettings(snapshots=("missing.json", path)))
+    settings = Settings(mcp=McpSettings(snapshots=(path,)))
     assert [f.message for f in analyse(before, after, settings).findings] == [
         "MCP tool `x` removed"
     ]
-    assert analyse(before, after, Settings()).findings == []
+    assert analyse(before, after, Settings()).checked is False  # not where discovery looks
+    typo = Settings(mcp=McpSettings(snapshots=("missing.json", path)))
+    report = analyse(before, after, typo)
+    assert report.checked is False
+    assert [f.rule for f in report.findings] == ["settings-path-unmatched", "mcp-tool-removed"]
 
 
 def test_recursive_schema_compares_once(release_pair: Pair) -> None:

@@ -32,8 +32,10 @@ def test_safe_file_exits_0_and_version_matters(
     )
     assert run(["lint-migrations", str(path)]) == 0
     assert "rewritesTable=false" in capsys.readouterr().out
-    assert run(["lint-migrations", "--postgres-version", "10", str(path)]) == 0
-    assert "rewritesTable=true" in capsys.readouterr().out
+    # before PostgreSQL 11 a constant default rewrites the table under ACCESS EXCLUSIVE
+    assert run(["lint-migrations", "--postgres-version", "10", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "rewritesTable=true" in out and "breaking blocking-table-lock" in out
 
 
 def test_missing_file_is_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -42,7 +42,8 @@ def test_added_migrations_get_tables_heaviness_and_findings(
     assert (drop.heaviness.locksTable, drop.heaviness.rewritesTable) == (False, False)
     breaking = report.breaking()
     assert [(f.rule, f.file, f.line) for f in breaking] == [
-        ("drop-column", "ee/migrations/003_drop.sql", 2)
+        ("blocking-table-lock", "db/migrations/002_index.sql", 2),
+        ("drop-column", "ee/migrations/003_drop.sql", 2),
     ]
     advisory = {(f.rule, f.line) for f in report.advisories()}
     assert ("create-index-non-concurrently", 2) in advisory

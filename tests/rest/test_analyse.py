@@ -51,19 +51,31 @@ def test_breaking_change_between_refs_names_line_and_rule(make_repo: MakeRepo) -
 
 
 def test_spec_moved_between_refs_is_still_compared(make_repo: MakeRepo) -> None:
-    settings = Settings.model_validate({"rest": {"specs": ["api/openapi.yaml", "openapi.yaml"]}})
     old, new = _two_commits(
         make_repo, {"openapi.yaml": BASE}, {"openapi.yaml": None, "api/openapi.yaml": BROKEN}
     )
-    report = analyse(old, new, settings)
-    assert report.checked
-    assert [f.file for f in report.findings] == ["api/openapi.yaml"]
+    explicit = Settings.model_validate({"rest": {"specs": ["api/openapi.yaml"]}})
+    for settings in (explicit, Settings()):
+        report = analyse(old, new, settings)
+        assert report.checked
+        assert [(f.rule, f.file) for f in report.findings] == [
+            ("document-moved", "api/openapi.yaml"),
+            ("response-property-removed", "api/openapi.yaml"),
+        ]
+        assert (report.coverage.old, report.coverage.new) == (
+            {"openapi.yaml": old.blob_id("openapi.yaml")},
+            {"api/openapi.yaml": new.blob_id("api/openapi.yaml")},
+        )
 
 
-def test_no_spec_at_either_ref_is_checked_and_empty(make_repo: MakeRepo) -> None:
+def test_no_spec_at_either_ref_is_not_checked(make_repo: MakeRepo) -> None:
     old, new = _two_commits(make_repo, {"README.md": "a"}, {"README.md": "b"})
     report = analyse(old, new, Settings())
-    assert report.checked and report.findings == []
+    assert not report.checked
+    assert [(f.rule, f.severity) for f in report.findings] == [("surface-not-checked", "unknown")]
+    reason = report.reason or ""
+    assert reason.startswith(f"no document found at {old.ref} or {new.ref}; tried ")
+    assert "rest.specs = '**/openapi.yaml'" in reason and "'**/swagger.json'" in reason
 
 
 def test_spec_gone_at_new_ref_is_not_checked(make_repo: MakeRepo) -> None:
@@ -71,7 +83,7 @@ def test_spec_gone_at_new_ref_is_not_checked(make_repo: MakeRepo) -> None:
     report = analyse(old, new, Settings())
     assert not report.checked
     assert report.findings[0].severity == "unknown"
-    assert "openapi.yaml present at" in (report.reason or "")
+    assert report.reason == f"openapi.yaml is present at {old.ref} but gone at {new.ref}"
 
 
 def test_unloadable_spec_is_not_checked_with_the_reason(make_repo: MakeRepo) -> None:
@@ -177,11 +189,12 @@ def test_external_ref_to_a_missing_file_is_not_checked(make_repo: MakeRepo) -> N
 def test_the_same_bytes_at_both_refs_are_not_parsed_again() -> None:
     broken = "openapi: 3.0.3\npaths: {/a: [unclosed\n"
     moved = "openapi: 3.0.3\npaths:\n  /a:\n    $ref: '#/x'\n  /b:\n    $ref: paths/b.yaml\n"
-    settings = Settings.model_validate({"rest": {"specs": ["openapi.yaml", "api/openapi.yaml"]}})
+    settings = Settings()
     old = MemorySnapshot({"openapi.yaml": broken})
     same = MemorySnapshot({"api/openapi.yaml": broken})
     report = analyse(old, same, settings)
-    assert report.checked and not report.findings  # identical bytes: nothing can have changed
+    assert report.checked  # identical bytes: nothing can have changed
+    assert [f.rule for f in report.findings] == ["document-moved"]
     with_file_ref = analyse(
         MemorySnapshot({"openapi.yaml": moved}), MemorySnapshot({"openapi.yaml": moved}), settings
     )

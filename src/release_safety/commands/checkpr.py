@@ -10,12 +10,18 @@ import click
 
 from release_safety import jsonio
 from release_safety.checkpr import GateResult, gate
-from release_safety.findings import all_findings
-from release_safety.generate import Generated, Release, analyse_release
+from release_safety.findings import Finding, all_findings
+from release_safety.generate import (
+    Generated,
+    Release,
+    analyse_release,
+    release_settings,
+    settings_at_ref,
+    settings_file,
+)
 from release_safety.gitrepo import GitRepo
 from release_safety.render.github import comment_body, headline
 from release_safety.render.markdown import upgrade_safety_section
-from release_safety.settings import load_settings
 from release_safety.snapshot import Snapshot
 from release_safety.surfaces.declarations import registry as reg
 
@@ -37,6 +43,10 @@ class PrCheck:
         section = section.replace("## Upgrade safety", "## If released as is", 1)
         return self.comment() + "\n" + section
 
+    def settings_changes(self) -> list[Finding]:
+        """The settings diff between the merge base and the head, every change judged."""
+        return [f for f in all_findings(self.generated.reports) if f.surface == "settings"]
+
     def comment(self) -> str:
         return comment_body(self.result, self.merge_base, self.head)
 
@@ -56,6 +66,7 @@ class PrCheck:
             "problems": [f.model_dump() for f in r.problems],
             "warnings": [f.model_dump() for f in r.warnings],
             "declared": [d.model_dump() for d in r.declared],
+            "settings": [f.model_dump() for f in self.settings_changes()],
             "notChecked": r.not_checked,
             "rollingUpdateSafe": self.generated.artifact.compatibility.rollingUpdateSafe,
         }
@@ -78,12 +89,18 @@ def registry_files(snapshot: Snapshot, path: str) -> dict[int, str]:
 def check_pull_request(
     repo_path: Path, config: Path | None, base: str, head: str, label: str = "pr"
 ) -> PrCheck:
-    """Analyse merge-base(base, head)..head with every surface and apply the gate."""
-    settings = load_settings(repo_path, config)
+    """Analyse merge-base(base, head)..head with every surface and apply the gate.
+
+    The head's settings are used, and the merge base's as well when they differ: a pull request
+    cannot hide a break by editing the settings, and a narrowing it brings must be declared.
+    """
     repo = GitRepo(repo_path)
     try:
         merge_base = repo.merge_base(base, head)
         head_commit = repo.resolve(head)
+        where = settings_file(repo, config)
+        current = settings_at_ref(repo, head_commit, where)
+        settings = release_settings(repo, current, merge_base, where)
         release = Release(
             version=label,
             to_ref=head_commit,
@@ -92,7 +109,7 @@ def check_pull_request(
             release_date=repo.commit_date(head_commit),
         )
         generated = analyse_release(repo, settings, release)
-        registry = settings.declarations.registry
+        registry = current.settings.declarations.registry
         named = registry_files(repo.snapshot(head_commit), registry)
     finally:
         repo.close()
@@ -115,6 +132,9 @@ def _text(check: PrCheck) -> str:
             f"{f.file or '-'}:{f.line or 1}: declared: {f.message} [{f.rule}]"
             f" (by {d.file}:{d.line})"
         )
+    for f in check.settings_changes():
+        if f.severity == "advisory":
+            lines.append(f"{f.file or '-'}:{f.line or 1}: note: {f.message} [{f.rule}]")
     return "\n".join(lines) + "\n"
 
 

@@ -12,13 +12,12 @@ from release_safety.artifact import unknown_artifact
 from release_safety.errors import InputError, ReleaseSafetyError
 from release_safety.evidence import evidence_document
 from release_safety.findings import RULES, all_findings
-from release_safety.generate import analyse_release, resolve_release
+from release_safety.generate import analyse_release, prepare
 from release_safety.gitrepo import GitRepo
 from release_safety.index import apply_floor, entry_from_artifact, parse_index, read_index, upsert
 from release_safety.model import Artifact
 from release_safety.render.markdown import upgrade_safety_section
 from release_safety.schemas import schema_text, validate_document
-from release_safety.settings import load_settings
 from release_safety.versions import is_release
 
 
@@ -51,10 +50,16 @@ def generate(
     notes: str | None,
     backfilled: bool,
 ) -> int:
-    """Write release-safety.json for one release."""
-    settings = load_settings(repo_path, config)
+    """Write release-safety.json for one release, judged with the settings committed at --to
+    (and, when they differ, with the previous release's as well)."""
     repo = GitRepo(repo_path)
-    release = resolve_release(repo, settings, to_ref, from_ref, version)
+    try:
+        release, settings, warning = prepare(repo, to_ref, from_ref, version, config)
+    except BaseException:
+        repo.close()
+        raise
+    if warning:
+        click.echo(f"release-safety: warning: {warning}", err=True)
     try:
         generated = analyse_release(repo, settings, release, backfilled=backfilled)
     except InputError:

@@ -8,7 +8,7 @@ from pathlib import Path
 from release_safety import jsonio
 from release_safety.artifact import surface_breaking
 from release_safety.demo.service import RELEASES
-from release_safety.generate import Generated, analyse_release, resolve_release
+from release_safety.generate import Generated, analyse_release, prepare
 from release_safety.gitrepo import GitRepo
 from release_safety.index import EMPTY_INDEX, apply_floor, entry_from_artifact, upsert
 from release_safety.repobuilder import RepoBuilder
@@ -36,14 +36,13 @@ def build_repository(path: Path) -> RepoBuilder:
 def run_demo(folder: Path) -> DemoResult:
     """Build the repository in `folder/service`, write artifacts and the index beside it."""
     builder = build_repository(folder / "service")
-    settings = load_settings(builder.path, None)
     repo = GitRepo(builder.path)
     index = EMPTY_INDEX
     artifacts: list[Path] = []
     results: list[Generated] = []
     try:
-        for tag in repo.release_tags(settings.tags):
-            release = resolve_release(repo, settings, tag.tag)
+        for tag in repo.release_tags(load_settings(builder.path, None).tags):
+            release, settings, _ = prepare(repo, tag.tag)
             generated = analyse_release(repo, settings, release)
             out = folder / "artifacts" / release.version / "release-safety.json"
             jsonio.write_atomic(out, jsonio.dumps(generated.artifact.to_json_data()))

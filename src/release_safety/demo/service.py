@@ -243,10 +243,13 @@ CREATE INDEX CONCURRENTLY IF NOT EXISTS projects_name_idx ON projects (name);
     ),
     DemoRelease(
         "1.3.0",
-        "a constraint added NOT VALID then validated, a new optional env var (safe)",
+        "a constraint added NOT VALID, validated in a later migration; an optional env var (safe)",
         {
-            "migrations/0004_projects_uuid_check.up.sql": """SET lock_timeout = '5s';
+            "migrations/0004_projects_name_check.up.sql": """SET lock_timeout = '5s';
 ALTER TABLE projects ADD CONSTRAINT projects_name_not_blank CHECK (name <> '') NOT VALID;
+""",
+            "migrations/0005_projects_name_check_validate.up.sql": """-- its own transaction: the
+-- scan runs under SHARE UPDATE EXCLUSIVE, which lets reads and writes go on
 ALTER TABLE projects VALIDATE CONSTRAINT projects_name_not_blank;
 """,
             ".env.example": _ENV
@@ -257,7 +260,7 @@ ALTER TABLE projects VALIDATE CONSTRAINT projects_name_not_blank;
         "1.4.0",
         "a column dropped, declared as a break with a required stop; a default changed (unsafe)",
         {
-            "migrations/0005_drop_legacy_code.up.sql": """-- release-safety: breaking(required-stop)
+            "migrations/0006_drop_legacy_code.up.sql": """-- release-safety: breaking(required-stop)
 --   drops projects.legacy_code; release 1.3.0 already stopped reading it
 ALTER TABLE projects DROP COLUMN legacy_code;
 """,
@@ -270,7 +273,7 @@ ALTER TABLE projects DROP COLUMN legacy_code;
         "1.5.0",
         "tool descriptions edited, a new table, a maintainer's minimum previous version (safe)",
         {
-            "migrations/0006_audit_log.up.sql": """CREATE TABLE audit_log (
+            "migrations/0007_audit_log.up.sql": """CREATE TABLE audit_log (
     id bigserial PRIMARY KEY,
     user_id uuid REFERENCES users (id),
     action text NOT NULL,
@@ -289,7 +292,7 @@ ALTER TABLE projects DROP COLUMN legacy_code;
         "1.6.0",
         "an MCP input became required and a NOT NULL column was added without default (unsafe)",
         {
-            "migrations/0007_users_tenant.up.sql": (
+            "migrations/0008_users_tenant.up.sql": (
                 "ALTER TABLE users ADD COLUMN tenant_id uuid NOT NULL;\n"
             ),
             "mcp-tools.json": _mcp(

@@ -26,6 +26,7 @@ SURFACE_TITLES = {
     "config": "Configuration",
     "declarations": "Declarations",
     "overrides": "Upgrade overrides",
+    "settings": "Settings",
     "release": "Release",
 }
 
@@ -83,8 +84,15 @@ def _where(f: Finding | DeclaredBreak) -> str:
 
 def headline(result: GateResult) -> str:
     """One plain-language sentence saying whether the pull request may merge, and why."""
+    narrowing = [f for f in result.uncovered if f.surface == "settings"]
+    if len(narrowing) == len(result.uncovered) and narrowing:
+        n = len(narrowing)
+        return (
+            f"⛔ This pull request narrows what release-safety checks ({n} settings"
+            f" change{'s' if n > 1 else ''}) without declaring it: a break could go unseen."
+        )
     if result.uncovered:
-        n = len(result.uncovered)
+        n = len(result.uncovered) - len(narrowing)
         return (
             f"⛔ This pull request brings {n} undeclared breaking change{'s' if n > 1 else ''}:"
             " servers of the previous release, still running during a rolling update, would"

@@ -28,8 +28,16 @@ from typing import Annotated, Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, field_validator
 
+from release_safety.discovery import reason_of, unmatched
 from release_safety.errors import InputError
-from release_safety.findings import DeclarationsReport, Finding, OverridesReport, Rule, register
+from release_safety.findings import (
+    Coverage,
+    DeclarationsReport,
+    Finding,
+    OverridesReport,
+    Rule,
+    register,
+)
 from release_safety.model import ReleaseVersion, Upgrade
 from release_safety.settings import Settings
 from release_safety.snapshot import Snapshot
@@ -209,8 +217,18 @@ def _advisory(rule: Rule, path: str, line: int, message: str) -> Finding:
 def analyse(new: Snapshot, settings: Settings, version: str) -> OverridesReport:
     """The overrides that apply to `version`; a malformed file raises `InputError`."""
     path = settings.overrides.file
-    if new.blob_id(path) is None:
-        return OverridesReport(surface="overrides", checked=True)
+    blob = new.blob_id(path)
+    coverage = Coverage.of([f"overrides.file = {path!r}"], {}, {path: blob})
+    if blob is None:
+        explicit = settings.explicitly_set("overrides", "file")
+        findings = unmatched("overrides", "overrides.file", [path], new) if explicit else []
+        return OverridesReport(
+            surface="overrides",
+            checked=not findings,
+            reason=reason_of(findings),
+            findings=findings,
+            coverage=coverage,
+        )
     try:
         text = new.read(path).decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -225,6 +243,7 @@ def analyse(new: Snapshot, settings: Settings, version: str) -> OverridesReport:
         findings=findings,
         min_previous_version=highest,
         required_stops=stops,
+        coverage=coverage,
     )
 
 

@@ -7,8 +7,10 @@ from __future__ import annotations
 from collections import OrderedDict
 from pathlib import PurePosixPath
 
-from release_safety.findings import ConfigReport, not_checked
-from release_safety.settings import Settings, glob_match
+from release_safety import discovery
+from release_safety.discovery import declared_absent, reason_of
+from release_safety.findings import ConfigReport, Coverage, Finding, not_checked_finding
+from release_safety.settings import DEFAULT_CONFIG_SOURCES, Settings
 from release_safety.snapshot import Snapshot
 from release_safety.surfaces.config import dotenv, go_src, python_src, typescript
 from release_safety.surfaces.config.diff import Var, collect, diff
@@ -42,25 +44,56 @@ class _NotChecked(Exception):
 
 def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> ConfigReport:
     """Diff the environment variables read at `old` and at `new`."""
-    patterns = settings.config.sources
+    config = settings.config
+    if config.absent is not None:
+        return declared_absent(ConfigReport, "config", config.absent, new, DEFAULT_CONFIG_SOURCES)
+    patterns = config.sources
+    tried = discovery.tried("config.sources", patterns)
+    problems = (
+        discovery.unmatched("config", "config.sources", patterns, new)
+        if settings.explicitly_set("config", "sources")
+        else []
+    )
+    new_paths = discovery.matched(new, patterns)
+    old_paths = discovery.matched(old, patterns)
+    coverage = Coverage.of(
+        tried,
+        {p: old.blob_id(p) for p in old_paths} if old is not None else {},
+        {p: new.blob_id(p) for p in new_paths},
+    )
+    if not new_paths and not old_paths:
+        refs = f"{old.ref} or {new.ref}" if old is not None else new.ref
+        reason = f"no source found at {refs}; tried {', '.join(tried)}"
+        problems.append(not_checked_finding("config", reason))
+    elif old is not None and not new_paths and not problems:
+        problems.append(
+            not_checked_finding("config", f"sources found at {old.ref} but none at {new.ref}")
+        )
+    if problems:
+        return _not_checked(problems, coverage)
     try:
-        new_vars = _variables(new, patterns)
-        old_vars = _variables(old, patterns) if old is not None else None
+        new_vars = _variables(new, new_paths)
+        old_vars = _variables(old, old_paths) if old is not None and old_paths else None
     except _NotChecked as exc:
-        return _not_checked(exc.reason, exc.file)
-    if old is not None and old_vars is not None and new_vars is None:
-        return _not_checked(f"config sources found at {old.ref} but none at {new.ref}")
-    if old_vars is None or new_vars is None:
-        return ConfigReport(surface="config", checked=True)
+        return _not_checked([not_checked_finding("config", exc.reason, exc.file)], coverage)
+    if old_vars is None:  # a first release, or sources new at this one: nothing can break
+        return ConfigReport(surface="config", checked=True, coverage=coverage)
     deltas = diff(old_vars, new_vars)
     changes = [entry for entry in map(change, deltas) if entry is not None]
     findings = sorted((finding(delta) for delta in deltas), key=lambda f: f.sort_key())
-    return ConfigReport(surface="config", checked=True, changes=changes, findings=findings)
+    return ConfigReport(
+        surface="config", checked=True, changes=changes, findings=findings, coverage=coverage
+    )
 
 
-def _not_checked(reason: str, file: str | None = None) -> ConfigReport:
-    report = not_checked("config", reason, file)
-    return ConfigReport(surface="config", checked=False, reason=reason, findings=report.findings)
+def _not_checked(problems: list[Finding], coverage: Coverage) -> ConfigReport:
+    return ConfigReport(
+        surface="config",
+        checked=False,
+        reason=reason_of(problems),
+        findings=problems,
+        coverage=coverage,
+    )
 
 
 def source_kind(path: str) -> str | None:
@@ -74,21 +107,8 @@ def source_kind(path: str) -> str | None:
     return None
 
 
-def _matched(snapshot: Snapshot, patterns: tuple[str, ...]) -> list[str]:
-    found: set[str] = set()
-    for pattern in patterns:
-        if any(char in pattern for char in "*?["):
-            found.update(path for path in snapshot.paths() if glob_match(pattern, path))
-        elif snapshot.blob_id(pattern) is not None:
-            found.add(pattern)
-    return sorted(found)
-
-
-def _variables(snapshot: Snapshot, patterns: tuple[str, ...]) -> dict[str, Var] | None:
-    """The variables read by the matched sources; None when no source matched."""
-    paths = _matched(snapshot, patterns)
-    if not paths:
-        return None
+def _variables(snapshot: Snapshot, paths: list[str]) -> dict[str, Var]:
+    """The variables read by the matched sources."""
     located: list[tuple[str, EnvRead]] = []
     for path in paths:
         kind = source_kind(path)

@@ -153,11 +153,13 @@ def change(delta: Delta) -> ConfigChange | None:
     old = delta.old.default if delta.old else None
     new = delta.new.default if delta.new else None
     if delta.kind == "removed":
-        return ConfigRemoved(removed=delta.name, previousDefault=old)
+        return ConfigRemoved(type="removed", name=delta.name, previousDefault=old)
     if delta.kind in ("renamed", "renamed-with-fallback") and delta.previous_name:
-        return ConfigRenamed(renamed=delta.name, previousName=delta.previous_name, defaultValue=new)
+        return ConfigRenamed(
+            type="renamed", name=delta.name, previousName=delta.previous_name, defaultValue=new
+        )
     if delta.kind == "default-changed":
         return ConfigDefaultChanged(
-            defaultChanged=delta.name, previousDefault=old, defaultValue=new
+            type="defaultChanged", name=delta.name, previousDefault=old, defaultValue=new
         )
     return None

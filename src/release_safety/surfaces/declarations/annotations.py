@@ -1,8 +1,10 @@
-"""Annotation comments declaring a break, and their grammar (docs/declarations.md).
+"""Annotation comments declaring a break or acknowledging a rule, and their grammar
+(docs/declarations.md, docs/migration-rules.md).
 
     annotation := "release-safety:" SP kind [ "(" option { "," option } ")" ] [ ":" ] SP reason
-    kind       := "breaking"
-    option     := "required-stop"
+    kind       := "breaking" | "acknowledge"
+    option     := "required-stop"          (breaking)
+                | rule id                  (acknowledge: at least one)
     reason     := text to the end of the comment line, plus continuation lines
 
 The annotation must open a comment's text (after its opener and any `*`, `/`, `!`, `#`, `-`
@@ -21,12 +23,14 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from release_safety.reasons import normalise
 from release_safety.surfaces.declarations.comments import Comment, CommentLine, Syntax, comments
-from release_safety.surfaces.declarations.reasons import normalise
 
 MARKER = "release-safety:"
-KINDS = ("breaking",)
+KINDS = ("breaking", "acknowledge")
 OPTIONS = ("required-stop",)
+ACKNOWLEDGE = "acknowledge"
+_RULE_ID = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
 _ATTEMPT = re.compile(r"release[-_ ]?safety[ \t]*:", re.IGNORECASE)
 _DECORATION = "*/!#-;% \t"
 _KIND = re.compile(r"[A-Za-z][\w-]*")
@@ -34,24 +38,28 @@ _KIND = re.compile(r"[A-Za-z][\w-]*")
 
 @dataclass(frozen=True)
 class Annotation:
-    """A well-formed annotation: where it is, what it declares."""
+    """A well-formed annotation: where it is, what it declares (or which rules it
+    acknowledges)."""
 
     line: int
     kind: str
     required_stop: bool
     reason: str
+    rules: tuple[str, ...] = ()
 
     def key(self) -> tuple[str, ...]:
-        return ("annotation", self.kind, str(self.required_stop), normalise(self.reason))
+        return ("annotation", self.kind, str(self.required_stop), *self.rules, self.reason)
 
 
 @dataclass(frozen=True)
 class Malformed:
-    """A comment that tries to be an annotation and does not follow the grammar."""
+    """A comment that tries to be an annotation and does not follow the grammar; `kind` is
+    the kind it names when that much is right."""
 
     line: int
     text: str
     problem: str
+    kind: str | None = None
 
     def key(self) -> tuple[str, ...]:
         return ("malformed", normalise(self.text))
@@ -82,26 +90,39 @@ def parse(text: str, line: int) -> Parsed:
         return Malformed(line, text, f"unknown kind {word!r} (expected one of {', '.join(KINDS)})")
     kind = kind_match.group()
     rest = rest[kind_match.end() :]
-    required_stop = False
+    options: list[str] = []
     if rest.startswith("("):
         close = rest.find(")")
         if close < 0:
-            return Malformed(line, text, "an option list opened with '(' is not closed")
+            return Malformed(line, text, "an option list opened with '(' is not closed", kind)
         options = [o.strip() for o in rest[1:close].split(",")]
-        for option in options:
-            if option not in OPTIONS:
-                return Malformed(
-                    line, text, f"unknown option {option!r} (expected one of {', '.join(OPTIONS)})"
-                )
-        required_stop = "required-stop" in options
         rest = rest[close + 1 :]
+    problem = _options_problem(kind, options)
+    if problem:
+        return Malformed(line, text, problem, kind)
     rest = rest.removeprefix(":")
     if rest and not rest[:1].isspace():
-        return Malformed(line, text, f"expected a space before the reason, found {rest[:10]!r}")
+        problem = f"expected a space before the reason, found {rest[:10]!r}"
+        return Malformed(line, text, problem, kind)
     reason = normalise(rest)
     if not reason:
-        return Malformed(line, text, "the reason is missing")
-    return Annotation(line, kind, required_stop, reason)
+        return Malformed(line, text, "the reason is missing", kind)
+    if kind == ACKNOWLEDGE:
+        return Annotation(line, kind, False, reason, tuple(options))
+    return Annotation(line, kind, "required-stop" in options, reason)
+
+
+def _options_problem(kind: str, options: list[str]) -> str | None:
+    """What is wrong with a kind's option list, None when nothing is."""
+    if kind == ACKNOWLEDGE:
+        if not options:
+            return "`acknowledge` names the rules it acknowledges: acknowledge(rule-id, ...)"
+        bad = next((o for o in options if not _RULE_ID.fullmatch(o)), None)
+        return f"{bad!r} is not a rule id" if bad is not None else None
+    for option in options:
+        if option not in OPTIONS:
+            return f"unknown option {option!r} (expected one of {', '.join(OPTIONS)})"
+    return None
 
 
 def _attempts(found: Sequence[Comment]) -> list[Parsed]:

@@ -95,3 +95,15 @@ NO_EXTERNAL_CALLERS = register(
         "or used only by first-party clients: worth knowing, not a break.",
     )
 )
+ACKNOWLEDGEMENT_MISPLACED = register(
+    Rule(
+        id="acknowledgement-misplaced",
+        surface="declarations",
+        severity="advisory",
+        title="An acknowledgement outside a migration file has no effect",
+        why="Acknowledgements accept a migration rule's finding on the statement that follows "
+        "them; anywhere else nothing reads them.",
+        unsafe="# release-safety: acknowledge(blocking-table-lock) in a Python module",
+        safe="Put the acknowledgement in the migration, right above the statement.",
+    )
+)

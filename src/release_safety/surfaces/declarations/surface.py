@@ -4,23 +4,26 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from release_safety.findings import RULES, DeclarationsReport, Finding
+from release_safety.discovery import SETTINGS_PATH_UNMATCHED, reason_of, unmatched
+from release_safety.findings import RULES, Coverage, DeclarationsReport, Finding
 from release_safety.model import DeclaredBreak
+from release_safety.reasons import hollow_reason
 from release_safety.settings import Settings
 from release_safety.snapshot import Snapshot, changes_between
 from release_safety.surfaces.declarations import registry as reg
 from release_safety.surfaces.declarations import rules
 from release_safety.surfaces.declarations.annotations import (
+    ACKNOWLEDGE,
     Annotation,
     Parsed,
     remembered,
     scan_blob,
 )
 from release_safety.surfaces.declarations.comments import syntax_for
-from release_safety.surfaces.declarations.reasons import hollow_reason
+from release_safety.surfaces.migrations.discover import source_of
 
 
 def _finding(rule: str, file: str, line: int, message: str, hint: str | None = None) -> Finding:
@@ -42,8 +45,18 @@ class _Collector:
         self.declared: list[DeclaredBreak] = []
         self.findings: list[Finding] = []
 
-    def declare(self, file: str, line: int, reason: str, stop: bool, reason_line: int) -> None:
-        self.declared.append(DeclaredBreak(file=file, line=line, reason=reason, requiredStop=stop))
+    def declare(
+        self,
+        file: str,
+        line: int,
+        reason: str,
+        stop: bool,
+        reason_line: int,
+        id_: str | None = None,
+    ) -> None:
+        self.declared.append(
+            DeclaredBreak(file=file, line=line, reason=reason, requiredStop=stop, id=id_)
+        )
         self.findings.append(_finding(rules.DECLARED_BREAK.id, file, line, reason))
         hollow = hollow_reason(reason)
         if hollow:
@@ -57,12 +70,14 @@ class _Collector:
                 )
             )
 
-    def report(self) -> DeclarationsReport:
+    def report(self, coverage: Coverage) -> DeclarationsReport:
         return DeclarationsReport(
             surface="declarations",
-            checked=True,
+            checked=not any(f.rule == SETTINGS_PATH_UNMATCHED.id for f in self.findings),
+            reason=reason_of([f for f in self.findings if f.rule == SETTINGS_PATH_UNMATCHED.id]),
             findings=sorted(self.findings, key=Finding.sort_key),
             declared=sorted(self.declared, key=lambda d: (d.file, d.line, d.reason)),
+            coverage=coverage,
         )
 
 
@@ -91,7 +106,11 @@ def _annotations(snapshot: Snapshot, paths: Sequence[str]) -> dict[str, tuple[Pa
 
 
 def _scan_annotations(
-    old: Snapshot | None, new: Snapshot, skip: Iterable[str], out: _Collector
+    old: Snapshot | None,
+    new: Snapshot,
+    skip: Iterable[str],
+    out: _Collector,
+    is_migration: Callable[[str], bool],
 ) -> None:
     """Annotations present at the new ref and not at the old one, across every changed file.
 
@@ -113,6 +132,16 @@ def _scan_annotations(
     for change, parsed in found:
         if pool[parsed.key()] > 0:
             pool[parsed.key()] -= 1
+            continue
+        if parsed.kind == ACKNOWLEDGE:  # the migrations surface applies them in migrations
+            if not is_migration(change.path):
+                message = (
+                    "an acknowledgement outside a migration file has no effect: only migration "
+                    "rules can be acknowledged, next to the statement"
+                )
+                out.findings.append(
+                    _finding(rules.ACKNOWLEDGEMENT_MISPLACED.id, change.path, parsed.line, message)
+                )
             continue
         if isinstance(parsed, Annotation):
             stop = parsed.required_stop
@@ -198,7 +227,7 @@ def _added(
             out.findings.append(_finding(rules.NO_EXTERNAL_CALLERS.id, path, checked.line, message))
         else:
             stop = checked.required_stop
-            out.declare(path, checked.line, checked.reason, stop, checked.reason_line)
+            out.declare(path, checked.line, checked.reason, stop, checked.reason_line, id_)
             migration = after.raw[id_].get("migration")
             if migration is not None and not _exists(new, migration):
                 line = after.line_of("declarations", id_, "migration")
@@ -223,8 +252,17 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> Declarat
     """Breaks declared between the refs; malformed or hollow declarations are unknown findings."""
     out = _Collector()
     registry_path = settings.declarations.registry
+    tried = [f"declarations.registry = {registry_path!r}"]
+    if settings.explicitly_set("declarations", "registry"):
+        out.findings += unmatched("declarations", "declarations.registry", [registry_path], new)
     if settings.declarations.annotations:
+        tried.append("annotations in every changed file")
         skip = (registry_path, settings.overrides.file)
-        _scan_annotations(old, new, skip, out)
+        _scan_annotations(old, new, skip, out, lambda path: source_of(path, settings) is not None)
     _scan_registry(old, new, registry_path, out)
-    return out.report()
+    coverage = Coverage.of(
+        tried,
+        {registry_path: old.blob_id(registry_path)} if old is not None else {},
+        {registry_path: new.blob_id(registry_path)},
+    )
+    return out.report(coverage)

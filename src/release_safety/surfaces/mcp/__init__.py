@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-from release_safety.findings import SurfaceReport, not_checked
-from release_safety.settings import Settings
+from release_safety.discovery import declared_absent, locate, reason_of
+from release_safety.findings import Coverage, Finding, SurfaceReport, not_checked_finding
+from release_safety.settings import DEFAULT_MCP_SNAPSHOTS, Settings
 from release_safety.snapshot import Snapshot
-from release_safety.surfaces.mcp.load import SnapshotError, ToolSnapshot, find, parse
+from release_safety.surfaces.mcp.load import SnapshotError, ToolSnapshot, parse
 from release_safety.surfaces.mcp.rules import diff_tools
 
 __all__ = ["analyse"]
@@ -18,28 +19,40 @@ _CACHE: OrderedDict[tuple[str, str], ToolSnapshot | SnapshotError] = OrderedDict
 
 
 def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> SurfaceReport:
-    """Compare the MCP tool snapshot of `old` with that of `new`."""
-    candidates = settings.mcp.snapshots
-    new_path = find(new, candidates)
-    old_path = find(old, candidates) if old is not None else None
-    if new_path is None:
-        if old is not None and old_path is not None:
-            reason = f"{old_path} present at {old.ref} but no snapshot at {new.ref}"
-            return not_checked("mcp", reason, old_path)
-        return SurfaceReport(surface="mcp", checked=True)
-    parsed: dict[str, ToolSnapshot] = {}
-    for label, snapshot, path in (("old", old, old_path), ("new", new, new_path)):
-        if snapshot is None or path is None:
+    """Compare every configured (or the one discovered) MCP tool snapshot at both refs."""
+    mcp = settings.mcp
+    if mcp.absent is not None:
+        return declared_absent(SurfaceReport, "mcp", mcp.absent, new, DEFAULT_MCP_SNAPSHOTS)
+    explicit = settings.explicitly_set("mcp", "snapshots")
+    docs = locate("mcp", "mcp.snapshots", mcp.snapshots, explicit, DEFAULT_MCP_SNAPSHOTS, old, new)
+    problems, found = list(docs.problems), list(docs.notes)
+    read_old: dict[str, str | None] = {}
+    read_new: dict[str, str | None] = {}
+    for before, path in docs.pairs:
+        read_new[path] = new.blob_id(path)
+        parsed_new = _parse(new, path)
+        if isinstance(parsed_new, SnapshotError):
+            problems.append(not_checked_finding("mcp", f"{path} at {new.ref}: {parsed_new}", path))
             continue
-        result = _parse(snapshot, path)
-        if isinstance(result, SnapshotError):
-            return not_checked("mcp", f"{path} at {snapshot.ref}: {result}", path)
-        parsed[label] = result
-    if "old" not in parsed or parsed["old"] is parsed["new"]:
-        return SurfaceReport(surface="mcp", checked=True)  # first snapshot, or the same blob
-    findings = diff_tools(parsed["old"], parsed["new"])
+        if before is None or old is None:
+            continue
+        read_old[before] = old.blob_id(before)
+        parsed_old = _parse(old, before)
+        if isinstance(parsed_old, SnapshotError):
+            reason = f"{before} at {old.ref}: {parsed_old}"
+            problems.append(not_checked_finding("mcp", reason, before))
+        elif parsed_old is not parsed_new:  # the same blob cannot differ
+            prefix = f"{path}: " if len(docs.pairs) > 1 else ""
+            found += [
+                f.model_copy(update={"message": prefix + f.message})
+                for f in diff_tools(parsed_old, parsed_new)
+            ]
     return SurfaceReport(
-        surface="mcp", checked=True, findings=sorted(findings, key=lambda f: f.sort_key())
+        surface="mcp",
+        checked=not problems,
+        reason=reason_of(problems),
+        findings=sorted([*problems, *found], key=Finding.sort_key),
+        coverage=Coverage.of(docs.tried, read_old, read_new),
     )
 
 

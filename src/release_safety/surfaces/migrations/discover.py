@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -51,6 +52,20 @@ class MigrationPath:
 def source_of(path: str, settings: Settings) -> MigrationSource | None:
     """The first configured source a path belongs to, or None."""
     return next((s for s in settings.migrations.sources if s.matches(path)), None)
+
+
+def migration_files(
+    snapshot: Snapshot | None, sources: Sequence[MigrationSource]
+) -> dict[str, int]:
+    """Every migration file of a tree, with the index of the first source that claims it."""
+    if snapshot is None:
+        return {}
+    found: dict[str, int] = {}
+    for path in snapshot.paths():
+        index = next((i for i, s in enumerate(sources) if s.matches(path)), None)
+        if index is not None:
+            found[path] = index
+    return found
 
 
 def discover(

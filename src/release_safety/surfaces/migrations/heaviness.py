@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from release_safety.surfaces.declarations.annotations import Parsed
 from release_safety.surfaces.migrations.classify import classify
 from release_safety.surfaces.migrations.context import Context
 from release_safety.surfaces.migrations.facts import Lock, StatementFacts
@@ -27,6 +28,17 @@ class LineIssue:
     message: str
 
 
+@dataclass(frozen=True)
+class HeavyLock:
+    """A table that existed before the file, locked against traffic (SHARE or stronger) while
+    a statement rewrites or reads every one of its rows: the locksTable fact, per table."""
+
+    table: str
+    line: int
+    lock: Lock
+    rewrites: bool
+
+
 @dataclass
 class FileAnalysis:
     """What one migration file does, independent of its path."""
@@ -36,6 +48,10 @@ class FileAnalysis:
     rewrites: TriState = False
     scans: TriState = False
     issues: list[LineIssue] = field(default_factory=list)
+    heavy: list[HeavyLock] = field(default_factory=list)
+    created: frozenset[str] = frozenset()
+    statement_lines: tuple[int, ...] = ()
+    acknowledgements: tuple[Parsed, ...] = ()
 
     def letters(self) -> str:
         """The flags that are true, as `l`, `r`, `s` (the catalogue's notation)."""
@@ -61,7 +77,7 @@ def analyse_extracted(extracted: Extracted, postgres_version: int) -> FileAnalys
         f.outside_transaction for _, f in classified
     )
     created = {t for _, f in classified for t, fact in f.tables.items() if fact.created}
-    result = FileAnalysis()
+    result = FileAnalysis(statement_lines=tuple(sorted({s.line for s in extracted.statements})))
     locks = rewrites = scans = unknown = lock_timeout = False
     explicit = False
     held: dict[str, Lock] = {}
@@ -101,6 +117,8 @@ def analyse_extracted(extracted: Extracted, postgres_version: int) -> FileAnalys
             scans |= fact.scans or fact.full_change or fact.rewrites
             if strong and fact.work:
                 locks = True
+                if all(h.table != table for h in result.heavy):
+                    result.heavy.append(HeavyLock(table, line, held[table], fact.rewrites))
                 if fact.lock is None or not fact.lock.blocks_traffic:
                     result.issues.append(
                         LineIssue(
@@ -120,6 +138,7 @@ def analyse_extracted(extracted: Extracted, postgres_version: int) -> FileAnalys
                     )
                 )
     result.tables = sorted(t for t in tables if t != "?")
+    result.created = frozenset(created)
     result.locks = _tri(locks, unknown)
     result.rewrites = _tri(rewrites, unknown)
     result.scans = _tri(scans, unknown)

@@ -1,4 +1,4 @@
-"""The surface entry point: find the spec at both refs, load (memoised per blob), compare."""
+"""The surface entry point: find the documents at both refs, load (memoised per blob), compare."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ import re
 from collections import OrderedDict
 from collections.abc import Callable
 
-from release_safety.findings import Finding, SurfaceReport, not_checked
-from release_safety.settings import Settings
+from release_safety.discovery import declared_absent, locate, reason_of
+from release_safety.findings import Coverage, Finding, SurfaceReport, not_checked_finding
+from release_safety.settings import DEFAULT_REST_SPECS, Settings
 from release_safety.snapshot import Snapshot
 from release_safety.surfaces.rest.diff import diff_apis
 from release_safety.surfaces.rest.group import findings
@@ -75,10 +76,6 @@ def compare_documents(old: Api, new: Api, old_file: str, new_file: str) -> list[
         raise SpecError("schemas nested too deeply to compare") from exc
 
 
-def _spec_path(snapshot: Snapshot, candidates: tuple[str, ...]) -> str | None:
-    return next((p for p in candidates if snapshot.blob_id(p) is not None), None)
-
-
 def _load(snapshot: Snapshot, path: str, external: bool, previous: Api | None) -> Api:
     blob = snapshot.blob_id(path)
     if not external:
@@ -109,26 +106,51 @@ def _unchanged(old: Snapshot, old_path: str, new: Snapshot, new_path: str, exter
 
 
 def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> SurfaceReport:
-    """The REST report between two refs (`old` None: a first release, nothing can break)."""
-    candidates = settings.rest.specs
-    new_path = _spec_path(new, candidates)
-    old_path = _spec_path(old, candidates) if old is not None else None
-    if old is None or old_path is None:
-        return SurfaceReport(surface="rest", checked=True)
-    if new_path is None:
-        reason = f"{old_path} present at {old.ref} but none of {', '.join(candidates)} at {new.ref}"
-        return not_checked("rest", reason, old_path)
-    if _unchanged(old, old_path, new, new_path, settings.rest.external_refs):
-        return SurfaceReport(surface="rest", checked=True)
+    """The REST report between two refs: every configured (or the one discovered) OpenAPI
+    document compared with its version at the previous ref (a document new at this ref cannot
+    break anything; `old` None is a first release)."""
+    rest = settings.rest
+    if rest.absent is not None:
+        return declared_absent(SurfaceReport, "rest", rest.absent, new, DEFAULT_REST_SPECS)
+    explicit = settings.explicitly_set("rest", "specs")
+    docs = locate("rest", "rest.specs", rest.specs, explicit, DEFAULT_REST_SPECS, old, new)
+    problems, found = list(docs.problems), list(docs.notes)
+    read_old: dict[str, str | None] = {}
+    read_new: dict[str, str | None] = {}
+    for before, path in docs.pairs:
+        read_new[path] = new.blob_id(path)
+        if before is None or old is None:
+            continue
+        read_old[before] = old.blob_id(before)
+        compared = _compare(old, before, new, path, rest.external_refs)
+        if isinstance(compared, str):
+            problems.append(not_checked_finding("rest", compared, path))
+        else:
+            prefix = f"{path}: " if len(docs.pairs) > 1 else ""
+            found += [f.model_copy(update={"message": prefix + f.message}) for f in compared]
+    return SurfaceReport(
+        surface="rest",
+        checked=not problems,
+        reason=reason_of(problems),
+        findings=sorted([*problems, *found], key=Finding.sort_key),
+        coverage=Coverage.of(docs.tried, read_old, read_new),
+    )
+
+
+def _compare(
+    old: Snapshot, old_path: str, new: Snapshot, new_path: str, external: bool
+) -> list[Finding] | str:
+    """The findings between a document at two refs, or why it could not be read."""
+    if _unchanged(old, old_path, new, new_path, external):
+        return []
     apis: list[Api] = []
     for snapshot, path in ((old, old_path), (new, new_path)):
         try:
             previous = apis[0] if apis else None
-            apis.append(_load(snapshot, path, settings.rest.external_refs, previous))
+            apis.append(_load(snapshot, path, external, previous))
         except SpecError as exc:
-            return not_checked("rest", f"{path} at {snapshot.ref}: {exc}", path)
+            return f"{path} at {snapshot.ref}: {exc}"
     try:
-        found = compare_documents(apis[0], apis[1], old_path, new_path)
+        return compare_documents(apis[0], apis[1], old_path, new_path)
     except SpecError as exc:
-        return not_checked("rest", f"{new_path} at {new.ref}: {exc}", new_path)
-    return SurfaceReport(surface="rest", checked=True, findings=found)
+        return f"{new_path} at {new.ref}: {exc}"

@@ -286,6 +286,43 @@ CATALOGUE: tuple[MigrationRule, ...] = (
         E("REVOKE INSERT ON users FROM PUBLIC", "", ()),
         E("REVOKE ALL ON orders FROM PUBLIC", "", ()),
     ),
+    # --- breaking: traffic stops while the migration works --------------------------------
+    _rule(
+        "blocking-table-lock",
+        "breaking",
+        "A table that existed at the previous release is locked while every row is rewritten or "
+        "read",
+        "The migration holds a lock that blocks writes (SHARE or stronger; ACCESS EXCLUSIVE also "
+        "blocks reads) for as long as work proportional to the table's rows takes: an index "
+        "build, a validating constraint, a rewrite, a backfill in the same transaction. During "
+        "a rolling update the previous release's pods queue behind it and time out: that is not "
+        "safe to roll. This is the locksTable fact of the artifact; CONCURRENTLY, NOT VALID and "
+        "brief metadata-only locks do not raise it. A table created earlier in the same release "
+        "has no rows yet and does not count. For a table known to be small, acknowledge the "
+        "finding inline, with a reason (see Acknowledgements).",
+        "CREATE INDEX users_email_idx ON users (email);",
+        "Do the work without the blocking lock: CREATE INDEX CONCURRENTLY, ADD CONSTRAINT ... "
+        "NOT VALID then VALIDATE CONSTRAINT, a new column backfilled in batches instead of a "
+        "rewrite; or ship the migration in a release operators upgrade with Recreate.",
+        E("CREATE INDEX users_email_idx ON users (email)", "ls", U),
+        E(
+            "-- release-safety: acknowledge(blocking-table-lock): users holds about 200 rows, "
+            "one per operator\nCREATE INDEX users_email_idx ON users (email)",
+            "ls",
+            U,
+        ),
+        E("ALTER TABLE users ADD CONSTRAINT users_age_check CHECK (age >= 0)", "ls", U),
+        E("ALTER TABLE users ALTER COLUMN age TYPE bigint", "lrs", U),
+        E("ALTER TABLE users ADD COLUMN tier text;\nUPDATE users SET tier = 'free'", "ls", U),
+        E("CREATE INDEX CONCURRENTLY users_email_idx ON users (email)", "s", U),
+        E("ALTER TABLE users ADD CONSTRAINT users_age_check CHECK (age >= 0) NOT VALID", "", U),
+        E(
+            "CREATE TABLE teams (id bigserial PRIMARY KEY, name text);\n"
+            "CREATE INDEX teams_name_idx ON teams (name)",
+            "",
+            ("teams",),
+        ),
+    ),
     # --- advisory: heavy or risky for traffic, compatible for old code --------------------
     _rule(
         "table-rewrite",
@@ -639,6 +676,44 @@ CATALOGUE: tuple[MigrationRule, ...] = (
         E("ALTER TABLE events ADD COLUMN source text", "", ("events",)),
     ),
     _rule(
+        "acknowledgement-unused",
+        "advisory",
+        "An acknowledgement matches no finding",
+        "The statement after it raises none of the rules it names: it is stale or misplaced.",
+        "-- release-safety: acknowledge(blocking-table-lock): audit_log holds about 200 rows\n"
+        "CREATE INDEX CONCURRENTLY audit_log_at_idx ON audit_log (at);",
+        "Place it right above the statement whose finding it accepts, or remove it.",
+        E(
+            "-- release-safety: acknowledge(blocking-table-lock): users holds about 200 rows\n"
+            "CREATE INDEX CONCURRENTLY users_email_idx ON users (email)",
+            "s",
+            U,
+        ),
+    ),
+    _rule(
+        "acknowledgement-invalid",
+        "unknown",
+        "An acknowledgement cannot be applied",
+        "It is malformed, names a rule that does not exist (or cannot be acknowledged), or gives "
+        "a hollow reason: it acknowledges nothing, and the finding it meant stays.",
+        "-- release-safety: acknowledge(blocking-table-lock): ok\n"
+        "CREATE INDEX users_email_idx ON users (email);",
+        "-- release-safety: acknowledge(blocking-table-lock): users holds one row per "
+        "operator, about 40 rows",
+        E(
+            "-- release-safety: acknowledge(blocking-table-lock): ok\n"
+            "CREATE INDEX users_email_idx ON users (email)",
+            "ls",
+            U,
+        ),
+        E(
+            "-- release-safety: acknowledge(no-such-rule): users holds about 200 rows here\n"
+            "CREATE INDEX users_email_idx ON users (email)",
+            "ls",
+            U,
+        ),
+    ),
+    _rule(
         "migration-statement-unknown",
         "unknown",
         "A statement could not be classified",
@@ -729,3 +804,8 @@ SAFE_EXAMPLES: tuple[Example, ...] = (
     ),
     E("SELECT set_config('search_path', current_setting('search_path'), true)", "", ()),
 )
+
+_BY_ID = {entry.id: entry.rule for entry in CATALOGUE}
+BLOCKING_TABLE_LOCK = _BY_ID["blocking-table-lock"]
+ACKNOWLEDGEMENT_INVALID = _BY_ID["acknowledgement-invalid"]
+ACKNOWLEDGEMENT_UNUSED = _BY_ID["acknowledgement-unused"]

@@ -45,6 +45,40 @@ Version-dependent behaviour follows `postgres_version` (default 15): constant de
 before 11, `SET NOT NULL` skips its scan from 12 when a validated `CHECK (col IS NOT NULL)`
 exists, `ATTACH PARTITION` takes SHARE UPDATE EXCLUSIVE on the parent from 12.
 
+**Heaviness decides the verdict.** A migration that locks a table that existed at the previous
+release against traffic (SHARE or stronger) while it rewrites or reads every row (the
+`locksTable` fact) is a breaking finding of its own, `blocking-table-lock`: during a rolling
+update the previous release's pods queue behind the lock, so the release is `false` (Recreate).
+`CONCURRENTLY`, `NOT VALID` and brief metadata-only locks stay advisories. A table created by an
+earlier migration of the same release has no rows yet and does not count.
+
+## Acknowledgements
+
+A maintainer can accept a finding of any migration rule (a known-small table, a column the
+previous release no longer uses) with a comment right above the statement, in the file's own
+comment syntax (`--` or `/* */` in SQL, `//` in knex files), always with a reason:
+
+```sql
+-- release-safety: acknowledge(blocking-table-lock): feature_flags holds one row per flag, about 40
+CREATE INDEX feature_flags_name_idx ON feature_flags (name);
+```
+
+- `acknowledge(rule-id, ...)` names one or more rule ids; the reason follows, and may continue
+  on the next comment lines (indented), as in declared breaks (docs/declarations.md).
+- It applies to the findings of those rules on the first statement that starts at or after the
+  comment's line (a comment at the end of a statement's first line applies to that statement).
+- An acknowledged finding is not dropped: it becomes an advisory whose message quotes the
+  reason and the comment's place, in `lint-migrations` output, the evidence file and the release
+  notes. A breaking or unknown finding acknowledged this way no longer holds the verdict back.
+- The reason must say something (the hollow-reason rules of declared breaks): a hollow reason,
+  an unknown rule id or a malformed comment acknowledges nothing and is an `unknown` finding of
+  its own (`acknowledgement-invalid`); an acknowledgement that matches no finding is an advisory
+  (`acknowledgement-unused`). `migration-unparseable` cannot be acknowledged: nothing is known
+  about such a file. An acknowledgement outside a migration file has no effect (an advisory of
+  the declarations surface says so).
+- The peers' forms are the model (squawk's `-- squawk-ignore rule`, Atlas's `--atlas:nolint`,
+  eugene's `-- eugene: ignore`); this one always carries a reason and is always recorded.
+
 Examples marked *PostgreSQL-confirmed* run in the test suite on a real server, each on fresh
 tables with rows (`users`, `orders`, `staging`, the partitioned `events`, the view
 `active_users`, the materialized view `user_counts`, enums `mood` and `priority`); the

@@ -1,4 +1,5 @@
-"""Hollow reasons: a declared break must say what breaks and for whom.
+"""Hollow reasons: a declared break, an acknowledgement or a declared-absent surface must say
+something about what it is and for whom.
 
 A reason is hollow when, with whitespace collapsed, it
 

@@ -1,0 +1,287 @@
+"""Where a surface's documents are at each ref, and what to say when they are not there.
+
+Settings entries (paths or globs) are matched against each ref's tree; a glob never looks into
+vendored, test, example or hidden folders it does not name. Single-document surfaces (REST,
+MCP) pair the documents of the two refs: by path, else a lone document that moved, else the one
+predecessor discovery finds at the old ref; a document new at this release with no predecessor
+is a first appearance (nothing in it can break the previous release).
+
+Problems the user must fix in the settings are findings of their own rules (`SETTINGS_ERRORS`):
+a path set explicitly that matches nothing at the ref being judged, or several candidates where
+discovery expects one. A strict command (`generate`, `check-pr`) turns them into exit 2; a
+lenient one (`backfill`, the run with the previous release's settings) reports the surface not
+checked. A surface the maintainer declared absent is checked, says so, and looks no further
+than to confirm discovery finds nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import TypeVar
+
+from release_safety.findings import (
+    Coverage,
+    Finding,
+    Rule,
+    Surface,
+    SurfaceReport,
+    not_checked_finding,
+    register,
+)
+from release_safety.settings import SETTINGS_FILE, glob_regex, is_glob, skipped
+from release_safety.snapshot import Snapshot
+
+SETTINGS_PATH_UNMATCHED = register(
+    Rule(
+        id="settings-path-unmatched",
+        surface="all",
+        severity="unknown",
+        title="A path set in the settings matches nothing",
+        why="A typo or a moved file would leave the surface silently unread; a surface that "
+        "read nothing checked nothing.",
+        unsafe='[rest]\nspecs = ["server/openapi.jsn"]',
+        safe="Fix the path in the settings, or declare the surface absent with a reason.",
+    )
+)
+DISCOVERY_AMBIGUOUS = register(
+    Rule(
+        id="discovery-ambiguous",
+        surface="all",
+        severity="unknown",
+        title="Several documents could be the surface's",
+        why="Picking one silently could judge the wrong API; the tool never guesses.",
+        unsafe="openapi.yaml and admin/openapi.yaml in one repository, no settings.",
+        safe='Name the documents to check: [rest] specs = ["openapi.yaml"].',
+    )
+)
+DOCUMENT_ADDED = register(
+    Rule(
+        id="document-added",
+        surface="all",
+        severity="advisory",
+        title="A document appears for the first time",
+        why="Nothing in it existed at the previous release, so nothing in it can break it.",
+    )
+)
+DOCUMENT_MOVED = register(
+    Rule(
+        id="document-moved",
+        surface="all",
+        severity="advisory",
+        title="A document moved; it is compared with its previous place",
+        why="The surface follows the document to its new path instead of losing it.",
+    )
+)
+DECLARED_ABSENT = register(
+    Rule(
+        id="surface-declared-absent",
+        surface="all",
+        severity="advisory",
+        title="The maintainer declared that the service has no such surface",
+        why="A service without, say, MCP tools has nothing to check there; the settings say "
+        "so with a reason, and the artifact repeats it.",
+        unsafe="",
+        safe='[mcp]\nabsent = "the service exposes no MCP server"',
+    )
+)
+ABSENT_BUT_FOUND = register(
+    Rule(
+        id="surface-declared-absent-found",
+        surface="all",
+        severity="unknown",
+        title="A surface declared absent has a document after all",
+        why="Discovery finds a document where the settings say there is none: either the "
+        "declaration is stale or the document is not the service's.",
+        safe="Remove `absent` and name the document, or move the document out of the way.",
+    )
+)
+SETTINGS_ERRORS = frozenset({SETTINGS_PATH_UNMATCHED.id, DISCOVERY_AMBIGUOUS.id})
+
+
+@lru_cache(maxsize=256)
+def _compiled(pattern: str) -> re.Pattern[str]:
+    return re.compile(glob_regex(pattern))
+
+
+def matching(snapshot: Snapshot | None, pattern: str) -> list[str]:
+    """The files of the snapshot a settings entry names, sorted."""
+    if snapshot is None:
+        return []
+    if not is_glob(pattern):
+        return [pattern] if snapshot.blob_id(pattern) is not None else []
+    regex = _compiled(pattern)
+    return [p for p in snapshot.paths() if regex.fullmatch(p) and not skipped(pattern, p)]
+
+
+def matched(snapshot: Snapshot | None, patterns: Sequence[str]) -> list[str]:
+    """Every file any of the entries names, sorted, each once."""
+    return sorted({path for pattern in patterns for path in matching(snapshot, pattern)})
+
+
+def tried(key: str, patterns: Sequence[str]) -> list[str]:
+    return [f"{key} = {pattern!r}" for pattern in patterns]
+
+
+def unmatched(
+    surface: Surface, key: str, patterns: Sequence[str], snapshot: Snapshot
+) -> list[Finding]:
+    """A finding for every explicitly set entry that names no file at the snapshot's ref."""
+    return [
+        Finding(
+            rule=SETTINGS_PATH_UNMATCHED.id,
+            severity="unknown",
+            surface=surface,
+            file=SETTINGS_FILE,
+            message=f"{SETTINGS_FILE}: key {key!r}: {pattern!r} matches nothing at {snapshot.ref}",
+            hint=SETTINGS_PATH_UNMATCHED.safe,
+        )
+        for pattern in patterns
+        if not matching(snapshot, pattern)
+    ]
+
+
+@dataclass
+class Documents:
+    """The documents of a single-document surface at two refs, paired for comparison.
+
+    `pairs` holds (old path, new path); old is None for a first appearance. `problems` are the
+    findings that leave the surface not checked (settings errors, documents that cannot be
+    paired); `notes` are advisories (moves, first appearances).
+    """
+
+    pairs: list[tuple[str | None, str]] = field(default_factory=list)
+    problems: list[Finding] = field(default_factory=list)
+    notes: list[Finding] = field(default_factory=list)
+    tried: list[str] = field(default_factory=list)
+
+
+def _note(rule: Rule, surface: Surface, file: str, message: str) -> Finding:
+    return Finding(
+        rule=rule.id, severity=rule.severity, surface=surface, file=file, message=message
+    )
+
+
+def locate(
+    surface: Surface,
+    key: str,
+    patterns: Sequence[str],
+    explicit: bool,
+    defaults: Sequence[str],
+    old: Snapshot | None,
+    new: Snapshot,
+) -> Documents:
+    """Find and pair the surface's documents at both refs (see the module docstring)."""
+    found = Documents(tried=tried(key, patterns))
+    if explicit:
+        found.problems += unmatched(surface, key, patterns, new)
+    new_docs = matched(new, patterns)
+    if not explicit and len(new_docs) > 1:
+        message = (
+            f"several candidate documents at {new.ref}: {', '.join(new_docs)}; name the one(s) "
+            f"to check in {SETTINGS_FILE} ({key} = [...])"
+        )
+        found.problems.append(not_checked_finding(surface, message, rule=DISCOVERY_AMBIGUOUS))
+        return found
+    old_docs = matched(old, patterns)
+    found.pairs = [(d, d) for d in new_docs if d in old_docs]
+    only_old = [d for d in old_docs if d not in new_docs]
+    for path in (d for d in new_docs if d not in old_docs):
+        candidates = _predecessors(path, old, new, only_old, defaults, found)
+        if len(candidates) > 1:
+            assert old is not None
+            reason = (
+                f"{path} is new and {old.ref} has several documents it may replace: "
+                f"{', '.join(candidates)}"
+            )
+            found.problems.append(not_checked_finding(surface, reason, path))
+            continue
+        before = candidates[0] if candidates else None
+        if before is None:
+            found.notes.append(_note(DOCUMENT_ADDED, surface, path, f"{path} is new at {new.ref}"))
+        else:
+            message = f"{before} moved to {path}; the two are compared"
+            found.notes.append(_note(DOCUMENT_MOVED, surface, path, message))
+            if before in only_old:
+                only_old.remove(before)
+        found.pairs.append((before, path))
+    if old is not None:
+        for path in only_old:
+            reason = f"{path} is present at {old.ref} but gone at {new.ref}"
+            found.problems.append(not_checked_finding(surface, reason, path))
+    if not old_docs and not new_docs and not found.problems:
+        refs = f"{old.ref} or {new.ref}" if old is not None else new.ref
+        reason = f"no document found at {refs}; tried {', '.join(found.tried)}"
+        found.problems.append(not_checked_finding(surface, reason))
+    return found
+
+
+def _predecessors(
+    path: str,
+    old: Snapshot | None,
+    new: Snapshot,
+    unpaired: Sequence[str],
+    defaults: Sequence[str],
+    found: Documents,
+) -> list[str]:
+    """The documents at the old ref that a document new at this ref may replace: those the
+    settings or discovery find there that are neither paired already nor still present."""
+    if old is None:
+        return []
+    taken = {before for before, _ in found.pairs}
+    candidates = {*unpaired, *matched(old, defaults)} - taken
+    return sorted(d for d in candidates if new.blob_id(d) is None)
+
+
+R = TypeVar("R", bound=SurfaceReport)
+
+
+def absent_report(
+    kind: type[R],
+    surface: Surface,
+    reason: str,
+    new: Snapshot,
+    found: Sequence[str],
+    looked: Sequence[str],
+) -> R:
+    """The report of a surface declared absent: checked, with the reason as an advisory, and
+    an unknown finding when discovery (`looked`, what it tried) found documents after all."""
+    message = f"{surface} surface declared absent in {SETTINGS_FILE} ([{surface}] absent): {reason}"
+    findings = [_note(DECLARED_ABSENT, surface, SETTINGS_FILE, message)]
+    if found:
+        shown = ", ".join(found[:5]) + (f" and {len(found) - 5} more" if len(found) > 5 else "")
+        findings.append(
+            Finding(
+                rule=ABSENT_BUT_FOUND.id,
+                severity="unknown",
+                surface=surface,
+                file=found[0],
+                message=f"{surface} surface declared absent, but {new.ref} has {shown}",
+                hint=ABSENT_BUT_FOUND.safe,
+            )
+        )
+    coverage = Coverage.of(looked, absent=reason)
+    findings.sort(key=Finding.sort_key)
+    return kind(surface=surface, checked=True, findings=findings, coverage=coverage)
+
+
+def declared_absent(
+    kind: type[R], surface: Surface, reason: str, new: Snapshot, defaults: Sequence[str]
+) -> R:
+    """`absent_report` for a surface whose discovery is a list of globs."""
+    looked = tried(f"{surface} (discovery)", defaults)
+    return absent_report(kind, surface, reason, new, matched(new, defaults), looked)
+
+
+def reason_of(problems: Sequence[Finding]) -> str | None:
+    """Why a surface was not checked, from the findings that stopped it; None when none did."""
+    prefix = " surface not checked: "
+    texts = [f.message.split(prefix, 1)[-1] for f in problems]
+    return "; ".join(dict.fromkeys(texts)) or None
+
+
+def is_settings_error(finding: Finding) -> bool:
+    """True for a finding the user fixes in the settings (exit 2 in strict commands)."""
+    return finding.rule in SETTINGS_ERRORS

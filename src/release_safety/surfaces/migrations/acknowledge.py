@@ -1,0 +1,102 @@
+"""Inline acknowledgements: a maintainer accepts a migration rule's finding, with a reason.
+
+    -- release-safety: acknowledge(blocking-table-lock): feature_flags holds one row per flag
+    CREATE INDEX feature_flags_name_idx ON feature_flags (name);
+
+The comment (any comment syntax of the file: `--` and `/* */` in SQL, `//` in knex files)
+acknowledges the findings of the named rules on the first statement that starts at or after
+its line. An acknowledged finding is kept, as an advisory that quotes the reason, so the evidence
+and the notes say what was accepted and why; nothing is dropped silently. The reason must say
+something (the hollow-reason rules of declared breaks). An acknowledgement that is malformed,
+names an unknown rule or gives a hollow reason acknowledges nothing and is an unknown finding;
+one that matches no finding is an advisory. The peers' forms are the model: squawk's
+`-- squawk-ignore rule`, Atlas's `--atlas:nolint`, eugene's `-- eugene: ignore`; this one always
+carries a reason.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Sequence
+
+from release_safety.findings import RULES, Finding
+from release_safety.reasons import hollow_reason
+from release_safety.surfaces.declarations.annotations import ACKNOWLEDGE, Annotation, Parsed
+from release_safety.surfaces.migrations.rules import ACKNOWLEDGEMENT_INVALID, ACKNOWLEDGEMENT_UNUSED
+
+UNACKNOWLEDGEABLE = frozenset(
+    {"migration-unparseable", ACKNOWLEDGEMENT_INVALID.id, ACKNOWLEDGEMENT_UNUSED.id}
+)
+"""Rules no acknowledgement can accept: a file nothing is known about, and these rules' own."""
+
+
+def _problem(path: str, line: int, message: str) -> Finding:
+    return Finding(
+        rule=ACKNOWLEDGEMENT_INVALID.id,
+        severity="unknown",
+        surface="migrations",
+        file=path,
+        line=line,
+        message=f"{path}:{line}: {message}",
+        hint=ACKNOWLEDGEMENT_INVALID.safe,
+    )
+
+
+def _invalid(attempt: Parsed, path: str, known: frozenset[str]) -> Finding | None:
+    """Why an acknowledgement cannot be applied, as a finding; None when it can."""
+    if not isinstance(attempt, Annotation):
+        return _problem(path, attempt.line, f"malformed acknowledgement: {attempt.problem}")
+    unknown = [r for r in attempt.rules if r not in known or r in UNACKNOWLEDGEABLE]
+    if unknown:
+        names = ", ".join(repr(r) for r in unknown)
+        return _problem(path, attempt.line, f"acknowledgement names no migration rule: {names}")
+    hollow = hollow_reason(attempt.reason)
+    if hollow:
+        return _problem(path, attempt.line, f"acknowledgement reason is hollow: {hollow}")
+    return None
+
+
+def acknowledge(
+    findings: Sequence[Finding],
+    attempts: Sequence[Parsed],
+    statement_lines: Sequence[int],
+    path: str,
+) -> list[Finding]:
+    """The file's findings with its acknowledgements applied, plus findings about them.
+
+    `attempts` are the file's annotation attempts (only those of kind `acknowledge` count);
+    `statement_lines` the sorted first lines of its statements.
+    """
+    known = frozenset(rule_id for rule_id, rule in RULES.items() if rule.surface == "migrations")
+    out = list(findings)
+    extra: list[Finding] = []
+    for attempt in (a for a in attempts if a.kind == ACKNOWLEDGE):
+        problem = _invalid(attempt, path, known)
+        if problem is not None:
+            extra.append(problem)
+            continue
+        assert isinstance(attempt, Annotation)
+        at = bisect_left(statement_lines, attempt.line)
+        target = statement_lines[at] if at < len(statement_lines) else None
+        hits = [i for i, f in enumerate(out) if f.line == target and f.rule in attempt.rules]
+        for i in hits:
+            accepted = f"{out[i].message} (acknowledged at {path}:{attempt.line}: {attempt.reason})"
+            out[i] = out[i].model_copy(update={"severity": "advisory", "message": accepted})
+        if not hits:
+            rules = ", ".join(attempt.rules)
+            message = (
+                f"{path}:{attempt.line}: acknowledgement of {rules} matches no finding on the "
+                "statement after it"
+            )
+            extra.append(
+                Finding(
+                    rule=ACKNOWLEDGEMENT_UNUSED.id,
+                    severity="advisory",
+                    surface="migrations",
+                    file=path,
+                    line=attempt.line,
+                    message=message,
+                    hint=ACKNOWLEDGEMENT_UNUSED.safe,
+                )
+            )
+    return [*out, *extra]

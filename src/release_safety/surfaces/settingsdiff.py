@@ -1,0 +1,235 @@
+"""The settings surface: what changed in `.release-safety.toml` between the two refs.
+
+A change that can make a surface read or weigh less is `settings-narrowed` (unknown): a source
+entry removed or changed, a surface declared absent, the tag pattern, placeholders, template
+default or PostgreSQL version changed, external `$ref`s or annotations turned off, the
+declarations registry or the overrides file moved. When the previous ref had no settings file
+(the release that adopts one), the defaults it ran with are compared by what they find: only
+files the defaults found and the new settings do not are a narrowing. A change that only adds
+(a new source, an absent surface brought back) or touches nothing checked (the floor, the index
+location) is `settings-changed` (advisory).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from release_safety.discovery import matched
+from release_safety.findings import Coverage, Finding, Rule, SurfaceReport, register
+from release_safety.settings import SETTINGS_FILE, Settings
+from release_safety.snapshot import Snapshot
+from release_safety.surfaces.migrations.discover import migration_files
+
+SETTINGS_NARROWED = register(
+    Rule(
+        id="settings-narrowed",
+        surface="settings",
+        severity="unknown",
+        title="A settings change may make a surface read or weigh less",
+        why="Settings decide what the tool reads; a change that drops a source, declares a "
+        "surface absent or changes how migrations are read could hide a break, so a release "
+        "that brings one is never proven safe, and a pull request must declare it.",
+        unsafe='[[migrations.sources]]\npath = "docs"   # was "db/migrations"',
+        safe="Keep the previous entry for one release beside the new one, or declare the "
+        "change (`# release-safety: breaking ...` in the settings file).",
+    )
+)
+SETTINGS_CHANGED = register(
+    Rule(
+        id="settings-changed",
+        surface="settings",
+        severity="advisory",
+        title="A settings change that only adds, or touches nothing checked",
+        why="A new source or an index location is worth knowing; it cannot hide a break.",
+    )
+)
+SETTINGS_UNREADABLE = register(
+    Rule(
+        id="settings-unreadable",
+        surface="settings",
+        severity="unknown",
+        title="The previous release's settings cannot be read",
+        why="Without them the release cannot be checked with what the previous release "
+        "checked, so a narrowing could go unseen.",
+        safe="Nothing to do for this release; the next one compares with this one's settings.",
+    )
+)
+
+SOURCE_KEYS = ("migrations.sources", "rest.specs", "mcp.snapshots", "config.sources")
+WEIGHING_KEYS = (
+    "tag_pattern",
+    "postgres_version",
+    "migrations.placeholders",
+    "migrations.template_default",
+    "declarations.registry",
+    "overrides.file",
+)
+LOOSENING_FLAGS = ("rest.external_refs", "declarations.annotations")
+"""Booleans whose change from true to false reads less."""
+
+
+@dataclass(frozen=True)
+class SettingsAt:
+    """The settings a ref is judged with, and where they come from (`text` None: defaults)."""
+
+    settings: Settings
+    where: str
+    text: str | None = None
+    blob: str | None = None
+
+
+def _value(settings: Settings, key: str) -> Any:
+    value: Any = settings.model_dump(mode="json")
+    for part in key.split("."):
+        value = value[part]
+    return value
+
+
+def _entries(settings: Settings, key: str) -> list[str]:
+    if key == "migrations.sources":
+        return [source.describe() for source in settings.migrations.sources]
+    return [str(entry) for entry in _value(settings, key)]
+
+
+def key_line(text: str | None, key: str) -> int:
+    """The line where the settings text sets `key` (its table's header when the key is not
+    written there, else 1)."""
+    if not text:
+        return 1
+    section, _, name = key.rpartition(".")
+    lines = text.splitlines()
+    header = re.compile(rf"^\s*\[\[?\s*{re.escape(section or name)}\b")
+    assignment = re.compile(rf"^\s*{re.escape(name)}\s*=")
+    in_section = not section
+    found_header = 0
+    for number, line in enumerate(lines, start=1):
+        if re.match(r"^\s*\[", line):
+            in_section = bool(header.match(line))
+            if in_section and not found_header:
+                found_header = number
+            continue
+        if in_section and assignment.match(line):
+            return number
+    return found_header or 1
+
+
+def _shown(entries: Sequence[str]) -> str:
+    listed = ", ".join(entries[:5])
+    return listed + (f" and {len(entries) - 5} more" if len(entries) > 5 else "")
+
+
+def _finding(rule: Rule, current: SettingsAt, key: str, message: str) -> Finding:
+    return Finding(
+        rule=rule.id,
+        severity=rule.severity,
+        surface="settings",
+        file=SETTINGS_FILE,
+        line=key_line(current.text, key),
+        message=f"{SETTINGS_FILE}: key {key!r}: {message}",
+        hint=rule.safe or None,
+    )
+
+
+def _found(settings: Settings, key: str, refs: Sequence[Snapshot | None]) -> set[str]:
+    """What a source key of the settings finds at the refs, as `ref:path` strings."""
+    found: set[str] = set()
+    for snapshot in refs:
+        if snapshot is None:
+            continue
+        if key == "migrations.sources":
+            paths = list(migration_files(snapshot, settings.migrations.sources))
+        else:
+            paths = matched(snapshot, _value(settings, key))
+        found |= {f"{snapshot.ref}:{path}" for path in paths}
+    return found
+
+
+def _source_findings(
+    previous: SettingsAt, current: SettingsAt, key: str, refs: Sequence[Snapshot | None]
+) -> list[Finding]:
+    before, after = _entries(previous.settings, key), _entries(current.settings, key)
+    if before == after:
+        return []
+    if previous.text is None:  # adopting a settings file: compare what each finds
+        lost = sorted(_found(previous.settings, key, refs) - _found(current.settings, key, refs))
+        if lost:
+            message = f"the defaults found {_shown(lost)}, the new settings do not"
+            return [_finding(SETTINGS_NARROWED, current, key, message)]
+        message = "set for the first time; it finds everything the defaults found"
+        return [_finding(SETTINGS_CHANGED, current, key, message)]
+    removed = [e for e in before if e not in after]
+    added = [e for e in after if e not in before]
+    findings = []
+    if removed:
+        message = f"no longer reads {_shown(removed)}"
+        findings.append(_finding(SETTINGS_NARROWED, current, key, message))
+    if added:
+        findings.append(_finding(SETTINGS_CHANGED, current, key, f"now also reads {_shown(added)}"))
+    return findings
+
+
+def diff_settings(
+    previous: SettingsAt, current: SettingsAt, refs: Sequence[Snapshot | None]
+) -> list[Finding]:
+    """Every change between the previous ref's settings and the current ones, judged."""
+    old, new = previous.settings, current.settings
+    findings: list[Finding] = []
+    for key in SOURCE_KEYS:
+        findings += _source_findings(previous, current, key, refs)
+    for section in ("migrations", "rest", "mcp", "config"):
+        key = f"{section}.absent"
+        was, now = _value(old, key), _value(new, key)
+        if now is not None and was is None:
+            findings.append(_finding(SETTINGS_NARROWED, current, key, f"declared absent: {now}"))
+        elif now is None and was is not None:
+            findings.append(_finding(SETTINGS_CHANGED, current, key, "no longer declared absent"))
+    for key in WEIGHING_KEYS:
+        was, now = _value(old, key), _value(new, key)
+        if was != now:
+            findings.append(_finding(SETTINGS_NARROWED, current, key, f"{was!r} -> {now!r}"))
+    for key in LOOSENING_FLAGS:
+        was, now = _value(old, key), _value(new, key)
+        if was != now:
+            rule = SETTINGS_NARROWED if was and not now else SETTINGS_CHANGED
+            findings.append(_finding(rule, current, key, f"{was!r} -> {now!r}"))
+    for key in ("floor_version", "index_url", "index_path"):
+        was, now = _value(old, key), _value(new, key)
+        if was != now:
+            findings.append(_finding(SETTINGS_CHANGED, current, key, f"{was!r} -> {now!r}"))
+    return sorted(findings, key=Finding.sort_key)
+
+
+def analyse(
+    previous: SettingsAt | None,
+    current: SettingsAt,
+    old: Snapshot | None,
+    new: Snapshot,
+    problem: str | None = None,
+) -> SurfaceReport:
+    """The settings report: the settings used at each ref and how they changed."""
+    read_old = {SETTINGS_FILE: previous.blob} if previous is not None else {}
+    coverage = Coverage.of(
+        [f"settings: {current.where}"]
+        + ([f"previous settings: {previous.where}"] if previous is not None else []),
+        read_old,
+        {SETTINGS_FILE: current.blob},
+    )
+    findings: list[Finding] = []
+    if problem is not None:
+        findings.append(
+            Finding(
+                rule=SETTINGS_UNREADABLE.id,
+                severity="unknown",
+                surface="settings",
+                file=SETTINGS_FILE,
+                line=1,
+                message=problem,
+                hint=SETTINGS_UNREADABLE.safe,
+            )
+        )
+    elif previous is not None:
+        findings = diff_settings(previous, current, [old, new])
+    return SurfaceReport(surface="settings", checked=True, findings=findings, coverage=coverage)
