@@ -43,6 +43,9 @@ class Finding(BaseModel):
     line: int | None = None
     message: str
     hint: str | None = None
+    acknowledged: str | None = None
+    """Where and why a maintainer accepted the finding (`file:line: reason`); it is then an
+    advisory whatever its rule's severity."""
 
     def sort_key(self) -> tuple[str, str, int, str, str]:
         return (self.surface, self.file or "", self.line or 0, self.rule, self.message)

@@ -22,6 +22,15 @@ def test_demo_writes_valid_artifacts_and_index(
         validate_document(artifact, version, "release-safety")
         assert artifact["version"] == version
         assert f"\n{version} " in out
+    assert "legend:\n  safe: rollingUpdateSafe" in out
+    why = out.split("why 1.2.0 is not safe to roll (rollingUpdateSafe: false):\n", 1)[1]
+    first = why.splitlines()[0]
+    assert first.startswith("  [response-property-removed] openapi.yaml:")
+    assert why.splitlines()[1].startswith("      safer: ")
+    index = tmp_path / "demo" / "release-safety-index.json"
+    command = f"release-safety upgrade-check --from 1.0.0 --to 1.6.0 --index {index}"
+    assert f"\n  {command}\n" in out
+    assert run(command.split()[1:]) == 1  # the next command works: the span is not safe
     index = json.loads((tmp_path / "demo" / "release-safety-index.json").read_text())
     validate_document(index, "index", "release-safety-index")
     assert [e["version"] for e in index["entries"]] == versions

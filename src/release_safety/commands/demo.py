@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from release_safety.demo.run import run_demo, table
+from release_safety.demo.run import explain, run_demo, table
 from release_safety.errors import InputError
 
 
@@ -26,6 +26,9 @@ def demo(folder: Path | None) -> int:
         raise InputError(f"{folder}: folder is not empty; choose a new or empty one")
     result = run_demo(folder)
     for line in table(result):
+        click.echo(line)
+    click.echo("")
+    for line in explain(result):
         click.echo(line)
     click.echo("")
     click.echo(f"sample repository: {result.repo}")

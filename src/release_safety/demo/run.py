@@ -57,6 +57,42 @@ def run_demo(folder: Path) -> DemoResult:
     return DemoResult(builder.path, index_path, artifacts, results)
 
 
+LEGEND = (
+    "safe: rollingUpdateSafe, the verdict (only yes may roll; unknown counts as no)",
+    "strategy: recommendedStrategy (RollingUpdate only when safe is yes)",
+    "migrations, rest, mcp, config: does that surface break the previous release (yes, no, "
+    "unknown)",
+    "declared: breaks engineers declared; stops: required stops; min-previous: the oldest "
+    "version that may upgrade directly",
+)
+
+
+def explain(result: DemoResult) -> list[str]:
+    """Why the first unsafe release is not safe (each finding its verdict rests on, with its
+    rule, place and safer alternative), a legend for the table, and the next command to try."""
+    lines = ["legend:", *(f"  {line}" for line in LEGEND), ""]
+    unsafe = next((g for g in result.generated if g.decision.rolling_update_safe is not True), None)
+    if unsafe is not None:
+        verdict = "false" if unsafe.decision.rolling_update_safe is False else "unknown"
+        lines.append(
+            f"why {unsafe.release.version} is not safe to roll (rollingUpdateSafe: {verdict}):"
+        )
+        for finding in unsafe.decision.reasons:
+            where = f"{finding.file}:{finding.line or 1}" if finding.file else finding.surface
+            lines.append(f"  [{finding.rule}] {where}: {finding.message}")
+            if finding.hint:
+                lines.append(f"      safer: {finding.hint}")
+        lines.append("")
+    first, last = result.generated[0].release.version, result.generated[-1].release.version
+    lines += [
+        "next: may an install on the first release roll to the last one? ask the index you "
+        "just wrote:",
+        f"  release-safety upgrade-check --from {first} --to {last} --index {result.index}",
+        f"  release-safety upgrade-plan --from {first} --to {last} --index {result.index}",
+    ]
+    return lines
+
+
 def _cell(value: bool | str) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"

@@ -86,6 +86,19 @@ def upgrade_safety_section(artifact: Artifact, findings: Sequence[Finding] = ())
                 f"| `{_cell(d.file)}` | {d.line} | {_flag(d.requiredStop)} | {_cell(d.reason)} |"
             )
         lines.append("")
+    accepted = [f for f in findings if f.acknowledged]
+    if accepted:
+        lines += [
+            "### Acknowledged by the maintainers",
+            "",
+            "| rule | where | finding | reason |",
+            "| --- | --- | --- | --- |",
+        ]
+        for f in accepted:
+            where = f"`{f.file}:{f.line or 1}`" if f.file else "–"
+            reason = (f.acknowledged or "").split(": ", 1)[-1]
+            lines.append(f"| `{f.rule}` | {where} | {_cell(f.message)} | {_cell(reason)} |")
+        lines.append("")
     evidence = [f for f in findings if f.severity != "advisory"]
     if evidence:
         lines += [

@@ -4,8 +4,10 @@ A change that can make a surface read or weigh less is `settings-narrowed` (unkn
 entry removed or changed, a surface declared absent, the tag pattern, placeholders, template
 default or PostgreSQL version changed, external `$ref`s or annotations turned off, the
 declarations registry or the overrides file moved. When the previous ref had no settings file
-(the release that adopts one), the defaults it ran with are compared by what they find: only
-files the defaults found and the new settings do not are a narrowing. A change that only adds
+(the release that adopts one), or left a source list to discovery, the two are compared by
+what they find: only files discovery found and the new settings do not (or a surface declared
+absent where discovery found documents) are a narrowing. A source list of a section that was
+declared absent read nothing, so any list is a widening. A change that only adds
 (a new source, an absent surface brought back) or touches nothing checked (the floor, the index
 location) is `settings-changed` (advisory).
 """
@@ -153,12 +155,18 @@ def _source_findings(
     before, after = _entries(previous.settings, key), _entries(current.settings, key)
     if before == after:
         return []
-    if previous.text is None:  # adopting a settings file: compare what each finds
+    section, _, name = key.partition(".")
+    if _value(current.settings, f"{section}.absent") is not None:
+        return []  # the section's `absent` finding says what changed
+    if _value(previous.settings, f"{section}.absent") is not None:
+        message = f"now reads {_shown(after)} (the section was declared absent)"
+        return [_finding(SETTINGS_CHANGED, current, key, message)]
+    if not previous.settings.explicitly_set(section, name):  # from discovery: what each finds
         lost = sorted(_found(previous.settings, key, refs) - _found(current.settings, key, refs))
         if lost:
-            message = f"the defaults found {_shown(lost)}, the new settings do not"
+            message = f"discovery found {_shown(lost)}, the new settings do not"
             return [_finding(SETTINGS_NARROWED, current, key, message)]
-        message = "set for the first time; it finds everything the defaults found"
+        message = "set for the first time; it finds everything discovery found"
         return [_finding(SETTINGS_CHANGED, current, key, message)]
     removed = [e for e in before if e not in after]
     added = [e for e in after if e not in before]
@@ -179,11 +187,13 @@ def diff_settings(
     findings: list[Finding] = []
     for key in SOURCE_KEYS:
         findings += _source_findings(previous, current, key, refs)
-    for section in ("migrations", "rest", "mcp", "config"):
-        key = f"{section}.absent"
+    for source_key in SOURCE_KEYS:
+        key = source_key.split(".")[0] + ".absent"
         was, now = _value(old, key), _value(new, key)
         if now is not None and was is None:
-            findings.append(_finding(SETTINGS_NARROWED, current, key, f"declared absent: {now}"))
+            hides = previous.text is not None or _found(old, source_key, refs)
+            rule = SETTINGS_NARROWED if hides else SETTINGS_CHANGED
+            findings.append(_finding(rule, current, key, f"declared absent: {now}"))
         elif now is None and was is not None:
             findings.append(_finding(SETTINGS_CHANGED, current, key, "no longer declared absent"))
     for key in WEIGHING_KEYS:

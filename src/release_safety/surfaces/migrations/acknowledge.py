@@ -79,9 +79,14 @@ def acknowledge(
         at = bisect_left(statement_lines, attempt.line)
         target = statement_lines[at] if at < len(statement_lines) else None
         hits = [i for i, f in enumerate(out) if f.line == target and f.rule in attempt.rules]
+        where = f"{path}:{attempt.line}: {attempt.reason}"
         for i in hits:
-            accepted = f"{out[i].message} (acknowledged at {path}:{attempt.line}: {attempt.reason})"
-            out[i] = out[i].model_copy(update={"severity": "advisory", "message": accepted})
+            update = {
+                "severity": "advisory",
+                "message": f"{out[i].message} (acknowledged at {where})",
+                "acknowledged": where,
+            }
+            out[i] = out[i].model_copy(update=update)
         if not hits:
             rules = ", ".join(attempt.rules)
             message = (

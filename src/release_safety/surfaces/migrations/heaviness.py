@@ -31,7 +31,8 @@ class LineIssue:
 @dataclass(frozen=True)
 class HeavyLock:
     """A table that existed before the file, locked against traffic (SHARE or stronger) while
-    a statement rewrites or reads every one of its rows: the locksTable fact, per table."""
+    a statement rewrites or reads every one of its rows: the locksTable fact, per table and
+    statement (each such statement can be acknowledged on its own)."""
 
     table: str
     line: int
@@ -117,8 +118,7 @@ def analyse_extracted(extracted: Extracted, postgres_version: int) -> FileAnalys
             scans |= fact.scans or fact.full_change or fact.rewrites
             if strong and fact.work:
                 locks = True
-                if all(h.table != table for h in result.heavy):
-                    result.heavy.append(HeavyLock(table, line, held[table], fact.rewrites))
+                result.heavy.append(HeavyLock(table, line, held[table], fact.rewrites))
                 if fact.lock is None or not fact.lock.blocks_traffic:
                     result.issues.append(
                         LineIssue(

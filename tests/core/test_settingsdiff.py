@@ -1,0 +1,177 @@
+"""The settings surface: every key judged both ways (narrowing is unknown, the rest advisory)."""
+
+from __future__ import annotations
+
+import pytest
+
+from release_safety.settings import parse_settings
+from release_safety.snapshot import MemorySnapshot
+from release_safety.surfaces.settingsdiff import SettingsAt, analyse, diff_settings, key_line
+
+OLD = MemorySnapshot(
+    {"openapi.yaml": "x", "db/migrations/001.sql": "x", ".env.example": "A=1"}, ref="v1"
+)
+NEW = MemorySnapshot(
+    {"openapi.yaml": "x", "db/migrations/001.sql": "x", ".env.example": "A=1"}, ref="v2"
+)
+ABSENT = 'absent = "the service exposes no such thing to anyone"'
+
+
+def at(text: str | None) -> SettingsAt:
+    settings = parse_settings(text or "", "x.toml")
+    return SettingsAt(settings, "test", text)
+
+
+def judged(before: str | None, after: str) -> list[tuple[str, str]]:
+    findings = diff_settings(at(before), at(after), [OLD, NEW])
+    return [(f.rule, f.message.split(": ", 1)[1]) for f in findings]
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "expected"),
+    [
+        ("", "", []),
+        (
+            '[rest]\nspecs = ["openapi.yaml"]\n',
+            '[rest]\nspecs = ["openapi.yaml", "admin.yaml"]\n',
+            [("settings-changed", "key 'rest.specs': now also reads admin.yaml")],
+        ),
+        (
+            '[rest]\nspecs = ["openapi.yaml", "admin.yaml"]\n',
+            '[rest]\nspecs = ["openapi.yaml"]\n',
+            [("settings-narrowed", "key 'rest.specs': no longer reads admin.yaml")],
+        ),
+        (
+            "",
+            '[rest]\nspecs = ["openapi.yaml"]\n',
+            [
+                (
+                    "settings-changed",
+                    "key 'rest.specs': set for the first time; it finds everything discovery found",
+                )
+            ],
+        ),
+        (
+            "",
+            '[config]\nsources = ["src/config.ts"]\n',
+            [
+                (
+                    "settings-narrowed",
+                    "key 'config.sources': discovery found v1:.env.example, v2:.env.example, "
+                    "the new settings do not",
+                )
+            ],
+        ),
+        (
+            '[[migrations.sources]]\npath = "db/migrations"\n',
+            '[[migrations.sources]]\npath = "db/migrations"\nexclude = "0042_.*"\n',
+            [
+                (
+                    "settings-narrowed",
+                    "key 'migrations.sources': no longer reads "
+                    "{path='db/migrations', pattern='.*\\\\.sql', format='sql'}",
+                ),
+                (
+                    "settings-changed",
+                    "key 'migrations.sources': now also reads {path='db/migrations', "
+                    "pattern='.*\\\\.sql', exclude='0042_.*', format='sql'}",
+                ),
+            ],
+        ),
+        (
+            '[rest]\nspecs = ["openapi.yaml"]\n',
+            f"[rest]\n{ABSENT}\n",
+            [
+                (
+                    "settings-narrowed",
+                    "key 'rest.absent': declared absent: the service exposes "
+                    "no such thing to anyone",
+                ),
+            ],
+        ),
+        (
+            f"[mcp]\n{ABSENT}\n",
+            '[mcp]\nsnapshots = ["mcp.json"]\n',
+            [
+                ("settings-changed", "key 'mcp.absent': no longer declared absent"),
+                (
+                    "settings-changed",
+                    "key 'mcp.snapshots': now reads mcp.json (the section was declared absent)",
+                ),
+            ],
+        ),
+        (
+            "",
+            "postgres_version = 12\n",
+            [("settings-narrowed", "key 'postgres_version': 15 -> 12")],
+        ),
+        (
+            "",
+            "tag_pattern = '^release-(?P<version>.+)$'\n",
+            [
+                (
+                    "settings-narrowed",
+                    "key 'tag_pattern': '^v?(?P<version>\\\\d+\\\\.\\\\d+\\\\.\\\\d+)$' -> "
+                    "'^release-(?P<version>.+)$'",
+                )
+            ],
+        ),
+        (
+            "",
+            '[migrations]\nplaceholders = {"${schema}" = "app"}\n',
+            [("settings-narrowed", "key 'migrations.placeholders': {} -> {'${schema}': 'app'}")],
+        ),
+        (
+            "",
+            "[declarations]\nannotations = false\n",
+            [("settings-narrowed", "key 'declarations.annotations': True -> False")],
+        ),
+        (
+            "[rest]\nexternal_refs = true\n",
+            "",
+            [("settings-narrowed", "key 'rest.external_refs': True -> False")],
+        ),
+        (
+            "",
+            "[rest]\nexternal_refs = true\n",
+            [("settings-changed", "key 'rest.external_refs': False -> True")],
+        ),
+        (
+            "",
+            '[overrides]\nfile = "ops/overrides.json"\n',
+            [
+                (
+                    "settings-narrowed",
+                    "key 'overrides.file': 'release-safety.overrides.json' -> 'ops/overrides.json'",
+                )
+            ],
+        ),
+        (
+            "",
+            'floor_version = "1.0.0"\nindex_url = "https://example.com/i.json"\n',
+            [
+                ("settings-changed", "key 'floor_version': None -> '1.0.0'"),
+                ("settings-changed", "key 'index_url': None -> 'https://example.com/i.json'"),
+            ],
+        ),
+    ],
+)
+def test_every_key_is_judged(before: str, after: str, expected: list[tuple[str, str]]) -> None:
+    assert sorted(judged(before, after)) == sorted(expected)
+
+
+def test_findings_point_at_the_key_in_the_new_settings() -> None:
+    text = 'floor_version = "1.0.0"\n\n[rest]\n# the public API\nspecs = ["openapi.yaml"]\n'
+    assert key_line(text, "rest.specs") == 5
+    assert key_line(text, "floor_version") == 1
+    assert key_line(text, "rest.absent") == 3  # not written: its table
+    assert key_line(text, "mcp.snapshots") == 1  # no table: the file
+    assert key_line("[[migrations.sources]]\npath = 'x'\n", "migrations.sources") == 1
+
+
+def test_no_previous_settings_is_no_diff_and_an_unreadable_one_is_unknown() -> None:
+    current = at("")
+    assert analyse(None, current, None, NEW).findings == []
+    report = analyse(None, current, OLD, NEW, problem="the previous release's settings: bad")
+    assert [(f.rule, f.severity) for f in report.findings] == [("settings-unreadable", "unknown")]
+    assert report.checked is True
