@@ -27,20 +27,31 @@ from typing import cast
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+# The settings a user of each service would write: the REST document and the migrations are
+# discovered, the MCP surface is declared absent, and the config surface points at what the
+# service reads (svix's env file of example values; harbor's Go sources).
 SETTINGS = {
     "svix": """
 tag_pattern = '^v(?P<version>\\d+\\.\\d+\\.\\d+)$'
-[rest]
-specs = ["openapi.json", "server/openapi.json", "server/svix-server/src/static/openapi.json"]
+[mcp]
+absent = "svix-server exposes no MCP tool surface; its API is REST only"
+[config]
+sources = ["server/svix-server/development.env"]
 """,
     "harbor": """
 tag_pattern = '^v(?P<version>\\d+\\.\\d+\\.\\d+)$'
-[rest]
-specs = ["api/v2.0/swagger.yaml", "api/harbor/swagger.yaml", "docs/swagger.yaml"]
+[mcp]
+absent = "Harbor exposes no MCP tool surface; its API is REST only"
+[config]
+sources = ["src/**/*.go"]
 """,
     "synthetic": """
 [rest]
 specs = ["openapi.json"]
+[mcp]
+absent = "the synthetic service has no MCP tool surface at all"
+[config]
+absent = "the synthetic service reads no environment variables"
 """,
 }
 
@@ -63,17 +74,17 @@ def timed(command: list[str], env: dict[str, str]) -> float:
 def generate_once(repo_path: Path, config: Path) -> dict[str, object]:
     """In a fresh process: warm up on the second release (imports, lazily built models), then
     analyse the newest release with a new git reader and empty caches, timed."""
-    from release_safety.generate import analyse_release, resolve_release
+    from release_safety.generate import analyse_release, prepare
     from release_safety.gitrepo import GitRepo
     from release_safety.settings import load_settings
 
-    settings = load_settings(repo_path, config)
     warm = GitRepo(repo_path)
-    tags = warm.release_tags(settings.tags)
-    analyse_release(warm, settings, resolve_release(warm, settings, tags[1].tag))
+    tags = warm.release_tags(load_settings(repo_path, config).tags)
+    release, settings, _ = prepare(warm, tags[1].tag, config=config)
+    analyse_release(warm, settings, release)
     warm.close()
     repo = GitRepo(repo_path)
-    release = resolve_release(repo, settings, tags[-1].tag)
+    release, settings, _ = prepare(repo, tags[-1].tag, config=config)
     start = time.perf_counter()
     analyse_release(repo, settings, release)
     elapsed = time.perf_counter() - start
