@@ -17,7 +17,7 @@ than to confirm discovery finds nothing.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TypeVar
@@ -130,17 +130,26 @@ def unmatched(
 ) -> list[Finding]:
     """A finding for every explicitly set entry that names no file at the snapshot's ref."""
     return [
-        Finding(
-            rule=SETTINGS_PATH_UNMATCHED.id,
-            severity="unknown",
-            surface=surface,
-            file=SETTINGS_FILE,
-            message=f"{SETTINGS_FILE}: key {key!r}: {pattern!r} matches nothing at {snapshot.ref}",
-            hint=SETTINGS_PATH_UNMATCHED.safe,
+        SETTINGS_PATH_UNMATCHED.finding(
+            surface,
+            f"{SETTINGS_FILE}: key {key!r}: {pattern!r} matches nothing at {snapshot.ref}",
+            SETTINGS_FILE,
         )
         for pattern in patterns
         if not matching(snapshot, pattern)
     ]
+
+
+@dataclass(frozen=True)
+class Sought:
+    """What a document surface looks for: the settings key and its entries, whether the
+    settings set them, and where discovery looks by default."""
+
+    surface: Surface
+    key: str
+    patterns: Sequence[str]
+    explicit: bool
+    defaults: Sequence[str]
 
 
 @dataclass
@@ -158,27 +167,14 @@ class Documents:
     tried: list[str] = field(default_factory=list)
 
 
-def _note(rule: Rule, surface: Surface, file: str, message: str) -> Finding:
-    return Finding(
-        rule=rule.id, severity=rule.severity, surface=surface, file=file, message=message
-    )
-
-
-def locate(
-    surface: Surface,
-    key: str,
-    patterns: Sequence[str],
-    explicit: bool,
-    defaults: Sequence[str],
-    old: Snapshot | None,
-    new: Snapshot,
-) -> Documents:
+def locate(sought: Sought, old: Snapshot | None, new: Snapshot) -> Documents:
     """Find and pair the surface's documents at both refs (see the module docstring)."""
+    surface, key, patterns = sought.surface, sought.key, sought.patterns
     found = Documents(tried=tried(key, patterns))
-    if explicit:
+    if sought.explicit:
         found.problems += unmatched(surface, key, patterns, new)
     new_docs = matched(new, patterns)
-    if not explicit and len(new_docs) > 1:
+    if not sought.explicit and len(new_docs) > 1:
         message = (
             f"several candidate documents at {new.ref}: {', '.join(new_docs)}; name the one(s) "
             f"to check in {SETTINGS_FILE} ({key} = [...])"
@@ -189,7 +185,7 @@ def locate(
     found.pairs = [(d, d) for d in new_docs if d in old_docs]
     only_old = [d for d in old_docs if d not in new_docs]
     for path in (d for d in new_docs if d not in old_docs):
-        candidates = _predecessors(path, old, new, only_old, defaults, found)
+        candidates = _predecessors(old, new, only_old, sought.defaults, found)
         if len(candidates) > 1:
             assert old is not None
             reason = (
@@ -200,10 +196,10 @@ def locate(
             continue
         before = candidates[0] if candidates else None
         if before is None:
-            found.notes.append(_note(DOCUMENT_ADDED, surface, path, f"{path} is new at {new.ref}"))
+            found.notes.append(DOCUMENT_ADDED.finding(surface, f"{path} is new at {new.ref}", path))
         else:
             message = f"{before} moved to {path}; the two are compared"
-            found.notes.append(_note(DOCUMENT_MOVED, surface, path, message))
+            found.notes.append(DOCUMENT_MOVED.finding(surface, message, path))
             if before in only_old:
                 only_old.remove(before)
         found.pairs.append((before, path))
@@ -219,7 +215,6 @@ def locate(
 
 
 def _predecessors(
-    path: str,
     old: Snapshot | None,
     new: Snapshot,
     unpaired: Sequence[str],
@@ -233,6 +228,50 @@ def _predecessors(
     taken = {before for before, _ in found.pairs}
     candidates = {*unpaired, *matched(old, defaults)} - taken
     return sorted(d for d in candidates if new.blob_id(d) is None)
+
+
+class DocumentError(Exception):
+    """A document of a pair could not be read or compared: the surface is not checked."""
+
+    def __init__(self, reason: str, path: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.path = path
+
+
+Compare = Callable[[Snapshot | None, str | None, Snapshot, str], list[Finding]]
+"""(old snapshot, old path or None, new snapshot, new path) -> findings; DocumentError when a
+document cannot be read."""
+
+
+def document_surface(
+    sought: Sought, old: Snapshot | None, new: Snapshot, compare: Compare
+) -> SurfaceReport:
+    """The report of a surface of documents (REST, MCP): each pair of `locate` compared, each
+    finding prefixed with its document's path when there are several, what was read recorded."""
+    surface = sought.surface
+    docs = locate(sought, old, new)
+    problems, found = list(docs.problems), list(docs.notes)
+    read_old: dict[str, str | None] = {}
+    read_new: dict[str, str | None] = {}
+    for before, path in docs.pairs:
+        read_new[path] = new.blob_id(path)
+        if before is not None and old is not None:
+            read_old[before] = old.blob_id(before)
+        try:
+            compared = compare(old if before is not None else None, before, new, path)
+        except DocumentError as exc:
+            problems.append(not_checked_finding(surface, exc.reason, exc.path))
+            continue
+        prefix = f"{path}: " if len(docs.pairs) > 1 else ""
+        found += [f.model_copy(update={"message": prefix + f.message}) for f in compared]
+    return SurfaceReport(
+        surface=surface,
+        checked=not problems,
+        reason=reason_of(problems),
+        findings=sorted([*problems, *found], key=Finding.sort_key),
+        coverage=Coverage.of(docs.tried, read_old, read_new),
+    )
 
 
 R = TypeVar("R", bound=SurfaceReport)
@@ -249,19 +288,11 @@ def absent_report(
     """The report of a surface declared absent: checked, with the reason as an advisory, and
     an unknown finding when discovery (`looked`, what it tried) found documents after all."""
     message = f"{surface} surface declared absent in {SETTINGS_FILE} ([{surface}] absent): {reason}"
-    findings = [_note(DECLARED_ABSENT, surface, SETTINGS_FILE, message)]
+    findings = [DECLARED_ABSENT.finding(surface, message, SETTINGS_FILE)]
     if found:
         shown = ", ".join(found[:5]) + (f" and {len(found) - 5} more" if len(found) > 5 else "")
-        findings.append(
-            Finding(
-                rule=ABSENT_BUT_FOUND.id,
-                severity="unknown",
-                surface=surface,
-                file=found[0],
-                message=f"{surface} surface declared absent, but {new.ref} has {shown}",
-                hint=ABSENT_BUT_FOUND.safe,
-            )
-        )
+        message = f"{surface} surface declared absent, but {new.ref} has {shown}"
+        findings.append(ABSENT_BUT_FOUND.finding(surface, message, found[0]))
     coverage = Coverage.of(looked, absent=reason)
     findings.sort(key=Finding.sort_key)
     return kind(surface=surface, checked=True, findings=findings, coverage=coverage)

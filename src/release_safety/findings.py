@@ -132,14 +132,8 @@ def not_checked_finding(
 ) -> Finding:
     """The unknown finding that says why a surface was not checked (rule `surface-not-checked`
     unless another is named)."""
-    chosen = rule or SURFACE_NOT_CHECKED
-    return Finding(
-        rule=chosen.id,
-        severity="unknown",
-        surface=surface,
-        file=file,
-        message=f"{surface} surface not checked: {reason}",
-        hint=chosen.safe or None,
+    return (rule or SURFACE_NOT_CHECKED).finding(
+        surface, f"{surface} surface not checked: {reason}", file
     )
 
 
@@ -171,6 +165,25 @@ class Rule:
     why: str
     unsafe: str = ""
     safe: str = ""
+
+    def finding(
+        self,
+        surface: Surface,
+        message: str,
+        file: str | None = None,
+        line: int | None = None,
+        hint: str | None = None,
+    ) -> Finding:
+        """A finding of this rule; the hint is the rule's safe alternative unless given."""
+        return Finding(
+            rule=self.id,
+            severity=self.severity,
+            surface=surface,
+            file=file,
+            line=line,
+            message=message,
+            hint=hint or self.safe or None,
+        )
 
 
 RULES: dict[str, Rule] = {}

@@ -1,5 +1,8 @@
 """The decision table of docs/verdict.md, row by row."""
 
+import re
+from pathlib import Path
+
 from release_safety.findings import SURFACES, Finding, SurfaceReport, not_checked
 from release_safety.verdict import decide
 
@@ -59,3 +62,13 @@ def test_row4_advisories_do_not_change_a_true() -> None:
         4,
         "RollingUpdate",
     )
+
+
+def test_every_change_listed_in_the_verdict_page_names_a_test_that_exists() -> None:
+    root = Path(__file__).resolve().parents[2]
+    page = (root / "docs" / "verdict.md").read_text(encoding="utf-8")
+    named = re.findall(r"`(tests/[\w/]+\.py)::(\w+)`", page)
+    assert len(named) >= 20
+    for path, test in named:
+        source = (root / path).read_text(encoding="utf-8")
+        assert f"def {test}(" in source, f"docs/verdict.md names {path}::{test}, which is gone"

@@ -124,15 +124,8 @@ def _shown(entries: Sequence[str]) -> str:
 
 
 def _finding(rule: Rule, current: SettingsAt, key: str, message: str) -> Finding:
-    return Finding(
-        rule=rule.id,
-        severity=rule.severity,
-        surface="settings",
-        file=SETTINGS_FILE,
-        line=key_line(current.text, key),
-        message=f"{SETTINGS_FILE}: key {key!r}: {message}",
-        hint=rule.safe or None,
-    )
+    message = f"{SETTINGS_FILE}: key {key!r}: {message}"
+    return rule.finding("settings", message, SETTINGS_FILE, key_line(current.text, key))
 
 
 def _found(settings: Settings, key: str, refs: Sequence[Snapshot | None]) -> set[str]:
@@ -229,17 +222,7 @@ def analyse(
     )
     findings: list[Finding] = []
     if problem is not None:
-        findings.append(
-            Finding(
-                rule=SETTINGS_UNREADABLE.id,
-                severity="unknown",
-                surface="settings",
-                file=SETTINGS_FILE,
-                line=1,
-                message=problem,
-                hint=SETTINGS_UNREADABLE.safe,
-            )
-        )
+        findings.append(SETTINGS_UNREADABLE.finding("settings", problem, SETTINGS_FILE, 1))
     elif previous is not None:
         findings = diff_settings(previous, current, [old, new])
     return SurfaceReport(surface="settings", checked=True, findings=findings, coverage=coverage)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-from release_safety.discovery import declared_absent, locate, reason_of
-from release_safety.findings import Coverage, Finding, SurfaceReport, not_checked_finding
+from release_safety.discovery import DocumentError, Sought, declared_absent, document_surface
+from release_safety.findings import Finding, SurfaceReport
 from release_safety.settings import DEFAULT_MCP_SNAPSHOTS, Settings
 from release_safety.snapshot import Snapshot
 from release_safety.surfaces.mcp.load import SnapshotError, ToolSnapshot, parse
@@ -24,36 +24,28 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> SurfaceR
     if mcp.absent is not None:
         return declared_absent(SurfaceReport, "mcp", mcp.absent, new, DEFAULT_MCP_SNAPSHOTS)
     explicit = settings.explicitly_set("mcp", "snapshots")
-    docs = locate("mcp", "mcp.snapshots", mcp.snapshots, explicit, DEFAULT_MCP_SNAPSHOTS, old, new)
-    problems, found = list(docs.problems), list(docs.notes)
-    read_old: dict[str, str | None] = {}
-    read_new: dict[str, str | None] = {}
-    for before, path in docs.pairs:
-        read_new[path] = new.blob_id(path)
-        parsed_new = _parse(new, path)
-        if isinstance(parsed_new, SnapshotError):
-            problems.append(not_checked_finding("mcp", f"{path} at {new.ref}: {parsed_new}", path))
-            continue
-        if before is None or old is None:
-            continue
-        read_old[before] = old.blob_id(before)
-        parsed_old = _parse(old, before)
-        if isinstance(parsed_old, SnapshotError):
-            reason = f"{before} at {old.ref}: {parsed_old}"
-            problems.append(not_checked_finding("mcp", reason, before))
-        elif parsed_old is not parsed_new:  # the same blob cannot differ
-            prefix = f"{path}: " if len(docs.pairs) > 1 else ""
-            found += [
-                f.model_copy(update={"message": prefix + f.message})
-                for f in diff_tools(parsed_old, parsed_new)
-            ]
-    return SurfaceReport(
-        surface="mcp",
-        checked=not problems,
-        reason=reason_of(problems),
-        findings=sorted([*problems, *found], key=Finding.sort_key),
-        coverage=Coverage.of(docs.tried, read_old, read_new),
-    )
+    sought = Sought("mcp", "mcp.snapshots", mcp.snapshots, explicit, DEFAULT_MCP_SNAPSHOTS)
+    return document_surface(sought, old, new, _compare)
+
+
+def _compare(
+    old: Snapshot | None, old_path: str | None, new: Snapshot, new_path: str
+) -> list[Finding]:
+    """The changes between two snapshots; a snapshot new at this ref is only parsed."""
+    parsed_new = _read(new, new_path)
+    if old is None or old_path is None:
+        return []
+    parsed_old = _read(old, old_path)
+    if parsed_old is parsed_new:  # the same blob cannot differ
+        return []
+    return diff_tools(parsed_old, parsed_new)
+
+
+def _read(snapshot: Snapshot, path: str) -> ToolSnapshot:
+    parsed = _parse(snapshot, path)
+    if isinstance(parsed, SnapshotError):
+        raise DocumentError(f"{path} at {snapshot.ref}: {parsed}", path)
+    return parsed
 
 
 def _parse(snapshot: Snapshot, path: str) -> ToolSnapshot | SnapshotError:

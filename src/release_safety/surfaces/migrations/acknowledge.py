@@ -31,15 +31,7 @@ UNACKNOWLEDGEABLE = frozenset(
 
 
 def _problem(path: str, line: int, message: str) -> Finding:
-    return Finding(
-        rule=ACKNOWLEDGEMENT_INVALID.id,
-        severity="unknown",
-        surface="migrations",
-        file=path,
-        line=line,
-        message=f"{path}:{line}: {message}",
-        hint=ACKNOWLEDGEMENT_INVALID.safe,
-    )
+    return ACKNOWLEDGEMENT_INVALID.finding("migrations", f"{path}:{line}: {message}", path, line)
 
 
 def _invalid(attempt: Parsed, path: str, known: frozenset[str]) -> Finding | None:
@@ -93,15 +85,5 @@ def acknowledge(
                 f"{path}:{attempt.line}: acknowledgement of {rules} matches no finding on the "
                 "statement after it"
             )
-            extra.append(
-                Finding(
-                    rule=ACKNOWLEDGEMENT_UNUSED.id,
-                    severity="advisory",
-                    surface="migrations",
-                    file=path,
-                    line=attempt.line,
-                    message=message,
-                    hint=ACKNOWLEDGEMENT_UNUSED.safe,
-                )
-            )
+            extra.append(ACKNOWLEDGEMENT_UNUSED.finding("migrations", message, path, attempt.line))
     return [*out, *extra]

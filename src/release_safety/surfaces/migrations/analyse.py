@@ -81,34 +81,19 @@ def findings_of(
     file's acknowledgements are applied last."""
     findings: list[Finding] = []
     for issue in analysis.issues:
-        rule = _RULES[issue.rule]
-        findings.append(
-            Finding(
-                rule=rule.id,
-                severity=rule.severity,
-                surface="migrations",
-                file=path,
-                line=issue.line,
-                message=f"{path}:{issue.line}: {issue.message}",
-                hint=rule.safe or None,
-            )
-        )
+        message = f"{path}:{issue.line}: {issue.message}"
+        findings.append(_RULES[issue.rule].finding("migrations", message, path, issue.line))
     for heavy in analysis.heavy:
         if heavy.table in new_tables:
             continue
         work = "rewritten" if heavy.rewrites else "read"
         specific = next((f.hint for f in findings if f.line == heavy.line and f.hint), None)
+        message = (
+            f"{path}:{heavy.line}: {heavy.table} is locked ({heavy.lock.label}) while every row "
+            f"is {work}: the previous release's queries on it wait for all of it"
+        )
         findings.append(
-            Finding(
-                rule=BLOCKING_TABLE_LOCK.id,
-                severity=BLOCKING_TABLE_LOCK.severity,
-                surface="migrations",
-                file=path,
-                line=heavy.line,
-                message=f"{path}:{heavy.line}: {heavy.table} is locked ({heavy.lock.label}) while "
-                f"every row is {work}: the previous release's queries on it wait for all of it",
-                hint=specific or BLOCKING_TABLE_LOCK.safe,
-            )
+            BLOCKING_TABLE_LOCK.finding("migrations", message, path, heavy.line, specific)
         )
     return acknowledge(findings, analysis.acknowledgements, analysis.statement_lines, path)
 
@@ -132,14 +117,11 @@ def _unmatched_sources(settings: Settings, new: Snapshot) -> list[Finding]:
         return []
     files = migration_files(new, settings.migrations.sources)
     return [
-        Finding(
-            rule=SETTINGS_PATH_UNMATCHED.id,
-            severity="unknown",
-            surface="migrations",
-            file=SETTINGS_FILE,
-            message=f"{SETTINGS_FILE}: key 'migrations.sources[{i}]': {source.describe()} "
-            f"matches no migration file at {new.ref}",
-            hint=SETTINGS_PATH_UNMATCHED.safe,
+        SETTINGS_PATH_UNMATCHED.finding(
+            "migrations",
+            f"{SETTINGS_FILE}: key 'migrations.sources[{i}]': {source.describe()} matches no "
+            f"migration file at {new.ref}",
+            SETTINGS_FILE,
         )
         for i, source in enumerate(settings.migrations.sources)
         if i not in files.values()

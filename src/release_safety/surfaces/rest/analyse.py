@@ -7,8 +7,8 @@ import re
 from collections import OrderedDict
 from collections.abc import Callable
 
-from release_safety.discovery import declared_absent, locate, reason_of
-from release_safety.findings import Coverage, Finding, SurfaceReport, not_checked_finding
+from release_safety.discovery import DocumentError, Sought, declared_absent, document_surface
+from release_safety.findings import Finding, SurfaceReport
 from release_safety.settings import DEFAULT_REST_SPECS, Settings
 from release_safety.snapshot import Snapshot
 from release_safety.surfaces.rest.diff import diff_apis
@@ -112,35 +112,23 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> SurfaceR
     rest = settings.rest
     if rest.absent is not None:
         return declared_absent(SurfaceReport, "rest", rest.absent, new, DEFAULT_REST_SPECS)
+
+    def compare(
+        old: Snapshot | None, old_path: str | None, new: Snapshot, new_path: str
+    ) -> list[Finding]:
+        if old is None or old_path is None:
+            return []
+        return _compare(old, old_path, new, new_path, rest.external_refs)
+
     explicit = settings.explicitly_set("rest", "specs")
-    docs = locate("rest", "rest.specs", rest.specs, explicit, DEFAULT_REST_SPECS, old, new)
-    problems, found = list(docs.problems), list(docs.notes)
-    read_old: dict[str, str | None] = {}
-    read_new: dict[str, str | None] = {}
-    for before, path in docs.pairs:
-        read_new[path] = new.blob_id(path)
-        if before is None or old is None:
-            continue
-        read_old[before] = old.blob_id(before)
-        compared = _compare(old, before, new, path, rest.external_refs)
-        if isinstance(compared, str):
-            problems.append(not_checked_finding("rest", compared, path))
-        else:
-            prefix = f"{path}: " if len(docs.pairs) > 1 else ""
-            found += [f.model_copy(update={"message": prefix + f.message}) for f in compared]
-    return SurfaceReport(
-        surface="rest",
-        checked=not problems,
-        reason=reason_of(problems),
-        findings=sorted([*problems, *found], key=Finding.sort_key),
-        coverage=Coverage.of(docs.tried, read_old, read_new),
-    )
+    sought = Sought("rest", "rest.specs", rest.specs, explicit, DEFAULT_REST_SPECS)
+    return document_surface(sought, old, new, compare)
 
 
 def _compare(
     old: Snapshot, old_path: str, new: Snapshot, new_path: str, external: bool
-) -> list[Finding] | str:
-    """The findings between a document at two refs, or why it could not be read."""
+) -> list[Finding]:
+    """The findings between a document at two refs; DocumentError when it cannot be read."""
     if _unchanged(old, old_path, new, new_path, external):
         return []
     apis: list[Api] = []
@@ -149,8 +137,8 @@ def _compare(
             previous = apis[0] if apis else None
             apis.append(_load(snapshot, path, external, previous))
         except SpecError as exc:
-            return f"{path} at {snapshot.ref}: {exc}"
+            raise DocumentError(f"{path} at {snapshot.ref}: {exc}", path) from exc
     try:
         return compare_documents(apis[0], apis[1], old_path, new_path)
     except SpecError as exc:
-        return f"{new_path} at {new.ref}: {exc}"
+        raise DocumentError(f"{new_path} at {new.ref}: {exc}", new_path) from exc
