@@ -19,12 +19,12 @@ from pathlib import Path
 from release_safety import jsonio
 from release_safety.artifact import unknown_artifact
 from release_safety.errors import InputError
-from release_safety.generate import Release, ReleaseSettings, analyse_release
+from release_safety.generate import Release, analyse_release
 from release_safety.gitrepo import GitRepo, ReleaseTag
 from release_safety.index import apply_floor, entry_from_artifact, upsert
 from release_safety.model import Artifact, Index
+from release_safety.releasesettings import ReleaseSettings, SettingsAt
 from release_safety.settings import Settings
-from release_safety.surfaces.settingsdiff import SettingsAt
 from release_safety.versions import Version
 
 CHECKPOINT_SECONDS = 2.0

@@ -3,9 +3,8 @@ from pathlib import Path
 
 from release_safety import reportcache
 from release_safety.findings import Finding, MigrationsReport, SurfaceReport
-from release_safety.generate import ReleaseSettings
+from release_safety.releasesettings import ReleaseSettings, SettingsAt
 from release_safety.settings import Settings
-from release_safety.surfaces.settingsdiff import SettingsAt
 
 
 def judged_with(settings: Settings, previous: Settings | None = None) -> str:

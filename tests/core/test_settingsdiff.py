@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from release_safety.releasesettings import SettingsAt
 from release_safety.settings import parse_settings
 from release_safety.snapshot import MemorySnapshot
-from release_safety.surfaces.settingsdiff import SettingsAt, analyse, diff_settings, key_line
+from release_safety.surfaces.settingsdiff import analyse, diff_settings, key_line
 
 OLD = MemorySnapshot(
     {"openapi.yaml": "x", "db/migrations/001.sql": "x", ".env.example": "A=1"}, ref="v1"

@@ -11,15 +11,9 @@ import click
 from release_safety import jsonio
 from release_safety.checkpr import GateResult, gate
 from release_safety.findings import Finding, all_findings
-from release_safety.generate import (
-    Generated,
-    Release,
-    analyse_release,
-    release_settings,
-    settings_at_ref,
-    settings_file,
-)
+from release_safety.generate import Generated, Release, analyse_release
 from release_safety.gitrepo import GitRepo
+from release_safety.releasesettings import release_settings, settings_at_ref, settings_file
 from release_safety.render.github import comment_body, headline
 from release_safety.render.markdown import upgrade_safety_section
 from release_safety.snapshot import Snapshot

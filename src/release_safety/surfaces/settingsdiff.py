@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from release_safety.discovery import matched
 from release_safety.findings import Coverage, Finding, Rule, SurfaceReport, register
+from release_safety.releasesettings import SettingsAt
 from release_safety.settings import SETTINGS_FILE, Settings
 from release_safety.snapshot import Snapshot
 from release_safety.surfaces.migrations.discover import migration_files
@@ -71,16 +71,6 @@ WEIGHING_KEYS = (
 )
 LOOSENING_FLAGS = ("rest.external_refs", "declarations.annotations")
 """Booleans whose change from true to false reads less."""
-
-
-@dataclass(frozen=True)
-class SettingsAt:
-    """The settings a ref is judged with, and where they come from (`text` None: defaults)."""
-
-    settings: Settings
-    where: str
-    text: str | None = None
-    blob: str | None = None
 
 
 def _value(settings: Settings, key: str) -> Any:
