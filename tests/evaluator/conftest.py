@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 import uvicorn
-from evaluator_support import NOW_MS, SEED, Client, Running, free_socket
+from evaluator_support import NOW_US, SEED, Client, Running, free_socket
 
 from release_safety.evaluator.app import create_app
 from release_safety.evaluator.fixture import check_data
@@ -22,12 +22,12 @@ def start_server() -> Iterator[Callable[..., Running]]:
     """Start evaluators (uvicorn in a thread, real sockets); all stop at the end."""
     servers: list[tuple[uvicorn.Server, threading.Thread]] = []
 
-    def start(data: dict[str, Any] | None = None, now_ms: int = NOW_MS) -> Running:
+    def start(data: dict[str, Any] | None = None, now_us: int = NOW_US) -> Running:
         data = copy.deepcopy(SEED if data is None else data)
         check_data(data, "test data")
         store = Store()
-        store.load(data, now_ms)
-        app = create_app(store, lambda: now_ms)
+        store.load(data, now_us)
+        app = create_app(store, lambda: now_us)
         sock = free_socket()
         config = uvicorn.Config(app, log_level="warning", access_log=False)
         server = uvicorn.Server(config)

@@ -23,7 +23,7 @@ from release_safety.evaluator.store import Store
 from release_safety.evaluator.times import parse_instant
 
 NOW = "2026-11-20T12:00:00Z"
-NOW_MS = parse_instant(NOW)
+NOW_US = parse_instant(NOW)
 ROOT = Path(__file__).resolve().parents[2]
 SEED = bundled_seed()
 

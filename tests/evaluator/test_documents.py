@@ -105,9 +105,9 @@ def test_data_schema_is_a_valid_json_schema() -> None:
     ],
 )
 def test_times_absolute_and_relative(text: str, expected: str) -> None:
-    from evaluator_support import NOW_MS
+    from evaluator_support import NOW_US
 
-    assert format_time(parse_time(text, NOW_MS)) == expected
+    assert format_time(parse_time(text, NOW_US)) == expected
 
 
 def test_naive_time_is_rejected() -> None:

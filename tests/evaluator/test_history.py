@@ -12,7 +12,7 @@ from evaluator_support import (
     BOB_TOKEN,
     HISTORY,
     JAFFLE,
-    NOW_MS,
+    NOW_US,
     SEED,
     Client,
     Running,
@@ -21,13 +21,14 @@ from evaluator_support import (
     uuid_of,
 )
 
-from release_safety.evaluator.times import format_time
+from release_safety.evaluator.times import MINUTE_US, format_time
 
-MINUTE = 60_000
+MINUTE = MINUTE_US
 
 
 def at(minutes_ago: float, extra_ms: int = 0) -> str:
-    return format_time(NOW_MS - round(minutes_ago * MINUTE) + extra_ms)
+    """A time `minutes_ago` before the clock, moved `extra_ms` later."""
+    return format_time(NOW_US - round(minutes_ago * MINUTE) + extra_ms * 1_000)
 
 
 def uuids(results: dict[str, Any]) -> list[str]:
@@ -170,7 +171,7 @@ def test_page_past_the_end_and_page_size_cap(client: Client) -> None:
     capped = client.history(pageSize=1000)
     assert capped["pagination"]["pageSize"] == 100
     assert len(capped["data"]) == min(total, 100)
-    far = client.history(page=10**30)
+    far = client.history(page=2**53 - 1)  # the largest page taken (an exact JSON number)
     assert far["data"] == []
 
 

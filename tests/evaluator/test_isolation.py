@@ -12,7 +12,7 @@ from evaluator_support import (
     BOB_TOKEN,
     JAFFLE,
     MARKETING,
-    NOW_MS,
+    NOW_US,
     Running,
     dataset,
     make_run,
@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from release_safety.evaluator.derive import CONTEXTS
-from release_safety.evaluator.times import format_time
+from release_safety.evaluator.times import MINUTE_US, format_time
 
 DAVE = uuid_of("user", "dave")
 DAVE_TOKEN = "ldpat_" + "d4" * 16
@@ -59,7 +59,7 @@ def build(specs: list[dict[str, Any]]) -> dict[str, Any]:
     runs = [
         make_run(
             f"r{index}",
-            format_time(NOW_MS - spec["minutes"] * 60_000),
+            format_time(NOW_US - spec["minutes"] * MINUTE_US),
             user=spec["owner"],
             project=spec["project"],
             context=spec["context"],
@@ -83,7 +83,7 @@ def test_no_user_ever_sees_another_users_run(start_server: Callable[..., Running
     @given(specs=runs_strategy, filters=filters_strategy, viewer=st.sampled_from(list(TOKENS)))
     def check(specs: list[dict[str, Any]], filters: dict[str, Any], viewer: str) -> None:
         data = build(specs)
-        running.store.load(data, NOW_MS)
+        running.store.load(data, NOW_US)
         owner_of = {run["queryUuid"]: run["userUuid"] for run in data["queryRuns"]}
         results = running.client.history(TOKENS[viewer], **filters)
         assert all(owner_of[row["queryUuid"]] == viewer for row in results["data"])

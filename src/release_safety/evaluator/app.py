@@ -1,25 +1,29 @@
 """The evaluator's ASGI application (Starlette): routes, authentication, the error payload.
 
 Each handler is a plain function of a `Call` (connection, caller, query string, path values,
-body, clock) run in the thread pool; what it returns becomes `{status: ok, results}`, what it
-raises as ApiError becomes the error payload, anything else a 500 that exposes no internals.
+body, clock). Handlers run on the event loop itself: each is a few indexed SQLite reads or one
+small write, and handing work to a thread would cost more than the work. What a handler returns
+becomes `{status: ok, results}`, what it raises as ApiError the error payload, anything else a
+500 that exposes no internals.
+
+The token is checked before the body is read; a body is read up to MAX_BODY_BYTES (413 past
+that) and may nest MAX_DEPTH levels (400 deeper), so no request costs more than that to refuse.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import sqlite3
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
+import orjson
 from starlette.applications import Starlette
-from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.routing import Route
 
 from release_safety.evaluator import content, history
@@ -30,6 +34,7 @@ from release_safety.evaluator.auth import (
     require_project_admin,
 )
 from release_safety.evaluator.compile import compile_metric_query
+from release_safety.evaluator.encoding import dumps
 from release_safety.evaluator.errors import ApiError, not_found
 from release_safety.evaluator.execute import OPERATIONS, execute
 from release_safety.evaluator.openapi import check_body
@@ -38,6 +43,8 @@ from release_safety.evaluator.store import Store
 
 log = logging.getLogger("release_safety.evaluator")
 HTTP_NAMES = {404: "NotFoundError", 405: "MethodNotAllowedError", 400: "ParameterError"}
+MAX_BODY_BYTES = 1 << 20
+MAX_DEPTH = 64
 
 
 @dataclass(frozen=True)
@@ -56,64 +63,98 @@ class Call:
 Handler = Callable[[Call], Any]
 
 
-def _error(exc: ApiError) -> JSONResponse:
-    return JSONResponse(exc.payload(), status_code=exc.status_code)
+def _json(payload: Any, status_code: int = 200, headers: dict[str, str] | None = None) -> Response:
+    return Response(dumps(payload), status_code, headers, media_type="application/json")
 
 
-def _reject_constant(name: str) -> None:
-    raise ValueError(f"{name} is not JSON")
+def _error(exc: ApiError) -> Response:
+    return _json(exc.payload(), exc.status_code)
+
+
+def _too_large() -> ApiError:
+    return ApiError(413, "PayloadTooLargeError", f"The request body is over {MAX_BODY_BYTES} bytes")
+
+
+async def _read_body(request: Request) -> bytes:
+    """The body, refused with 413 as soon as it is known to be over the cap."""
+    declared = request.headers.get("content-length", "")
+    if declared.isascii() and declared.isdigit() and int(declared[:20]) > MAX_BODY_BYTES:
+        raise _too_large()
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            raise _too_large()
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _too_deep(value: Any) -> bool:
+    """Whether a parsed JSON value nests more than MAX_DEPTH arrays and objects."""
+    level = [value]
+    for _ in range(MAX_DEPTH):
+        level = [
+            child
+            for node in level
+            if isinstance(node, dict | list)
+            for child in (node.values() if isinstance(node, dict) else node)
+        ]
+        if not level:
+            return False
+    return any(isinstance(node, dict | list) for node in level)
 
 
 def _parse_body(raw: bytes) -> Any:
     try:
-        return json.loads(raw, parse_constant=_reject_constant)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise ApiError(400, "ParameterError", "The request body must be a JSON document") from exc
+        body = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:  # orjson also refuses over 1,024 levels
+        raise ApiError(400, "ParameterError", f"The request body is not JSON: {exc}") from exc
+    if _too_deep(body):
+        raise ApiError(400, "ParameterError", f"The request body nests over {MAX_DEPTH} levels")
+    return body
 
 
 def _serve(
     store: Store, clock: Callable[[], int], handler: Handler, body_schema: str | None
-) -> Callable[[Request], Awaitable[Response]]:
-    def work(request: Request, raw: bytes) -> Any:
-        conn = store.conn()
-        now = clock()
-        caller = authenticate(conn, request.headers.get("authorization"), now)
-        body = None
-        if body_schema is not None:
-            body = _parse_body(raw)
-            check_body(body_schema, body)
-        params = Params(request.query_params)
-        call = Call(conn, store, caller, params, dict(request.path_params), body, now)
-        return handler(call)
-
+) -> Callable[[Request], Any]:
     async def endpoint(request: Request) -> Response:
         try:
-            raw = await request.body() if body_schema is not None else b""
-            results = await run_in_threadpool(work, request, raw)
+            now = clock()
+            caller = authenticate(store, request.headers.get("authorization"), now)
+            body = None
+            if body_schema is not None:
+                body = _parse_body(await _read_body(request))
+                check_body(body_schema, body)
+            params = Params(request.query_params)
+            path = request.path_params
+            results = handler(Call(store.conn(), store, caller, params, path, body, now))
         except ApiError as exc:
             return _error(exc)
         except Exception:
             log.exception("unexpected error on %s %s", request.method, request.url.path)
             return _error(ApiError(500, "UnexpectedServerError", "Something went wrong."))
-        if isinstance(results, history.RawJson):
-            text = f'{{"status":"ok","results":{results}}}'
-            return Response(text.encode("utf-8"), media_type="application/json")
-        return JSONResponse({"status": "ok", "results": results})
+        if isinstance(results, bytes):  # already JSON
+            return Response(
+                b'{"status":"ok","results":%b}' % results, media_type="application/json"
+            )
+        return _json({"status": "ok", "results": results})
 
     return endpoint
 
 
-def list_history(call: Call) -> history.RawJson:
+def list_history(call: Call) -> bytes:
     query = history.parse_query(call.params)
     project = call.path["projectUuid"]
     require_project(call.conn, call.caller, project)
-    return history.list_history(call.conn, query, project, call.caller.uuid, call.now)
+    return history.list_history(call.store, query, project, call.caller.uuid, call.now)
 
 
 def query_status(call: Call) -> dict[str, Any]:
     project = call.path["projectUuid"]
     require_project(call.conn, call.caller, project)
-    found = history.run_status(call.conn, project, call.caller.uuid, call.path["queryUuid"])
+    scope = call.store.scope(project, call.caller.uuid)
+    found = history.run_status(call.conn, scope, call.path["queryUuid"])
     if found is None:
         raise not_found(f"Query {call.path['queryUuid']} not found")
     return found
@@ -123,7 +164,7 @@ def execute_query(operation: str, call: Call) -> dict[str, Any]:
     project = call.path["projectUuid"]
     require_project(call.conn, call.caller, project)
     with call.store.writing() as conn:
-        return execute(conn, operation, project, call.caller.uuid, call.body, call.now)
+        return execute(call.store, conn, operation, project, call.caller.uuid, call.body, call.now)
 
 
 def saved_chart(call: Call) -> dict[str, Any]:
@@ -139,7 +180,7 @@ def compile_query(call: Call) -> dict[str, Any]:
     ).fetchone()
     if row is None:
         raise not_found(f"Explore {explore} not found")
-    sql = compile_metric_query(explore, row["sql_table"], json.loads(row["fields"]), call.body)
+    sql = compile_metric_query(explore, row["sql_table"], orjson.loads(row["fields"]), call.body)
     return {"query": sql}
 
 
@@ -200,8 +241,7 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     name = HTTP_NAMES.get(code, "UnexpectedServerError" if code >= 500 else "ApiError")
     detail = exc.detail if isinstance(exc, HTTPException) else "Something went wrong."
     headers = getattr(exc, "headers", None)
-    payload = ApiError(code, name, str(detail)).payload()
-    return JSONResponse(payload, status_code=code, headers=headers)
+    return _json(ApiError(code, name, str(detail)).payload(), code, headers)
 
 
 def create_app(store: Store, clock: Callable[[], int]) -> Starlette:

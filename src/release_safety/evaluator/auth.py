@@ -8,7 +8,7 @@ import sqlite3
 from dataclasses import dataclass
 
 from release_safety.evaluator.errors import forbidden, not_found, unauthorized
-from release_safety.evaluator.store import token_hash
+from release_safety.evaluator.store import Store, token_hash
 
 _HEADER = re.compile(r"^ApiKey (ldpat_[0-9a-f]{32})$")
 PROJECT_ROLES = ("viewer", "interactive_viewer", "editor", "developer", "admin")
@@ -22,23 +22,20 @@ class Caller:
     org_role: str
 
 
-def authenticate(conn: sqlite3.Connection, header: str | None, now: int) -> Caller:
-    """The user of a valid, unexpired token (401 AuthorizationError otherwise)."""
+def authenticate(store: Store, header: str | None, now: int) -> Caller:
+    """The user of a valid, unexpired token (401 AuthorizationError otherwise); tokens and
+    their owners are read once, when the store is loaded."""
     if not header:
         raise unauthorized("Missing Authorization header: expected 'ApiKey <token>'")
     match = _HEADER.match(header.strip())
     if not match:
         raise unauthorized("Malformed Authorization header: expected 'ApiKey ldpat_<32 hex>'")
-    row = conn.execute(
-        "SELECT t.expires_at, u.uuid, u.org_role, u.is_active FROM tokens t"
-        " JOIN users u ON u.uuid = t.user_uuid WHERE t.hash = ?",
-        (token_hash(match.group(1)),),
-    ).fetchone()
-    if row is None or not row["is_active"]:
+    owner = store.tokens.get(token_hash(match.group(1)))
+    if owner is None or not owner.is_active:
         raise unauthorized("Unknown personal access token")
-    if row["expires_at"] is not None and row["expires_at"] <= now:
+    if owner.expires_at is not None and owner.expires_at <= now:
         raise unauthorized("Personal access token has expired")
-    return Caller(uuid=row["uuid"], org_role=row["org_role"])
+    return Caller(uuid=owner.user_uuid, org_role=owner.org_role)
 
 
 def project_role(conn: sqlite3.Connection, caller: Caller, project: str) -> str | None:

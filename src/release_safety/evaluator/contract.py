@@ -19,13 +19,12 @@ from typing import Any
 
 import httpx
 import yaml
-from openapi_schema_validator import OAS30Validator
+from jsonschema import Draft4Validator
 from openapi_spec_validator import validate as validate_spec
-from referencing import Registry, Resource
-from referencing.jsonschema import DRAFT4
 
 from release_safety.errors import CheckError, InputError
 from release_safety.evaluator.execute import operation_of
+from release_safety.evaluator.openapi import json_schema, schema_validator
 
 CHECKS = (
     "not_a_server_error",
@@ -163,7 +162,7 @@ def run_schemathesis(run: ContractRun, workdir: Path) -> ContractResult:
     )
 
 
-def _request_validator(spec: dict[str, Any], path: str) -> OAS30Validator | None:
+def _request_validator(spec: dict[str, Any], path: str) -> Draft4Validator | None:
     operation = spec.get("paths", {}).get(path, {}).get("post")
     if not isinstance(operation, dict):
         return None
@@ -171,12 +170,10 @@ def _request_validator(spec: dict[str, Any], path: str) -> OAS30Validator | None
     schema = content.get("application/json", {}).get("schema")
     if schema is None:
         return None
-    uri = "urn:contract-check:spec"
-    resource = Resource.from_contents(spec, default_specification=DRAFT4)
-    registry: Registry[Any] = Registry().with_resource(uri, resource)
     pointer = "/".join(p.replace("~", "~0").replace("/", "~1") for p in ("paths", path, "post"))
-    target = f"{uri}#/{pointer}/requestBody/content/application~1json/schema"
-    return OAS30Validator({"$ref": target}, registry=registry)
+    return schema_validator(
+        json_schema(spec), f"#/{pointer}/requestBody/content/application~1json/schema"
+    )
 
 
 def history_rows(client: httpx.Client, project: str) -> list[dict[str, Any]]:

@@ -14,7 +14,7 @@ from typing import Any
 
 from release_safety.evaluator.compile import compile_metric_query
 from release_safety.evaluator.errors import ApiError, not_found
-from release_safety.evaluator.store import insert_run
+from release_safety.evaluator.store import Store, insert_run
 from release_safety.evaluator.times import format_time
 
 # operation path suffix -> request-body schema of the OpenAPI document
@@ -85,6 +85,7 @@ def _saved_sql(conn: sqlite3.Connection, project: str, params: Mapping[str, Any]
 
 
 def execute(
+    store: Store,
     conn: sqlite3.Connection,
     operation: str,
     project: str,
@@ -116,5 +117,5 @@ def execute(
         "metricQuery": metric_query,
         "compiledSql": compiled,
     }
-    insert_run(conn, run, now)
+    insert_run(store, conn, run, now)
     return {"queryUuid": run["queryUuid"], "status": "pending"}

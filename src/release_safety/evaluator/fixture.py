@@ -1,8 +1,18 @@
-"""The evaluator's data file: read, validate against its JSON Schema, check references."""
+"""The evaluator's data file: read as a stream, validated against its JSON Schema, references
+and shapes checked.
+
+A data file of 100,000 runs is over 100 MB of JSON and about five times that as Python
+objects, so the runs are never held together: the top-level parts (organization, users,
+content...) are read whole, the `queryRuns` array one run at a time, each checked as it comes.
+"""
 
 from __future__ import annotations
 
+import codecs
 import json
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -11,11 +21,21 @@ from typing import Any
 import jsonschema
 import jsonschema_rs
 
-from release_safety.errors import InputError
+from release_safety.errors import CheckError, InputError
 from release_safety.evaluator.openapi import body_validator, fast_validator
-from release_safety.jsonio import read_json
 
 DATA = "release_safety.data.evaluator"
+RUNS = "queryRuns"
+CHUNK = 1 << 20  # characters read at a time
+MAX_VALUE = 64 << 20  # the largest single value (one run, one top-level part) in characters
+_SPACE = re.compile(r"[ \t\n\r]*")
+
+
+def _reject_constant(name: str) -> None:
+    raise ValueError(f"{name} is not JSON")
+
+
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 
 
 def _resource(name: str) -> Any:
@@ -34,11 +54,167 @@ def bundled_seed() -> dict[str, Any]:
     return seed
 
 
-def load_data(path: Path | None) -> dict[str, Any]:
-    """Read and check a data file; without a path, the bundled seed set."""
-    data = bundled_seed() if path is None else read_json(path)
-    check_data(data, str(path) if path else "bundled seed")
-    return dict(data)
+class _Reader:
+    """JSON values one at a time from a UTF-8 file, holding a window of it, not all of it."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        try:
+            self.handle = path.open("rb")
+        except FileNotFoundError as exc:
+            raise CheckError(f"{path}: no such file") from exc
+        except OSError as exc:
+            raise CheckError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+        self.decoder = codecs.getincrementaldecoder("utf-8")()
+        self.text = ""
+        self.pos = 0
+        self.consumed = 0  # characters dropped before `text`
+        self.eof = False
+
+    def close(self) -> None:
+        self.handle.close()
+
+    def _more(self) -> None:
+        try:
+            raw = self.handle.read(CHUNK)
+            chunk = self.decoder.decode(raw, final=not raw)
+        except OSError as exc:
+            raise CheckError(f"{self.path}: cannot read: {exc.strerror or exc}") from exc
+        except UnicodeDecodeError as exc:
+            raise InputError(f"{self.path}: not UTF-8: {exc.reason}") from exc
+        self.eof = not raw
+        self.consumed += self.pos
+        self.text = self.text[self.pos :] + chunk
+        self.pos = 0
+
+    def fail(self, message: str) -> InputError:
+        return InputError(f"{self.path}: not valid JSON: {message} at character {self._at()}")
+
+    def _at(self) -> int:
+        return self.consumed + self.pos
+
+    def peek(self) -> str:
+        """The next character that is not white space ('' at the end of the file)."""
+        while True:
+            self.pos = _SPACE.match(self.text, self.pos).end()  # type: ignore[union-attr]
+            if self.pos < len(self.text) or self.eof:
+                return self.text[self.pos : self.pos + 1]
+            self._more()
+
+    def expect(self, char: str) -> None:
+        if self.peek() != char:
+            raise self.fail(f"expected {char!r}")
+        self.pos += 1
+
+    def value(self) -> Any:
+        """The next JSON value; more of the file is read while the value is cut short."""
+        self.peek()
+        while True:
+            try:
+                value, end = _DECODER.raw_decode(self.text, self.pos)
+            except json.JSONDecodeError as exc:
+                if self.eof:
+                    raise self.fail(exc.msg) from exc
+            except ValueError as exc:  # NaN or Infinity, or an integer past Python's digit cap
+                raise self.fail(str(exc)) from exc
+            except RecursionError as exc:
+                raise self.fail("nested too deep") from exc
+            else:
+                if end < len(self.text) or self.eof:  # a number at the end may go on
+                    self.pos = end
+                    return value
+            if len(self.text) - self.pos > MAX_VALUE:
+                raise self.fail(f"a value over {MAX_VALUE} characters")
+            self._more()
+
+
+@dataclass
+class DataSet:
+    """A data set: the top-level parts but the runs, and where the runs come from.
+
+    From a file, `runs()` streams the `queryRuns` array; a part that follows the array in the
+    file is only known once the runs were read (`late_parts`), and a loader then reads the
+    runs a second time with every part known."""
+
+    where: str
+    parts: dict[str, Any]
+    path: Path | None = None
+    run_list: list[Any] | None = None
+    late_parts: bool = False
+    runs_seen: bool = False
+
+    def runs(self) -> Iterator[Any]:
+        """The runs, unchecked, in file order."""
+        if self.path is None:
+            yield from self.run_list or []
+            return
+        reader = _Reader(self.path)
+        try:
+            yield from self._walk(reader)
+        finally:
+            reader.close()
+
+    def _walk(self, reader: _Reader) -> Iterator[Any]:
+        reader.expect("{")
+        seen: set[str] = set()
+        after_runs = False
+        while reader.peek() != "}":
+            if seen:
+                reader.expect(",")
+            key = reader.value()
+            if not isinstance(key, str):
+                raise reader.fail("expected a key")
+            if key in seen:
+                raise InputError(f"{self.where}: /{key}: duplicate key")
+            seen.add(key)
+            reader.expect(":")
+            if key == RUNS:
+                self.runs_seen = after_runs = True
+                yield from self._runs(reader)
+                continue
+            value = reader.value()
+            if key not in self.parts:
+                self.parts[key] = value
+                self.late_parts = self.late_parts or after_runs
+        reader.expect("}")
+        if reader.peek():
+            raise reader.fail("extra data after the document")
+
+    @staticmethod
+    def _runs(reader: _Reader) -> Iterator[Any]:
+        if reader.peek() != "[":
+            yield reader.value()  # not an array: the schema check names it
+            return
+        reader.expect("[")
+        if reader.peek() == "]":
+            reader.expect("]")
+            return
+        while True:
+            yield reader.value()
+            if reader.peek() == "]":
+                reader.expect("]")
+                return
+            reader.expect(",")
+
+    def has_runs(self) -> bool:
+        """Whether the document has a `queryRuns` key (known once `runs()` was read)."""
+        return self.runs_seen if self.path is not None else self.run_list is not None
+
+
+def dataset_of(data: Mapping[str, Any], where: str) -> DataSet:
+    """A data set held in memory (the seed, a test's data)."""
+    parts = {key: value for key, value in data.items() if key != RUNS}
+    runs = data.get(RUNS)
+    return DataSet(where, parts, run_list=runs if isinstance(runs, list) else None)
+
+
+def read_data(path: Path | None) -> DataSet:
+    """The data set of a file, streamed; without a path, the bundled seed."""
+    if path is None:
+        return dataset_of(bundled_seed(), "bundled seed")
+    reader = _Reader(path)
+    reader.close()  # opened once to report a missing or unreadable file now
+    return DataSet(str(path), {}, path=path)
 
 
 def _duplicates(items: list[Any], key: str) -> set[str]:
@@ -55,28 +231,51 @@ def _fast_data_validator() -> jsonschema_rs.Validator:
     return jsonschema_rs.Draft202012Validator(data_schema())
 
 
-def check_data(data: Any, where: str) -> None:
-    """Raise InputError naming the first schema or reference problem of a data set.
+@cache
+def _run_schema() -> dict[str, Any]:
+    """The schema of one run, beside the definitions it refers to."""
+    schema = data_schema()
+    return {
+        "$schema": schema["$schema"],
+        "$defs": schema["$defs"],
+        **schema["properties"][RUNS]["items"],
+    }
+
+
+@cache
+def _fast_run_validator() -> jsonschema_rs.Validator:
+    return jsonschema_rs.Draft202012Validator(_run_schema())
+
+
+def _schema_error(schema: dict[str, Any], value: Any, place: str) -> None:
+    """Raise InputError naming the best-matching schema error of an invalid value."""
+    error = jsonschema.exceptions.best_match(
+        jsonschema.Draft202012Validator(schema).iter_errors(value)
+    )
+    if error is not None:
+        pointer = "".join(f"/{part}" for part in error.absolute_path)
+        raise InputError(f"{place}{pointer or '/'}: {error.message}")
+
+
+def check_parts(data: DataSet) -> None:
+    """Raise InputError naming the first schema or reference problem of the parts.
 
     A compiled validator answers whether the data is valid; only invalid data goes through
     the slower validator that explains the best-matching error."""
-    if not _fast_data_validator().is_valid(data):
-        validator = jsonschema.Draft202012Validator(data_schema())
-        error = jsonschema.exceptions.best_match(validator.iter_errors(data))
-        if error is not None:
-            pointer = "/" + "/".join(str(part) for part in error.absolute_path)
-            raise InputError(f"{where}: {pointer}: {error.message}")
-    projects = {p["uuid"] for p in data["projects"]}
-    users = {u["uuid"] for u in data["users"]}
+    where, parts = data.where, data.parts
+    document = {**parts, RUNS: []} if data.has_runs() else parts
+    if not _fast_data_validator().is_valid(document):
+        _schema_error(data_schema(), document, f"{where}: ")
     for kind in ("projects", "users", "savedCharts", "savedSqlCharts", "dashboards", "spaces"):
-        dups = _duplicates(data.get(kind, []), "uuid")
+        dups = _duplicates(parts.get(kind, []), "uuid")
         if dups:
             raise InputError(f"{where}: /{kind}: duplicate uuid {sorted(dups)[0]}")
-    if _duplicates(data["queryRuns"], "queryUuid"):
-        raise InputError(f"{where}: /queryRuns: duplicate queryUuid")
-    emails = [u["email"].lower() for u in data["users"]]
+    emails = [u["email"].lower() for u in parts["users"]]
     if len(set(emails)) != len(emails):
         raise InputError(f"{where}: /users: duplicate email")
+    projects = {p["uuid"] for p in parts["projects"]}
+    users = {u["uuid"] for u in parts["users"]}
+    spaces = {s["uuid"] for s in parts.get("spaces", [])}
     refs = [
         (kind, index, "projectUuid", item.get("projectUuid"), projects)
         for kind in (
@@ -87,50 +286,69 @@ def check_data(data: Any, where: str) -> None:
             "savedSqlCharts",
             "dashboards",
             "catalogMetrics",
-            "queryRuns",
         )
-        for index, item in enumerate(data.get(kind, []))
+        for index, item in enumerate(parts.get(kind, []))
     ]
     refs += [
-        (kind, index, "userUuid", item["userUuid"], users)
-        for kind in ("projectRoles", "queryRuns")
-        for index, item in enumerate(data.get(kind, []))
+        ("projectRoles", index, "userUuid", item["userUuid"], users)
+        for index, item in enumerate(parts.get("projectRoles", []))
     ]
     refs += [
         ("dashboards", index, "createdBy", item["createdBy"], users)
-        for index, item in enumerate(data.get("dashboards", []))
+        for index, item in enumerate(parts.get("dashboards", []))
     ]
-    spaces = {s["uuid"] for s in data.get("spaces", [])}
     refs += [
         (kind, index, "spaceUuid", item["spaceUuid"], spaces)
         for kind in ("savedCharts", "dashboards")
-        for index, item in enumerate(data.get(kind, []))
+        for index, item in enumerate(parts.get(kind, []))
     ]
     for kind, index, key, value, known in refs:
         if value not in known:
             raise InputError(f"{where}: /{kind}/{index}/{key}: unknown {value!r}")
-    _check_shapes(data, where)
+    for index, chart in enumerate(parts.get("savedCharts", [])):
+        _check_shape(chart, "metricQuery", "MetricQuery", f"{where}: /savedCharts/{index}")
 
 
-def _check_shapes(data: Any, where: str) -> None:
-    """Echoed request parameters and metric queries must fit the served OpenAPI schemas."""
-    checks = [
-        ("ExecuteAsyncQueryRequestParams", f"/queryRuns/{i}/requestParameters", run)
-        for i, run in enumerate(data["queryRuns"])
-    ]
-    checks += [
-        ("MetricQuery", f"/queryRuns/{i}/metricQuery", run)
-        for i, run in enumerate(data["queryRuns"])
-        if run.get("metricQuery") is not None
-    ]
-    checks += [
-        ("MetricQuery", f"/savedCharts/{i}/metricQuery", chart)
-        for i, chart in enumerate(data.get("savedCharts", []))
-    ]
-    for schema, pointer, owner in checks:
-        value = owner[pointer.rsplit("/", 1)[1]]
-        if fast_validator(schema).is_valid(value):
-            continue
-        error = jsonschema.exceptions.best_match(body_validator(schema).iter_errors(value))
-        if error is not None:
-            raise InputError(f"{where}: {pointer}: does not fit {schema}: {error.message}")
+def _check_shape(owner: Mapping[str, Any], key: str, schema: str, place: str) -> None:
+    """An echoed value must fit the served OpenAPI schema, so every answer fits the document."""
+    value = owner[key]
+    if fast_validator(schema).is_valid(value):
+        return
+    error = jsonschema.exceptions.best_match(body_validator(schema).iter_errors(value))
+    if error is not None:
+        raise InputError(f"{place}/{key}: does not fit {schema}: {error.message}")
+
+
+class RunChecker:
+    """Checks runs one by one against the schema, the parts they name, and each other."""
+
+    def __init__(self, data: DataSet) -> None:
+        self.where = data.where
+        self.projects = {p["uuid"] for p in data.parts["projects"]}
+        self.users = {u["uuid"] for u in data.parts["users"]}
+        self.seen: set[str] = set()
+
+    def check(self, index: int, run: Any) -> Mapping[str, Any]:
+        """The run, checked (InputError naming its place otherwise)."""
+        place = f"{self.where}: /{RUNS}/{index}"
+        if not _fast_run_validator().is_valid(run):
+            _schema_error(_run_schema(), run, place)
+        if run["queryUuid"] in self.seen:
+            raise InputError(f"{place}/queryUuid: duplicate queryUuid {run['queryUuid']!r}")
+        self.seen.add(run["queryUuid"])
+        for key, known in (("projectUuid", self.projects), ("userUuid", self.users)):
+            if run[key] not in known:
+                raise InputError(f"{place}/{key}: unknown {run[key]!r}")
+        _check_shape(run, "requestParameters", "ExecuteAsyncQueryRequestParams", place)
+        if run.get("metricQuery") is not None:
+            _check_shape(run, "metricQuery", "MetricQuery", place)
+        return dict(run)
+
+
+def check_data(data: Mapping[str, Any], where: str) -> None:
+    """Check a whole data set held in memory (InputError on the first problem)."""
+    dataset = dataset_of(data, where)
+    check_parts(dataset)
+    checker = RunChecker(dataset)
+    for index, run in enumerate(dataset.runs()):
+        checker.check(index, run)

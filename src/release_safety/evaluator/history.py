@@ -6,31 +6,32 @@ bounds on createdAt with an inclusive newer end (a run exactly 5 minutes old is 
 
 from __future__ import annotations
 
-import json
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from release_safety.evaluator.params import Params, offset_of, page_info, pagination
-from release_safety.evaluator.store import BUCKET_MS
-from release_safety.evaluator.times import MINUTE_MS
+import orjson
 
-WINDOWS: tuple[tuple[str, int, int], ...] = (
-    ("lastFewMinutes", 0, 5),
-    ("lastHour", 5, 60),
-    ("last24Hours", 60, 1_440),
-    ("last7Days", 1_440, 10_080),
-    ("last30Days", 10_080, 43_200),
+from release_safety.evaluator.counts import (
+    SCOPE_MINUTES,
+    TRIGGER_NAMES,
+    WINDOW_NAMES,
+    WINDOWS,
+    Series,
+    tally,
 )
-WINDOW_NAMES = tuple(name for name, _, _ in WINDOWS)
-TRIGGER_NAMES = ("interactive", "apps", "scheduled")
+from release_safety.evaluator.params import Params, offset_of, page_info, pagination
+from release_safety.evaluator.store import SEARCH_COLUMNS, Store
+from release_safety.evaluator.times import MINUTE_US
+
 LANGUAGES = ("semantic", "sql")
 STATUSES = ("pending", "queued", "executing", "expired", "ready", "error", "cancelled")
 SORTS = ("createdAt", "runtime")
-SEARCH_COLUMNS = ("s_sql", "s_explore", "s_fields", "s_chart", "s_sql_chart", "s_dashboard")
 DEFAULT_PAGE_SIZE = 25
 MAX_PAGE_SIZE = 100
-SEVEN_DAYS_MINUTES = 10_080
+MAX_TRIGRAMS = 16  # a long needle is looked up by a spread of its trigrams, then confirmed
+_MATCHES = "(" + " OR ".join(f"instr({c}, :needle) > 0" for c in SEARCH_COLUMNS) + ")"
 
 
 @dataclass(frozen=True)
@@ -71,168 +72,136 @@ def parse_query(params: Params) -> HistoryQuery:
     )
 
 
-def _bounds(window: str, now: int) -> tuple[int, int]:
-    """(older exclusive, newer inclusive) createdAt bounds of a window."""
-    _, newer, older = next(w for w in WINDOWS if w[0] == window)
-    return now - older * MINUTE_MS, now - newer * MINUTE_MS
+def _bounds(query: HistoryQuery, now: int) -> tuple[int, int]:
+    """(older exclusive, newer inclusive) createdAt bounds of the rows."""
+    if query.window is None:
+        return now - SCOPE_MINUTES * MINUTE_US, now
+    _, newer, older = WINDOWS[WINDOW_NAMES.index(query.window)]
+    return now - older * MINUTE_US, now - newer * MINUTE_US
 
 
-def _common_filters(
-    query: HistoryQuery, project: str, user: str, now: int
-) -> tuple[list[str], list[Any]]:
-    """Scope plus every filter that applies to both the rows and all counts."""
-    clauses = ["project_uuid = ?", "user_uuid = ?", "created_at > ?", "created_at <= ?"]
-    args: list[Any] = [project, user, now - 43_200 * MINUTE_MS, now]
+def _filters(query: HistoryQuery) -> tuple[str, dict[str, Any]]:
+    """The language and status filters, which apply to the rows and to every count."""
+    clauses = ""
+    args: dict[str, Any] = {}
     if query.language:
-        clauses.append("language = ?")
-        args.append(query.language)
+        clauses += " AND language = :language"
+        args["language"] = query.language
     if query.statuses:
-        clauses.append(f"status IN ({', '.join('?' * len(query.statuses))})")
-        args.extend(query.statuses)
-    needle = query.search.lower()
-    if needle and "\x00" not in needle:
-        clauses.append("instr(haystack, ?) > 0")  # one call over the NUL-joined texts
-        args.append(needle)
-    elif needle:
-        clauses.append("(" + " OR ".join(f"instr({c}, ?) > 0" for c in SEARCH_COLUMNS) + ")")
-        args.extend([needle] * len(SEARCH_COLUMNS))
+        marks = ", ".join(f":status{i}" for i in range(len(query.statuses)))
+        clauses += f" AND status IN ({marks})"
+        args.update({f"status{i}": status for i, status in enumerate(query.statuses)})
     return clauses, args
 
 
-def _window_case(column: str, now: int) -> str:
-    """SQL giving the index of the window that holds `column` (a createdAt in ms)."""
-    whens = " ".join(
-        f"WHEN {column} > {now - older * MINUTE_MS} THEN {index}"
-        for index, (_, _, older) in enumerate(WINDOWS)
-    )
-    return f"CASE {whens} END"
+def fts_query(needle: str) -> str | None:
+    """The full-text query whose matches include every text holding `needle` (lowercased),
+    or None when the trigram index cannot help: under 3 characters, or a NUL."""
+    if len(needle) < 3 or "\x00" in needle:
+        return None
+    grams = list(dict.fromkeys(needle[i : i + 3] for i in range(len(needle) - 2)))
+    if len(grams) > MAX_TRIGRAMS:
+        step = (len(grams) - 1) / (MAX_TRIGRAMS - 1)
+        grams = [grams[round(i * step)] for i in range(MAX_TRIGRAMS)]
+    return " AND ".join('"' + gram.replace('"', '""') + '"' for gram in grams)
 
 
-def _count_rows(
-    conn: sqlite3.Connection,
-    query: HistoryQuery,
-    where: str,
-    args: list[Any],
-    now: int,
-) -> list[tuple[str, int, int, float]]:
-    """(trigger, window index, runs, runtime newer than 7 days) over the counted rows.
-
-    Without a search, whole buckets of `run_buckets` that no window edge cuts are summed, and
-    only the runs of the (at most six) buckets holding an edge are read one by one."""
-    week_start = now - SEVEN_DAYS_MINUTES * MINUTE_MS
-    exact = (
-        f"SELECT trigger, {_window_case('created_at', now)} AS w, count(*),"
-        f" total(CASE WHEN created_at > {week_start} THEN runtime END) FROM ({{rows}})"
-        " GROUP BY trigger, w"
-    )
-    select = "SELECT trigger, created_at, runtime FROM runs WHERE "
-    if query.search:
-        return list(conn.execute(exact.format(rows=select + where), args).fetchall())
-    edges = sorted(
-        {(now - older * MINUTE_MS) // BUCKET_MS for _, _, older in WINDOWS} | {now // BUCKET_MS}
-    )
-    # `where` starts with project, user, created_at > ?, created_at <= ?: narrow the two bounds
-    # to each edge bucket so the index range is the bucket, not the whole scope.
-    parts = [select + where for _ in edges]
-    edge_args = [
-        a
-        for edge in edges
-        for a in (
-            *args[:2],
-            max(args[2], edge * BUCKET_MS - 1),
-            min(args[3], (edge + 1) * BUCKET_MS - 1),
-            *args[4:],
-        )
-    ]
-    rows = conn.execute(exact.format(rows=" UNION ALL ".join(parts)), edge_args).fetchall()
-    filters = ["project_uuid = ?", "user_uuid = ?", "bucket > ?", "bucket < ?"]
-    filters.append(f"bucket NOT IN ({', '.join(map(str, edges))})")
-    summary_args: list[Any] = [args[0], args[1], edges[0], edges[-1]]
-    if query.language:
-        filters.append("language = ?")
-        summary_args.append(query.language)
-    if query.statuses:
-        filters.append(f"status IN ({', '.join('?' * len(query.statuses))})")
-        summary_args.extend(query.statuses)
-    start = f"bucket * {BUCKET_MS}"
-    rows += conn.execute(
-        f"SELECT trigger, {_window_case(start, now)} AS w, sum(runs),"
-        f" total(CASE WHEN {start} > {week_start} THEN runtime END)"
-        f" FROM run_buckets WHERE {' AND '.join(filters)} GROUP BY trigger, w",
-        summary_args,
-    ).fetchall()
-    return rows
+def _page(conn: sqlite3.Connection, ids: Sequence[int]) -> list[bytes]:
+    marks = ", ".join("?" * len(ids))
+    items = dict(conn.execute(f"SELECT id, item FROM runs WHERE id IN ({marks})", ids).fetchall())
+    return [items[i] for i in ids]
 
 
-def _counts(
-    conn: sqlite3.Connection, query: HistoryQuery, where: str, args: list[Any], now: int
-) -> tuple[dict[str, Any], int]:
-    """The counts object, and how many rows match every filter."""
-    rows = _count_rows(conn, query, where, args, now)
-    window_index = WINDOW_NAMES.index(query.window) if query.window else None
-    triggers = dict.fromkeys(TRIGGER_NAMES, 0)
-    windows = dict.fromkeys(WINDOW_NAMES, 0)
-    warehouse = 0.0
-    matching = 0
-    for trigger, bucket, count, runtime in rows:
-        if query.trigger in (None, trigger):
-            windows[WINDOW_NAMES[bucket]] += count
-            warehouse += runtime
-        if window_index in (None, bucket):
-            triggers[trigger] += count
-            if query.trigger in (None, trigger):
-                matching += count
-    counts = {
-        "total": sum(triggers.values()),
-        "triggers": triggers,
-        "windows": windows,
-        "warehouseTimeMsLast7Days": int(warehouse) if warehouse.is_integer() else warehouse,
-    }
-    return counts, matching
-
-
-class RawJson(str):
-    """Results already encoded as JSON (stored items are spliced in, not re-encoded)."""
-
-
-def list_history(
-    conn: sqlite3.Connection, query: HistoryQuery, project: str, user: str, now: int
-) -> RawJson:
-    """The `results` object of the history list (data, pagination, counts) as JSON text."""
-    clauses, args = _common_filters(query, project, user, now)
-    counts, total = _counts(conn, query, " AND ".join(clauses), args, now)
-    if query.trigger:
-        clauses.append("trigger = ?")
-        args.append(query.trigger)
-    if query.window:
-        older, newer = _bounds(query.window, now)
-        clauses[2:4] = ["created_at > ?", "created_at <= ?"]
-        args[2:4] = [older, newer]
-    where = " AND ".join(clauses)
-    order = "created_at DESC, query_uuid"
+def _searched(
+    conn: sqlite3.Connection, query: HistoryQuery, scope: int, now: int
+) -> tuple[dict[str, Any], int, list[bytes]]:
+    """Counts, total and page of a search: every matching run of the scope is read."""
+    needle = query.search.lower()
+    clauses, args = _filters(query)
+    args.update(scope=scope, older=now - SCOPE_MINUTES * MINUTE_US, now=now, needle=needle)
     source = "runs"
-    if query.sort_by == "runtime":
-        order = "runtime_key DESC, " + order
-        source = "runs INDEXED BY runs_by_runtime"  # walk in order; never sort the whole scope
+    match = fts_query(needle)
+    if match is not None:
+        source = "runs JOIN runs_search s ON s.rowid = runs.id AND runs_search MATCH :match"
+        args["match"] = match
     rows = conn.execute(
-        f"SELECT item FROM {source} WHERE {where} ORDER BY {order} LIMIT ? OFFSET ?",
-        [*args, query.page_size, offset_of(query.page, query.page_size)],
+        f"SELECT id, trigger, created_at, runtime, runtime_key, query_uuid FROM {source}"
+        f" WHERE scope = :scope AND created_at > :older AND created_at <= :now{clauses}"
+        f" AND {_MATCHES} ORDER BY created_at",
+        args,
     ).fetchall()
-    pages = json.dumps(page_info(query.page, query.page_size, total))
-    data = ",".join(row[0] for row in rows)
-    return RawJson(f'{{"data":[{data}],"pagination":{pages},"counts":{json.dumps(counts)}}}')
+    by_trigger = {name: Series() for name in TRIGGER_NAMES}
+    for _, trigger, created, runtime, _, _ in rows:
+        by_trigger[trigger].append(created, runtime)
+    counts, total = tally(
+        {name: [series] for name, series in by_trigger.items()}, query.trigger, query.window, now
+    )
+    older, newer = _bounds(query, now)
+    chosen = [row for row in rows if older < row[2] <= newer and query.trigger in (None, row[1])]
+    chosen.sort(key=lambda row: row[5])
+    chosen.sort(key=lambda row: row[2], reverse=True)
+    if query.sort_by == "runtime":
+        chosen.sort(key=lambda row: row[4], reverse=True)
+    start = offset_of(query.page, query.page_size)
+    return counts, total, _page(conn, [row[0] for row in chosen[start : start + query.page_size]])
+
+
+def _listed(
+    store: Store, query: HistoryQuery, scope: int, now: int
+) -> tuple[dict[str, Any], int, list[bytes]]:
+    """Counts from the count index; the page through the covering index of its sort."""
+    counts, total = tally(
+        store.counts.matching(scope, query.language, query.statuses),
+        query.trigger,
+        query.window,
+        now,
+    )
+    clauses, args = _filters(query)
+    older, newer = _bounds(query, now)
+    args.update(scope=scope, older=older, newer=newer)
+    if query.trigger:
+        clauses += " AND trigger = :trigger"
+        args["trigger"] = query.trigger
+    order, index = "created_at DESC, query_uuid", "runs_recent"
+    if query.sort_by == "runtime":
+        order, index = "runtime_key DESC, " + order, "runs_by_runtime"
+    args.update(limit=query.page_size, offset=offset_of(query.page, query.page_size))
+    rows = store.conn().execute(
+        f"SELECT item FROM runs INDEXED BY {index} WHERE scope = :scope"
+        f" AND created_at > :older AND created_at <= :newer{clauses}"
+        f" ORDER BY {order} LIMIT :limit OFFSET :offset",
+        args,
+    )
+    return counts, total, [row[0] for row in rows]
+
+
+def list_history(store: Store, query: HistoryQuery, project: str, user: str, now: int) -> bytes:
+    """The `results` object of the history list (data, pagination, counts) as JSON bytes."""
+    scope = store.scope(project, user)
+    items: list[bytes] = []
+    if scope is None:
+        counts, total = tally({}, query.trigger, query.window, now)[0], 0
+    elif query.search:
+        counts, total, items = _searched(store.conn(), query, scope, now)
+    else:
+        counts, total, items = _listed(store, query, scope, now)
+    pages = orjson.dumps(page_info(query.page, query.page_size, total))
+    return b'{"data":[%b],"pagination":%b,"counts":%b}' % (
+        b",".join(items),
+        pages,
+        orjson.dumps(counts),
+    )
 
 
 def run_status(
-    conn: sqlite3.Connection, project: str, user: str, query_uuid: str
+    conn: sqlite3.Connection, scope: int | None, query_uuid: str
 ) -> dict[str, Any] | None:
     """One of the caller's runs in the project, with its status; None when not theirs."""
     row = conn.execute(
-        "SELECT item FROM runs WHERE query_uuid = ? AND project_uuid = ? AND user_uuid = ?",
-        (query_uuid, project, user),
+        "SELECT item FROM runs WHERE query_uuid = ? AND scope = ?", (query_uuid, scope)
     ).fetchone()
     if row is None:
         return None
-    item = json.loads(row[0])
+    item = orjson.loads(row[0])
     keys = ("queryUuid", "status", "error", "createdAt", "totalRowCount", "resultsUpdatedAt")
     return {key: item[key] for key in keys}

@@ -9,8 +9,8 @@ from importlib import resources
 from typing import Any
 
 import jsonschema_rs
+from jsonschema import Draft4Validator
 from jsonschema.exceptions import ValidationError
-from openapi_schema_validator import OAS30Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT4
 
@@ -36,33 +36,53 @@ def openapi_document() -> dict[str, Any]:
     return document
 
 
-def _json_schema(node: Any) -> Any:
-    """OpenAPI 3.0 schema -> JSON Schema: `nullable: true` becomes `anyOf [..., null]`."""
+def json_schema(node: Any) -> Any:
+    """OpenAPI 3.0 schema -> JSON Schema: `nullable: true` becomes `anyOf [..., null]`.
+
+    Whatever stands beside it: `nullable` next to `anyOf` (no `type`) admits null too, as
+    OpenAPI 3.0.0 reads it and as the interface means it (a pivot value may be null), where a
+    strict 3.0.3 validator would ignore it and refuse the null a history row echoes."""
     if isinstance(node, list):
-        return [_json_schema(item) for item in node]
+        return [json_schema(item) for item in node]
     if not isinstance(node, dict):
         return node
-    out = {key: _json_schema(value) for key, value in node.items() if key != "nullable"}
+    out = {
+        key: json_schema(value)
+        for key, value in node.items()
+        if key != "nullable" or not isinstance(value, bool)
+    }
     if node.get("nullable") is True:
         return {"anyOf": [out, {"type": "null"}]}
     return out
 
 
 @cache
+def _json_document() -> dict[str, Any]:
+    document: dict[str, Any] = json_schema(openapi_document())
+    return document
+
+
+@cache
 def fast_validator(schema_name: str) -> jsonschema_rs.Validator:
     """A compiled (Rust) validator of one component schema, for bulk checks."""
-    components = _json_schema(openapi_document()["components"]["schemas"])
+    components = _json_document()["components"]["schemas"]
     root = {"$ref": f"#/components/schemas/{schema_name}", "components": {"schemas": components}}
     return jsonschema_rs.Draft202012Validator(root)
 
 
-@cache
-def body_validator(schema_name: str) -> OAS30Validator:
-    """A validator of one component schema, resolving references inside the document."""
-    resource = Resource.from_contents(openapi_document(), default_specification=DRAFT4)
+def schema_validator(document: dict[str, Any], pointer: str) -> Draft4Validator:
+    """A validator of the schema at `pointer` (`#/...`) of an OpenAPI 3.0 document already
+    turned into JSON Schema (`json_schema`): draft 4 reads `$ref` and `exclusiveMinimum` as
+    OpenAPI 3.0 does."""
+    resource = Resource.from_contents(document, default_specification=DRAFT4)
     registry: Registry[Any] = Registry().with_resource(SPEC_URI, resource)
-    schema = {"$ref": f"{SPEC_URI}#/components/schemas/{schema_name}"}
-    return OAS30Validator(schema, registry=registry)
+    return Draft4Validator({"$ref": f"{SPEC_URI}{pointer}"}, registry=registry)
+
+
+@cache
+def body_validator(schema_name: str) -> Draft4Validator:
+    """A validator of one component schema of the served document, explaining each error."""
+    return schema_validator(_json_document(), f"#/components/schemas/{schema_name}")
 
 
 def _field(error: ValidationError) -> str:

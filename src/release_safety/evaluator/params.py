@@ -10,7 +10,10 @@ from starlette.datastructures import QueryParams
 
 from release_safety.evaluator.errors import ApiError, invalid
 
-_INTEGER = re.compile(r"^[+-]?[0-9]+$")
+_INTEGER = re.compile(r"^([+-]?)0*([0-9]+)$")
+# Integers beyond a double's exact range are refused as values, before Python parses them
+# (a 5,000-digit page would otherwise raise past int()'s digit limit).
+MAX_INTEGER = 2**53 - 1
 
 
 class Params:
@@ -28,10 +31,15 @@ class Params:
         text = self.query.get(name)
         if text is None:
             return default
-        if not _INTEGER.match(text.strip()):
+        match = _INTEGER.match(text.strip())
+        if not match:
             self._fail(name, "invalid integer number", text)
             return default
-        return int(text)
+        sign, digits = match.groups()
+        if len(digits) > len(str(MAX_INTEGER)) or int(digits) > MAX_INTEGER:
+            self._fail(name, f"integer out of range (at most {MAX_INTEGER} in size)", text)
+            return default
+        return int(sign + digits)
 
     def enum(self, name: str, values: Sequence[str]) -> str | None:
         """One of `values`, or None when absent."""

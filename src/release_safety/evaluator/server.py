@@ -11,15 +11,15 @@ from starlette.applications import Starlette
 
 from release_safety.errors import CheckError, InputError
 from release_safety.evaluator.app import create_app
-from release_safety.evaluator.fixture import load_data
+from release_safety.evaluator.fixture import read_data
 from release_safety.evaluator.store import Store
-from release_safety.evaluator.times import now_ms, parse_instant
+from release_safety.evaluator.times import now_us, parse_instant
 
 
 def clock_of(now: str | None) -> Callable[[], int]:
-    """A fixed clock for `--now`, else the real one."""
+    """A fixed clock for `--now`, else the real one (epoch microseconds)."""
     if now is None:
-        return now_ms
+        return now_us
     try:
         fixed = parse_instant(now)
     except ValueError as exc:
@@ -28,10 +28,13 @@ def clock_of(now: str | None) -> Callable[[], int]:
 
 
 def build_app(data_file: Path | None, db: Path | None, now: str | None) -> Starlette:
-    """Load the data (or the bundled seed) into SQLite and build the application."""
+    """Load the data (or the bundled seed) into SQLite and build the application.
+
+    A `db` that cannot be opened or written is exit 3, one that is not an SQLite database
+    exit 2 (it is never overwritten); the message names the file and the reason."""
     clock = clock_of(now)
-    data = load_data(data_file)
-    store = Store(str(db) if db else None)
+    data = read_data(data_file)
+    store = Store(db)
     store.load(data, clock())
     return create_app(store, clock)
 

@@ -1,30 +1,38 @@
-"""SQLite storage of the evaluator: schema, indexes, one connection per thread, data loading.
+"""SQLite storage of the evaluator: schema, indexes, the connection, data loading.
 
-Runs are stored with their derived fields and their finished list item (JSON): a history
-page reads indexed columns to filter, sort and count, then the stored items of one page.
+Runs are stored with their derived fields and their finished list item (JSON bytes): a
+history page reads the count index (`counts.py`) for its counts and one covering index per
+sort for its rows, then the stored items of one page. A trigram full-text index over the six
+searched texts finds the candidates of a `search`.
 """
 
 from __future__ import annotations
 
 import hashlib
 import itertools
-import json
 import sqlite3
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import orjson
+
+from release_safety.errors import CheckError, InputError
+from release_safety.evaluator.counts import CountIndex
 from release_safety.evaluator.derive import Names, derive
+from release_safety.evaluator.encoding import dumps
+from release_safety.evaluator.fixture import DataSet, RunChecker, check_parts, dataset_of
 from release_safety.evaluator.times import format_time, parse_time
 
-SCHEMA = """
+TABLES = """
 CREATE TABLE organization (uuid TEXT PRIMARY KEY, name TEXT NOT NULL);
 CREATE TABLE projects (uuid TEXT PRIMARY KEY, name TEXT NOT NULL);
 CREATE TABLE users (
   uuid TEXT PRIMARY KEY, email TEXT NOT NULL UNIQUE COLLATE NOCASE, org_role TEXT NOT NULL,
-  is_active INTEGER NOT NULL, record TEXT NOT NULL
+  is_active INTEGER NOT NULL, record BLOB NOT NULL
 );
 CREATE TABLE tokens (hash TEXT PRIMARY KEY, user_uuid TEXT NOT NULL, expires_at INTEGER);
 CREATE TABLE project_roles (
@@ -32,12 +40,12 @@ CREATE TABLE project_roles (
   PRIMARY KEY (project_uuid, user_uuid)
 );
 CREATE TABLE explores (
-  project_uuid TEXT NOT NULL, name TEXT NOT NULL, sql_table TEXT NOT NULL, fields TEXT NOT NULL,
+  project_uuid TEXT NOT NULL, name TEXT NOT NULL, sql_table TEXT NOT NULL, fields BLOB NOT NULL,
   PRIMARY KEY (project_uuid, name)
 );
 CREATE TABLE spaces (uuid TEXT PRIMARY KEY, project_uuid TEXT NOT NULL, name TEXT NOT NULL);
 CREATE TABLE saved_charts (
-  uuid TEXT PRIMARY KEY, project_uuid TEXT NOT NULL, name TEXT NOT NULL, record TEXT NOT NULL
+  uuid TEXT PRIMARY KEY, project_uuid TEXT NOT NULL, name TEXT NOT NULL, record BLOB NOT NULL
 );
 CREATE TABLE saved_sql_charts (
   uuid TEXT PRIMARY KEY, project_uuid TEXT NOT NULL, name TEXT NOT NULL, slug TEXT NOT NULL,
@@ -45,59 +53,57 @@ CREATE TABLE saved_sql_charts (
 );
 CREATE TABLE dashboards (
   uuid TEXT PRIMARY KEY, project_uuid TEXT NOT NULL, name TEXT NOT NULL COLLATE NOCASE,
-  updated_at INTEGER NOT NULL, record TEXT NOT NULL
+  updated_at INTEGER NOT NULL, record BLOB NOT NULL
 );
 CREATE INDEX dashboards_by_project ON dashboards (project_uuid);
 CREATE TABLE catalog_metrics (
   id INTEGER PRIMARY KEY, project_uuid TEXT NOT NULL, name TEXT NOT NULL,
   label TEXT NOT NULL COLLATE NOCASE, chart_usage INTEGER NOT NULL, table_name TEXT NOT NULL,
-  record TEXT NOT NULL
+  record BLOB NOT NULL
 );
 CREATE INDEX catalog_by_project ON catalog_metrics (project_uuid, name);
 CREATE TABLE catalog_tags (metric_id INTEGER NOT NULL, tag TEXT NOT NULL);
 CREATE INDEX catalog_tags_by_tag ON catalog_tags (tag, metric_id);
+CREATE TABLE scopes (
+  id INTEGER PRIMARY KEY, project_uuid TEXT NOT NULL, user_uuid TEXT NOT NULL,
+  UNIQUE (project_uuid, user_uuid)
+);
 CREATE TABLE runs (
-  query_uuid TEXT PRIMARY KEY, project_uuid TEXT NOT NULL, user_uuid TEXT NOT NULL,
-  created_at INTEGER NOT NULL, trigger TEXT NOT NULL, language TEXT NOT NULL,
-  status TEXT NOT NULL, runtime REAL,
+  id INTEGER PRIMARY KEY, query_uuid TEXT NOT NULL,
+  scope INTEGER NOT NULL, -- the (project, user) pair of scopes
+  created_at INTEGER NOT NULL, -- epoch microseconds
+  trigger TEXT NOT NULL, language TEXT NOT NULL, status TEXT NOT NULL, runtime REAL,
   runtime_key REAL NOT NULL, -- runtime, or -1 without one: sorts runs without a runtime last
-  haystack TEXT NOT NULL, -- the six searched texts, lowercased, joined by NUL
   s_sql TEXT NOT NULL, s_explore TEXT NOT NULL, s_fields TEXT NOT NULL,
-  s_chart TEXT NOT NULL, s_sql_chart TEXT NOT NULL, s_dashboard TEXT NOT NULL,
-  item TEXT NOT NULL
+  s_chart TEXT NOT NULL, s_sql_chart TEXT NOT NULL, s_dashboard TEXT NOT NULL, -- lowercased
+  item BLOB NOT NULL
 );
-CREATE TABLE run_buckets (
-  project_uuid TEXT NOT NULL, user_uuid TEXT NOT NULL, bucket INTEGER NOT NULL,
-  trigger TEXT NOT NULL, language TEXT NOT NULL, status TEXT NOT NULL,
-  runs INTEGER NOT NULL, runtime REAL NOT NULL,
-  PRIMARY KEY (project_uuid, user_uuid, bucket, trigger, language, status)
-) WITHOUT ROWID;
+-- Candidates of a search: every trigram of the six texts (a superset of the true matches,
+-- which instr() then confirms). Contentless and without positions: small.
+CREATE VIRTUAL TABLE runs_search USING fts5(
+  text, content='', tokenize='trigram', detail='none'
+);
+"""
+# Built once the runs are in: faster than keeping them up to date row by row.
+INDEXES = """
+CREATE UNIQUE INDEX runs_by_uuid ON runs (query_uuid);
 CREATE INDEX runs_recent ON runs (
-  project_uuid, user_uuid, created_at DESC, query_uuid, trigger, language, status, runtime
-);
-CREATE INDEX runs_by_trigger ON runs (
-  project_uuid, user_uuid, trigger, created_at DESC, query_uuid
+  scope, created_at DESC, query_uuid, trigger, language, status, runtime
 );
 CREATE INDEX runs_by_runtime ON runs (
-  project_uuid, user_uuid, runtime_key DESC, created_at DESC, query_uuid, created_at
+  scope, runtime_key DESC, created_at DESC, query_uuid, trigger, language, status
 );
 """
-
-TABLES = (
+DROP = (
     "organization", "projects", "users", "tokens", "project_roles", "explores", "spaces",
-    "saved_charts", "saved_sql_charts", "dashboards", "catalog_metrics", "catalog_tags", "runs",
-    "run_buckets",
+    "saved_charts", "saved_sql_charts", "dashboards", "catalog_metrics", "catalog_tags", "scopes",
+    "runs", "runs_search",
 )  # fmt: skip
-
-_memory_ids = itertools.count(1)
-BUCKET_MS = 6 * 3_600_000  # runs counted per 6 hours in run_buckets (see history._count_rows)
-_BUCKET_ROW = f"""
-INSERT INTO run_buckets
-SELECT project_uuid, user_uuid, created_at / {BUCKET_MS}, trigger, language, status,
-       count(*), total(runtime)
-FROM runs {{where}} GROUP BY 1, 2, 3, 4, 5, 6
-ON CONFLICT DO UPDATE SET runs = runs + excluded.runs, runtime = runtime + excluded.runtime
-"""
+SEARCH_COLUMNS = ("s_sql", "s_explore", "s_fields", "s_chart", "s_sql_chart", "s_dashboard")
+_INSERT_RUN = f"INSERT INTO runs VALUES ({', '.join('?' * 16)})"
+_INSERT_TEXT = "INSERT INTO runs_search (rowid, text) VALUES (?, ?)"
+BATCH = 2_000
+REQUIRED = ("organization", "projects", "users")
 
 
 def token_hash(token: str) -> str:
@@ -105,66 +111,137 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
+@dataclass(frozen=True)
+class TokenOwner:
+    """Who a stored token authenticates, and until when."""
+
+    user_uuid: str
+    org_role: str
+    is_active: bool
+    expires_at: int | None
+
+
 class Store:
-    """A SQLite database (a file, or shared memory) with one connection per thread."""
+    """A SQLite database (a file, or memory), its count index and its token owners.
 
-    def __init__(self, path: str | None = None) -> None:
-        if path is None:
-            self._target = f"file:evaluator-{next(_memory_ids)}?mode=memory&cache=shared"
-        else:
-            self._target = Path(path).resolve().as_uri()
-        self._local = threading.local()
-        self._anchor = self._open()  # keeps a shared in-memory database alive
+    One connection serves every request (the application runs its handlers on the event
+    loop); `writing()` serializes writes from any other thread, such as a test's."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path
+        try:
+            if path is None:
+                self._conn = sqlite3.connect(":memory:", check_same_thread=False)
+            else:
+                uri = Path(path).resolve().as_uri()
+                self._conn = sqlite3.connect(uri, uri=True, check_same_thread=False, timeout=30)
+                self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute("PRAGMA synchronous=OFF")  # rebuilt from the data at each start
+        except sqlite3.Error as exc:
+            raise self.failure(exc) from exc
+        self._conn.row_factory = sqlite3.Row
         self.write_lock = threading.Lock()
+        self.counts = CountIndex()
+        self.scopes: dict[tuple[str, str], int] = {}
+        self.tokens: dict[str, TokenOwner] = {}
 
-    def _open(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(self._target, uri=True, check_same_thread=False, timeout=30)
-        conn.row_factory = sqlite3.Row
-        if "mode=memory" not in self._target:
-            conn.execute("PRAGMA journal_mode=WAL")
-        return conn
+    def failure(self, exc: sqlite3.Error) -> InputError | CheckError:
+        """A database error as one line naming the file: 2 when the file is not a database
+        (or a corrupt one), 3 when it cannot be opened or written."""
+        place = str(self.path) if self.path is not None else "in-memory database"
+        if type(exc) is sqlite3.DatabaseError:
+            return InputError(f"{place}: not an SQLite database: {exc}")
+        return CheckError(f"{place}: cannot use the database: {exc}")
 
     def conn(self) -> sqlite3.Connection:
-        """This thread's connection."""
-        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = self._open()
-            self._local.conn = conn
-        return conn
+        """The connection."""
+        return self._conn
 
     @contextmanager
     def writing(self) -> Iterator[sqlite3.Connection]:
-        """A serialized write transaction on this thread's connection."""
-        with self.write_lock:
-            conn = self.conn()
-            with conn:
-                yield conn
+        """A serialized write transaction."""
+        with self.write_lock, self._conn:
+            yield self._conn
 
-    def load(self, data: Mapping[str, Any], now_ms: int) -> None:
+    def load(self, data: DataSet | Mapping[str, Any], now: int) -> None:
         """Replace the whole database with a checked data set; times resolve against now."""
-        with self.writing() as conn:
-            for table in TABLES:
-                conn.execute(f"DROP TABLE IF EXISTS {table}")
-            conn.executescript(SCHEMA)
-            _load(conn, data, now_ms)
-            conn.execute("ANALYZE")
+        if not isinstance(data, DataSet):
+            data = dataset_of(data, "data")
+        try:
+            with self.writing() as conn:
+                _load(conn, data, now, self.scopes)
+                _script(conn, INDEXES)
+                conn.execute("ANALYZE")
+        except sqlite3.Error as exc:
+            raise self.failure(exc) from exc
+        self.counts.build(
+            self._conn.execute(
+                "SELECT scope, trigger, language, status, created_at, runtime FROM runs"
+                " ORDER BY created_at"
+            )
+        )
+        self.tokens = {
+            row["hash"]: TokenOwner(
+                row["uuid"], row["org_role"], bool(row["is_active"]), row["expires_at"]
+            )
+            for row in self._conn.execute(
+                "SELECT t.hash, t.expires_at, u.uuid, u.org_role, u.is_active FROM tokens t"
+                " JOIN users u ON u.uuid = t.user_uuid"
+            )
+        }
+
+    def scope(self, project: str, user: str) -> int | None:
+        """The scope id of a user's runs in a project (None when they have none)."""
+        return self.scopes.get((project, user))
 
 
-def _opt_time(value: Any, now_ms: int) -> str | None:
-    return format_time(parse_time(value, now_ms)) if isinstance(value, str) else None
+def _script(conn: sqlite3.Connection, script: str) -> None:
+    """Run statements one by one, inside the open transaction (executescript would commit)."""
+    for statement in script.split(";\n"):
+        if statement.strip():
+            conn.execute(statement)
 
 
-def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+def _reset(conn: sqlite3.Connection) -> None:
+    if not conn.in_transaction:
+        conn.execute("BEGIN")
+    for table in DROP:
+        conn.execute(f"DROP TABLE IF EXISTS {table}")
+    _script(conn, TABLES)
 
 
-def _load(conn: sqlite3.Connection, data: Mapping[str, Any], now_ms: int) -> None:
+def _load(
+    conn: sqlite3.Connection, data: DataSet, now: int, scopes: dict[tuple[str, str], int]
+) -> None:
+    """Parts, then runs; a second reading of the runs when a part came after them."""
+    for attempt in (1, 2):
+        _reset(conn)
+        scopes.clear()
+        runs = data.runs()
+        first = next(runs, None)  # the parts before the runs are read now
+        if attempt == 1 and any(key not in data.parts for key in REQUIRED) and data.path:
+            for _ in runs:  # the runs come before parts they need: read on, then again
+                pass
+            continue
+        check_parts(data)
+        try:
+            names = _load_parts(conn, data.parts, now)
+        except ValueError as exc:
+            raise InputError(f"{data.where}: {exc}") from exc
+        if first is not None:
+            _load_runs(conn, data, itertools.chain([first], runs), names, now, scopes)
+        if not data.late_parts:
+            return
+
+
+def _load_parts(conn: sqlite3.Connection, data: Mapping[str, Any], now: int) -> Names:
+    """Everything but the runs; the names and labels the runs join to."""
     org = data["organization"]
     conn.execute("INSERT INTO organization VALUES (?, ?)", (org["uuid"], org["name"]))
     conn.executemany(
         "INSERT INTO projects VALUES (?, ?)", [(p["uuid"], p["name"]) for p in data["projects"]]
     )
-    _load_users(conn, data["users"], org["uuid"], now_ms)
+    _load_users(conn, data["users"], org["uuid"], now)
     conn.executemany(
         "INSERT INTO project_roles VALUES (?, ?, ?)",
         [(r["projectUuid"], r["userUuid"], r["role"]) for r in data.get("projectRoles", [])],
@@ -172,7 +249,7 @@ def _load(conn: sqlite3.Connection, data: Mapping[str, Any], now_ms: int) -> Non
     explores = data.get("explores", [])
     conn.executemany(
         "INSERT INTO explores VALUES (?, ?, ?, ?)",
-        [(e["projectUuid"], e["name"], e["sqlTable"], _dumps(e["fields"])) for e in explores],
+        [(e["projectUuid"], e["name"], e["sqlTable"], dumps(e["fields"])) for e in explores],
     )
     spaces = {s["uuid"]: s for s in data.get("spaces", [])}
     conn.executemany(
@@ -187,27 +264,62 @@ def _load(conn: sqlite3.Connection, data: Mapping[str, Any], now_ms: int) -> Non
             for c in data.get("savedSqlCharts", [])
         ],
     )
-    _load_charts(conn, data.get("savedCharts", []), spaces, dashboards, now_ms)
-    _load_dashboards(conn, data, spaces, now_ms)
+    _load_charts(conn, data.get("savedCharts", []), spaces, dashboards, now)
+    _load_dashboards(conn, data, spaces, now)
     _load_catalog(conn, data.get("catalogMetrics", []))
-    labels = {
-        e["name"]: {f["id"]: f["label"] for f in e["fields"] if f.get("label")} for e in explores
-    }
-    names = Names(
+    return Names(
         charts={c["uuid"]: c["name"] for c in data.get("savedCharts", [])},
         sql_charts={c["uuid"]: c["name"] for c in data.get("savedSqlCharts", [])},
         dashboards={d["uuid"]: d["name"] for d in dashboards.values()},
-        labels=labels,
+        labels={
+            e["name"]: {f["id"]: f["label"] for f in e["fields"] if f.get("label")}
+            for e in explores
+        },
     )
+
+
+def _load_runs(
+    conn: sqlite3.Connection,
+    data: DataSet,
+    runs: Iterable[Any],
+    names: Names,
+    now: int,
+    scopes: dict[tuple[str, str], int],
+) -> None:
+    """Check, derive and insert the runs in batches: no more than a batch is held at once."""
+    checker = RunChecker(data)
+    rows: list[tuple[Any, ...]] = []
+    texts: list[tuple[int, str]] = []
+    for index, raw in enumerate(runs):
+        run = checker.check(index, raw)
+        key = (run["projectUuid"], run["userUuid"])
+        scope = scopes.get(key)
+        if scope is None:
+            scope = scopes[key] = len(scopes) + 1
+        try:
+            row, text = run_row(index + 1, scope, run, names, now)
+        except ValueError as exc:
+            raise InputError(f"{data.where}: /queryRuns/{index}: {exc}") from exc
+        rows.append(row)
+        texts.append((index + 1, text))
+        if len(rows) >= BATCH:
+            conn.executemany(_INSERT_RUN, rows)
+            conn.executemany(_INSERT_TEXT, texts)
+            rows.clear()
+            texts.clear()
+    conn.executemany(_INSERT_RUN, rows)
+    conn.executemany(_INSERT_TEXT, texts)
     conn.executemany(
-        "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (_run_row(run, names, now_ms) for run in data["queryRuns"]),
+        "INSERT INTO scopes VALUES (?, ?, ?)", [(i, p, u) for (p, u), i in scopes.items()]
     )
-    conn.execute(_BUCKET_ROW.format(where="WHERE true"))
+
+
+def _opt_time(value: Any, now: int) -> str | None:
+    return format_time(parse_time(value, now)) if isinstance(value, str) else None
 
 
 def _load_users(
-    conn: sqlite3.Connection, users: list[dict[str, Any]], org_uuid: str, now_ms: int
+    conn: sqlite3.Connection, users: list[dict[str, Any]], org_uuid: str, now: int
 ) -> None:
     for user in users:
         record = {
@@ -223,14 +335,14 @@ def _load_users(
         }
         conn.execute(
             "INSERT INTO users VALUES (?, ?, ?, ?, ?)",
-            (user["uuid"], user["email"], user["role"], int(record["isActive"]), _dumps(record)),
+            (user["uuid"], user["email"], user["role"], int(record["isActive"]), dumps(record)),
         )
         for token in user.get("tokens", []):
             digest = token.get("tokenHash") or token_hash(token["token"])
             expires = token.get("expiresAt")
             conn.execute(
                 "INSERT OR REPLACE INTO tokens VALUES (?, ?, ?)",
-                (digest, user["uuid"], parse_time(expires, now_ms) if expires else None),
+                (digest, user["uuid"], parse_time(expires, now) if expires else None),
             )
 
 
@@ -239,7 +351,7 @@ def _load_charts(
     charts: list[dict[str, Any]],
     spaces: Mapping[str, Mapping[str, Any]],
     dashboards: Mapping[str, Mapping[str, Any]],
-    now_ms: int,
+    now: int,
 ) -> None:
     for chart in charts:
         dashboard = dashboards.get(chart.get("dashboardUuid") or "")
@@ -253,7 +365,7 @@ def _load_charts(
             "chartConfig": chart.get("chartConfig", {"type": "table", "config": {}}),
             "tableConfig": chart.get("tableConfig", {"columnOrder": []}),
             "pivotConfig": chart.get("pivotConfig"),
-            "updatedAt": format_time(parse_time(chart["updatedAt"], now_ms)),
+            "updatedAt": format_time(parse_time(chart["updatedAt"], now)),
             "spaceUuid": chart["spaceUuid"],
             "spaceName": spaces[chart["spaceUuid"]]["name"],
             "dashboardUuid": dashboard["uuid"] if dashboard else None,
@@ -261,7 +373,7 @@ def _load_charts(
         }
         conn.execute(
             "INSERT INTO saved_charts VALUES (?, ?, ?, ?)",
-            (chart["uuid"], chart["projectUuid"], chart["name"], _dumps(record)),
+            (chart["uuid"], chart["projectUuid"], chart["name"], dumps(record)),
         )
 
 
@@ -269,7 +381,7 @@ def _load_dashboards(
     conn: sqlite3.Connection,
     data: Mapping[str, Any],
     spaces: Mapping[str, Mapping[str, Any]],
-    now_ms: int,
+    now: int,
 ) -> None:
     org = data["organization"]
     projects = {p["uuid"]: p for p in data["projects"]}
@@ -281,14 +393,14 @@ def _load_dashboards(
             "firstName": author["firstName"],
             "lastName": author["lastName"],
         }
-        updated = parse_time(board["updatedAt"], now_ms)
+        updated = parse_time(board["updatedAt"], now)
         project = projects[board["projectUuid"]]
         record = {
             "contentType": "dashboard",
             "uuid": board["uuid"],
             "name": board["name"],
             "description": board.get("description"),
-            "createdAt": format_time(parse_time(board["createdAt"], now_ms)),
+            "createdAt": format_time(parse_time(board["createdAt"], now)),
             "createdBy": person,
             "lastUpdatedAt": format_time(updated),
             "lastUpdatedBy": person,
@@ -296,11 +408,11 @@ def _load_dashboards(
             "organization": {"uuid": org["uuid"], "name": org["name"]},
             "space": {"uuid": board["spaceUuid"], "name": spaces[board["spaceUuid"]]["name"]},
             "views": board.get("views", 0),
-            "firstViewedAt": _opt_time(board.get("firstViewedAt"), now_ms),
+            "firstViewedAt": _opt_time(board.get("firstViewedAt"), now),
         }
         conn.execute(
             "INSERT INTO dashboards VALUES (?, ?, ?, ?, ?)",
-            (board["uuid"], board["projectUuid"], board["name"], updated, _dumps(record)),
+            (board["uuid"], board["projectUuid"], board["name"], updated, dumps(record)),
         )
 
 
@@ -329,7 +441,7 @@ def _load_catalog(conn: sqlite3.Connection, metrics: list[dict[str, Any]]) -> No
                 metric["label"],
                 record["chartUsage"],
                 metric["tableName"],
-                _dumps(record),
+                dumps(record),
             ),
         )
         conn.executemany(
@@ -338,7 +450,7 @@ def _load_catalog(conn: sqlite3.Connection, metrics: list[dict[str, Any]]) -> No
         )
 
 
-def insert_run(conn: sqlite3.Connection, run: Mapping[str, Any], now_ms: int) -> None:
+def insert_run(store: Store, conn: sqlite3.Connection, run: Mapping[str, Any], now: int) -> None:
     """Store one new run, deriving its fields from the names it joins to in the database."""
     params = run["requestParameters"]
 
@@ -356,7 +468,7 @@ def insert_run(conn: sqlite3.Connection, run: Mapping[str, Any], now_ms: int) ->
         (run["projectUuid"], explore),
     ).fetchone()
     if row is not None:
-        fields = json.loads(row[0])
+        fields = orjson.loads(row[0])
         labels[str(explore)] = {f["id"]: f["label"] for f in fields if f.get("label")}
     names = Names(
         charts=name_of("saved_charts", "chartUuid"),
@@ -364,19 +476,28 @@ def insert_run(conn: sqlite3.Connection, run: Mapping[str, Any], now_ms: int) ->
         dashboards=name_of("dashboards", "dashboardUuid"),
         labels=labels,
     )
-    conn.execute(
-        "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        _run_row(run, names, now_ms),
-    )
-    conn.execute(_BUCKET_ROW.format(where="WHERE query_uuid = ?"), (run["queryUuid"],))
+    key = (run["projectUuid"], run["userUuid"])
+    scope = store.scopes.get(key)
+    if scope is None:
+        cursor = conn.execute("INSERT INTO scopes (project_uuid, user_uuid) VALUES (?, ?)", key)
+        scope = store.scopes[key] = int(cursor.lastrowid or 0)
+    values, text = run_row(None, scope, run, names, now)
+    rowid = conn.execute(_INSERT_RUN, values).lastrowid
+    conn.execute(_INSERT_TEXT, (rowid, text))
+    _, _, _, created, trigger, language, status, runtime = values[:8]
+    store.counts.add(scope, trigger, language, status, created, runtime)
 
 
-def _run_row(run: Mapping[str, Any], names: Names, now_ms: int) -> tuple[Any, ...]:
+def run_row(
+    rowid: int | None, scope: int, run: Mapping[str, Any], names: Names, now: int
+) -> tuple[tuple[Any, ...], str]:
+    """The stored row of a run, and the text its trigrams are indexed from."""
     derived = derive(run, names)
-    created = parse_time(run["createdAt"], now_ms)
+    created = parse_time(run["createdAt"], now)
     results_created = run.get("resultsCreatedAt")
-    cache_hit = isinstance(results_created, str) and parse_time(results_created, now_ms) < created
+    cache_hit = isinstance(results_created, str) and parse_time(results_created, now) < created
     semantic = derived.language == "semantic"
+    runtime = run.get("warehouseExecutionTimeMs")
     item = {
         "queryUuid": run["queryUuid"],
         "createdAt": format_time(created),
@@ -398,24 +519,25 @@ def _run_row(run: Mapping[str, Any], names: Names, now_ms: int) -> tuple[Any, ..
         "dashboardName": derived.dashboard_name,
         "compiledSql": run["compiledSql"],
         "totalRowCount": run.get("totalRowCount"),
-        "warehouseExecutionTimeMs": run.get("warehouseExecutionTimeMs"),
+        "warehouseExecutionTimeMs": runtime,
         "cacheHit": cache_hit,
-        "resultsExpiresAt": _opt_time(run.get("resultsExpiresAt"), now_ms),
-        "resultsUpdatedAt": _opt_time(run.get("resultsUpdatedAt"), now_ms),
-        "processingStartedAt": _opt_time(run.get("processingStartedAt"), now_ms),
-        "erroredAt": _opt_time(run.get("erroredAt"), now_ms),
+        "resultsExpiresAt": _opt_time(run.get("resultsExpiresAt"), now),
+        "resultsUpdatedAt": _opt_time(run.get("resultsUpdatedAt"), now),
+        "processingStartedAt": _opt_time(run.get("processingStartedAt"), now),
+        "erroredAt": _opt_time(run.get("erroredAt"), now),
     }
-    return (
+    row = (
+        rowid,
         run["queryUuid"],
-        run["projectUuid"],
-        run["userUuid"],
+        scope,
         created,
         derived.trigger,
         derived.language,
         run["status"],
-        run.get("warehouseExecutionTimeMs"),
-        -1 if run.get("warehouseExecutionTimeMs") is None else run["warehouseExecutionTimeMs"],
-        "\x00".join(derived.search_fields),
+        runtime,
+        -1 if runtime is None else runtime,
         *derived.search_fields,
-        _dumps(item),
+        dumps(item),
     )
+    # NUL ends a text for the full-text index: a needle never holds one on that path
+    return row, "\n".join(derived.search_fields).replace("\x00", "\n")

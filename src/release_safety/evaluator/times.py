@@ -1,45 +1,68 @@
-"""Timestamps as integer milliseconds since the epoch (UTC), parsed and printed."""
+"""Timestamps as integer microseconds since the epoch (UTC), parsed and printed.
+
+Microseconds, not milliseconds: a time given with sub-millisecond digits keeps them, so a run
+1 µs in the future stays out of scope and window edges fall where the data says. Digits past
+the microsecond are dropped (Python's datetime keeps six).
+"""
 
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
-MINUTE_MS = 60_000
-_RELATIVE = re.compile(r"^now(?:([+-])(\d+)(s|m|h|d))?$")
-_UNIT_MS = {"s": 1_000, "m": MINUTE_MS, "h": 60 * MINUTE_MS, "d": 1_440 * MINUTE_MS}
+MS_US = 1_000
+MINUTE_US = 60_000_000
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_ONE_US = timedelta(microseconds=1)
+_MIN_US = (datetime(1, 1, 2, tzinfo=UTC) - _EPOCH) // _ONE_US
+_MAX_US = (datetime(9999, 12, 31, tzinfo=UTC) - _EPOCH) // _ONE_US
+_RELATIVE = re.compile(r"^now(?:([+-])(\d{1,12})(s|m|h|d))?$")
+_UNIT_US = {"s": 1_000_000, "m": MINUTE_US, "h": 60 * MINUTE_US, "d": 1_440 * MINUTE_US}
+
+
+def _checked(us: int, text: str) -> int:
+    if not _MIN_US <= us <= _MAX_US:
+        raise ValueError(f"date-time out of range: {text!r}")
+    return us
 
 
 def parse_instant(text: str) -> int:
-    """An ISO-8601 date-time with an offset (or `Z`) as epoch milliseconds."""
+    """An ISO-8601 date-time with an offset (or `Z`) as epoch microseconds."""
     try:
         moment = datetime.fromisoformat(text)
     except ValueError as exc:
         raise ValueError(f"not an ISO-8601 date-time: {text!r}") from exc
     if moment.tzinfo is None:
         raise ValueError(f"date-time without a UTC offset: {text!r}")
-    return round(moment.timestamp() * 1000)
+    return _checked((moment - _EPOCH) // _ONE_US, text)
 
 
-def parse_time(text: str, now_ms: int) -> int:
+def parse_time(text: str, now_us: int) -> int:
     """An ISO-8601 date-time, or a time relative to the clock: `now`, `now-90s`, `now-5m`,
     `now-2h`, `now-3d`, `now+1d`."""
     relative = _RELATIVE.match(text)
     if relative:
         sign, amount, unit = relative.groups()
         if not amount:
-            return now_ms
-        offset = int(amount) * _UNIT_MS[unit]
-        return now_ms - offset if sign == "-" else now_ms + offset
+            return now_us
+        offset = int(amount) * _UNIT_US[unit]
+        return _checked(now_us - offset if sign == "-" else now_us + offset, text)
     return parse_instant(text)
 
 
-def format_time(ms: int) -> str:
-    """Epoch milliseconds as `YYYY-MM-DDTHH:MM:SS.mmmZ`."""
-    moment = datetime.fromtimestamp(ms / 1000, tz=UTC)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
+def format_time(us: int) -> str:
+    """Epoch microseconds as `YYYY-MM-DDTHH:MM:SS.mmmZ`, or `.mmmuuuZ` when the time has
+    sub-millisecond digits."""
+    m = _EPOCH + timedelta(microseconds=us)
+    fraction = f"{m.microsecond:06d}"
+    if us % MS_US == 0:
+        fraction = fraction[:3]
+    return (
+        f"{m.year:04d}-{m.month:02d}-{m.day:02d}T{m.hour:02d}:{m.minute:02d}:{m.second:02d}"
+        f".{fraction}Z"
+    )
 
 
-def now_ms() -> int:
-    """The real clock in epoch milliseconds."""
-    return round(datetime.now(tz=UTC).timestamp() * 1000)
+def now_us() -> int:
+    """The real clock in epoch microseconds."""
+    return (datetime.now(tz=UTC) - _EPOCH) // _ONE_US

@@ -1,0 +1,277 @@
+"""Hostile input to the evaluator (issue 17, item 9): huge numbers, deep and huge bodies, bodies
+sent without a token, sub-millisecond times, a replayed null pivot value, a bad `--db`.
+
+Real server, real sockets. Every refusal carries the error payload of interface 2.5."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from evaluator_support import (
+    ALICE_TOKEN,
+    HISTORY,
+    JAFFLE,
+    NOW,
+    NOW_US,
+    Client,
+    Running,
+    dataset,
+    make_run,
+)
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from release_safety.evaluator.app import MAX_BODY_BYTES, MAX_DEPTH
+from release_safety.evaluator.contract import ContractRun, replay_rows
+from release_safety.evaluator.openapi import body_validator, openapi_document
+from release_safety.evaluator.times import format_time
+
+BIN = str(Path(sys.executable).with_name("release-safety"))
+SQL = f"/api/v2/projects/{JAFFLE}/query/sql"
+METRIC = f"/api/v2/projects/{JAFFLE}/query/metric-query"
+CATALOG = f"/api/v2/projects/{JAFFLE}/dataCatalog/metrics-with-time-dimensions"
+AUTH = {"Authorization": f"ApiKey {ALICE_TOKEN}"}
+
+
+def error_of(response: httpx.Response) -> dict[str, Any]:
+    """The error object of a refusal, checked against the payload shape of interface 2.5."""
+    body = response.json()
+    assert body["status"] == "error"
+    assert body["error"]["statusCode"] == response.status_code
+    assert isinstance(body["error"]["name"], str)
+    error: dict[str, Any] = body["error"]
+    return error
+
+
+numbers = st.one_of(
+    st.integers(),
+    st.integers(min_value=1, max_value=6_000).map(lambda n: "9" * n),
+    st.integers(min_value=1, max_value=6_000).map(lambda n: "-" + "1" * n),
+    st.integers(min_value=1, max_value=6_000).map(lambda n: "0" * n + "7"),
+    st.text(max_size=40),
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(page=numbers, size=numbers)
+@example(page="1" * 5_000, size="1")
+@example(page="1", size="9" * 5_000)
+def test_any_page_or_page_size_is_200_or_422(seeded: Running, page: Any, size: Any) -> None:
+    for path in (HISTORY, CATALOG, "/api/v2/content"):
+        response = seeded.client.get(path, params={"page": str(page), "pageSize": str(size)})
+        assert response.status_code in (200, 422), response.text
+        if response.status_code == 422:
+            assert error_of(response)["name"] in ("ValidateError", "PaginationError")
+
+
+def test_5000_digit_page_names_the_field(client: Client) -> None:
+    response = client.get(HISTORY, params={"page": "9" * 5_000, "pageSize": "-" + "9" * 5_000})
+    assert response.status_code == 422
+    error = error_of(response)
+    assert error["name"] == "ValidateError"
+    assert set(error["data"]) == {"page", "pageSize"}
+    assert client.get(HISTORY, params={"page": str(2**53 - 1)}).status_code == 200
+    assert client.get(HISTORY, params={"page": str(2**53)}).status_code == 422
+
+
+def nested(depth: int, kind: str) -> str:
+    """A JSON text nesting `depth` arrays or objects, built as text (no recursion)."""
+    if kind == "array":
+        return "[" * depth + "]" * depth
+    return '{"a":' * depth + "1" + "}" * depth
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    depth=st.one_of(st.integers(1, 2 * MAX_DEPTH), st.integers(MAX_DEPTH, 200_000)),
+    kind=st.sampled_from(["array", "object"]),
+    where=st.sampled_from(["body", "sql", "query"]),
+)
+@example(depth=100_000, kind="array", where="body")
+@example(depth=100_000, kind="object", where="query")
+def test_deep_bodies_are_refused_not_crashed(
+    seeded: Running, depth: int, kind: str, where: str
+) -> None:
+    inner = nested(depth, kind)
+    text = {"body": inner, "sql": f'{{"sql": {inner}}}', "query": f'{{"query": {inner}}}'}[where]
+    response = seeded.client.http.post(
+        METRIC if where == "query" else SQL,
+        content=text.encode(),
+        headers={**AUTH, "Content-Type": "application/json"},
+    )
+    assert response.status_code in (400, 413, 422), response.text  # 413: over the size cap
+    error = error_of(response)
+    if depth + (where != "body") > MAX_DEPTH and response.status_code != 413:
+        assert error["name"] == "ParameterError"
+        assert "nests over" in error["message"] or "depth limit" in error["message"]
+
+
+def raw_exchange(url: str, head: bytes, body: bytes = b"") -> bytes:
+    """Send a request by hand on a real socket and read the answer's head and body."""
+    host, port = url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=60) as sock:
+        sock.sendall(head + body)
+        received = b""
+        while b"\r\n\r\n" not in received or not received.rstrip().endswith(b"}"):
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            received += chunk
+    return received
+
+
+def test_token_is_checked_before_the_body_is_read(seeded: Running) -> None:
+    # 300 MB announced and never sent: the answer comes without waiting for the body.
+    head = (
+        f"POST {SQL} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        "Content-Length: 300000000\r\n\r\n"
+    ).encode()
+    answer = raw_exchange(seeded.url, head, b'{"sql": "')
+    assert answer.startswith(b"HTTP/1.1 401 ")
+    assert b'"name":"AuthorizationError"' in answer
+
+
+def test_announced_body_over_the_cap_is_413_unread(seeded: Running) -> None:
+    head = (
+        f"POST {SQL} HTTP/1.1\r\nHost: x\r\nAuthorization: ApiKey {ALICE_TOKEN}\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {MAX_BODY_BYTES + 1}\r\n\r\n"
+    ).encode()
+    answer = raw_exchange(seeded.url, head)
+    assert answer.startswith(b"HTTP/1.1 413 ")
+    payload = json.loads(answer.split(b"\r\n\r\n", 1)[1])
+    assert payload["error"]["name"] == "PayloadTooLargeError"
+    assert payload["error"]["statusCode"] == 413
+
+
+def test_streamed_body_over_the_cap_is_413(seeded: Running) -> None:
+    def chunks() -> Any:
+        yield b'{"sql": "'
+        for _ in range(3 * MAX_BODY_BYTES // 65536):
+            yield b"x" * 65536
+        yield b'"}'
+
+    with httpx.Client(base_url=seeded.url, timeout=60) as http:
+        response = http.post(SQL, content=chunks(), headers=AUTH)  # chunked: no length given
+    assert response.status_code == 413
+    assert error_of(response)["name"] == "PayloadTooLargeError"
+    within = '{"sql": "' + "x" * (MAX_BODY_BYTES - 100) + '"}'
+    with httpx.Client(base_url=seeded.url, timeout=60) as http:
+        assert http.post(SQL, content=within.encode(), headers=AUTH).status_code == 200
+
+
+def test_microseconds_are_kept(start_server: Callable[..., Running]) -> None:
+    five = 5 * 60_000_000
+    runs = [
+        make_run("future-1us", format_time(NOW_US + 1)),
+        make_run("now", format_time(NOW_US)),
+        make_run("edge-5m", format_time(NOW_US - five)),
+        make_run("inside-5m-by-1us", format_time(NOW_US - five + 1)),
+        make_run("sub-ms", "2026-11-20T11:59:00.000250Z"),
+    ]
+    client = start_server(dataset(runs)).client
+    results = client.history(pageSize=100)
+    listed = {row["queryUuid"]: row["createdAt"] for row in results["data"]}
+    assert "future-1us" not in listed
+    assert listed["sub-ms"] == "2026-11-20T11:59:00.000250Z"
+    assert listed["now"] == "2026-11-20T12:00:00.000Z"
+    assert results["counts"]["windows"]["lastFewMinutes"] == 3  # now, sub-ms, inside by 1 µs
+    assert results["counts"]["windows"]["lastHour"] == 1  # exactly 5 minutes old
+    newest = client.history(window="lastFewMinutes")
+    assert [row["queryUuid"] for row in newest["data"]] == ["now", "sub-ms", "inside-5m-by-1us"]
+
+
+def test_null_pivot_value_replays_verbatim(start_server: Callable[..., Running]) -> None:
+    run = make_run("pivot-null", "now-1m")
+    sort = {
+        "fieldId": "orders_total_revenue",
+        "descending": True,
+        "pivotValues": [{"value": None, "reference": "orders_status"}],
+    }
+    run["requestParameters"]["query"]["sorts"] = [sort]
+    running = start_server(dataset([run]))
+    # openapi-core (the test client's checker) reads `nullable` beside `anyOf` as 3.0.3 does and
+    # would refuse the null: the answer is checked here against the reading the server serves by.
+    listed = running.client.http.get(HISTORY, headers=AUTH)
+    assert not list(body_validator("ApiQueryHistoryResponse").iter_errors(listed.json()))
+    row = listed.json()["results"]["data"][0]
+    assert row["requestParameters"]["query"]["sorts"][0]["pivotValues"][0]["value"] is None
+    response = running.client.http.post(METRIC, json=row["requestParameters"], headers=AUTH)
+    assert response.status_code == 200, response.text
+    spec = json.loads(json.dumps(openapi_document()))
+    check = ContractRun(
+        spec=Path("unused"),
+        base_url=running.url,
+        token=ALICE_TOKEN,
+        params={"projectUuid": JAFFLE},
+        replay=True,
+        max_examples=1,
+        seed=1,
+        phases="examples",
+    )
+    replayed = replay_rows(check, spec)
+    assert [(r["queryUuid"], r["result"]) for r in replayed] == [
+        (response.json()["results"]["queryUuid"], "valid"),
+        ("pivot-null", "valid"),
+    ]
+
+
+def serve(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [BIN, "serve-evaluator", "--port", "0", "--now", NOW, *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize(
+    ("make", "code", "reason"),
+    [
+        (lambda p: p.write_text("this is not a database, it is text\n" * 200), 2, "not an SQLite"),
+        (lambda p: p.write_bytes(b"SQLite format 3\x00" + b"\xff" * 4000), 2, "not an SQLite"),
+        (lambda p: None, 3, "cannot use the database"),
+    ],
+)
+def test_bad_db_is_one_line_and_exit_2_or_3(
+    tmp_path: Path, make: Callable[[Path], Any], code: int, reason: str
+) -> None:
+    path = tmp_path / "evaluator.sqlite"
+    make(path)
+    target = path if path.exists() else tmp_path / "missing" / "folder" / "evaluator.sqlite"
+    before = path.read_bytes() if path.exists() else None
+    done = serve("--db", str(target))
+    assert done.returncode == code, done.stderr
+    assert "Traceback" not in done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1
+    assert str(target) in lines[0] and reason in lines[0]
+    if before is not None:
+        assert path.read_bytes() == before  # never overwritten
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('{"organization": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deep"),
+        ('{"queryRuns": [' + "9" * 5_000 + "]}", "not valid JSON"),
+        ('{"queryRuns": [{"a": NaN}]}', "not valid JSON"),
+        ('{"queryRuns": []} {}', "extra data"),
+        ('{"queryRuns": [], "queryRuns": []}', "duplicate key"),
+    ],
+)
+def test_hostile_data_file_is_exit_2(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "data.json"
+    path.write_text(text, encoding="utf-8")
+    done = serve("--data", str(path))
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    assert message in done.stderr
