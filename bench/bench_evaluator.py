@@ -1,19 +1,27 @@
-"""Benchmark: the evaluator's history list under concurrent load.
+"""Benchmark: the evaluator's history list against a bare Starlette endpoint, side by side.
 
-Builds a data set with 100,000 runs for the caller (plus other users' runs), serves it with
-`release-safety serve-evaluator` (a real process, in-memory SQLite, fixed clock), then drives
-it with N concurrent keep-alive HTTP connections for a fixed time per scenario and prints
-requests per second and p50/p99 latency.
+Builds a data set with 100,000 runs for the caller (plus another user's), starts
+`release-safety serve-evaluator` on it (a real process, in-memory SQLite, fixed clock) and
+records how long it takes to answer and its peak memory; then, per scenario, fetches the
+evaluator's answer once and starts a bare Starlette + uvicorn endpoint (served by the same
+`serve()`) that returns exactly those bytes, and drives both in turn with wrk (a compiled load
+generator, so the client is not the ceiling), for several rounds. The ratio is evaluator req/s
+over bare req/s, medians of the same run.
 
-    python bench/bench_evaluator.py [--runs 100000] [--connections 32] [--seconds 20] [--db-file]
+    python bench/bench_evaluator.py [--runs 100000] [--others 20000] [--connections 32]
+                                    [--seconds 10] [--rounds 3]
+
+Needs `wrk` (Debian package `wrk`).
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
+import os
 import random
+import re
+import shutil
 import socket
 import statistics
 import subprocess
@@ -35,19 +43,29 @@ NS = uuid.UUID("6f1c2b1e-8d0a-4c53-9a63-0e5a4b7c9d21")
 PROJECT = str(uuid.uuid5(NS, "project:jaffle"))
 ALICE = str(uuid.uuid5(NS, "user:alice"))
 BOB = str(uuid.uuid5(NS, "user:bob"))
-SCENARIOS: dict[str, list[dict[str, Any]]] = {
-    "default page (25 newest)": [{}],
-    "mixed filters, search, sort, pages": [
-        {"trigger": "scheduled"},
-        {"window": "last24Hours"},
-        {"status": ["error", "cancelled"], "pageSize": 50},
-        {"language": "sql", "page": 3},
-        {"sortBy": "runtime"},
-        {"search": "revenue"},
-        {"window": "last7Days", "trigger": "apps", "sortBy": "runtime", "page": 2},
-        {"pageSize": 100, "page": 40},
-    ],
+MODELS = 2_000  # each run's SQL names one of these models: a model's name is a selective search
+HISTORY = f"/api/v2/projects/{PROJECT}/query/history"
+SCENARIOS = {
+    "default page (25 newest, all counts)": "",
+    "search page (`search=orders_0042`, one model of 2,000)": "?search=orders_0042",
 }
+# A search most runs match reads all of them (counts are over every match): too slow for a
+# load run, timed one request at a time instead.
+BROAD = "?search=revenue"
+BARE = """
+import sys
+from starlette.applications import Starlette
+from starlette.responses import Response
+from starlette.routing import Route
+from release_safety.evaluator.server import serve
+
+bodies = [open(path, "rb").read() for path in sys.argv[2:]]
+
+async def endpoint(request):
+    return Response(bodies[request.path_params["index"]], media_type="application/json")
+
+serve(Starlette(routes=[Route("/{index:int}", endpoint)]), "127.0.0.1", int(sys.argv[1]))
+"""
 
 
 def build_data(runs: int, others: int, seed: int = 7) -> dict[str, Any]:
@@ -65,6 +83,7 @@ def build_data(runs: int, others: int, seed: int = 7) -> dict[str, Any]:
         row["context"] = rng.choice(CONTEXTS)
         row["status"] = rng.choice(["ready"] * 6 + ["error", "expired", "cancelled", "pending"])
         row["warehouseExecutionTimeMs"] = rng.choice([None, rng.randint(5, 20_000)])
+        row["compiledSql"] = f"{base['compiledSql']}\n-- model: orders_{rng.randrange(MODELS):04d}"
         for key in ("resultsCreatedAt", "resultsUpdatedAt", "processingStartedAt", "erroredAt"):
             if row.get(key):
                 row[key] = row["createdAt"]
@@ -79,64 +98,46 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start_server(data_file: Path, db: Path | None) -> tuple[subprocess.Popen[bytes], str, float]:
-    port = free_port()
-    started = time.perf_counter()
-    command = [
-        str(Path(sys.executable).with_name("release-safety")), "serve-evaluator",
-        "--port", str(port), "--data", str(data_file), "--now", NOW,
-    ]  # fmt: skip
-    if db is not None:
-        command += ["--db", str(db)]
-    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    url = f"http://127.0.0.1:{port}"
+def wait_ready(proc: subprocess.Popen[bytes], url: str) -> None:
     while True:
         try:
             httpx.get(url + "/", timeout=1)
-            return proc, url, time.perf_counter() - started
+            return
         except httpx.HTTPError as exc:
             if proc.poll() is not None:
                 log = proc.stderr.read().decode() if proc.stderr else ""
                 raise SystemExit(f"server exited: {log}") from exc
-            time.sleep(0.2)
+            time.sleep(0.05)
 
 
-async def drive(
-    url: str, params: list[dict[str, Any]], connections: int, seconds: float
-) -> dict[str, Any]:
-    path = f"/api/v2/projects/{PROJECT}/query/history"
-    latencies: list[float] = []
-    errors = 0
-    deadline = time.perf_counter() + seconds
-    limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections)
-    headers = {"Authorization": f"ApiKey {TOKEN}"}
-    async with httpx.AsyncClient(base_url=url, headers=headers, limits=limits, timeout=60) as http:
+def peak_rss_mb(pid: int) -> float:
+    """The peak resident set of a process so far (VmHWM), in MB."""
+    status = Path(f"/proc/{pid}/status").read_text()
+    match = re.search(r"^VmHWM:\s+(\d+) kB", status, re.MULTILINE)
+    return int(match.group(1)) / 1024 if match else float("nan")
 
-        async def worker(offset: int) -> None:
-            nonlocal errors
-            index = offset
-            while time.perf_counter() < deadline:
-                begin = time.perf_counter()
-                try:
-                    answer = await http.get(path, params=params[index % len(params)])
-                except httpx.TransportError:
-                    errors += 1
-                    continue
-                latencies.append(time.perf_counter() - begin)
-                if answer.status_code != 200:
-                    errors += 1
-                index += 1
 
-        started = time.perf_counter()
-        await asyncio.gather(*(worker(i) for i in range(connections)))
-        elapsed = time.perf_counter() - started
-    latencies.sort()
+def wrk(url: str, connections: int, seconds: int, auth: bool) -> dict[str, float]:
+    command = ["wrk", "-t1", f"-c{connections}", f"-d{seconds}s", "--latency", url]
+    if auth:
+        command[1:1] = ["-H", f"Authorization: ApiKey {TOKEN}"]
+    out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    failures = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    if failures or "Socket errors" in out:
+        raise SystemExit(f"wrk saw failures against {url}:\n{out}")
+
+    def latency(label: str) -> float:
+        found = re.search(rf"^\s+{label}\s+([\d.]+)(us|ms|s)\s*$", out, re.MULTILINE)
+        if not found:
+            return float("nan")
+        scale = {"us": 0.001, "ms": 1.0, "s": 1000.0}[found.group(2)]
+        return float(found.group(1)) * scale
+
+    rps = re.search(r"Requests/sec:\s+([\d.]+)", out)
     return {
-        "requests": len(latencies),
-        "errors": errors,
-        "rps": len(latencies) / elapsed,
-        "p50_ms": statistics.median(latencies) * 1000,
-        "p99_ms": latencies[int(len(latencies) * 0.99) - 1] * 1000,
+        "rps": float(rps.group(1)) if rps else 0.0,
+        "p50": latency("50%"),
+        "p99": latency("99%"),
     }
 
 
@@ -145,32 +146,99 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=100_000)
     parser.add_argument("--others", type=int, default=20_000)
     parser.add_argument("--connections", type=int, default=32)
-    parser.add_argument("--seconds", type=float, default=20.0)
-    parser.add_argument("--db-file", action="store_true", help="SQLite file (WAL), not memory")
+    parser.add_argument("--seconds", type=int, default=10)
+    parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
+    if shutil.which("wrk") is None:
+        raise SystemExit("bench_evaluator: needs wrk (apt-get install wrk)")
+    print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    started: list[subprocess.Popen[bytes]] = []
     with tempfile.TemporaryDirectory() as folder:
         data_file = Path(folder) / "bench-data.json"
         data_file.write_text(json.dumps(build_data(args.runs, args.others)), encoding="utf-8")
-        db = Path(folder) / "bench.sqlite" if args.db_file else None
-        proc, url, load_seconds = start_server(data_file, db)
+        size_mb = data_file.stat().st_size / 1e6
         try:
+            port = free_port()
+            command = [
+                str(Path(sys.executable).with_name("release-safety")), "serve-evaluator",
+                "--port", str(port), "--data", str(data_file), "--now", NOW,
+            ]  # fmt: skip
+            begin = time.perf_counter()
+            server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            started.append(server)
+            url = f"http://127.0.0.1:{port}"
+            wait_ready(server, url)
+            ready = time.perf_counter() - begin
             print(
-                f"server ready in {load_seconds:.1f}s ({args.runs} runs for the caller, "
-                f"{args.others} for another user)"
+                f"serve-evaluator answered {ready:.1f} s after start, peak RSS "
+                f"{peak_rss_mb(server.pid):.0f} MB ({args.runs:,} runs for the caller, "
+                f"{args.others:,} for another user; {size_mb:.0f} MB of JSON)"
             )
-            print("| scenario | connections | requests | req/s | p50 ms | p99 ms | errors |")
+            bodies = []
+            for index, query in enumerate(SCENARIOS.values()):
+                answer = httpx.get(
+                    url + HISTORY + query, headers={"Authorization": f"ApiKey {TOKEN}"}
+                )
+                answer.raise_for_status()
+                body = Path(folder) / f"body-{index}.json"
+                body.write_bytes(answer.content)
+                bodies.append(str(body))
+            timings = []
+            for _ in range(5):
+                begin = time.perf_counter()
+                httpx.get(
+                    url + HISTORY + BROAD, headers={"Authorization": f"ApiKey {TOKEN}"}
+                ).raise_for_status()
+                timings.append(time.perf_counter() - begin)
+            print(
+                f"broad search (`{BROAD[1:]}`, most runs match), one request at a time: "
+                f"median {statistics.median(timings) * 1000:.0f} ms of 5"
+            )
+            bare_port = free_port()
+            bare = subprocess.Popen(
+                [sys.executable, "-c", BARE, str(bare_port), *bodies], stderr=subprocess.PIPE
+            )
+            started.append(bare)
+            bare_url = f"http://127.0.0.1:{bare_port}"
+            wait_ready(bare, bare_url)
+            results: dict[str, dict[str, list[dict[str, float]]]] = {
+                name: {"evaluator": [], "bare": []} for name in SCENARIOS
+            }
+            for round_index in range(args.rounds):
+                for index, (name, query) in enumerate(SCENARIOS.items()):
+                    pair = [
+                        ("evaluator", url + HISTORY + query, True),
+                        ("bare", f"{bare_url}/{index}", False),
+                    ]
+                    for side, target, auth in pair if round_index % 2 == 0 else pair[::-1]:
+                        measured = wrk(target, args.connections, args.seconds, auth)
+                        results[name][side].append(measured)
+            print(
+                f"\n{args.rounds} rounds of {args.seconds} s per side and scenario, "
+                f"{args.connections} connections, medians:\n"
+            )
+            print("| scenario | bytes | evaluator req/s | bare req/s | ratio | "
+                  "evaluator p50 / p99 ms | rounds' ratios |")  # fmt: skip
             print("| --- | --- | --- | --- | --- | --- | --- |")
-            for name, params in SCENARIOS.items():
-                result = asyncio.run(drive(url, params, args.connections, args.seconds))
+            for (name, sides), body in zip(results.items(), bodies, strict=True):
+                ours = statistics.median(m["rps"] for m in sides["evaluator"])
+                theirs = statistics.median(m["rps"] for m in sides["bare"])
+                p50 = statistics.median(m["p50"] for m in sides["evaluator"])
+                p99 = statistics.median(m["p99"] for m in sides["evaluator"])
+                ratios = ", ".join(
+                    f"{e['rps'] / b['rps']:.2f}"
+                    for e, b in zip(sides["evaluator"], sides["bare"], strict=True)
+                )
                 print(
-                    f"| {name} | {args.connections} | {result['requests']} | "
-                    f"{result['rps']:.0f} | {result['p50_ms']:.1f} | {result['p99_ms']:.1f} | "
-                    f"{result['errors']} |",
+                    f"| {name} | {Path(body).stat().st_size:,} | {ours:,.0f} | {theirs:,.0f} | "
+                    f"**{ours / theirs:.2f}x** | {p50:.1f} / {p99:.1f} | {ratios} |",
                     flush=True,
                 )
         finally:
-            proc.terminate()
-            proc.wait(timeout=10)
+            for proc in started:
+                proc.terminate()
+                proc.wait(timeout=10)
+    print(f"\nload average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ from array import array
 from bisect import bisect_right, insort
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import Any
 
 from release_safety.evaluator.times import MINUTE_US
@@ -74,13 +75,18 @@ class CountIndex:
 
     def build(self, rows: Iterable[Sequence[Any]]) -> None:
         """Fill from (scope, trigger, language, status, createdAt, runtime) in createdAt order."""
-        self.series.clear()
-        for scope, trigger, language, status, created, runtime in rows:
+        created: dict[Key, list[int]] = {}
+        runtimes: dict[Key, list[float]] = {}
+        for scope, trigger, language, status, at, runtime in rows:
             for key in self._keys(scope, trigger, language, status):
-                series = self.series.get(key)
-                if series is None:
-                    series = self.series[key] = Series()
-                series.append(created, runtime)
+                if key not in created:
+                    created[key], runtimes[key] = [], [0.0]
+                created[key].append(at)
+                runtimes[key].append(runtime or 0.0)
+        self.series = {
+            key: Series(array("q", times), array("d", accumulate(runtimes[key])))
+            for key, times in created.items()
+        }
 
     def add(
         self,
@@ -122,27 +128,31 @@ def tally(
     `windows` ignores the window filter, `triggers` the trigger filter; the warehouse time sums
     the runtimes newer than 7 days over the runs of `windows`."""
     bounds = edges(now)
-    week = len(WINDOWS) - WINDOW_NAMES.index("last7Days") - 1  # index of now - 7 days in bounds
-    chosen = len(WINDOWS) - 1 - WINDOW_NAMES.index(window) if window else None
+    week = bounds.index(now - SEVEN_DAYS_MINUTES * MINUTE_US)
+    # positions in `bounds` of the chosen window's older and newer edge (the whole scope if none)
+    low, high = (0, len(bounds) - 1)
+    if window:
+        low = len(WINDOWS) - 1 - WINDOW_NAMES.index(window)
+        high = low + 1
     triggers = dict.fromkeys(TRIGGER_NAMES, 0)
-    windows = dict.fromkeys(WINDOW_NAMES, 0)
+    per_window = [0] * len(WINDOWS)  # oldest first
     warehouse = 0.0
     matching = 0
     for name, series_list in by_trigger.items():
-        counted = trigger in (None, name)
+        counted = trigger is None or trigger == name
         for series in series_list:
             at = [bisect_right(series.created, bound) for bound in bounds]
-            in_window = at[-1] - at[0] if chosen is None else at[chosen + 1] - at[chosen]
+            in_window = at[high] - at[low]
             triggers[name] += in_window
             if counted:
                 matching += in_window
-                for index, window_name in enumerate(reversed(WINDOW_NAMES)):
-                    windows[window_name] += at[index + 1] - at[index]
+                for index in range(len(WINDOWS)):
+                    per_window[index] += at[index + 1] - at[index]
                 warehouse += series.runtime_before[at[-1]] - series.runtime_before[at[week]]
     counts = {
         "total": sum(triggers.values()),
         "triggers": triggers,
-        "windows": windows,
+        "windows": {name: per_window[-1 - index] for index, name in enumerate(WINDOW_NAMES)},
         "warehouseTimeMsLast7Days": int(warehouse) if warehouse.is_integer() else warehouse,
     }
     return counts, matching

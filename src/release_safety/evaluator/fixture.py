@@ -22,7 +22,7 @@ import jsonschema
 import jsonschema_rs
 
 from release_safety.errors import CheckError, InputError
-from release_safety.evaluator.openapi import body_validator, fast_validator
+from release_safety.evaluator.openapi import body_validator, fast_validator, json_document
 
 DATA = "release_safety.data.evaluator"
 RUNS = "queryRuns"
@@ -244,7 +244,23 @@ def _run_schema() -> dict[str, Any]:
 
 @cache
 def _fast_run_validator() -> jsonschema_rs.Validator:
-    return jsonschema_rs.Draft202012Validator(_run_schema())
+    """One compiled check of a run: its schema and the OpenAPI shapes of what it echoes."""
+    shapes = {
+        "properties": {
+            "requestParameters": {"$ref": "#/components/schemas/ExecuteAsyncQueryRequestParams"},
+            "metricQuery": {
+                "anyOf": [{"type": "null"}, {"$ref": "#/components/schemas/MetricQuery"}]
+            },
+        }
+    }
+    schema = _run_schema()
+    run = {key: value for key, value in schema.items() if key not in ("$schema", "$defs")}
+    root = {
+        "$defs": schema["$defs"],
+        "components": json_document()["components"],
+        "allOf": [run, shapes],
+    }
+    return jsonschema_rs.Draft202012Validator(root)
 
 
 def _schema_error(schema: dict[str, Any], value: Any, place: str) -> None:
@@ -331,18 +347,18 @@ class RunChecker:
     def check(self, index: int, run: Any) -> Mapping[str, Any]:
         """The run, checked (InputError naming its place otherwise)."""
         place = f"{self.where}: /{RUNS}/{index}"
-        if not _fast_run_validator().is_valid(run):
+        if not _fast_run_validator().is_valid(run):  # explain: the schema, else a shape
             _schema_error(_run_schema(), run, place)
+            _check_shape(run, "requestParameters", "ExecuteAsyncQueryRequestParams", place)
+            if run.get("metricQuery") is not None:
+                _check_shape(run, "metricQuery", "MetricQuery", place)
         if run["queryUuid"] in self.seen:
             raise InputError(f"{place}/queryUuid: duplicate queryUuid {run['queryUuid']!r}")
         self.seen.add(run["queryUuid"])
         for key, known in (("projectUuid", self.projects), ("userUuid", self.users)):
             if run[key] not in known:
                 raise InputError(f"{place}/{key}: unknown {run[key]!r}")
-        _check_shape(run, "requestParameters", "ExecuteAsyncQueryRequestParams", place)
-        if run.get("metricQuery") is not None:
-            _check_shape(run, "metricQuery", "MetricQuery", place)
-        return dict(run)
+        return run  # type: ignore[no-any-return]
 
 
 def check_data(data: Mapping[str, Any], where: str) -> None:

@@ -7,7 +7,7 @@ bounds on createdAt with an inclusive newer end (a run exactly 5 minutes old is 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,7 +22,7 @@ from release_safety.evaluator.counts import (
     tally,
 )
 from release_safety.evaluator.params import Params, offset_of, page_info, pagination
-from release_safety.evaluator.store import SEARCH_COLUMNS, Store
+from release_safety.evaluator.store import SEARCH_COLUMNS, Store, trigrams
 from release_safety.evaluator.times import MINUTE_US
 
 LANGUAGES = ("semantic", "sql")
@@ -30,8 +30,8 @@ STATUSES = ("pending", "queued", "executing", "expired", "ready", "error", "canc
 SORTS = ("createdAt", "runtime")
 DEFAULT_PAGE_SIZE = 25
 MAX_PAGE_SIZE = 100
-MAX_TRIGRAMS = 16  # a long needle is looked up by a spread of its trigrams, then confirmed
-_MATCHES = "(" + " OR ".join(f"instr({c}, :needle) > 0" for c in SEARCH_COLUMNS) + ")"
+PICKED_TRIGRAMS = 3  # a needle is looked up by its rarest trigrams, then confirmed
+_MATCHES = "(" + " OR ".join(f"instr({c}, ?) > 0" for c in SEARCH_COLUMNS) + ")"
 
 
 @dataclass(frozen=True)
@@ -80,56 +80,59 @@ def _bounds(query: HistoryQuery, now: int) -> tuple[int, int]:
     return now - older * MINUTE_US, now - newer * MINUTE_US
 
 
-def _filters(query: HistoryQuery) -> tuple[str, dict[str, Any]]:
+def _filters(query: HistoryQuery) -> tuple[str, list[Any]]:
     """The language and status filters, which apply to the rows and to every count."""
     clauses = ""
-    args: dict[str, Any] = {}
+    args: list[Any] = []
     if query.language:
-        clauses += " AND language = :language"
-        args["language"] = query.language
+        clauses += " AND language = ?"
+        args.append(query.language)
     if query.statuses:
-        marks = ", ".join(f":status{i}" for i in range(len(query.statuses)))
-        clauses += f" AND status IN ({marks})"
-        args.update({f"status{i}": status for i, status in enumerate(query.statuses)})
+        clauses += f" AND status IN ({', '.join('?' * len(query.statuses))})"
+        args.extend(query.statuses)
     return clauses, args
 
 
-def fts_query(needle: str) -> str | None:
+def fts_query(needle: str, frequency: Mapping[str, int]) -> str | None:
     """The full-text query whose matches include every text holding `needle` (lowercased),
-    or None when the trigram index cannot help: under 3 characters, or a NUL."""
+    or None when the trigram index cannot help: under 3 characters, or a NUL.
+
+    Any of the needle's trigrams gives such a superset; the rarest few (by `frequency`, a
+    sample's counts) give the smallest at the least cost: a trigram most texts hold ("ord" of
+    "orders") costs a read of most of the index and narrows nothing."""
     if len(needle) < 3 or "\x00" in needle:
         return None
-    grams = list(dict.fromkeys(needle[i : i + 3] for i in range(len(needle) - 2)))
-    if len(grams) > MAX_TRIGRAMS:
-        step = (len(grams) - 1) / (MAX_TRIGRAMS - 1)
-        grams = [grams[round(i * step)] for i in range(MAX_TRIGRAMS)]
-    return " AND ".join('"' + gram.replace('"', '""') + '"' for gram in grams)
+    grams = list(dict.fromkeys(trigrams(needle)))
+    grams.sort(key=lambda gram: frequency.get(gram, 0))
+    return " AND ".join('"' + gram.replace('"', '""') + '"' for gram in grams[:PICKED_TRIGRAMS])
 
 
-def _page(conn: sqlite3.Connection, ids: Sequence[int]) -> list[bytes]:
+def _page(store: Store, ids: Sequence[int]) -> list[bytes]:
     marks = ", ".join("?" * len(ids))
-    items = dict(conn.execute(f"SELECT id, item FROM runs WHERE id IN ({marks})", ids).fetchall())
+    items = dict(store.tuples(f"SELECT id, item FROM runs WHERE id IN ({marks})", ids))
     return [items[i] for i in ids]
 
 
 def _searched(
-    conn: sqlite3.Connection, query: HistoryQuery, scope: int, now: int
+    store: Store, query: HistoryQuery, scope: int, now: int
 ) -> tuple[dict[str, Any], int, list[bytes]]:
     """Counts, total and page of a search: every matching run of the scope is read."""
     needle = query.search.lower()
-    clauses, args = _filters(query)
-    args.update(scope=scope, older=now - SCOPE_MINUTES * MINUTE_US, now=now, needle=needle)
+    clauses, filters = _filters(query)
+    args: list[Any] = []
     source = "runs"
-    match = fts_query(needle)
+    match = fts_query(needle, store.trigram_sample)
     if match is not None:
-        source = "runs JOIN runs_search s ON s.rowid = runs.id AND runs_search MATCH :match"
-        args["match"] = match
-    rows = conn.execute(
+        source = "runs JOIN runs_search s ON s.rowid = runs.id AND runs_search MATCH ?"
+        args.append(match)
+    args += [scope, now - SCOPE_MINUTES * MINUTE_US, now, *filters]
+    args += [needle] * len(SEARCH_COLUMNS)
+    rows = store.tuples(
         f"SELECT id, trigger, created_at, runtime, runtime_key, query_uuid FROM {source}"
-        f" WHERE scope = :scope AND created_at > :older AND created_at <= :now{clauses}"
-        f" AND {_MATCHES} ORDER BY created_at",
+        f" WHERE scope = ? AND created_at > ? AND created_at <= ?{clauses} AND {_MATCHES}"
+        " ORDER BY created_at",
         args,
-    ).fetchall()
+    )
     by_trigger = {name: Series() for name in TRIGGER_NAMES}
     for _, trigger, created, runtime, _, _ in rows:
         by_trigger[trigger].append(created, runtime)
@@ -143,7 +146,7 @@ def _searched(
     if query.sort_by == "runtime":
         chosen.sort(key=lambda row: row[4], reverse=True)
     start = offset_of(query.page, query.page_size)
-    return counts, total, _page(conn, [row[0] for row in chosen[start : start + query.page_size]])
+    return counts, total, _page(store, [row[0] for row in chosen[start : start + query.page_size]])
 
 
 def _listed(
@@ -156,21 +159,23 @@ def _listed(
         query.window,
         now,
     )
-    clauses, args = _filters(query)
-    older, newer = _bounds(query, now)
-    args.update(scope=scope, older=older, newer=newer)
+    clauses, filters = _filters(query)
     if query.trigger:
-        clauses += " AND trigger = :trigger"
-        args["trigger"] = query.trigger
+        clauses += " AND trigger = ?"
+        filters.append(query.trigger)
     order, index = "created_at DESC, query_uuid", "runs_recent"
     if query.sort_by == "runtime":
         order, index = "runtime_key DESC, " + order, "runs_by_runtime"
-    args.update(limit=query.page_size, offset=offset_of(query.page, query.page_size))
-    rows = store.conn().execute(
-        f"SELECT item FROM runs INDEXED BY {index} WHERE scope = :scope"
-        f" AND created_at > :older AND created_at <= :newer{clauses}"
-        f" ORDER BY {order} LIMIT :limit OFFSET :offset",
-        args,
+    rows = store.tuples(
+        f"SELECT item FROM runs INDEXED BY {index} WHERE scope = ? AND created_at > ?"
+        f" AND created_at <= ?{clauses} ORDER BY {order} LIMIT ? OFFSET ?",
+        [
+            scope,
+            *_bounds(query, now),
+            *filters,
+            query.page_size,
+            offset_of(query.page, query.page_size),
+        ],
     )
     return counts, total, [row[0] for row in rows]
 
@@ -182,7 +187,7 @@ def list_history(store: Store, query: HistoryQuery, project: str, user: str, now
     if scope is None:
         counts, total = tally({}, query.trigger, query.window, now)[0], 0
     elif query.search:
-        counts, total, items = _searched(store.conn(), query, scope, now)
+        counts, total, items = _searched(store, query, scope, now)
     else:
         counts, total, items = _listed(store, query, scope, now)
     pages = orjson.dumps(page_info(query.page, query.page_size, total))

@@ -57,7 +57,8 @@ def json_schema(node: Any) -> Any:
 
 
 @cache
-def _json_document() -> dict[str, Any]:
+def json_document() -> dict[str, Any]:
+    """The served document with its schemas turned into JSON Schema."""
     document: dict[str, Any] = json_schema(openapi_document())
     return document
 
@@ -65,7 +66,7 @@ def _json_document() -> dict[str, Any]:
 @cache
 def fast_validator(schema_name: str) -> jsonschema_rs.Validator:
     """A compiled (Rust) validator of one component schema, for bulk checks."""
-    components = _json_document()["components"]["schemas"]
+    components = json_document()["components"]["schemas"]
     root = {"$ref": f"#/components/schemas/{schema_name}", "components": {"schemas": components}}
     return jsonschema_rs.Draft202012Validator(root)
 
@@ -82,7 +83,7 @@ def schema_validator(document: dict[str, Any], pointer: str) -> Draft4Validator:
 @cache
 def body_validator(schema_name: str) -> Draft4Validator:
     """A validator of one component schema of the served document, explaining each error."""
-    return schema_validator(_json_document(), f"#/components/schemas/{schema_name}")
+    return schema_validator(json_document(), f"#/components/schemas/{schema_name}")
 
 
 def _field(error: ValidationError) -> str:

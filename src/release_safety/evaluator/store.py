@@ -8,11 +8,13 @@ searched texts finds the candidates of a `search`.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import itertools
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Mapping
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -103,7 +105,13 @@ SEARCH_COLUMNS = ("s_sql", "s_explore", "s_fields", "s_chart", "s_sql_chart", "s
 _INSERT_RUN = f"INSERT INTO runs VALUES ({', '.join('?' * 16)})"
 _INSERT_TEXT = "INSERT INTO runs_search (rowid, text) VALUES (?, ?)"
 BATCH = 2_000
+SAMPLE = 4_096  # texts whose trigrams are counted, to tell rare trigrams from common ones
 REQUIRED = ("organization", "projects", "users")
+
+
+def trigrams(text: str) -> Iterator[str]:
+    """Every three-character substring, as the full-text index's trigram tokenizer cuts."""
+    return (text[i : i + 3] for i in range(len(text) - 2))
 
 
 def token_hash(token: str) -> str:
@@ -144,6 +152,7 @@ class Store:
         self.counts = CountIndex()
         self.scopes: dict[tuple[str, str], int] = {}
         self.tokens: dict[str, TokenOwner] = {}
+        self.trigram_sample: Counter[str] = Counter()  # texts holding each trigram, of SAMPLE
 
     def failure(self, exc: sqlite3.Error) -> InputError | CheckError:
         """A database error as one line naming the file: 2 when the file is not a database
@@ -157,6 +166,12 @@ class Store:
         """The connection."""
         return self._conn
 
+    def tuples(self, sql: str, args: Sequence[Any]) -> list[tuple[Any, ...]]:
+        """The rows of a query as plain tuples (cheaper than the connection's named rows)."""
+        cursor = self._conn.cursor()
+        cursor.row_factory = None
+        return cursor.execute(sql, args).fetchall()
+
     @contextmanager
     def writing(self) -> Iterator[sqlite3.Connection]:
         """A serialized write transaction."""
@@ -167,13 +182,18 @@ class Store:
         """Replace the whole database with a checked data set; times resolve against now."""
         if not isinstance(data, DataSet):
             data = dataset_of(data, "data")
+        collecting = gc.isenabled()
+        gc.disable()  # a load makes millions of short-lived objects and no cycles: no GC passes
         try:
             with self.writing() as conn:
-                _load(conn, data, now, self.scopes)
+                _load(conn, data, now, self.scopes, self.trigram_sample)
                 _script(conn, INDEXES)
                 conn.execute("ANALYZE")
         except sqlite3.Error as exc:
             raise self.failure(exc) from exc
+        finally:
+            if collecting:
+                gc.enable()
         self.counts.build(
             self._conn.execute(
                 "SELECT scope, trigger, language, status, created_at, runtime FROM runs"
@@ -211,12 +231,17 @@ def _reset(conn: sqlite3.Connection) -> None:
 
 
 def _load(
-    conn: sqlite3.Connection, data: DataSet, now: int, scopes: dict[tuple[str, str], int]
+    conn: sqlite3.Connection,
+    data: DataSet,
+    now: int,
+    scopes: dict[tuple[str, str], int],
+    sample: Counter[str],
 ) -> None:
     """Parts, then runs; a second reading of the runs when a part came after them."""
     for attempt in (1, 2):
         _reset(conn)
         scopes.clear()
+        sample.clear()
         runs = data.runs()
         first = next(runs, None)  # the parts before the runs are read now
         if attempt == 1 and any(key not in data.parts for key in REQUIRED) and data.path:
@@ -229,7 +254,7 @@ def _load(
         except ValueError as exc:
             raise InputError(f"{data.where}: {exc}") from exc
         if first is not None:
-            _load_runs(conn, data, itertools.chain([first], runs), names, now, scopes)
+            _load_runs(conn, data, itertools.chain([first], runs), names, now, scopes, sample)
         if not data.late_parts:
             return
 
@@ -285,6 +310,7 @@ def _load_runs(
     names: Names,
     now: int,
     scopes: dict[tuple[str, str], int],
+    sample: Counter[str],
 ) -> None:
     """Check, derive and insert the runs in batches: no more than a batch is held at once."""
     checker = RunChecker(data)
@@ -302,6 +328,8 @@ def _load_runs(
             raise InputError(f"{data.where}: /queryRuns/{index}: {exc}") from exc
         rows.append(row)
         texts.append((index + 1, text))
+        if index < SAMPLE:
+            sample.update(set(trigrams(text)))
         if len(rows) >= BATCH:
             conn.executemany(_INSERT_RUN, rows)
             conn.executemany(_INSERT_TEXT, texts)

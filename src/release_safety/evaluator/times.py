@@ -13,6 +13,7 @@ from datetime import UTC, datetime, timedelta
 MS_US = 1_000
 MINUTE_US = 60_000_000
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_NAIVE_EPOCH = datetime(1970, 1, 1)
 _ONE_US = timedelta(microseconds=1)
 _MIN_US = (datetime(1, 1, 2, tzinfo=UTC) - _EPOCH) // _ONE_US
 _MAX_US = (datetime(9999, 12, 31, tzinfo=UTC) - _EPOCH) // _ONE_US
@@ -53,14 +54,8 @@ def parse_time(text: str, now_us: int) -> int:
 def format_time(us: int) -> str:
     """Epoch microseconds as `YYYY-MM-DDTHH:MM:SS.mmmZ`, or `.mmmuuuZ` when the time has
     sub-millisecond digits."""
-    m = _EPOCH + timedelta(microseconds=us)
-    fraction = f"{m.microsecond:06d}"
-    if us % MS_US == 0:
-        fraction = fraction[:3]
-    return (
-        f"{m.year:04d}-{m.month:02d}-{m.day:02d}T{m.hour:02d}:{m.minute:02d}:{m.second:02d}"
-        f".{fraction}Z"
-    )
+    moment = _NAIVE_EPOCH + timedelta(microseconds=us)
+    return moment.isoformat(timespec="microseconds" if us % MS_US else "milliseconds") + "Z"
 
 
 def now_us() -> int:
