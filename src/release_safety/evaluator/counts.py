@@ -39,6 +39,14 @@ class Series:
     created: array[int] = field(default_factory=lambda: array("q"))
     runtime_before: array[float] = field(default_factory=lambda: array("d", [0.0]))
 
+    @classmethod
+    def of(cls, runs: Sequence[tuple[int, float | None]]) -> Series:
+        """The series of (createdAt, runtime) pairs given in createdAt order."""
+        return cls(
+            array("q", [created for created, _ in runs]),
+            array("d", accumulate((runtime or 0.0 for _, runtime in runs), initial=0.0)),
+        )
+
     def append(self, created: int, runtime: float | None) -> None:
         """Add a run no older than the newest one."""
         self.created.append(created)
@@ -75,18 +83,11 @@ class CountIndex:
 
     def build(self, rows: Iterable[Sequence[Any]]) -> None:
         """Fill from (scope, trigger, language, status, createdAt, runtime) in createdAt order."""
-        created: dict[Key, list[int]] = {}
-        runtimes: dict[Key, list[float]] = {}
-        for scope, trigger, language, status, at, runtime in rows:
+        runs: dict[Key, list[tuple[int, float | None]]] = {}
+        for scope, trigger, language, status, created, runtime in rows:
             for key in self._keys(scope, trigger, language, status):
-                if key not in created:
-                    created[key], runtimes[key] = [], [0.0]
-                created[key].append(at)
-                runtimes[key].append(runtime or 0.0)
-        self.series = {
-            key: Series(array("q", times), array("d", accumulate(runtimes[key])))
-            for key, times in created.items()
-        }
+                runs.setdefault(key, []).append((created, runtime))
+        self.series = {key: Series.of(pairs) for key, pairs in runs.items()}
 
     def add(
         self,

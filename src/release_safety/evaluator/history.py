@@ -31,6 +31,7 @@ SORTS = ("createdAt", "runtime")
 DEFAULT_PAGE_SIZE = 25
 MAX_PAGE_SIZE = 100
 PICKED_TRIGRAMS = 3  # a needle is looked up by its rarest trigrams, then confirmed
+RARE = 0.01  # a trigram in at most this share of the sampled texts narrows a search cheaply
 _MATCHES = "(" + " OR ".join(f"instr({c}, ?) > 0" for c in SEARCH_COLUMNS) + ")"
 
 
@@ -93,18 +94,21 @@ def _filters(query: HistoryQuery) -> tuple[str, list[Any]]:
     return clauses, args
 
 
-def fts_query(needle: str, frequency: Mapping[str, int]) -> str | None:
+def fts_query(needle: str, frequency: Mapping[str, int], sampled: int) -> str | None:
     """The full-text query whose matches include every text holding `needle` (lowercased),
     or None when the trigram index cannot help: under 3 characters, or a NUL.
 
-    Any of the needle's trigrams gives such a superset; the rarest few (by `frequency`, a
-    sample's counts) give the smallest at the least cost: a trigram most texts hold ("ord" of
-    "orders") costs a read of most of the index and narrows nothing."""
+    Any of the needle's trigrams gives such a superset; the rarest (by `frequency`, counts over
+    `sampled` texts), with up to two more that are rare too, give a small one at little cost:
+    a trigram most texts hold ("ord" of "orders") costs a read of most of the index and
+    narrows nothing."""
     if len(needle) < 3 or "\x00" in needle:
         return None
-    grams = list(dict.fromkeys(trigrams(needle)))
-    grams.sort(key=lambda gram: frequency.get(gram, 0))
-    return " AND ".join('"' + gram.replace('"', '""') + '"' for gram in grams[:PICKED_TRIGRAMS])
+    grams = sorted(dict.fromkeys(trigrams(needle)), key=lambda gram: frequency.get(gram, 0))
+    picked = grams[:1] + [
+        g for g in grams[1:PICKED_TRIGRAMS] if frequency.get(g, 0) <= RARE * sampled
+    ]
+    return " AND ".join('"' + gram.replace('"', '""') + '"' for gram in picked)
 
 
 def _page(store: Store, ids: Sequence[int]) -> list[bytes]:
@@ -121,7 +125,7 @@ def _searched(
     clauses, filters = _filters(query)
     args: list[Any] = []
     source = "runs"
-    match = fts_query(needle, store.trigram_sample)
+    match = fts_query(needle, store.trigram_sample, store.sampled)
     if match is not None:
         source = "runs JOIN runs_search s ON s.rowid = runs.id AND runs_search MATCH ?"
         args.append(match)
@@ -133,18 +137,21 @@ def _searched(
         " ORDER BY created_at",
         args,
     )
-    by_trigger = {name: Series() for name in TRIGGER_NAMES}
+    by_trigger: dict[str, list[tuple[int, float | None]]] = {name: [] for name in TRIGGER_NAMES}
     for _, trigger, created, runtime, _, _ in rows:
-        by_trigger[trigger].append(created, runtime)
+        by_trigger[trigger].append((created, runtime))
     counts, total = tally(
-        {name: [series] for name, series in by_trigger.items()}, query.trigger, query.window, now
+        {name: [Series.of(runs)] for name, runs in by_trigger.items()},
+        query.trigger,
+        query.window,
+        now,
     )
     older, newer = _bounds(query, now)
     chosen = [row for row in rows if older < row[2] <= newer and query.trigger in (None, row[1])]
-    chosen.sort(key=lambda row: row[5])
-    chosen.sort(key=lambda row: row[2], reverse=True)
     if query.sort_by == "runtime":
-        chosen.sort(key=lambda row: row[4], reverse=True)
+        chosen.sort(key=lambda row: (-row[4], -row[2], row[5]))
+    else:
+        chosen.sort(key=lambda row: (-row[2], row[5]))
     start = offset_of(query.page, query.page_size)
     return counts, total, _page(store, [row[0] for row in chosen[start : start + query.page_size]])
 

@@ -151,6 +151,7 @@ class Store:
         self.write_lock = threading.Lock()
         self.counts = CountIndex()
         self.scopes: dict[tuple[str, str], int] = {}
+        self.sampled = 0
         self.tokens: dict[str, TokenOwner] = {}
         self.trigram_sample: Counter[str] = Counter()  # texts holding each trigram, of SAMPLE
 
@@ -194,6 +195,7 @@ class Store:
         finally:
             if collecting:
                 gc.enable()
+        self.sampled = min(SAMPLE, self._conn.execute("SELECT count(*) FROM runs").fetchone()[0])
         self.counts.build(
             self._conn.execute(
                 "SELECT scope, trigger, language, status, created_at, runtime FROM runs"
