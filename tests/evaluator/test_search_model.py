@@ -13,7 +13,7 @@ from release_safety.evaluator.history import HistoryQuery, list_history
 from release_safety.evaluator.store import Store
 from release_safety.evaluator.times import format_time
 
-ALPHABET = st.sampled_from(list("abcAB_%\\ \"'\x00\nİßσΣ€0") + ["ab", "abc", "ǅ"])
+ALPHABET = st.sampled_from([*"abcAB_%\\ \"'\x00\nİßσΣ€0", "ab", "abc", "ǅ"])
 texts = st.lists(ALPHABET, max_size=12).map("".join)
 sql_texts = st.lists(ALPHABET, min_size=1, max_size=12).map("".join)  # "" would be "SELECT 1"
 STORE = Store()
