@@ -16,6 +16,7 @@ from typing import Any
 import httpx
 import pytest
 from evaluator_support import (
+    ALICE,
     ALICE_TOKEN,
     HISTORY,
     JAFFLE,
@@ -31,7 +32,10 @@ from hypothesis import strategies as st
 
 from release_safety.evaluator.app import MAX_BODY_BYTES, MAX_DEPTH
 from release_safety.evaluator.contract import ContractRun, replay_rows
+from release_safety.evaluator.fixture import read_data
+from release_safety.evaluator.history import HistoryQuery, list_history
 from release_safety.evaluator.openapi import body_validator, openapi_document
+from release_safety.evaluator.store import Store
 from release_safety.evaluator.times import format_time
 
 BIN = str(Path(sys.executable).with_name("release-safety"))
@@ -275,3 +279,20 @@ def test_hostile_data_file_is_exit_2(tmp_path: Path, text: str, message: str) ->
     assert done.returncode == 2, done.stderr
     assert "Traceback" not in done.stderr
     assert message in done.stderr
+
+
+def test_runs_before_the_parts_they_name_load_the_same(tmp_path: Path) -> None:
+    data = dataset([make_run("r1", "now-1m"), make_run("r2", "now-2h", sql="select 1 from x")])
+    runs_first = {
+        "queryRuns": data["queryRuns"],
+        **{k: v for k, v in data.items() if k != "queryRuns"},
+    }
+    streamed, held = Store(), Store()
+    path = tmp_path / "data.json"
+    path.write_text(json.dumps(runs_first), encoding="utf-8")
+    streamed.load(read_data(path), NOW_US)
+    held.load(data, NOW_US)
+    query = HistoryQuery()
+    assert list_history(streamed, query, JAFFLE, ALICE, NOW_US) == list_history(
+        held, query, JAFFLE, ALICE, NOW_US
+    )

@@ -40,11 +40,11 @@ class Series:
     runtime_before: array[float] = field(default_factory=lambda: array("d", [0.0]))
 
     @classmethod
-    def of(cls, runs: Sequence[tuple[int, float | None]]) -> Series:
-        """The series of (createdAt, runtime) pairs given in createdAt order."""
+    def of(cls, created: Sequence[int], runtimes: Sequence[float | None]) -> Series:
+        """The series of runs given in createdAt order."""
         return cls(
-            array("q", [created for created, _ in runs]),
-            array("d", accumulate((runtime or 0.0 for _, runtime in runs), initial=0.0)),
+            array("q", created),
+            array("d", accumulate((runtime or 0.0 for runtime in runtimes), initial=0.0)),
         )
 
     def append(self, created: int, runtime: float | None) -> None:
@@ -83,11 +83,15 @@ class CountIndex:
 
     def build(self, rows: Iterable[Sequence[Any]]) -> None:
         """Fill from (scope, trigger, language, status, createdAt, runtime) in createdAt order."""
-        runs: dict[Key, list[tuple[int, float | None]]] = {}
-        for scope, trigger, language, status, created, runtime in rows:
+        created: dict[Key, list[int]] = {}
+        runtimes: dict[Key, list[float | None]] = {}
+        for scope, trigger, language, status, at, runtime in rows:
             for key in self._keys(scope, trigger, language, status):
-                runs.setdefault(key, []).append((created, runtime))
-        self.series = {key: Series.of(pairs) for key, pairs in runs.items()}
+                if key not in created:
+                    created[key], runtimes[key] = [], []
+                created[key].append(at)
+                runtimes[key].append(runtime)
+        self.series = {key: Series.of(times, runtimes[key]) for key, times in created.items()}
 
     def add(
         self,

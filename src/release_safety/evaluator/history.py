@@ -137,11 +137,12 @@ def _searched(
         " ORDER BY created_at",
         args,
     )
-    by_trigger: dict[str, list[tuple[int, float | None]]] = {name: [] for name in TRIGGER_NAMES}
-    for _, trigger, created, runtime, _, _ in rows:
-        by_trigger[trigger].append((created, runtime))
+    by_trigger = {name: [row for row in rows if row[1] == name] for name in TRIGGER_NAMES}
     counts, total = tally(
-        {name: [Series.of(runs)] for name, runs in by_trigger.items()},
+        {
+            name: [Series.of([row[2] for row in runs], [row[3] for row in runs])]
+            for name, runs in by_trigger.items()
+        },
         query.trigger,
         query.window,
         now,
