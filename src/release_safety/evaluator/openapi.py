@@ -37,11 +37,7 @@ def openapi_document() -> dict[str, Any]:
 
 
 def json_schema(node: Any) -> Any:
-    """OpenAPI 3.0 schema -> JSON Schema: `nullable: true` becomes `anyOf [..., null]`.
-
-    Whatever stands beside it: `nullable` next to `anyOf` (no `type`) admits null too, as
-    OpenAPI 3.0.0 reads it and as the interface means it (a pivot value may be null), where a
-    strict 3.0.3 validator would ignore it and refuse the null a history row echoes."""
+    """OpenAPI 3.0 schema -> JSON Schema: `nullable: true` becomes `anyOf [..., null]`."""
     if isinstance(node, list):
         return [json_schema(item) for item in node]
     if not isinstance(node, dict):
