@@ -9,8 +9,16 @@ from typing import Any
 import yaml
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "rest"
-# The steering repository's shared/ stands beside this repository (CI and developers alike).
-DATASET = Path(__file__).resolve().parents[2].parent / "shared" / "datasets" / "openapi-real"
+# The steering repository's shared/ stands beside this repository or one of its parents (a
+# git worktree), for CI and developers alike.
+DATASET = next(
+    (
+        folder / "shared" / "datasets" / "openapi-real"
+        for folder in Path(__file__).resolve().parents[2].parents
+        if (folder / "shared" / "datasets" / "openapi-real").is_dir()
+    ),
+    Path("shared/datasets/openapi-real"),
+)
 OK = {"200": {"description": "ok"}}
 
 
@@ -46,7 +54,7 @@ def build_pair(case: dict[str, Any]) -> tuple[bytes, bytes]:
         else:
             kind = next(k for k in ("request", "response", "params", "operation") if k in case)
             doc = {"paths": {"/pets": _operation(kind, case[kind][side])}}
-        doc.setdefault("openapi", "3.0.3")
+        doc.setdefault("openapi", case.get("openapi", "3.0.3"))
         doc.setdefault("info", {"title": "pets", "version": str(side)})
         if components is not None:
             doc["components"] = components[side] if isinstance(components, list) else components

@@ -31,7 +31,7 @@ def test_rules_page_is_generated_from_the_catalogue() -> None:
 
 
 def test_rules_are_registered_in_the_shared_catalogue() -> None:
-    for rule in CATALOGUE:
+    for rule in CATALOGUE.rules:
         shared = RULES[rule.id]
         assert (shared.surface, shared.severity, shared.title) == ("rest", rule.level, rule.title)
         assert rule.why and rule.unsafe and rule.safe

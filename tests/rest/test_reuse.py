@@ -114,7 +114,9 @@ def _previous(api: Api | SpecError) -> Api | None:
 
 
 def _doc(paths: dict[str, Any], schemas: dict[str, Any], security: Any = None) -> bytes:
-    doc: dict[str, Any] = {"openapi": "3.0.3", "paths": paths, "components": {"schemas": schemas}}
+    schemes = {"key": {"type": "apiKey", "in": "header", "name": "X-Key"}}
+    components = {"schemas": schemas, "securitySchemes": schemes}
+    doc: dict[str, Any] = {"openapi": "3.0.3", "paths": paths, "components": components}
     if security is not None:
         doc["security"] = security
     return json.dumps(doc).encode()

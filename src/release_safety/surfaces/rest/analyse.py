@@ -12,7 +12,7 @@ from release_safety.findings import Finding, SurfaceReport
 from release_safety.settings import DEFAULT_REST_SPECS, Settings
 from release_safety.snapshot import Snapshot
 from release_safety.surfaces.rest.diff import diff_apis
-from release_safety.surfaces.rest.group import findings
+from release_safety.surfaces.rest.group import Change, changes
 from release_safety.surfaces.rest.load import SpecError, parse
 from release_safety.surfaces.rest.normalise import Api, Fetch, normalise
 
@@ -68,12 +68,18 @@ def load_api(
     return result
 
 
-def compare_documents(old: Api, new: Api, old_file: str, new_file: str) -> list[Finding]:
-    """Findings between two loaded documents; SpecError when the schemas cannot be compared."""
+def describe(old: Api, new: Api, old_file: str, new_file: str) -> list[Change]:
+    """The changes between two loaded documents, each with the operations it reaches;
+    SpecError when the schemas cannot be compared."""
     try:
-        return findings(diff_apis(old, new), old, new, old_file, new_file)
+        return changes(diff_apis(old, new), old, new, old_file, new_file)
     except RecursionError as exc:
         raise SpecError("schemas nested too deeply to compare") from exc
+
+
+def compare_documents(old: Api, new: Api, old_file: str, new_file: str) -> list[Finding]:
+    """Findings between two loaded documents; SpecError when the schemas cannot be compared."""
+    return [change.finding for change in describe(old, new, old_file, new_file)]
 
 
 def _load(snapshot: Snapshot, path: str, external: bool, previous: Api | None) -> Api:

@@ -2,7 +2,7 @@
 
 An edit inside a named schema that many operations reach is one line in the schema path form
 (`#/components/schemas/Pet — response property `tag` removed (12 operations)`); everything
-else reads `<METHOD> <path> — <text>`.
+else reads `<METHOD> <path> — <text>`. Spec errors the revision brings are `spec-invalid`.
 """
 
 from __future__ import annotations
@@ -11,16 +11,26 @@ from dataclasses import dataclass, field
 from urllib.parse import unquote
 
 from release_safety.findings import Finding
-from release_safety.surfaces.rest.diff import OperationDelta
+from release_safety.surfaces.jsonschema.issues import SPEC_INVALID, token_line
+from release_safety.surfaces.jsonschema.judge import DeltaRule
+from release_safety.surfaces.rest.diff import ApiKind, OperationDelta
 from release_safety.surfaces.rest.normalise import Api
-from release_safety.surfaces.rest.rules import RestRule, classify
+from release_safety.surfaces.rest.rules import CATALOGUE
 
 CAP = 50
 
 
+@dataclass(frozen=True)
+class Change:
+    """A finding and every operation it reaches (labels such as `GET /pets/{id}`)."""
+
+    finding: Finding
+    operations: tuple[str, ...]
+
+
 @dataclass
 class _Group:
-    rule: RestRule
+    rule: DeltaRule
     text: str
     place: str
     origin: str | None
@@ -33,19 +43,19 @@ def pointer_keys(pointer: str) -> tuple[str, ...]:
     return tuple(unquote(p).replace("~1", "/").replace("~0", "~") for p in pointer[2:].split("/"))
 
 
-def findings(
+def changes(
     deltas: list[OperationDelta], old: Api, new: Api, old_file: str, new_file: str
-) -> list[Finding]:
-    """One finding per distinct change; shared-schema changes count the operations they reach."""
+) -> list[Change]:
+    """One change per distinct finding; shared-schema changes list the operations they reach."""
     groups: dict[tuple[str, ...], _Group] = {}
     for item in deltas:
         delta, op = item.delta, item.operation
-        rule = classify(delta)
+        rule = CATALOGUE.judge(delta)
         if rule is None:
             continue
         text = rule.say(delta)
         label = op.label if op is not None else ""
-        removed = delta.kind == "endpoint-removed"
+        removed = delta.kind is ApiKind.ENDPOINT_REMOVED
         doc, file = (old, old_file) if removed else (new, new_file)
         if delta.origin is not None:
             key: tuple[str, ...] = (rule.id, delta.origin, text)
@@ -66,11 +76,11 @@ def findings(
             groups[key] = group
         if label and label not in group.operations:
             group.operations.append(label)
-    out = [_finding(g) for g in groups.values()]
-    return sorted(out, key=lambda f: (f.severity != "breaking", f.message))
+    out = [_change(g) for g in groups.values()] + _spec_errors(old, new, new_file)
+    return sorted(out, key=lambda c: (c.finding.severity != "breaking", c.finding.message))
 
 
-def _finding(group: _Group) -> Finding:
+def _change(group: _Group) -> Change:
     ops = group.operations
     if group.origin is not None and len(ops) > 1:
         message = f"{group.origin} — {group.text} ({len(ops)} operations)"
@@ -80,7 +90,7 @@ def _finding(group: _Group) -> Finding:
         message = f"{ops[0]} — {group.text}"
     else:
         message = f"{ops[0]} — {group.place}: {group.text}"
-    return Finding(
+    finding = Finding(
         rule=group.rule.id,
         severity=group.rule.level,
         surface="rest",
@@ -89,6 +99,27 @@ def _finding(group: _Group) -> Finding:
         message=message,
         hint=group.rule.safe,
     )
+    return Change(finding, tuple(sorted(ops)))
+
+
+def _spec_errors(old: Api, new: Api, new_file: str) -> list[Change]:
+    """A `spec-invalid` finding for each spec error of the revision the base did not have."""
+    out: list[Change] = []
+    for issue in sorted(new.issues - old.issues):
+        keys = pointer_keys(issue.owner)
+        place = keys[1] if keys[0] == "paths" and len(keys) > 1 else issue.owner
+        line = token_line(new.document.text, new.document.line_of(*keys), issue.token)
+        finding = Finding(
+            rule=SPEC_INVALID.id,
+            severity=SPEC_INVALID.severity,
+            surface="rest",
+            file=new_file,
+            line=line,
+            message=f"{place} — {issue.message}",
+            hint=SPEC_INVALID.safe,
+        )
+        out.append(Change(finding, ()))
+    return out
 
 
 def capped(lines: list[str], noun: str) -> list[str]:

@@ -22,6 +22,7 @@ from typing import Any
 
 import yaml
 
+from release_safety.surfaces.jsonschema.issues import SpecError as SpecError
 from release_safety.surfaces.rest.swagger import convert_swagger
 
 try:
@@ -30,10 +31,6 @@ except ImportError:  # pragma: no cover - rapidyaml is a declared dependency
     ryml = None
 
 _BaseLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-class SpecError(Exception):
-    """The document cannot be read as an OpenAPI description; the message is the reason."""
 
 
 class _CoreLoader(_BaseLoader):  # type: ignore[misc,valid-type]

@@ -11,29 +11,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
-from urllib.parse import unquote
+
+from release_safety.surfaces.jsonschema.build import missing, resolve
+from release_safety.surfaces.jsonschema.issues import SpecIssue
+from release_safety.surfaces.jsonschema.model import Schema
 
 if TYPE_CHECKING:
-    from release_safety.surfaces.rest.normalise import Operation, Schema
-
-_MISSING = object()
-
-
-def resolve(node: Any, pointer: str) -> Any:
-    """The value at a JSON pointer (`/a/b`, URI-escaped) under `node`; `_MISSING` if none."""
-    for raw in pointer.split("/")[1:] if pointer else []:
-        part = unquote(raw).replace("~1", "/").replace("~0", "~")
-        if isinstance(node, dict) and part in node:
-            node = node[part]
-        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
-            node = node[int(part)]
-        else:
-            return _MISSING
-    return node
-
-
-def missing(value: Any) -> bool:
-    return value is _MISSING
+    from release_safety.surfaces.rest.normalise import Operation
 
 
 @dataclass
@@ -48,12 +32,14 @@ class PathTrace:
 @dataclass
 class Trace:
     """One normalisation's record: its raw document, and for each `$ref` it followed the
-    schema built (named schemas only), the `$ref`s that build followed and its height."""
+    schema built (named schemas only), the `$ref`s that build followed and its height; the
+    spec errors found, by owner (a `$ref` or a path item's pointer)."""
 
     root: dict[str, Any]
     schemas: dict[str, Schema] = field(default_factory=dict)
     refs: dict[str, frozenset[str]] = field(default_factory=dict)
     heights: dict[str, int] = field(default_factory=dict)
+    issues: dict[str, list[SpecIssue]] = field(default_factory=dict)
     paths: dict[str, PathTrace] = field(default_factory=dict)
 
     def adopt(self, previous: Trace, refs: frozenset[str]) -> None:
@@ -67,6 +53,8 @@ class Trace:
             self.heights[ref] = previous.heights[ref]
             if ref in previous.schemas:
                 self.schemas.setdefault(ref, previous.schemas[ref])
+            if ref in previous.issues:
+                self.issues[ref] = previous.issues[ref]
             pending.extend(previous.refs[ref])
 
 
@@ -81,7 +69,9 @@ class Reuse:
         self.max_depth = max_depth
         self.verdicts: dict[str, bool] = {}
         self.visiting: set[str] = set()
-        self.same_security = previous.root.get("security") == self.root.get("security")
+        self.same_security = previous.root.get("security") == self.root.get("security") and (
+            scheme_names(previous.root) == scheme_names(self.root)
+        )
 
     def _same(self, ref: str) -> bool:
         """The raw value at `ref` is equal in both documents and so is all it reaches, acyclic."""
@@ -113,18 +103,28 @@ class Reuse:
         self.current.adopt(self.previous, frozenset((ref,)))
         return found
 
-    def path(self, path: str, item: Any) -> PathTrace | None:
-        """The previous record of a path item, when its operations can stand unchanged."""
+    def path(self, path: str, owner: str, item: Any) -> PathTrace | None:
+        """The previous record of a path item (whose spec errors `owner` holds), when its
+        operations can stand unchanged."""
         found = self.previous.paths.get(path)
         if found is None or not self.same_security or found.height > self.max_depth:
             return None
-        old = _paths(self.previous.root).get(path, _MISSING)
-        if old != item or not all(self._same(r) for r in found.refs):
+        old = _paths(self.previous.root).get(path)
+        if old is None or old != item or not all(self._same(r) for r in found.refs):
             return None
         self.current.adopt(self.previous, found.refs)
+        if owner in self.previous.issues:
+            self.current.issues[owner] = self.previous.issues[owner]
         return found
 
 
 def _paths(root: dict[str, Any]) -> dict[str, Any]:
     paths = root.get("paths")
     return paths if isinstance(paths, dict) else {}
+
+
+def scheme_names(root: dict[str, Any]) -> set[str]:
+    """The security schemes a document defines (requirements may name only these)."""
+    components = root.get("components")
+    schemes = components.get("securitySchemes") if isinstance(components, dict) else None
+    return {str(name) for name in schemes} if isinstance(schemes, dict) else set()

@@ -88,7 +88,8 @@ def _media(value: Any, default: list[str] | None = None) -> list[str]:
 
 
 def _rewrite_refs(node: Any) -> Any:
-    """`#/definitions/X` becomes `#/components/schemas/X` everywhere (iteratively)."""
+    """`#/definitions/X` becomes `#/components/schemas/X` and `type: file` a binary string
+    everywhere (iteratively)."""
     stack = [node]
     while stack:
         item = stack.pop()
@@ -96,6 +97,8 @@ def _rewrite_refs(node: Any) -> Any:
             ref = item.get("$ref")
             if isinstance(ref, str) and ref.startswith("#/definitions/"):
                 item["$ref"] = "#/components/schemas/" + ref[len("#/definitions/") :]
+            if item.get("type") == "file":
+                item["type"], item["format"] = "string", "binary"
             stack.extend(v for v in item.values() if isinstance(v, (dict, list)))
         elif isinstance(item, list):
             stack.extend(v for v in item if isinstance(v, (dict, list)))
@@ -178,10 +181,7 @@ def _operation(
 
 
 def _param_schema(param: dict[str, Any]) -> dict[str, Any]:
-    schema = {k: param[k] for k in _SCHEMA_KEYS if k in param}
-    if schema.get("type") == "file":
-        schema = {"type": "string", "format": "binary"}
-    return schema
+    return {k: param[k] for k in _SCHEMA_KEYS if k in param}
 
 
 def _parameter(param: dict[str, Any]) -> dict[str, Any]:

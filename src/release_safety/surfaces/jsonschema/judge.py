@@ -1,0 +1,132 @@
+"""A surface's judgement of deltas: its rules, what it finds neutral on purpose, its docs page.
+
+Like oasdiff's `checker/` beside `diff/`: the diff says what changed, a catalogue says what that
+means. A delta matches the first rule (or neutral entry) of its direction and kind whose
+condition holds; a delta nothing matches is `delta-not-judged`, of severity unknown: a kind the
+rules forgot fails closed, never open.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any, Literal
+
+from release_safety.findings import Rule, Severity, Surface, register
+from release_safety.surfaces.jsonschema.delta import Delta, Direction
+
+Side = Literal["request", "response", "operation", "api", "any"]
+Say = Callable[[Delta[Any]], str]
+When = Callable[[Delta[Any]], bool]
+
+
+def always(delta: Delta[Any]) -> bool:
+    """The condition of an entry that judges every delta of its kinds."""
+    return True
+
+
+@dataclass(frozen=True)
+class DeltaRule:
+    """One check: the deltas it judges (direction, kinds, condition) and how it words them."""
+
+    id: str
+    level: Severity
+    direction: Side
+    kinds: tuple[Enum, ...]
+    title: str
+    why: str
+    unsafe: str
+    safe: str
+    say: Say
+    when: When = always
+
+
+@dataclass(frozen=True)
+class Neutral:
+    """Deltas that are reported by no rule, on purpose, and why."""
+
+    direction: Side
+    kinds: tuple[Enum, ...]
+    why: str
+    when: When = always
+
+
+NOT_JUDGED = DeltaRule(
+    "delta-not-judged",
+    "unknown",
+    "any",
+    (),
+    "A change no rule judges",
+    "The diff found a change that no rule of the surface judges and that is not listed as"
+    " neutral: it cannot be proven safe.",
+    "a kind of change added to the diff without a rule",
+    "Declare the break if it is one; the rule catalogue needs an entry for it.",
+    lambda d: f"{d.kind.value} in the {d.direction} is judged by no rule",
+)
+NOT_JUDGED_RULE = register(
+    Rule(
+        NOT_JUDGED.id,
+        "all",
+        NOT_JUDGED.level,
+        NOT_JUDGED.title,
+        NOT_JUDGED.why,
+        NOT_JUDGED.unsafe,
+        NOT_JUDGED.safe,
+    )
+)
+
+
+class Catalogue:
+    """The rules and neutral entries of one surface, registered in the shared rule list."""
+
+    def __init__(
+        self, surface: Surface, rules: Sequence[DeltaRule], neutral: Sequence[Neutral]
+    ) -> None:
+        self.rules = tuple(rules)
+        self.neutral = tuple(neutral)
+        self.by_key: dict[tuple[str, Enum], list[DeltaRule | Neutral]] = {}
+        entries: list[DeltaRule | Neutral] = [*self.rules, *self.neutral]
+        for entry in entries:
+            for kind in entry.kinds:
+                self.by_key.setdefault((entry.direction, kind), []).append(entry)
+        for r in self.rules:
+            register(Rule(r.id, surface, r.level, r.title, r.why, r.unsafe, r.safe))
+
+    def judge(self, delta: Delta[Any]) -> DeltaRule | None:
+        """The rule a delta breaks or informs about; None when neutral on purpose."""
+        for key in ((delta.direction, delta.kind), ("any", delta.kind)):
+            for entry in self.by_key.get(key, ()):
+                if entry.when(delta):
+                    return entry if isinstance(entry, DeltaRule) else None
+        return NOT_JUDGED
+
+    def judged(self, direction: Direction, kind: Enum) -> bool:
+        """Some rule or neutral entry is declared for the kind in that direction."""
+        return (direction, kind) in self.by_key or ("any", kind) in self.by_key
+
+    def render(self, title: str, intro: str, extra: Iterable[Rule]) -> str:
+        """The Markdown page of the catalogue, with `extra` (rules not about deltas)."""
+        lines = [f"# {title}", "", intro.strip(), ""]
+        lines += ["| id | level | direction | judges | title |", "| --- | --- | --- | --- | --- |"]
+        for r in self.rules:
+            kinds = ", ".join(f"`{k.value}`" for k in r.kinds)
+            lines.append(f"| `{r.id}` | {r.level} | {r.direction} | {kinds} | {_cell(r.title)} |")
+        others = [*extra, NOT_JUDGED_RULE]
+        lines += [f"| `{r.id}` | {r.severity} | any | — | {_cell(r.title)} |" for r in others]
+        for r in self.rules:
+            lines += ["", f"## `{r.id}`", "", f"Level: {r.level}. Direction: {r.direction}."]
+            lines += ["", r.why, "", f"- Unsafe: {r.unsafe}", f"- Safe: {r.safe}"]
+        for rule in others:
+            lines += ["", f"## `{rule.id}`", "", f"Level: {rule.severity}.", "", rule.why]
+            lines += ["", f"- Unsafe: {rule.unsafe}", f"- Safe: {rule.safe}"]
+        lines += ["", "## Neutral on purpose", "", "| direction | changes | why |"]
+        lines.append("| --- | --- | --- |")
+        for n in self.neutral:
+            kinds = ", ".join(f"`{k.value}`" for k in n.kinds)
+            lines.append(f"| {n.direction} | {kinds} | {_cell(n.why)} |")
+        return "\n".join(lines) + "\n"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
