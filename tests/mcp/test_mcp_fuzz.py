@@ -11,8 +11,10 @@ from hypothesis import strategies as st
 from release_safety.findings import RULES, SurfaceReport
 from release_safety.settings import Settings
 from release_safety.snapshot import MemorySnapshot
+from release_safety.surfaces.jsonschema.build import SchemaBuilder
+from release_safety.surfaces.jsonschema.diff import SchemaDiffer
+from release_safety.surfaces.jsonschema.issues import SpecError
 from release_safety.surfaces.mcp import analyse
-from release_safety.surfaces.mcp.schema import compare
 
 PATH = "mcp-tools.json"
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -97,12 +99,15 @@ def test_random_tools(old_tools: list[Any], new_tools: list[Any]) -> None:
     _check(analyse(old, new, Settings()))
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(schema=schemas)
 def test_a_schema_is_compatible_with_itself(schema: Any) -> None:
-    """Wrapped so the texts differ (a description edit): the walk itself must find no break."""
+    """Wrapped so the texts differ (a description edit): the engine finds no change at all."""
     old = {"type": "object", "properties": {"x": schema}}
     new = {**old, "description": "edited"}
-    for direction in ("input", "output"):
-        kinds = {change.kind for change in compare(old, new, direction)}
-        assert kinds <= {"unknown", "deprecated"}, (direction, json.dumps(schema))
+    try:
+        before, after = (SchemaBuilder(root).schema(root) for root in (old, new))
+    except SpecError:
+        return  # a remote or broken `$ref`: not compared (mcp-schema-not-compared)
+    for direction in ("request", "response"):
+        assert SchemaDiffer().compare(before, after, direction, "input") == [], json.dumps(schema)

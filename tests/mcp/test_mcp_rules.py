@@ -1,4 +1,5 @@
-"""Every MCP rule in both directions, on real git repositories with two release tags."""
+"""The MCP surface on real git repositories with two release tags: lines, snapshot states,
+settings, shared and recursive schemas, the sample fixtures (rule pairs: test_rule_pairs.py)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mcp_pairs import snapshot
+from mcp_pairs import tool as make_tool
 
 from release_safety.gitrepo import GitSnapshot
 from release_safety.settings import McpSettings, Settings
@@ -28,336 +31,11 @@ def obj(required: tuple[str, ...] = (), **props: Any) -> dict[str, Any]:
 
 
 def tool(schema: dict[str, Any] | None = None, name: str = "run_sql", **extra: Any) -> dict:
-    return {"name": name, "inputSchema": schema or obj(), "outputSchema": None, **extra}
-
-
-def snapshot(*tools: dict[str, Any]) -> str:
-    body = {"schemaVersion": "1", "tools": sorted(tools, key=lambda t: t["name"])}
-    return json.dumps(body, indent=2, sort_keys=True) + "\n"
+    return make_tool(name, inputSchema=schema or obj(), **extra)
 
 
 INT = {"type": "integer"}
 STR = {"type": "string"}
-
-# (case id, old tool, new tool, expected (rule, message) pairs)
-CASES: list[tuple[str, dict[str, Any], dict[str, Any], list[tuple[str, str]]]] = [
-    (
-        "input-removed",
-        tool(obj(sql=STR, limit=INT)),
-        tool(obj(sql=STR)),
-        [("mcp-input-removed", "MCP tool `run_sql`: input `limit` removed")],
-    ),
-    ("input-added-optional", tool(obj(sql=STR)), tool(obj(sql=STR, limit=INT)), []),
-    (
-        "input-added-required",
-        tool(obj(sql=STR)),
-        tool(obj(("limit",), sql=STR, limit=INT)),
-        [("mcp-input-required", "MCP tool `run_sql`: input `limit` added as required")],
-    ),
-    (
-        "input-became-required",
-        tool(obj(sql=STR, limit=INT)),
-        tool(obj(("limit",), sql=STR, limit=INT)),
-        [("mcp-input-required", "MCP tool `run_sql`: input `limit` became required")],
-    ),
-    ("input-became-optional", tool(obj(("limit",), limit=INT)), tool(obj(limit=INT)), []),
-    (
-        "input-type-narrowed",
-        tool(obj(limit=INT)),
-        tool(obj(limit=STR)),
-        [("mcp-input-narrowed", "MCP tool `run_sql`: input `limit` type changed integer → string")],
-    ),
-    ("input-type-widened", tool(obj(limit=INT)), tool(obj(limit={"type": "number"})), []),
-    (
-        "input-nullable-added",
-        tool(obj(limit=INT)),
-        tool(obj(limit={"type": ["integer", "null"]})),
-        [],
-    ),
-    (
-        "input-enum-value-removed",
-        tool(obj(mode={"enum": ["a", "b"]})),
-        tool(obj(mode={"enum": ["a"]})),
-        [("mcp-input-narrowed", "MCP tool `run_sql`: input `mode` enum value `b` removed")],
-    ),
-    (
-        "input-enum-value-added",
-        tool(obj(mode={"enum": ["a"]})),
-        tool(obj(mode={"enum": ["a", "b"]})),
-        [],
-    ),
-    (
-        "input-pattern-tightened",
-        tool(obj(code={"type": "string", "pattern": "^[a-z]+$"})),
-        tool(obj(code={"type": "string", "pattern": "^[a-z]{3}$"})),
-        [
-            (
-                "mcp-input-narrowed",
-                "MCP tool `run_sql`: input `code` pattern changed `^[a-z]+$` → `^[a-z]{3}$`",
-            )
-        ],
-    ),
-    (
-        "input-pattern-dropped",
-        tool(obj(code={"type": "string", "pattern": "^[a-z]+$"})),
-        tool(obj(code=STR)),
-        [],
-    ),
-    (
-        "input-max-length-tightened",
-        tool(obj(sql={"type": "string", "maxLength": 100})),
-        tool(obj(sql={"type": "string", "maxLength": 50})),
-        [("mcp-input-narrowed", "MCP tool `run_sql`: input `sql` maxLength changed 100 → 50")],
-    ),
-    (
-        "input-max-length-loosened",
-        tool(obj(sql={"type": "string", "maxLength": 50})),
-        tool(obj(sql={"type": "string", "maxLength": 100})),
-        [],
-    ),
-    (
-        "input-minimum-added",
-        tool(obj(limit=INT)),
-        tool(obj(limit={"type": "integer", "minimum": 1})),
-        [("mcp-input-narrowed", "MCP tool `run_sql`: input `limit` minimum 1 added")],
-    ),
-    (
-        "input-maximum-removed",
-        tool(obj(limit={"type": "integer", "maximum": 500})),
-        tool(obj(limit=INT)),
-        [],
-    ),
-    (
-        "input-closed",
-        tool(obj(sql=STR)),
-        tool({**obj(sql=STR), "additionalProperties": False}),
-        [
-            (
-                "mcp-input-narrowed",
-                "MCP tool `run_sql`: input schema no longer accepts additional properties",
-            )
-        ],
-    ),
-    ("input-opened", tool({**obj(sql=STR), "additionalProperties": False}), tool(obj(sql=STR)), []),
-    (
-        "input-nested-enum",
-        tool(obj(filters=obj(op={"enum": ["eq", "ne"]}))),
-        tool(obj(filters=obj(op={"enum": ["eq"]}))),
-        [("mcp-input-narrowed", "MCP tool `run_sql`: input `filters.op` enum value `ne` removed")],
-    ),
-    (
-        "input-array-items-narrowed",
-        tool(obj(ids={"type": "array", "items": {"type": ["string", "integer"]}})),
-        tool(obj(ids={"type": "array", "items": STR})),
-        [
-            (
-                "mcp-input-narrowed",
-                "MCP tool `run_sql`: input `ids[]` type changed integer | string → string",
-            )
-        ],
-    ),
-    (
-        "input-array-items-widened",
-        tool(obj(ids={"type": "array", "items": STR})),
-        tool(obj(ids={"type": "array", "items": {"type": ["string", "integer"]}})),
-        [],
-    ),
-    (
-        "input-ref-target-narrowed",
-        tool({**obj(q={"$ref": "#/$defs/Q"}), "$defs": {"Q": {"type": "string", "maxLength": 9}}}),
-        tool({**obj(q={"$ref": "#/$defs/Q"}), "$defs": {"Q": {"type": "string", "maxLength": 5}}}),
-        [("mcp-input-narrowed", "MCP tool `run_sql`: input `q` maxLength changed 9 → 5")],
-    ),
-    (
-        "input-inlined-into-ref",
-        tool(obj(q={"type": "string", "maxLength": 9})),
-        tool(
-            {
-                **obj(q={"$ref": "#/definitions/Q"}),
-                "definitions": {"Q": {"type": "string", "maxLength": 9}},
-            }
-        ),
-        [],
-    ),
-    (
-        "input-anyof-branch-removed",
-        tool(obj(v={"anyOf": [STR, INT]})),
-        tool(obj(v={"anyOf": [STR]})),
-        [("mcp-input-narrowed", "MCP tool `run_sql`: input `v` type changed integer → string")],
-    ),
-    (
-        "input-anyof-branch-added",
-        tool(obj(v={"oneOf": [STR]})),
-        tool(obj(v={"oneOf": [STR, INT]})),
-        [],
-    ),
-    (
-        "input-single-to-anyof",
-        tool(obj(v=INT)),
-        tool(obj(v={"anyOf": [INT, {"type": "null"}]})),
-        [],
-    ),
-    (
-        "input-allof-required",
-        tool({"allOf": [obj(sql=STR), {"type": "object"}]}),
-        tool({"allOf": [obj(sql=STR), {"required": ["sql"]}]}),
-        [("mcp-input-required", "MCP tool `run_sql`: input `sql` became required")],
-    ),
-    (
-        "output-schema-added",
-        tool(obj(sql=STR)),
-        tool(obj(sql=STR), outputSchema=obj(rows=INT)),
-        [("mcp-output-schema-added", "MCP tool `run_sql`: outputSchema added")],
-    ),
-    (
-        "output-schema-unchanged",
-        tool(outputSchema=obj(rows=INT)),
-        tool(outputSchema=obj(rows=INT)),
-        [],
-    ),
-    (
-        "output-property-removed",
-        tool(outputSchema=obj(rows={"type": "array", "items": obj(id=STR, n=INT)})),
-        tool(outputSchema=obj(rows={"type": "array", "items": obj(n=INT)})),
-        [("mcp-output-removed", "MCP tool `run_sql`: output `rows[].id` removed")],
-    ),
-    (
-        "output-property-added",
-        tool(outputSchema=obj(n=INT)),
-        tool(outputSchema=obj(n=INT, m=STR)),
-        [],
-    ),
-    (
-        "output-enum-value-added",
-        tool(outputSchema=obj(status={"enum": ["ok"]})),
-        tool(outputSchema=obj(status={"enum": ["ok", "late"]})),
-        [("mcp-output-widened", "MCP tool `run_sql`: output `status` enum value `late` added")],
-    ),
-    (
-        "output-enum-value-removed",
-        tool(outputSchema=obj(status={"enum": ["ok", "late"]})),
-        tool(outputSchema=obj(status={"enum": ["ok"]})),
-        [],
-    ),
-    (
-        "output-type-widened",
-        tool(outputSchema=obj(n=INT)),
-        tool(outputSchema=obj(n={"type": "number"})),
-        [("mcp-output-widened", "MCP tool `run_sql`: output `n` type changed integer → number")],
-    ),
-    (
-        "output-type-narrowed",
-        tool(outputSchema=obj(n={"type": "number"})),
-        tool(outputSchema=obj(n=INT)),
-        [],
-    ),
-    (
-        "output-became-optional",
-        tool(outputSchema=obj(("n",), n=INT)),
-        tool(outputSchema=obj(n=INT)),
-        [("mcp-output-widened", "MCP tool `run_sql`: output `n` became optional")],
-    ),
-    (
-        "output-became-required",
-        tool(outputSchema=obj(n=INT)),
-        tool(outputSchema=obj(("n",), n=INT)),
-        [],
-    ),
-    (
-        "annotation-read-only-lost",
-        tool(annotations={"readOnlyHint": True}),
-        tool(annotations={"readOnlyHint": False}),
-        [
-            (
-                "mcp-annotation-less-safe",
-                "MCP tool `run_sql`: annotation `readOnlyHint` true → false",
-            )
-        ],
-    ),
-    (
-        "annotation-read-only-gained",
-        tool(annotations={"readOnlyHint": False}),
-        tool(annotations={"readOnlyHint": True}),
-        [],
-    ),
-    (
-        "annotation-destructive-gained",
-        tool(annotations={"destructiveHint": False}),
-        tool(annotations={}),
-        [
-            (
-                "mcp-annotation-less-safe",
-                "MCP tool `run_sql`: annotation `destructiveHint` false → true",
-            )
-        ],
-    ),
-    (
-        "annotation-destructive-lost",
-        tool(annotations={}),
-        tool(annotations={"destructiveHint": False}),
-        [],
-    ),
-    (
-        "tool-deprecated",
-        tool(),
-        tool(description="Deprecated: use run_query."),
-        [("mcp-deprecated", "MCP tool `run_sql`: deprecated")],
-    ),
-    (
-        "input-deprecated",
-        tool(obj(limit=INT)),
-        tool(obj(limit={"type": "integer", "deprecated": True})),
-        [("mcp-deprecated", "MCP tool `run_sql`: input `limit` deprecated")],
-    ),
-    (
-        "description-and-title-edits",
-        tool(obj(sql={"type": "string", "description": "SQL"}), title="Run", description="a"),
-        tool(
-            obj(sql={"type": "string", "description": "The SQL"}), title="Run SQL", description="b"
-        ),
-        [],
-    ),
-    (
-        "non-local-ref",
-        tool(obj(q=STR)),
-        tool(obj(q={"$ref": "https://example.com/q.json"})),
-        [
-            (
-                "mcp-schema-not-compared",
-                "MCP tool `run_sql`: input `q` not compared: `$ref` `https://example.com/q.json` "
-                "is not local",
-            )
-        ],
-    ),
-    (
-        "opaque-keyword-changed",
-        tool(obj(q={"not": STR})),
-        tool(obj(q={"not": INT})),
-        [("mcp-schema-not-compared", "MCP tool `run_sql`: input `q` not compared: `not` changed")],
-    ),
-    ("opaque-keyword-unchanged", tool(obj(q={"not": STR})), tool(obj(q={"not": STR})), []),
-]
-
-
-@pytest.mark.parametrize(
-    ("old", "new", "expected"), [case[1:] for case in CASES], ids=[case[0] for case in CASES]
-)
-def test_rule_table(
-    release_pair: Pair,
-    old: dict[str, Any],
-    new: dict[str, Any],
-    expected: list[tuple[str, str]],
-) -> None:
-    before, after = release_pair({PATH: snapshot(old)}, {PATH: snapshot(new)})
-    report = analyse(before, after, Settings())
-    assert report.checked is True
-    assert [(f.rule, f.message) for f in report.findings] == expected
-    severities = {f.rule: f.severity for f in report.findings}
-    for rule, _ in expected:
-        wanted = {"mcp-annotation-less-safe": "advisory", "mcp-deprecated": "advisory"}.get(
-            rule, "unknown" if rule == "mcp-schema-not-compared" else "breaking"
-        )
-        assert severities[rule] == wanted
 
 
 def test_tool_removed_and_added(release_pair: Pair) -> None:
@@ -384,6 +62,27 @@ def test_line_points_at_changed_key(release_pair: Pair) -> None:
     assert finding.line is not None
     assert lines[finding.line - 1].strip() == '"type": "string"'
     assert finding.line == limit_line + 1
+
+
+def test_shared_definition_is_one_finding_at_its_line(release_pair: Pair) -> None:
+    def schema(max_length: int) -> dict[str, Any]:
+        ref = {"$ref": "#/$defs/Name"}
+        defs = {"Name": {"type": "string", "maxLength": max_length}}
+        return {**obj(first=ref, last=ref), "$defs": defs}
+
+    new_text = snapshot(tool(schema(5)))
+    before, after = release_pair({PATH: snapshot(tool(schema(9)))}, {PATH: new_text})
+    [finding] = analyse(before, after, Settings()).findings
+    assert finding.message == "MCP tool `run_sql`: input #/$defs/Name maxLength changed 9 → 5"
+    assert new_text.splitlines()[(finding.line or 0) - 1].strip() == '"maxLength": 5,'
+
+
+def test_spec_error_points_at_its_line(release_pair: Pair) -> None:
+    new_text = snapshot(tool(obj(limit={"type": "integer", "min_value": 1})))
+    before, after = release_pair({PATH: snapshot(tool(obj(limit=INT)))}, {PATH: new_text})
+    [finding] = analyse(before, after, Settings()).findings
+    assert (finding.rule, finding.severity) == ("spec-invalid", "advisory")
+    assert new_text.splitlines()[(finding.line or 0) - 1].strip() == '"min_value": 1,'
 
 
 def test_plain_tools_list_result(release_pair: Pair) -> None:
@@ -479,7 +178,7 @@ def test_recursive_schema_compares_once(release_pair: Pair) -> None:
         {PATH: snapshot(tool(tree(INT)))}, {PATH: snapshot(tool(tree(STR)))}
     )
     assert [f.message for f in analyse(before, after, Settings()).findings] == [
-        "MCP tool `run_sql`: input `v` type changed integer → string"
+        "MCP tool `run_sql`: input #/$defs/Node `v` type changed integer → string"
     ]
 
 
@@ -491,7 +190,7 @@ def test_output_one_of_variant_added(release_pair: Pair) -> None:
         {PATH: snapshot(tool(outputSchema={"oneOf": [ok, err, {"type": "string"}]}))},
     )
     assert [f.message for f in analyse(before, after, Settings()).findings] == [
-        "MCP tool `run_sql`: output schema type changed object → string"
+        "MCP tool `run_sql`: output schema may now be the `string` variant"
     ]
     before, after = release_pair(
         {PATH: snapshot(tool(outputSchema={"oneOf": [ok, err]}))},
@@ -512,7 +211,8 @@ def test_fixture_releases(release_pair: Pair) -> None:
         ("advisory", "MCP tool `run_sql`: annotation `readOnlyHint` true → false"),
         (
             "breaking",
-            "MCP tool `run_metric_query`: input `filters[].operator` enum value `include` removed",
+            "MCP tool `run_metric_query`: input #/$defs/Filter `operator` enum value `include`"
+            " removed",
         ),
         ("breaking", "MCP tool `run_metric_query`: output `status` enum value `failed` added"),
         ("breaking", "MCP tool `run_sql`: input `limit` type changed integer → string"),

@@ -51,14 +51,25 @@ _OBJECT_KEYS = frozenset(
 _FLAG_KEYS = frozenset({"pattern", "nullable", "x-nullable", "readOnly", "writeOnly"})
 _FLAG_KEYS |= {"deprecated", "default"}
 _UNION_KEYS = frozenset({"oneOf", "anyOf", "discriminator"})
-_ANNOTATIONS = frozenset({"$ref", "description", "summary", "title", "example", "examples"})
+# Keys beside a `$ref` (or an `allOf`) that constrain nothing: the target stands alone.
+_ANNOTATIONS = frozenset(
+    {"$ref", "description", "summary", "title", "example", "examples", "$comment", "$schema"}
+    | {"$id", "$defs", "definitions"}
+)
 _MISSING = object()
+
+
+def pointer_parts(pointer: str) -> tuple[str, ...]:
+    """The keys of a JSON pointer: `/a/b` or a `$ref` such as `#/a/b` (URI-escaped)."""
+    if "#" in pointer:
+        pointer = pointer.partition("#")[2]
+    parts = pointer.split("/")[1:] if pointer else []
+    return tuple(unquote(p).replace("~1", "/").replace("~0", "~") for p in parts)
 
 
 def resolve(node: Any, pointer: str) -> Any:
     """The value at a JSON pointer (`/a/b`, URI-escaped) under `node`; see `missing`."""
-    for raw in pointer.split("/")[1:] if pointer else []:
-        part = unquote(raw).replace("~1", "/").replace("~0", "~")
+    for part in pointer_parts(pointer):
         if isinstance(node, dict) and part in node:
             node = node[part]
         elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
@@ -159,9 +170,9 @@ class SchemaBuilder:
             SpecIssue(self.owners[-1], token, message)
         )
 
-    def all_issues(self, owners: set[str]) -> list[SpecIssue]:
-        """Every recorded spec error of `owners`, sorted."""
-        return sorted(i for owner in owners for i in self.issues.get(owner, ()))
+    def all_issues(self) -> frozenset[SpecIssue]:
+        """Every spec error recorded (or reused) so far."""
+        return frozenset(issue for found in self.issues.values() for issue in found)
 
     # -- schemas ----------------------------------------------------------------------------
     def schema(self, node: Any, depth: int = 0) -> Schema:
@@ -392,7 +403,7 @@ class SchemaBuilder:
         """allOf: every part holds, so constraints add up and the tightest wins."""
         own, members = parts[0], parts[1:]
         live = [p for p in members if not p.building]
-        empty = not (set(node) - {"allOf", "description", "title", "nullable", "$ref"})
+        empty = not (set(node) - _ANNOTATIONS - {"allOf", "nullable"})
         if len(members) == 1 and empty and not members[0].building:
             only = members[0]
             if own.nullable and not only.nullable:

@@ -8,9 +8,9 @@ else reads `<METHOD> <path> — <text>`. Spec errors the revision brings are `sp
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from urllib.parse import unquote
 
 from release_safety.findings import Finding
+from release_safety.surfaces.jsonschema.build import pointer_parts
 from release_safety.surfaces.jsonschema.issues import SPEC_INVALID, token_line
 from release_safety.surfaces.jsonschema.judge import DeltaRule
 from release_safety.surfaces.rest.diff import ApiKind, OperationDelta
@@ -39,10 +39,6 @@ class _Group:
     operations: list[str] = field(default_factory=list)
 
 
-def pointer_keys(pointer: str) -> tuple[str, ...]:
-    return tuple(unquote(p).replace("~1", "/").replace("~0", "~") for p in pointer[2:].split("/"))
-
-
 def changes(
     deltas: list[OperationDelta], old: Api, new: Api, old_file: str, new_file: str
 ) -> list[Change]:
@@ -60,13 +56,13 @@ def changes(
         if delta.origin is not None:
             key: tuple[str, ...] = (rule.id, delta.origin, text)
             # a schema of another file (an external `$ref`) has no line in this document
-            line_keys = pointer_keys(delta.origin) if delta.origin[:2] == "#/" else ("",)
+            line_keys = pointer_parts(delta.origin) if delta.origin[:2] == "#/" else ("",)
         else:
             key = (rule.id, label, delta.place, text)
             if op is not None:
                 line_keys = ("paths", op.path, op.method)
             elif delta.place.startswith("#/"):
-                line_keys = pointer_keys(delta.place)
+                line_keys = pointer_parts(delta.place)
             else:
                 line_keys = (delta.place,)
         group = groups.get(key)
@@ -106,8 +102,8 @@ def _spec_errors(old: Api, new: Api, new_file: str) -> list[Change]:
     """A `spec-invalid` finding for each spec error of the revision the base did not have."""
     out: list[Change] = []
     for issue in sorted(new.issues - old.issues):
-        keys = pointer_keys(issue.owner)
-        place = keys[1] if keys[0] == "paths" and len(keys) > 1 else issue.owner
+        keys = pointer_parts(issue.owner)
+        place = keys[1] if keys[:1] == ("paths",) and len(keys) > 1 else issue.owner
         line = token_line(new.document.text, new.document.line_of(*keys), issue.token)
         finding = Finding(
             rule=SPEC_INVALID.id,

@@ -251,7 +251,7 @@ class _Normaliser(SchemaBuilder):
             scheme = self.deref(scheme)
             if isinstance(scheme, dict):
                 schemes[name] = _scheme_shape(scheme)
-        issues = frozenset(i for found in self.issues.values() for i in found)
+        issues = self.all_issues()
         # The raw tree is kept in the trace only, which the next version's normalisation drops.
         document = Document({}, self.doc.version, self.doc.text)
         trace = self.trace if not self.files else None

@@ -1,0 +1,104 @@
+"""The shared engine: every delta kind is judged or neutral on purpose in both surfaces, a kind
+no rule knows is unknown (never neutral), and the keyword vocabulary is the metaschemas'."""
+
+from __future__ import annotations
+
+from enum import Enum
+
+import pytest
+from jsonschema_specifications import REGISTRY
+
+from release_safety.surfaces.jsonschema.build import SchemaBuilder
+from release_safety.surfaces.jsonschema.delta import SCHEMA_DIRECTIONS, Delta, Kind
+from release_safety.surfaces.jsonschema.judge import NOT_JUDGED, Catalogue
+from release_safety.surfaces.jsonschema.keywords import JSON_SCHEMA_KEYWORDS, meant
+from release_safety.surfaces.mcp import rules as mcp_rules
+from release_safety.surfaces.mcp.diff import ToolKind
+from release_safety.surfaces.rest import rules as rest_rules
+from release_safety.surfaces.rest.analyse import load_api
+from release_safety.surfaces.rest.diff import ApiKind, OperationDelta
+from release_safety.surfaces.rest.group import changes
+
+SURFACES: dict[str, tuple[Catalogue, type[Enum]]] = {
+    "rest": (rest_rules.CATALOGUE, ApiKind),
+    "mcp": (mcp_rules.CATALOGUE, ToolKind),
+}
+
+
+@pytest.mark.parametrize("surface", sorted(SURFACES))
+def test_every_schema_kind_is_judged_in_both_directions(surface: str) -> None:
+    catalogue, _ = SURFACES[surface]
+    missing = [
+        (direction, kind.value)
+        for kind in Kind
+        for direction in SCHEMA_DIRECTIONS
+        if not catalogue.judged(direction, kind)
+    ]
+    assert missing == []
+
+
+@pytest.mark.parametrize("surface", sorted(SURFACES))
+def test_every_surface_kind_is_judged(surface: str) -> None:
+    catalogue, kinds = SURFACES[surface]
+    declared = {kind for entry in (*catalogue.rules, *catalogue.neutral) for kind in entry.kinds}
+    assert [kind.value for kind in kinds if kind not in declared] == []
+
+
+class _Stranger(Enum):
+    NEW_KIND = "new-kind"
+
+
+@pytest.mark.parametrize("surface", sorted(SURFACES))
+def test_a_kind_no_rule_knows_is_unknown(surface: str) -> None:
+    catalogue, _ = SURFACES[surface]
+    stranger = Delta(_Stranger.NEW_KIND, "request", "request body")
+    assert catalogue.judge(stranger) is NOT_JUDGED
+    assert NOT_JUDGED.level == "unknown"
+    # a known kind in a direction nobody declared it for fails closed as well
+    assert catalogue.judge(Delta(ApiKind.SERVERS_CHANGED, "response", "x")) is NOT_JUDGED
+
+
+def test_an_unjudged_rest_delta_becomes_an_unknown_finding() -> None:
+    api = load_api(b'{"openapi": "3.0.3", "paths": {}}')
+    stranger = OperationDelta(Delta(_Stranger.NEW_KIND, "request", "request body"), None)
+    [change] = changes([stranger], api, api, "old.json", "new.json")
+    assert (change.finding.rule, change.finding.severity) == ("delta-not-judged", "unknown")
+    assert change.finding.message == "request body — new-kind in the request is judged by no rule"
+
+
+def test_keywords_are_the_metaschemas_properties() -> None:
+    found: set[str] = set()
+    for uri in REGISTRY:
+        contents = REGISTRY.contents(uri)
+        if isinstance(contents, dict):
+            found |= set(contents.get("properties", {}))
+    assert found == JSON_SCHEMA_KEYWORDS
+
+
+@pytest.mark.parametrize(
+    ("key", "guesses"),
+    [
+        ("min_items", ("minItems",)),
+        ("maxlength", ("maxLength",)),
+        ("min", ("minItems", "minLength", "minProperties", "minimum")),
+        ("requried", ("required",)),
+        ("optional", ()),
+    ],
+)
+def test_what_a_typo_meant(key: str, guesses: tuple[str, ...]) -> None:
+    assert meant(key) == guesses
+
+
+def test_a_spec_error_leaves_its_keyword_unknown() -> None:
+    builder = SchemaBuilder({})
+    schema = builder.schema(
+        {"type": "jsonb", "min_items": 1, "maxLength": "ten", "properties": {"a": 3}}
+    )
+    assert schema.unknown == {"type", "minItems", "maxLength"}
+    assert schema.properties["a"].unknown == {"*"}
+    assert sorted((i.token, i.message) for i in builder.all_issues()) == [
+        ("3", "`3` is not a schema"),
+        ("jsonb", "`jsonb` is not a JSON Schema type"),
+        ("maxLength", "`maxLength` is not a number"),
+        ("min_items", "`min_items` is not a JSON Schema keyword (did you mean `minItems`?)"),
+    ]
