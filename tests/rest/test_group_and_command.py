@@ -62,16 +62,57 @@ def test_diff_openapi_json_and_fail_on(tmp_path: Path, capsys: pytest.CaptureFix
     assert len(out["changes"]) == 51
     assert out["changes"][-1] == "… and 11 more breaking change(s)"
     assert len(out["findings"]) == 61
-    assert run(["diff-openapi", a, b, "--json"]) == 0
+    shared = next(f for f in out["findings"] if f["rule"] == "response-property-removed")
+    assert shared["operations"] == ["GET /pets0", "GET /pets1"]
+    assert run(["diff-openapi", a, b, "--json"]) == 1  # a break fails by default
+
+
+@pytest.mark.parametrize(
+    ("fail_on", "code"), [("breaking", 0), ("unknown", 0), ("advisory", 1), (None, 0)]
+)
+def test_fail_on_levels(tmp_path: Path, fail_on: str | None, code: int) -> None:
+    """Only an advisory (a property added): it fails only when advisories do."""
+    a, b = _write(tmp_path, _spec(PET_NO_TAG, 1), _spec(PET, 1))
+    option = ["--fail-on", fail_on] if fail_on else []
+    assert run(["diff-openapi", a, b, *option]) == code
+
+
+def test_unknown_fails_by_default_and_not_on_breaking_only(tmp_path: Path) -> None:
+    opaque = {**PET, "not": {"required": ["id"]}}
+    a, b = _write(tmp_path, _spec(PET, 1), _spec({**opaque, "not": {"required": ["tag"]}}, 1))
+    assert run(["diff-openapi", a, b]) == 1
+    assert run(["diff-openapi", a, b, "--fail-on", "breaking"]) == 0
 
 
 def test_diff_openapi_text_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    a, b = _write(tmp_path, _spec(PET_NO_TAG, 1), _spec(PET, 1))
-    assert run(["diff-openapi", a, b, "--fail-on", "breaking"]) == 0
+    grown = {"type": "object", "properties": {"id": {"type": "string"}, "nick": {}}}
+    a, b = _write(tmp_path, _spec(PET, 3), _spec(grown, 3))
+    assert run(["diff-openapi", a, b]) == 1
     out = capsys.readouterr().out
-    assert out.splitlines()[0] == "0 breaking change(s), 1 advisory note(s)"
-    assert "GET /pets0 — #/components/schemas/Pet: property `tag` added" in out
+    lines = [text.strip() for text in _spec(grown, 3).decode().splitlines()]
+    line = lines.index('"Pet": {') + 1
+    assert out.splitlines()[:8] == [
+        "1 breaking change(s), 0 unknown, 1 advisory note(s)",
+        "",
+        "Breaking:",
+        f"  response-property-removed at {b}:{line}",
+        "    #/components/schemas/Pet — required property `tag` removed (3 operations)",
+        "    3 operations: GET /pets0, GET /pets1, GET /pets2",
+        "    safer: Mark the property `deprecated: true` for a release, then remove it.",
+        "",
+    ]
+    assert "Advisories:\n  response-property-added at " in out
     assert "became required" not in out
+
+
+def test_many_operations_are_listed_up_to_twenty(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a, b = _write(tmp_path, _spec(PET, 25), _spec(PET_NO_TAG, 25))
+    run(["diff-openapi", a, b])
+    listed = next(line for line in capsys.readouterr().out.splitlines() if "operations:" in line)
+    assert listed.strip().startswith("25 operations: GET /pets0, GET /pets1, GET /pets10,")
+    assert listed.endswith(", GET /pets4 and 5 more")  # sorted as text
 
 
 def test_diff_openapi_bad_input_is_exit_2_with_json(
