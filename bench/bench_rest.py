@@ -1,10 +1,14 @@
-"""Benchmark the REST analyser on the real OpenAPI dataset: wall time, CPU time, peak memory.
+"""Benchmark the REST analyser on the real OpenAPI dataset, side by side with oasdiff.
 
-Each measurement runs in a fresh interpreter (so peak RSS is that of one pair): the documents
-are read and decompressed first, then loading both, normalising and comparing are timed.
+For each pair, in the same run and interleaved: the analysis in a fresh interpreter (documents
+read and decompressed first; parsing, normalising, diffing, judging and grouping timed), the
+whole `release-safety diff-openapi` command, and, given `--oasdiff`, the whole `oasdiff
+breaking` command on the same two files. Wall time by `perf_counter`; peak RSS per process
+from `wait4`. The verdicts are compared too: ours breaking when a finding is breaking, oasdiff's
+when it reports an `error`.
 
-    python bench/bench_rest.py                 # the largest pair, 5 runs
-    python bench/bench_rest.py --all --runs 1  # every consecutive pair of the dataset
+    python bench/bench_rest.py --oasdiff /tmp/oasdiff              # the largest pair, 5 runs
+    python bench/bench_rest.py --oasdiff /tmp/oasdiff --all --runs 3
 """
 
 from __future__ import annotations
@@ -13,57 +17,89 @@ import argparse
 import gzip
 import itertools
 import json
+import os
+import re
 import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
-# The steering repository's shared/ stands beside this repository (CI and developers alike).
-DATASET = Path(__file__).resolve().parents[1].parent / "shared" / "datasets" / "openapi-real"
+# The steering repository's shared/ stands beside this repository or one of its parents.
+DATASET = next(
+    (
+        folder / "shared" / "datasets" / "openapi-real"
+        for folder in Path(__file__).resolve().parents[1].parents
+        if (folder / "shared" / "datasets" / "openapi-real").is_dir()
+    ),
+    Path("shared/datasets/openapi-real"),
+)
 ORDER = [
     *("085baba", "1ff8b64", "bf2a340", "498c71d", "5162af9", "466c74a", "dc708bb"),
     *("c309ca1", "91e7c95", "aa58881", "ca34204", "23e6f5b", "c094647", "f85dbe2"),
 ]
+COMMAND = Path(sys.executable).parent / "release-safety"
 
 
-def _child(old_name: str, new_name: str) -> None:
+def _child(old_path: str, new_path: str) -> None:
     from release_safety.surfaces.rest.analyse import compare_documents, load_api
 
-    old = gzip.decompress((DATASET / f"openai-openapi.{old_name}.yaml.gz").read_bytes())
-    new = gzip.decompress((DATASET / f"openai-openapi.{new_name}.yaml.gz").read_bytes())
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    wall, cpu = time.perf_counter(), time.process_time()
+    old, new = Path(old_path).read_bytes(), Path(new_path).read_bytes()
+    wall = time.perf_counter()
     old_api = load_api(old)  # as the surface does: the new version reuses what did not change
-    found = compare_documents(old_api, load_api(new, previous=old_api), old_name, new_name)
-    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    found = compare_documents(old_api, load_api(new, previous=old_api), old_path, new_path)
+    wall = time.perf_counter() - wall
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    breaking = sum(1 for f in found if f.severity == "breaking")
-    print(
-        json.dumps(
-            {
-                "bytes": [len(old), len(new)],
-                "wall": wall,
-                "cpu": cpu,
-                "peakMB": peak / 1024,
-                "baselineMB": before / 1024,
-                "breaking": breaking,
-                "advisory": len(found) - breaking,
-            }
-        )
-    )
+    print(json.dumps({"wall": wall, "peakMB": peak / 1024, "findings": len(found)}))
 
 
-def _measure(old_name: str, new_name: str) -> dict[str, float]:
-    done = subprocess.run(
-        [sys.executable, __file__, "--child", old_name, new_name],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    result: dict[str, float] = json.loads(done.stdout)
-    return result
+def _process(argv: list[str]) -> tuple[float, float, str, int]:
+    """Wall seconds, peak RSS MB, standard output and exit status of one command."""
+    start = time.perf_counter()
+    with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL) as process:
+        out = process.stdout.read() if process.stdout is not None else b""
+        _, status, usage = os.wait4(process.pid, 0)
+        process.returncode = os.waitstatus_to_exitcode(status)
+    return time.perf_counter() - start, usage.ru_maxrss / 1024, out.decode(), process.returncode
+
+
+def _pair(folder: Path, old_name: str, new_name: str) -> tuple[str, str]:
+    paths = []
+    for name in (old_name, new_name):
+        path = folder / f"{name}.yaml"
+        path.write_bytes(gzip.decompress((DATASET / f"openai-openapi.{name}.yaml.gz").read_bytes()))
+        paths.append(str(path))
+    return paths[0], paths[1]
+
+
+def _ours(old: str, new: str) -> dict[str, float]:
+    out = _process([sys.executable, __file__, "--child", old, new])[2]
+    analysis: dict[str, float] = json.loads(out)
+    argv = [str(COMMAND), "diff-openapi", old, new, "--json"]
+    command_wall, command_peak, out, _ = _process(argv)
+    document = json.loads(out)
+    return {
+        "analysis": analysis["wall"],
+        "wall": command_wall,
+        "peakMB": command_peak,
+        "breaking": document["breakingCount"],
+        "unknown": document["unknownCount"],
+        "advisory": document["advisoryCount"],
+    }
+
+
+def _oasdiff(binary: str, old: str, new: str) -> dict[str, float]:
+    argv = [binary, "breaking", old, new, "--allow-external-refs=false"]
+    wall, peak, out, _ = _process(argv)
+    found = re.search(r"(\d+) error, (\d+) warning, (\d+) info", out)
+    counts = [int(n) for n in found.groups()] if found else [0, 0, 0]
+    return {"wall": wall, "peakMB": peak, "error": counts[0], "warning": counts[1]}
+
+
+def _median(runs: list[dict[str, float]], key: str) -> float:
+    return statistics.median(r[key] for r in runs)
 
 
 def main() -> None:
@@ -71,27 +107,53 @@ def main() -> None:
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     parser.add_argument("--all", action="store_true", help="every consecutive pair")
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--oasdiff", help="the oasdiff binary, run on the same pairs")
     args = parser.parse_args()
     if args.child:
         _child(*args.child)
         return
     pairs = list(itertools.pairwise(ORDER)) if args.all else [("c094647", "f85dbe2")]
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print(
-        "| pair | MB (old / new) | wall s (median / min) | CPU s (median) | peak RSS MB"
-        " (baseline) | breaking / advisory |"
+        "| pair | analysis s | command s | oasdiff s | command / oasdiff | peak MB (ours /"
+        " oasdiff) | ours breaking / unknown / advisory | oasdiff error / warning | verdicts |"
     )
-    print("| --- | --- | --- | --- | --- | --- |")
-    for old_name, new_name in pairs:
-        runs = [_measure(old_name, new_name) for _ in range(args.runs)]
-        first = runs[0]
-        walls = [r["wall"] for r in runs]
-        sizes = " / ".join(f"{b / 1e6:.2f}" for b in first["bytes"])  # type: ignore[attr-defined]
-        print(
-            f"| {old_name} → {new_name} | {sizes} | {statistics.median(walls):.2f} /"
-            f" {min(walls):.2f} | {statistics.median(r['cpu'] for r in runs):.2f} |"
-            f" {max(r['peakMB'] for r in runs):.0f} ({first['baselineMB']:.0f}) |"
-            f" {first['breaking']} / {first['advisory']} |"
-        )
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    with tempfile.TemporaryDirectory() as folder:
+        for old_name, new_name in pairs:
+            old, new = _pair(Path(folder), old_name, new_name)
+            ours: list[dict[str, float]] = []
+            peer: list[dict[str, float]] = []
+            for _ in range(args.runs):
+                ours.append(_ours(old, new))
+                if args.oasdiff:
+                    peer.append(_oasdiff(args.oasdiff, old, new))
+            mine, theirs = ours[0], peer[0] if peer else None
+            row = [
+                f"{old_name} → {new_name}",
+                f"{_median(ours, 'analysis'):.2f}",
+                f"{_median(ours, 'wall'):.2f}",
+            ]
+            if theirs is not None:
+                ratio = _median(ours, "wall") / _median(peer, "wall")
+                verdicts = (
+                    f"{'breaking' if mine['breaking'] else 'safe'} /"
+                    f" {'breaking' if theirs['error'] else 'safe'}"
+                )
+                row += [
+                    f"{_median(peer, 'wall'):.2f}",
+                    f"**{ratio:.2f}**",
+                    f"{max(r['peakMB'] for r in ours):.0f} / {max(r['peakMB'] for r in peer):.0f}",
+                    f"{mine['breaking']:.0f} / {mine['unknown']:.0f} / {mine['advisory']:.0f}",
+                    f"{theirs['error']:.0f} / {theirs['warning']:.0f}",
+                    verdicts,
+                ]
+            else:
+                peak = f"{max(r['peakMB'] for r in ours):.0f}"
+                counts = f"{mine['breaking']:.0f} / {mine['unknown']:.0f} / {mine['advisory']:.0f}"
+                row += ["—", "—", peak, counts, "—", "—"]
+            print("| " + " | ".join(row) + " |", flush=True)
+    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ kind) is recorded as a `SpecIssue` and leaves the element unconstrained in this 
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from typing import Any
 from urllib.parse import unquote
 
@@ -57,8 +58,10 @@ _ANNOTATIONS = frozenset(
     | {"$id", "$defs", "definitions"}
 )
 _MISSING = object()
+_TYPE_SETS = {name: frozenset((name,)) for name in TYPES if name != "null"}
 
 
+@lru_cache(maxsize=4096)
 def pointer_parts(pointer: str) -> tuple[str, ...]:
     """The keys of a JSON pointer: `/a/b` or a `$ref` such as `#/a/b` (URI-escaped)."""
     if "#" in pointer:
@@ -274,6 +277,10 @@ class SchemaBuilder:
         out.unknown = frozenset(unknown)
 
     def types(self, out: Schema, kind: Any) -> None:
+        one = _TYPE_SETS.get(kind) if isinstance(kind, str) else None
+        if one is not None:  # the common case, without allocating
+            out.types = one
+            return
         names = [kind] if isinstance(kind, str) else kind if isinstance(kind, list) else [kind]
         wrong = [n for n in names if not (isinstance(n, str) and n in TYPES)]
         if wrong:
@@ -333,11 +340,12 @@ class SchemaBuilder:
             for name, sub in _dict(node.get("properties")).items()
         }
         out.required = frozenset(r for r in _list(node.get("required")) if isinstance(r, str))
-        out.dependent_required = {
-            str(name): frozenset(r for r in needs if isinstance(r, str))
-            for name, needs in _dict(node.get("dependentRequired")).items()
-            if isinstance(needs, list)
-        }
+        if "dependentRequired" in node:
+            out.dependent_required = {
+                str(name): frozenset(r for r in needs if isinstance(r, str))
+                for name, needs in _dict(node["dependentRequired"]).items()
+                if isinstance(needs, list)
+            }
         extra = node.get("additionalProperties", node.get("unevaluatedProperties"))
         if extra is False:
             out.additional = False
@@ -352,7 +360,7 @@ class SchemaBuilder:
             out.items = self.schema(items, depth + 1)
         elif items is False:
             out.items = Schema(types=frozenset())
-        out.prefix_items = [self.schema(item, depth + 1) for item in _list(prefix)]
+        out.prefix_items = tuple(self.schema(item, depth + 1) for item in _list(prefix))
 
     def union(self, out: Schema, node: dict[str, Any], depth: int) -> None:
         for key in ("oneOf", "anyOf"):
@@ -361,22 +369,26 @@ class SchemaBuilder:
             if len(real) < len(branches):
                 out.nullable = True
             if key == "oneOf":
-                out.one_of = real
+                out.one_of = tuple(real)
             else:
-                out.any_of = real
+                out.any_of = tuple(real)
         discriminator = _dict(node.get("discriminator"))
         if isinstance(discriminator.get("propertyName"), str):
             out.discriminator = discriminator["propertyName"]
-            for value, target in _dict(discriminator.get("mapping")).items():
-                if isinstance(target, str):
-                    self.mapped(out, str(value), target, depth)
+            mapping = {
+                str(value): self.mapped(str(value), target, depth)
+                for value, target in _dict(discriminator.get("mapping")).items()
+            }
+            out.mapping = {value: branch for value, branch in mapping.items() if branch}
             if not out.mapping:  # without a mapping, a branch's value is its schema's name
                 out.mapping = {
                     b.origin.rsplit("/", 1)[-1]: b for b in out.one_of + out.any_of if b.origin
                 }
 
-    def mapped(self, out: Schema, value: str, target: str, depth: int) -> None:
+    def mapped(self, value: str, target: Any, depth: int) -> Schema | None:
         """The branch a discriminator value maps to (a bare name is a component schema)."""
+        if not isinstance(target, str):
+            return None
         ref = target if "#" in target or "/" in target else f"#/components/schemas/{target}"
         try:
             self.lookup(ref)
@@ -384,8 +396,8 @@ class SchemaBuilder:
             self.issue(
                 target, f"discriminator value `{value}` maps to `{target}`, which is no schema"
             )
-            return
-        out.mapping[value] = self.ref_schema(ref, depth + 1)
+            return None
+        return self.ref_schema(ref, depth + 1)
 
     @staticmethod
     def collapse(out: Schema, node: dict[str, Any]) -> Schema | None:
@@ -410,6 +422,8 @@ class SchemaBuilder:
                 return with_nullable(only)
             return only
         out = Schema()
+        properties: dict[str, Schema] = {}
+        dependent: dict[str, frozenset[str]] = {}
         typed = [p for p in [own, *live] if p.types is not None]
         for part in [own, *live]:
             out.types = _intersect_types(out.types, part.types)
@@ -433,11 +447,11 @@ class SchemaBuilder:
             out.unique_items = out.unique_items or part.unique_items
             out.pattern = out.pattern or part.pattern
             for name, sub in part.properties.items():
-                mine = out.properties.get(name)
-                out.properties[name] = sub if mine is None else self.merge([mine, sub], {"x": 1})
+                mine = properties.get(name)
+                properties[name] = sub if mine is None else self.merge([mine, sub], {"x": 1})
             out.required |= part.required
             for name, needs in part.dependent_required.items():
-                out.dependent_required[name] = out.dependent_required.get(name, needs) | needs
+                dependent[name] = dependent.get(name, needs) | needs
             if part.additional is False or out.additional is True:
                 out.additional = part.additional
             if part.items is not None:
@@ -455,8 +469,10 @@ class SchemaBuilder:
             out.write_only = out.write_only or part.write_only
             out.deprecated = out.deprecated or part.deprecated
             out.default = part.default if part.default is not None else out.default
-            out.opaque = {**out.opaque, **part.opaque}
+            if part.opaque:
+                out.opaque = {**out.opaque, **part.opaque}
             out.unknown |= part.unknown
+        out.properties, out.dependent_required = properties, dependent
         out.nullable = own.nullable or (
             all(p.nullable for p in typed) if typed else any(p.nullable for p in live)
         )

@@ -7,7 +7,7 @@ that were a spec error on either side (`Schema.unknown`) are not compared.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from release_safety.surfaces.jsonschema.delta import Delta, Direction, Kind
@@ -37,7 +37,7 @@ def _covers(wide: frozenset[str] | None, narrow: frozenset[str] | None) -> bool:
     return all(t in wide or (t == "integer" and "number" in wide) for t in narrow)
 
 
-def _branch_keys(branches: list[Schema]) -> dict[str, Schema]:
+def _branch_keys(branches: Sequence[Schema]) -> dict[str, Schema]:
     """Union branches keyed by what names them on the wire: their `type` tag, else the schema
     they came from, else their type and rank among branches of that type (never position)."""
     out: dict[str, Schema] = {}
@@ -55,7 +55,7 @@ def _branch_keys(branches: list[Schema]) -> dict[str, Schema]:
     return out
 
 
-def _flatten(branches: list[Schema]) -> list[Schema]:
+def _flatten(branches: Sequence[Schema]) -> list[Schema]:
     """A branch that is only a union of its own contributes its branches (grouping refactor)."""
     out: list[Schema] = []
     pending, seen = list(reversed(branches)), set()
@@ -199,8 +199,8 @@ class SchemaDiffer:
             # One side became (or stopped being) a union: the plain side is one of its branches.
             if old.nullable != new.nullable and "nullable" not in skip:
                 add(Kind.NULLABLE_ADDED if new.nullable else Kind.NULLABLE_REMOVED)
-            before = old_union or [with_nullable(old, False)]
-            after = new_union or [with_nullable(new, False)]
+            before = old_union or (with_nullable(old, False),)
+            after = new_union or (with_nullable(new, False),)
             self._branches(before, after, direction, place, path, add, out)
             return out
         if old.types != new.types and "type" not in skip:
@@ -360,8 +360,8 @@ class SchemaDiffer:
 
     def _branches(
         self,
-        before: list[Schema],
-        after: list[Schema],
+        before: Sequence[Schema],
+        after: Sequence[Schema],
         direction: Direction,
         place: str,
         path: tuple[str, ...],

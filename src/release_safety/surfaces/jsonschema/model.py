@@ -3,13 +3,22 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from json.encoder import encode_basestring
+from types import MappingProxyType
 from typing import Any
 
 Bound = tuple[float, bool]  # (value, exclusive)
 # `Schema.unknown` holding this: the whole schema had a spec error and is never compared.
 EVERYTHING = "*"
+_NO_ENTRIES: Mapping[str, Any] = MappingProxyType({})
+
+
+def _no_entries() -> Mapping[str, Any]:
+    """The shared empty mapping: most schemas have no properties, mapping, ... (no allocation,
+    which matters for the garbage collector when a document holds tens of thousands)."""
+    return _NO_ENTRIES
 
 
 @dataclass(eq=False, slots=True)
@@ -38,21 +47,21 @@ class Schema:
     multiple_of: float | None = None
     unique_items: bool = False
     pattern: str | None = None
-    properties: dict[str, Schema] = field(default_factory=dict)
+    properties: Mapping[str, Schema] = field(default_factory=_no_entries)
     required: frozenset[str] = frozenset()
-    dependent_required: dict[str, frozenset[str]] = field(default_factory=dict)
+    dependent_required: Mapping[str, frozenset[str]] = field(default_factory=_no_entries)
     additional: bool | Schema = True
     items: Schema | None = None
-    prefix_items: list[Schema] = field(default_factory=list)
-    one_of: list[Schema] = field(default_factory=list)
-    any_of: list[Schema] = field(default_factory=list)
+    prefix_items: tuple[Schema, ...] = ()
+    one_of: tuple[Schema, ...] = ()
+    any_of: tuple[Schema, ...] = ()
     discriminator: str | None = None
-    mapping: dict[str, Schema] = field(default_factory=dict)  # discriminator value -> branch
+    mapping: Mapping[str, Schema] = field(default_factory=_no_entries)  # value -> branch
     read_only: bool = False
     write_only: bool = False
     deprecated: bool = False
     default: str | None = None
-    opaque: dict[str, str] = field(default_factory=dict)
+    opaque: Mapping[str, str] = field(default_factory=_no_entries)
     unknown: frozenset[str] = frozenset()
     building: bool = False
 
