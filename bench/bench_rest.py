@@ -92,7 +92,9 @@ def _ours(old: str, new: str) -> dict[str, float]:
 
 def _oasdiff(binary: str, old: str, new: str) -> dict[str, float]:
     argv = [binary, "breaking", old, new, "--allow-external-refs=false"]
-    wall, peak, out, _ = _process(argv)
+    wall, peak, out, status = _process(argv)
+    if status != 0:
+        return {"wall": wall, "peakMB": peak, "error": -1, "warning": -1}  # could not load
     found = re.search(r"(\d+) error, (\d+) warning, (\d+) info", out)
     counts = [int(n) for n in found.groups()] if found else [0, 0, 0]
     return {"wall": wall, "peakMB": peak, "error": counts[0], "warning": counts[1]}
@@ -136,16 +138,16 @@ def main() -> None:
             ]
             if theirs is not None:
                 ratio = _median(ours, "wall") / _median(peer, "wall")
-                verdicts = (
-                    f"{'breaking' if mine['breaking'] else 'safe'} /"
-                    f" {'breaking' if theirs['error'] else 'safe'}"
-                )
+                peer_verdict = {-1: "not loaded", 0: "safe"}.get(int(theirs["error"]), "breaking")
+                verdicts = f"{'breaking' if mine['breaking'] else 'safe'} / {peer_verdict}"
                 row += [
                     f"{_median(peer, 'wall'):.2f}",
                     f"**{ratio:.2f}**",
                     f"{max(r['peakMB'] for r in ours):.0f} / {max(r['peakMB'] for r in peer):.0f}",
                     f"{mine['breaking']:.0f} / {mine['unknown']:.0f} / {mine['advisory']:.0f}",
-                    f"{theirs['error']:.0f} / {theirs['warning']:.0f}",
+                    "—"
+                    if theirs["error"] < 0
+                    else f"{theirs['error']:.0f} / {theirs['warning']:.0f}",
                     verdicts,
                 ]
             else:

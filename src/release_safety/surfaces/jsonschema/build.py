@@ -379,11 +379,8 @@ class SchemaBuilder:
                 str(value): self.mapped(str(value), target, depth)
                 for value, target in _dict(discriminator.get("mapping")).items()
             }
+            # without a mapping a branch's value is its schema's name: the branches say it all
             out.mapping = {value: branch for value, branch in mapping.items() if branch}
-            if not out.mapping:  # without a mapping, a branch's value is its schema's name
-                out.mapping = {
-                    b.origin.rsplit("/", 1)[-1]: b for b in out.one_of + out.any_of if b.origin
-                }
 
     def mapped(self, value: str, target: Any, depth: int) -> Schema | None:
         """The branch a discriminator value maps to (a bare name is a component schema)."""
