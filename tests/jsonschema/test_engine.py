@@ -4,13 +4,16 @@ no rule knows is unknown (never neutral), and the keyword vocabulary is the meta
 from __future__ import annotations
 
 from enum import Enum
+from pathlib import Path
 
 import pytest
+import yaml
 from jsonschema_specifications import REGISTRY
 
+from release_safety.findings import Rule
 from release_safety.surfaces.jsonschema.build import SchemaBuilder
 from release_safety.surfaces.jsonschema.delta import SCHEMA_DIRECTIONS, Delta, Kind
-from release_safety.surfaces.jsonschema.judge import NOT_JUDGED, Catalogue
+from release_safety.surfaces.jsonschema.judge import NOT_JUDGED, Catalogue, always
 from release_safety.surfaces.jsonschema.keywords import JSON_SCHEMA_KEYWORDS, meant
 from release_safety.surfaces.mcp import rules as mcp_rules
 from release_safety.surfaces.mcp.diff import ToolKind
@@ -19,15 +22,36 @@ from release_safety.surfaces.rest.analyse import load_api
 from release_safety.surfaces.rest.diff import ApiKind, OperationDelta
 from release_safety.surfaces.rest.group import changes
 
-SURFACES: dict[str, tuple[Catalogue, type[Enum]]] = {
-    "rest": (rest_rules.CATALOGUE, ApiKind),
-    "mcp": (mcp_rules.CATALOGUE, ToolKind),
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+SURFACES: dict[str, tuple[Catalogue, type[Enum], tuple[Rule, ...]]] = {
+    "rest": (rest_rules.CATALOGUE, ApiKind, rest_rules.EXTRA),
+    "mcp": (mcp_rules.CATALOGUE, ToolKind, mcp_rules.EXTRA),
 }
 
 
 @pytest.mark.parametrize("surface", sorted(SURFACES))
+def test_every_rule_has_a_firing_and_a_quiet_pair(surface: str) -> None:
+    """The rule pairs (`fixtures/<surface>/cases.yaml`, run by each surface's tests) cover
+    every rule both ways, the spec-error rule included."""
+    catalogue, _, extra = SURFACES[surface]
+    cases = yaml.safe_load((FIXTURES / surface / "cases.yaml").read_text(encoding="utf-8"))
+    ids = {r.id for r in catalogue.rules} | {r.id for r in extra}
+    assert {c["rule"] for c in cases if c["fires"]} == ids
+    assert {c["rule"] for c in cases if not c["fires"]} == ids
+
+
+@pytest.mark.parametrize("surface", sorted(SURFACES))
+def test_no_kind_is_both_judged_and_neutral(surface: str) -> None:
+    catalogue = SURFACES[surface][0]
+    judged = {(r.direction, k) for r in catalogue.rules for k in r.kinds}
+    for entry in catalogue.neutral:
+        if entry.when is always:
+            assert not judged & {(entry.direction, k) for k in entry.kinds}
+
+
+@pytest.mark.parametrize("surface", sorted(SURFACES))
 def test_every_schema_kind_is_judged_in_both_directions(surface: str) -> None:
-    catalogue, _ = SURFACES[surface]
+    catalogue = SURFACES[surface][0]
     missing = [
         (direction, kind.value)
         for kind in Kind
@@ -39,7 +63,7 @@ def test_every_schema_kind_is_judged_in_both_directions(surface: str) -> None:
 
 @pytest.mark.parametrize("surface", sorted(SURFACES))
 def test_every_surface_kind_is_judged(surface: str) -> None:
-    catalogue, kinds = SURFACES[surface]
+    catalogue, kinds, _ = SURFACES[surface]
     declared = {kind for entry in (*catalogue.rules, *catalogue.neutral) for kind in entry.kinds}
     assert [kind.value for kind in kinds if kind not in declared] == []
 
@@ -50,7 +74,7 @@ class _Stranger(Enum):
 
 @pytest.mark.parametrize("surface", sorted(SURFACES))
 def test_a_kind_no_rule_knows_is_unknown(surface: str) -> None:
-    catalogue, _ = SURFACES[surface]
+    catalogue = SURFACES[surface][0]
     stranger = Delta(_Stranger.NEW_KIND, "request", "request body")
     assert catalogue.judge(stranger) is NOT_JUDGED
     assert NOT_JUDGED.level == "unknown"

@@ -54,6 +54,26 @@ class Kind(Enum):
     KEYWORD_NOT_COMPARED = "keyword-not-compared"
 
 
+# Kinds by what they do to the values a schema accepts (a fact in either direction; what it
+# means for clients is the rules' business). The other kinds do both, or neither.
+ACCEPTS_MORE = (
+    *(Kind.TYPE_WIDENED, Kind.NULLABLE_ADDED, Kind.FORMAT_REMOVED, Kind.ENUM_UNSET),
+    *(Kind.ENUM_VALUE_ADDED, Kind.BOUND_LOOSENED, Kind.PATTERN_REMOVED),
+    *(Kind.ADDITIONAL_PROPERTIES_ALLOWED, Kind.PROPERTY_BECAME_OPTIONAL),
+    *(Kind.DEPENDENT_REQUIRED_REMOVED, Kind.BRANCH_ADDED, Kind.DISCRIMINATOR_MAPPING_ADDED),
+)
+ACCEPTS_FEWER = (
+    *(Kind.TYPE_NARROWED, Kind.NULLABLE_REMOVED, Kind.FORMAT_ADDED, Kind.ENUM_SET),
+    *(Kind.ENUM_VALUE_REMOVED, Kind.BOUND_TIGHTENED, Kind.PATTERN_ADDED),
+    *(Kind.ADDITIONAL_PROPERTIES_DISALLOWED, Kind.PROPERTY_BECAME_REQUIRED),
+    *(Kind.DEPENDENT_REQUIRED_ADDED, Kind.BRANCH_REMOVED, Kind.DISCRIMINATOR_MAPPING_REMOVED),
+)
+# What a value may be, changed both ways at once.
+CHANGED = (
+    *(Kind.TYPE_CHANGED, Kind.FORMAT_CHANGED, Kind.PATTERN_CHANGED),
+    *(Kind.DISCRIMINATOR_CHANGED, Kind.DISCRIMINATOR_MAPPING_CHANGED),
+)
+
 K = TypeVar("K", bound=Enum, covariant=True)
 
 

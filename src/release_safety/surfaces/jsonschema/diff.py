@@ -26,7 +26,9 @@ _BOUNDS = (
     ("max_properties", "high", "maxProperties"),
 )
 SchemaDelta = Delta[Kind]
-Add = Callable[..., None]
+Add = Callable[..., None]  # records a delta found here
+Deeper = Callable[..., None]  # compares two schemas found below, keeping their deltas
+Same = Callable[[Schema, Schema], bool]  # the two describe the same values
 
 
 def _covers(wide: frozenset[str] | None, narrow: frozenset[str] | None) -> bool:
@@ -134,9 +136,21 @@ class SchemaDiffer:
         origin = new.origin or old.origin
         if old is new:
             return []
-        if origin is None:
-            inherited = place if place.startswith(("#/", "/")) else None
-            return self._guarded(old, new, direction, place, inherited, path, open_enum)
+        self.depth += 1
+        try:
+            if self.depth > MAX_DIFF_DEPTH:
+                raise SpecError(f"schemas nested deeper than {MAX_DIFF_DEPTH} levels")
+            if origin is None:
+                inherited = place if place.startswith(("#/", "/")) else None
+                return self._compare(old, new, direction, place, inherited, path, open_enum)
+            return self._named(old, new, direction, origin, open_enum)
+        finally:
+            self.depth -= 1
+
+    def _named(
+        self, old: Schema, new: Schema, direction: Direction, origin: str, open_enum: bool
+    ) -> list[SchemaDelta]:
+        """A named pair: compared once (cached unless on a cycle still being compared)."""
         key = (id(old), id(new), direction, open_enum)
         cached = self.cache.get(key)
         if cached is not None:
@@ -148,31 +162,13 @@ class SchemaDiffer:
         self.active[key] = mine
         saved, self.low = self.low, MAX_DIFF_DEPTH
         try:
-            deltas = self._guarded(old, new, direction, origin, origin, (), open_enum)
+            deltas = self._compare(old, new, direction, origin, origin, (), open_enum)
         finally:
             del self.active[key]
         if self.low >= mine:
             self.cache[key] = deltas
         self.low = min(saved, self.low)
         return deltas
-
-    def _guarded(
-        self,
-        old: Schema,
-        new: Schema,
-        direction: Direction,
-        place: str,
-        origin: str | None,
-        path: tuple[str, ...],
-        open_enum: bool,
-    ) -> list[SchemaDelta]:
-        self.depth += 1
-        try:
-            if self.depth > MAX_DIFF_DEPTH:
-                raise SpecError(f"schemas nested deeper than {MAX_DIFF_DEPTH} levels")
-            return self._compare(old, new, direction, place, origin, path, open_enum)
-        finally:
-            self.depth -= 1
 
     def _compare(
         self,
@@ -194,6 +190,12 @@ class SchemaDiffer:
         ) -> None:
             out.append(Delta(kind, direction, place, origin, at, before, after))
 
+        def deeper(was: Schema, now: Schema, at: tuple[str, ...], open_enum: bool = False) -> None:
+            out.extend(self.compare(was, now, direction, place, at, open_enum))
+
+        def same(was: Schema, now: Schema) -> bool:
+            return not self.compare(was, now, direction, "")
+
         old_union, new_union = old.one_of + old.any_of, new.one_of + new.any_of
         if bool(old_union) != bool(new_union):
             # One side became (or stopped being) a union: the plain side is one of its branches.
@@ -201,7 +203,7 @@ class SchemaDiffer:
                 add(Kind.NULLABLE_ADDED if new.nullable else Kind.NULLABLE_REMOVED)
             before = old_union or (with_nullable(old, False),)
             after = new_union or (with_nullable(new, False),)
-            self._branches(before, after, direction, place, path, add, out)
+            self._branches(before, after, path, add, deeper, same)
             return out
         if old.types != new.types and "type" not in skip:
             if _covers(new.types, old.types):
@@ -230,17 +232,17 @@ class SchemaDiffer:
             elif old.additional is False and new.additional is not False:
                 add(Kind.ADDITIONAL_PROPERTIES_ALLOWED)
             elif isinstance(old.additional, Schema) and isinstance(new.additional, Schema):
-                out += self.compare(old.additional, new.additional, direction, place, (*path, "*"))
+                deeper(old.additional, new.additional, (*path, "*"))
         if "properties" not in skip:
-            self._properties(old, new, direction, place, path, skip, add, out)
+            self._properties(old, new, direction, path, skip, add, deeper)
         if "dependentRequired" not in skip:
             self._dependent(old, new, path, add)
         if "items" not in skip and old.items is not None and new.items is not None:
-            out += self.compare(old.items, new.items, direction, place, (*path, "[]"))
+            deeper(old.items, new.items, (*path, "[]"))
         if "prefixItems" not in skip:
-            self._tuple(old, new, direction, place, path, add, out)
-        self._branches(old_union, new_union, direction, place, path, add, out)
-        self._discriminator(old, new, direction, place, add)
+            self._tuple(old, new, path, add, deeper)
+        self._branches(old_union, new_union, path, add, deeper, same)
+        self._discriminator(old, new, add, same)
         for keyword in sorted(old.opaque.keys() | new.opaque.keys()):
             was, now = old.opaque.get(keyword), new.opaque.get(keyword)
             if was != now:
@@ -292,16 +294,15 @@ class SchemaDiffer:
             if wider:
                 add(Kind.BOUND_LOOSENED, *shown)
 
+    @staticmethod
     def _properties(
-        self,
         old: Schema,
         new: Schema,
         direction: Direction,
-        place: str,
         path: tuple[str, ...],
         skip: frozenset[str],
         add: Add,
-        out: list[SchemaDelta],
+        deeper: Deeper,
     ) -> None:
         if not (old.properties or new.properties or old.required or new.required):
             return
@@ -326,7 +327,7 @@ class SchemaDiffer:
                 continue
             if after[name].deprecated and not before[name].deprecated:
                 add(Kind.PROPERTY_DEPRECATED, at=at)
-            out += self.compare(before[name], after[name], direction, place, at)
+            deeper(before[name], after[name], at)
 
     @staticmethod
     def _dependent(old: Schema, new: Schema, path: tuple[str, ...], add: Add) -> None:
@@ -338,16 +339,8 @@ class SchemaDiffer:
             if was - now:
                 add(Kind.DEPENDENT_REQUIRED_REMOVED, sorted(was - now), None, (*path, name))
 
-    def _tuple(
-        self,
-        old: Schema,
-        new: Schema,
-        direction: Direction,
-        place: str,
-        path: tuple[str, ...],
-        add: Add,
-        out: list[SchemaDelta],
-    ) -> None:
+    @staticmethod
+    def _tuple(old: Schema, new: Schema, path: tuple[str, ...], add: Add, deeper: Deeper) -> None:
         for index in range(max(len(old.prefix_items), len(new.prefix_items))):
             at = (*path, f"[{index}]")
             if index >= len(new.prefix_items):
@@ -355,18 +348,16 @@ class SchemaDiffer:
             elif index >= len(old.prefix_items):
                 add(Kind.TUPLE_ITEM_ADDED, at=at)
             else:
-                old_item, new_item = old.prefix_items[index], new.prefix_items[index]
-                out += self.compare(old_item, new_item, direction, place, at)
+                deeper(old.prefix_items[index], new.prefix_items[index], at)
 
+    @staticmethod
     def _branches(
-        self,
         before: Sequence[Schema],
         after: Sequence[Schema],
-        direction: Direction,
-        place: str,
         path: tuple[str, ...],
         add: Add,
-        out: list[SchemaDelta],
+        deeper: Deeper,
+        same: Same,
     ) -> None:
         if not before and not after:
             return
@@ -376,7 +367,7 @@ class SchemaDiffer:
         new_keys = sorted(news.keys() - olds.keys())
         for key in list(gone):
             # A renamed or moved branch: an unmatched pair that compares equal is one branch.
-            twin = next((k for k in new_keys if self._same(olds[key], news[k], direction)), None)
+            twin = next((k for k in new_keys if same(olds[key], news[k])), None)
             if twin is not None:
                 gone.remove(key)
                 new_keys.remove(twin)
@@ -385,15 +376,10 @@ class SchemaDiffer:
         for key in new_keys:
             add(Kind.BRANCH_ADDED, None, _branch_name(key, news[key]))
         for key in sorted(olds.keys() & news.keys()):
-            out += self.compare(olds[key], news[key], direction, place, path, open_enum)
+            deeper(olds[key], news[key], path, open_enum)
 
-    def _same(self, old: Schema, new: Schema, direction: Direction) -> bool:
-        """The two schemas describe the same values (whatever they are named)."""
-        return not self.compare(old, new, direction, "")
-
-    def _discriminator(
-        self, old: Schema, new: Schema, direction: Direction, place: str, add: Add
-    ) -> None:
+    @staticmethod
+    def _discriminator(old: Schema, new: Schema, add: Add, same: Same) -> None:
         if old.discriminator is None:
             return
         if new.discriminator != old.discriminator:
@@ -405,7 +391,7 @@ class SchemaDiffer:
             value
             for value in sorted(old.mapping.keys() & new.mapping.keys())
             if old.mapping[value].origin != new.mapping[value].origin
-            and not self._same(old.mapping[value], new.mapping[value], direction)
+            and not same(old.mapping[value], new.mapping[value])
         ]
         if removed:
             add(Kind.DISCRIMINATOR_MAPPING_REMOVED, removed, None)

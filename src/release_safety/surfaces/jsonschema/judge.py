@@ -14,7 +14,13 @@ from enum import Enum
 from typing import Any, Literal
 
 from release_safety.findings import Rule, Severity, Surface, register
-from release_safety.surfaces.jsonschema.delta import Delta, Direction
+from release_safety.surfaces.jsonschema.delta import (
+    ACCEPTS_FEWER,
+    ACCEPTS_MORE,
+    Delta,
+    Direction,
+    Kind,
+)
 
 Side = Literal["request", "response", "operation", "api", "any"]
 Say = Callable[[Delta[Any]], str]
@@ -51,6 +57,29 @@ class Neutral:
     why: str
     when: When = always
 
+
+# Neutral for every surface: inputs may widen and outputs may narrow.
+DIRECTIONAL = (
+    Neutral(
+        "request", ACCEPTS_MORE, "A request that accepts more still accepts what clients send."
+    ),
+    Neutral(
+        "response",
+        ACCEPTS_FEWER,
+        "A response that promises more (sends fewer kinds of values) breaks no reader.",
+    ),
+    Neutral(
+        "any",
+        (Kind.OPEN_ENUM_WIDENED,),
+        "The enum is declared open (`x-extensible-enum`, or beside a free-string branch).",
+    ),
+    Neutral(
+        "any",
+        (Kind.TUPLE_ITEM_ADDED,),
+        "A new position at the end of a tuple: shorter arrays stay valid unless `minItems`"
+        " grows, which is judged on its own.",
+    ),
+)
 
 NOT_JUDGED = DeltaRule(
     "delta-not-judged",

@@ -11,9 +11,15 @@ from typing import Any
 
 from release_safety.findings import Finding
 from release_safety.surfaces.jsonschema.build import pointer_parts
-from release_safety.surfaces.jsonschema.delta import Delta, Kind
+from release_safety.surfaces.jsonschema.delta import (
+    ACCEPTS_FEWER,
+    ACCEPTS_MORE,
+    CHANGED,
+    Delta,
+    Kind,
+)
 from release_safety.surfaces.jsonschema.issues import SPEC_INVALID, token_line
-from release_safety.surfaces.jsonschema.judge import Catalogue, DeltaRule, Neutral
+from release_safety.surfaces.jsonschema.judge import DIRECTIONAL, Catalogue, DeltaRule, Neutral
 from release_safety.surfaces.mcp.diff import ToolChange, ToolIssue, ToolKind, diff_snapshots
 from release_safety.surfaces.mcp.load import Pointer, ToolSnapshot
 
@@ -103,6 +109,8 @@ def _required(d: D) -> bool:
     return d.kind is not Kind.PROPERTY_ADDED or bool(d.after.required)
 
 
+_REQUIRES = (Kind.PROPERTY_BECAME_REQUIRED, Kind.DEPENDENT_REQUIRED_ADDED)
+
 RULES = [
     DeltaRule(
         "mcp-tool-removed",
@@ -130,7 +138,7 @@ RULES = [
         "mcp-input-required",
         "breaking",
         "request",
-        (Kind.PROPERTY_ADDED, Kind.PROPERTY_BECAME_REQUIRED, Kind.DEPENDENT_REQUIRED_ADDED),
+        (Kind.PROPERTY_ADDED, *_REQUIRES),
         "A tool input became required, or a new required input was added",
         "Calls from the previous clients do not send it and are rejected.",
         '`"required": ["sql"]` becomes `["sql", "limit"]`.',
@@ -142,13 +150,7 @@ RULES = [
         "mcp-input-narrowed",
         "breaking",
         "request",
-        (
-            *(Kind.TYPE_NARROWED, Kind.TYPE_CHANGED, Kind.NULLABLE_REMOVED, Kind.FORMAT_ADDED),
-            *(Kind.FORMAT_CHANGED, Kind.ENUM_SET, Kind.ENUM_VALUE_REMOVED, Kind.BOUND_TIGHTENED),
-            *(Kind.PATTERN_ADDED, Kind.PATTERN_CHANGED, Kind.ADDITIONAL_PROPERTIES_DISALLOWED),
-            *(Kind.BRANCH_REMOVED, Kind.DISCRIMINATOR_CHANGED),
-            *(Kind.DISCRIMINATOR_MAPPING_REMOVED, Kind.DISCRIMINATOR_MAPPING_CHANGED),
-        ),
+        (*(k for k in ACCEPTS_FEWER if k not in _REQUIRES), *CHANGED),
         "A tool input accepts fewer values",
         "A narrower type, a removed enum value or branch, a tighter pattern, format, length or"
         " range, or `additionalProperties: false` rejects calls that used to be valid.",
@@ -207,14 +209,7 @@ RULES = [
         "mcp-output-widened",
         "breaking",
         "response",
-        (
-            *(Kind.TYPE_WIDENED, Kind.TYPE_CHANGED, Kind.NULLABLE_ADDED, Kind.FORMAT_REMOVED),
-            *(Kind.FORMAT_CHANGED, Kind.ENUM_UNSET, Kind.ENUM_VALUE_ADDED, Kind.BOUND_LOOSENED),
-            *(Kind.PATTERN_REMOVED, Kind.PATTERN_CHANGED, Kind.ADDITIONAL_PROPERTIES_ALLOWED),
-            *(Kind.PROPERTY_BECAME_OPTIONAL, Kind.DEPENDENT_REQUIRED_REMOVED, Kind.BRANCH_ADDED),
-            *(Kind.DISCRIMINATOR_CHANGED, Kind.DISCRIMINATOR_MAPPING_ADDED),
-            *(Kind.DISCRIMINATOR_MAPPING_CHANGED, ToolKind.OUTPUT_SCHEMA_REMOVED),
-        ),
+        (*ACCEPTS_MORE, *CHANGED, ToolKind.OUTPUT_SCHEMA_REMOVED),
         "A tool output may hold values clients never saw",
         "A new type, enum value or branch, a looser bound, pattern or format, a field turned"
         " optional, or the outputSchema dropped reaches clients written against the previous"
@@ -269,17 +264,7 @@ RULES = [
 ]
 
 NEUTRAL = [
-    Neutral(
-        "request",
-        (
-            *(Kind.TYPE_WIDENED, Kind.NULLABLE_ADDED, Kind.FORMAT_REMOVED, Kind.ENUM_UNSET),
-            *(Kind.ENUM_VALUE_ADDED, Kind.BOUND_LOOSENED, Kind.PATTERN_REMOVED),
-            *(Kind.ADDITIONAL_PROPERTIES_ALLOWED, Kind.PROPERTY_BECAME_OPTIONAL),
-            *(Kind.DEPENDENT_REQUIRED_REMOVED, Kind.BRANCH_ADDED),
-            Kind.DISCRIMINATOR_MAPPING_ADDED,
-        ),
-        "An input that accepts more still accepts every call clients make.",
-    ),
+    *DIRECTIONAL,
     Neutral(
         "request",
         (Kind.PROPERTY_ADDED,),
@@ -288,31 +273,9 @@ NEUTRAL = [
     ),
     Neutral(
         "response",
-        (
-            *(Kind.TYPE_NARROWED, Kind.NULLABLE_REMOVED, Kind.FORMAT_ADDED, Kind.ENUM_SET),
-            *(Kind.ENUM_VALUE_REMOVED, Kind.BOUND_TIGHTENED, Kind.PATTERN_ADDED),
-            *(Kind.ADDITIONAL_PROPERTIES_DISALLOWED, Kind.PROPERTY_BECAME_REQUIRED),
-            *(Kind.DEPENDENT_REQUIRED_ADDED, Kind.BRANCH_REMOVED),
-            Kind.DISCRIMINATOR_MAPPING_REMOVED,
-        ),
-        "An output that promises more (holds fewer kinds of values) breaks no reader.",
-    ),
-    Neutral(
-        "response",
         (Kind.PROPERTY_ADDED, Kind.DEFAULT_CHANGED),
         "A new output field is ignored by clients that do not know it; an output's default"
         " describes nothing a client sends.",
-    ),
-    Neutral(
-        "any",
-        (Kind.OPEN_ENUM_WIDENED,),
-        "The enum is declared open (`x-extensible-enum`, or beside a free-string branch).",
-    ),
-    Neutral(
-        "any",
-        (Kind.TUPLE_ITEM_ADDED,),
-        "A new position at the end of a tuple: shorter arrays stay valid unless `minItems`"
-        " grows, which is judged on its own.",
     ),
 ]
 

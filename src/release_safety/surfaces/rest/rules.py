@@ -11,7 +11,7 @@ from typing import Any
 
 from release_safety.surfaces.jsonschema.delta import Delta, Kind
 from release_safety.surfaces.jsonschema.issues import SPEC_INVALID
-from release_safety.surfaces.jsonschema.judge import Catalogue, DeltaRule, Neutral
+from release_safety.surfaces.jsonschema.judge import DIRECTIONAL, Catalogue, DeltaRule, Neutral
 from release_safety.surfaces.rest.diff import ApiKind
 
 _SHOWN = 5
@@ -705,61 +705,16 @@ def _discriminator(d: D) -> str:
 
 
 NEUTRAL = [
-    Neutral(
-        "request",
-        (
-            Kind.TYPE_WIDENED,
-            Kind.NULLABLE_ADDED,
-            Kind.FORMAT_REMOVED,
-            Kind.ENUM_UNSET,
-            Kind.ENUM_VALUE_ADDED,
-            Kind.BOUND_LOOSENED,
-            Kind.PATTERN_REMOVED,
-            Kind.ADDITIONAL_PROPERTIES_ALLOWED,
-            Kind.PROPERTY_BECAME_OPTIONAL,
-            Kind.DEPENDENT_REQUIRED_REMOVED,
-            Kind.BRANCH_ADDED,
-            Kind.DISCRIMINATOR_MAPPING_ADDED,
-        ),
-        "A request that accepts more still accepts everything clients send.",
-    ),
+    *DIRECTIONAL,
     Neutral(
         "response",
-        (
-            Kind.TYPE_NARROWED,
-            Kind.NULLABLE_REMOVED,
-            Kind.FORMAT_ADDED,
-            Kind.ENUM_SET,
-            Kind.ENUM_VALUE_REMOVED,
-            Kind.BOUND_TIGHTENED,
-            Kind.ADDITIONAL_PROPERTIES_DISALLOWED,
-            Kind.PROPERTY_BECAME_REQUIRED,
-            Kind.DEPENDENT_REQUIRED_ADDED,
-            Kind.BRANCH_REMOVED,
-            Kind.DISCRIMINATOR_MAPPING_REMOVED,
-        ),
-        "A response that promises more (sends fewer kinds of values) breaks no reader.",
-    ),
-    Neutral(
-        "response",
-        (Kind.PATTERN_ADDED, Kind.PATTERN_REMOVED, Kind.PATTERN_CHANGED),
+        (Kind.PATTERN_REMOVED, Kind.PATTERN_CHANGED),
         "Clients do not validate the strings they read against a pattern.",
     ),
     Neutral(
         "response",
         (Kind.DEFAULT_CHANGED,),
         "A default describes what the server assumes for a value a client leaves out.",
-    ),
-    Neutral(
-        "any",
-        (Kind.OPEN_ENUM_WIDENED,),
-        "The enum is declared open (`x-extensible-enum`, or beside a free-string branch).",
-    ),
-    Neutral(
-        "any",
-        (Kind.TUPLE_ITEM_ADDED,),
-        "A new position at the end of a tuple: shorter arrays stay valid unless `minItems`"
-        " grows, which is judged on its own.",
     ),
 ]
 
