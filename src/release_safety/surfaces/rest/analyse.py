@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import gc
 import posixpath
 import re
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from release_safety.discovery import DocumentError, Sought, declared_absent, document_surface
 from release_safety.findings import Finding, SurfaceReport
@@ -19,6 +21,20 @@ from release_safety.surfaces.rest.normalise import Api, Fetch, normalise
 _MEMO_SIZE = 3
 # key -> (the document or why it could not be read, blob ids of the external files it read)
 _memo: OrderedDict[str, tuple[Api | SpecError, dict[str, str | None]]] = OrderedDict()
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Parsing and normalising a large document allocate hundreds of thousands of objects, none
+    of them garbage: the cyclic collector would walk the growing heap for nothing (a third of
+    the time for a 3 MB document). It runs again afterwards, as before."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def load_api(
@@ -51,7 +67,8 @@ def load_api(
         return fetch(path)
 
     try:
-        result = normalise(parse(data), fetching if fetch is not None else None, base, previous)
+        with _collector_paused():
+            result = normalise(parse(data), fetching if fetch is not None else None, base, previous)
     except SpecError as exc:
         result = exc
     for older, _ in _memo.values():
