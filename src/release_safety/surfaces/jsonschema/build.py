@@ -47,7 +47,7 @@ _NUMERIC_KEYS = frozenset(
 )
 _OBJECT_KEYS = frozenset(
     {"properties", "required", "additionalProperties", "unevaluatedProperties"}
-    | {"dependentRequired"}
+    | {"dependentRequired", "propertyNames"}
 )
 _FLAG_KEYS = frozenset({"pattern", "nullable", "x-nullable", "readOnly", "writeOnly"})
 _FLAG_KEYS |= {"deprecated", "default"}
@@ -346,6 +346,8 @@ class SchemaBuilder:
                 for name, needs in _dict(node["dependentRequired"]).items()
                 if isinstance(needs, list)
             }
+        if "propertyNames" in node:
+            out.property_names = self.schema(node["propertyNames"], depth + 1)
         extra = node.get("additionalProperties", node.get("unevaluatedProperties"))
         if extra is False:
             out.additional = False
@@ -449,6 +451,7 @@ class SchemaBuilder:
             out.required |= part.required
             for name, needs in part.dependent_required.items():
                 dependent[name] = dependent.get(name, needs) | needs
+            out.property_names = out.property_names or part.property_names
             if part.additional is False or out.additional is True:
                 out.additional = part.additional
             if part.items is not None:

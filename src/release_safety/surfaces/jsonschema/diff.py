@@ -26,6 +26,7 @@ _BOUNDS = (
     ("max_properties", "high", "maxProperties"),
 )
 SchemaDelta = Delta[Kind]
+_ANY_KEY = Schema(types=frozenset({"string"}))  # what `propertyNames` constrains when absent
 Add = Callable[..., None]  # records a delta found here
 Deeper = Callable[..., None]  # compares two schemas found below, keeping their deltas
 Same = Callable[[Schema, Schema], bool]  # the two describe the same values
@@ -233,6 +234,9 @@ class SchemaDiffer:
                 add(Kind.ADDITIONAL_PROPERTIES_ALLOWED)
             elif isinstance(old.additional, Schema) and isinstance(new.additional, Schema):
                 deeper(old.additional, new.additional, (*path, "*"))
+        names = (old.property_names, new.property_names)
+        if names != (None, None) and "propertyNames" not in skip:  # keys are strings anyway
+            deeper(names[0] or _ANY_KEY, names[1] or _ANY_KEY, (*path, "{keys}"))
         if "properties" not in skip:
             self._properties(old, new, direction, path, skip, add, deeper)
         if "dependentRequired" not in skip:

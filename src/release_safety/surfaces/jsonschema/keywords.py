@@ -33,7 +33,7 @@ TYPES = frozenset({"string", "number", "integer", "boolean", "object", "array", 
 OPAQUE = frozenset(
     {
         *("not", "if", "then", "else", "dependencies", "dependentSchemas", "patternProperties"),
-        *("propertyNames", "contains", "minContains", "maxContains", "unevaluatedItems"),
+        *("contains", "minContains", "maxContains", "unevaluatedItems"),
         *("$dynamicRef", "$recursiveRef", "contentSchema"),
     }
 )
@@ -51,6 +51,7 @@ _COMPARED = sorted(
         *("exclusiveMaximum", "minLength", "maxLength", "minItems", "maxItems", "minProperties"),
         *("maxProperties", "multipleOf", "uniqueItems", "pattern", "properties", "required"),
         *("dependentRequired", "additionalProperties", "unevaluatedProperties", "items"),
+        "propertyNames",
         *("prefixItems", "nullable", "default", "readOnly", "writeOnly", "deprecated"),
     }
 )

@@ -51,6 +51,7 @@ class Schema:
     required: frozenset[str] = frozenset()
     dependent_required: Mapping[str, frozenset[str]] = field(default_factory=_no_entries)
     additional: bool | Schema = True
+    property_names: Schema | None = None
     items: Schema | None = None
     prefix_items: tuple[Schema, ...] = ()
     one_of: tuple[Schema, ...] = ()

@@ -325,6 +325,8 @@ def _schema_path(delta: D) -> Pointer:
             out.append("items")
         elif part == "*":
             out.append("additionalProperties")
+        elif part == "{keys}":
+            out.append("propertyNames")
         elif part.startswith("[") and part[1:-1].isdigit():
             out += ["items", int(part[1:-1])]
         else:
@@ -375,7 +377,8 @@ Tool schemas are normalised and compared by the engine the REST surface uses
 (`surfaces/jsonschema/`), so the two surfaces know the same JSON Schema: `type` (a string or a
 list; `integer` is a subset of `number`; `null` in it, `nullable` and a `{type: null}` branch
 are one thing), `properties` to any depth, `required` (also for names without a property),
-`dependentRequired`, `additionalProperties` / `unevaluatedProperties`, `items`, `prefixItems`
+`dependentRequired`, `additionalProperties` / `unevaluatedProperties`, `propertyNames` (a
+schema of the keys, `a.{keys}`), `items`, `prefixItems`
 and draft-07 tuples, `uniqueItems`, `enum`, `const` and open enums (`x-extensible-enum`),
 `pattern`, `format`, `multipleOf`, every length, size and range bound (draft-04 and 2020-12
 exclusive bounds alike), `default`, `readOnly` / `writeOnly`, `deprecated`, local `$ref`
@@ -389,7 +392,7 @@ neutral on purpose (last table); one that is neither is `delta-not-judged`, unkn
 
 Fail closed: a non-local or unresolvable `$ref`, a schema nested too deeply, or a changed
 keyword the comparison does not reason about (`not`, `if`/`then`/`else`, `patternProperties`,
-`propertyNames`, `dependencies`, `dependentSchemas`, `contains`, `unevaluatedItems` ...) is
+`dependencies`, `dependentSchemas`, `contains`, `unevaluatedItems` ...) is
 `mcp-schema-not-compared`, of severity unknown. Spec errors are not contract changes: a `type`
 that is not a JSON Schema type (`int`), a key that is not a keyword (`min`), a non-numeric
 bound leaves that element unconstrained and uncompared in that version; each one the new

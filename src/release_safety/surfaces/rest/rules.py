@@ -635,7 +635,7 @@ RULES = [
         "any",
         (Kind.KEYWORD_NOT_COMPARED,),
         "A schema keyword changed that is not reasoned about",
-        "`not`, `if`/`then`/`else`, `patternProperties`, `propertyNames`, `contains`,"
+        "`not`, `if`/`then`/`else`, `patternProperties`, `contains`, `dependencies`,"
         " `dependentSchemas`, `unevaluatedItems` ... changed: the change cannot be proven safe.",
         "`not: {type: string}` becomes `not: {type: integer}`",
         "Express the constraint with keywords the analyser compares, or declare the break.",
