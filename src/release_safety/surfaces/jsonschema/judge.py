@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Literal
 
-from release_safety.findings import Rule, Severity, Surface, register
+from release_safety.findings import Finding, Rule, Severity, Surface, register
 from release_safety.surfaces.jsonschema.delta import (
     ACCEPTS_FEWER,
     ACCEPTS_MORE,
@@ -119,8 +119,15 @@ class Catalogue:
         for entry in entries:
             for kind in entry.kinds:
                 self.by_key.setdefault((entry.direction, kind), []).append(entry)
+        self.surface = surface
+        self.registered = {NOT_JUDGED.id: NOT_JUDGED_RULE}
         for r in self.rules:
-            register(Rule(r.id, surface, r.level, r.title, r.why, r.unsafe, r.safe))
+            rule = Rule(r.id, surface, r.level, r.title, r.why, r.unsafe, r.safe)
+            self.registered[r.id] = register(rule)
+
+    def finding(self, rule: DeltaRule, message: str, file: str, line: int) -> Finding:
+        """A finding of one of the catalogue's rules."""
+        return self.registered[rule.id].finding(self.surface, message, file, line)
 
     def judge(self, delta: Delta[Any]) -> DeltaRule | None:
         """The rule a delta breaks or informs about; None when neutral on purpose."""

@@ -306,15 +306,8 @@ def _finding(change: ToolChange, rule: DeltaRule, old: ToolSnapshot, new: ToolSn
         origin = pointer_parts(delta.origin or "")
         pointer = (*base, change.side, *origin, *_schema_path(delta), *_keyword(delta))
     name = f"MCP tool `{tool.name}`"
-    return Finding(
-        rule=rule.id,
-        severity=rule.level,
-        surface="mcp",
-        file=snapshot.path,
-        line=snapshot.line(pointer) or 1,
-        message=f"{name} removed" if removed else f"{name}: {rule.say(delta)}",
-        hint=rule.safe,
-    )
+    message = f"{name} removed" if removed else f"{name}: {rule.say(delta)}"
+    return CATALOGUE.finding(rule, message, snapshot.path, snapshot.line(pointer) or 1)
 
 
 def _schema_path(delta: D) -> Pointer:
@@ -348,15 +341,8 @@ def _spec_invalid(found: ToolIssue, new: ToolSnapshot) -> Finding:
     line = token_line(new.text, new.line(pointer) or 1, issue.token)
     side = "input" if found.side == "inputSchema" else "output"
     owner = f" {issue.owner}" if issue.owner != "#" else ""
-    return Finding(
-        rule=SPEC_INVALID.id,
-        severity=SPEC_INVALID.severity,
-        surface="mcp",
-        file=new.path,
-        line=line,
-        message=f"MCP tool `{found.tool.name}`: {side}{owner} {issue.message}",
-        hint=SPEC_INVALID.safe,
-    )
+    message = f"MCP tool `{found.tool.name}`: {side}{owner} {issue.message}"
+    return SPEC_INVALID.finding("mcp", message, new.path, line)
 
 
 _INTRO = """

@@ -86,15 +86,7 @@ def _change(group: _Group) -> Change:
         message = f"{ops[0]} — {group.text}"
     else:
         message = f"{ops[0]} — {group.place}: {group.text}"
-    finding = Finding(
-        rule=group.rule.id,
-        severity=group.rule.level,
-        surface="rest",
-        file=group.file,
-        line=group.line,
-        message=message,
-        hint=group.rule.safe,
-    )
+    finding = CATALOGUE.finding(group.rule, message, group.file, group.line)
     return Change(finding, tuple(sorted(ops)))
 
 
@@ -105,15 +97,7 @@ def _spec_errors(old: Api, new: Api, new_file: str) -> list[Change]:
         keys = pointer_parts(issue.owner)
         place = keys[1] if keys[:1] == ("paths",) and len(keys) > 1 else issue.owner
         line = token_line(new.document.text, new.document.line_of(*keys), issue.token)
-        finding = Finding(
-            rule=SPEC_INVALID.id,
-            severity=SPEC_INVALID.severity,
-            surface="rest",
-            file=new_file,
-            line=line,
-            message=f"{place} — {issue.message}",
-            hint=SPEC_INVALID.safe,
-        )
+        finding = SPEC_INVALID.finding("rest", f"{place} — {issue.message}", new_file, line)
         out.append(Change(finding, ()))
     return out
 
