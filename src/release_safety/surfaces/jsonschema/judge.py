@@ -93,17 +93,16 @@ NOT_JUDGED = DeltaRule(
     "Declare the break if it is one; the rule catalogue needs an entry for it.",
     lambda d: f"{d.kind.value} in the {d.direction} is judged by no rule",
 )
-NOT_JUDGED_RULE = register(
-    Rule(
-        NOT_JUDGED.id,
-        "all",
-        NOT_JUDGED.level,
-        NOT_JUDGED.title,
-        NOT_JUDGED.why,
-        NOT_JUDGED.unsafe,
-        NOT_JUDGED.safe,
+
+
+def _register(rule: DeltaRule, surface: Surface | Literal["all"]) -> Rule:
+    """The rule in the shared catalogue (`release-safety rules`, findings)."""
+    return register(
+        Rule(rule.id, surface, rule.level, rule.title, rule.why, rule.unsafe, rule.safe)
     )
-)
+
+
+NOT_JUDGED_RULE = _register(NOT_JUDGED, "all")
 
 
 class Catalogue:
@@ -121,9 +120,7 @@ class Catalogue:
                 self.by_key.setdefault((entry.direction, kind), []).append(entry)
         self.surface = surface
         self.registered = {NOT_JUDGED.id: NOT_JUDGED_RULE}
-        for r in self.rules:
-            rule = Rule(r.id, surface, r.level, r.title, r.why, r.unsafe, r.safe)
-            self.registered[r.id] = register(rule)
+        self.registered.update((r.id, _register(r, surface)) for r in self.rules)
 
     def finding(self, rule: DeltaRule, message: str, file: str, line: int) -> Finding:
         """A finding of one of the catalogue's rules."""

@@ -1,7 +1,8 @@
 """The REST surface: a native OpenAPI (Swagger 2.0, OpenAPI 3.0 and 3.1) breaking-change analyser.
 
-load (JSON / YAML, Swagger converted) → normalise (refs, allOf, dialects) → diff (structural
-facts) → rules (direction-aware judgement) → group (one line per change).
+load (JSON / YAML, Swagger converted) → normalise (operations; schemas by the shared engine
+`surfaces/jsonschema/`) → diff (typed deltas) → rules (a catalogue judging each delta by its
+direction) → group (one line per change, with the operations it reaches).
 """
 
 from release_safety.surfaces.rest.analyse import analyse, compare_documents
