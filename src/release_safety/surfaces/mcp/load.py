@@ -8,12 +8,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
-
-from release_safety.snapshot import Snapshot
 
 Pointer = tuple[str | int, ...]
 
@@ -54,14 +51,6 @@ class ToolSnapshot:
             if found is not None:
                 return found
         return None
-
-
-def find(snapshot: Snapshot, candidates: Sequence[str]) -> str | None:
-    """The first candidate path present in the snapshot."""
-    for path in candidates:
-        if snapshot.blob_id(path) is not None:
-            return path
-    return None
 
 
 def parse(path: str, data: bytes) -> ToolSnapshot:
