@@ -19,12 +19,15 @@ from pydantic import BaseModel, ConfigDict
 from release_safety.model import ConfigChange, DeclaredBreak, MigrationFile
 
 Severity = Literal["breaking", "unknown", "advisory"]
-Surface = Literal["migrations", "rest", "mcp", "config", "declarations", "overrides", "settings"]
+Surface = Literal[
+    "migrations", "rest", "mcp", "config", "deployment", "declarations", "overrides", "settings"
+]
 SURFACES: tuple[Surface, ...] = (
     "migrations",
     "rest",
     "mcp",
     "config",
+    "deployment",
     "declarations",
     "overrides",
     "settings",

@@ -33,6 +33,7 @@ from release_safety.snapshot import Snapshot
 from release_safety.surfaces import (
     config,
     declarations,
+    deployment,
     mcp,
     migrations,
     overrides,
@@ -108,6 +109,7 @@ SNAPSHOT_SURFACES: Sequence[tuple[Surface, Analyser]] = (
     ("rest", rest.analyse),
     ("mcp", mcp.analyse),
     ("config", config.analyse),
+    ("deployment", deployment.analyse),
     ("migrations", migrations.analyse),
     ("declarations", declarations.analyse),
 )

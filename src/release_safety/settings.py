@@ -219,6 +219,20 @@ class ConfigSettings(_Surface):
     )
 
 
+DEFAULT_DEPLOYMENT_SOURCES = (
+    *(f"**/{name}.{ext}" for name in ("docker-compose*", "compose*") for ext in ("yml", "yaml")),
+    "**/Chart.yaml",
+    *(f"**/{name}" for name in ("Dockerfile", "Dockerfile.*", "*.Dockerfile", "Containerfile")),
+)
+
+
+class DeploymentSettings(_Surface):
+    sources: tuple[str, ...] = Field(
+        default=DEFAULT_DEPLOYMENT_SOURCES,
+        description="compose files, Helm charts (`Chart.yaml`) and Dockerfiles (paths or globs)",
+    )
+
+
 class DeclarationSettings(_Closed):
     registry: str = "release-safety.declarations.json"
     annotations: bool = True
@@ -238,6 +252,7 @@ class Settings(_Closed):
     rest: RestSettings = RestSettings()
     mcp: McpSettings = McpSettings()
     config: ConfigSettings = ConfigSettings()
+    deployment: DeploymentSettings = DeploymentSettings()
     declarations: DeclarationSettings = DeclarationSettings()
     overrides: OverrideSettings = OverrideSettings()
 
