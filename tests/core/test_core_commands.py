@@ -22,6 +22,8 @@ absent = "the service has no HTTP API; it is a queue worker"
 absent = "the service exposes no MCP tools to agents"
 [config]
 absent = "all configuration comes from the database, not the environment"
+[deployment]
+absent = "operators run the worker from their own manifests; the project ships none"
 """
 
 

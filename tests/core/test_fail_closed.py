@@ -39,11 +39,13 @@ NO_NAME = SPEC.replace("required: [id, name]", "required: [id]").replace(
 )
 MCP = json.dumps({"schemaVersion": "1", "tools": []}) + "\n"
 INIT = "CREATE TABLE users (id int, name text);\n"
+COMPOSE = "services:\n  app:\n    image: example/svc:1\n  db:\n    image: postgres:16.4\n"
 ABSENT_MCP = '[mcp]\nabsent = "the service exposes no MCP server to agents"\n'
 EVERYTHING_ELSE_ABSENT = (
     ABSENT_MCP
     + '[rest]\nabsent = "the worker has no HTTP API at all, only a queue"\n'
     + '[config]\nabsent = "configuration lives in the database, edited in the UI"\n'
+    + '[deployment]\nabsent = "operators run the worker from their own manifests; none ship"\n'
 )
 
 
@@ -112,6 +114,8 @@ def test_documents_where_real_projects_keep_them_are_discovered(
             "server/svc/mcp-tools.json": MCP,
             "deploy/.env.example": "PORT=8080\n",
             "server/migrations/001_init.sql": INIT,
+            "deploy/docker-compose.yml": COMPOSE,
+            "examples/docker-compose.yml": COMPOSE,  # an example: not the service's
         },
     )
     repo.release("1.1.0", {"api/v2.0/swagger.yaml": NO_NAME})
@@ -124,6 +128,7 @@ def test_documents_where_real_projects_keep_them_are_discovered(
     assert list(coverage["mcp"]["new"]) == ["server/svc/mcp-tools.json"]
     assert list(coverage["config"]["old"]) == ["deploy/.env.example"]
     assert coverage["migrations"]["matched"] == {"old": 1, "new": 1}
+    assert list(coverage["deployment"]["new"]) == ["deploy/docker-compose.yml"]
     assert all(s["checked"] for s in evidence["surfaces"])
 
 
@@ -332,7 +337,7 @@ def test_a_settings_edit_that_hides_a_break_never_yields_true(
     [drop] = [f for f in evidence["because"] if f["rule"] == "drop-column"]
     assert drop["message"].endswith("[seen with the previous release's settings]")
     narrowed = [f for f in evidence["findings"] if f["rule"] == "settings-narrowed"]
-    assert [(f["file"], f["line"]) for f in narrowed] == [(".release-safety.toml", 7)]
+    assert [(f["file"], f["line"]) for f in narrowed] == [(".release-safety.toml", 9)]
     assert narrowed[0]["message"] == (
         ".release-safety.toml: key 'migrations.sources': discovery found "
         "1.0.0:db/migrations/001_init.sql, 1.1.0:db/migrations/001_init.sql, "
@@ -376,7 +381,13 @@ def test_adopting_settings_that_find_what_the_defaults_found_is_not_a_narrowing(
 ) -> None:
     repo = make_repo("adopt")
     repo.release(
-        "1.0.0", {"openapi.yaml": SPEC, "mcp-tools.json": MCP, "db/migrations/001.sql": INIT}
+        "1.0.0",
+        {
+            "openapi.yaml": SPEC,
+            "mcp-tools.json": MCP,
+            "db/migrations/001.sql": INIT,
+            "compose.yaml": COMPOSE,
+        },
     )
     explicit = (
         '[rest]\nspecs = ["openapi.yaml"]\n'

@@ -9,12 +9,14 @@ from release_safety.settings import parse_settings
 from release_safety.snapshot import MemorySnapshot
 from release_safety.surfaces.settingsdiff import analyse, diff_settings, key_line
 
-OLD = MemorySnapshot(
-    {"openapi.yaml": "x", "db/migrations/001.sql": "x", ".env.example": "A=1"}, ref="v1"
-)
-NEW = MemorySnapshot(
-    {"openapi.yaml": "x", "db/migrations/001.sql": "x", ".env.example": "A=1"}, ref="v2"
-)
+FILES = {
+    "openapi.yaml": "x",
+    "db/migrations/001.sql": "x",
+    ".env.example": "A=1",
+    "deploy/docker-compose.yml": "services: {}",
+}
+OLD = MemorySnapshot(FILES, ref="v1")
+NEW = MemorySnapshot(FILES, ref="v2")
 ABSENT = 'absent = "the service exposes no such thing to anyone"'
 
 
@@ -98,6 +100,56 @@ def judged(before: str | None, after: str) -> list[tuple[str, str]]:
                 (
                     "settings-changed",
                     "key 'mcp.snapshots': now reads mcp.json (the section was declared absent)",
+                ),
+            ],
+        ),
+        (
+            "",
+            '[deployment]\nsources = ["deploy/docker-compose.yml"]\n',
+            [
+                (
+                    "settings-changed",
+                    "key 'deployment.sources': set for the first time; it finds everything "
+                    "discovery found",
+                )
+            ],
+        ),
+        (
+            "",
+            '[deployment]\nsources = ["charts/*/Chart.yaml"]\n',
+            [
+                (
+                    "settings-narrowed",
+                    "key 'deployment.sources': discovery found v1:deploy/docker-compose.yml, "
+                    "v2:deploy/docker-compose.yml, the new settings do not",
+                )
+            ],
+        ),
+        (
+            '[deployment]\nsources = ["deploy/docker-compose.yml", "Dockerfile"]\n',
+            '[deployment]\nsources = ["deploy/docker-compose.yml"]\n',
+            [("settings-narrowed", "key 'deployment.sources': no longer reads Dockerfile")],
+        ),
+        (
+            "",
+            f"[deployment]\n{ABSENT}\n",
+            [
+                (
+                    "settings-narrowed",
+                    "key 'deployment.absent': declared absent: the service exposes "
+                    "no such thing to anyone",
+                ),
+            ],
+        ),
+        (
+            f"[deployment]\n{ABSENT}\n",
+            '[deployment]\nsources = ["deploy/docker-compose.yml"]\n',
+            [
+                ("settings-changed", "key 'deployment.absent': no longer declared absent"),
+                (
+                    "settings-changed",
+                    "key 'deployment.sources': now reads deploy/docker-compose.yml (the section "
+                    "was declared absent)",
                 ),
             ],
         ),

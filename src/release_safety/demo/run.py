@@ -60,8 +60,8 @@ def run_demo(folder: Path) -> DemoResult:
 LEGEND = (
     "safe: rollingUpdateSafe, the verdict (only yes may roll; unknown counts as no)",
     "strategy: recommendedStrategy (RollingUpdate only when safe is yes)",
-    "migrations, rest, mcp, config: does that surface break the previous release (yes, no, "
-    "unknown)",
+    "migrations, rest, mcp, config, deployment: does that surface break the previous release "
+    "(yes, no, unknown)",
     "declared: breaks engineers declared; stops: required stops; min-previous: the oldest "
     "version that may upgrade directly",
 )
@@ -101,7 +101,8 @@ def _cell(value: bool | str) -> str:
 
 def table(result: DemoResult) -> list[str]:
     """One line per release: verdict, strategy and each surface's breaking flag."""
-    header = ["version", "safe", "strategy", "migrations", "rest", "mcp", "config", "declared"]
+    header = ["version", "safe", "strategy", "migrations", "rest", "mcp", "config", "deployment"]
+    header += ["declared"]
     header += ["stops", "min-previous"]
     rows = [[*header, "story"]]
     stories = {r.version: r.story for r in RELEASES}
@@ -117,6 +118,7 @@ def table(result: DemoResult) -> list[str]:
                 _cell(artifact.api.rest.breaking),
                 _cell(artifact.api.mcp.breaking),
                 _cell(artifact.config.breaking),
+                _cell(surface_breaking(by_surface["deployment"])),
                 str(len(artifact.declaredBreaks)),
                 ",".join(artifact.upgrade.requiredStops) or "-",
                 artifact.upgrade.minPreviousVersion or "-",

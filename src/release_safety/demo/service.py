@@ -174,8 +174,27 @@ _SERVER_TS = """export const config = {
 };
 """
 
-SETTINGS = """# Where the sample service keeps its surfaces (migrations, openapi.yaml and
-# mcp-tools.json are found by the defaults).
+
+def _compose(postgres: str) -> str:
+    return f"""services:
+  app:
+    image: example/sample-service:${{VERSION:-latest}}
+    environment:
+      DATABASE_URL: postgres://sample:${{POSTGRES_PASSWORD:-sample}}@db:5432/sample
+    depends_on: [db]
+  db:
+    image: postgres:{postgres}
+    environment:
+      POSTGRES_PASSWORD: ${{POSTGRES_PASSWORD:-sample}}
+    volumes:
+      - pgdata:/var/lib/postgresql/data
+volumes:
+  pgdata:
+"""
+
+
+SETTINGS = """# Where the sample service keeps its surfaces (migrations, openapi.yaml,
+# mcp-tools.json and docker-compose.yml are found by the defaults).
 [config]
 sources = [".env.example", "src/config.ts"]
 """
@@ -217,6 +236,7 @@ CREATE TABLE projects (
             "openapi.yaml": _openapi(_user_schema()),
             "mcp-tools.json": _mcp(_TOOLS),
             ".env.example": _ENV,
+            "docker-compose.yml": _compose("15.6-alpine"),
             ".release-safety.toml": SETTINGS,
             "src/config.ts": _SERVER_TS,
         },
@@ -243,7 +263,8 @@ CREATE INDEX CONCURRENTLY IF NOT EXISTS projects_name_idx ON projects (name);
     ),
     DemoRelease(
         "1.3.0",
-        "a constraint added NOT VALID, validated in a later migration; an optional env var (safe)",
+        "a constraint added NOT VALID, validated later; an optional env var; PostgreSQL 15.6 to "
+        "15.8 (safe)",
         {
             "migrations/0004_projects_name_check.up.sql": """SET lock_timeout = '5s';
 ALTER TABLE projects ADD CONSTRAINT projects_name_not_blank CHECK (name <> '') NOT VALID;
@@ -254,6 +275,7 @@ ALTER TABLE projects VALIDATE CONSTRAINT projects_name_not_blank;
 """,
             ".env.example": _ENV
             + "# Optional: seconds between cache sweeps\nCACHE_SWEEP_SECONDS=300\n",
+            "docker-compose.yml": _compose("15.8-alpine"),
         },
     ),
     DemoRelease(
@@ -290,11 +312,13 @@ ALTER TABLE projects DROP COLUMN legacy_code;
     ),
     DemoRelease(
         "1.6.0",
-        "an MCP input became required and a NOT NULL column was added without default (unsafe)",
+        "an MCP input became required, a NOT NULL column added without default, PostgreSQL 15 "
+        "to 16 (unsafe)",
         {
             "migrations/0008_users_tenant.up.sql": (
                 "ALTER TABLE users ADD COLUMN tenant_id uuid NOT NULL;\n"
             ),
+            "docker-compose.yml": _compose("16.4-alpine"),
             "mcp-tools.json": _mcp(
                 _tools_with(
                     "run_sql",

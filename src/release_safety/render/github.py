@@ -24,6 +24,7 @@ SURFACE_TITLES = {
     "rest": "REST API",
     "mcp": "MCP tools",
     "config": "Configuration",
+    "deployment": "Deployment",
     "declarations": "Declarations",
     "overrides": "Upgrade overrides",
     "settings": "Settings",

@@ -24,8 +24,26 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+_MARKS = {"breaking": "⛔", "unknown": "⚠️", "advisory": "ℹ️"}
+
+
+def _deployment(findings: Sequence[Finding]) -> list[str]:
+    """The deployment surface's findings (the artifact has no object for them)."""
+    found = [f for f in findings if f.surface == "deployment"]
+    if not found:
+        return []
+    severities = {f.severity for f in found}
+    state = "yes" if "breaking" in severities else "unknown" if "unknown" in severities else "no"
+    lines = [f"### Deployment (breaking: {state})", ""]
+    for f in sorted(found, key=lambda f: (list(_MARKS).index(f.severity), f.sort_key())):
+        where = f" (`{f.file}:{f.line or 1}`)" if f.file else ""
+        lines.append(f"- {_MARKS[f.severity]} {_cell(f.message)}{where}")
+    return [*lines, ""]
+
+
 def upgrade_safety_section(artifact: Artifact, findings: Sequence[Finding] = ()) -> str:
-    """Markdown: headline, strategy, migrations, breaks per surface, declared breaks, stops."""
+    """Markdown: headline, strategy, migrations, breaks per surface (the deployment surface's
+    from `findings`), declared breaks, stops."""
     verdict = artifact.compatibility.rollingUpdateSafe
     stops = artifact.upgrade.requiredStops
     lines = [
@@ -74,6 +92,7 @@ def upgrade_safety_section(artifact: Artifact, findings: Sequence[Finding] = ())
         lines.append(f"- `{_cell(str(change.model_dump()))}`")
     if config.changes:
         lines.append("")
+    lines += _deployment(findings)
     if artifact.declaredBreaks:
         lines += [
             "### Declared breaks",

@@ -60,7 +60,13 @@ SETTINGS_UNREADABLE = register(
     )
 )
 
-SOURCE_KEYS = ("migrations.sources", "rest.specs", "mcp.snapshots", "config.sources")
+SOURCE_KEYS = (
+    "migrations.sources",
+    "rest.specs",
+    "mcp.snapshots",
+    "config.sources",
+    "deployment.sources",
+)
 WEIGHING_KEYS = (
     "tag_pattern",
     "postgres_version",

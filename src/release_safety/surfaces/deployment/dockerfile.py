@@ -77,6 +77,8 @@ class Component:
 def _packages(script: str) -> Iterator[str]:
     """The package arguments of every install command of a shell script."""
     for segment in _SEPARATORS.split(script):
+        if not any(manager in segment for manager in _MANAGERS):
+            continue
         try:
             words = shlex.split(segment)
         except ValueError:

@@ -74,8 +74,9 @@ def _dependencies(tree: Tree, file: str) -> dict[str, Dependency]:
     return found
 
 
-def _image_objects(value: Any, path: ValuePath) -> Iterator[tuple[ValuePath, str]]:
-    """Every image a values document names: its key path and the reference it makes."""
+def _image_objects(value: Any, path: ValuePath) -> Iterator[tuple[ValuePath, str, ValuePath]]:
+    """Every image a values document names: its key path, the reference it makes and the key
+    path of the line that shows its version (its `tag` when it has one)."""
     if not isinstance(value, dict):
         return
     if isinstance(value.get("repository"), str):
@@ -86,11 +87,11 @@ def _image_objects(value: Any, path: ValuePath) -> Iterator[tuple[ValuePath, str
             text += f":{value['tag']}"
         if value.get("digest"):
             text += f"@{value['digest']}"
-        yield path, text
+        yield path, text, (*path, "tag") if value.get("tag") else path
         return
     for key, item in value.items():
         if key == "image" and isinstance(item, str) and item:
-            yield (*path, key), item
+            yield (*path, key), item, (*path, key)
         else:
             yield from _image_objects(item, (*path, key))
 
@@ -110,10 +111,10 @@ def parse_chart(
         if not isinstance(values.data, dict | None):
             raise ChartError(f"{values_path}: the values are not a mapping")
         found.values_path, found.values = values_path, Tree(values.data or {}, values.lines)
-        for where, text in _image_objects(found.values.data, ()):
+        for where, text, shown in _image_objects(found.values.data, ()):
             image = parse_image(text)
             if image is not None:
-                found.images[where] = Located(image, values_path, values.line(*where))
+                found.images[where] = Located(image, values_path, values.line(*shown))
     return found
 
 
@@ -155,6 +156,12 @@ def _gone(before: Any, after: Any) -> list[ValuePath]:
     return list(roots)
 
 
+def _moved(value: Any, path: ValuePath, other: Any, other_path: ValuePath) -> bool:
+    """True when a value gone from `path` is the one new at `other_path`: the same mapping, or
+    the same scalar under the same key."""
+    return value == other and (isinstance(value, dict) or path[-1] == other_path[-1])
+
+
 def _dotted(path: ValuePath) -> str:
     return ".".join(path)
 
@@ -165,7 +172,7 @@ def _values(old: Chart, new: Chart) -> list[Finding]:
     added = _gone(after, before)
     for path in _gone(before, after):
         value = _at(before, path)
-        twin = next((a for a in added if a[-1] == path[-1] and _at(after, a) == value), None)
+        twin = next((a for a in added if _moved(value, path, _at(after, a), a)), None)
         file = old.values_path or old.path
         if twin is not None:
             added.remove(twin)
