@@ -28,8 +28,10 @@ from typing import cast
 sys.path.insert(0, str(Path(__file__).parent))
 
 # The settings a user of each service would write: the REST document and the migrations are
-# discovered, the MCP surface is declared absent, and the config surface points at what the
-# service reads (svix's env file of example values; harbor's Go sources).
+# discovered, the MCP surface is declared absent, the config surface points at what the
+# service reads (svix's env file of example values; harbor's Go sources), and the deployment
+# surface at what operators run (svix's server compose files and images; harbor's bundled
+# component images, whose compose file is a template the installer renders).
 SETTINGS = {
     "svix": """
 tag_pattern = '^v(?P<version>\\d+\\.\\d+\\.\\d+)$'
@@ -37,6 +39,13 @@ tag_pattern = '^v(?P<version>\\d+\\.\\d+\\.\\d+)$'
 absent = "svix-server exposes no MCP tool surface; its API is REST only"
 [config]
 sources = ["server/svix-server/development.env"]
+[deployment]
+sources = [
+  "server/docker-compose.yml",
+  "server/docker-compose.override.yml",
+  "server/Dockerfile",
+  "bridge/Dockerfile",
+]
 """,
     "harbor": """
 tag_pattern = '^v(?P<version>\\d+\\.\\d+\\.\\d+)$'
@@ -44,6 +53,8 @@ tag_pattern = '^v(?P<version>\\d+\\.\\d+\\.\\d+)$'
 absent = "Harbor exposes no MCP tool surface; its API is REST only"
 [config]
 sources = ["src/**/*.go"]
+[deployment]
+sources = ["make/photon/*/Dockerfile*"]
 """,
     "synthetic": """
 [rest]
@@ -52,6 +63,8 @@ specs = ["openapi.json"]
 absent = "the synthetic service has no MCP tool surface at all"
 [config]
 absent = "the synthetic service reads no environment variables"
+[deployment]
+absent = "the synthetic service ships no compose file, chart or image"
 """,
 }
 

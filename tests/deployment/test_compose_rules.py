@@ -4,7 +4,6 @@ v1.0.1 with the new one."""
 from __future__ import annotations
 
 import pytest
-
 from deployment_support import Pair, judged
 
 BASE = """\
@@ -116,7 +115,8 @@ CASES = [
         "long-syntax-same-mount",
         edited(
             "      - pgdata:/var/lib/postgresql/data\n",
-            "      - type: volume\n        source: pgdata\n        target: /var/lib/postgresql/data\n",
+            "      - type: volume\n        source: pgdata\n"
+            "        target: /var/lib/postgresql/data\n",
         ),
         [],
     ),

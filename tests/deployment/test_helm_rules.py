@@ -45,7 +45,7 @@ spec:
         - name: search
           image: "docker.elastic.co/elasticsearch/elasticsearch:8.11.1"
         - name: app
-          image: "{{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}"
+          image: "{{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.Name }}"
 """
 FILES = {
     "deploy/chart/Chart.yaml": CHART,
@@ -136,14 +136,15 @@ CASES = [
         "template-component-removed",
         edit(
             TEMPLATE_FILE,
-            '        - name: search\n          image: "docker.elastic.co/elasticsearch/elasticsearch:8.11.1"\n',
+            '        - name: search\n          image: "docker.elastic.co/elasticsearch/'
+            'elasticsearch:8.11.1"\n',
             "",
         ),
         [("deployment-stateful-component-removed", "breaking", CHART_FILE, 1)],
     ),
     (
         "template-app-image-edit",
-        edit(TEMPLATE_FILE, "default .Chart.AppVersion", 'default "dev"'),
+        edit(TEMPLATE_FILE, "default .Chart.Name", 'default "dev"'),
         [],
     ),
     (

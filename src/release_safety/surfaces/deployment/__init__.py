@@ -239,17 +239,17 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> SurfaceR
         reason = f"deployment descriptors found at {old.ref} but none at {new.ref}"
         problems.append(not_checked_finding("deployment", reason))
     parsed: tuple[dict[UnitKind, dict[str, Parsed]], ...] = ({}, {})
-    for key in before.keys() | after.keys():
+    for key in sorted(before.keys() | after.keys()):
         sides = [(old, before.get(key)), (new, after.get(key))]
         if _unchanged(sides):
             continue
-        for side, (snapshot, unit) in enumerate(sides):
-            if snapshot is None or unit is None:
-                continue
-            try:
-                parsed[side].setdefault(key[0], {})[key[1]] = _parse(snapshot, unit)
-            except _Unreadable as exc:
-                problems.append(not_checked_finding("deployment", exc.reason, exc.file))
+        try:  # a unit unreadable at either ref is compared at neither
+            both = [(side, _parse(s, u)) for side, (s, u) in enumerate(sides) if s and u]
+        except _Unreadable as exc:
+            problems.append(not_checked_finding("deployment", exc.reason, exc.file))
+            continue
+        for side, found in both:
+            parsed[side].setdefault(key[0], {})[key[1]] = found
     findings: list[Finding] = []
     if old is not None:
         for kind in ("compose", "chart"):

@@ -42,7 +42,7 @@ def _kind(name: str, words: str, packages: str, commands: str = "", series_parts
 KINDS: tuple[Kind, ...] = (
     _kind(
         "postgres",
-        "postgres postgresql postgis timescaledb pgvector",
+        "postgres postgresql pg postgis timescaledb pgvector",
         r"postgresql(?:-|@)?(?P<v>\d+(?:\.\d+)?)?(?:-server)?",
         "postgres postmaster pg_ctl",
     ),

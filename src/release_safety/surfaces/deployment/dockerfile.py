@@ -102,7 +102,7 @@ def _variable(name: str, value: str, file: str, line: int) -> Seen | None:
     words = name.lower().split("_")
     if not _VERSION_WORDS.intersection(words):
         return None
-    kind = next((k for w in words if (k := kind_of_name("postgres" if w == "pg" else w))), None)
+    kind = next((k for w in words if (k := kind_of_name(w))), None)
     if kind is None:
         return None
     return Seen(kind, f"variable {name}", f"{name}={value}", version(value), file, line)
