@@ -56,27 +56,27 @@ KINDS: tuple[Kind, ...] = (
     _kind(
         "mariadb",
         "mariadb",
-        r"mariadb(?P<v>\d+(?:\.\d+)?)?-server(?:-(?P<w>\d+\.\d+))?",
+        r"mariadb(?P<v>\d+(?:\.\d+)?)?-server(?:-(?P<v2>\d+\.\d+))?",
         "mariadbd",
         2,
     ),
     _kind("redis", "redis keydb", r"redis(?P<v>\d+)?(?:-server)?", "redis-server"),
     _kind("valkey", "valkey", r"valkey(?P<v>\d+)?(?:-server)?", "valkey-server"),
     _kind(
-        "mongo", "mongo mongodb", r"mongodb(?:-org)?(?:-server)?(?P<v>)", "mongod", series_parts=2
+        "mongo", "mongo mongodb", r"mongodb(?:-org)?(?:-server)?", "mongod", series_parts=2
     ),
-    _kind("elasticsearch", "elasticsearch", r"elasticsearch(?P<v>)", "elasticsearch"),
-    _kind("opensearch", "opensearch", r"opensearch(?P<v>)", "opensearch"),
-    _kind("clickhouse", "clickhouse", r"clickhouse-server(?P<v>)", "clickhouse-server"),
-    _kind("minio", "minio", r"minio(?P<v>)", "minio", series_parts=0),
-    _kind("rabbitmq", "rabbitmq", r"rabbitmq-server(?P<v>)", "rabbitmq-server"),
-    _kind("kafka", "kafka", r"kafka(?P<v>)", "kafka-server-start.sh"),
-    _kind("zookeeper", "zookeeper", r"zookeeper(?P<v>)", "zkServer.sh"),
-    _kind("etcd", "etcd", r"etcd(?P<v>)", "etcd"),
-    _kind("cassandra", "cassandra scylla", r"cassandra(?P<v>)", "cassandra"),
-    _kind("couchdb", "couchdb", r"couchdb(?P<v>)", "couchdb"),
+    _kind("elasticsearch", "elasticsearch", r"elasticsearch", "elasticsearch"),
+    _kind("opensearch", "opensearch", r"opensearch", "opensearch"),
+    _kind("clickhouse", "clickhouse", r"clickhouse-server", "clickhouse-server"),
+    _kind("minio", "minio", r"minio", "minio", series_parts=0),
+    _kind("rabbitmq", "rabbitmq", r"rabbitmq-server", "rabbitmq-server"),
+    _kind("kafka", "kafka", r"kafka", "kafka-server-start.sh"),
+    _kind("zookeeper", "zookeeper", r"zookeeper", "zkServer.sh"),
+    _kind("etcd", "etcd", r"etcd", "etcd"),
+    _kind("cassandra", "cassandra scylla", r"cassandra", "cassandra"),
+    _kind("couchdb", "couchdb", r"couchdb", "couchdb"),
     _kind("influxdb", "influxdb", r"influxdb(?P<v>\d+)?", "influxd"),
-    _kind("neo4j", "neo4j", r"neo4j(?P<v>)", "neo4j"),
+    _kind("neo4j", "neo4j", r"neo4j", "neo4j"),
 )
 """Every stateful kind the surface knows; an image, package or command naming none of them is
 stateless (the application's own images, proxies, workers)."""

@@ -1,0 +1,104 @@
+"""docs/deployment-rules.md, rendered from the rules and the catalogue of stateful kinds (a test
+keeps the file in sync)."""
+
+from __future__ import annotations
+
+from release_safety.findings import RULES
+from release_safety.settings import DEFAULT_DEPLOYMENT_SOURCES
+from release_safety.surfaces.deployment import rules  # noqa: F401  (registers the rules)
+from release_safety.surfaces.deployment.catalogue import KINDS
+
+INTRO = """# Deployment rules
+
+Generated from `src/release_safety/surfaces/deployment/rules.py` and `catalogue.py` by
+`release_safety.surfaces.deployment.docs.render()`; edit those, not this file.
+
+The deployment surface reads what a self-hosted service ships to run it, at both refs, and says
+what a release does to the services around the application: the database, cache, search index
+or broker it bundles, the services and volumes of its compose files, the values and
+dependencies of its Helm charts. It reads the files `[deployment] sources` names (paths, or
+globs with `*`, `?`, `[` and `**`), by default {defaults}, outside vendored, test, example and
+hidden folders. The kind of a file comes from its name: `Chart.yaml` is a Helm chart (with the
+`requirements.yaml`, `values.yaml` and `templates/` beside it), `Dockerfile`, `Dockerfile.*`,
+`*.Dockerfile` and `Containerfile` are Dockerfiles (one folder of them builds one component),
+any other YAML file is a compose file (with the `.env` beside it, which compose reads for
+interpolation).
+
+- **Nothing found at either ref**: the surface is not checked and the release cannot be `true`;
+  a service that ships no descriptor says so: `[deployment] absent = "operators deploy with
+  their own manifests"`.
+- **A file that cannot be read** (invalid YAML, a compose file without `services`, a chart
+  without `name`, a Dockerfile BuildKit's parser refuses) leaves the surface not checked;
+  breaks found in the other files still count. A file byte for byte the same at both refs
+  changes nothing and is not parsed again.
+- **A file that moved** is followed: a lone compose file gone and a lone one new, a chart by
+  its `name`, a Dockerfile folder gone to a new folder that declares the same `VOLUME`.
+- Image references are parsed as the distribution/reference grammar does (docker-image-py):
+  registries with ports, `library/` and Docker Hub's domain, tags and digests. Compose
+  interpolation is applied (`${{PG_TAG:-16.4}}` reads 16.4); a placeholder that cannot be
+  resolved reads as no version.
+
+**How a deployment finding decides.** Deployment findings flow into the verdict like every
+other surface's (docs/verdict.md): a breaking one makes `rollingUpdateSafe` false (Recreate),
+an unknown one `"unknown"`, advisories change nothing. The artifact has no deployment object
+(the interface's contract stays closed): the findings are in the evidence file and in the
+release notes' "Deployment" section, and the verdict reaches operators through
+`compatibility` and the index.
+
+## Stateful components
+
+A component is stateful when it keeps data on disk that its next version must read. Its kind
+comes from a word of an image's last path component (`bitnami/postgresql`,
+`goharbor/redis-photon`; not a tool beside it such as `postgres-exporter` or `mongo-express`),
+an OS package installed in a Dockerfile (`tdnf`, `apt-get`, `apk`, `dnf`, `yum`, `zypper`), the
+server an `ENTRYPOINT` / `CMD` runs, or a version variable (`ENV PG_MAJOR=15`). Bare version
+arguments of an exec-form `ENTRYPOINT` / `CMD` (harbor's `["/docker-entrypoint.sh", "15",
+"18"]`) carry the version of the folder's one stateful kind. The series is the part of the
+version that changes only with a major upgrade.
+
+| kind | image words | server package (regular expression) | server commands | series |
+| --- | --- | --- | --- | --- |
+"""
+
+RULES_INTRO = """
+## Rules
+
+Images of stateless components (the application's own, proxies, workers) are not judged: the
+other surfaces judge what the application does. Read-only and tmpfs mounts hold no state and
+are not judged either. A Helm value's default that changes is not judged (image tags change
+every release); its removal or renaming is.
+
+| id | severity | title |
+| --- | --- | --- |
+"""
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _series(parts: int) -> str:
+    return {0: "none (dated releases)", 1: "first number", 2: "first two numbers"}[parts]
+
+
+def render() -> str:
+    """The whole page."""
+    defaults = ", ".join(f"`{d}`" for d in DEFAULT_DEPLOYMENT_SOURCES)
+    lines = [INTRO.format(defaults=defaults).rstrip("\n")]
+    for kind in KINDS:
+        series = _series(kind.series_parts)
+        if kind.name == "postgres":
+            series += " (two before 10: `9.6`)"
+        words = ", ".join(f"`{w}`" for w in sorted(kind.words))
+        commands = ", ".join(f"`{c}`" for c in sorted(kind.commands))
+        package = _cell(kind.packages.pattern)
+        lines.append(f"| {kind.name} | {words} | `{package}` | {commands} | {series} |")
+    lines.append(RULES_INTRO.rstrip("\n"))
+    found = [rule for rule in RULES.values() if rule.surface == "deployment"]
+    lines += [f"| `{r.id}` | {r.severity} | {_cell(r.title)} |" for r in found]
+    for rule in found:
+        lines += ["", f"### `{rule.id}`", "", f"{rule.title} ({rule.severity}). {rule.why}"]
+        examples = [("Unsafe", f"`{_cell(rule.unsafe)}`"), ("Safer", _cell(rule.safe))]
+        shown = [f"- {label}: {text}" for label, text in examples if text.strip("`")]
+        lines += ["", *shown] if shown else []
+    return "\n".join(lines) + "\n"
