@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Literal
@@ -160,11 +161,26 @@ _PARSERS: dict[UnitKind, Callable[[Snapshot, Unit], Parsed]] = {
 }
 
 
+_CACHE_SIZE = 512
+_CACHE: OrderedDict[tuple[object, ...], Parsed | str] = OrderedDict()
+
+
 def _parse(snapshot: Snapshot, unit: Unit) -> Parsed:
-    try:
-        return _PARSERS[unit.kind](snapshot, unit)
-    except _ERRORS as exc:
-        raise _Unreadable(f"{unit.files[0]} at {snapshot.ref}: {exc}", unit.files[0]) from exc
+    """The unit parsed, once per set of blob ids (a backfill reads each version twice)."""
+    key = (unit.kind, unit.key, *((path, snapshot.blob_id(path)) for path in unit.files))
+    found = _CACHE.get(key)
+    if found is None:
+        try:
+            found = _PARSERS[unit.kind](snapshot, unit)
+        except _ERRORS as exc:
+            found = str(exc)
+        _CACHE[key] = found
+        if len(_CACHE) > _CACHE_SIZE:
+            _CACHE.popitem(last=False)
+    _CACHE.move_to_end(key)
+    if isinstance(found, str):
+        raise _Unreadable(f"{unit.files[0]} at {snapshot.ref}: {found}", unit.files[0])
+    return found
 
 
 def _diff(old: dict[str, Parsed], new: dict[str, Parsed]) -> list[Finding]:

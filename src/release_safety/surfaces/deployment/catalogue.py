@@ -62,9 +62,7 @@ KINDS: tuple[Kind, ...] = (
     ),
     _kind("redis", "redis keydb", r"redis(?P<v>\d+)?(?:-server)?", "redis-server"),
     _kind("valkey", "valkey", r"valkey(?P<v>\d+)?(?:-server)?", "valkey-server"),
-    _kind(
-        "mongo", "mongo mongodb", r"mongodb(?:-org)?(?:-server)?", "mongod", series_parts=2
-    ),
+    _kind("mongo", "mongo mongodb", r"mongodb(?:-org)?(?:-server)?", "mongod", series_parts=2),
     _kind("elasticsearch", "elasticsearch", r"elasticsearch", "elasticsearch"),
     _kind("opensearch", "opensearch", r"opensearch", "opensearch"),
     _kind("clickhouse", "clickhouse", r"clickhouse-server", "clickhouse-server"),

@@ -145,22 +145,16 @@ def _mounts(old: ComposeFile, new: ComposeFile, before: Service, after: Service)
             continue
         same_source = [m for m in after.mounts if mount.source and m.source == mount.source]
         same_target = [m for m in after.mounts if m.target == mount.target]
-        if same_source:
-            message = (
-                f"{label}: `{mount.source}` is mounted at {same_source[0].target} "
-                f"(was {mount.target})"
-            )
-            findings.append(
-                rules.MOUNT_CHANGED.finding("deployment", message, new.path, same_source[0].line)
-            )
-        elif same_target:
-            message = (
-                f"{label}: {mount.target} now mounts `{same_target[0].source or '(anonymous)'}` "
-                f"(was `{mount.source or '(anonymous)'}`)"
-            )
-            findings.append(
-                rules.MOUNT_CHANGED.finding("deployment", message, new.path, same_target[0].line)
-            )
+        if same_source or same_target:
+            now = (same_source or same_target)[0]
+            if same_source:
+                message = (
+                    f"{label}: `{mount.source}` is mounted at {now.target} (was {mount.target})"
+                )
+            else:
+                was, source = mount.source or "(anonymous)", now.source or "(anonymous)"
+                message = f"{label}: {mount.target} now mounts `{source}` (was `{was}`)"
+            findings.append(rules.MOUNT_CHANGED.finding("deployment", message, new.path, now.line))
         else:
             source = f"`{mount.source}` at " if mount.source else "the anonymous volume at "
             message = f"{label}: {source}{mount.target} is no longer mounted"
