@@ -15,7 +15,14 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from release_safety.errors import InputError
 from release_safety.reasons import hollow_reason
@@ -212,10 +219,68 @@ class McpSettings(_Surface):
     )
 
 
+DEFAULT_CONFIG_EXCLUDES = (
+    "**/*_test.go",
+    "**/test_*.py",
+    "**/*_test.py",
+    "**/conftest.py",
+    "**/*.test.*",
+    "**/*.spec.*",
+)
+"""Test files a config glob leaves out (vendored and test folders are skipped by every glob)."""
+
+
+class ConfigSource(_Closed):
+    """One `config.sources` entry: a path or glob, or a table with options."""
+
+    path: str = Field(description="path or glob (`**` spans folders)")
+    exclude: tuple[str, ...] = Field(
+        default=(), description="globs of files to leave out, besides test files"
+    )
+    defaults: bool | None = Field(
+        default=None,
+        description="the file's values are the defaults (env files and templates: only names "
+        "unless true; other structured files: defaults unless false)",
+    )
+    env_prefix: str | None = Field(
+        default=None,
+        description="a structured file's keys are also environment variables `PREFIX` + KEY "
+        "(upper case), as figment's `Env::prefixed` or config-rs's `Environment` read them",
+    )
+    env_separator: str = Field(
+        default="__", description="what joins nested keys in the variable's name"
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_path(cls, value: object) -> object:
+        return {"path": value} if isinstance(value, str) else value
+
+    def excluded(self, path: str) -> bool:
+        """True when the entry leaves `path` out: its `exclude` globs, or, for a glob entry,
+        a test file."""
+        patterns = self.exclude + (DEFAULT_CONFIG_EXCLUDES if is_glob(self.path) else ())
+        return any(re.fullmatch(glob_regex(p), path) for p in patterns)
+
+    def describe(self) -> str:
+        """The entry in one line, as the settings would write it (the path alone when it has
+        no options)."""
+        options = self.model_dump(mode="json", exclude_defaults=True, exclude={"path"})
+        if not options:
+            return self.path
+        shown = ", ".join(f"{key}={value!r}" for key, value in options.items())
+        return f"{{path={self.path!r}, {shown}}}"
+
+
 class ConfigSettings(_Surface):
-    sources: tuple[str, ...] = Field(
-        default=DEFAULT_CONFIG_SOURCES,
-        description="paths or globs of env examples and code that reads the environment",
+    sources: tuple[ConfigSource, ...] = Field(
+        default=tuple(ConfigSource(path=p) for p in DEFAULT_CONFIG_SOURCES),
+        description="paths or globs (or tables with `path`, `exclude`, `defaults`, "
+        "`env_prefix`, `env_separator`) of code, env files and config files",
+    )
+    renames: dict[str, str] = Field(
+        default_factory=dict,
+        description="declared renames, new name = old name (env variables or config keys)",
     )
 
 

@@ -1,38 +1,44 @@
-"""The environment-config surface: which variables the application reads, with their defaults,
-at both refs (example env files, TypeScript/JavaScript, Python and Go sources), and what changed.
+"""The environment-config surface: the variables and config keys the service reads, with their
+defaults, at both refs (Go, Rust, Python, TypeScript/JavaScript code; env files; TOML, YAML and
+JSON config files), and what changed between them.
 """
 
 from __future__ import annotations
 
-from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
 from pathlib import PurePosixPath
+from typing import Any, NoReturn
 
-from release_safety import discovery
-from release_safety.discovery import declared_absent, reason_of
+from release_safety.discovery import SETTINGS_PATH_UNMATCHED, declared_absent, reason_of, tried
 from release_safety.findings import ConfigReport, Coverage, Finding, not_checked_finding
-from release_safety.settings import DEFAULT_CONFIG_SOURCES, Settings
+from release_safety.settings import (
+    DEFAULT_CONFIG_SOURCES,
+    SETTINGS_FILE,
+    ConfigSource,
+    Settings,
+)
 from release_safety.snapshot import Snapshot
-from release_safety.surfaces.config import dotenv, go_src, python_src, typescript
-from release_safety.surfaces.config.diff import Var, collect, diff
+from release_safety.surfaces.config import (
+    dotenv,
+    go_resolve,
+    python_src,
+    rust_src,
+    structured,
+    typescript,
+)
+from release_safety.surfaces.config.diff import Var, collect, diff, unlisted
+from release_safety.surfaces.config.memo import Memo
 from release_safety.surfaces.config.reads import EnvRead, SourceError
 from release_safety.surfaces.config.rules import change, finding
+from release_safety.surfaces.config.sources import matched_sources, source_kind
 
 __all__ = ["analyse", "source_kind"]
 
-_CACHE_SIZE = 8192
-_CACHE: OrderedDict[tuple[str, str], tuple[EnvRead, ...] | SourceError] = OrderedDict()
-_CODE = {
-    ".ts": "ts",
-    ".mts": "ts",
-    ".cts": "ts",
-    ".tsx": "tsx",
-    ".js": "js",
-    ".mjs": "js",
-    ".cjs": "js",
-    ".jsx": "js",
-    ".py": "python",
-    ".go": "go",
-}
+_CACHE: Memo[tuple[Any, ...], Any] = Memo(16384)
+"""Parse results per (kind and options, blob id): reads, Rust facts, documents; or the
+SourceError parsing raised."""
 
 
 class _NotChecked(Exception):
@@ -43,44 +49,54 @@ class _NotChecked(Exception):
 
 
 def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> ConfigReport:
-    """Diff the environment variables read at `old` and at `new`."""
+    """Diff the settings read at `old` and at `new`."""
     config = settings.config
     if config.absent is not None:
         return declared_absent(ConfigReport, "config", config.absent, new, DEFAULT_CONFIG_SOURCES)
-    patterns = config.sources
-    tried = discovery.tried("config.sources", patterns)
-    problems = (
-        discovery.unmatched("config", "config.sources", patterns, new)
-        if settings.explicitly_set("config", "sources")
-        else []
-    )
-    new_paths = discovery.matched(new, patterns)
-    old_paths = discovery.matched(old, patterns)
+    sources = config.sources
+    looked = tried("config.sources", [source.describe() for source in sources])
+    new_files = matched_sources(new, sources)
+    old_files = matched_sources(old, sources) if old is not None else {}
+    problems = []
+    if settings.explicitly_set("config", "sources"):
+        covered = set(new_files.values())
+        problems = [
+            SETTINGS_PATH_UNMATCHED.finding(
+                "config",
+                f"{SETTINGS_FILE}: key 'config.sources': {source.path!r} matches nothing at "
+                f"{new.ref}",
+                SETTINGS_FILE,
+            )
+            for source in sources
+            if source not in covered
+        ]
     coverage = Coverage.of(
-        tried,
-        {p: old.blob_id(p) for p in old_paths} if old is not None else {},
-        {p: new.blob_id(p) for p in new_paths},
+        looked,
+        {p: old.blob_id(p) for p in old_files} if old is not None else {},
+        {p: new.blob_id(p) for p in new_files},
     )
-    if not new_paths and not old_paths:
+    if not new_files and not old_files:
         refs = f"{old.ref} or {new.ref}" if old is not None else new.ref
-        reason = f"no source found at {refs}; tried {', '.join(tried)}"
+        reason = f"no source found at {refs}; tried {', '.join(looked)}"
         problems.append(not_checked_finding("config", reason))
-    elif old is not None and not new_paths and not problems:
+    elif old is not None and not new_files and not problems:
         problems.append(
             not_checked_finding("config", f"sources found at {old.ref} but none at {new.ref}")
         )
     if problems:
         return _not_checked(problems, coverage)
     try:
-        new_vars = _variables(new, new_paths)
-        old_vars = _variables(old, old_paths) if old is not None and old_paths else None
+        now = _read(new, new_files)
+        before = _read(old, old_files) if old is not None and old_files else None
     except _NotChecked as exc:
         return _not_checked([not_checked_finding("config", exc.reason, exc.file)], coverage)
-    if old_vars is None:  # a first release, or sources new at this one: nothing can break
+    if before is None:  # a first release, or sources new at this one: nothing can break
         return ConfigReport(surface="config", checked=True, coverage=coverage)
-    deltas = diff(old_vars, new_vars)
+    declared = {**_moves(before, now), **config.renames}
+    deltas = diff(before.variables, now.variables, declared)
+    deltas += unlisted(before.variables, now.variables)
     changes = [entry for entry in map(change, deltas) if entry is not None]
-    findings = sorted((finding(delta) for delta in deltas), key=lambda f: f.sort_key())
+    findings = sorted((finding(delta) for delta in deltas), key=Finding.sort_key)
     return ConfigReport(
         surface="config", checked=True, changes=changes, findings=findings, coverage=coverage
     )
@@ -96,54 +112,132 @@ def _not_checked(problems: list[Finding], coverage: Coverage) -> ConfigReport:
     )
 
 
-def source_kind(path: str) -> str | None:
-    """`dotenv`, `ts`, `tsx`, `js`, `python` or `go` by file name; None when unknown."""
-    name = PurePosixPath(path).name
-    suffix = PurePosixPath(name).suffix
-    if suffix in _CODE:
-        return _CODE[suffix]
-    if name == ".env" or name.startswith((".env.", "env.")) or name.endswith(".env"):
-        return "dotenv"
-    return None
+@dataclass
+class _Ref:
+    """What the sources of one ref say: the variables, and each structured file's document
+    with how its keys are named (for the moves between two versions)."""
+
+    variables: dict[str, Var]
+    documents: dict[str, tuple[Any, str | None, str]] = field(default_factory=dict)
 
 
-def _variables(snapshot: Snapshot, paths: list[str]) -> dict[str, Var]:
-    """The variables read by the matched sources."""
-    located: list[tuple[str, EnvRead]] = []
-    for path in paths:
+def _moves(before: _Ref, now: _Ref) -> dict[str, str]:
+    """Renames found in config files whose values moved to other keys: new name -> old."""
+    found: dict[str, str] = {}
+    for path, (document, prefix, separator) in now.documents.items():
+        previous = before.documents.get(path)
+        if previous is None or previous[0] == document:
+            continue
+        for after, earlier in structured.moves(previous[0], document).items():
+            old_name = structured.name_of(earlier, previous[1], previous[2])
+            found[structured.name_of(after, prefix, separator)] = old_name
+    return found
+
+
+def _cached(key: tuple[Any, ...], make: Callable[[], Any]) -> Any:
+    """`make()`, or the SourceError it raised, once per key."""
+
+    def guarded() -> Any:
+        try:
+            return make()
+        except SourceError as exc:
+            return exc
+
+    return _CACHE.get(key, guarded)
+
+
+def _raise(snapshot: Snapshot, path: str, error: SourceError) -> NoReturn:
+    where = f"{error.path or path}:{error.line} at {snapshot.ref}"
+    raise _NotChecked(f"{where}: {error.message}", error.path or path)
+
+
+def _read(snapshot: Snapshot, files: dict[str, ConfigSource]) -> _Ref:
+    """The variables the matched files of one ref read."""
+    kinds: dict[str, str] = {}
+    for path in files:
         kind = source_kind(path)
         if kind is None:
             raise _NotChecked(f"{path}: cannot tell what kind of source this is", path)
-        reads = _reads(snapshot, path, kind)
-        if isinstance(reads, SourceError):
-            where = f"{path}:{reads.line} at {snapshot.ref}"
-            raise _NotChecked(f"{where}: {reads.message}", path)
-        located += [(path, read) for read in reads]
-    return collect(located)
-
-
-def _reads(snapshot: Snapshot, path: str, kind: str) -> tuple[EnvRead, ...] | SourceError:
-    """The reads of one source, parsed once per blob id and kind."""
-    blob = snapshot.blob_id(path) or ""
-    key = (kind, blob)
-    cached = _CACHE.get(key)
-    if cached is not None:
-        _CACHE.move_to_end(key)
-        return cached
-    data = snapshot.read(path)
-    result: tuple[EnvRead, ...] | SourceError
-    try:
-        if kind == "dotenv":
-            result = tuple(dotenv.parse(data.decode("utf-8", errors="replace")))
+        kinds[path] = kind
+    located: list[tuple[str, EnvRead]] = []
+    go_paths = [p for p, k in kinds.items() if k == "go"]
+    if go_paths:
+        try:
+            located += go_resolve.reads(snapshot, go_paths)
+        except SourceError as exc:
+            _raise(snapshot, go_paths[0], exc)
+    rust: dict[str, rust_src.RustFacts] = {}
+    for path in (p for p, k in kinds.items() if k == "rust"):
+        rust[path] = _parsed(snapshot, path, "rust", rust_src.parse)
+        located += [(path, read) for read in rust[path].reads]
+    result = _Ref({})
+    for path, kind in kinds.items():
+        source = files[path]
+        reads: list[EnvRead]
+        if kind in structured.KINDS.values():
+            prefix, separator = _prefix(path, source, rust)
+            defaults = source.defaults if source.defaults is not None else not _template(path)
+            document = _parsed(snapshot, path, kind, partial(structured.load, kind=kind))
+            how = f"{kind} {defaults} {prefix} {separator}"
+            read = partial(
+                structured.parse, kind=kind, defaults=defaults, prefix=prefix, separator=separator
+            )
+            reads = _parsed(snapshot, path, how, read)
+            result.documents[path] = (document, prefix, separator)
+        elif kind == "dotenv":
+            defaults = bool(source.defaults)
+            reads = _parsed(
+                snapshot, path, f"dotenv {defaults}", partial(dotenv.parse, defaults=defaults)
+            )
         elif kind == "python":
-            result = tuple(python_src.parse(data.decode("utf-8", errors="replace")))
-        elif kind == "go":
-            result = tuple(go_src.parse(data))
-        else:
-            result = tuple(typescript.parse(data, kind))
-    except SourceError as exc:
-        result = exc
-    _CACHE[key] = result
-    if len(_CACHE) > _CACHE_SIZE:
-        _CACHE.popitem(last=False)
+            reads = _parsed(snapshot, path, kind, python_src.parse)
+        elif kind in ("ts", "tsx", "js"):
+            reads = _parsed(snapshot, path, kind, partial(typescript.parse, dialect=kind))
+        else:  # go and rust: read above
+            continue
+        located += [(path, read) for read in reads]
+    result.variables = collect(located)
     return result
+
+
+def _parsed(snapshot: Snapshot, path: str, how: str, parse: Callable[[bytes], Any]) -> Any:
+    """A file parsed once per (how, blob id); not checked when it does not parse."""
+    found = _cached((how, snapshot.blob_id(path)), lambda: parse(snapshot.read(path)))
+    if isinstance(found, SourceError):
+        _raise(snapshot, path, found)
+    return found
+
+
+def _template(path: str) -> bool:
+    """A file whose name marks it as a template or an example (values are examples)."""
+    name = PurePosixPath(path).name.lower()
+    return name.endswith(structured.TEMPLATE_SUFFIXES) or "example" in name or "sample" in name
+
+
+def _prefix(
+    path: str, source: ConfigSource, rust: dict[str, rust_src.RustFacts]
+) -> tuple[str | None, str]:
+    """A structured file's environment prefix and separator: the settings', else the one of
+    the code that loads the file (`include_str!` beside the source, or a loader's path)."""
+    if source.env_prefix is not None:
+        return source.env_prefix, source.env_separator
+    for code, facts in sorted(rust.items()):
+        if len(facts.loaders) != 1:
+            continue
+        for written, relative in facts.files:
+            named = _normalised(f"{PurePosixPath(code).parent}/{written}") if relative else written
+            if named == path or path.endswith("/" + named.lstrip("./")):
+                loader = facts.loaders[0]
+                return loader.prefix, loader.separator or source.env_separator
+    return None, source.env_separator
+
+
+def _normalised(path: str) -> str:
+    parts: list[str] = []
+    for part in path.split("/"):
+        if part == "..":
+            if parts:
+                parts.pop()
+        elif part not in ("", "."):
+            parts.append(part)
+    return "/".join(parts)

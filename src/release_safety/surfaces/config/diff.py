@@ -5,16 +5,18 @@ Renames are paired, in this order, and only one to one (an ambiguous pairing is 
 
 1. with fallback: a new variable whose read falls back to a variable still read
    (`process.env.NEW || process.env.OLD`): the old name is kept, so the rename is an advisory;
-2. same reading site: a removed and an added variable whose value goes to the same place in
+2. declared: the settings name it (`[config] renames`), or a config file moved a key's value
+   as it was to another key;
+3. same reading site: a removed and an added variable whose value goes to the same place in
    the same file (the assigned name, object key or struct field: `port: process.env.X`);
-3. same default: a removed and an added variable with the same non-empty default.
+4. same default: a removed and an added variable with the same non-empty default.
 
 Whatever stays unpaired is a removal or an addition.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
@@ -29,6 +31,7 @@ DeltaKind = Literal[
     "became-required",
     "added-required",
     "added-optional",
+    "required-unlisted",
 ]
 
 
@@ -43,6 +46,10 @@ class Var:
     line: int
     sites: frozenset[str]
     fallback_for: frozenset[str]
+    listed: bool = False
+    """An example file lists it."""
+    key: bool = False
+    """A config-file key, not an environment variable."""
 
 
 @dataclass(frozen=True)
@@ -63,7 +70,14 @@ def collect(reads: Iterable[tuple[str, EnvRead]]) -> dict[str, Var]:
         grouped.setdefault(read.name, []).append((file, read))
     variables: dict[str, Var] = {}
     for name, located in grouped.items():
-        located.sort(key=lambda item: (item[1].fallback_for is not None, item[0], item[1].line))
+        located.sort(
+            key=lambda item: (
+                item[1].listed,
+                item[1].fallback_for is not None,
+                item[0],
+                item[1].line,
+            )
+        )
         defaults = sorted({read.default for _, read in located if read.default is not None})
         default = " | ".join(defaults) if defaults else None
         file, first = located[0]
@@ -73,14 +87,25 @@ def collect(reads: Iterable[tuple[str, EnvRead]]) -> dict[str, Var]:
             required=default is None and any(read.required for _, read in located),
             file=file,
             line=first.line,
-            sites=frozenset(f"{f}#{r.site}" for f, r in located if r.site),
+            sites=frozenset(_site(f, r.site) for f, r in located if r.site),
             fallback_for=frozenset(r.fallback_for for _, r in located if r.fallback_for),
+            listed=any(read.listed for _, read in located),
+            key=all(read.key for _, read in located),
         )
     return variables
 
 
-def diff(old: dict[str, Var], new: dict[str, Var]) -> list[Delta]:
-    """Every change from `old` to `new`, sorted by variable name."""
+def _site(file: str, site: str) -> str:
+    """A site within its file, unless the reader placed it already (`folder#const NAME`)."""
+    return site if "#" in site else f"{file}#{site}"
+
+
+def diff(
+    old: dict[str, Var], new: dict[str, Var], declared: Mapping[str, str] | None = None
+) -> list[Delta]:
+    """Every change from `old` to `new` (`declared`: known renames, new name -> old name),
+    sorted by variable name."""
+    renames = dict(declared or {})
     removed = sorted(old.keys() - new.keys())
     added = sorted(new.keys() - old.keys())
     deltas: list[Delta] = []
@@ -89,6 +114,11 @@ def diff(old: dict[str, Var], new: dict[str, Var]) -> list[Delta]:
         if kept:
             deltas.append(Delta("renamed-with-fallback", name, old[kept[0]], new[name], kept[0]))
             added.remove(name)
+    for after, before in sorted(renames.items()):
+        if after in added and before in removed:
+            deltas.append(Delta("renamed", after, old[before], new[after], before))
+            removed.remove(before)
+            added.remove(after)
     for same in (_same_site, _same_default):
         for before, after in _pairs(removed, added, old, new, same):
             deltas.append(Delta("renamed", after, old[before], new[after], before))
@@ -130,3 +160,18 @@ def _pairs(
         for a in found:
             claimed[a] = claimed.get(a, 0) + 1
     return [(r, hit[0]) for r, hit in matches.items() if len(hit) == 1 and claimed[hit[0]] == 1]
+
+
+def unlisted(old: dict[str, Var], new: dict[str, Var]) -> list[Delta]:
+    """Variables the code requires that no example file lists, where example files list
+    others, new at this release (newly required, or no longer listed)."""
+    if not any(var.listed for var in new.values()):
+        return []
+    found = []
+    for name, var in sorted(new.items()):
+        if var.key or not var.required or var.listed:
+            continue
+        was = old.get(name)
+        if was is None or was.listed or not was.required:
+            found.append(Delta("required-unlisted", name, was, var))
+    return found

@@ -1,47 +1,34 @@
-"""Dotenv-style example files (`.env.example`): `KEY=value` lines, `export`, quotes, comments.
+"""Dotenv files (`.env.example`, `development.env`), read with python-dotenv's parser:
+`KEY=value`, `export KEY=value`, quoted and multi-line quoted values, bare `KEY`, comments.
 
-The value written in an example file is taken as the variable's default; an empty value
-(`KEY=`) means the variable has no default and must be set (required). Commented-out lines are
-not reads. Any other line makes the file unparseable.
+An env file lists names; its values are examples, not defaults, unless the settings mark the
+file as holding the defaults (`defaults = true`): then a value is the default, and an empty
+value or a bare key means the variable has no default and must be set (required). A line
+python-dotenv cannot parse makes the file unparseable.
 """
 
 from __future__ import annotations
 
-import re
+import io
+
+from dotenv.parser import parse_stream
 
 from release_safety.surfaces.config.reads import EnvRead, SourceError
 
-_LINE = re.compile(
-    r"""(?:export\s+)?(?P<key>[A-Za-z_][A-Za-z0-9_.]*)\s*=\s*
-    (?:"(?P<dq>(?:[^"\\]|\\.)*)"|'(?P<sq>[^']*)'|(?P<raw>[^\s#'"].*?|))
-    \s*(?:(?<=\s)\#.*)?""",
-    re.VERBOSE,
-)
 
-
-def parse(text: str) -> list[EnvRead]:
-    """Every variable the example file lists, with its example value as default."""
+def parse(data: bytes, defaults: bool) -> list[EnvRead]:
+    """Every variable the file lists (with its value as default when `defaults`)."""
     reads: list[EnvRead] = []
-    for number, raw in enumerate(text.splitlines(), start=1):
-        line = raw.strip()
-        if not line or line.startswith("#"):
+    text = data.decode("utf-8", errors="replace")
+    for binding in parse_stream(io.StringIO(text)):
+        line = binding.original.line
+        if binding.error:
+            raise SourceError(f"line {line}: not a `KEY=value` line", line)
+        if binding.key is None:
             continue
-        found = _LINE.fullmatch(line)
-        if found is None:
-            raise SourceError(f"line {number}: not a `KEY=value` line", number)
-        value = next(
-            (found[group] for group in ("dq", "sq", "raw") if found[group] is not None), ""
-        )
-        if found["dq"] is not None:
-            value = re.sub(r"\\(.)", r"\1", value)
-        quoted = found["dq"] is not None or found["sq"] is not None
-        has_default = bool(value) or quoted
-        reads.append(
-            EnvRead(
-                name=found["key"],
-                line=number,
-                default=value if has_default else None,
-                required=not has_default,
-            )
-        )
+        if not defaults:
+            reads.append(EnvRead(name=binding.key, line=line, listed=True))
+            continue
+        value = binding.value or None
+        reads.append(EnvRead(name=binding.key, line=line, default=value, required=value is None))
     return reads

@@ -1,26 +1,108 @@
-"""Go sources, parsed with tree-sitter-go: `os.Getenv("X")`, `os.LookupEnv("X")`,
-`cmp.Or(os.Getenv("NEW"), os.Getenv("OLD"), "d")`, and struct tags (`envconfig:"X"
-default:"y" required:"true"`, `env:"X,required" envDefault:"y"`).
+"""What one Go source file says about configuration, parsed with tree-sitter-go, before any
+resolution across files (`go_resolve` joins the files of a ref):
 
-A default for `v := os.Getenv("X")` is the literal assigned to `v` by the statement right after
-it when that statement is `if v == "" { v = "d" }` (or `if !ok { v = "d" }` after
-`v, ok := os.LookupEnv("X")`). `os.Getenv` never fails, so such reads are optional; a tag with
-`required` makes the variable required.
+- calls (`os.Getenv(name)`, `os.LookupEnv(name)`, and any call that may be a wrapper such as
+  `getEnv("X", "d")` or `utils.ReadEnv(key)`), with their arguments, the variable, field or
+  function result their value goes to, and the default set right after
+  (`if v == "" { v = "d" }`, `if !ok { return d }`);
+- functions (their parameters, and whether they stop the program: `panic`, `log.Fatal`);
+- string constants, struct types with their fields and tags, `envconfig.Process` /
+  `env.Parse` calls with the struct they fill, viper calls, and keyed composite literals
+  (`{EnvKey: "X", DefaultValue: "d"}`).
+
+Facts depend on the file's bytes only, so they are parsed once per blob id.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import cache
 
 import tree_sitter_go
 from tree_sitter import Language, Node, Parser
 
-from release_safety.surfaces.config.reads import EnvRead, SourceError
+from release_safety.surfaces.config.reads import SourceError
 from release_safety.surfaces.config.syntax import error_line, node_text
 
-_GETTERS = {"Getenv", "LookupEnv"}
+ENVCONFIG = "github.com/kelseyhightower/envconfig"
+CAARLOS0 = re.compile(r"github\.com/caarlos0/env(?:/v\d+)?")
+VIPER = "github.com/spf13/viper"
 _TAG = re.compile(r'(\w+):"((?:[^"\\]|\\.)*)"')
+_STOPS = re.compile(r"\b(?:panic|log\.Fatal\w*|os\.Exit|klog\.Fatal\w*|logger\.Fatal\w*)\(")
+_SITE_THROUGH = {"argument_list", "call_expression", "parenthesized_expression", "unary_expression"}
+
+Arg = tuple[str, str]
+"""An argument as written: (`str`, value), (`ident`, name), (`sel`, `x.Name`) or (`expr`,
+source text)."""
+
+
+@dataclass(frozen=True)
+class Call:
+    """A call that may read the environment."""
+
+    qualifier: str | None
+    name: str
+    args: tuple[Arg, ...]
+    line: int
+    site: str | None
+    default: Arg | None = None
+    enclosing: str | None = None
+    chain: tuple[int, int] | None = None
+    """(group, position) for the operands of `cmp.Or(...)`: the first non-empty value wins."""
+
+
+@dataclass(frozen=True)
+class TypeRef:
+    """A field's type: a named type (`T`, `pkg.T`, pointers dropped) or an inline struct."""
+
+    qualifier: str | None
+    name: str
+    inline: tuple[Field, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str | None
+    """None for an embedded field."""
+    type: TypeRef | None
+    tags: tuple[tuple[str, str], ...]
+    line: int
+
+    def tag(self, key: str) -> str | None:
+        return dict(self.tags).get(key)
+
+
+@dataclass(frozen=True)
+class Bind:
+    """`envconfig.Process(prefix, &spec)` or caarlos0's `env.Parse(&spec, env.Options{...})`."""
+
+    library: str
+    prefix: Arg | None
+    target: TypeRef | None
+    line: int
+
+
+@dataclass(frozen=True)
+class Keyed:
+    """A keyed composite literal's string-valued keys: `{EnvKey: "X", DefaultValue: "d"}`."""
+
+    fields: tuple[tuple[str, Arg], ...]
+    line: int
+
+
+@dataclass(frozen=True)
+class GoFacts:
+    package: str
+    imports: tuple[tuple[str, str], ...]
+    consts: tuple[tuple[str, str], ...]
+    functions: tuple[tuple[str, tuple[str, ...], bool], ...]
+    """(name, parameters, stops the program)."""
+    calls: tuple[Call, ...]
+    structs: tuple[tuple[str, tuple[Field, ...]], ...]
+    binds: tuple[Bind, ...]
+    viper: tuple[Call, ...]
+    keyed: tuple[Keyed, ...]
 
 
 @cache
@@ -28,169 +110,438 @@ def _parser() -> Parser:
     return Parser(Language(tree_sitter_go.language()))
 
 
-def parse(source: bytes) -> list[EnvRead]:
-    """Every env read of a Go source file."""
-    tree = _parser().parse(source)
-    if tree.root_node.has_error:
-        raise SourceError("syntax error", error_line(tree.root_node))
-    os_names = _os_names(tree.root_node)
-    reads: list[EnvRead] = []
-    consumed: set[int] = set()
-    stack = [tree.root_node]
-    while stack:
-        node = stack.pop()
-        if node.type == "call_expression" and node.id not in consumed:
-            reads += _call_reads(node, os_names, consumed)
-        elif node.type == "field_declaration":
-            reads += _tag_reads(node)
-        stack.extend(reversed(node.named_children))
-    return sorted(set(reads), key=lambda r: (r.line, r.name))
-
-
 def _string(node: Node | None) -> str | None:
     """The value of a Go string literal, else None."""
     if node is None or node.type not in ("interpreted_string_literal", "raw_string_literal"):
         return None
-    return node_text(node)[1:-1]
+    text = node_text(node)[1:-1]
+    return re.sub(r"\\(.)", r"\1", text) if node.type == "interpreted_string_literal" else text
 
 
-def _os_names(root: Node) -> set[str]:
-    """The names the `os` package goes by in this file."""
-    names = {"os"}
+def arg_of(node: Node) -> Arg:
+    """An expression as an `Arg`."""
+    value = _string(node)
+    if value is not None:
+        return ("str", value)
+    if node.type == "identifier":
+        return ("ident", node_text(node))
+    if node.type == "selector_expression":
+        operand = node.child_by_field_name("operand")
+        if operand is not None and operand.type == "identifier":
+            return ("sel", node_text(node))
+    return ("expr", node_text(node))
+
+
+def parse(source: bytes) -> GoFacts:
+    """The configuration facts of one Go file."""
+    tree = _parser().parse(source)
+    root = tree.root_node
+    if root.has_error:
+        raise SourceError("syntax error", error_line(root))
+    imports = _imports(root)
+    libraries = {alias: path for alias, path in imports.items()}
+    package = ""
+    consts: list[tuple[str, str]] = []
+    functions: list[tuple[str, tuple[str, ...], bool]] = []
+    calls: list[Call] = []
+    structs: list[tuple[str, tuple[Field, ...]]] = []
+    binds: list[Bind] = []
+    viper: list[Call] = []
+    keyed: list[Keyed] = []
+    types = _variable_types(root)
+    viper_aliases = {a for a, p in imports.items() if p == VIPER}
     stack = [root]
     while stack:
         node = stack.pop()
-        if node.type == "import_spec" and _string(node.child_by_field_name("path")) == "os":
-            alias = node.child_by_field_name("name")
-            if alias is not None and alias.type == "package_identifier":
-                names.add(node_text(alias))
-        elif node.type in ("source_file", "import_declaration", "import_spec_list"):
-            stack.extend(node.named_children)
-    return names
+        kind = node.type
+        if kind == "package_clause":
+            package = node_text(node.named_children[0]) if node.named_children else ""
+        elif kind in ("const_spec", "var_spec") and _top_level(node):
+            consts += _constants(node)
+        elif kind == "function_declaration":
+            functions.append(_function(node))
+        elif kind == "type_spec":
+            body = node.child_by_field_name("type")
+            if body is not None and body.type == "struct_type":
+                structs.append((node_text(node.child_by_field_name("name")), _fields(body)))
+        elif kind == "call_expression":
+            call = _call(node)
+            if call is not None:
+                library = libraries.get(call.qualifier or "", "")
+                if library == ENVCONFIG or CAARLOS0.fullmatch(library):
+                    bind = _bind(node, call, library, types)
+                    if bind is not None:
+                        binds.append(bind)
+                elif viper_aliases and (call.qualifier in viper_aliases or _viper_method(call)):
+                    viper.append(call)
+                elif call.name == "Or" and call.qualifier == "cmp":
+                    calls += _cmp_or(node)
+                elif call.args:
+                    calls.append(call)
+        elif kind == "literal_value":
+            found = _keyed(node)
+            if found is not None:
+                keyed.append(found)
+        stack.extend(reversed(node.named_children))
+    chained = {(c.line, c.qualifier, c.name, c.args) for c in calls if c.chain is not None}
+    calls = [
+        c
+        for c in calls
+        if c.chain is not None or (c.line, c.qualifier, c.name, c.args) not in chained
+    ]
+    return GoFacts(
+        package=package,
+        imports=tuple(sorted(imports.items())),
+        consts=tuple(consts),
+        functions=tuple(functions),
+        calls=tuple(calls),
+        structs=tuple(structs),
+        binds=tuple(binds),
+        viper=tuple(viper),
+        keyed=tuple(keyed),
+    )
 
 
-def _env_name(node: Node, os_names: set[str]) -> tuple[str, str] | None:
-    """(variable, getter) for `os.Getenv("X")` / `os.LookupEnv("X")`, else None."""
+def _imports(root: Node) -> dict[str, str]:
+    """alias -> import path (the alias is the path's last element unless renamed)."""
+    found: dict[str, str] = {}
+    for declaration in (c for c in root.named_children if c.type == "import_declaration"):
+        specs = [
+            spec
+            for child in declaration.named_children
+            for spec in (child.named_children if child.type == "import_spec_list" else [child])
+            if spec.type == "import_spec"
+        ]
+        for spec in specs:
+            path = _string(spec.child_by_field_name("path")) or ""
+            alias = spec.child_by_field_name("name")
+            name = node_text(alias) if alias is not None else _default_alias(path)
+            found[name] = path
+    return found
+
+
+def _default_alias(path: str) -> str:
+    parts = path.split("/")
+    last = parts[-1]
+    if re.fullmatch(r"v\d+", last) and len(parts) > 1:
+        last = parts[-2]
+    return last.removeprefix("go-").split(".")[0].replace("-", "_")
+
+
+def _top_level(node: Node) -> bool:
+    parent = node.parent
+    return parent is not None and parent.parent is not None and parent.parent.type == "source_file"
+
+
+def _constants(spec: Node) -> list[tuple[str, str]]:
+    names = [node_text(n) for n in spec.children_by_field_name("name")]
+    values = spec.child_by_field_name("value")
+    if values is None:
+        return []
+    found = []
+    for name, value in zip(names, values.named_children, strict=False):
+        text = _string(value)
+        if text is not None:
+            found.append((name, text))
+    return found
+
+
+def _function(node: Node) -> tuple[str, tuple[str, ...], bool]:
+    params = node.child_by_field_name("parameters")
+    names: list[str] = []
+    for declaration in params.named_children if params is not None else []:
+        names += [node_text(n) for n in declaration.children_by_field_name("name")]
+    body = node_text(node.child_by_field_name("body"))
+    return node_text(node.child_by_field_name("name")), tuple(names), bool(_STOPS.search(body))
+
+
+def _type_ref(node: Node | None) -> TypeRef | None:
+    while node is not None and node.type in ("pointer_type", "parenthesized_type"):
+        node = node.named_children[0] if node.named_children else None
+    if node is None:
+        return None
+    if node.type == "type_identifier":
+        return TypeRef(None, node_text(node))
+    if node.type == "qualified_type":
+        package = node_text(node.child_by_field_name("package"))
+        return TypeRef(package, node_text(node.child_by_field_name("name")))
+    if node.type == "struct_type":
+        return TypeRef(None, "", _fields(node))
+    return None
+
+
+def _fields(struct: Node) -> tuple[Field, ...]:
+    declarations = struct.named_children[0] if struct.named_children else None
+    fields: list[Field] = []
+    for declaration in declarations.named_children if declarations is not None else []:
+        if declaration.type != "field_declaration":
+            continue
+        tag = _string(declaration.child_by_field_name("tag")) or ""
+        tags = tuple(_TAG.findall(tag))
+        kind = _type_ref(declaration.child_by_field_name("type"))
+        line = declaration.start_point.row + 1
+        names = [node_text(n) for n in declaration.children_by_field_name("name")]
+        fields += [Field(name, kind, tags, line) for name in names] or [
+            Field(None, kind, tags, line)
+        ]
+    return tuple(fields)
+
+
+def _callee(node: Node) -> tuple[str | None, str] | None:
     function = node.child_by_field_name("function")
-    if node.type != "call_expression" or function is None:
+    if function is None:
         return None
-    if function.type != "selector_expression":
+    if function.type == "index_expression":  # env.ParseAs[Config]()
+        function = function.child_by_field_name("operand")
+    if function is None:
         return None
-    operand, field = function.child_by_field_name("operand"), function.child_by_field_name("field")
-    if node_text(operand) not in os_names or node_text(field) not in _GETTERS:
+    if function.type == "identifier":
+        return None, node_text(function)
+    if function.type == "selector_expression":
+        operand = function.child_by_field_name("operand")
+        return node_text(operand), node_text(function.child_by_field_name("field"))
+    return None
+
+
+def _enclosing(node: Node) -> str | None:
+    current = node.parent
+    while current is not None:
+        if current.type == "function_declaration":
+            return node_text(current.child_by_field_name("name"))
+        if current.type in ("method_declaration", "func_literal"):
+            return None
+        current = current.parent
+    return None
+
+
+def _call(node: Node) -> Call | None:
+    callee = _callee(node)
+    if callee is None:
         return None
     args = node.child_by_field_name("arguments")
-    name = _string(args.named_children[0]) if args is not None and args.named_children else None
-    return (name, node_text(field)) if name else None
+    values = tuple(arg_of(a) for a in args.named_children) if args is not None else ()
+    site, default = _site(node)
+    return Call(
+        qualifier=callee[0],
+        name=callee[1],
+        args=values,
+        line=node.start_point.row + 1,
+        site=site,
+        default=default,
+        enclosing=_enclosing(node),
+    )
 
 
-def _call_reads(node: Node, os_names: set[str], consumed: set[int]) -> list[EnvRead]:
+def _cmp_or(node: Node) -> list[Call]:
+    """`cmp.Or(os.Getenv("NEW"), os.Getenv("OLD"), "d")`: each operand call, chained."""
     args = node.child_by_field_name("arguments")
-    if node_text(node.child_by_field_name("function")) == "cmp.Or" and args is not None:
-        return _cmp_or(node, args.named_children, os_names, consumed)
-    found = _env_name(node, os_names)
-    if found is None:
-        return []
-    site, default = _assignment(node, found[1])
-    return [EnvRead(name=found[0], line=node.start_point.row + 1, default=default, site=site)]
-
-
-def _cmp_or(node: Node, args: list[Node], os_names: set[str], consumed: set[int]) -> list[EnvRead]:
-    """`cmp.Or(os.Getenv("NEW"), os.Getenv("OLD"), "d")`: the first non-empty value wins."""
-    hits = [(arg, _env_name(arg, os_names)) for arg in args]
-    named = [(arg, found[0]) for arg, found in hits if found is not None]
-    if not named:
-        return []
-    default = _string(args[-1]) if hits[-1][1] is None else None
-    site, _ = _assignment(node, "Getenv")
-    primary = named[0][1]
-    reads = []
-    for arg, name in named:
-        consumed.add(arg.id)
-        reads.append(
-            EnvRead(
-                name=name,
-                line=arg.start_point.row + 1,
-                default=default,
-                site=site,
-                fallback_for=None if name == primary else primary,
+    operands = list(args.named_children) if args is not None else []
+    default = arg_of(operands[-1]) if operands and operands[-1].type != "call_expression" else None
+    site, _ = _site(node)
+    group = node.start_byte
+    found = []
+    for position, operand in enumerate(operands):
+        call = _call(operand) if operand.type == "call_expression" else None
+        if call is not None:
+            chained = Call(
+                call.qualifier,
+                call.name,
+                call.args,
+                call.line,
+                site,
+                default,
+                call.enclosing,
+                (group, position),
             )
-        )
-    return reads
+            found.append(chained)
+    return found
 
 
-def _assignment(call: Node, getter: str) -> tuple[str | None, str | None]:
-    """(site, default): the variable assigned from `call` and the default set right after."""
-    values = call.parent
-    statement = values.parent if values is not None else None
+def _site(call: Node) -> tuple[str | None, Arg | None]:
+    """(site, default): where the call's value goes (a variable, a struct field, a function's
+    result) and the default set by the statement right after it."""
+    node = call
+    while node.parent is not None and node.parent.type in _SITE_THROUGH:
+        node = node.parent
+    parent = node.parent
+    if parent is None:
+        return None, None
+    if parent.type == "literal_element" and parent.parent is not None:
+        keyed = parent.parent
+        if keyed.type == "keyed_element" and keyed.named_children[-1] == parent:
+            return node_text(keyed.named_children[0]), None
+        return None, None
+    statement = parent.parent if parent.type == "expression_list" else None
+    if statement is not None and statement.type == "return_statement":
+        function = _enclosing(statement)
+        return (f"{function}()" if function else None), None
     if statement is None or statement.type not in (
         "short_var_declaration",
         "assignment_statement",
         "var_spec",
     ):
         return None, None
-    left = statement.child_by_field_name("left") or statement.child_by_field_name("name")
-    targets = [node_text(n) for n in left.named_children] if left is not None else []
     if statement.type == "var_spec":
         targets = [node_text(n) for n in statement.children_by_field_name("name")]
+    else:
+        left = statement.child_by_field_name("left")
+        targets = [node_text(n) for n in left.named_children] if left is not None else []
     if not targets:
         return None, None
     variable = targets[0]
+    direct = node is call
+    scope = statement.parent
+    if scope is not None and scope.type == "if_statement":  # if v, ok := os.LookupEnv(k); ok
+        return variable, (_default_after(scope, variable, targets) if direct else None)
     guard = statement.next_named_sibling
-    if guard is None or guard.type != "if_statement":
-        return variable, None
+    if scope is not None and scope.type == "var_declaration":
+        guard = scope.next_named_sibling
+    default = _guarded_default(guard, variable, targets) if direct and guard else None
+    return variable, default
+
+
+def _guarded_default(guard: Node, variable: str, targets: list[str]) -> Arg | None:
+    """The value assigned or returned by `if v == "" { ... }` / `if !ok { ... }`."""
+    if guard.type != "if_statement":
+        return None
     condition = re.sub(r"\s+", "", node_text(guard.child_by_field_name("condition")))
     guards = {f'{variable}==""', f'""=={variable}', f"len({variable})==0"}
-    if getter == "LookupEnv" and len(targets) > 1:
+    if len(targets) > 1:
         guards.add(f"!{targets[1]}")
     if condition not in guards:
-        return variable, None
-    body = guard.child_by_field_name("consequence")
-    for assignment in _statements(body):
-        if assignment.type == "assignment_statement":
-            lhs = node_text(assignment.child_by_field_name("left"))
-            rhs = assignment.child_by_field_name("right")
-            if lhs == variable and rhs is not None and rhs.named_child_count == 1:
-                value = rhs.named_children[0]
-                default = _string(value)
-                return variable, default if default is not None else node_text(value)
-    return variable, None
+        return None
+    return _assigned_or_returned(guard.child_by_field_name("consequence"), variable)
 
 
-def _statements(block: Node | None) -> list[Node]:
+def _default_after(statement: Node, variable: str, targets: list[str]) -> Arg | None:
+    """`if v, ok := os.LookupEnv(k); ok { return v }; return d`: the statement after the
+    `if`, when it returns or assigns the fallback."""
+    condition = re.sub(r"\s+", "", node_text(statement.child_by_field_name("condition")))
+    ok = targets[1] if len(targets) > 1 else None
+    if condition in {f"!{ok}", f'{variable}==""'}:
+        return _assigned_or_returned(statement.child_by_field_name("consequence"), variable)
+    after = statement.next_named_sibling
+    if after is not None and condition in {ok, f'{variable}!=""'}:
+        return _assigned_or_returned(after, variable)
+    return None
+
+
+def _assigned_or_returned(block: Node | None, variable: str) -> Arg | None:
     if block is None:
-        return []
+        return None
+    candidates = [block] if block.type != "block" else _statements(block)
+    for statement in candidates:
+        if statement.type == "assignment_statement":
+            left = node_text(statement.child_by_field_name("left"))
+            right = statement.child_by_field_name("right")
+            if left == variable and right is not None and right.named_child_count == 1:
+                return arg_of(right.named_children[0])
+        elif statement.type == "return_statement" and statement.named_children:
+            values = statement.named_children[0]
+            if values.type == "expression_list" and values.named_child_count >= 1:
+                return arg_of(values.named_children[0])
+    return None
+
+
+def _statements(block: Node) -> list[Node]:
     found: list[Node] = []
     for child in block.named_children:
         found += child.named_children if child.type == "statement_list" else [child]
     return found
 
 
-def _tag_reads(field: Node) -> list[EnvRead]:
-    tag = _string(field.child_by_field_name("tag"))
-    if not tag:
-        return []
-    pairs = dict(_TAG.findall(tag))
-    line = field.start_point.row + 1
-    site = node_text(field.child_by_field_name("name")) or None
-    if "envconfig" in pairs:
-        name = pairs["envconfig"].split(",")[0]
-        default = pairs.get("default")
-        required = pairs.get("required") == "true"
-    elif "env" in pairs:
-        name, *options = pairs["env"].split(",")
-        default = pairs.get("envDefault")
-        required = "required" in options or "notEmpty" in options
-    else:
-        return []
-    if not name or name == "-":
-        return []
-    return [
-        EnvRead(
-            name=name,
-            line=line,
-            default=default,
-            required=required and default is None,
-            site=site,
-        )
-    ]
+def _variable_types(root: Node) -> dict[str, TypeRef]:
+    """The declared type of each variable name in the file (`var c Config`, `c := Config{}`,
+    `c := &Config{}`, a parameter `c *Config`); the last declaration of a name wins."""
+    found: dict[str, TypeRef] = {}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type in ("var_spec", "parameter_declaration"):
+            kind = _type_ref(node.child_by_field_name("type"))
+            if kind is not None:
+                for name in node.children_by_field_name("name"):
+                    found[node_text(name)] = kind
+        elif node.type == "short_var_declaration":
+            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            if left is not None and right is not None:
+                for name, value in zip(left.named_children, right.named_children, strict=False):
+                    kind = _literal_type(value)
+                    if kind is not None:
+                        found[node_text(name)] = kind
+        stack.extend(node.named_children)
+    return found
+
+
+def _literal_type(node: Node) -> TypeRef | None:
+    """The type of `T{}`, `&T{}` or `new(T)`."""
+    if node.type == "unary_expression":
+        operand = node.child_by_field_name("operand")
+        return _literal_type(operand) if operand is not None else None
+    if node.type == "composite_literal":
+        return _type_ref(node.child_by_field_name("type"))
+    if node.type == "call_expression" and node_text(node.child_by_field_name("function")) == "new":
+        args = node.child_by_field_name("arguments")
+        return _type_ref(args.named_children[0]) if args and args.named_children else None
+    return None
+
+
+def _bind(node: Node, call: Call, library: str, types: dict[str, TypeRef]) -> Bind | None:
+    """A `Process` / `Parse` call with the struct type it fills."""
+    args = node.child_by_field_name("arguments")
+    operands = list(args.named_children) if args is not None else []
+    if library == ENVCONFIG:
+        if call.name not in ("Process", "MustProcess", "CheckDisallowed") or len(operands) < 2:
+            return None
+        return Bind("envconfig", arg_of(operands[0]), _target(operands[1], types), call.line)
+    if call.name.startswith("ParseAs"):
+        function = node.child_by_field_name("function")
+        index = function.child_by_field_name("index") if function is not None else None
+        return Bind("env", _options_prefix(operands[:1]), _type_ref(index), call.line)
+    if not call.name.startswith("Parse") or not operands:
+        return None
+    return Bind("env", _options_prefix(operands[1:]), _target(operands[0], types), call.line)
+
+
+def _target(node: Node, types: dict[str, TypeRef]) -> TypeRef | None:
+    literal = _literal_type(node)
+    if literal is not None:
+        return literal
+    if node.type == "unary_expression":
+        node = node.child_by_field_name("operand") or node
+    return types.get(node_text(node))
+
+
+def _options_prefix(operands: list[Node]) -> Arg | None:
+    """The `Prefix` of caarlos0's `env.Options{Prefix: "APP_"}`."""
+    for operand in operands:
+        body = operand.child_by_field_name("body") if operand.type == "composite_literal" else None
+        keyed = _keyed(body) if body is not None else None
+        if keyed is not None:
+            return dict(keyed.fields).get("Prefix")
+    return None
+
+
+def _viper_method(call: Call) -> bool:
+    return call.name in (
+        "SetEnvPrefix",
+        "AutomaticEnv",
+        "BindEnv",
+        "SetDefault",
+        "SetEnvKeyReplacer",
+    )
+
+
+def _keyed(body: Node) -> Keyed | None:
+    fields: list[tuple[str, Arg]] = []
+    for element in body.named_children:
+        if element.type != "keyed_element" or element.named_child_count != 2:
+            continue
+        key, value = element.named_children
+        key_node = key.named_children[0] if key.named_children else key
+        value_node = value.named_children[0] if value.named_children else value
+        if key_node.type in ("identifier", "field_identifier"):
+            fields.append((node_text(key_node), arg_of(value_node)))
+    if not any(arg[0] == "str" for _, arg in fields):
+        return None
+    return Keyed(tuple(fields), body.start_point.row + 1)

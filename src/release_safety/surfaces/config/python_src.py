@@ -5,6 +5,13 @@
 A default that is itself an env read is a fallback (`os.getenv("NEW", os.getenv("OLD"))`); the
 outer variable's default is then the innermost literal. Non-literal defaults are kept as their
 source text. Keys that are not string literals name no variable and are skipped.
+
+pydantic-settings: every field of a `BaseSettings` class (or of a subclass in the module) is a
+variable `env_prefix` + the field name, upper-cased (`model_config = SettingsConfigDict(...)`
+or a `class Config`), or its `alias` / `validation_alias` (no prefix; with `AliasChoices`, the
+first name is read and the others are fallbacks). A field without a default (or with
+`Field(...)`) is required. With `env_nested_delimiter`, a field holding a `BaseModel` of the
+module is also read key by key (`APP_DB__HOST`). The module is read, never imported.
 """
 
 from __future__ import annotations
@@ -53,8 +60,9 @@ class _Names:
         return node.attr in _GETTERS and self.is_environ(node.value)
 
 
-def parse(text: str) -> list[EnvRead]:
+def parse(data: bytes) -> list[EnvRead]:
     """Every env read of a Python module."""
+    text = data.decode("utf-8", errors="replace")
     try:
         tree = ast.parse(text)
     except SyntaxError as exc:
@@ -66,7 +74,7 @@ def parse(text: str) -> list[EnvRead]:
     for node in ast.walk(tree):
         for child in ast.iter_child_nodes(node):
             parents[child] = node
-    reads: list[EnvRead] = []
+    reads: list[EnvRead] = _settings_classes(tree, text)
     consumed: set[ast.AST] = set()
     for node in ast.walk(tree):
         if node in consumed:
@@ -188,3 +196,139 @@ def _site(node: ast.AST, parents: dict[ast.AST, ast.AST], text: str) -> str | No
             return ast.get_source_segment(text, key) if key is not None else None
         current = parent
     return None
+
+
+_NO_NAMES = _Names(ast.Module(body=[], type_ignores=[]))
+"""No `os` names: a field's default is never an env read."""
+
+
+def _class_name(node: ast.expr) -> str:
+    return node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", "")
+
+
+def _settings_classes(tree: ast.Module, text: str) -> list[EnvRead]:
+    """The variables pydantic-settings classes read."""
+    classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+    kinds: dict[str, str] = {}
+
+    def kind(name: str, seen: frozenset[str] = frozenset()) -> str:
+        if name in ("BaseSettings", "BaseModel"):
+            return name
+        node = classes.get(name)
+        if node is None or name in seen:
+            return ""
+        for base in node.bases:
+            found = kind(_class_name(base), seen | {name})
+            if found:
+                return found
+        return ""
+
+    for name in classes:
+        kinds[name] = kind(name)
+    reads: list[EnvRead] = []
+    for name, node in classes.items():
+        if kinds[name] == "BaseSettings":
+            options = _settings_options(node, classes)
+            prefix = options.get("env_prefix", "")
+            delimiter = options.get("env_nested_delimiter") or None
+            reads += _fields(node, prefix, delimiter, classes, kinds, text, name)
+    return reads
+
+
+def _settings_options(node: ast.ClassDef, classes: dict[str, ast.ClassDef]) -> dict[str, str]:
+    """`env_prefix` and `env_nested_delimiter` of a class, inherited from module bases."""
+    options: dict[str, str] = {}
+    for base in node.bases:
+        parent = classes.get(_class_name(base))
+        if parent is not None and parent is not node:
+            options.update(_settings_options(parent, classes))
+    for statement in node.body:
+        pairs: list[tuple[str, ast.expr]] = []
+        config = (
+            statement.value
+            if isinstance(statement, ast.Assign | ast.AnnAssign)
+            and _target_name(statement) == "model_config"
+            else None
+        )
+        if isinstance(config, ast.Call):
+            pairs = [(k.arg, k.value) for k in config.keywords if k.arg]
+        elif isinstance(config, ast.Dict):
+            pairs = [
+                (key, v)
+                for k, v in zip(config.keys, config.values, strict=True)
+                if k is not None and (key := _key(k))
+            ]
+        elif isinstance(statement, ast.ClassDef) and statement.name == "Config":
+            pairs = [
+                (_target_name(s), s.value)
+                for s in statement.body
+                if isinstance(s, ast.Assign) and s.value is not None
+            ]
+        for key, value in pairs:
+            if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                options[key] = value.value
+    return options
+
+
+def _target_name(statement: ast.Assign | ast.AnnAssign) -> str:
+    target = statement.targets[0] if isinstance(statement, ast.Assign) else statement.target
+    return target.id if isinstance(target, ast.Name) else ""
+
+
+def _fields(
+    node: ast.ClassDef,
+    prefix: str,
+    delimiter: str | None,
+    classes: dict[str, ast.ClassDef],
+    kinds: dict[str, str],
+    text: str,
+    site: str,
+    depth: int = 0,
+) -> list[EnvRead]:
+    reads: list[EnvRead] = []
+    for statement in node.body:
+        if not isinstance(statement, ast.AnnAssign) or not isinstance(statement.target, ast.Name):
+            continue
+        field = statement.target.id
+        annotation = ast.get_source_segment(text, statement.annotation) or ""
+        if field.startswith("_") or field == "model_config" or "ClassVar" in annotation:
+            continue
+        names, default, required = _field_spec(statement.value, text)
+        here = f"{site}.{field}"
+        primary = names[0] if names else (prefix + field).upper()
+        line = statement.lineno
+        reads.append(EnvRead(primary, line, default, required, here))
+        reads += [EnvRead(n.upper(), line, default, False, here, primary) for n in names[1:]]
+        nested = classes.get(_class_name(statement.annotation))
+        if delimiter and nested is not None and kinds.get(nested.name) and depth < 8:
+            inner = f"{primary}{delimiter}"
+            reads += _fields(nested, inner, delimiter, classes, kinds, text, here, depth + 1)
+    return reads
+
+
+def _field_spec(value: ast.expr | None, text: str) -> tuple[list[str], str | None, bool]:
+    """(env names from an alias, default, required) of a field's value."""
+    if value is None:
+        return [], None, True
+    if not (isinstance(value, ast.Call) and _class_name(value.func) == "Field"):
+        return [], _default(value, _NO_NAMES, text), False
+    keywords = {k.arg: k.value for k in value.keywords if k.arg}
+    names: list[str] = []
+    for key in ("validation_alias", "alias"):
+        alias = keywords.get(key)
+        if isinstance(alias, ast.Constant) and isinstance(alias.value, str):
+            names = [alias.value]
+        elif isinstance(alias, ast.Call) and _class_name(alias.func) == "AliasChoices":
+            names = [
+                a.value
+                for a in alias.args
+                if isinstance(a, ast.Constant) and isinstance(a.value, str)
+            ]
+        if names:
+            break
+    given = value.args[0] if value.args else keywords.get("default")
+    if given is None and "default_factory" in keywords:
+        return names, ast.get_source_segment(text, keywords["default_factory"]), False
+    if given is None or (isinstance(given, ast.Constant) and given.value is Ellipsis):
+        return names, None, True
+    return names, _default(given, _NO_NAMES, text), False

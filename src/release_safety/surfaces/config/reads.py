@@ -6,12 +6,14 @@ from dataclasses import dataclass
 
 
 class SourceError(ValueError):
-    """A source that could not be parsed; `line` is where the parser gave up (1-based)."""
+    """A source that could not be parsed; `line` is where the parser gave up (1-based), `path`
+    the file when a reader of several files raises it."""
 
-    def __init__(self, message: str, line: int = 1) -> None:
+    def __init__(self, message: str, line: int = 1, path: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.line = line
+        self.path = path
 
 
 @dataclass(frozen=True)
@@ -25,7 +27,10 @@ class EnvRead:
     - `site`: where the value goes (the assigned name, object key or struct field), which a
       rename usually keeps;
     - `fallback_for`: the variable this read is a fallback of (`process.env.NEW ||
-      process.env.OLD`), None for a primary read.
+      process.env.OLD`), None for a primary read;
+    - `listed`: only listed, by a file of examples (an env example, a template): the name is
+      known, its value proves nothing;
+    - `key`: a config-file key (`database.port`), not an environment variable.
     """
 
     name: str
@@ -34,3 +39,5 @@ class EnvRead:
     required: bool = False
     site: str | None = None
     fallback_for: str | None = None
+    listed: bool = False
+    key: bool = False

@@ -105,6 +105,18 @@ RULES: dict[DeltaKind, Rule] = {
             safe="`process.env.FEATURE_X ?? 'off'`",
         )
     ),
+    "required-unlisted": register(
+        Rule(
+            id="config-required-var-unlisted",
+            surface="config",
+            severity="advisory",
+            title="A required environment variable is missing from the example file",
+            why="Operators copy the example file; a variable the code requires and the example "
+            "does not list is found at start-up, as a failure.",
+            unsafe="`os.environ['SIGNING_KEY']` read; `.env.example` does not list it.",
+            safe="List it in the example file (`SIGNING_KEY=`).",
+        )
+    ),
 }
 
 
@@ -117,35 +129,30 @@ def message(delta: Delta) -> str:
     name = delta.name
     before = delta.old.default if delta.old else None
     after = delta.new.default if delta.new else None
+    where = delta.new or delta.old
+    noun = "config key" if where is not None and where.key else "env var"
     texts: dict[DeltaKind, str] = {
-        "removed": f"env var `{name}` removed (previous default {_show(before)})",
-        "renamed": f"env var `{delta.previous_name}` renamed to `{name}` without fallback",
+        "removed": f"{noun} `{name}` removed (previous default {_show(before)})",
+        "renamed": f"{noun} `{delta.previous_name}` renamed to `{name}` without fallback",
         "renamed-with-fallback": (
-            f"env var `{delta.previous_name}` renamed to `{name}`; "
+            f"{noun} `{delta.previous_name}` renamed to `{name}`; "
             f"`{delta.previous_name}` still read as a fallback"
         ),
-        "default-changed": (f"env var `{name}` default changed {_show(before)} → {_show(after)}"),
-        "default-added": f"env var `{name}` now has a default {_show(after)}",
-        "became-required": f"env var `{name}` became required (no default)",
-        "added-required": f"new env var `{name}` required at start-up with no default",
-        "added-optional": (f"new optional env var `{name}` (default {_show(after)})"),
+        "default-changed": f"{noun} `{name}` default changed {_show(before)} → {_show(after)}",
+        "default-added": f"{noun} `{name}` now has a default {_show(after)}",
+        "became-required": f"{noun} `{name}` became required (no default)",
+        "added-required": f"new {noun} `{name}` required at start-up with no default",
+        "added-optional": f"new optional {noun} `{name}` (default {_show(after)})",
+        "required-unlisted": f"{noun} `{name}` is required and no example file lists it",
     }
     return texts[delta.kind]
 
 
 def finding(delta: Delta) -> Finding:
     """The finding for one change, placed at the variable's read (the old one when removed)."""
-    rule = RULES[delta.kind]
     where = delta.new or delta.old
-    return Finding(
-        rule=rule.id,
-        severity=rule.severity,
-        surface="config",
-        file=where.file if where else None,
-        line=where.line if where else None,
-        message=message(delta),
-        hint=rule.safe or None,
-    )
+    file, line = (where.file, where.line) if where else (None, None)
+    return RULES[delta.kind].finding("config", message(delta), file, line)
 
 
 def change(delta: Delta) -> ConfigChange | None:

@@ -1,0 +1,496 @@
+"""The environment variables the Go files of one ref read, resolved across files.
+
+- `os.Getenv` / `os.LookupEnv` with a literal, a constant of the same package (any file of the
+  folder) or of an imported package of the repository (`common.CoreURL`);
+- wrappers: a function of the repository that passes one of its parameters to a getter (or to
+  another wrapper) is a getter too (`getEnv("X", "d")`, `utils.ReadEnv(key)`); a parameter it
+  returns or assigns when the variable is unset is the default, and a wrapper that stops the
+  program (`panic`, `log.Fatal`) makes the variable required;
+- a getter fed a struct field (`os.LookupEnv(item.EnvKey)`) reads every name a keyed literal
+  gives that field (`{Name: ..., EnvKey: "X", DefaultValue: "d"}`, the default from a key
+  named `Default*`);
+- kelseyhightower/envconfig (`Process(prefix, &spec)`: field names upper-cased, nested structs
+  prefixed with the field's key, embedded structs flattened, `split_words`, `envconfig`,
+  `default`, `required`, `ignored`; the `envconfig` name alone is read as a fallback);
+- caarlos0/env (`env:"X"`, `envDefault`, `envPrefix` on nested structs, `Options{Prefix}`,
+  `required` / `notEmpty`); struct tags no `Process` / `Parse` call reaches are read as
+  written (no prefix);
+- spf13/viper (`SetEnvPrefix`, `SetEnvKeyReplacer`, `AutomaticEnv` with the keys `Get*` and
+  `SetDefault` name, `BindEnv`, `SetDefault` defaults).
+
+Only files that mention what is sought are parsed: a file's identifiers are indexed once per
+blob id, and its facts (`go_src`) parsed once per blob id, when a search needs them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from functools import cached_property, partial
+
+from release_safety.snapshot import Snapshot
+from release_safety.surfaces.config import go_src
+from release_safety.surfaces.config.go_src import Arg, Call, Field, GoFacts, TypeRef
+from release_safety.surfaces.config.memo import Memo
+from release_safety.surfaces.config.reads import EnvRead, SourceError
+
+_TOKENS: Memo[str, tuple[frozenset[bytes], bool]] = Memo(65536)
+"""Per blob id: the file's identifiers, and whether it has `env` / `envconfig` struct tags."""
+_FACTS: Memo[str, GoFacts | SourceError] = Memo(65536)
+_IDENT = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+_MARKERS = (b"Getenv", b"LookupEnv", b"envconfig", b"viper", b"caarlos0")
+_GETTERS = {"Getenv": 0, "LookupEnv": 0}
+_WORDS = re.compile("([^A-Z]+|[A-Z]+[^A-Z]+|[A-Z]+)")
+_ACRONYM = re.compile("([A-Z]+)([A-Z][^A-Z]+)")
+_REPLACER = re.compile(r'"((?:[^"\\]|\\.)*)"\s*,\s*"((?:[^"\\]|\\.)*)"')
+_BUILTIN = frozenset(
+    {
+        *("any", "bool", "byte", "error", "float32", "float64", "int", "int8", "int16", "int32"),
+        *("int64", "rune", "string", "uint", "uint8", "uint16", "uint32", "uint64", "uintptr"),
+    }
+)
+
+
+@dataclass(frozen=True)
+class Wrapper:
+    """A function that reads the variable named by its parameter `name`."""
+
+    name: int
+    default: int | None
+    required: bool
+
+
+class GoRepo:
+    """The Go files of one ref, indexed lazily."""
+
+    def __init__(self, snapshot: Snapshot, paths: Sequence[str]) -> None:
+        self.snapshot = snapshot
+        self.paths = list(paths)
+        self.blobs = {p: snapshot.blob_id(p) or "" for p in self.paths}
+        missing = [p for p in self.paths if self.blobs[p] not in _TOKENS]
+        for path, data in snapshot.read_each(missing):
+            _TOKENS.get(self.blobs[path], partial(_index, data))
+        self.folders: dict[str, list[str]] = {}
+        for path in self.paths:
+            self.folders.setdefault(path.rpartition("/")[0], []).append(path)
+
+    def tokens(self, path: str) -> frozenset[bytes]:
+        return _TOKENS.peek(self.blobs[path])[0]
+
+    def tagged(self, path: str) -> bool:
+        return _TOKENS.peek(self.blobs[path])[1]
+
+    def facts(self, path: str) -> GoFacts:
+        """The file's facts (SourceError naming the file when it does not parse)."""
+
+        def parse() -> GoFacts | SourceError:
+            try:
+                return go_src.parse(self.snapshot.read(path))
+            except SourceError as exc:
+                return exc
+
+        found = _FACTS.get(self.blobs[path], parse)
+        if isinstance(found, SourceError):
+            raise SourceError(found.message, found.line, path)
+        return found
+
+    def mentioning(self, words: Iterable[str], folder: str | None = None) -> list[str]:
+        """The files (of `folder`, or all) whose identifiers include one of `words`."""
+        wanted = {w.encode() for w in words}
+        pool = self.folders.get(folder, []) if folder is not None else self.paths
+        return [p for p in pool if wanted & self.tokens(p)]
+
+    @cached_property
+    def seeds(self) -> list[str]:
+        """Files that read the environment or configure a library that does."""
+        marks = set(_MARKERS)
+        return [p for p in self.paths if self.tagged(p) or marks & self.tokens(p)]
+
+    def folder_of(self, import_path: str) -> str | None:
+        """The repository folder an import path names (the longest folder it ends with)."""
+        best = None
+        for folder in self.folders:
+            names = folder and (import_path == folder or import_path.endswith("/" + folder))
+            if names and (best is None or len(folder) > len(best)):
+                best = folder
+        return best
+
+
+def _index(data: bytes) -> tuple[frozenset[bytes], bool]:
+    return frozenset(_IDENT.findall(data)), b'envconfig:"' in data or b'env:"' in data
+
+
+def _folder(path: str) -> str:
+    return path.rpartition("/")[0]
+
+
+class _Resolver:
+    def __init__(self, repo: GoRepo) -> None:
+        self.repo = repo
+        self.wrappers: dict[tuple[str, str], Wrapper] = {}
+        self.reads: list[tuple[str, EnvRead]] = []
+
+    # names -----------------------------------------------------------------------------
+
+    def imports(self, path: str) -> dict[str, str]:
+        return dict(self.repo.facts(path).imports)
+
+    def target_folder(self, path: str, qualifier: str | None) -> str | None:
+        """The folder a call's or type's qualifier names (the file's own when None)."""
+        if qualifier is None:
+            return _folder(path)
+        imported = self.imports(path).get(qualifier)
+        return self.repo.folder_of(imported) if imported else None
+
+    def constant(self, folder: str, name: str) -> str | None:
+        for path in self.repo.mentioning([name], folder):
+            value = dict(self.repo.facts(path).consts).get(name)
+            if value is not None:
+                return value
+        return None
+
+    def value(self, path: str, arg: Arg) -> tuple[str | None, str | None]:
+        """(value, site) of a name argument: a literal, or a constant (its site)."""
+        kind, text = arg
+        if kind == "str":
+            return text, None
+        if kind == "ident":
+            folder = _folder(path)
+            return self.constant(folder, text), f"{folder}#const {text}"
+        if kind == "sel":
+            qualifier, _, name = text.partition(".")
+            imported = self.imports(path).get(qualifier)
+            found = self.repo.folder_of(imported) if imported else None
+            if found is not None:
+                return self.constant(found, name), f"{found}#const {name}"
+        return None, None
+
+    def default(self, path: str, arg: Arg | None) -> str | None:
+        if arg is None:
+            return None
+        value, _ = self.value(path, arg)
+        return value if value is not None else arg[1]
+
+    # getters and wrappers ----------------------------------------------------------------
+
+    def getter(self, path: str, call: Call) -> Wrapper | None:
+        """What a call reads with, when it reads the environment."""
+        imports = self.imports(path)
+        if call.qualifier is not None and imports.get(call.qualifier) == "os":
+            index = _GETTERS.get(call.name)
+            return Wrapper(index, None, False) if index is not None else None
+        folder = self.target_folder(path, call.qualifier)
+        return self.wrappers.get((folder, call.name)) if folder is not None else None
+
+    def find_wrappers(self) -> None:
+        """Functions that pass a parameter to a getter, to a fixpoint (wrappers of wrappers)."""
+        files = list(self.repo.seeds)
+        done: set[str] = set()
+        while files:
+            for path in files:
+                done.add(path)
+                facts = self.repo.facts(path)
+                functions = {name: (params, stops) for name, params, stops in facts.functions}
+                for call in facts.calls:
+                    self._wrapper_from(path, call, functions)
+            names = {name for _, name in self.wrappers}
+            files = [p for p in self.repo.mentioning(names) if p not in done]
+
+    def _wrapper_from(
+        self, path: str, call: Call, functions: dict[str, tuple[tuple[str, ...], bool]]
+    ) -> None:
+        if call.enclosing not in functions:
+            return
+        params, stops = functions[call.enclosing]
+        inner = self.getter(path, call)
+        if inner is None or inner.name >= len(call.args):
+            return
+        kind, text = call.args[inner.name]
+        if kind != "ident" or text not in params:
+            return
+        default = None
+        fallback = call.default
+        if inner.default is not None and inner.default < len(call.args):
+            fallback = call.args[inner.default]
+        if fallback is not None and fallback[0] == "ident" and fallback[1] in params:
+            default = params.index(fallback[1])
+        key = (_folder(path), call.enclosing)
+        self.wrappers.setdefault(key, Wrapper(params.index(text), default, stops or inner.required))
+
+    def calls(self) -> None:
+        """Every read through a getter or a wrapper."""
+        names = {name for _, name in self.wrappers} | set(_GETTERS)
+        fields: set[str] = set()
+        for path in self.repo.mentioning(names):
+            facts = self.repo.facts(path)
+            wrapped = {
+                name: params
+                for name, params, _ in facts.functions
+                if (_folder(path), name) in self.wrappers
+            }
+            chains: dict[int, str] = {}
+            for call in sorted(facts.calls, key=lambda c: c.chain or (0, 0)):
+                how = self.getter(path, call)
+                if how is None or how.name >= len(call.args):
+                    continue
+                arg = call.args[how.name]
+                if arg[0] == "ident" and arg[1] in wrapped.get(call.enclosing or "", ()):
+                    continue  # the wrapper's own read of its parameter
+                if arg[0] == "sel" and arg[1].partition(".")[0] not in self.imports(path):
+                    fields.add(arg[1].partition(".")[2])
+                    continue
+                name, const_site = self.value(path, arg)
+                if not name:
+                    continue
+                given = call.args[how.default] if how.default is not None else None
+                if how.default is not None and how.default >= len(call.args):
+                    given = None
+                default = self.default(path, given or call.default)
+                fallback_for = None
+                if call.chain is not None:
+                    group = call.chain[0]
+                    fallback_for = chains.setdefault(group, name)
+                    fallback_for = None if fallback_for == name else fallback_for
+                self.reads.append(
+                    (
+                        path,
+                        EnvRead(
+                            name=name,
+                            line=call.line,
+                            default=default,
+                            required=how.required and default is None,
+                            site=const_site or call.site,
+                            fallback_for=fallback_for,
+                        ),
+                    )
+                )
+        if fields:
+            self.keyed(fields)
+
+    def keyed(self, fields: set[str]) -> None:
+        """Names given to the struct fields getters are fed (`{EnvKey: "X"}`)."""
+        for path in self.repo.mentioning(fields):
+            for literal in self.repo.facts(path).keyed:
+                values = dict(literal.fields)
+                for field in sorted(fields & values.keys()):
+                    name, _ = self.value(path, values[field])
+                    if not name:
+                        continue
+                    others = [(k, a) for k, a in literal.fields if k != field]
+                    default = next(
+                        (self.default(path, a) for k, a in others if k.startswith("Default")),
+                        None,
+                    )
+                    site = next((f"{k}={a[1]}" for k, a in others if a[0] != "expr"), None)
+                    read = EnvRead(name=name, line=literal.line, default=default, site=site)
+                    self.reads.append((path, read))
+
+    # structs ------------------------------------------------------------------------------
+
+    def struct(self, path: str, ref: TypeRef) -> tuple[str, str, tuple[Field, ...]] | None:
+        """(file, type name, fields) of a struct type of the repository."""
+        if ref.inline is not None:
+            return path, "", ref.inline
+        if ref.qualifier is None and ref.name in _BUILTIN:
+            return None
+        folder = self.target_folder(path, ref.qualifier)
+        if folder is None:
+            return None
+        for candidate in self.repo.mentioning([ref.name], folder):
+            fields = dict(self.repo.facts(candidate).structs).get(ref.name)
+            if fields is not None:
+                return candidate, ref.name, fields
+        return None
+
+    def binds(self) -> None:
+        """Structs filled by `envconfig.Process` or `env.Parse`, then tagged structs no call
+        reaches (read as written)."""
+        reached: set[tuple[str, str]] = set()
+        for path in self.repo.seeds:
+            for bind in self.repo.facts(path).binds:
+                found = self.struct(path, bind.target) if bind.target else None
+                if found is None:
+                    continue
+                prefix = self.default(path, bind.prefix) or ""
+                walk = _envconfig if bind.library == "envconfig" else _caarlos0
+                for file, read in walk(self, found, prefix, found[1], Walked(frozenset(), reached)):
+                    self.reads.append((file, read))
+        nested: set[tuple[str, str]] = set()
+        tagged = [p for p in self.repo.seeds if self.repo.tagged(p)]
+        for path in tagged:
+            for _, fields in self.repo.facts(path).structs:
+                for field in fields:
+                    inner = self.struct(path, field.type) if field.type else None
+                    if inner is not None and inner[1]:
+                        nested.add((inner[0], inner[1]))
+        for path in tagged:
+            for name, fields in self.repo.facts(path).structs:
+                if (path, name) in reached or (path, name) in nested:
+                    continue
+                found = (path, name, fields)
+                for file, read in _caarlos0(self, found, "", name, Walked(frozenset(), reached)):
+                    self.reads.append((file, read))
+
+    # viper --------------------------------------------------------------------------------
+
+    def viper(self) -> None:
+        by_folder: dict[str, list[tuple[str, Call]]] = {}
+        for path in self.repo.seeds:
+            for call in self.repo.facts(path).viper:
+                by_folder.setdefault(_folder(path), []).append((path, call))
+        for folder, calls in sorted(by_folder.items()):
+            self.reads += _viper(self, folder, calls)
+
+
+def _split_words(name: str) -> str:
+    words: list[str] = []
+    for match in _WORDS.findall(name):
+        acronym = _ACRONYM.fullmatch(match)
+        words += [acronym[1], acronym[2]] if acronym else [match]
+    return "_".join(words) if words else name
+
+
+def _true(value: str | None) -> bool:
+    return (value or "").lower() in ("1", "t", "true")
+
+
+Found = tuple[str, str, tuple[Field, ...]]
+"""A struct of the repository: (file, type name, fields)."""
+
+
+@dataclass(frozen=True)
+class Walked:
+    """The structs a walk is inside (a recursive type stops there), and every struct any walk
+    reached (those are not read again as written)."""
+
+    ancestors: frozenset[tuple[str, str]]
+    reached: set[tuple[str, str]]
+
+    def into(self, found: Found) -> Walked:
+        self.reached.add((found[0], found[1]))
+        return Walked(self.ancestors | {(found[0], found[1])}, self.reached)
+
+
+def _nest(resolver: _Resolver, found: Found, field: Field, walked: Walked) -> Found | None:
+    """The struct a field holds, unless it is one being walked (a recursive type)."""
+    inner = resolver.struct(found[0], field.type) if field.type else None
+    if inner is None or (inner[0], inner[1]) in walked.ancestors:
+        return None
+    return inner
+
+
+def _envconfig(
+    resolver: _Resolver, found: Found, prefix: str, site: str, walked: Walked
+) -> Iterator[tuple[str, EnvRead]]:
+    """kelseyhightower/envconfig's `gatherInfo`, statically."""
+    path, _, fields = found
+    walked = walked.into(found)
+    for field in fields:
+        name = field.name or (field.type.name if field.type else "")
+        if not name or not name[0].isupper() or _true(field.tag("ignored")):
+            continue
+        alt = (field.tag("envconfig") or "").split(",")[0].upper()
+        key = alt or (_split_words(name) if _true(field.tag("split_words")) else name)
+        key = (f"{prefix}_{key}" if prefix else key).upper()
+        here = f"{site}.{name}"
+        inner = _nest(resolver, found, field, walked)
+        if inner is not None:
+            inner_prefix = prefix if field.name is None else key
+            yield from _envconfig(resolver, inner, inner_prefix, here, walked)
+            continue
+        default = field.tag("default") or None
+        required = _true(field.tag("required")) and default is None
+        yield path, EnvRead(key, field.line, default, required, f"{path}#{here}")
+        if alt and alt != key:
+            yield path, EnvRead(alt, field.line, default, False, f"{path}#{here}", key)
+
+
+def _caarlos0(
+    resolver: _Resolver, found: Found, prefix: str, site: str, walked: Walked
+) -> Iterator[tuple[str, EnvRead]]:
+    """caarlos0/env's walk: `env` tags, `envPrefix` on nested structs (a bare `envconfig`
+    tag is read the same way, without a prefix)."""
+    path, _, fields = found
+    walked = walked.into(found)
+    for field in fields:
+        name = field.name or (field.type.name if field.type else "")
+        here = f"{site}.{name}"
+        tag = field.tag("env")
+        if tag is None:
+            tag = field.tag("envconfig")
+        if tag is None:
+            inner = _nest(resolver, found, field, walked)
+            if inner is not None:
+                inner_prefix = prefix + (field.tag("envPrefix") or "")
+                yield from _caarlos0(resolver, inner, inner_prefix, here, walked)
+            continue
+        variable, *options = tag.split(",")
+        if not variable or variable == "-":
+            continue
+        default = field.tag("envDefault") or field.tag("default")
+        required = bool({"required", "notEmpty"} & set(options)) or _true(field.tag("required"))
+        read = EnvRead(
+            prefix + variable, field.line, default, required and default is None, f"{path}#{here}"
+        )
+        yield path, read
+
+
+def _viper(
+    resolver: _Resolver, folder: str, calls: list[tuple[str, Call]]
+) -> list[tuple[str, EnvRead]]:
+    """The variables one package's viper calls read."""
+    prefix, automatic, replace = "", False, [("", "")]
+    defaults: dict[str, str] = {}
+    keys: dict[str, tuple[str, int]] = {}
+    bound: list[tuple[str, int, str, tuple[str, ...]]] = []
+    for path, call in calls:
+        values = [resolver.default(path, arg) or "" for arg in call.args]
+        if call.name == "SetEnvPrefix" and values:
+            prefix = values[0]
+        elif call.name == "AutomaticEnv":
+            automatic = True
+        elif call.name == "SetEnvKeyReplacer" and call.args:
+            replace = _REPLACER.findall(call.args[0][1]) or replace
+        elif call.name == "SetDefault" and len(values) >= 2:
+            defaults[values[0]] = values[1]
+            keys.setdefault(values[0], (path, call.line))
+        elif call.name == "BindEnv" and values:
+            bound.append((path, call.line, values[0], tuple(values[1:])))
+        elif call.name.startswith("Get") and values and call.args[0][0] != "expr":
+            keys.setdefault(values[0], (path, call.line))
+
+    def env(key: str) -> str:
+        name = f"{prefix}_{key}" if prefix else key
+        for old, new in replace:
+            name = name.replace(old, new) if old else name
+        return name.upper()
+
+    reads: list[tuple[str, EnvRead]] = []
+    explicit: set[str] = set()
+    for path, line, key, names in bound:
+        explicit.add(key)
+        site = f"{folder}#viper {key}"
+        primary = names[0] if names else env(key)
+        reads.append((path, EnvRead(primary, line, defaults.get(key), site=site)))
+        reads += [
+            (path, EnvRead(n, line, defaults.get(key), site=site, fallback_for=primary))
+            for n in names[1:]
+        ]
+    if automatic:
+        for key, (path, line) in sorted(keys.items()):
+            if key not in explicit:
+                site = f"{folder}#viper {key}"
+                reads.append((path, EnvRead(env(key), line, defaults.get(key), site=site)))
+    return reads
+
+
+def reads(snapshot: Snapshot, paths: Sequence[str]) -> list[tuple[str, EnvRead]]:
+    """Every env read of the Go files `paths` at one ref (SourceError naming the file when a
+    file that had to be parsed does not parse)."""
+    resolver = _Resolver(GoRepo(snapshot, paths))
+    resolver.find_wrappers()
+    resolver.calls()
+    resolver.binds()
+    resolver.viper()
+    return sorted(set(resolver.reads), key=lambda item: (item[0], item[1].line, item[1].name))

@@ -1,0 +1,56 @@
+"""Which files the config surface reads at a ref, and what kind of source each is.
+
+A `config.sources` entry is a path or a glob (a glob never looks into vendored, test, example
+or hidden folders it does not name, and leaves out test files: `*_test.go`, `test_*.py`,
+`*.test.ts`, ...), with optional `exclude` globs. A file matched by several entries belongs to
+the first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import PurePosixPath
+
+from release_safety.discovery import matching
+from release_safety.settings import ConfigSource
+from release_safety.snapshot import Snapshot
+from release_safety.surfaces.config.structured import KINDS, TEMPLATE_SUFFIXES
+
+CODE = {
+    ".ts": "ts",
+    ".mts": "ts",
+    ".cts": "ts",
+    ".tsx": "tsx",
+    ".js": "js",
+    ".mjs": "js",
+    ".cjs": "js",
+    ".jsx": "js",
+    ".py": "python",
+    ".go": "go",
+    ".rs": "rust",
+}
+
+
+def matched_sources(snapshot: Snapshot, sources: Sequence[ConfigSource]) -> dict[str, ConfigSource]:
+    """Every file the entries name at the snapshot's ref, sorted, with its entry."""
+    found: dict[str, ConfigSource] = {}
+    for source in sources:
+        for path in matching(snapshot, source.path):
+            if path not in found and not source.excluded(path):
+                found[path] = source
+    return dict(sorted(found.items()))
+
+
+def source_kind(path: str) -> str | None:
+    """`dotenv`, `ts`, `tsx`, `js`, `python`, `go`, `rust`, `toml`, `yaml` or `json` by file
+    name (a template suffix such as `.tmpl` is looked through); None when unknown."""
+    name = PurePosixPath(path).name
+    if PurePosixPath(name).suffix in CODE:
+        return CODE[PurePosixPath(name).suffix]
+    if name == ".env" or name.startswith((".env.", "env.")) or name.endswith(".env"):
+        return "dotenv"
+    for suffix in TEMPLATE_SUFFIXES:
+        if name.endswith(suffix) and "." in name.removesuffix(suffix):
+            name = name.removesuffix(suffix)
+            break
+    return KINDS.get(PurePosixPath(name).suffix)
