@@ -71,6 +71,7 @@ class GoRepo:
         missing = [p for p in self.paths if self.blobs[p] not in _TOKENS]
         for path, data in snapshot.read_each(missing):
             _TOKENS.get(self.blobs[path], partial(_index, data))
+        self._folder_of: dict[str, str | None] = {}
         self.folders: dict[str, list[str]] = {}
         for path in self.paths:
             self.folders.setdefault(path.rpartition("/")[0], []).append(path)
@@ -109,11 +110,14 @@ class GoRepo:
 
     def folder_of(self, import_path: str) -> str | None:
         """The repository folder an import path names (the longest folder it ends with)."""
+        if import_path in self._folder_of:
+            return self._folder_of[import_path]
         best = None
         for folder in self.folders:
             names = folder and (import_path == folder or import_path.endswith("/" + folder))
             if names and (best is None or len(folder) > len(best)):
                 best = folder
+        self._folder_of[import_path] = best
         return best
 
 

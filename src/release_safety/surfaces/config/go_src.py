@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import cache
 
 import tree_sitter_go
-from tree_sitter import Language, Node, Parser
+from tree_sitter import Language, Node, Parser, Query, QueryCursor
 
 from release_safety.surfaces.config.reads import SourceError
 from release_safety.surfaces.config.syntax import error_line, node_text
@@ -105,9 +105,33 @@ class GoFacts:
     keyed: tuple[Keyed, ...]
 
 
+_CAPTURES = """
+(package_clause) @package
+(const_spec) @const
+(var_spec) @var
+(function_declaration) @function
+(type_spec type: (struct_type)) @struct
+(call_expression) @call
+(literal_value (keyed_element)) @keyed
+(parameter_declaration) @param
+(short_var_declaration) @short
+"""
+
+
+@cache
+def _language() -> Language:
+    return Language(tree_sitter_go.language())
+
+
 @cache
 def _parser() -> Parser:
-    return Parser(Language(tree_sitter_go.language()))
+    return Parser(_language())
+
+
+@cache
+def _query() -> Query:
+    """The nodes the facts are made of, found by tree-sitter rather than a walk in Python."""
+    return Query(_language(), _CAPTURES)
 
 
 def _string(node: Node | None) -> str | None:
@@ -138,51 +162,42 @@ def parse(source: bytes) -> GoFacts:
     root = tree.root_node
     if root.has_error:
         raise SourceError("syntax error", error_line(root))
+    found = QueryCursor(_query()).captures(root)
     imports = _imports(root)
-    libraries = {alias: path for alias, path in imports.items()}
-    package = ""
-    consts: list[tuple[str, str]] = []
-    functions: list[tuple[str, tuple[str, ...], bool]] = []
+    package = next((node_text(n.named_children[0]) for n in found.get("package", [])), "")
+    consts = [
+        pair
+        for spec in [*found.get("const", []), *found.get("var", [])]
+        if _top_level(spec)
+        for pair in _constants(spec)
+    ]
+    functions = [_function(node) for node in found.get("function", [])]
+    structs = [
+        (node_text(node.child_by_field_name("name")), _fields(body))
+        for node in found.get("struct", [])
+        if (body := node.child_by_field_name("type")) is not None
+    ]
+    keyed = [k for node in found.get("keyed", []) if (k := _keyed(node)) is not None]
+    types = _variable_types(found)
+    viper_aliases = {a for a, p in imports.items() if p == VIPER}
     calls: list[Call] = []
-    structs: list[tuple[str, tuple[Field, ...]]] = []
     binds: list[Bind] = []
     viper: list[Call] = []
-    keyed: list[Keyed] = []
-    types = _variable_types(root)
-    viper_aliases = {a for a, p in imports.items() if p == VIPER}
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        kind = node.type
-        if kind == "package_clause":
-            package = node_text(node.named_children[0]) if node.named_children else ""
-        elif kind in ("const_spec", "var_spec") and _top_level(node):
-            consts += _constants(node)
-        elif kind == "function_declaration":
-            functions.append(_function(node))
-        elif kind == "type_spec":
-            body = node.child_by_field_name("type")
-            if body is not None and body.type == "struct_type":
-                structs.append((node_text(node.child_by_field_name("name")), _fields(body)))
-        elif kind == "call_expression":
-            call = _call(node)
-            if call is not None:
-                library = libraries.get(call.qualifier or "", "")
-                if library == ENVCONFIG or CAARLOS0.fullmatch(library):
-                    bind = _bind(node, call, library, types)
-                    if bind is not None:
-                        binds.append(bind)
-                elif viper_aliases and (call.qualifier in viper_aliases or _viper_method(call)):
-                    viper.append(call)
-                elif call.name == "Or" and call.qualifier == "cmp":
-                    calls += _cmp_or(node)
-                elif call.args:
-                    calls.append(call)
-        elif kind == "literal_value":
-            found = _keyed(node)
-            if found is not None:
-                keyed.append(found)
-        stack.extend(reversed(node.named_children))
+    for node in found.get("call", []):
+        call = _call(node)
+        if call is None:
+            continue
+        library = imports.get(call.qualifier or "", "")
+        if library == ENVCONFIG or CAARLOS0.fullmatch(library):
+            bind = _bind(node, call, library, types)
+            if bind is not None:
+                binds.append(bind)
+        elif viper_aliases and (call.qualifier in viper_aliases or _viper_method(call)):
+            viper.append(call)
+        elif call.name == "Or" and call.qualifier == "cmp":
+            calls += _cmp_or(node)
+        elif call.args:
+            calls.append(call)
     chained = {(c.line, c.qualifier, c.name, c.args) for c in calls if c.chain is not None}
     calls = [
         c
@@ -450,27 +465,23 @@ def _statements(block: Node) -> list[Node]:
     return found
 
 
-def _variable_types(root: Node) -> dict[str, TypeRef]:
+def _variable_types(found: dict[str, list[Node]]) -> dict[str, TypeRef]:
     """The declared type of each variable name in the file (`var c Config`, `c := Config{}`,
     `c := &Config{}`, a parameter `c *Config`); the last declaration of a name wins."""
-    found: dict[str, TypeRef] = {}
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if node.type in ("var_spec", "parameter_declaration"):
-            kind = _type_ref(node.child_by_field_name("type"))
-            if kind is not None:
-                for name in node.children_by_field_name("name"):
-                    found[node_text(name)] = kind
-        elif node.type == "short_var_declaration":
-            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-            if left is not None and right is not None:
-                for name, value in zip(left.named_children, right.named_children, strict=False):
-                    kind = _literal_type(value)
-                    if kind is not None:
-                        found[node_text(name)] = kind
-        stack.extend(node.named_children)
-    return found
+    types: dict[str, TypeRef] = {}
+    for node in [*found.get("var", []), *found.get("param", [])]:
+        kind = _type_ref(node.child_by_field_name("type"))
+        if kind is not None:
+            for name in node.children_by_field_name("name"):
+                types[node_text(name)] = kind
+    for node in found.get("short", []):
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if left is not None and right is not None:
+            for name, value in zip(left.named_children, right.named_children, strict=False):
+                kind = _literal_type(value)
+                if kind is not None:
+                    types[node_text(name)] = kind
+    return types
 
 
 def _literal_type(node: Node) -> TypeRef | None:

@@ -29,6 +29,10 @@ _VAR = re.compile(r"(?:(?:::)?std::)?env::var(?:_os)?")
 _REQUIRED = {"unwrap", "expect"}
 _PASS = {"ok", "map", "and_then", "parse", "map_err", "as_deref", "as_ref", "to_string"}
 _FALLBACK = {"or_else", "or"}
+_MENTIONS = re.compile(
+    rb"env::var|Env::prefixed|Environment::with_prefix|include_(?:str|bytes)!|::file\(|"
+    rb"File::with_name|#\[(?:arg|clap)\([^\]]*\benv\b"
+)
 _LITERALS = {"integer_literal", "float_literal", "boolean_literal"}
 _LOADERS = re.compile(r"(?:Toml|Yaml|Json)::file|File::with_name|File::from")
 
@@ -62,6 +66,8 @@ def _string(node: Node | None) -> str | None:
 
 def parse(source: bytes) -> RustFacts:
     """The configuration facts of one Rust file."""
+    if not _MENTIONS.search(source):
+        return RustFacts((), (), ())
     tree = _parser().parse(source)
     root = tree.root_node
     if root.has_error:
@@ -197,14 +203,20 @@ def _var_read(call: Node, consts: dict[str, str], consumed: set[int]) -> list[En
 
 
 def _literal_in(args: Node) -> str:
-    """The first literal of a default expression (`"d"`, `|_| "d".to_string()`, `8080`), else
-    the expression as written."""
-    for node in _walk(args):
+    """A default as written: the argument's value, or a closure's result (`|_| "d".into()`,
+    a block's tail expression); its first literal when it has one, else its text."""
+    value = args.named_children[0] if args.named_children else args
+    if value.type == "closure_expression":
+        value = value.child_by_field_name("body") or value
+    if value.type == "block":
+        tail = value.named_children[-1] if value.named_children else value
+        value = tail if not tail.type.endswith(("statement", "declaration")) else value
+    for node in _walk(value):
         if node.type == "string_literal":
             return _string(node) or ""
         if node.type in _LITERALS:
             return node_text(node)
-    return node_text(args)[1:-1]
+    return " ".join(node_text(value).split())
 
 
 def _loader(call: Node, joiner: str, split_method: str) -> list[Loader]:
