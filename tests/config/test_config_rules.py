@@ -10,7 +10,7 @@ from release_safety.discovery import matching
 from release_safety.findings import ConfigReport
 from release_safety.gitrepo import GitSnapshot
 from release_safety.model import ConfigDefaultChanged, ConfigRemoved, ConfigRenamed
-from release_safety.settings import ConfigSettings, Settings
+from release_safety.settings import ConfigSettings, ConfigSource, Settings
 from release_safety.snapshot import Snapshot
 from release_safety.surfaces.config import analyse as analyse_config
 from release_safety.surfaces.config import source_kind
@@ -18,13 +18,19 @@ from release_safety.surfaces.config import source_kind
 Files = dict[str, str | None]
 Pair = Callable[[Files, Files], tuple[GitSnapshot, GitSnapshot]]
 
-PATTERNS = (".env.example", "src/**/*.ts", "app/*.py", "cmd/**/*.go")
+PATTERNS = (
+    ConfigSource(path=".env.example"),
+    ConfigSource(path="deploy/defaults.env", defaults=True),
+    ConfigSource(path="src/**/*.ts"),
+    ConfigSource(path="app/*.py"),
+    ConfigSource(path="cmd/**/*.go"),
+)
 
 
 def analyse(old: Snapshot | None, new: Snapshot) -> ConfigReport:
     """The config surface with the patterns that name a file at the new ref set explicitly
     (an explicit pattern that names nothing there is bad settings, tested on its own)."""
-    sources = tuple(p for p in PATTERNS if matching(new, p))
+    sources = tuple(p for p in PATTERNS if matching(new, p.path))
     return analyse_config(old, new, Settings(config=ConfigSettings(sources=sources)))
 
 
@@ -47,13 +53,33 @@ CASES = [
         "dotenv-removed",
         {".env.example": "PORT=3000\nCACHE_TTL=60\n"},
         {".env.example": "PORT=3000\n"},
+        [
+            (
+                "config-var-removed",
+                "breaking",
+                "env var `CACHE_TTL` removed (previous default (none))",
+            )
+        ],
+        [ConfigRemoved(type="removed", name="CACHE_TTL", previousDefault=None)],
+    ),
+    (
+        "dotenv-example-values-are-not-defaults",
+        {".env.example": "PORT=3000\nURL=http://localhost:8071\nKEY=\n"},
+        {".env.example": "PORT=3001\nURL=http://localhost:9000\nKEY=x\n"},
+        [],
+        [],
+    ),
+    (
+        "dotenv-defaults-removed",
+        {"deploy/defaults.env": "PORT=3000\nCACHE_TTL=60\n"},
+        {"deploy/defaults.env": "PORT=3000\n"},
         [("config-var-removed", "breaking", "env var `CACHE_TTL` removed (previous default `60`)")],
         [ConfigRemoved(type="removed", name="CACHE_TTL", previousDefault="60")],
     ),
     (
         "dotenv-default-changed",
-        {".env.example": "POOL=10\n"},
-        {".env.example": "POOL=50\n"},
+        {"deploy/defaults.env": "POOL=10\n"},
+        {"deploy/defaults.env": "POOL=50\n"},
         [("config-default-changed", "breaking", "env var `POOL` default changed `10` → `50`")],
         [
             ConfigDefaultChanged(
@@ -63,8 +89,8 @@ CASES = [
     ),
     (
         "dotenv-new-required",
-        {".env.example": "PORT=3000\n"},
-        {".env.example": "PORT=3000\nSIGNING_KEY=\n"},
+        {"deploy/defaults.env": "PORT=3000\n"},
+        {"deploy/defaults.env": "PORT=3000\nSIGNING_KEY=\n"},
         [
             (
                 "config-required-var-added",
@@ -76,8 +102,8 @@ CASES = [
     ),
     (
         "dotenv-new-optional",
-        {".env.example": "PORT=3000\n"},
-        {".env.example": "PORT=3000\nFEATURE_X=off\n"},
+        {"deploy/defaults.env": "PORT=3000\n"},
+        {"deploy/defaults.env": "PORT=3000\nFEATURE_X=off\n"},
         [
             (
                 "config-optional-var-added",
@@ -89,10 +115,28 @@ CASES = [
     ),
     (
         "dotenv-reordered-and-commented",
-        {".env.example": "A=1\nB=2\n"},
-        {".env.example": "# settings\nexport B=2  # two\n\nA='1'\n"},
+        {"deploy/defaults.env": "A=1\nB=2\n"},
+        {"deploy/defaults.env": "# settings\nexport B=2  # two\n\nA='1'\n"},
         [],
         [],
+    ),
+    (
+        "dotenv-multi-line-value-and-bare-key",
+        {"deploy/defaults.env": 'CERT="-----BEGIN-----\nabc\n-----END-----"\nA=1\n'},
+        {"deploy/defaults.env": 'CERT="-----BEGIN-----\nabc\n-----END-----"\nA=2\nTOKEN\n'},
+        [
+            ("config-default-changed", "breaking", "env var `A` default changed `1` → `2`"),
+            (
+                "config-required-var-added",
+                "breaking",
+                "new env var `TOKEN` required at start-up with no default",
+            ),
+        ],
+        [
+            ConfigDefaultChanged(
+                type="defaultChanged", name="A", previousDefault="1", defaultValue="2"
+            )
+        ],
     ),
     (
         "ts-renamed-without-fallback",
@@ -409,7 +453,9 @@ def test_removed_points_at_old_read(release_pair: Pair) -> None:
 
 
 def test_ambiguous_rename_is_removal_and_addition(release_pair: Pair) -> None:
-    before, after = release_pair({".env.example": "A=1\nB=1\n"}, {".env.example": "C=1\nD=1\n"})
+    before, after = release_pair(
+        {"deploy/defaults.env": "A=1\nB=1\n"}, {"deploy/defaults.env": "C=1\nD=1\n"}
+    )
     report = analyse(before, after)
     assert sorted(f.message for f in report.findings) == [
         "env var `A` removed (previous default `1`)",
@@ -428,7 +474,7 @@ def test_ambiguous_rename_is_removal_and_addition(release_pair: Pair) -> None:
     [
         ("src/config.ts", "const = process.env.A;\n", "src/config.ts:1"),
         ("app/settings.py", "import os\ndef (:\n", "app/settings.py:2"),
-        ("cmd/app/main.go", "package main\nfunc {\n", "cmd/app/main.go:2"),
+        ("cmd/app/main.go", 'package main\nfunc {\nos.Getenv("A")\n', "cmd/app/main.go:2"),
         (".env.example", "A=1\nthis is not a line\n", ".env.example:2"),
     ],
 )
@@ -516,10 +562,10 @@ def test_declared_absent_but_found_is_unknown(release_pair: Pair) -> None:
 
 def test_unknown_source_kind_is_not_checked(release_pair: Pair) -> None:
     settings = Settings(config=ConfigSettings(sources=("config/*",)))
-    before, after = release_pair({"config/a.env": "A=1\n"}, {"config/app.yaml": "a: 1\n"})
+    before, after = release_pair({"config/a.env": "A=1\n"}, {"config/app.ini": "a = 1\n"})
     report = analyse_config(before, after, settings)
     assert report.checked is False
-    assert report.reason == "config/app.yaml: cannot tell what kind of source this is"
+    assert report.reason == "config/app.ini: cannot tell what kind of source this is"
 
 
 @pytest.mark.parametrize(
@@ -534,7 +580,11 @@ def test_unknown_source_kind_is_not_checked(release_pair: Pair) -> None:
         ("types/env.d.ts", "ts"),
         ("app/settings.py", "python"),
         ("cmd/main.go", "go"),
-        ("config.yaml", None),
+        ("server/src/cfg.rs", "rust"),
+        ("config.default.toml", "toml"),
+        ("make/harbor.yml.tmpl", "yaml"),
+        ("config.example.json", "json"),
+        ("settings.ini", None),
     ],
 )
 def test_source_kind(path: str, kind: str | None) -> None:

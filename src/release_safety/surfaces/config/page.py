@@ -1,0 +1,119 @@
+"""docs/config-rules.md, rendered from the rules (a test keeps the file in sync)."""
+
+from __future__ import annotations
+
+from release_safety.settings import DEFAULT_CONFIG_EXCLUDES
+from release_safety.surfaces.config.rules import RULES
+
+INTRO = """# Config rules
+
+Generated from `src/release_safety/surfaces/config/rules.py` by
+`release_safety.surfaces.config.page.render()`; edit the rules, not this file
+(`tests/config/test_config_docs.py` keeps it in sync).
+
+The surface extracts the settings a service reads (environment variables, and the keys of its
+config files), with their defaults, from the sources `[config] sources` names, at both refs,
+and diffs them into the artifact's `config.changes[]` and findings. Breaking findings make
+`config.breaking` true. No source at either ref: the surface is not checked (declare
+`[config] absent = "why"` for a service that reads no environment).
+
+`config.changes[]` holds closed objects in the source service's v2 shape (defaults are strings
+or null):
+
+```json
+{"type": "removed", "name": "CACHE_TTL", "previousDefault": "60"}
+{"type": "renamed", "name": "DATABASE_HOST", "previousName": "DB_HOST", "defaultValue": "db"}
+{"type": "defaultChanged", "name": "POOL_SIZE", "previousDefault": "10", "defaultValue": "50"}
+```
+
+## Sources
+
+Each `config.sources` entry is a path or glob (`*` within a folder, `**` across folders), or a
+table:
+
+```toml
+[config]
+sources = [
+  "src/**/*.go",                                            # code: every read it makes
+  { path = "server/src/**/*.rs", exclude = ["server/src/bench/**"] },
+  { path = "server/config.default.toml", env_prefix = "APP_" },  # keys read as APP_<KEY>
+  { path = "deploy/defaults.env", defaults = true },         # values are the defaults
+]
+renames = { DATABASE_HOST = "DB_HOST" }                      # declared renames, new = old
+```
+
+- By default (`**/.env.example`, `**/.env.sample`, `**/.env.template`, `**/.env.dist`,
+  `**/example.env`) only env example files are read: point the settings at the code.
+- A glob never looks into vendored, test, example or hidden folders it does not name
+  (`vendor/`, `node_modules/`, `third_party/`, `tests/`, `testdata/`, ...), and leaves out
+  test files: EXCLUDES. `exclude` globs leave out more. A path or glob set explicitly that
+  matches nothing at the ref being judged is bad settings (exit 2 in `generate`, `check-pr`).
+- `env_prefix` (and `env_separator`, default `__`, between nested keys) on a TOML, YAML or
+  JSON file names its keys as environment variables; without it, the prefix comes from the Rust
+  code that loads the file (figment's `Env::prefixed("APP_").split("__")`, config-rs's
+  `Environment::with_prefix("APP").separator("__")`, the file named by `include_str!` or a
+  `::file(..)` / `File::with_name(..)` loader), else the keys are config keys (`database.port`).
+- Values are defaults in config files, and only names in env files and in templates or examples
+  (a name with `.tmpl`, `.template`, `.example`, `.sample`, `.dist`, `.in`, or containing
+  `example` / `sample`): `defaults = true` / `false` says otherwise. A variable the code
+  requires that no example file lists is an advisory.
+
+| kind | files | parser | reads | default | required |
+| --- | --- | --- | --- | --- | --- |
+| Go | `.go` | tree-sitter-go, resolved across the files of a ref | `os.Getenv` / `os.LookupEnv` of a literal or a constant (same package, any file, or an imported package of the repository); wrappers (a function passing a parameter to a getter or another wrapper: `getEnv("X", "d")`, `utils.ReadEnv(key)`); a getter fed a struct field (`os.LookupEnv(item.EnvKey)`) reads each keyed literal's name (`{EnvKey: "X", DefaultValue: "d"}`); `cmp.Or(...)`; kelseyhightower/envconfig `Process("app", &spec)` (field names upper-cased, nested structs prefixed, embedded flattened, `split_words`, `envconfig`, `ignored`); caarlos0/env (`env:"X"`, `envPrefix`, `Options{Prefix}`); spf13/viper (`SetEnvPrefix`, `SetEnvKeyReplacer`, `AutomaticEnv` with the keys `Get*` / `SetDefault` name, `BindEnv`); tags no `Process` / `Parse` call reaches, as written | `if v == "" { v = "d" }`, `if !ok { return d }`, a wrapper's default argument, the last `cmp.Or` literal, `default:"d"`, `envDefault:"d"`, `SetDefault`, `Default*` key | `required:"true"`, `env:"X,required"` / `notEmpty`, a wrapper that panics or calls `log.Fatal` |
+| Rust | `.rs` | tree-sitter-rust | `std::env::var("X")` / `var_os` (a literal or a `const`), `.or_else(\\|_\\| env::var("OLD"))` as a fallback; clap `#[arg(env = "X")]`, `#[clap(env)]` (the field name in upper case) | `.unwrap_or("d")`, `.unwrap_or_else(\\|_\\| "d".into())` (a closure's result), `.unwrap_or_default()`, `default_value`, `default_value_t` | `.unwrap()`, `.expect(..)`, `?`; a clap field that is not `Option`, `bool` or `Vec` and has no default |
+| Python | `.py` | `ast` (never imported) | `os.environ['X']`, `os.environ.get('X', d)`, `os.getenv('X', d)`, `os.environ.setdefault('X', d)` (with `import os as o`, `from os import environ, getenv`); pydantic-settings `BaseSettings` fields: `env_prefix` + field name, `alias` / `validation_alias` (`AliasChoices`: the others are fallbacks), `env_nested_delimiter` into `BaseModel` fields | the second argument, the last operand of an `or` chain, the field's default (`Field(d)`, `default_factory`) | `os.environ['X']`; a field without a default |
+| TypeScript / JavaScript | `.ts .mts .cts .tsx .js .mjs .cjs .jsx` | tree-sitter | `process.env.X`, `process.env['X']`, `const { X, Y = 'd' } = process.env` | last operand of a `\\|\\|` / `??` chain, the destructuring default | `process.env.X!`, `if (!process.env.X) throw ...`, a guard within three statements |
+| env file | `.env`, `.env.*`, `env.*`, `*.env` | python-dotenv's parser (`export`, quotes, multi-line quoted values, bare keys) | every key | with `defaults = true` only: the value | with `defaults = true` only: an empty value or a bare key |
+| config file | `.toml .yaml .yml .json` (a template suffix looked through: `harbor.yml.tmpl`) | tomllib, PyYAML, json | every leaf key (a list is a value) | the value, unless the file is a template or an example | – |
+
+A non-literal default is kept as its source text (`DEFAULT_PORT`), so changing it is still seen.
+Computed names (`process.env[key]`, `os.getenv(name)` with a local variable) name no variable
+and are skipped. When a variable is read in several places, its defaults are joined
+(`3000 | 8080`); it is required when it has no default anywhere and some read requires it. A
+source with a syntax error makes the whole surface not checked, naming the file and line; a Go
+or Rust file that mentions nothing the readers look for (no getter, no wrapper, no struct tag,
+no loader) is not parsed. Every file is parsed once per blob id (a file unchanged between refs,
+or between releases of a backfill, is parsed once per process).
+
+## Diff and the rename heuristic
+
+Settings are compared by name. A removed and an added name are paired as a rename, in order,
+and only one to one (when one name could pair with two, it is no pair):
+
+1. **with fallback**: the new variable's read falls back to an old name that is still read
+   (`process.env.NEW ?? process.env.OLD`, `os.getenv('NEW', os.getenv('OLD'))`,
+   `cmp.Or(os.Getenv("NEW"), os.Getenv("OLD"))`, `env::var("NEW").or_else(|_|
+   env::var("OLD"))`, an `envconfig:"OLD"` tag under a prefix, `AliasChoices("NEW", "OLD")`,
+   `BindEnv("key", "NEW", "OLD")`): existing deployments keep working, so it is an advisory
+   (still listed in `changes[]`);
+2. **declared**: `[config] renames = { NEW = "OLD" }`, or a config file whose value (or table)
+   moved as it was from one key to another (found with deepdiff);
+3. **same reading site**: both are read into the same place: the same variable, struct field
+   or object key in the same file, the same constant (`const tcrQPSLimit = "..."`), the same
+   field of a settings struct (`Config.SMTP.MaxFrequency`), the same key of a config file;
+4. **same default**: both have the same non-empty default.
+
+What stays unpaired is a removal (breaking) or an addition: required with no default is
+breaking (no existing deployment sets it, the release does not start), otherwise an advisory.
+A default that changes is breaking, except a default added to a variable that was required
+(every deployment already sets it: advisory). An optional variable that becomes required is
+breaking. The first ref where sources exist (or a first release) is a baseline: nothing is
+reported. Sources matched at the old ref but none at the new: not checked.
+
+`file`/`line` point at the read in the new ref (the old ref for a removal).
+
+## Rules
+
+"""
+
+
+def render() -> str:
+    """The whole page."""
+    lines = [INTRO.replace("EXCLUDES", ", ".join(f"`{p}`" for p in DEFAULT_CONFIG_EXCLUDES))]
+    lines.append("| id | severity | title | unsafe | safe |")
+    lines.append("| --- | --- | --- | --- | --- |")
+    for rule in RULES.values():
+        cells = [f"`{rule.id}`", rule.severity, rule.title, rule.unsafe or "—", rule.safe]
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    return "\n".join(lines) + "\n"
