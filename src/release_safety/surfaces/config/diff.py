@@ -50,6 +50,8 @@ class Var:
     """An example file lists it."""
     key: bool = False
     """A config-file key, not an environment variable."""
+    fallback_only: bool = False
+    """Every read of it is a fallback of another variable."""
 
 
 @dataclass(frozen=True)
@@ -91,6 +93,7 @@ def collect(reads: Iterable[tuple[str, EnvRead]]) -> dict[str, Var]:
             fallback_for=frozenset(r.fallback_for for _, r in located if r.fallback_for),
             listed=any(read.listed for _, read in located),
             key=all(read.key for _, read in located),
+            fallback_only=all(read.fallback_for for _, read in located),
         )
     return variables
 
@@ -139,7 +142,7 @@ def diff(
 
 
 def _same_site(a: Var, b: Var) -> bool:
-    return bool(a.sites & b.sites)
+    return not b.fallback_only and bool(a.sites & b.sites)
 
 
 def _same_default(a: Var, b: Var) -> bool:

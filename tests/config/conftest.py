@@ -1,0 +1,48 @@
+"""The config surface judged on two real tagged releases built in `tmp_path`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import pytest
+
+from release_safety.findings import ConfigReport
+from release_safety.gitrepo import GitSnapshot
+from release_safety.settings import ConfigSettings, Settings
+from release_safety.surfaces.config import analyse
+
+Files = dict[str, str | None]
+Pair = Callable[[Files, Files], tuple[GitSnapshot, GitSnapshot]]
+Judge = Callable[..., ConfigReport]
+
+
+@pytest.fixture
+def judge(release_pair: Pair) -> Judge:
+    """`judge(old_files, new_files, sources, renames=None)`: the config report of the second
+    release, with `sources` (paths, globs or tables) set in the settings."""
+
+    def run(
+        old: Files,
+        new: Files,
+        sources: Sequence[str | Mapping[str, Any]],
+        renames: dict[str, str] | None = None,
+    ) -> ConfigReport:
+        before, after = release_pair(old, new)
+        config = ConfigSettings.model_validate({"sources": sources, "renames": renames or {}})
+        return analyse(before, after, Settings(config=config))
+
+    return run
+
+
+@pytest.fixture
+def seen(judge: Judge) -> Callable[..., list[tuple[str, str]]]:
+    """`seen(old_files, new_files, sources, renames=None)`: (rule, message) of every finding,
+    after checking that the surface was checked."""
+
+    def run(*args: Any, **kwargs: Any) -> list[tuple[str, str]]:
+        report = judge(*args, **kwargs)
+        assert report.checked is True, report.reason
+        return [(f.rule, f.message) for f in report.findings]
+
+    return run
