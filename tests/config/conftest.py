@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from release_safety.discovery import matching
 from release_safety.findings import ConfigReport
 from release_safety.gitrepo import GitSnapshot
 from release_safety.settings import ConfigSettings, Settings
@@ -20,7 +21,8 @@ Judge = Callable[..., ConfigReport]
 @pytest.fixture
 def judge(release_pair: Pair) -> Judge:
     """`judge(old_files, new_files, sources, renames=None)`: the config report of the second
-    release, with `sources` (paths, globs or tables) set in the settings."""
+    release, with the `sources` (paths, globs or tables) that name a file at that release set
+    in the settings (an entry that names nothing is bad settings, tested on its own)."""
 
     def run(
         old: Files,
@@ -29,7 +31,9 @@ def judge(release_pair: Pair) -> Judge:
         renames: dict[str, str] | None = None,
     ) -> ConfigReport:
         before, after = release_pair(old, new)
-        config = ConfigSettings.model_validate({"sources": sources, "renames": renames or {}})
+        entries = [s if isinstance(s, str) else s["path"] for s in sources]
+        named = [s for s, path in zip(sources, entries, strict=True) if matching(after, path)]
+        config = ConfigSettings.model_validate({"sources": named, "renames": renames or {}})
         return analyse(before, after, Settings(config=config))
 
     return run
