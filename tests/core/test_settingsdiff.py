@@ -82,6 +82,92 @@ def judged(before: str | None, after: str) -> list[tuple[str, str]]:
             ],
         ),
         (
+            '[config]\nsources = ["src/**/*.go"]\n',
+            '[config]\nsources = [{path = "src/**/*.go", exclude = ["src/gen/**"]}]\n',
+            [
+                (
+                    "settings-narrowed",
+                    "key 'config.sources': reads less: src/**/*.go -> "
+                    "{path='src/**/*.go', exclude=['src/gen/**']}",
+                )
+            ],
+        ),
+        (
+            '[config]\nsources = [{path = "src/**/*.go", exclude = ["src/gen/**"]}]\n',
+            '[config]\nsources = [{path = "src/**/*.go", exclude = ["src/gen/**", "src/x/**"]}]\n',
+            [
+                (
+                    "settings-narrowed",
+                    "key 'config.sources': reads less: {path='src/**/*.go', "
+                    "exclude=['src/gen/**']} -> {path='src/**/*.go', "
+                    "exclude=['src/gen/**', 'src/x/**']}",
+                )
+            ],
+        ),
+        (
+            '[config]\nsources = [{path = "src/**/*.go", exclude = ["src/gen/**"]}]\n',
+            '[config]\nsources = ["src/**/*.go"]\n',
+            [
+                (
+                    "settings-changed",
+                    "key 'config.sources': reads more: {path='src/**/*.go', "
+                    "exclude=['src/gen/**']} -> src/**/*.go",
+                )
+            ],
+        ),
+        (
+            '[config]\nsources = ["src/**/*.go"]\n',
+            '[config]\nsources = ["src/**/*.go", {path = "app.toml", env_prefix = "APP_"}]\n',
+            [
+                (
+                    "settings-changed",
+                    "key 'config.sources': now also reads {path='app.toml', env_prefix='APP_'}",
+                )
+            ],
+        ),
+        (
+            '[config]\nsources = [{path = "d.env", defaults = true}]\n',
+            '[config]\nsources = ["d.env"]\n',
+            [
+                (
+                    "settings-narrowed",
+                    "key 'config.sources': reads less: {path='d.env', defaults=True} -> d.env",
+                )
+            ],
+        ),
+        (
+            '[config]\nsources = ["d.env"]\n',
+            '[config]\nsources = [{path = "d.env", defaults = true}]\n',
+            [
+                (
+                    "settings-changed",
+                    "key 'config.sources': reads more: d.env -> {path='d.env', defaults=True}",
+                )
+            ],
+        ),
+        (
+            '[config]\nsources = [{path = "a.toml", env_prefix = "APP_"}]\n',
+            '[config]\nsources = [{path = "a.toml", env_prefix = "SVC_"}]\n',
+            [
+                (
+                    "settings-narrowed",
+                    "key 'config.sources': reads less: {path='a.toml', env_prefix='APP_'} -> "
+                    "{path='a.toml', env_prefix='SVC_'}",
+                )
+            ],
+        ),
+        ('[config]\nsources = ["a.go"]\n', '[config]\nsources = [{path = "a.go"}]\n', []),
+        (
+            "",
+            '[config]\nrenames = {DATABASE_HOST = "DB_HOST"}\n',
+            [
+                (
+                    "settings-changed",
+                    "key 'config.renames': {} -> {'DATABASE_HOST': 'DB_HOST'}",
+                )
+            ],
+        ),
+        (
             '[rest]\nspecs = ["openapi.yaml"]\n',
             f"[rest]\n{ABSENT}\n",
             [

@@ -9,7 +9,10 @@ what they find: only files discovery found and the new settings do not (or a sur
 absent where discovery found documents) are a narrowing. A source list of a section that was
 declared absent read nothing, so any list is a widening. A change that only adds
 (a new source, an absent surface brought back) or touches nothing checked (the floor, the index
-location) is `settings-changed` (advisory).
+location, declared config renames) is `settings-changed` (advisory). A `config.sources` entry is
+compared by path: an exclude added or widened, values no longer taken as defaults, or a new
+environment prefix or separator narrows; an exclude removed or values now taken as defaults
+widens.
 """
 
 from __future__ import annotations
@@ -21,8 +24,9 @@ from typing import Any
 from release_safety.discovery import matched
 from release_safety.findings import Coverage, Finding, Rule, SurfaceReport, register
 from release_safety.releasesettings import SettingsAt
-from release_safety.settings import SETTINGS_FILE, Settings
+from release_safety.settings import SETTINGS_FILE, ConfigSource, Settings
 from release_safety.snapshot import Snapshot
+from release_safety.surfaces.config.sources import matched_sources
 from release_safety.surfaces.migrations.discover import migration_files
 
 SETTINGS_NARROWED = register(
@@ -89,6 +93,8 @@ def _value(settings: Settings, key: str) -> Any:
 def _entries(settings: Settings, key: str) -> list[str]:
     if key == "migrations.sources":
         return [source.describe() for source in settings.migrations.sources]
+    if key == "config.sources":
+        return [source.describe() for source in settings.config.sources]
     return [str(entry) for entry in _value(settings, key)]
 
 
@@ -132,6 +138,8 @@ def _found(settings: Settings, key: str, refs: Sequence[Snapshot | None]) -> set
             continue
         if key == "migrations.sources":
             paths = list(migration_files(snapshot, settings.migrations.sources))
+        elif key == "config.sources":
+            paths = list(matched_sources(snapshot, settings.config.sources))
         else:
             paths = matched(snapshot, _value(settings, key))
         found |= {f"{snapshot.ref}:{path}" for path in paths}
@@ -159,13 +167,53 @@ def _source_findings(
         return [_finding(SETTINGS_CHANGED, current, key, message)]
     removed = [e for e in before if e not in after]
     added = [e for e in after if e not in before]
+    less: list[str] = []
+    more: list[str] = []
+    if key == "config.sources":
+        removed, added, less, more = _config_sources(previous.settings, current.settings)
     findings = []
     if removed:
         message = f"no longer reads {_shown(removed)}"
         findings.append(_finding(SETTINGS_NARROWED, current, key, message))
+    if less:
+        findings.append(_finding(SETTINGS_NARROWED, current, key, f"reads less: {_shown(less)}"))
     if added:
         findings.append(_finding(SETTINGS_CHANGED, current, key, f"now also reads {_shown(added)}"))
+    if more:
+        findings.append(_finding(SETTINGS_CHANGED, current, key, f"reads more: {_shown(more)}"))
     return findings
+
+
+_DEFAULTS_RANK = {True: 2, None: 1, False: 0}
+"""How much an entry's `defaults` flag makes the surface weigh: values as defaults (true),
+by the file's kind (unset), names only (false)."""
+
+
+def _narrows(before: ConfigSource, after: ConfigSource) -> bool:
+    """True when an entry's new options can make the surface read or weigh less: an exclude
+    added or widened, values no longer taken as defaults, the names of a file's keys changed."""
+    return (
+        bool(set(after.exclude) - set(before.exclude))
+        or _DEFAULTS_RANK[after.defaults] < _DEFAULTS_RANK[before.defaults]
+        or (after.env_prefix, after.env_separator) != (before.env_prefix, before.env_separator)
+    )
+
+
+def _config_sources(
+    previous: Settings, current: Settings
+) -> tuple[list[str], list[str], list[str], list[str]]:
+    """`config.sources` entries compared by path: (removed, added, changed to read less,
+    changed to read more), each described as the settings write it."""
+    before = {s.path: s for s in previous.config.sources}
+    after = {s.path: s for s in current.config.sources}
+    removed = [s.describe() for path, s in before.items() if path not in after]
+    added = [s.describe() for path, s in after.items() if path not in before]
+    less: list[str] = []
+    more: list[str] = []
+    for path in (p for p in before if p in after and before[p] != after[p]):
+        change = f"{before[path].describe()} -> {after[path].describe()}"
+        (less if _narrows(before[path], after[path]) else more).append(change)
+    return removed, added, less, more
 
 
 def diff_settings(
@@ -194,7 +242,7 @@ def diff_settings(
         if was != now:
             rule = SETTINGS_NARROWED if was and not now else SETTINGS_CHANGED
             findings.append(_finding(rule, current, key, f"{was!r} -> {now!r}"))
-    for key in ("floor_version", "index_url", "index_path"):
+    for key in ("floor_version", "index_url", "index_path", "config.renames"):
         was, now = _value(old, key), _value(new, key)
         if was != now:
             findings.append(_finding(SETTINGS_CHANGED, current, key, f"{was!r} -> {now!r}"))
