@@ -285,3 +285,20 @@ def test_a_read_is_placed_at_its_line(judge: Callable[..., ConfigReport]) -> Non
     )
     [finding] = report.findings
     assert (finding.file, finding.line) == ("cmd/app/main.go", 6)
+
+
+def test_a_default_read_from_another_variable_is_a_fallback(
+    seen: Callable[..., list[tuple[str, str]]],
+) -> None:
+    old = getenv('\tv := os.Getenv("REDIS_URL_CORE")\n\t_ = v')
+    new = getenv(
+        '\tv := os.Getenv("REDIS_URL_CACHE")\n\tif v == "" {\n'
+        '\t\tv = os.Getenv("REDIS_URL_CORE")\n\t}\n\t_ = v'
+    )
+    assert seen(old, new, SOURCES) == [
+        (
+            "config-var-renamed-with-fallback",
+            "env var `REDIS_URL_CORE` renamed to `REDIS_URL_CACHE`; `REDIS_URL_CORE` still read "
+            "as a fallback",
+        )
+    ]

@@ -16,7 +16,7 @@ Facts depend on the file's bytes only, so they are parsed once per blob id.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 
 import tree_sitter_go
@@ -49,7 +49,11 @@ class Call:
     default: Arg | None = None
     enclosing: str | None = None
     chain: tuple[int, int] | None = None
-    """(group, position) for the operands of `cmp.Or(...)`: the first non-empty value wins."""
+    """(group, position) of the reads of which the first non-empty value wins:
+    `cmp.Or(...)`'s operands, or `v := os.Getenv("A"); if v == "" { v = os.Getenv("B") }`."""
+    start: int = 0
+    default_from: int | None = None
+    """The start of the call that gives the default (`v = os.Getenv("B")`), if one does."""
 
 
 @dataclass(frozen=True)
@@ -198,6 +202,7 @@ def parse(source: bytes) -> GoFacts:
             calls += _cmp_or(node)
         elif call.args:
             calls.append(call)
+    calls = _fallback_chains(calls)
     chained = {(c.line, c.qualifier, c.name, c.args) for c in calls if c.chain is not None}
     calls = [
         c
@@ -342,9 +347,30 @@ def _call(node: Node) -> Call | None:
         args=values,
         line=node.start_point.row + 1,
         site=site,
-        default=default,
+        default=arg_of(default) if default is not None else None,
         enclosing=_enclosing(node),
+        start=node.start_byte,
+        default_from=default.start_byte if default and default.type == "call_expression" else None,
     )
+
+
+def _fallback_chains(calls: list[Call]) -> list[Call]:
+    """A call whose default is another call (`if v == "" { v = os.Getenv("B") }`) chained
+    with it: the second is read when the first is empty."""
+    starts = {c.start: c for c in calls}
+    links = {c.start: starts[c.default_from] for c in calls if c.default_from in starts}
+    if not links:
+        return calls
+    second = {inner.start: outer for outer, inner in links.items()}
+    chained = []
+    for call in calls:
+        if call.start in links:
+            call = replace(call, default=links[call.start].default, chain=(call.start, 0))
+        elif call.start in second:
+            outer = second[call.start]
+            call = replace(call, site=starts[outer].site, chain=(outer, 1))
+        chained.append(call)
+    return chained
 
 
 def _cmp_or(node: Node) -> list[Call]:
@@ -358,21 +384,11 @@ def _cmp_or(node: Node) -> list[Call]:
     for position, operand in enumerate(operands):
         call = _call(operand) if operand.type == "call_expression" else None
         if call is not None:
-            chained = Call(
-                call.qualifier,
-                call.name,
-                call.args,
-                call.line,
-                site,
-                default,
-                call.enclosing,
-                (group, position),
-            )
-            found.append(chained)
+            found.append(replace(call, site=site, default=default, chain=(group, position)))
     return found
 
 
-def _site(call: Node) -> tuple[str | None, Arg | None]:
+def _site(call: Node) -> tuple[str | None, Node | None]:
     """(site, default): where the call's value goes (a variable, a struct field, a function's
     result) and the default set by the statement right after it."""
     node = call
@@ -415,7 +431,7 @@ def _site(call: Node) -> tuple[str | None, Arg | None]:
     return variable, default
 
 
-def _guarded_default(guard: Node, variable: str, targets: list[str]) -> Arg | None:
+def _guarded_default(guard: Node, variable: str, targets: list[str]) -> Node | None:
     """The value assigned or returned by `if v == "" { ... }` / `if !ok { ... }`."""
     if guard.type != "if_statement":
         return None
@@ -428,7 +444,7 @@ def _guarded_default(guard: Node, variable: str, targets: list[str]) -> Arg | No
     return _assigned_or_returned(guard.child_by_field_name("consequence"), variable)
 
 
-def _default_after(statement: Node, variable: str, targets: list[str]) -> Arg | None:
+def _default_after(statement: Node, variable: str, targets: list[str]) -> Node | None:
     """`if v, ok := os.LookupEnv(k); ok { return v }; return d`: the statement after the
     `if`, when it returns or assigns the fallback."""
     condition = re.sub(r"\s+", "", node_text(statement.child_by_field_name("condition")))
@@ -441,7 +457,7 @@ def _default_after(statement: Node, variable: str, targets: list[str]) -> Arg | 
     return None
 
 
-def _assigned_or_returned(block: Node | None, variable: str) -> Arg | None:
+def _assigned_or_returned(block: Node | None, variable: str) -> Node | None:
     if block is None:
         return None
     candidates = [block] if block.type != "block" else _statements(block)
@@ -450,11 +466,11 @@ def _assigned_or_returned(block: Node | None, variable: str) -> Arg | None:
             left = node_text(statement.child_by_field_name("left"))
             right = statement.child_by_field_name("right")
             if left == variable and right is not None and right.named_child_count == 1:
-                return arg_of(right.named_children[0])
+                return right.named_children[0]
         elif statement.type == "return_statement" and statement.named_children:
             values = statement.named_children[0]
             if values.type == "expression_list" and values.named_child_count >= 1:
-                return arg_of(values.named_children[0])
+                return values.named_children[0]
     return None
 
 
