@@ -29,7 +29,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 # The settings a user of each service would write: the REST document and the migrations are
 # discovered, the MCP surface is declared absent, the config surface points at what the
-# service reads (svix's env file of example values; harbor's Go sources), and the deployment
+# service reads (svix's Rust code, the defaults file it loads, read as `SVIX_<KEY>` with the
+# prefix from the code, and its env file of example values; harbor's Go sources, test files
+# and vendored code left out, and its operator settings template), and the deployment
 # surface at what operators run (svix's server compose files and images; harbor's bundled
 # component images, whose compose file is a template the installer renders).
 SETTINGS = {
@@ -38,7 +40,11 @@ tag_pattern = '^v(?P<version>\\d+\\.\\d+\\.\\d+)$'
 [mcp]
 absent = "svix-server exposes no MCP tool surface; its API is REST only"
 [config]
-sources = ["server/svix-server/development.env"]
+sources = [
+  "server/svix-server/src/**/*.rs",
+  "server/svix-server/config.default.toml",
+  "server/svix-server/development.env",
+]
 [deployment]
 sources = [
   "server/docker-compose.yml",
@@ -52,7 +58,7 @@ tag_pattern = '^v(?P<version>\\d+\\.\\d+\\.\\d+)$'
 [mcp]
 absent = "Harbor exposes no MCP tool surface; its API is REST only"
 [config]
-sources = ["src/**/*.go"]
+sources = ["src/**/*.go", "make/harbor.yml.tmpl"]
 [deployment]
 sources = ["make/photon/*/Dockerfile*"]
 """,
@@ -85,7 +91,7 @@ def timed(command: list[str], env: dict[str, str]) -> float:
 
 
 def generate_once(repo_path: Path, config: Path) -> dict[str, object]:
-    """In a fresh process: warm up on the second release (imports, lazily built models), then
+    """In a fresh process: warm up on the middle release (imports, lazily built models), then
     analyse the newest release with a new git reader and empty caches, timed."""
     from release_safety.generate import analyse_release, prepare
     from release_safety.gitrepo import GitRepo
@@ -93,7 +99,7 @@ def generate_once(repo_path: Path, config: Path) -> dict[str, object]:
 
     warm = GitRepo(repo_path)
     tags = warm.release_tags(load_settings(repo_path, config).tags)
-    release, settings, _ = prepare(warm, tags[1].tag, config=config)
+    release, settings, _ = prepare(warm, tags[len(tags) // 2].tag, config=config)
     analyse_release(warm, settings, release)
     warm.close()
     repo = GitRepo(repo_path)

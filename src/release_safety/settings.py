@@ -116,13 +116,21 @@ def glob_match(pattern: str, path: str) -> bool:
 
 def skipped(pattern: str, path: str) -> bool:
     """True when `path` lies in a skipped folder below the literal folders `pattern` names."""
-    if not is_glob(pattern):
+    named = _named_folders(pattern)
+    if named is None:
         return False
-    named = {part for part in pattern.split("/")[:-1] if not is_glob(part)}
     folders = path.split("/")[:-1]
     return any(
         (part in SKIPPED_FOLDERS or part.startswith(".")) and part not in named for part in folders
     )
+
+
+@lru_cache(maxsize=256)
+def _named_folders(pattern: str) -> frozenset[str] | None:
+    """The literal folders a glob names (None for a plain path, which skips nothing)."""
+    if not is_glob(pattern):
+        return None
+    return frozenset(part for part in pattern.split("/")[:-1] if not is_glob(part))
 
 
 @lru_cache(maxsize=64)

@@ -110,15 +110,11 @@ class GoRepo:
 
     def folder_of(self, import_path: str) -> str | None:
         """The repository folder an import path names (the longest folder it ends with)."""
-        if import_path in self._folder_of:
-            return self._folder_of[import_path]
-        best = None
-        for folder in self.folders:
-            names = folder and (import_path == folder or import_path.endswith("/" + folder))
-            if names and (best is None or len(folder) > len(best)):
-                best = folder
-        self._folder_of[import_path] = best
-        return best
+        if import_path not in self._folder_of:
+            parts = import_path.split("/")
+            tails = ("/".join(parts[i:]) for i in range(len(parts)))
+            self._folder_of[import_path] = next((t for t in tails if t in self.folders), None)
+        return self._folder_of[import_path]
 
 
 def _index(data: bytes) -> tuple[frozenset[bytes], bool]:
@@ -133,12 +129,15 @@ class _Resolver:
     def __init__(self, repo: GoRepo) -> None:
         self.repo = repo
         self.wrappers: dict[tuple[str, str], Wrapper] = {}
+        self._imports: dict[str, dict[str, str]] = {}
         self.reads: list[tuple[str, EnvRead]] = []
 
     # names -----------------------------------------------------------------------------
 
     def imports(self, path: str) -> dict[str, str]:
-        return dict(self.repo.facts(path).imports)
+        if path not in self._imports:
+            self._imports[path] = dict(self.repo.facts(path).imports)
+        return self._imports[path]
 
     def target_folder(self, path: str, qualifier: str | None) -> str | None:
         """The folder a call's or type's qualifier names (the file's own when None)."""

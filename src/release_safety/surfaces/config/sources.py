@@ -9,7 +9,6 @@ the first.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import PurePosixPath
 
 from release_safety.discovery import matching
 from release_safety.settings import ConfigSource
@@ -44,13 +43,20 @@ def matched_sources(snapshot: Snapshot, sources: Sequence[ConfigSource]) -> dict
 def source_kind(path: str) -> str | None:
     """`dotenv`, `ts`, `tsx`, `js`, `python`, `go`, `rust`, `toml`, `yaml` or `json` by file
     name (a template suffix such as `.tmpl` is looked through); None when unknown."""
-    name = PurePosixPath(path).name
-    if PurePosixPath(name).suffix in CODE:
-        return CODE[PurePosixPath(name).suffix]
+    name = path.rpartition("/")[2]
+    kind = CODE.get(_suffix(name))
+    if kind is not None:
+        return kind
     if name == ".env" or name.startswith((".env.", "env.")) or name.endswith(".env"):
         return "dotenv"
-    for suffix in TEMPLATE_SUFFIXES:
-        if name.endswith(suffix) and "." in name.removesuffix(suffix):
-            name = name.removesuffix(suffix)
+    for template in TEMPLATE_SUFFIXES:
+        if name.endswith(template) and "." in name.removesuffix(template):
+            name = name.removesuffix(template)
             break
-    return KINDS.get(PurePosixPath(name).suffix)
+    return KINDS.get(_suffix(name))
+
+
+def _suffix(name: str) -> str:
+    """The last suffix of a file name (`.go`), empty for none or a leading dot alone."""
+    stem, dot, suffix = name.rpartition(".")
+    return dot + suffix if stem.strip(".") else ""
