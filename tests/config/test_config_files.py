@@ -53,10 +53,14 @@ CASES: list[tuple[str, tuple[object, ...], Files, Files, list[tuple[str, str]]]]
         "yaml-template-gives-names-not-defaults",
         ("make/harbor.yml.tmpl",),
         {
-            "make/harbor.yml.tmpl": "hostname: reg.example.com\n_version: 2.13.0\nhttp:\n  port: 80\n"
+            "make/harbor.yml.tmpl": (
+                "hostname: reg.example.com\n_version: 2.13.0\nhttp:\n  port: 80\n"
+            )
         },
         {
-            "make/harbor.yml.tmpl": "hostname: reg.example.org\n_version: 2.14.0\nhttp:\n  port: 8080\n"
+            "make/harbor.yml.tmpl": (
+                "hostname: reg.example.org\n_version: 2.14.0\nhttp:\n  port: 8080\n"
+            )
         },
         [],
     ),
@@ -109,7 +113,9 @@ CASES: list[tuple[str, tuple[object, ...], Files, Files, list[tuple[str, str]]]]
         (".env.example", "app/*.py"),
         {".env.example": "PORT=\n", "app/main.py": "import os\nPORT = os.getenv('PORT', '1')\n"},
         {
-            "app/main.py": "import os\nPORT = os.getenv('PORT', '1')\nKEY = os.environ['SIGNING_KEY']\n"
+            "app/main.py": (
+                "import os\nPORT = os.getenv('PORT', '1')\nKEY = os.environ['SIGNING_KEY']\n"
+            )
         },
         [
             (
@@ -128,7 +134,9 @@ CASES: list[tuple[str, tuple[object, ...], Files, Files, list[tuple[str, str]]]]
         {".env.example": "PORT=\n", "app/main.py": "import os\nPORT = os.getenv('PORT', '1')\n"},
         {
             ".env.example": "PORT=\nSIGNING_KEY=\n",
-            "app/main.py": "import os\nPORT = os.getenv('PORT', '1')\nKEY = os.environ['SIGNING_KEY']\n",
+            "app/main.py": (
+                "import os\nPORT = os.getenv('PORT', '1')\nKEY = os.environ['SIGNING_KEY']\n"
+            ),
         },
         [
             (

@@ -255,7 +255,9 @@ CASES: list[tuple[str, Files, Files, list[tuple[str, str]]]] = [
         | {
             "cmd/app/main_test.go": 'package main\n\nimport "os"\n\nvar home = os.Getenv("HOME")\n',
             "vendor/x/sys/arch.go": 'package sys\n\nimport "os"\n\nvar a = os.Getenv("GOARCH")\n',
-            "cmd/app/testdata/gen.go": 'package gen\n\nimport "os"\n\nvar k = os.Getenv("AWS_ACCESS_KEY")\n',
+            "cmd/app/testdata/gen.go": (
+                'package gen\n\nimport "os"\n\nvar k = os.Getenv("AWS_ACCESS_KEY")\n'
+            ),
         },
         {
             "cmd/app/main_test.go": None,

@@ -95,7 +95,8 @@ CASES: list[tuple[str, tuple[str, ...], Files, Files, list[tuple[str, str]]]] = 
         RUST,
         rust_main('let url = env::var("DB_URL").unwrap_or_default();'),
         rust_main(
-            'let url = env::var("DATABASE_URL").or_else(|_| env::var("DB_URL")).unwrap_or_default();'
+            'let url = env::var("DATABASE_URL")'
+            '.or_else(|_| env::var("DB_URL")).unwrap_or_default();'
         ),
         [
             (

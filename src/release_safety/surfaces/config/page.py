@@ -58,14 +58,7 @@ renames = { DATABASE_HOST = "DB_HOST" }                      # declared renames,
   `example` / `sample`): `defaults = true` / `false` says otherwise. A variable the code
   requires that no example file lists is an advisory.
 
-| kind | files | parser | reads | default | required |
-| --- | --- | --- | --- | --- | --- |
-| Go | `.go` | tree-sitter-go, resolved across the files of a ref | `os.Getenv` / `os.LookupEnv` of a literal or a constant (same package, any file, or an imported package of the repository); wrappers (a function passing a parameter to a getter or another wrapper: `getEnv("X", "d")`, `utils.ReadEnv(key)`); a getter fed a struct field (`os.LookupEnv(item.EnvKey)`) reads each keyed literal's name (`{EnvKey: "X", DefaultValue: "d"}`); `cmp.Or(...)`; kelseyhightower/envconfig `Process("app", &spec)` (field names upper-cased, nested structs prefixed, embedded flattened, `split_words`, `envconfig`, `ignored`); caarlos0/env (`env:"X"`, `envPrefix`, `Options{Prefix}`); spf13/viper (`SetEnvPrefix`, `SetEnvKeyReplacer`, `AutomaticEnv` with the keys `Get*` / `SetDefault` name, `BindEnv`); tags no `Process` / `Parse` call reaches, as written | `if v == "" { v = "d" }`, `if !ok { return d }`, a wrapper's default argument, the last `cmp.Or` literal, `default:"d"`, `envDefault:"d"`, `SetDefault`, `Default*` key | `required:"true"`, `env:"X,required"` / `notEmpty`, a wrapper that panics or calls `log.Fatal` |
-| Rust | `.rs` | tree-sitter-rust | `std::env::var("X")` / `var_os` (a literal or a `const`), `.or_else(\\|_\\| env::var("OLD"))` as a fallback; clap `#[arg(env = "X")]`, `#[clap(env)]` (the field name in upper case) | `.unwrap_or("d")`, `.unwrap_or_else(\\|_\\| "d".into())` (a closure's result), `.unwrap_or_default()`, `default_value`, `default_value_t` | `.unwrap()`, `.expect(..)`, `?`; a clap field that is not `Option`, `bool` or `Vec` and has no default |
-| Python | `.py` | `ast` (never imported) | `os.environ['X']`, `os.environ.get('X', d)`, `os.getenv('X', d)`, `os.environ.setdefault('X', d)` (with `import os as o`, `from os import environ, getenv`); pydantic-settings `BaseSettings` fields: `env_prefix` + field name, `alias` / `validation_alias` (`AliasChoices`: the others are fallbacks), `env_nested_delimiter` into `BaseModel` fields | the second argument, the last operand of an `or` chain, the field's default (`Field(d)`, `default_factory`) | `os.environ['X']`; a field without a default |
-| TypeScript / JavaScript | `.ts .mts .cts .tsx .js .mjs .cjs .jsx` | tree-sitter | `process.env.X`, `process.env['X']`, `const { X, Y = 'd' } = process.env` | last operand of a `\\|\\|` / `??` chain, the destructuring default | `process.env.X!`, `if (!process.env.X) throw ...`, a guard within three statements |
-| env file | `.env`, `.env.*`, `env.*`, `*.env` | python-dotenv's parser (`export`, quotes, multi-line quoted values, bare keys) | every key | with `defaults = true` only: the value | with `defaults = true` only: an empty value or a bare key |
-| config file | `.toml .yaml .yml .json` (a template suffix looked through: `harbor.yml.tmpl`) | tomllib, PyYAML, json | every leaf key (a list is a value) | the value, unless the file is a template or an example | – |
+SOURCES
 
 A non-literal default is kept as its source text (`DEFAULT_PORT`), so changing it is still seen.
 Computed names (`process.env[key]`, `os.getenv(name)` with a local variable) name no variable
@@ -108,12 +101,109 @@ reported. Sources matched at the old ref but none at the new: not checked.
 """
 
 
+SOURCE_KINDS: list[tuple[str, ...]] = [
+    (
+        "Go",
+        "`.go`",
+        "tree-sitter-go, resolved across the files of a ref",
+        (
+            "`os.Getenv` / `os.LookupEnv` of a literal or a constant (same package, any file, or "
+            "an imported package of the repository); wrappers (a function passing a parameter to "
+            'a getter or another wrapper: `getEnv("X", "d")`, `utils.ReadEnv(key)`); a getter fed'
+            " a struct field (`os.LookupEnv(item.EnvKey)`) reads each keyed literal's name "
+            '(`{EnvKey: "X", DefaultValue: "d"}`); `cmp.Or(...)`; kelseyhightower/envconfig '
+            '`Process("app", &spec)` (field names upper-cased, nested structs prefixed, embedded '
+            'flattened, `split_words`, `envconfig`, `ignored`); caarlos0/env (`env:"X"`, '
+            "`envPrefix`, `Options{Prefix}`); spf13/viper (`SetEnvPrefix`, `SetEnvKeyReplacer`, "
+            "`AutomaticEnv` with the keys `Get*` / `SetDefault` name, `BindEnv`); tags no "
+            "`Process` / `Parse` call reaches, as written"
+        ),
+        (
+            '`if v == "" { v = "d" }`, `if !ok { return d }`, a wrapper\'s default argument, the '
+            'last `cmp.Or` literal, `default:"d"`, `envDefault:"d"`, `SetDefault`, `Default*` key'
+        ),
+        (
+            '`required:"true"`, `env:"X,required"` / `notEmpty`, a wrapper that panics or calls '
+            "`log.Fatal`"
+        ),
+    ),
+    (
+        "Rust",
+        "`.rs`",
+        "tree-sitter-rust",
+        (
+            '`std::env::var("X")` / `var_os` (a literal or a `const`), `.or_else(|_| '
+            'env::var("OLD"))` as a fallback; clap `#[arg(env = "X")]`, `#[clap(env)]` (the field'
+            " name in upper case)"
+        ),
+        (
+            '`.unwrap_or("d")`, `.unwrap_or_else(|_| "d".into())` (a closure\'s result), '
+            "`.unwrap_or_default()`, `default_value`, `default_value_t`"
+        ),
+        (
+            "`.unwrap()`, `.expect(..)`, `?`; a clap field that is not `Option`, `bool` or `Vec` "
+            "and has no default"
+        ),
+    ),
+    (
+        "Python",
+        "`.py`",
+        "`ast` (never imported)",
+        (
+            "`os.environ['X']`, `os.environ.get('X', d)`, `os.getenv('X', d)`, "
+            "`os.environ.setdefault('X', d)` (with `import os as o`, `from os import environ, "
+            "getenv`); pydantic-settings `BaseSettings` fields: `env_prefix` + field name, "
+            "`alias` / `validation_alias` (`AliasChoices`: the others are fallbacks), "
+            "`env_nested_delimiter` into `BaseModel` fields"
+        ),
+        (
+            "the second argument, the last operand of an `or` chain, the field's default "
+            "(`Field(d)`, `default_factory`)"
+        ),
+        "`os.environ['X']`; a field without a default",
+    ),
+    (
+        "TypeScript / JavaScript",
+        "`.ts .mts .cts .tsx .js .mjs .cjs .jsx`",
+        "tree-sitter",
+        "`process.env.X`, `process.env['X']`, `const { X, Y = 'd' } = process.env`",
+        "last operand of a `||` / `??` chain, the destructuring default",
+        "`process.env.X!`, `if (!process.env.X) throw ...`, a guard within three statements",
+    ),
+    (
+        "env file",
+        "`.env`, `.env.*`, `env.*`, `*.env`",
+        "python-dotenv's parser (`export`, quotes, multi-line quoted values, bare keys)",
+        "every key",
+        "with `defaults = true` only: the value",
+        "with `defaults = true` only: an empty value or a bare key",
+    ),
+    (
+        "config file",
+        "`.toml .yaml .yml .json` (a template suffix looked through: `harbor.yml.tmpl`)",
+        "tomllib, PyYAML, json",
+        "every leaf key (a list is a value)",
+        "the value, unless the file is a template or an example",
+        "–",
+    ),
+]
+"""The table of source kinds: kind, files, parser, reads, default, required."""
+
+
 def render() -> str:
     """The whole page."""
-    lines = [INTRO.replace("EXCLUDES", ", ".join(f"`{p}`" for p in DEFAULT_CONFIG_EXCLUDES))]
-    lines.append("| id | severity | title | unsafe | safe |")
-    lines.append("| --- | --- | --- | --- | --- |")
+    excludes = ", ".join(f"`{p}`" for p in DEFAULT_CONFIG_EXCLUDES)
+    header = ("kind", "files", "parser", "reads", "default", "required")
+    kinds = [_row(header), _row(("---",) * 6), *map(_row, SOURCE_KINDS)]
+    intro = INTRO.replace("EXCLUDES", excludes).replace("SOURCES", "\n".join(kinds))
+    lines = [intro, _row(("id", "severity", "title", "unsafe", "safe")), _row(("---",) * 5)]
     for rule in RULES.values():
-        cells = [f"`{rule.id}`", rule.severity, rule.title, rule.unsafe or "—", rule.safe]
-        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+        lines.append(
+            _row((f"`{rule.id}`", rule.severity, rule.title, rule.unsafe or "—", rule.safe))
+        )
     return "\n".join(lines) + "\n"
+
+
+def _row(cells: tuple[str, ...]) -> str:
+    """A Markdown table row (a `|` inside a cell escaped)."""
+    return "| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |"
