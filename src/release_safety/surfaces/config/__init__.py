@@ -180,7 +180,11 @@ def _read(snapshot: Snapshot, files: dict[str, ConfigSource]) -> _Ref:
             document = _parsed(snapshot, path, kind, partial(structured.load, kind=kind))
             how = f"{kind} {defaults} {prefix} {separator}"
             read = partial(
-                structured.parse, kind=kind, defaults=defaults, prefix=prefix, separator=separator
+                structured.parse,
+                document=document,
+                defaults=defaults,
+                prefix=prefix,
+                separator=separator,
             )
             reads = _parsed(snapshot, path, how, read)
             result.documents[path] = (document, prefix, separator)

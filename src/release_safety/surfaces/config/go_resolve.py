@@ -38,7 +38,10 @@ from release_safety.surfaces.config.reads import EnvRead, SourceError
 _TOKENS: Memo[str, tuple[frozenset[bytes], bool]] = Memo(65536)
 """Per blob id: the file's identifiers, and whether it has `env` / `envconfig` struct tags."""
 _FACTS: Memo[str, GoFacts | SourceError] = Memo(65536)
-_IDENT = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+_WORD_BYTES = bytes(
+    c if chr(c).isascii() and (chr(c).isalnum() or c == 95) else 32 for c in range(256)
+)
+"""Every byte that cannot be part of an identifier becomes a space."""
 _MARKERS = (b"Getenv", b"LookupEnv", b"envconfig", b"viper", b"caarlos0")
 _GETTERS = {"Getenv": 0, "LookupEnv": 0}
 _WORDS = re.compile("([^A-Z]+|[A-Z]+[^A-Z]+|[A-Z]+)")
@@ -118,7 +121,9 @@ class GoRepo:
 
 
 def _index(data: bytes) -> tuple[frozenset[bytes], bool]:
-    return frozenset(_IDENT.findall(data)), b'envconfig:"' in data or b'env:"' in data
+    """The file's words (identifiers, and numbers), and whether it has env struct tags."""
+    words = frozenset(data.translate(_WORD_BYTES).split())
+    return words, b'envconfig:"' in data or b'env:"' in data
 
 
 def _folder(path: str) -> str:
