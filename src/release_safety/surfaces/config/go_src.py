@@ -84,7 +84,6 @@ class Bind:
     library: str
     prefix: Arg | None
     target: TypeRef | None
-    line: int
 
 
 @dataclass(frozen=True)
@@ -97,7 +96,6 @@ class Keyed:
 
 @dataclass(frozen=True)
 class GoFacts:
-    package: str
     imports: tuple[tuple[str, str], ...]
     consts: tuple[tuple[str, str], ...]
     functions: tuple[tuple[str, tuple[str, ...], bool], ...]
@@ -110,7 +108,6 @@ class GoFacts:
 
 
 _CAPTURES = """
-(package_clause) @package
 (const_spec) @const
 (var_spec) @var
 (function_declaration) @function
@@ -168,7 +165,6 @@ def parse(source: bytes) -> GoFacts:
         raise SourceError("syntax error", error_line(root))
     found = QueryCursor(_query()).captures(root)
     imports = _imports(root)
-    package = next((node_text(n.named_children[0]) for n in found.get("package", [])), "")
     consts = [
         pair
         for spec in [*found.get("const", []), *found.get("var", [])]
@@ -210,7 +206,6 @@ def parse(source: bytes) -> GoFacts:
         if c.chain is not None or (c.line, c.qualifier, c.name, c.args) not in chained
     ]
     return GoFacts(
-        package=package,
         imports=tuple(sorted(imports.items())),
         consts=tuple(consts),
         functions=tuple(functions),
@@ -520,14 +515,14 @@ def _bind(node: Node, call: Call, library: str, types: dict[str, TypeRef]) -> Bi
     if library == ENVCONFIG:
         if call.name not in ("Process", "MustProcess", "CheckDisallowed") or len(operands) < 2:
             return None
-        return Bind("envconfig", arg_of(operands[0]), _target(operands[1], types), call.line)
+        return Bind("envconfig", arg_of(operands[0]), _target(operands[1], types))
     if call.name.startswith("ParseAs"):
         function = node.child_by_field_name("function")
         index = function.child_by_field_name("index") if function is not None else None
-        return Bind("env", _options_prefix(operands[:1]), _type_ref(index), call.line)
+        return Bind("env", _options_prefix(operands[:1]), _type_ref(index))
     if not call.name.startswith("Parse") or not operands:
         return None
-    return Bind("env", _options_prefix(operands[1:]), _target(operands[0], types), call.line)
+    return Bind("env", _options_prefix(operands[1:]), _target(operands[0], types))
 
 
 def _target(node: Node, types: dict[str, TypeRef]) -> TypeRef | None:
