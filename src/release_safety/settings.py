@@ -268,7 +268,7 @@ class ConfigSource(_Closed):
         """True when the entry leaves `path` out: its `exclude` globs, or, for a glob entry,
         a test file."""
         patterns = self.exclude + (DEFAULT_CONFIG_EXCLUDES if is_glob(self.path) else ())
-        return any(re.fullmatch(glob_regex(p), path) for p in patterns)
+        return _any_glob(patterns).fullmatch(path) is not None
 
     def describe(self) -> str:
         """The entry in one line, as the settings would write it (the path alone when it has
@@ -278,6 +278,12 @@ class ConfigSource(_Closed):
             return self.path
         shown = ", ".join(f"{key}={value!r}" for key, value in options.items())
         return f"{{path={self.path!r}, {shown}}}"
+
+
+@lru_cache(maxsize=64)
+def _any_glob(patterns: tuple[str, ...]) -> re.Pattern[str]:
+    """One expression matching what any of the globs matches (nothing for none)."""
+    return re.compile("|".join(f"(?:{glob_regex(p)})" for p in patterns) or r"(?!)")
 
 
 class ConfigSettings(_Surface):
