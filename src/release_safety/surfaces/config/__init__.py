@@ -70,11 +70,9 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> ConfigRe
             for source in sources
             if source not in covered
         ]
-    coverage = Coverage.of(
-        looked,
-        {p: old.blob_id(p) for p in old_files} if old is not None else {},
-        {p: new.blob_id(p) for p in new_files},
-    )
+    old_blobs = {p: old.blob_id(p) or "" for p in old_files} if old is not None else {}
+    new_blobs = {p: new.blob_id(p) or "" for p in new_files}
+    coverage = Coverage.of(looked, old_blobs, new_blobs)
     if not new_files and not old_files:
         refs = f"{old.ref} or {new.ref}" if old is not None else new.ref
         reason = f"no source found at {refs}; tried {', '.join(looked)}"
@@ -86,8 +84,8 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> ConfigRe
     if problems:
         return _not_checked(problems, coverage)
     try:
-        now = _read(new, new_files)
-        before = _read(old, old_files) if old is not None and old_files else None
+        now = _read(new, new_files, new_blobs)
+        before = _read(old, old_files, old_blobs) if old is not None and old_files else None
     except _NotChecked as exc:
         return _not_checked([not_checked_finding("config", exc.reason, exc.file)], coverage)
     if before is None:  # a first release, or sources new at this one: nothing can break
@@ -151,8 +149,8 @@ def _raise(snapshot: Snapshot, path: str, error: SourceError) -> NoReturn:
     raise _NotChecked(f"{where}: {error.message}", error.path or path)
 
 
-def _read(snapshot: Snapshot, files: dict[str, ConfigSource]) -> _Ref:
-    """The variables the matched files of one ref read."""
+def _read(snapshot: Snapshot, files: dict[str, ConfigSource], blobs: dict[str, str]) -> _Ref:
+    """The variables the matched files of one ref (with their blob ids) read."""
     kinds: dict[str, str] = {}
     for path in files:
         kind = source_kind(path)
@@ -160,12 +158,12 @@ def _read(snapshot: Snapshot, files: dict[str, ConfigSource]) -> _Ref:
             raise _NotChecked(f"{path}: cannot tell what kind of source this is", path)
         kinds[path] = kind
     located: list[tuple[str, EnvRead]] = []
-    go_paths = [p for p, k in kinds.items() if k == "go"]
-    if go_paths:
+    go_blobs = {p: blobs[p] for p, k in kinds.items() if k == "go"}
+    if go_blobs:
         try:
-            located += go_resolve.reads(snapshot, go_paths)
+            located += go_resolve.reads(snapshot, go_blobs)
         except SourceError as exc:
-            _raise(snapshot, go_paths[0], exc)
+            _raise(snapshot, next(iter(go_blobs)), exc)
     rust: dict[str, rust_src.RustFacts] = {}
     for path in (p for p, k in kinds.items() if k == "rust"):
         rust[path] = _parsed(snapshot, path, "rust", rust_src.parse)

@@ -25,7 +25,7 @@ blob id, and its facts (`go_src`) parsed once per blob id, when a search needs t
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property, partial
 
@@ -67,10 +67,10 @@ class Wrapper:
 class GoRepo:
     """The Go files of one ref, indexed lazily."""
 
-    def __init__(self, snapshot: Snapshot, paths: Sequence[str]) -> None:
+    def __init__(self, snapshot: Snapshot, blobs: Mapping[str, str]) -> None:
         self.snapshot = snapshot
-        self.paths = list(paths)
-        self.blobs = {p: snapshot.blob_id(p) or "" for p in self.paths}
+        self.paths = list(blobs)
+        self.blobs = dict(blobs)
         missing = [p for p in self.paths if self.blobs[p] not in _TOKENS]
         for path, data in snapshot.read_each(missing):
             _TOKENS.get(self.blobs[path], partial(_index, data))
@@ -493,10 +493,10 @@ def _viper(
     return reads
 
 
-def reads(snapshot: Snapshot, paths: Sequence[str]) -> list[tuple[str, EnvRead]]:
-    """Every env read of the Go files `paths` at one ref (SourceError naming the file when a
-    file that had to be parsed does not parse)."""
-    resolver = _Resolver(GoRepo(snapshot, paths))
+def reads(snapshot: Snapshot, blobs: Mapping[str, str]) -> list[tuple[str, EnvRead]]:
+    """Every env read of the Go files at one ref (`blobs`: path -> blob id; SourceError naming
+    the file when a file that had to be parsed does not parse)."""
+    resolver = _Resolver(GoRepo(snapshot, blobs))
     resolver.find_wrappers()
     resolver.calls()
     resolver.binds()
