@@ -69,7 +69,7 @@ env_values = st.text(alphabet="abc123-_./:@", max_size=10)
 @given(variables=st.dictionaries(env_names, env_values, max_size=6))
 def test_dotenv_round_trip(variables: dict[str, str]) -> None:
     text = "".join(f"# {name}\n{name}={value}\n" for name, value in variables.items())
-    reads = dotenv.parse(text.encode(), defaults=True)
+    reads = dotenv.parse(text)
     assert {r.name: r.default for r in reads} == {k: v or None for k, v in variables.items()}
     assert {r.name for r in reads if r.required} == {k for k, v in variables.items() if not v}
 

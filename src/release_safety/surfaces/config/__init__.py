@@ -189,7 +189,10 @@ def _read(snapshot: Snapshot, files: dict[str, ConfigSource], blobs: dict[str, s
         elif kind == "dotenv":
             defaults = bool(source.defaults)
             reads = _parsed(
-                snapshot, path, f"dotenv {defaults}", partial(dotenv.parse, defaults=defaults)
+                snapshot,
+                path,
+                f"dotenv {defaults}",
+                partial(_dotenv, defaults=defaults),
             )
         elif kind == "python":
             reads = _parsed(snapshot, path, kind, python_src.parse)
@@ -200,6 +203,10 @@ def _read(snapshot: Snapshot, files: dict[str, ConfigSource], blobs: dict[str, s
         located += [(path, read) for read in reads]
     result.variables = collect(located)
     return result
+
+
+def _dotenv(data: bytes, defaults: bool) -> list[EnvRead]:
+    return dotenv.parse(data.decode("utf-8", errors="replace"), defaults)
 
 
 def _parsed(snapshot: Snapshot, path: str, how: str, parse: Callable[[bytes], Any]) -> Any:

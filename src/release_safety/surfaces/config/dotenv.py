@@ -16,10 +16,10 @@ from dotenv.parser import parse_stream
 from release_safety.surfaces.config.reads import EnvRead, SourceError
 
 
-def parse(data: bytes, defaults: bool) -> list[EnvRead]:
-    """Every variable the file lists (with its value as default when `defaults`)."""
+def parse(text: str, defaults: bool = True) -> list[EnvRead]:
+    """Every variable the file lists (with its value as default when `defaults`, as a compose
+    file's `.env` holds them)."""
     reads: list[EnvRead] = []
-    text = data.decode("utf-8", errors="replace")
     for binding in parse_stream(io.StringIO(text)):
         line = binding.original.line
         if binding.error:
