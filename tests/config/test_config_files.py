@@ -215,22 +215,6 @@ def test_findings_point_at_the_key(judge: Judge) -> None:
     assert (finding.file, finding.line) == ("conf/app.yaml", 4)
 
 
-@pytest.mark.parametrize(
-    ("path", "text", "where"),
-    [
-        ("config.toml", "a = 1\nb = \n", "config.toml:2"),
-        ("conf/app.yaml", "a: 1\nb: [\n", "conf/app.yaml:3"),
-        ("settings.json", '{"a": 1,\n}', "settings.json:2"),
-    ],
-)
-def test_an_unparseable_config_file_is_not_checked(
-    judge: Judge, path: str, text: str, where: str
-) -> None:
-    report = judge({path: "{}" if path.endswith("json") else ""}, {path: text}, (path,))
-    assert report.checked is False
-    assert report.reason is not None and report.reason.startswith(f"{where} at v1.0.1: ")
-
-
 def test_an_entry_whose_files_are_all_excluded_matches_nothing(judge: Judge) -> None:
     report = judge(
         {"cmd/a.go": "package a\n"},

@@ -24,6 +24,10 @@ PATTERNS = (
     ConfigSource(path="src/**/*.ts"),
     ConfigSource(path="app/*.py"),
     ConfigSource(path="cmd/**/*.go"),
+    ConfigSource(path="server/src/*.rs"),
+    ConfigSource(path="config.toml"),
+    ConfigSource(path="conf/*.yaml"),
+    ConfigSource(path="settings.json"),
 )
 
 
@@ -476,6 +480,14 @@ def test_ambiguous_rename_is_removal_and_addition(release_pair: Pair) -> None:
         ("app/settings.py", "import os\ndef (:\n", "app/settings.py:2"),
         ("cmd/app/main.go", 'package main\nfunc {\nos.Getenv("A")\n', "cmd/app/main.go:2"),
         (".env.example", "A=1\nthis is not a line\n", ".env.example:2"),
+        (
+            "server/src/main.rs",
+            'fn main() {\n    let a = env::var("A");\n}}\n',
+            "server/src/main.rs:3",
+        ),
+        ("config.toml", "a = 1\nb = \n", "config.toml:2"),
+        ("conf/app.yaml", "a: 1\nb: [\n", "conf/app.yaml:3"),
+        ("settings.json", '{"a": 1,\n}', "settings.json:2"),
     ],
 )
 def test_unparseable_source_is_not_checked(
