@@ -427,7 +427,8 @@ def pr_mode(inputs: Inputs, ctx: Context) -> int:
         print(annotation.command())
     ctx.summary(check.summary() + ("\n" + overflow_section(overflow) if overflow else ""))
     verdict = _tri(check.generated.artifact.compatibility.rollingUpdateSafe)
-    ctx.set_output("verdict", "pass" if check.result.passed else "fail")
+    ctx.set_output("verdict", verdict)
+    ctx.set_output("gate", "pass" if check.result.passed else "fail")
     ctx.set_output("rolling-update-safe", verdict)
     ctx.set_output("strategy", check.generated.artifact.compatibility.recommendedStrategy)
     if inputs.comment and isinstance(number, int):
@@ -515,11 +516,10 @@ def upgrade_check_mode(inputs: Inputs, ctx: Context) -> int:
     if "error" in result:
         raise ReleaseSafetyError(result["error"]["message"]) from None
     safe = bool(result["safe"])
-    verdict = str(result["verdict"]).lower()
+    # One vocabulary across modes: true only when the span rolls in one hop (no stop between).
+    verdict = "true" if safe else "unknown" if result["verdict"] == "unknown" else "false"
     ctx.set_output("verdict", verdict)
-    ctx.set_output(
-        "rolling-update-safe", "true" if safe else "unknown" if verdict == "unknown" else "false"
-    )
+    ctx.set_output("rolling-update-safe", verdict)
     ctx.set_output("strategy", "RollingUpdate" if safe else "Recreate")
     stops = ", ".join(result["requiredStops"]) or "none"
     missing = (

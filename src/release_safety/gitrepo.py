@@ -7,6 +7,7 @@ cache keyed by blob id, so a blob is read once per run.
 from __future__ import annotations
 
 import contextlib
+import difflib
 import select
 import subprocess
 import threading
@@ -184,8 +185,15 @@ class GitRepo:
         name = f"{ref}^{{commit}}"
         found = None if "\n" in ref else self.cat_file.objects([name])[name]
         if found is None:
-            raise InputError(f"{ref!r}: no such ref or commit in {self.path}")
+            near = self.close_refs(ref)
+            hint = f" (did you mean {' or '.join(near)}?)" if near else ""
+            raise InputError(f"{ref!r}: no such ref or commit in {self.path}{hint}")
         return found[0]
+
+    def close_refs(self, ref: str) -> list[str]:
+        """Tags and branches whose names are close to `ref` (`1.6.0` finds `v1.6.0`)."""
+        names = self._git("for-each-ref", "--format=%(refname:short)", "refs/tags", "refs/heads")
+        return difflib.get_close_matches(ref, names.splitlines(), n=3, cutoff=0.8)
 
     def commit_date(self, ref: str) -> str:
         """The committer date of the commit a ref names, ISO-8601 UTC."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from action_runner import ACTION
+from action_runner import ACTION, ROOT
 
 from release_safety.action import MODES
 
@@ -28,6 +28,7 @@ def test_inputs_and_outputs_are_the_issues_kebab_case_names() -> None:
     }
     assert {
         "verdict",
+        "gate",
         "rolling-update-safe",
         "strategy",
         "artifact-path",
@@ -46,6 +47,7 @@ def test_every_input_reaches_the_one_call_through_env() -> None:
         if name != "python-version":
             assert f"inputs.{name} }}}}" in passed, name
     assert run["run"].strip().splitlines()[-1] == '"$VENV/bin/python" -m release_safety.action'
+    assert 'export PYTHONPATH="$GITHUB_ACTION_PATH/src"' in run["run"]
     assert all("${{" not in s.get("run", "") for s in steps)
 
 
@@ -55,3 +57,28 @@ def test_nested_actions_are_pinned_and_python_leaves_the_caller_alone() -> None:
     assert uses and all(re.fullmatch(r"actions/[\w-]+@[0-9a-f]{40}", u) for u in uses)
     setup = next(s for s in steps if s["uses"].startswith("actions/setup-python@"))
     assert setup["with"]["update-environment"] is False
+
+
+def test_the_venv_is_installed_from_the_hashed_lock_and_cached_by_its_hash() -> None:
+    steps = ACTION["runs"]["steps"]
+    prep = next(s for s in steps if s.get("id") == "prep")
+    assert 'sha256sum "$GITHUB_ACTION_PATH/requirements.lock"' in prep["run"]
+    assert "$lock" in prep["run"].split("key=", 1)[1].splitlines()[0]
+    cache = next(s for s in steps if s.get("uses", "").startswith("actions/cache@"))
+    assert cache["with"] == {
+        "path": "${{ steps.prep.outputs.venv }}",
+        "key": "${{ steps.prep.outputs.key }}",
+    }
+    install = [s["run"] for s in steps if "pip install" in s.get("run", "")]
+    assert len(install) == 1
+    assert "--require-hashes" in install[0]
+    assert '-r "$GITHUB_ACTION_PATH/requirements.lock"' in install[0]
+
+
+def test_verdict_has_one_vocabulary_across_modes_and_the_docs_say_so() -> None:
+    described = " ".join(ACTION["outputs"]["verdict"]["description"].split())
+    assert described.startswith("true | false | unknown in every mode")
+    assert "pass | fail" in ACTION["outputs"]["gate"]["description"]
+    docs = (ROOT / "docs" / "action.md").read_text(encoding="utf-8")
+    row = next(line for line in docs.splitlines() if line.startswith("| `verdict` |"))
+    assert "pass" not in row and "`true` / `false` / `unknown`" in row

@@ -47,13 +47,13 @@ def test_an_undeclared_break_fails_with_annotations_summary_and_a_new_sticky_com
     result = runner(service.path).composite({"mode": "pr"}, event=event)
 
     assert result.code == 1, result.stdout + result.stderr
-    assert result.outputs["verdict"] == "fail"
-    assert result.outputs["rolling-update-safe"] == "false"
+    assert result.outputs["gate"] == "fail"
+    assert result.outputs["verdict"] == result.outputs["rolling-update-safe"] == "false"
     assert result.outputs["strategy"] == "Recreate"
     errors = result.annotations("error")
     assert errors == [
         f"::error file={MIGRATION},line=1,title=release-safety drop-column::"
-        f"{MIGRATION}:1: DROP COLUMN users.legacy_id%0A"
+        "DROP COLUMN users.legacy_id%0A"
         "Stop reading and writing the column one release before dropping it."
     ]
     assert "undeclared breaking change" in result.summary
@@ -81,8 +81,8 @@ def test_a_declared_break_passes_and_edits_the_existing_sticky_comment(
     )
 
     assert result.code == 0, result.stdout + result.stderr
-    assert result.outputs["verdict"] == "pass"
-    assert result.outputs["rolling-update-safe"] == "false"
+    assert result.outputs["gate"] == "pass"
+    assert result.outputs["verdict"] == result.outputs["rolling-update-safe"] == "false"
     assert result.annotations("error") == []
     notices = result.annotations("notice")
     assert notices and notices[0].startswith(f"::notice file={MIGRATION},line=2,")

@@ -144,7 +144,7 @@ def test_upgrade_check_mode_reads_the_index_and_fails_an_unsafe_span(
         }
     )
     assert check.code == 1, check.stdout + check.stderr
-    assert check.outputs["verdict"] == "false"
+    assert check.outputs["verdict"] == check.outputs["rolling-update-safe"] == "false"
     assert check.outputs["strategy"] == "Recreate"
     assert "Upgrade check: 1.0.0 → 1.1.0" in check.summary
 

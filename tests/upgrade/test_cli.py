@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -73,7 +74,24 @@ def test_unsafe_span_lists_why_and_exits_one(
         "Missing coverage: none",
     ]
     assert lines[8] == "Covered releases: 1.1.0, 1.2.0, 1.3.0, 1.4.0, 1.5.0"
-    assert lines[9] == "Route: release-safety upgrade-plan --from 1.0.0 --to 1.5.0"
+    assert lines[9] == (
+        f"Route: release-safety upgrade-plan --from 1.0.0 --to 1.5.0 --index {index_file}"
+    )
+
+
+def test_the_route_hint_repeats_the_index_options_given_and_runs_as_printed(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    odd = tmp_path / "my index.json"
+    odd.write_text(json.dumps(DOC, indent=2))
+    pin = hashlib.sha256(odd.read_bytes()).hexdigest()
+    args = ["--from", "1.0.0", "--to", "1.5.0", "--index", str(odd), "--index-sha256", pin]
+    code, out = call(capsys, "upgrade-check", *args)
+    assert code == 1
+    route = out.splitlines()[-1].removeprefix("Route: ")
+    assert shlex.split(route) == ["release-safety", "upgrade-plan", *args]
+    code, plan = call(capsys, *shlex.split(route)[1:])
+    assert plan.startswith("Upgrade plan: 1.0.0 → 1.5.0\n")
 
 
 @pytest.mark.parametrize(

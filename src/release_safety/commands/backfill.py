@@ -40,7 +40,13 @@ class Progress:
 
 
 @click.command("backfill")
-@click.option("--repo", "repo_path", default=".", type=click.Path(path_type=Path))
+@click.option(
+    "--repo",
+    "repo_path",
+    default=".",
+    type=click.Path(path_type=Path),
+    help="The git repository to read (default: the current folder).",
+)
 @click.option("--config", type=click.Path(path_type=Path), help="Settings file to use.")
 @click.option("--floor", help="Oldest release to backfill (default: settings, then the index).")
 @click.option("--through", help="Newest release to backfill (default: the newest tag).")
@@ -50,13 +56,30 @@ class Progress:
     default="release-safety-index.json",
     show_default=True,
     type=click.Path(path_type=Path),
+    help="The index file to fill (created when missing, checkpointed while running).",
 )
-@click.option("--artifacts-dir", type=click.Path(path_type=Path, file_okay=False))
+@click.option(
+    "--artifacts-dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Also write each release's artifact to DIR/<version>/release-safety.json.",
+)
 @click.option("--regenerate", is_flag=True, help="Regenerate backfilled entries already indexed.")
 @click.option("--force", is_flag=True, help="Also replace releases' own (non-backfilled) entries.")
-@click.option("--jobs", default=1, show_default=True, type=click.IntRange(1, 64))
+@click.option(
+    "--jobs",
+    default=1,
+    show_default=True,
+    type=click.IntRange(1, 64),
+    help="Releases analysed in parallel.",
+)
 @click.option("--no-cache", is_flag=True, help="Analyse again even where reports are cached.")
-@click.option("--checkpoint-seconds", default=2.0, hidden=True, type=click.FloatRange(0))
+@click.option(
+    "--checkpoint-seconds",
+    default=2.0,
+    hidden=True,
+    type=click.FloatRange(0),
+    help="Rewrite the index at most this often while running.",
+)
 def backfill_command(
     repo_path: Path,
     config: Path | None,

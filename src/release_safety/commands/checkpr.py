@@ -135,7 +135,13 @@ def _text(check: PrCheck) -> str:
 @click.command("check-pr")
 @click.option("--base", required=True, help="The pull request's base branch or commit.")
 @click.option("--head", required=True, help="The pull request's head commit.")
-@click.option("--repo", "repo_path", default=".", type=click.Path(path_type=Path))
+@click.option(
+    "--repo",
+    "repo_path",
+    default=".",
+    type=click.Path(path_type=Path),
+    help="The git repository to read (default: the current folder).",
+)
 @click.option("--config", type=click.Path(path_type=Path), help="Settings file to use.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--summary", help="Write the Markdown job summary to this file.")

@@ -33,7 +33,13 @@ def write_or_print(path: str, text: str) -> None:
 @click.option("--to", "to_ref", required=True, help="Release tag or commit being released.")
 @click.option("--from", "from_ref", help="Ref of the previous release (default: previous tag).")
 @click.option("--version", "version", help="Release version when --to is not a release tag.")
-@click.option("--repo", "repo_path", default=".", type=click.Path(path_type=Path))
+@click.option(
+    "--repo",
+    "repo_path",
+    default=".",
+    type=click.Path(path_type=Path),
+    help="The git repository to read (default: the current folder).",
+)
 @click.option("--config", type=click.Path(path_type=Path), help="Settings file to use.")
 @click.option("--out", default="release-safety.json", show_default=True, help="`-` for stdout.")
 @click.option("--evidence", help="Also write every finding as JSON to this file.")
@@ -98,8 +104,20 @@ def index() -> None:
 
 
 @index.command("update")
-@click.option("--index", "index_path", required=True, type=click.Path(path_type=Path))
-@click.option("--artifact", "artifact_path", required=True, type=click.Path(path_type=Path))
+@click.option(
+    "--index",
+    "index_path",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="The index file to update (created when missing).",
+)
+@click.option(
+    "--artifact",
+    "artifact_path",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="The release's release-safety.json to add.",
+)
 @click.option("--backfilled", is_flag=True, help="The artifact was generated retroactively.")
 @click.option("--floor", help="Backfill floor version (gets a synthetic required stop).")
 @click.option("--force", is_flag=True, help="Let a backfilled entry replace a release's own.")
@@ -146,7 +164,7 @@ def validate(file: Path) -> int:
 
 
 @click.command()
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Print the catalogue as a JSON array.")
 def rules(as_json: bool) -> int:
     """List every rule of every surface."""
     # `generate` imports every surface and the verdict, and with them their rules.

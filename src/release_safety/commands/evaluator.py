@@ -3,6 +3,7 @@ against a running server)."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from pathlib import Path
 
@@ -10,10 +11,37 @@ import click
 
 from release_safety.errors import InputError
 
+EVALUATOR_MODULES = (
+    "jsonschema_rs",
+    "openapi_spec_validator",
+    "orjson",
+    "referencing",
+    "schemathesis",
+    "starlette",
+    "uvicorn",
+)
+"""What the `evaluator` extra installs, by import name (only these two commands use them)."""
+
+
+def require_evaluator_extra(command: str) -> None:
+    """Exit 2 with the install command when the `evaluator` extra is not installed."""
+    missing = [name for name in EVALUATOR_MODULES if importlib.util.find_spec(name) is None]
+    if missing:
+        raise InputError(
+            f"{command}: needs the evaluator extra ({', '.join(missing)} not installed):"
+            " pip install 'release-safety[evaluator]'"
+        )
+
 
 @click.command("serve-evaluator")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
-@click.option("--port", default=8080, show_default=True, type=click.IntRange(0, 65535))
+@click.option(
+    "--port",
+    default=8080,
+    show_default=True,
+    type=click.IntRange(0, 65535),
+    help="TCP port to listen on.",
+)
 @click.option(
     "--data",
     "data_file",
@@ -36,6 +64,7 @@ def serve_evaluator(
     print_openapi: bool,
 ) -> int:
     """Serve the reference query-history API over HTTP."""
+    require_evaluator_extra("serve-evaluator")
     from release_safety.evaluator.openapi import openapi_text
 
     if print_openapi:
@@ -71,7 +100,13 @@ def serve_evaluator(
     is_flag=True,
     help="Also re-send the caller's history rows (needs --param projectUuid=...).",
 )
-@click.option("--max-examples", default=25, show_default=True, type=click.IntRange(1, 10_000))
+@click.option(
+    "--max-examples",
+    default=25,
+    show_default=True,
+    type=click.IntRange(1, 10_000),
+    help="Examples schemathesis generates per operation.",
+)
 @click.option("--seed", default=1, show_default=True, type=int, help="Generation seed.")
 @click.option(
     "--phases",
@@ -92,6 +127,7 @@ def contract_check(
     as_json: bool,
 ) -> int:
     """Check a running server against an OpenAPI document (exit 1 on any failure)."""
+    require_evaluator_extra("contract-check")
     from release_safety.evaluator.contract import ContractRun, run_contract
 
     fixed: dict[str, str] = {}

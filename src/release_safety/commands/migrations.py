@@ -76,7 +76,8 @@ def lint_migrations(files: tuple[str, ...], postgres_version: int | None, as_jso
         flags = ", ".join(f"{k}={_show(v)}" for k, v in report["heaviness"].items())
         click.echo(f"{report['file']}: tables [{', '.join(report['tables'])}]; {flags}")
         for finding in report["findings"]:
-            click.echo(f"  {finding['severity']} {finding['rule']}: {finding['message']}")
+            where = f"{finding['file']}:{finding.get('line', 1)}"
+            click.echo(f"  {where}: {finding['severity']} {finding['rule']}: {finding['message']}")
             if "hint" in finding:
                 click.echo(f"    safer: {finding['hint']}")
     return worst

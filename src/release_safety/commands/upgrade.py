@@ -7,6 +7,7 @@ read or validated.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -86,7 +87,8 @@ def upgrade_check(
     if as_json:
         click.echo(dumps(result.to_json_data()), nl=False)
     else:
-        click.echo(render_check(result, releases), nl=False)
+        same_index = _same_index(index_source, offline, index_sha256)
+        click.echo(render_check(result, releases, same_index), nl=False)
     return 0 if result.safe else 1
 
 
@@ -126,8 +128,21 @@ def _gap(gap: MissingRange) -> str:
     return "everything (the index is empty)"
 
 
-def render_check(result: UpgradeCheckResult, releases: Releases) -> str:
-    """The human report: one labelled line per fact, as interface section 4.8 lists them."""
+def _same_index(index_source: str | None, offline: bool, index_sha256: str | None) -> list[str]:
+    """The index options as the user gave them, for a command line to run next."""
+    args = ["--index", index_source] if index_source else []
+    return (
+        args
+        + (["--offline"] if offline else [])
+        + (["--index-sha256", index_sha256] if index_sha256 else [])
+    )
+
+
+def render_check(
+    result: UpgradeCheckResult, releases: Releases, index_args: list[str] | None = None
+) -> str:
+    """The human report: one labelled line per fact, then the route command (with the index
+    options the user gave) when the span does not roll in one hop."""
     unsafe, unknown = releases_by_verdict(releases, result.coveredVersions)
     minimum = result.minPreviousVersion or "none"
     if result.minPreviousVersion and Version.parse(result.minPreviousVersion) > Version.parse(
@@ -147,10 +162,9 @@ def render_check(result: UpgradeCheckResult, releases: Releases) -> str:
         f"Covered releases: {_listing(result.coveredVersions)}",
     ]
     if not result.safe and result.direction == "upgrade":
-        lines.append(
-            f"Route: release-safety upgrade-plan --from {result.fromVersion} "
-            f"--to {result.toVersion}"
-        )
+        route = ["release-safety", "upgrade-plan", "--from", result.fromVersion]
+        route += ["--to", result.toVersion, *(index_args or [])]
+        lines.append(f"Route: {shlex.join(route)}")
     return "\n".join(lines) + "\n"
 
 

@@ -31,7 +31,7 @@ UNACKNOWLEDGEABLE = frozenset(
 
 
 def _problem(path: str, line: int, message: str) -> Finding:
-    return ACKNOWLEDGEMENT_INVALID.finding("migrations", f"{path}:{line}: {message}", path, line)
+    return ACKNOWLEDGEMENT_INVALID.finding("migrations", message, path, line)
 
 
 def _invalid(attempt: Parsed, path: str, known: frozenset[str]) -> Finding | None:
@@ -81,9 +81,6 @@ def acknowledge(
             out[i] = out[i].model_copy(update=update)
         if not hits:
             rules = ", ".join(attempt.rules)
-            message = (
-                f"{path}:{attempt.line}: acknowledgement of {rules} matches no finding on the "
-                "statement after it"
-            )
+            message = f"acknowledgement of {rules} matches no finding on the statement after it"
             extra.append(ACKNOWLEDGEMENT_UNUSED.finding("migrations", message, path, attempt.line))
     return [*out, *extra]

@@ -81,15 +81,14 @@ def findings_of(
     file's acknowledgements are applied last."""
     findings: list[Finding] = []
     for issue in analysis.issues:
-        message = f"{path}:{issue.line}: {issue.message}"
-        findings.append(_RULES[issue.rule].finding("migrations", message, path, issue.line))
+        findings.append(_RULES[issue.rule].finding("migrations", issue.message, path, issue.line))
     for heavy in analysis.heavy:
         if heavy.table in new_tables:
             continue
         work = "rewritten" if heavy.rewrites else "read"
         specific = next((f.hint for f in findings if f.line == heavy.line and f.hint), None)
         message = (
-            f"{path}:{heavy.line}: {heavy.table} is locked ({heavy.lock.label}) while every row "
+            f"{heavy.table} is locked ({heavy.lock.label}) while every row "
             f"is {work}: the previous release's queries on it wait for all of it"
         )
         findings.append(
