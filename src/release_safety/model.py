@@ -1,6 +1,6 @@
 """The contract as models: the per-release artifact, the index and the upgrade-check result.
 
-Interface sections 4.8, 9.1 and 9.2. Every object is closed; field order is the JSON order.
+The contract of docs/contract.md (the artifact, the index, upgrade-check). Every object is closed; field order is the JSON order.
 The JSON Schemas under `schemas/` are generated from these models (`release-safety schema`).
 """
 

@@ -32,7 +32,7 @@ BACKFILLED = register(
         surface="release",
         severity="unknown",
         title="A backfilled release is never proven safe",
-        why="A release analysed after the fact ran with no gate; interface 9.3 rule 6 gives it a "
+        why="A release analysed after the fact ran with no gate; verdict rule 6 gives it a "
         "conservative verdict.",
         safe="Cross backfilled releases with the Recreate strategy.",
     )

@@ -99,3 +99,21 @@ def test_check_pr_prints_each_location_once(
         " (undeclared)"
     ]
     assert all(line.count("002_drop.sql") <= 1 for line in lines)
+
+
+def test_docs_cite_the_contract_in_the_repository_and_its_anchors_exist() -> None:
+    contract = (ROOT / "docs" / "contract.md").read_text(encoding="utf-8")
+    anchors = {
+        re.sub(r"[^a-z0-9 -]", "", line.lstrip("#").strip().lower()).replace(" ", "-")
+        for line in contract.splitlines()
+        if line.startswith("## ")
+    }
+    texts = {
+        path: path.read_text(encoding="utf-8")
+        for pattern in ("README.md", "docs/*.md", "src/**/*.py")
+        for path in ROOT.glob(pattern)
+    }
+    cited = re.compile(r"interface (section|sections|\d)", re.IGNORECASE)
+    assert [str(p) for p, text in texts.items() if cited.search(text)] == []
+    links = {a for text in texts.values() for a in re.findall(r"contract\.md#([a-z0-9-]+)", text)}
+    assert links and links <= anchors

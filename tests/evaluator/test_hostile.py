@@ -1,7 +1,7 @@
 """Hostile input to the evaluator (issue 17, item 9): huge numbers, deep and huge bodies, bodies
 sent without a token, sub-millisecond times, a replayed null pivot value, a bad `--db`.
 
-Real server, real sockets. Every refusal carries the error payload of interface 2.5."""
+Real server, real sockets. Every refusal carries the error payload of docs/contract.md#evaluator-api."""
 
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ AUTH = {"Authorization": f"ApiKey {ALICE_TOKEN}"}
 
 
 def error_of(response: httpx.Response) -> dict[str, Any]:
-    """The error object of a refusal, checked against the payload shape of interface 2.5."""
+    """The error object of a refusal, checked against the payload shape of docs/contract.md."""
     body = response.json()
     assert body["status"] == "error"
     assert body["error"]["statusCode"] == response.status_code

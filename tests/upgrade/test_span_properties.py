@@ -14,7 +14,7 @@ from release_safety.span import Releases, evaluate_span
 
 
 def reference(doc: dict[str, Any], start: str, target: str) -> dict[str, Any]:
-    """Interface 9.3 rules 1 to 7, written out plainly with lists and loops."""
+    """Verdict rules 1 to 7 (docs/contract.md), written out plainly with lists and loops."""
     entries = sorted(doc["entries"], key=lambda e: vkey(e["version"]))
     held = [e["version"] for e in entries]
     floor = doc["backfillFloorVersion"]

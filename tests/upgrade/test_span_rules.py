@@ -1,4 +1,4 @@
-"""Rules 1 to 7 of interface section 9.3, one table row per behaviour."""
+"""Verdict rules 1 to 7 of docs/contract.md, one table row per behaviour."""
 
 from __future__ import annotations
 

@@ -15,7 +15,6 @@ EVALUATOR_MODULES = (
     "jsonschema_rs",
     "openapi_spec_validator",
     "orjson",
-    "referencing",
     "schemathesis",
     "starlette",
     "uvicorn",

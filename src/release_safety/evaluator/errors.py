@@ -16,7 +16,7 @@ class ApiError(Exception):
         self.data = data
 
     def payload(self) -> dict[str, Any]:
-        """The error payload of interface section 2.5."""
+        """The error payload of docs/contract.md#evaluator-api."""
         error: dict[str, Any] = {
             "name": self.name,
             "statusCode": self.status_code,

@@ -56,7 +56,7 @@ UPGRADE_FLOOR = register(
         severity="advisory",
         title="A maintainer set an upgrade floor",
         why="Installs older than the floor must upgrade through an intermediate version first "
-        "(interface 9.3 rule 4).",
+        "(docs/contract.md#verdict-rules, rule 4).",
     )
 )
 REQUIRED_STOP = register(
@@ -66,7 +66,7 @@ REQUIRED_STOP = register(
         severity="advisory",
         title="A maintainer marked a required stop",
         why="Upgrades crossing a required stop must land on it and run its migrations first "
-        "(interface 9.3 rule 3).",
+        "(docs/contract.md#verdict-rules, rule 3).",
     )
 )
 

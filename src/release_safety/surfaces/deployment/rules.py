@@ -170,7 +170,7 @@ STRATEGY_RECREATE = _rule(
     "breaking",
     "The chart's upgrade mode or update strategy becomes Recreate",
     "The chart itself stops every pod before starting the new ones: the release is not "
-    "rolled, whatever the other surfaces say (interface 9.3 rule 8).",
+    "rolled, whatever the other surfaces say (docs/contract.md#verdict-rules, rule 8).",
     "upgrade.mode: RollingUpdate -> Recreate",
 )
 STRATEGY_CHANGED = _rule(
