@@ -1,6 +1,7 @@
 """The contract as models: the per-release artifact, the index and the upgrade-check result.
 
-The contract of docs/contract.md (the artifact, the index, upgrade-check). Every object is closed; field order is the JSON order.
+The contract of docs/contract.md (the artifact, the index, upgrade-check). Every object is
+closed; field order is the JSON order.
 The JSON Schemas under `schemas/` are generated from these models (`release-safety schema`).
 """
 

@@ -1,6 +1,7 @@
 """Span evaluation: may an install at one version roll to another in one hop?
 
-The verdict rules 1 to 7 of docs/contract.md#verdict-rules, over an already validated index. Pure: no I/O.
+The verdict rules 1 to 7 of docs/contract.md#verdict-rules, over an already validated index.
+Pure: no I/O.
 
 The span is every indexed release after the lower version up to and including the upper one.
 Its verdict is the AND of their `rollingUpdateSafe` (unknown counts as false); a break in the

@@ -16,9 +16,9 @@ ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 
-def commands(group: click.Group = cli, path: tuple[str, ...] = ()) -> Iterator[
-    tuple[str, click.Command]
-]:
+def commands(
+    group: click.Group = cli, path: tuple[str, ...] = ()
+) -> Iterator[tuple[str, click.Command]]:
     """Every leaf command of the tree, by its full name (`index update`)."""
     ctx = click.Context(group)
     for name in group.list_commands(ctx):

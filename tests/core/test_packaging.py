@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import itertools
+import re
 import subprocess
 import sys
 import tomllib
@@ -38,7 +40,7 @@ def modules_used(folder: Path) -> dict[str, set[Path]]:
                 names = [node.module]
             elif isinstance(node, ast.List):
                 items = [e.value for e in node.elts if isinstance(e, ast.Constant)]
-                names = [b for a, b in zip(items, items[1:], strict=False) if a == "-m"]
+                names = [b for a, b in itertools.pairwise(items) if a == "-m"]
             for name in names:
                 used.setdefault(str(name).split(".")[0], set()).add(path)
     return used
@@ -64,9 +66,7 @@ def test_metadata_is_pep_639_with_the_mit_licence_file() -> None:
     assert {"Homepage", "Source", "Issues"} <= set(meta["urls"])
 
 
-def test_every_declared_dependency_is_used_and_the_evaluator_stack_only_by_the_evaluator() -> (
-    None
-):
+def test_every_declared_dependency_is_used_and_the_evaluator_stack_only_by_the_evaluator() -> None:
     src = ROOT / "src" / "release_safety"
     used = distributions_used(src)
     declared = [canonicalize_name(r.name) for r in [*CORE, *EVALUATOR]]
@@ -76,10 +76,11 @@ def test_every_declared_dependency_is_used_and_the_evaluator_stack_only_by_the_e
         where = used[canonicalize_name(requirement.name)]
         outside = [p for p in where if not any(p.is_relative_to(e) for e in evaluator_only)]
         assert outside == [], requirement.name
+    extra = {canonicalize_name(r.name) for r in EVALUATOR}
     extra_modules = {
         module
         for module, dists in packages_distributions().items()
-        if any(canonicalize_name(d) in {canonicalize_name(r.name) for r in EVALUATOR} for d in dists)
+        if any(canonicalize_name(d) in extra for d in dists)
     } & set(modules_used(src))
     assert set(EVALUATOR_MODULES) == extra_modules
 
@@ -152,8 +153,6 @@ HOOKS = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf
 
 
 def test_the_pre_commit_hooks_run_real_commands_on_the_files_they_match(tmp_path: Path) -> None:
-    import re
-
     hooks = {hook["id"]: hook for hook in HOOKS}
     assert set(hooks) == {"lint-migrations", "diff-openapi"}
     for hook in HOOKS:

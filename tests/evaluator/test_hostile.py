@@ -1,7 +1,8 @@
 """Hostile input to the evaluator (issue 17, item 9): huge numbers, deep and huge bodies, bodies
 sent without a token, sub-millisecond times, a replayed null pivot value, a bad `--db`.
 
-Real server, real sockets. Every refusal carries the error payload of docs/contract.md#evaluator-api."""
+Real server, real sockets. Every refusal carries the error payload of
+docs/contract.md#evaluator-api."""
 
 from __future__ import annotations
 

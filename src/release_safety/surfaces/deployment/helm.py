@@ -6,7 +6,8 @@ templates; and what changed between two versions of a chart.
 A value is a leaf of `values.yaml` (a scalar, a list or an empty mapping). A value removed or
 renamed is like an environment variable removed or renamed: operators' values files still set
 it. Strategy values are those under a key named `strategy`, `updateStrategy`,
-`deploymentStrategy` or `upgradeStrategy`, and `upgrade.mode` (docs/contract.md#verdict-rules, rule 8).
+`deploymentStrategy` or `upgradeStrategy`, and `upgrade.mode` (docs/contract.md#verdict-rules,
+rule 8).
 """
 
 from __future__ import annotations
