@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from release_safety.backfill import Outcome, backfill
+from release_safety.commands.options import repo_option
 from release_safety.index import read_index
 from release_safety.settings import load_settings
 
@@ -40,13 +41,7 @@ class Progress:
 
 
 @click.command("backfill")
-@click.option(
-    "--repo",
-    "repo_path",
-    default=".",
-    type=click.Path(path_type=Path),
-    help="The git repository to read (default: the current folder).",
-)
+@repo_option
 @click.option("--config", type=click.Path(path_type=Path), help="Settings file to use.")
 @click.option("--floor", help="Oldest release to backfill (default: settings, then the index).")
 @click.option("--through", help="Newest release to backfill (default: the newest tag).")

@@ -10,6 +10,7 @@ import click
 
 from release_safety import jsonio
 from release_safety.checkpr import GateResult, gate
+from release_safety.commands.options import repo_option
 from release_safety.findings import Finding, all_findings
 from release_safety.generate import Generated, Release, analyse_release
 from release_safety.gitrepo import GitRepo
@@ -135,13 +136,7 @@ def _text(check: PrCheck) -> str:
 @click.command("check-pr")
 @click.option("--base", required=True, help="The pull request's base branch or commit.")
 @click.option("--head", required=True, help="The pull request's head commit.")
-@click.option(
-    "--repo",
-    "repo_path",
-    default=".",
-    type=click.Path(path_type=Path),
-    help="The git repository to read (default: the current folder).",
-)
+@repo_option
 @click.option("--config", type=click.Path(path_type=Path), help="Settings file to use.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--summary", help="Write the Markdown job summary to this file.")

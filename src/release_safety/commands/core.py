@@ -9,6 +9,7 @@ import click
 
 from release_safety import jsonio
 from release_safety.artifact import unknown_artifact
+from release_safety.commands.options import repo_option
 from release_safety.errors import InputError, ReleaseSafetyError
 from release_safety.evidence import evidence_document
 from release_safety.findings import RULES, all_findings
@@ -33,13 +34,7 @@ def write_or_print(path: str, text: str) -> None:
 @click.option("--to", "to_ref", required=True, help="Release tag or commit being released.")
 @click.option("--from", "from_ref", help="Ref of the previous release (default: previous tag).")
 @click.option("--version", "version", help="Release version when --to is not a release tag.")
-@click.option(
-    "--repo",
-    "repo_path",
-    default=".",
-    type=click.Path(path_type=Path),
-    help="The git repository to read (default: the current folder).",
-)
+@repo_option
 @click.option("--config", type=click.Path(path_type=Path), help="Settings file to use.")
 @click.option("--out", default="release-safety.json", show_default=True, help="`-` for stdout.")
 @click.option("--evidence", help="Also write every finding as JSON to this file.")
