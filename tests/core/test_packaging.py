@@ -181,3 +181,38 @@ def test_the_pre_commit_hooks_run_real_commands_on_the_files_they_match(tmp_path
     )
     assert done.returncode == 1
     assert "drop-column" in done.stdout
+
+
+def test_bootstrap_reinstalls_only_when_pyproject_or_the_lock_changed(tmp_path: Path) -> None:
+    tree = tmp_path / "tree"
+    (tree / "scripts").mkdir(parents=True)
+    for name in ("scripts/bootstrap", "pyproject.toml", "requirements.lock"):
+        (tree / name).write_bytes((ROOT / name).read_bytes())
+    (tree / "scripts" / "bootstrap").chmod(0o755)
+    shims = tmp_path / "bin"
+    shims.mkdir()
+    calls = tmp_path / "calls"
+    # python3 stands for the installer: it records the call and builds a venv that "works".
+    (shims / "python3").write_text(
+        f'#!/bin/sh\necho "$*" >> "{calls}"\nmkdir -p .venv/bin\n'
+        'printf "#!/bin/sh\\nexit 0\\n" > .venv/bin/python\n'
+        "cp .venv/bin/python .venv/bin/release-safety\nchmod +x .venv/bin/*\n",
+        encoding="utf-8",
+    )
+    (shims / "python3").chmod(0o755)
+    env = {"PATH": f"{shims}:/usr/bin:/bin", "HOME": str(tmp_path)}
+
+    def bootstrap() -> list[str]:
+        calls.write_text("", encoding="utf-8")
+        done = subprocess.run(
+            ["bash", "scripts/bootstrap"], cwd=tree, env=env, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr
+        return calls.read_text(encoding="utf-8").splitlines()
+
+    assert bootstrap() == ["-m venv .venv"]
+    assert bootstrap() == []
+    with (tree / "pyproject.toml").open("a", encoding="utf-8") as handle:
+        handle.write("\n# changed\n")
+    assert bootstrap() == ["-m venv .venv"]
+    assert bootstrap() == []
