@@ -15,9 +15,8 @@ from __future__ import annotations
 import logging
 import sqlite3
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 from starlette.applications import Starlette
@@ -45,10 +44,10 @@ log = logging.getLogger("release_safety.evaluator")
 HTTP_NAMES = {404: "NotFoundError", 405: "MethodNotAllowedError", 400: "ParameterError"}
 MAX_BODY_BYTES = 1 << 20
 MAX_DEPTH = 64
+_OK = b'{"status":"ok","results":'
 
 
-@dataclass(frozen=True)
-class Call:
+class Call(NamedTuple):
     """Everything a handler may use."""
 
     conn: sqlite3.Connection
@@ -115,18 +114,28 @@ def _parse_body(raw: bytes) -> Any:
     return body
 
 
+def _authorization(request: Request) -> str | None:
+    """The Authorization header (the first one), read off the raw headers: a request's
+    Headers object is more work than the one look-up needs."""
+    for key, value in request.scope["headers"]:
+        if key == b"authorization":
+            header: str = value.decode("latin-1")
+            return header
+    return None
+
+
 def _serve(
     store: Store, clock: Callable[[], int], handler: Handler, body_schema: str | None
 ) -> Callable[[Request], Any]:
     async def endpoint(request: Request) -> Response:
         try:
             now = clock()
-            caller = authenticate(store, request.headers.get("authorization"), now)
+            caller = authenticate(store, _authorization(request), now)
             body = None
             if body_schema is not None:
                 body = _parse_body(await _read_body(request))
                 check_body(body_schema, body)
-            params = Params(request.query_params)
+            params = Params(request.scope["query_string"])
             path = request.path_params
             results = handler(Call(store.conn(), store, caller, params, path, body, now))
         except ApiError as exc:
@@ -135,24 +144,22 @@ def _serve(
             log.exception("unexpected error on %s %s", request.method, request.url.path)
             return _error(ApiError(500, "UnexpectedServerError", "Something went wrong."))
         if isinstance(results, bytes):  # already JSON
-            return Response(
-                b'{"status":"ok","results":%b}' % results, media_type="application/json"
-            )
+            return Response(b"".join((_OK, results, b"}")), media_type="application/json")
         return _json({"status": "ok", "results": results})
 
     return endpoint
 
 
 def list_history(call: Call) -> bytes:
-    query = history.parse_query(call.params)
+    query = history.parse_query(call.params.raw)
     project = call.path["projectUuid"]
-    require_project(call.conn, call.caller, project)
+    require_project(call.store, call.caller, project)
     return history.list_history(call.store, query, project, call.caller.uuid, call.now)
 
 
 def query_status(call: Call) -> dict[str, Any]:
     project = call.path["projectUuid"]
-    require_project(call.conn, call.caller, project)
+    require_project(call.store, call.caller, project)
     scope = call.store.scope(project, call.caller.uuid)
     found = history.run_status(call.conn, scope, call.path["queryUuid"])
     if found is None:
@@ -162,18 +169,18 @@ def query_status(call: Call) -> dict[str, Any]:
 
 def execute_query(operation: str, call: Call) -> dict[str, Any]:
     project = call.path["projectUuid"]
-    require_project(call.conn, call.caller, project)
+    require_project(call.store, call.caller, project)
     with call.store.writing() as conn:
         return execute(call.store, conn, operation, project, call.caller.uuid, call.body, call.now)
 
 
 def saved_chart(call: Call) -> dict[str, Any]:
-    return content.saved_chart(call.conn, call.caller, call.path["chartUuid"])
+    return content.saved_chart(call.store, call.caller, call.path["chartUuid"])
 
 
 def compile_query(call: Call) -> dict[str, Any]:
     project, explore = call.path["projectUuid"], call.path["exploreName"]
-    require_project(call.conn, call.caller, project)
+    require_project(call.store, call.caller, project)
     row = call.conn.execute(
         "SELECT sql_table, fields FROM explores WHERE project_uuid = ? AND name = ?",
         (project, explore),
@@ -198,27 +205,27 @@ def list_content(call: Call) -> dict[str, Any]:
     call.params.check()
     page, page_size = pagination(page, page_size, 100)
     for project in projects:
-        require_project(call.conn, call.caller, project)
+        require_project(call.store, call.caller, project)
     chosen = sorted(set(projects)) or content.visible_projects(call.conn, call.caller)
     return content.dashboards(call.conn, chosen, page, page_size, sort_by, direction == "desc")
 
 
 def list_access(call: Call) -> list[dict[str, Any]]:
     project = call.path["projectUuid"]
-    require_project(call.conn, call.caller, project)
+    require_project(call.store, call.caller, project)
     return content.project_access(call.conn, project)
 
 
 def grant_access(call: Call) -> dict[str, Any]:
     project = call.path["projectUuid"]
-    require_project_admin(call.conn, call.caller, project)
+    require_project_admin(call.store, call.caller, project)
     with call.store.writing() as conn:
         return content.grant_access(conn, project, call.body["email"], call.body["role"])
 
 
 def update_access(call: Call) -> dict[str, Any]:
     project = call.path["projectUuid"]
-    require_project_admin(call.conn, call.caller, project)
+    require_project_admin(call.store, call.caller, project)
     with call.store.writing() as conn:
         return content.update_access(conn, project, call.path["userUuid"], call.body["role"])
 
@@ -232,7 +239,7 @@ def catalog_metrics(call: Call) -> dict[str, Any]:
     tags = call.params.texts("tags")
     call.params.check()
     page, page_size = pagination(page, page_size, 100)
-    require_project(call.conn, call.caller, project)
+    require_project(call.store, call.caller, project)
     return content.catalog_metrics(call.conn, project, tags, page, page_size, sort, order == "desc")
 
 

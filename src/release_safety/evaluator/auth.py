@@ -4,7 +4,6 @@ access: who may see a project and who may change its roles."""
 from __future__ import annotations
 
 import re
-import sqlite3
 from dataclasses import dataclass
 
 from release_safety.evaluator.errors import forbidden, not_found, unauthorized
@@ -38,28 +37,20 @@ def authenticate(store: Store, header: str | None, now: int) -> Caller:
     return Caller(uuid=owner.user_uuid, org_role=owner.org_role)
 
 
-def project_role(conn: sqlite3.Connection, caller: Caller, project: str) -> str | None:
-    """The caller's role in a project: organization admins are admins everywhere."""
+def require_project(store: Store, caller: Caller, project: str) -> str:
+    """The caller's role in an existing project (404 unknown project, 403 no access);
+    organization admins are admins everywhere."""
+    exists, role = store.access(project, caller.uuid)
+    if not exists:
+        raise not_found(f"Project {project} not found")
     if caller.org_role == "admin":
         return "admin"
-    row = conn.execute(
-        "SELECT role FROM project_roles WHERE project_uuid = ? AND user_uuid = ?",
-        (project, caller.uuid),
-    ).fetchone()
-    return None if row is None else str(row["role"])
-
-
-def require_project(conn: sqlite3.Connection, caller: Caller, project: str) -> str:
-    """The caller's role in an existing project (404 unknown project, 403 no access)."""
-    if conn.execute("SELECT 1 FROM projects WHERE uuid = ?", (project,)).fetchone() is None:
-        raise not_found(f"Project {project} not found")
-    role = project_role(conn, caller, project)
     if role is None:
         raise forbidden("You do not have access to this project")
     return role
 
 
-def require_project_admin(conn: sqlite3.Connection, caller: Caller, project: str) -> None:
+def require_project_admin(store: Store, caller: Caller, project: str) -> None:
     """Only a project admin (or an organization admin) manages project access."""
-    if require_project(conn, caller, project) != "admin":
+    if require_project(store, caller, project) != "admin":
         raise forbidden("Only a project admin can manage project access")

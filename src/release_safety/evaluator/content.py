@@ -10,19 +10,22 @@ from typing import Any
 from release_safety.evaluator.auth import Caller, require_project
 from release_safety.evaluator.errors import ApiError, not_found
 from release_safety.evaluator.params import offset_of, page_info
+from release_safety.evaluator.store import Store
 
 CONTENT_SORTS = {"name": "name", "lastUpdatedAt": "updated_at"}
 CATALOG_SORTS = {"name": "name", "label": "label", "chartUsage": "chart_usage"}
 
 
-def saved_chart(conn: sqlite3.Connection, caller: Caller, chart_uuid: str) -> dict[str, Any]:
+def saved_chart(store: Store, caller: Caller, chart_uuid: str) -> dict[str, Any]:
     """A saved chart the caller may see (404 unknown, 403 no access to its project)."""
-    row = conn.execute(
-        "SELECT project_uuid, record FROM saved_charts WHERE uuid = ?", (chart_uuid,)
-    ).fetchone()
+    row = (
+        store.conn()
+        .execute("SELECT project_uuid, record FROM saved_charts WHERE uuid = ?", (chart_uuid,))
+        .fetchone()
+    )
     if row is None:
         raise not_found(f"Saved chart {chart_uuid} not found")
-    require_project(conn, caller, row["project_uuid"])
+    require_project(store, caller, row["project_uuid"])
     record: dict[str, Any] = json.loads(row["record"])
     return record
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import cached_property
 from typing import Any
 
 from starlette.datastructures import QueryParams
@@ -19,9 +20,14 @@ MAX_INTEGER = 2**53 - 1
 class Params:
     """Typed access to a request's query string; call `check()` before using the values."""
 
-    def __init__(self, query: QueryParams) -> None:
-        self.query = query
+    def __init__(self, raw: bytes) -> None:
+        self.raw = raw
         self.errors: dict[str, dict[str, Any]] = {}
+
+    @cached_property
+    def query(self) -> QueryParams:
+        """The parsed query string (parsed on first use: most requests have none to read)."""
+        return QueryParams(self.raw)
 
     def _fail(self, name: str, message: str, value: Any) -> None:
         self.errors[name] = {"message": message, "value": value}

@@ -154,6 +154,9 @@ class Store:
         self.sampled = 0
         self.tokens: dict[str, TokenOwner] = {}
         self.trigram_sample: Counter[str] = Counter()  # texts holding each trigram, of SAMPLE
+        # (project, user) -> (project exists, role): existing projects only, so it stays as
+        # small as the roles table; emptied by every write
+        self._access: dict[tuple[str, str], tuple[bool, str | None]] = {}
 
     def failure(self, exc: sqlite3.Error) -> InputError | CheckError:
         """A database error as one line naming the file: 2 when the file is not a database
@@ -175,9 +178,28 @@ class Store:
 
     @contextmanager
     def writing(self) -> Iterator[sqlite3.Connection]:
-        """A serialized write transaction."""
-        with self.write_lock, self._conn:
-            yield self._conn
+        """A serialized write transaction; what was read of the access rules is read again."""
+        with self.write_lock:
+            try:
+                with self._conn:
+                    yield self._conn
+            finally:
+                self._access.clear()
+
+    def access(self, project: str, user: str) -> tuple[bool, str | None]:
+        """Whether a project exists, and the user's role in it (None without one)."""
+        key = (project, user)
+        found = self._access.get(key)
+        if found is None:
+            exists, role = self.tuples(
+                "SELECT EXISTS (SELECT 1 FROM projects WHERE uuid = ?1), (SELECT role FROM"
+                " project_roles WHERE project_uuid = ?1 AND user_uuid = ?2)",
+                key,
+            )[0]
+            found = (bool(exists), role)
+            if exists:
+                self._access[key] = found
+        return found
 
     def load(self, data: DataSet | Mapping[str, Any], now: int) -> None:
         """Replace the whole database with a checked data set; times resolve against now."""
