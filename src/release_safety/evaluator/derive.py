@@ -10,7 +10,7 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 TRIGGERS: dict[str, tuple[str, ...]] = {
     "interactive": (
@@ -59,6 +59,8 @@ SQL_KEYS = ("sql", "savedSqlUuid", "slug")
 _CTE = re.compile(r"^\s*with\s+([^\s(]+)\s+as\b", re.IGNORECASE)
 _FROM = re.compile(r"\bfrom\s+([^\s,;()]+)", re.IGNORECASE)
 _QUOTES = str.maketrans("", "", "\"'`")
+# The JSON text of a run's field definitions, as searched (one encoder, not one per run)
+_FIELDS_JSON = json.JSONEncoder(sort_keys=True, ensure_ascii=False).encode
 
 
 @dataclass(frozen=True)
@@ -71,8 +73,7 @@ class Names:
     labels: Mapping[str, Mapping[str, str]]  # explore name -> field id -> label
 
 
-@dataclass(frozen=True)
-class Derived:
+class Derived(NamedTuple):
     """The fields the server computes for a row."""
 
     trigger: str
@@ -95,7 +96,7 @@ def trigger_of(context: str) -> str:
 
 def language_of(params: Any) -> str:
     """`sql` when the request parameters hold any SQL key (presence, not value)."""
-    if isinstance(params, Mapping) and any(key in params for key in SQL_KEYS):
+    if isinstance(params, Mapping) and not params.keys().isdisjoint(SQL_KEYS):
         return "sql"
     return "semantic"
 
@@ -122,11 +123,15 @@ def first_line(sql: str) -> str:
     return next((line.strip() for line in sql.splitlines() if line.strip()), "")
 
 
-def semantic_subline(metric_query: Mapping[str, Any], labels: Mapping[str, str]) -> str:
-    """Metric labels, then `by ` and dimension labels, joined by a middle dot."""
+def semantic_subline(
+    metric_query: Mapping[str, Any], labels: Mapping[str, str], own: Mapping[str, str]
+) -> str:
+    """Metric labels, then `by ` and dimension labels, joined by a middle dot; a label the
+    run's own field definitions give (`own`) wins over the explore's (`labels`)."""
 
     def label(field_id: Any) -> str:
-        return labels.get(str(field_id)) or friendly(str(field_id))
+        key = str(field_id)
+        return own.get(key) or labels.get(key) or friendly(key)
 
     metrics = [label(m) for m in metric_query.get("metrics") or []]
     dimensions = [label(d) for d in metric_query.get("dimensions") or []]
@@ -159,7 +164,7 @@ def derive(run: Mapping[str, Any], names: Names) -> Derived:
     params = params if isinstance(params, Mapping) else {}
     metric_query = run.get("metricQuery")
     metric_query = metric_query if isinstance(metric_query, Mapping) else {}
-    language = language_of(run.get("requestParameters"))
+    language = language_of(params)
     chart_uuid = _text(params.get("chartUuid"))
     saved_sql_uuid = _text(params.get("savedSqlUuid"))
     dashboard_uuid = _text(params.get("dashboardUuid"))
@@ -174,8 +179,8 @@ def derive(run: Mapping[str, Any], names: Names) -> Derived:
         subline = first_line(compiled)
     else:
         title = explore_name or chart_name or "Query"
-        labels = {**names.labels.get(explore_name or "", {}), **_run_labels(run.get("fields"))}
-        subline = semantic_subline(metric_query, labels)
+        labels = names.labels.get(explore_name or "", {})
+        subline = semantic_subline(metric_query, labels, _run_labels(run.get("fields")))
     if dashboard_name:
         tile = f"“{chart_name}” on " if chart_name else ""
         subline = f"{subline} — {tile}{dashboard_name}" if subline else f"{tile}{dashboard_name}"
@@ -185,7 +190,7 @@ def derive(run: Mapping[str, Any], names: Names) -> Derived:
     search_fields = (
         compiled,
         explore_name or "",
-        json.dumps(fields, sort_keys=True, ensure_ascii=False) if fields else "",
+        _FIELDS_JSON(fields) if fields else "",
         chart_name or "",
         sql_chart_name or "",
         dashboard_name or "",
@@ -201,5 +206,5 @@ def derive(run: Mapping[str, Any], names: Names) -> Derived:
         saved_sql_uuid=saved_sql_uuid,
         dashboard_uuid=dashboard_uuid,
         dashboard_name=dashboard_name,
-        search_fields=tuple(f.lower() for f in search_fields),
+        search_fields=tuple(map(str.lower, search_fields)),
     )

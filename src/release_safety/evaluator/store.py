@@ -27,7 +27,7 @@ from release_safety.evaluator.counts import CountIndex
 from release_safety.evaluator.derive import Names, derive
 from release_safety.evaluator.encoding import dumps
 from release_safety.evaluator.fixture import DataSet, RunChecker, check_parts, dataset_of
-from release_safety.evaluator.times import format_time, parse_time
+from release_safety.evaluator.times import format_time, parse_time, resolve
 
 TABLES = """
 CREATE TABLE organization (uuid TEXT PRIMARY KEY, name TEXT NOT NULL);
@@ -81,9 +81,10 @@ CREATE TABLE runs (
   item BLOB NOT NULL
 );
 -- Candidates of a search: every trigram of the six texts (a superset of the true matches,
--- which instr() then confirms). Contentless and without positions: small.
+-- which instr() then confirms). Contentless and without positions: small. The texts and
+-- needles are lowercased already, so the tokenizer does not fold case again.
 CREATE VIRTUAL TABLE runs_search USING fts5(
-  text, content='', tokenize='trigram', detail='none'
+  text, content='', tokenize='trigram case_sensitive 1', detail='none'
 );
 """
 # Built once the runs are in: faster than keeping them up to date row by row.
@@ -367,7 +368,7 @@ def _load_runs(
 
 
 def _opt_time(value: Any, now: int) -> str | None:
-    return format_time(parse_time(value, now)) if isinstance(value, str) else None
+    return resolve(value, now)[1] if isinstance(value, str) else None
 
 
 def _load_users(
@@ -545,14 +546,14 @@ def run_row(
 ) -> tuple[tuple[Any, ...], str]:
     """The stored row of a run, and the text its trigrams are indexed from."""
     derived = derive(run, names)
-    created = parse_time(run["createdAt"], now)
+    created, created_text = resolve(run["createdAt"], now)
     results_created = run.get("resultsCreatedAt")
-    cache_hit = isinstance(results_created, str) and parse_time(results_created, now) < created
+    cache_hit = isinstance(results_created, str) and resolve(results_created, now)[0] < created
     semantic = derived.language == "semantic"
     runtime = run.get("warehouseExecutionTimeMs")
     item = {
         "queryUuid": run["queryUuid"],
-        "createdAt": format_time(created),
+        "createdAt": created_text,
         "projectUuid": run["projectUuid"],
         "context": run["context"],
         "trigger": derived.trigger,

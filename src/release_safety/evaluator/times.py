@@ -9,16 +9,18 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime, timedelta
+from functools import lru_cache
 
 MS_US = 1_000
 MINUTE_US = 60_000_000
+DAY_US = 1_440 * MINUTE_US
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _NAIVE_EPOCH = datetime(1970, 1, 1)
 _ONE_US = timedelta(microseconds=1)
 _MIN_US = (datetime(1, 1, 2, tzinfo=UTC) - _EPOCH) // _ONE_US
 _MAX_US = (datetime(9999, 12, 31, tzinfo=UTC) - _EPOCH) // _ONE_US
 _RELATIVE = re.compile(r"^now(?:([+-])(\d{1,12})(s|m|h|d))?$")
-_UNIT_US = {"s": 1_000_000, "m": MINUTE_US, "h": 60 * MINUTE_US, "d": 1_440 * MINUTE_US}
+_UNIT_US = {"s": 1_000_000, "m": MINUTE_US, "h": 60 * MINUTE_US, "d": DAY_US}
 
 
 def _checked(us: int, text: str) -> int:
@@ -53,9 +55,28 @@ def parse_time(text: str, now_us: int) -> int:
 
 def format_time(us: int) -> str:
     """Epoch microseconds as `YYYY-MM-DDTHH:MM:SS.mmmZ`, or `.mmmuuuZ` when the time has
-    sub-millisecond digits."""
-    moment = _NAIVE_EPOCH + timedelta(microseconds=us)
-    return moment.isoformat(timespec="microseconds" if us % MS_US else "milliseconds") + "Z"
+    sub-millisecond digits (printed by arithmetic: a datetime per time was most of a load)."""
+    days, rest = divmod(us, DAY_US)
+    seconds, micro = divmod(rest, 1_000_000)
+    minutes, seconds = divmod(seconds, 60)
+    hours, minutes = divmod(minutes, 60)
+    clock = f"{_date(days)}T{hours:02d}:{minutes:02d}:{seconds:02d}"
+    if micro % MS_US:
+        return f"{clock}.{micro:06d}Z"
+    return f"{clock}.{micro // MS_US:03d}Z"
+
+
+@lru_cache(maxsize=1_024)
+def _date(days: int) -> str:
+    return (_NAIVE_EPOCH + timedelta(days=days)).date().isoformat()
+
+
+@lru_cache(maxsize=64)
+def resolve(text: str, now_us: int) -> tuple[int, str]:
+    """A time of the data as epoch microseconds and as printed. A run's times often repeat
+    (results created, updated, processing started at one instant): the last few are kept."""
+    moment = parse_time(text, now_us)
+    return moment, format_time(moment)
 
 
 def now_us() -> int:
