@@ -161,7 +161,7 @@ def query_status(call: Call) -> dict[str, Any]:
     project = call.path["projectUuid"]
     require_project(call.store, call.caller, project)
     scope = call.store.scope(project, call.caller.uuid)
-    found = history.run_status(call.conn, scope, call.path["queryUuid"])
+    found = history.run_status(call.store, scope, call.path["queryUuid"])
     if found is None:
         raise not_found(f"Query {call.path['queryUuid']} not found")
     return found

@@ -6,7 +6,6 @@ bounds on createdAt with an inclusive newer end (a run exactly 5 minutes old is 
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -117,9 +116,7 @@ def fts_query(needle: str, frequency: Mapping[str, int], sampled: int) -> str | 
 
 
 def _page(store: Store, ids: Sequence[int]) -> bytes:
-    marks = ", ".join("?" * len(ids))
-    items = dict(store.tuples(f"SELECT id, item FROM runs WHERE id IN ({marks})", ids))
-    return b",".join([items[i] for i in ids])
+    return b",".join(map(store.items.__getitem__, ids))
 
 
 def _searched(
@@ -165,9 +162,7 @@ def _searched(
 def _listed(
     store: Store, query: HistoryQuery, scope: int, now: int
 ) -> tuple[dict[str, Any], int, bytes]:
-    """Counts from the count index; the page through the covering index of its sort, its
-    items joined by SQLite (one row to fetch instead of a page of them; the subquery's ORDER
-    BY and LIMIT keep it from being flattened, so the items come in its order)."""
+    """Counts from the count index; the page's row ids from the covering index of its sort."""
     counts, total = tally(
         store.counts.matching(scope, query.language, query.statuses),
         query.trigger,
@@ -182,9 +177,8 @@ def _listed(
     if query.sort_by == "runtime":
         order, index = "runtime_key DESC, " + order, "runs_by_runtime"
     rows = store.tuples(
-        "SELECT CAST(group_concat(item, ',') AS BLOB) FROM (SELECT item FROM runs"
-        f" INDEXED BY {index} WHERE scope = ? AND created_at > ? AND created_at <= ?{clauses}"
-        f" ORDER BY {order} LIMIT ? OFFSET ?)",
+        f"SELECT id FROM runs INDEXED BY {index} WHERE scope = ? AND created_at > ?"
+        f" AND created_at <= ?{clauses} ORDER BY {order} LIMIT ? OFFSET ?",
         [
             scope,
             *_bounds(query, now),
@@ -193,7 +187,7 @@ def _listed(
             offset_of(query.page, query.page_size),
         ],
     )
-    return counts, total, rows[0][0] or b""
+    return counts, total, _page(store, [row[0] for row in rows])
 
 
 def list_history(store: Store, query: HistoryQuery, project: str, user: str, now: int) -> bytes:
@@ -212,15 +206,13 @@ def list_history(store: Store, query: HistoryQuery, project: str, user: str, now
     )
 
 
-def run_status(
-    conn: sqlite3.Connection, scope: int | None, query_uuid: str
-) -> dict[str, Any] | None:
+def run_status(store: Store, scope: int | None, query_uuid: str) -> dict[str, Any] | None:
     """One of the caller's runs in the project, with its status; None when not theirs."""
-    row = conn.execute(
-        "SELECT item FROM runs WHERE query_uuid = ? AND scope = ?", (query_uuid, scope)
-    ).fetchone()
-    if row is None:
+    rows = store.tuples(
+        "SELECT id FROM runs WHERE query_uuid = ? AND scope = ?", (query_uuid, scope)
+    )
+    if not rows:
         return None
-    item = orjson.loads(row[0])
+    item = orjson.loads(store.items[rows[0][0]])
     keys = ("queryUuid", "status", "error", "createdAt", "totalRowCount", "resultsUpdatedAt")
     return {key: item[key] for key in keys}
