@@ -6,7 +6,7 @@ bounds on createdAt with an inclusive newer end (a run exactly 5 minutes old is 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -115,10 +115,6 @@ def fts_query(needle: str, frequency: Mapping[str, int], sampled: int) -> str | 
     return " AND ".join('"' + gram.replace('"', '""') + '"' for gram in picked)
 
 
-def _page(store: Store, ids: Sequence[int]) -> bytes:
-    return b",".join(map(store.items.__getitem__, ids))
-
-
 def _searched(
     store: Store, query: HistoryQuery, scope: int, now: int
 ) -> tuple[dict[str, Any], int, bytes]:
@@ -156,7 +152,8 @@ def _searched(
     else:
         chosen.sort(key=lambda row: (-row[2], row[5]))
     start = offset_of(query.page, query.page_size)
-    return counts, total, _page(store, [row[0] for row in chosen[start : start + query.page_size]])
+    page = chosen[start : start + query.page_size]
+    return counts, total, store.items.joined(row[0] for row in page)
 
 
 def _listed(
@@ -187,7 +184,7 @@ def _listed(
             offset_of(query.page, query.page_size),
         ],
     )
-    return counts, total, _page(store, [row[0] for row in rows])
+    return counts, total, store.items.joined(row[0] for row in rows)
 
 
 def list_history(store: Store, query: HistoryQuery, project: str, user: str, now: int) -> bytes:

@@ -148,6 +148,11 @@ class Items:
     def __getitem__(self, rowid: int) -> bytearray:
         return self._buffer[self._ends[rowid - 1] : self._ends[rowid]]
 
+    def joined(self, rowids: Iterable[int]) -> bytes:
+        """The items of these row ids, in that order, joined by commas."""
+        buffer, ends = self._buffer, self._ends
+        return b",".join([buffer[ends[i - 1] : ends[i]] for i in rowids])
+
 
 @dataclass(frozen=True)
 class TokenOwner:
