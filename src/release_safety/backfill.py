@@ -3,13 +3,18 @@
 Every release is judged with today's settings (the maintainer's best knowledge of where the
 surfaces were), leniently: a path the settings name that an old release does not have makes
 that surface not checked for that release, not the whole run fail. Resumable (entries already
-in the index are kept unless `regenerate`), checkpointed (the index is rewritten atomically
-every few seconds, so a killed run resumes where it stopped), and parallel (`jobs` worker
-processes, each with its own git reader and caches).
+in the index are kept unless `regenerate`), checkpointed (every few seconds the artifacts
+written since the last checkpoint are synced, and the new entries are merged into the index as
+it is on disk, under its lock, so a killed run resumes where it stopped and an `index update`
+made meanwhile is kept), and parallel (`jobs` worker processes, each with its own git reader
+and caches, each ending when the backfill's process does, even killed).
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
+import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -21,13 +26,21 @@ from release_safety.artifact import unknown_artifact
 from release_safety.errors import InputError
 from release_safety.generate import Release, analyse_release
 from release_safety.gitrepo import GitRepo, ReleaseTag
-from release_safety.index import apply_floor, entry_from_artifact, upsert
-from release_safety.model import Artifact, Index
+from release_safety.index import (
+    apply_floor,
+    entry_from_artifact,
+    index_lock,
+    merge,
+    read_index,
+    write_index,
+)
+from release_safety.model import Artifact, Index, IndexEntry
 from release_safety.releasesettings import ReleaseSettings, SettingsAt
 from release_safety.settings import Settings
 from release_safety.versions import Version
 
 CHECKPOINT_SECONDS = 2.0
+ORPHAN_CHECK_SECONDS = 0.2
 
 
 @dataclass(frozen=True)
@@ -66,10 +79,27 @@ def releases_to_backfill(
 _worker: tuple[GitRepo, ReleaseSettings, bool] | None = None
 
 
-def _init_worker(repo_path: str, settings: Settings, use_cache: bool) -> None:
+def _end_with_parent(parent: int) -> None:
+    """A worker whose backfill process is gone (even killed with SIGKILL) ends too; its git
+    readers then read end-of-file and end as well."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(ORPHAN_CHECK_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="release-safety-orphan-watch", daemon=True).start()
+
+
+def _open_worker(repo_path: str, settings: Settings, use_cache: bool) -> None:
     global _worker
     judged_with = ReleaseSettings(SettingsAt(settings, "the backfill's settings"))
     _worker = (GitRepo(repo_path), judged_with, use_cache)
+
+
+def _init_worker(repo_path: str, settings: Settings, use_cache: bool, parent: int) -> None:
+    _end_with_parent(parent)
+    _open_worker(repo_path, settings, use_cache)
 
 
 def _generate_one(release: Release) -> Outcome:
@@ -92,7 +122,7 @@ def generate_all(
     """Outcomes in release order; `jobs` > 1 spreads contiguous chunks over processes."""
     global _worker
     if jobs <= 1 or len(releases) < 2:
-        _init_worker(str(repo_path), settings, use_cache)
+        _open_worker(str(repo_path), settings, use_cache)
         try:
             for release in releases:
                 yield _generate_one(release)
@@ -103,7 +133,9 @@ def generate_all(
         return
     chunk = max(1, len(releases) // (jobs * 4))
     with ProcessPoolExecutor(
-        max_workers=jobs, initializer=_init_worker, initargs=(str(repo_path), settings, use_cache)
+        max_workers=jobs,
+        initializer=_init_worker,
+        initargs=(str(repo_path), settings, use_cache, os.getpid()),
     ) as pool:
         yield from pool.map(_generate_one, releases, chunksize=chunk)
 
@@ -152,23 +184,53 @@ def backfill(
     own = [r for r in releases if r.version in existing and not existing[r.version].backfilled]
     kept = 0 if force else len(own)
     result = BackfillResult(index, 0, len(releases) - len(todo), kept, [])
-    last_checkpoint = time.monotonic()
-    for done, outcome in enumerate(
-        generate_all(repo_path, settings, todo, jobs, use_cache), start=1
-    ):
-        artifact = outcome.artifact
-        if outcome.error:
-            result.failures.append(f"{artifact.version}: {outcome.error}")
-        if artifacts_dir is not None:
-            target = artifacts_dir / artifact.version / "release-safety.json"
-            jsonio.write_atomic(target, jsonio.dumps(artifact.to_json_data()))
-        entry = entry_from_artifact(artifact, backfilled=True)
-        result.index, _ = upsert(result.index, entry, force=force)
-        result.generated += 1
-        progress(done, len(todo), outcome)
-        if time.monotonic() - last_checkpoint >= checkpoint_seconds:
-            jsonio.write_atomic(index_path, jsonio.dumps(result.index.to_json_data()))
-            last_checkpoint = time.monotonic()
-    result.index = apply_floor(result.index, floor)
-    jsonio.write_atomic(index_path, jsonio.dumps(result.index.to_json_data()))
+    checkpoint = _Checkpoint(index_path, floor, force)
+    with _artifacts_lock(artifacts_dir):
+        for done, outcome in enumerate(
+            generate_all(repo_path, settings, todo, jobs, use_cache), start=1
+        ):
+            artifact = outcome.artifact
+            if outcome.error:
+                result.failures.append(f"{artifact.version}: {outcome.error}")
+            if artifacts_dir is not None:
+                target = artifacts_dir / artifact.version / "release-safety.json"
+                jsonio.write_atomic(target, jsonio.dumps(artifact.to_json_data()), durable=False)
+                checkpoint.unsynced.append(target)
+            checkpoint.entries.append(entry_from_artifact(artifact, backfilled=True))
+            result.generated += 1
+            progress(done, len(todo), outcome)
+            if time.monotonic() - checkpoint.taken >= checkpoint_seconds:
+                checkpoint.take()
+        result.index = checkpoint.take()
     return result
+
+
+def _artifacts_lock(folder: Path | None) -> contextlib.AbstractContextManager[object]:
+    """One backfill at a time writes an artifacts folder (a second one fails at once)."""
+    if folder is None:
+        return contextlib.nullcontext()
+    return jsonio.FileLock(folder, 0.0, "the artifacts folder")
+
+
+class _Checkpoint:
+    """What a checkpoint makes durable: the artifacts written since the last one (synced in one
+    batch), then the entries generated since, merged into the index as it is on disk now."""
+
+    def __init__(self, index_path: Path, floor: str | None, force: bool) -> None:
+        self.index_path = index_path
+        self.floor = floor
+        self.force = force
+        self.unsynced: list[Path] = []
+        self.entries: list[IndexEntry] = []
+        self.taken = time.monotonic()
+
+    def take(self) -> Index:
+        jsonio.sync_files(self.unsynced)
+        self.unsynced.clear()
+        with index_lock(self.index_path):
+            merged, _ = merge(read_index(self.index_path), self.entries, force=self.force)
+            merged = apply_floor(merged, self.floor)
+            write_index(self.index_path, merged)
+        self.entries.clear()
+        self.taken = time.monotonic()
+        return merged

@@ -3,7 +3,8 @@
 Commands are imported only when invoked (`COMMANDS` maps each name to `module:attribute`), so
 a quick command such as `upgrade-check` does not pay for the SQL and OpenAPI analysers.
 Each command returns its exit code; `run` turns errors into one line (or a JSON object when
-`--json` was asked for) and the exit code the conventions give them.
+`--json` was asked for) and the exit code the conventions give them; anything unexpected is
+exit 3 ("could not check") the same way, never a traceback and never the "unsafe" code 1.
 """
 
 from __future__ import annotations
@@ -38,6 +39,10 @@ COMMANDS = {
 }
 
 
+MAX_DETAIL = 300
+"""Characters of an unexpected error's text that reach the one-line report."""
+
+
 class LazyGroup(click.Group):
     """A group whose commands are imported on first use."""
 
@@ -61,6 +66,7 @@ def cli() -> None:
 
 
 def _report_error(kind: str, message: str, code: int, as_json: bool) -> int:
+    message = " ".join(message.split())  # one line, whatever the message held
     if as_json:
         click.echo(json.dumps({"error": {"kind": kind, "message": message, "exitCode": code}}))
     else:
@@ -82,6 +88,9 @@ def run(argv: Sequence[str] | None = None) -> int:
         return _report_error("usage", exc.format_message(), InputError.exit_code, as_json)
     except ReleaseSafetyError as exc:
         return _report_error(exc.kind, exc.message, exc.exit_code, as_json)
+    except Exception as exc:  # anything unexpected: could not check, never "unsafe" (1)
+        detail = str(exc)[:MAX_DETAIL] or "no detail"
+        return _report_error("internal", f"unexpected {type(exc).__name__}: {detail}", 3, as_json)
     return int(result or 0)
 
 

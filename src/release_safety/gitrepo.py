@@ -10,6 +10,7 @@ import contextlib
 import difflib
 import select
 import subprocess
+import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
@@ -43,6 +44,15 @@ class ReleaseTag:
     tag: str
     commit: str
     date: str
+
+
+def _warn(message: str) -> None:
+    sys.stderr.write(f"release-safety: warning: {message}\n")
+
+
+def _shown(text: str) -> str:
+    """A name for a message, cut short when it is absurdly long."""
+    return repr(text) if len(text) <= 80 else f"{text[:40]!r}... ({len(text)} characters)"
 
 
 def iso_utc(moment: datetime) -> str:
@@ -207,10 +217,16 @@ class GitRepo:
         return str(bases[0].hexsha)
 
     def release_tags(self, pattern: TagPattern) -> list[ReleaseTag]:
-        """Tags that name releases, sorted by version (numeric per part); one tag per version."""
+        """Tags that name releases, sorted by version (numeric per part); one tag per version.
+
+        A tag the pattern matches that names no commit (a blob, a tree, a tag of a tag) or no
+        readable version (a part too long) is skipped with a warning line on stderr.
+        """
         fmt = "%00".join(
             [
                 "%(refname:strip=2)",
+                "%(objecttype)",
+                "%(*objecttype)",
                 "%(objectname)",
                 "%(*objectname)",
                 "%(committerdate:unix)",
@@ -220,11 +236,19 @@ class GitRepo:
         out = self._git("for-each-ref", f"--format={fmt}", "refs/tags")
         found: dict[Version, ReleaseTag] = {}
         for line in out.splitlines():
-            name, obj, peeled, date, peeled_date = line.split("\0")
-            version = pattern.version_of(name)
-            if version is None:
+            name, kind, peeled_kind, obj, peeled, date, peeled_date = line.split("\0")
+            text = pattern.version_text(name)
+            if text is None:
                 continue
+            version = Version.maybe(text)
             commit, stamp = (peeled, peeled_date) if peeled else (obj, date)
+            if version is None:
+                _warn(f"tag {_shown(name)}: {_shown(text)} is not a release version; skipped")
+                continue
+            if (peeled_kind or kind) != "commit" or not stamp.isdigit():
+                named = peeled_kind or kind
+                _warn(f"tag {_shown(name)} names a {named}, not a commit; skipped")
+                continue
             when = iso_utc(datetime.fromtimestamp(int(stamp), UTC))
             tag = ReleaseTag(version, name, commit, when)
             if version not in found or name < found[version].tag:

@@ -1,51 +1,83 @@
-"""The cumulative index: strict reading, and the pure upsert of one release's entry."""
+"""The cumulative index: strict reading, and the pure upsert of releases' entries.
+
+Reading (`index_data`) is the read path of `upgrade-check`: bounded JSON that refuses a key
+twice in one object, validated against the shipped JSON Schema (formats included) and for
+versions listed twice, with no pydantic model built. Writers (`index update`, `backfill`)
+read the models (`read_index`) under the index's lock and write them back atomically.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypedDict
 
-from pydantic import ValidationError
-
-from release_safety.errors import InputError
-from release_safety.jsonio import parse_json
-from release_safety.model import Artifact, Index, IndexEntry
+from release_safety import jsonio
+from release_safety.errors import CheckError, InputError
+from release_safety.schemas import validate_document
 from release_safety.versions import is_release, version_key
 
+if TYPE_CHECKING:
+    from release_safety.model import Artifact, Index, IndexEntry, TriState
 
-def validation_message(exc: ValidationError) -> str:
-    """The first failing path and why, e.g. `entries.3.rollingUpdateSafe: Input should be ...`."""
-    error = exc.errors()[0]
-    path = ".".join(str(part) for part in error["loc"]) or "(top level)"
-    reason = "unknown key" if error["type"] == "extra_forbidden" else error["msg"]
-    return f"{path}: {reason}"
+INDEX_LOCK_SECONDS = 60.0
+"""How long a writer waits for another writer of the same index before giving up (exit 3)."""
+
+
+class EntryData(TypedDict):
+    """One entry as the validated JSON holds it (`model.IndexEntry`)."""
+
+    version: str
+    previousVersion: str | None
+    releaseDate: str
+    rollingUpdateSafe: TriState
+    requiredStops: list[str]
+    minPreviousVersion: str | None
+    backfilled: bool
+    syntheticRequiredStop: bool
+
+
+class IndexData(TypedDict):
+    """The index as the validated JSON holds it (`model.Index`)."""
+
+    schemaVersion: str
+    generatedAt: str | None
+    backfillFloorVersion: str | None
+    entries: list[EntryData]
+
+
+def index_data(text: str, where: str) -> IndexData:
+    """A validated index from JSON text; errors name `where` and the failing path (InputError)."""
+    return checked_index(jsonio.parse_json(text, where, strict=True), where)
+
+
+def checked_index(data: Any, where: str) -> IndexData:
+    """JSON data validated as an index: the schema, and no version twice."""
+    validate_document(data, where, "release-safety-index")
+    versions = [entry["version"] for entry in data["entries"]]
+    if len(set(versions)) != len(versions):
+        raise InputError(f"{where}: not a valid index: a version appears twice in entries")
+    result: IndexData = data
+    return result
 
 
 def parse_index(text: str, where: str) -> Index:
-    """An index from JSON text, strictly validated; errors name `where` and the failing path."""
-    try:
-        index = Index.model_validate_json(text, strict=True)
-    except ValidationError:
-        index = _explain_invalid(text, where)
-    versions = [entry.version for entry in index.entries]
-    if len(set(versions)) != len(versions):
-        raise InputError(f"{where}: not a valid index: a version appears twice in entries")
-    return index
+    """The index model of JSON text, validated as `index_data` validates it."""
+    from release_safety.model import Index
+
+    return Index.model_validate(index_data(text, where))
 
 
-def _explain_invalid(text: str, where: str) -> Index:
-    """The slow path for text the fast parse refused: name the JSON error or the failing path."""
-    data = parse_json(text, where)
-    try:
-        return Index.model_validate(data)
-    except ValidationError as exc:
-        raise InputError(f"{where}: not a valid index: {validation_message(exc)}") from exc
+def empty_index() -> Index:
+    from release_safety.model import Index
 
-
-EMPTY_INDEX = Index(schemaVersion="1", generatedAt=None, backfillFloorVersion=None, entries=[])
+    return Index(schemaVersion="1", generatedAt=None, backfillFloorVersion=None, entries=[])
 
 
 def entry_from_artifact(artifact: Artifact, backfilled: bool) -> IndexEntry:
     """The index entry of one release; a backfilled release is never true (rule 6)."""
+    from release_safety.model import IndexEntry
+
     verdict = artifact.compatibility.rollingUpdateSafe
     previous = artifact.previousVersion
     return IndexEntry(
@@ -60,19 +92,29 @@ def entry_from_artifact(artifact: Artifact, backfilled: bool) -> IndexEntry:
     )
 
 
-def upsert(index: Index, entry: IndexEntry, force: bool = False) -> tuple[Index, bool]:
-    """Insert or replace the entry for its version, keeping entries sorted numerically.
+def merge(index: Index, entries: Iterable[IndexEntry], force: bool = False) -> tuple[Index, int]:
+    """Insert or replace each entry for its version (later ones win), sorting once.
 
     A backfilled entry never replaces a release's own (non-backfilled) entry unless `force`.
-    Returns the new index and whether the entry was taken.
+    Returns the new index and how many entries were not taken for that reason.
     """
-    existing = next((e for e in index.entries if e.version == entry.version), None)
-    if existing is not None and not existing.backfilled and entry.backfilled and not force:
-        return index, False
-    if existing is not None and existing.syntheticRequiredStop:
-        entry = _with_floor(entry)
-    entries = [e for e in index.entries if e.version != entry.version] + [entry]
-    return _finish(index, entries, index.backfillFloorVersion), True
+    by_version = {entry.version: entry for entry in index.entries}
+    refused = 0
+    for entry in entries:
+        existing = by_version.get(entry.version)
+        if existing is not None and not existing.backfilled and entry.backfilled and not force:
+            refused += 1
+            continue
+        if existing is not None and existing.syntheticRequiredStop:
+            entry = _with_floor(entry)
+        by_version[entry.version] = entry
+    return _finish(list(by_version.values()), index.backfillFloorVersion), refused
+
+
+def upsert(index: Index, entry: IndexEntry, force: bool = False) -> tuple[Index, bool]:
+    """`merge` of one entry; returns the new index and whether the entry was taken."""
+    updated, refused = merge(index, [entry], force)
+    return updated, not refused
 
 
 def apply_floor(index: Index, floor: str | None) -> Index:
@@ -86,7 +128,7 @@ def apply_floor(index: Index, floor: str | None) -> Index:
         if entry.version == floor and not entry.syntheticRequiredStop:
             entry = _with_floor(entry)
         entries.append(entry)
-    return _finish(index, entries, floor)
+    return _finish(entries, floor)
 
 
 def _with_floor(entry: IndexEntry) -> IndexEntry:
@@ -94,23 +136,29 @@ def _with_floor(entry: IndexEntry) -> IndexEntry:
     return entry.model_copy(update={"requiredStops": stops, "syntheticRequiredStop": True})
 
 
-def _finish(index: Index, entries: list[IndexEntry], floor: str | None) -> Index:
+def _finish(entries: list[IndexEntry], floor: str | None) -> Index:
+    from release_safety.model import Index
+
     entries = sorted(entries, key=lambda e: version_key(e.version))
     newest = max((e.releaseDate for e in entries), default=None)
-    return Index(
-        schemaVersion="1",
-        generatedAt=newest,
-        backfillFloorVersion=floor,
-        entries=entries,
-    )
+    return Index(schemaVersion="1", generatedAt=newest, backfillFloorVersion=floor, entries=entries)
 
 
 def read_index(path: Path) -> Index:
     """The index at `path`; a missing file is an empty index, a malformed one bad input."""
-    if not path.exists():
-        return EMPTY_INDEX
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read index: {exc.strerror or exc}") from exc
+        text = jsonio.read_text(path)
+    except CheckError:
+        if not Path(path).exists():
+            return empty_index()
+        raise
     return parse_index(text, str(path))
+
+
+def write_index(path: Path, index: Index) -> None:
+    jsonio.write_atomic(path, jsonio.dumps(index.to_json_data()))
+
+
+def index_lock(path: Path) -> jsonio.FileLock:
+    """The lock every writer of the index at `path` holds while it reads and writes it."""
+    return jsonio.FileLock(path, INDEX_LOCK_SECONDS, "the index")

@@ -1,14 +1,40 @@
-"""Deterministic JSON and atomic writes: the only way files leave this tool."""
+"""Deterministic JSON, bounded JSON reading and atomic writes: how files enter and leave this tool.
+
+Reading is bounded (docs/bounds.md): values nested deeper than `MAX_DEPTH`, integers longer than
+Python converts, `NaN`/`Infinity` and (with `strict`) a key twice in one object are bad input
+with the place named, never a traceback. Writing goes through a temporary file in the target's
+folder, renamed over the target: the target keeps its mode (a new file gets 0644 under the
+umask), the file and then the folder are synced, and temporary files left by a killed writer
+are removed by the next write of the same file.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-import tempfile
+import re
+import secrets
+import stat
+import sys
+import time
+from collections.abc import Iterable
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 from release_safety.errors import CheckError, InputError
+
+MAX_DEPTH = 100
+"""Deepest nesting of arrays and objects (and YAML collections) any document may have."""
+
+
+class DuplicateKeyError(ValueError):
+    """An object names the same key twice (JSON readers silently keep only the last)."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(f"key {key!r} appears more than once in one object")
+        self.key = key
 
 
 def dumps(data: Any) -> str:
@@ -16,11 +42,174 @@ def dumps(data: Any) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
-def write_atomic(path: Path, text: str) -> None:
+def _refuse_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise DuplicateKeyError(key)
+        result[key] = value
+    return result
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def loads_bounded(text: str, *, strict: bool = False) -> Any:
+    """`json.loads` that refuses NaN/Infinity, values nested deeper than `MAX_DEPTH` and (with
+    `strict`) duplicate keys. Raises `json.JSONDecodeError` (with a line) or `ValueError`."""
+    try:
+        value = json.loads(
+            text,
+            object_pairs_hook=_refuse_duplicates if strict else None,
+            parse_constant=_refuse_constant,
+        )
+    except RecursionError as exc:
+        raise ValueError(f"nested deeper than {MAX_DEPTH} levels") from exc
+    except json.JSONDecodeError:
+        raise
+    except ValueError as exc:
+        if "integer string conversion" not in str(exc):
+            raise
+        digits = sys.get_int_max_str_digits()
+        raise ValueError(f"an integer longer than {digits:,} digits") from exc
+    if deeper_than(value, MAX_DEPTH):
+        raise ValueError(f"nested deeper than {MAX_DEPTH} levels")
+    return value
+
+
+def deeper_than(value: Any, limit: int) -> bool:
+    """True when arrays and objects nest more than `limit` levels (walked without recursion)."""
+    level: list[Any] = [value]
+    for _ in range(limit):
+        level = [
+            child
+            for node in level
+            if isinstance(node, dict | list)
+            for child in (node.values() if isinstance(node, dict) else node)
+            if isinstance(child, dict | list)
+        ]
+        if not level:
+            return False
+    return True
+
+
+def parse_json(text: str, where: str, *, strict: bool = False) -> Any:
+    """Parse JSON text (bounded, see `loads_bounded`), naming the place and the first error."""
+    try:
+        return loads_bounded(text, strict=strict)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{where}: not valid JSON: {exc.msg} at line {exc.lineno}") from exc
+    except DuplicateKeyError as exc:
+        raise InputError(f"{where}: key {exc.key!r} appears twice in one object") from exc
+    except ValueError as exc:
+        raise InputError(f"{where}: not valid JSON: {exc}") from exc
+
+
+def read_text(path: Path) -> str:
+    """A UTF-8 file's text; missing or unreadable is an I/O error, not UTF-8 bad input."""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError as exc:
+        raise CheckError(f"{path}: no such file") from exc
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 text (byte {exc.start})") from exc
+    except OSError as exc:
+        raise CheckError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+
+
+def read_json(path: Path, *, strict: bool = False) -> Any:
+    """Read a JSON file; a missing file is an I/O error, a malformed one bad input."""
+    return parse_json(read_text(path), str(path), strict=strict)
+
+
+# --- writing --------------------------------------------------------------------------------
+
+_STALE_LEGACY_SECONDS = 3600.0  # a temporary file of an older release names no process
+
+
+@cache
+def _umask() -> int:
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _mode_for(path: Path) -> int:
+    """The target's permission bits, or 0644 under the umask for a new file."""
+    try:
+        return stat.S_IMODE(path.stat().st_mode)
+    except OSError:
+        return 0o644 & ~_umask()
+
+
+def remove_stale_temporaries(path: Path) -> None:
+    """Remove `.NAME.PID.XXXX.tmp` files a writer of `path` left when it was killed (its process
+    is gone); a temporary file of a live writer is left alone."""
+    pattern = re.compile(rf"\.{re.escape(path.name)}\.(?:(\d+)\.)?[A-Za-z0-9_]+\.tmp")
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(path.parent if str(path.parent) else "."):
+            found = pattern.fullmatch(entry.name)
+            if found is not None and _is_stale(entry, found.group(1)):
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)
+
+
+def _is_stale(entry: os.DirEntry[str], pid: str | None) -> bool:
+    if pid is None:
+        return time.time() - entry.stat().st_mtime > _STALE_LEGACY_SECONDS
+    if int(pid) == os.getpid():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        return False
+    return False
+
+
+def sync_folder(folder: Path) -> None:
+    """Make a rename in `folder` durable (where the platform allows opening folders)."""
+    try:
+        descriptor = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        with contextlib.suppress(OSError):
+            os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def sync_files(paths: Iterable[Path]) -> None:
+    """Make files written with `durable=False` durable: each file, then each folder once."""
+    folders: dict[Path, None] = {}
+    for path in paths:
+        with contextlib.suppress(OSError):
+            descriptor = os.open(path, os.O_RDONLY)
+            try:
+                os.fsync(descriptor)
+            finally:
+                os.close(descriptor)
+        folders[path.parent] = None
+    for folder in folders:
+        sync_folder(folder)
+
+
+def write_atomic(path: Path, text: str, *, durable: bool = True) -> None:
     """Write through a temporary file in the same folder, then rename over the target.
 
     A link is followed (the file it names is replaced, the link stays); a target that is not a
-    regular file (`/dev/null`, a pipe) is written in place, never replaced by a file.
+    regular file (`/dev/null`, a pipe) is written in place, never replaced by a file. With
+    `durable` the file and its folder are synced before returning; without, the caller syncs
+    a batch of files at once (`sync_files`).
     """
     path = Path(path).resolve() if Path(path).is_symlink() else Path(path)
     if path.exists() and not path.is_file():
@@ -31,38 +220,71 @@ def write_atomic(path: Path, text: str) -> None:
             raise CheckError(f"{path}: cannot write: {exc.strerror or exc}") from exc
         return
     folder = path.parent if str(path.parent) else Path(".")
+    tmp = folder / f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+        remove_stale_temporaries(path)
+        mode = _mode_for(path)
+        descriptor = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except OSError as exc:
         raise CheckError(f"{path}: cannot write: {exc.strerror or exc}") from exc
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+        with os.fdopen(descriptor, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
             handle.flush()
-            os.fsync(handle.fileno())
+            os.fchmod(handle.fileno(), mode)
+            if durable:
+                os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException as exc:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         if isinstance(exc, OSError):
             raise CheckError(f"{path}: cannot write: {exc.strerror or exc}") from exc
         raise
+    if durable:
+        sync_folder(folder)
 
 
-def read_json(path: Path) -> Any:
-    """Read a JSON file; a missing file is an I/O error, a malformed one bad input."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError as exc:
-        raise CheckError(f"{path}: no such file") from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CheckError(f"{path}: cannot read: {exc}") from exc
-    return parse_json(text, str(path))
+class FileLock:
+    """An exclusive lock (`flock`) on `.NAME.lock` beside `path`, for writers that read a file,
+    change it and write it back: one at a time, each re-reading under the lock. Waits up to
+    `timeout` seconds for another holder, then fails (CheckError, exit 3). The lock file stays
+    (removing it would let two writers lock two different files)."""
 
+    def __init__(self, path: Path, timeout: float, what: str) -> None:
+        self.path = Path(path)
+        folder = self.path.parent if str(self.path.parent) else Path(".")
+        self.lock_path = folder / f".{self.path.name}.lock"
+        self.timeout = timeout
+        self.what = what
+        self._descriptor: int | None = None
 
-def parse_json(text: str, where: str) -> Any:
-    """Parse JSON text, naming the place and the position of the first error."""
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{where}: not valid JSON: {exc.msg} at line {exc.lineno}") from exc
+    def __enter__(self) -> FileLock:
+        import fcntl  # deferred: only writers lock
+
+        try:
+            self.lock_path.parent.mkdir(parents=True, exist_ok=True)
+            descriptor = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644 & ~_umask())
+        except OSError as exc:
+            raise CheckError(f"{self.lock_path}: cannot lock: {exc.strerror or exc}") from exc
+        deadline = time.monotonic() + self.timeout
+        while True:
+            try:
+                fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    os.close(descriptor)
+                    waited = f", waited {self.timeout:g} s" if self.timeout else ""
+                    raise CheckError(
+                        f"{self.path}: {self.what} is being written by another run "
+                        f"(lock {self.lock_path}{waited})"
+                    ) from None
+                time.sleep(0.05)
+        self._descriptor = descriptor
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._descriptor is not None:
+            os.close(self._descriptor)  # closing the descriptor releases the lock
+            self._descriptor = None

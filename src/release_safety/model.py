@@ -7,17 +7,42 @@ The JSON Schemas under `schemas/` are generated from these models (`release-safe
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, WithJsonSchema
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    WithJsonSchema,
+)
+
+from release_safety.versions import MAX_VERSION_LENGTH, RELEASE_VERSION_PATTERN
 
 Unknown = Literal["unknown"]
 TriState = StrictBool | Unknown
 """`true`, `false` or the string `"unknown"`: only `true` is ever safe."""
 
-ReleaseVersion = Annotated[str, Field(pattern=r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$")]
+ReleaseVersion = Annotated[str, Field(pattern=RELEASE_VERSION_PATTERN)]
+AnyVersion = Annotated[str, Field(min_length=1, max_length=MAX_VERSION_LENGTH)]
+"""A version as a release names itself (`pr-123` too), of a bounded length."""
 _TIMESTAMP = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$"
-Timestamp = Annotated[str, Field(pattern=_TIMESTAMP)]
+
+
+def _a_real_moment(text: str) -> str:
+    """`2025-99-99T99:99:99Z` has the shape of a timestamp but names no moment."""
+    datetime.fromisoformat(text)  # ValueError names what is out of range
+    return text
+
+
+Timestamp = Annotated[
+    str,
+    Field(pattern=_TIMESTAMP, json_schema_extra={"format": "date-time"}),
+    AfterValidator(_a_real_moment),
+]
 Count = Annotated[StrictInt, Field(ge=0)]
 
 
@@ -136,8 +161,8 @@ class Artifact(Closed):
     """`release-safety.json`: one release's verdict and what it rests on."""
 
     schemaVersion: Literal["2"]
-    version: str = Field(min_length=1)
-    previousVersion: str | None
+    version: AnyVersion
+    previousVersion: AnyVersion | None
     releaseDate: Timestamp
     migrations: Migrations
     compatibility: Compatibility
@@ -174,15 +199,15 @@ class Index(Closed):
 
 
 class MissingRange(Closed):
-    afterVersion: str | None
-    beforeVersion: str | None
+    afterVersion: ReleaseVersion | None
+    beforeVersion: ReleaseVersion | None
 
 
 class UpgradeCheckResult(Closed):
     """What `upgrade-check --json` prints: the span's verdict and what it rests on."""
 
-    fromVersion: str
-    toVersion: str
+    fromVersion: ReleaseVersion
+    toVersion: ReleaseVersion
     direction: Literal["upgrade", "same-version", "downgrade"]
     safe: StrictBool
     verdict: TriState

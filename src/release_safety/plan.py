@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+from release_safety import span
 from release_safety.model import Closed, MissingRange, ReleaseVersion, TriState
 from release_safety.span import (
     Direction,
@@ -81,6 +82,10 @@ def deployment(strategy: Strategy, version: str) -> Deployment:
     )
 
 
+def _ranges(gaps: list[span.MissingRange]) -> list[MissingRange]:
+    return [MissingRange(afterVersion=g.afterVersion, beforeVersion=g.beforeVersion) for g in gaps]
+
+
 def plan_upgrade(index: Releases, from_version: str, to_version: str) -> UpgradePlan:
     """The route from `from_version` to `to_version`; malformed versions raise InputError."""
     start, target = Version.parse(from_version), Version.parse(to_version)
@@ -92,7 +97,7 @@ def plan_upgrade(index: Releases, from_version: str, to_version: str) -> Upgrade
             **header,
             complete=False,
             hops=[],
-            missingRanges=check.missingRanges,
+            missingRanges=_ranges(check.missingRanges),
             problem="a downgrade is never proven safe: the index only covers upgrades",
         )
     if direction == "same-version":
@@ -100,7 +105,7 @@ def plan_upgrade(index: Releases, from_version: str, to_version: str) -> Upgrade
             **header,
             complete=check.safe,
             hops=[],
-            missingRanges=check.missingRanges,
+            missingRanges=_ranges(check.missingRanges),
             problem=None if check.safe else f"{start} is not in the index",
         )
     hops: list[Hop] = []
@@ -175,7 +180,7 @@ def _hop(
     index: Releases, start: Version, end: Version, reason: StopReason, required_by: list[str]
 ) -> Hop:
     entries = index.between(start, end)
-    missing = missing_ranges(index, entries, start, end)
+    missing = _ranges(missing_ranges(index, entries, start, end))
     forced = [
         ForcingRelease(version=entry.version, rollingUpdateSafe=entry.rollingUpdateSafe)
         for entry in entries

@@ -66,6 +66,7 @@ def store(key: str, reports: list[SurfaceReport]) -> None:
     """Keep the reports; a cache that cannot be written only costs speed."""
     rows = [{"kind": type(r).__name__, "report": r.model_dump(mode="json")} for r in reports]
     try:
-        jsonio.write_atomic(_path(key), json.dumps(rows, separators=(",", ":")))
+        # a cache: a file lost to a crash is only recomputed, so it is never synced
+        jsonio.write_atomic(_path(key), json.dumps(rows, separators=(",", ":")), durable=False)
     except CheckError:
         return

@@ -9,7 +9,6 @@ type is bad input naming the file and the key.
 from __future__ import annotations
 
 import fnmatch
-import re
 import tomllib
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -19,12 +18,14 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    StrictInt,
     ValidationError,
     field_validator,
     model_validator,
 )
 
 from release_safety.errors import InputError
+from release_safety.patterns import compile_pattern
 from release_safety.reasons import hollow_reason
 from release_safety.snapshot import Snapshot
 from release_safety.versions import DEFAULT_TAG_PATTERN, TagPattern, Version
@@ -64,8 +65,10 @@ class MigrationSource(_Closed):
     """One place migrations live: a folder glob, file-name patterns, a format and an edition."""
 
     path: str = Field(description="folder glob; `**` spans folders (`**/migrations`)")
-    pattern: str = Field(default=r".*\.sql", description="regular expression on the file name")
-    exclude: str | None = Field(default=None, description="file names to leave out (regex)")
+    pattern: str = Field(
+        default=r".*\.sql", description="regular expression (RE2) on the file name"
+    )
+    exclude: str | None = Field(default=None, description="file names to leave out (RE2)")
     format: Literal["sql", "knex"] = "sql"
     edition: Literal["core", "ee", "auto"] = "auto"
 
@@ -73,21 +76,18 @@ class MigrationSource(_Closed):
     @classmethod
     def _compiles(cls, value: str | None) -> str | None:
         if value is not None:
-            try:
-                re.compile(value)
-            except re.error as exc:
-                raise ValueError(f"not a valid regular expression: {exc}") from exc
+            compile_pattern(value)  # ValueError says why RE2 refuses it
         return value
 
     def matches(self, path: str) -> bool:
         """True when the repository path is a migration file of this source."""
         folder, _, name = path.rpartition("/")
-        if not re.fullmatch(self.pattern, name):
+        if not compile_pattern(self.pattern).fullmatch(name):
             return False
-        if self.exclude and re.fullmatch(self.exclude, name):
+        if self.exclude and compile_pattern(self.exclude).fullmatch(name):
             return False
-        at_or_below = rf"(?:{glob_regex(self.path)})(?:/.*)?"
-        if not folder or re.fullmatch(at_or_below, folder) is None:
+        at_or_below = compile_pattern(rf"(?:{glob_regex(self.path)})(?:/.*)?")
+        if not folder or at_or_below.fullmatch(folder) is None:
             return False
         return not skipped(self.path + "/**", path)
 
@@ -111,7 +111,8 @@ def is_glob(pattern: str) -> bool:
 def glob_match(pattern: str, path: str) -> bool:
     """Glob match where `**` matches any number of folders (including none); a glob does not
     reach into skipped folders (SKIPPED_FOLDERS, hidden ones) that it does not name."""
-    return re.fullmatch(glob_regex(pattern), path) is not None and not skipped(pattern, path)
+    matched = compile_pattern(glob_regex(pattern)).fullmatch(path) is not None
+    return matched and not skipped(pattern, path)
 
 
 def skipped(pattern: str, path: str) -> bool:
@@ -324,7 +325,7 @@ class OverrideSettings(_Closed):
 class Settings(_Closed):
     tag_pattern: str = DEFAULT_TAG_PATTERN
     floor_version: str | None = None
-    postgres_version: int = Field(default=15, ge=9, le=30)
+    postgres_version: StrictInt = Field(default=15, ge=9, le=30)
     index_url: str | None = None
     index_path: str = "release-safety-index.json"
     migrations: MigrationSettings = MigrationSettings()
@@ -366,6 +367,8 @@ def parse_settings(text: str, where: str) -> Settings:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"{where}: not valid TOML: {exc}") from exc
+    except RecursionError as exc:
+        raise InputError(f"{where}: not valid TOML: nested too deeply") from exc
     try:
         return Settings.model_validate(data)
     except InputError as exc:

@@ -9,28 +9,68 @@ Its verdict is the AND of their `rollingUpdateSafe` (unknown counts as false); a
 Required stops strictly between the two versions block the single hop; a stop equal to the
 target is where the hop lands. The floor is always a stop, so an install below it goes there
 first. A downgrade is evaluated over the same releases for the report but is never safe.
+
+The read path builds no pydantic model: entries are `Entry` records made from an index the
+shipped JSON Schema validated (`index.index_data`), and the result is a `SpanResult` whose
+JSON is the `model.UpgradeCheckResult` contract (a test holds the two to the same fields).
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from operator import itemgetter
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
-from release_safety.model import (
-    Index,
-    IndexEntry,
-    MissingRange,
-    TriState,
-    UpgradeCheckResult,
-)
 from release_safety.versions import Version
+
+if TYPE_CHECKING:
+    from release_safety.index import IndexData
+    from release_safety.model import TriState
 
 Direction = Literal["upgrade", "same-version", "downgrade"]
 
 
 Key = tuple[int, ...]
+
+
+class Entry(NamedTuple):
+    """One validated index entry (the fields of `model.IndexEntry`)."""
+
+    version: str
+    previousVersion: str | None
+    releaseDate: str
+    rollingUpdateSafe: TriState
+    requiredStops: list[str]
+    minPreviousVersion: str | None
+    backfilled: bool
+    syntheticRequiredStop: bool
+
+
+@dataclass(frozen=True, slots=True)
+class MissingRange:
+    """A gap in coverage: the nearest indexed versions around it (`model.MissingRange`)."""
+
+    afterVersion: str | None
+    beforeVersion: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class SpanResult:
+    """The verdict on one hop: what `upgrade-check --json` prints (`model.UpgradeCheckResult`)."""
+
+    fromVersion: str
+    toVersion: str
+    direction: Direction
+    safe: bool
+    verdict: TriState
+    requiredStops: list[str]
+    minPreviousVersion: str | None
+    coveredVersions: list[str]
+    missingRanges: list[MissingRange]
+
+    def to_json_data(self) -> dict[str, Any]:
+        return asdict(self)
 
 
 def key_of(version: str) -> Key:
@@ -42,14 +82,17 @@ def key_of(version: str) -> Key:
 class Releases:
     """An index's entries ordered by version, with their sort keys for quick lookup."""
 
-    entries: tuple[IndexEntry, ...]
+    entries: tuple[Entry, ...]
     keys: tuple[Key, ...]
     floor: Version | None
 
     @classmethod
-    def of(cls, index: Index) -> Releases:
-        keyed = sorted(((key_of(e.version), e) for e in index.entries), key=itemgetter(0))
-        floor = index.backfillFloorVersion
+    def of(cls, index: IndexData) -> Releases:
+        """The releases of an index already validated by `index.index_data`."""
+        keyed = sorted(
+            ((key_of(e["version"]), Entry(**e)) for e in index["entries"]), key=itemgetter(0)
+        )
+        floor = index["backfillFloorVersion"]
         return cls(
             entries=tuple(entry for _, entry in keyed),
             keys=tuple(key for key, _ in keyed),
@@ -60,7 +103,7 @@ class Releases:
         at = bisect_left(self.keys, version.key())
         return at < len(self.keys) and self.keys[at] == version.key()
 
-    def between(self, lower: Version, upper: Version) -> tuple[IndexEntry, ...]:
+    def between(self, lower: Version, upper: Version) -> tuple[Entry, ...]:
         """Entries after `lower` up to and including `upper`, oldest first."""
         start = bisect_right(self.keys, lower.key())
         return self.entries[start : bisect_right(self.keys, upper.key())]
@@ -90,7 +133,7 @@ def compose(verdicts: list[TriState], complete: bool) -> TriState:
 
 
 def stops_within(
-    releases: Releases, span: tuple[IndexEntry, ...], lower: Version, upper: Version
+    releases: Releases, span: tuple[Entry, ...], lower: Version, upper: Version
 ) -> list[str]:
     """Required stops strictly between `lower` and `upper`: listed by a release, or the floor."""
     candidates: set[Version] = set()
@@ -105,7 +148,7 @@ def stops_within(
 
 
 def missing_ranges(
-    releases: Releases, span: tuple[IndexEntry, ...], lower: Version, upper: Version
+    releases: Releases, span: tuple[Entry, ...], lower: Version, upper: Version
 ) -> list[MissingRange]:
     """Gaps in coverage: an endpoint the index does not hold, or a broken previousVersion chain.
 
@@ -137,14 +180,12 @@ def missing_ranges(
     return ranges
 
 
-def highest_min_previous(span: tuple[IndexEntry, ...]) -> str | None:
+def highest_min_previous(span: tuple[Entry, ...]) -> str | None:
     floors = [Version.parse(e.minPreviousVersion) for e in span if e.minPreviousVersion]
     return str(max(floors)) if floors else None
 
 
-def evaluate_span(
-    index: Index | Releases, from_version: str, to_version: str
-) -> UpgradeCheckResult:
+def evaluate_span(index: IndexData | Releases, from_version: str, to_version: str) -> SpanResult:
     """The verdict on rolling from `from_version` to `to_version` in one hop (rules 1 to 7).
 
     Malformed versions raise InputError.
@@ -166,7 +207,7 @@ def evaluate_span(
         and not stops
         and (min_previous is None or Version.parse(min_previous) <= start)
     )
-    return UpgradeCheckResult(
+    return SpanResult(
         fromVersion=str(start),
         toVersion=str(target),
         direction=direction,

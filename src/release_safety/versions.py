@@ -7,8 +7,16 @@ from dataclasses import dataclass
 from functools import total_ordering
 
 from release_safety.errors import InputError
+from release_safety.patterns import compile_pattern
 
-_VERSION = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$")
+MAX_PART_DIGITS = 18
+"""Digits a version part may have: room for date-like parts, never a number too long to read."""
+_PART = rf"(0|[1-9]\d{{0,{MAX_PART_DIGITS - 1}}})"
+RELEASE_VERSION_PATTERN = rf"^{_PART}\.{_PART}\.{_PART}$"
+"""A plain release version, `MAJOR.MINOR.PATCH` (the models' and the overrides' pattern too)."""
+MAX_VERSION_LENGTH = 128
+"""Characters any version string (a preview such as `pr-123` included) may have."""
+_VERSION = re.compile(RELEASE_VERSION_PATTERN)
 DEFAULT_TAG_PATTERN = r"^v?(?P<version>\d+\.\d+\.\d+)$"
 
 
@@ -26,7 +34,13 @@ class Version:
         """Parse ``X.Y.Z``; anything else is bad input naming the text."""
         match = _VERSION.match(text.strip()) if isinstance(text, str) else None
         if not match:
-            raise InputError(f"{text!r} is not a release version (MAJOR.MINOR.PATCH)")
+            shown = (
+                repr(text) if len(repr(text)) <= 60 else f"{repr(text)[:40]}... ({len(text)} chars)"
+            )
+            raise InputError(
+                f"{shown} is not a release version "
+                f"(MAJOR.MINOR.PATCH, at most {MAX_PART_DIGITS} digits a part)"
+            )
         return cls(int(match[1]), int(match[2]), int(match[3]))
 
     @classmethod
@@ -59,22 +73,23 @@ def version_key(text: str) -> tuple[int, int, int]:
 
 
 class TagPattern:
-    """Which tags are releases: a regular expression with a named group ``version``."""
+    """Which tags are releases: a regular expression (RE2, `patterns.py`) with a named group
+    ``version``."""
 
     def __init__(self, pattern: str = DEFAULT_TAG_PATTERN) -> None:
         try:
-            self.regex = re.compile(pattern)
-        except re.error as exc:
-            raise InputError(
-                f"tag pattern {pattern!r} is not a valid regular expression: {exc}"
-            ) from exc
+            self.regex = compile_pattern(pattern)
+        except ValueError as exc:
+            raise InputError(f"tag pattern {pattern!r}: {exc}") from exc
         if "version" not in self.regex.groupindex:
             raise InputError(f"tag pattern {pattern!r} has no named group (?P<version>...)")
         self.pattern = pattern
 
+    def version_text(self, tag: str) -> str | None:
+        """The text of the `version` group when the tag matches the pattern, else None."""
+        match = self.regex.match(tag)
+        return match["version"] if match else None
+
     def version_of(self, tag: str) -> Version | None:
         """The release version a tag names, or None when the tag is not a release."""
-        match = self.regex.match(tag)
-        if not match:
-            return None
-        return Version.maybe(match["version"])
+        return Version.maybe(self.version_text(tag))

@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 
 from release_safety.errors import InputError
-from release_safety.index import EMPTY_INDEX, apply_floor, parse_index, upsert
+from release_safety.index import apply_floor, empty_index, parse_index, upsert
 from release_safety.model import IndexEntry
 
 
@@ -26,7 +26,7 @@ def entry(
 
 
 def test_upsert_sorts_numerically_and_replaces_by_version() -> None:
-    index = EMPTY_INDEX
+    index = empty_index()
     for version in ["0.2155.10", "0.2155.9", "0.2156.0"]:
         index, taken = upsert(index, entry(version))
         assert taken
@@ -36,7 +36,7 @@ def test_upsert_sorts_numerically_and_replaces_by_version() -> None:
 
 
 def test_backfilled_never_replaces_a_release_entry_without_force() -> None:
-    index, _ = upsert(EMPTY_INDEX, entry("1.0.0", safe=False))
+    index, _ = upsert(empty_index(), entry("1.0.0", safe=False))
     kept, taken = upsert(index, entry("1.0.0", safe="unknown", backfilled=True))
     assert not taken and kept.entries[0].rollingUpdateSafe is False
     forced, taken = upsert(index, entry("1.0.0", safe="unknown", backfilled=True), force=True)
@@ -44,7 +44,7 @@ def test_backfilled_never_replaces_a_release_entry_without_force() -> None:
 
 
 def test_floor_gets_a_synthetic_stop_and_moves() -> None:
-    index = EMPTY_INDEX
+    index = empty_index()
     for version in ["1.0.0", "1.1.0", "1.2.0"]:
         index, _ = upsert(index, entry(version))
     index = apply_floor(index, "1.1.0")
@@ -61,7 +61,7 @@ def test_floor_gets_a_synthetic_stop_and_moves() -> None:
 
 
 def test_generated_at_is_the_newest_release_date() -> None:
-    index, _ = upsert(EMPTY_INDEX, entry("1.0.0", releaseDate="2025-03-01T00:00:00Z"))
+    index, _ = upsert(empty_index(), entry("1.0.0", releaseDate="2025-03-01T00:00:00Z"))
     index, _ = upsert(index, entry("0.9.0", releaseDate="2025-02-01T00:00:00Z"))
     assert index.generatedAt == "2025-03-01T00:00:00Z"
 
@@ -72,11 +72,11 @@ def test_generated_at_is_the_newest_release_date() -> None:
         ("{", "not valid JSON"),
         ('{"schemaVersion": "1"}', "generatedAt"),
         (
-            json.dumps({**EMPTY_INDEX.to_json_data(), "extra": 1}),
+            json.dumps({**empty_index().to_json_data(), "extra": 1}),
             "extra: unknown key",
         ),
         (
-            json.dumps({**EMPTY_INDEX.to_json_data(), "entries": [{"version": "x"}]}),
+            json.dumps({**empty_index().to_json_data(), "entries": [{"version": "x"}]}),
             "entries.0.version",
         ),
     ],
@@ -87,7 +87,7 @@ def test_parse_index_is_strict(document: str, message: str, tmp_path: Path) -> N
 
 
 def test_duplicate_versions_rejected() -> None:
-    data = EMPTY_INDEX.to_json_data()
+    data = empty_index().to_json_data()
     data["entries"] = [entry("1.0.0").to_json_data(), entry("1.0.0").to_json_data()]
     with pytest.raises(InputError, match="appears twice"):
         parse_index(json.dumps(data), "idx.json")

@@ -19,7 +19,7 @@ QUICK = FetchPolicy(timeout=2.0, attempts=3, backoff=0.01)
 
 def versions(index_source: str, **options: object) -> list[str]:
     index = load_index(index_source, policy=QUICK, **options)  # type: ignore[arg-type]
-    return [entry.version for entry in index.entries]
+    return [entry["version"] for entry in index["entries"]]
 
 
 def test_fetches_validates_and_caches_with_the_etag(

@@ -86,8 +86,8 @@ def shortest_hops(doc: dict[str, Any], start: str, target: str) -> int | None:
     index = as_index(doc)
     stops = evaluate_span(index, start, target).requiredStops
     waypoints = [start, *stops, target]
-    held = sorted({e.version for e in index.entries}, key=vkey)
-    minimum = {e.version: e.minPreviousVersion for e in index.entries}
+    held = sorted({e["version"] for e in index["entries"]}, key=vkey)
+    minimum = {e["version"]: e["minPreviousVersion"] for e in index["entries"]}
     total = 0
     for low, high in pairwise(waypoints):
         nodes = [low, *(v for v in held if vkey(low) < vkey(v) < vkey(high)), high]

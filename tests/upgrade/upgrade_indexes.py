@@ -8,8 +8,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from release_safety.index import parse_index
-from release_safety.model import Index
+from release_safety.index import IndexData, index_data
 
 
 def entry(
@@ -53,8 +52,8 @@ def index_doc(entries: list[dict[str, Any]], floor: str | None = None) -> dict[s
     }
 
 
-def as_index(doc: dict[str, Any]) -> Index:
-    return parse_index(json.dumps(doc), "test index")
+def as_index(doc: dict[str, Any]) -> IndexData:
+    return index_data(json.dumps(doc), "test index")
 
 
 @dataclass

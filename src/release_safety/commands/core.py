@@ -15,10 +15,18 @@ from release_safety.evidence import evidence_document
 from release_safety.findings import RULES, all_findings
 from release_safety.generate import analyse_release, prepare
 from release_safety.gitrepo import GitRepo
-from release_safety.index import apply_floor, entry_from_artifact, parse_index, read_index, upsert
+from release_safety.index import (
+    apply_floor,
+    checked_index,
+    entry_from_artifact,
+    index_lock,
+    read_index,
+    upsert,
+    write_index,
+)
 from release_safety.model import Artifact
 from release_safety.render.markdown import upgrade_safety_section
-from release_safety.schemas import schema_text, validate_document
+from release_safety.schemas import kind_of, schema_text, validate_document
 from release_safety.versions import is_release
 
 
@@ -88,7 +96,8 @@ def generate(
 
 
 def read_artifact(path: Path) -> Artifact:
-    data = jsonio.read_json(path)
+    """An artifact file, validated (schema, then its verdict against its blocks)."""
+    data = jsonio.read_json(path, strict=True)
     validate_document(data, str(path), "release-safety")
     return Artifact.model_validate(data)
 
@@ -119,19 +128,27 @@ def index() -> None:
 def index_update(
     index_path: Path, artifact_path: Path, backfilled: bool, floor: str | None, force: bool
 ) -> int:
-    """Upsert one release's entry into the index."""
-    current = read_index(index_path)
+    """Upsert one release's entry into the index (under its lock: concurrent runs queue)."""
     artifact = read_artifact(artifact_path)
     if floor is not None and not is_release(floor):
         raise InputError(f"--floor {floor!r} is not a release version (MAJOR.MINOR.PATCH)")
     if not is_release(artifact.version):
         click.echo(f"{index_path}: {artifact.version} is not a release version; index unchanged")
         return 0
-    updated, taken = upsert(current, entry_from_artifact(artifact, backfilled), force=force)
-    updated = apply_floor(updated, floor or current.backfillFloorVersion)
-    if not taken:
-        click.echo(f"{index_path}: kept the release's own entry for {artifact.version} (--force)")
-    jsonio.write_atomic(index_path, jsonio.dumps(updated.to_json_data()))
+    with index_lock(index_path):
+        current = read_index(index_path)
+        updated, taken = upsert(current, entry_from_artifact(artifact, backfilled), force=force)
+        if floor is not None and all(entry.version != floor for entry in updated.entries):
+            raise InputError(
+                f"--floor {floor}: not in the index {index_path} (the floor must be an indexed "
+                "release); index unchanged"
+            )
+        updated = apply_floor(updated, floor or current.backfillFloorVersion)
+        if not taken:
+            click.echo(
+                f"{index_path}: kept the release's own entry for {artifact.version} (--force)"
+            )
+        write_index(index_path, updated)
     click.echo(str(index_path))
     return 0
 
@@ -150,10 +167,12 @@ def schema(name: str) -> int:
 @click.argument("file", type=click.Path(path_type=Path))
 def validate(file: Path) -> int:
     """Validate an artifact or an index against its schema."""
-    document = jsonio.read_json(file)
-    kind = validate_document(document, str(file))
+    document = jsonio.read_json(file, strict=True)
+    kind = kind_of(document)
     if kind == "release-safety-index":
-        parse_index(jsonio.dumps(document), str(file))
+        checked_index(document, str(file))
+    else:
+        validate_document(document, str(file), kind)
     click.echo(f"{file}: valid {kind}")
     return 0
 

@@ -16,11 +16,17 @@ import click
 
 from release_safety.indexsource import check_pin, load_index
 from release_safety.jsonio import dumps
-from release_safety.model import MissingRange, UpgradeCheckResult
-from release_safety.span import Releases, evaluate_span, releases_by_verdict
+from release_safety.span import (
+    MissingRange,
+    Releases,
+    SpanResult,
+    evaluate_span,
+    releases_by_verdict,
+)
 from release_safety.versions import Version
 
 if TYPE_CHECKING:
+    from release_safety.model import MissingRange as ContractRange
     from release_safety.plan import Hop, UpgradePlan
 
 
@@ -118,7 +124,7 @@ def _listing(items: list[str]) -> str:
     return ", ".join(items) if items else "none"
 
 
-def _gap(gap: MissingRange) -> str:
+def _gap(gap: MissingRange | ContractRange) -> str:
     if gap.afterVersion and gap.beforeVersion:
         return f"between {gap.afterVersion} and {gap.beforeVersion}"
     if gap.beforeVersion:
@@ -139,7 +145,7 @@ def _same_index(index_source: str | None, offline: bool, index_sha256: str | Non
 
 
 def render_check(
-    result: UpgradeCheckResult, releases: Releases, index_args: list[str] | None = None
+    result: SpanResult, releases: Releases, index_args: list[str] | None = None
 ) -> str:
     """The human report: one labelled line per fact, then the route command (with the index
     options the user gave) when the span does not roll in one hop."""

@@ -10,7 +10,7 @@ from release_safety.artifact import surface_breaking
 from release_safety.demo.service import RELEASES
 from release_safety.generate import Generated, analyse_release, prepare
 from release_safety.gitrepo import GitRepo
-from release_safety.index import EMPTY_INDEX, apply_floor, entry_from_artifact, upsert
+from release_safety.index import apply_floor, empty_index, entry_from_artifact, upsert
 from release_safety.repobuilder import RepoBuilder
 from release_safety.settings import load_settings
 
@@ -37,7 +37,7 @@ def run_demo(folder: Path) -> DemoResult:
     """Build the repository in `folder/service`, write artifacts and the index beside it."""
     builder = build_repository(folder / "service")
     repo = GitRepo(builder.path)
-    index = EMPTY_INDEX
+    index = empty_index()
     artifacts: list[Path] = []
     results: list[Generated] = []
     try:

@@ -24,7 +24,7 @@ For release V (a version that is not `X.Y.Z`, such as a preview, counts as newer
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, NamedTuple
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, field_validator
 
@@ -38,15 +38,11 @@ from release_safety.findings import (
     Rule,
     register,
 )
+from release_safety.jsonio import parse_json
 from release_safety.model import ReleaseVersion, Upgrade
 from release_safety.settings import Settings
 from release_safety.snapshot import Snapshot
-from release_safety.surfaces.declarations.jsonpos import (
-    DuplicateKeyError,
-    KeyPath,
-    key_lines,
-    loads_strict,
-)
+from release_safety.surfaces.declarations.jsonpos import KeyPath, key_lines
 from release_safety.versions import Version, is_release, version_key
 
 UPGRADE_FLOOR = register(
@@ -88,9 +84,6 @@ class OverrideBlock(BaseModel):
         return value
 
 
-VersionKey = Annotated[str, Field(pattern=r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$")]
-
-
 class OverridesFile(BaseModel):
     """The whole file: an optional `$schema`, a `default` block and per-version blocks."""
 
@@ -98,7 +91,7 @@ class OverridesFile(BaseModel):
 
     schema_: str | None = Field(default=None, alias="$schema")
     default: OverrideBlock = OverrideBlock()
-    versions: dict[VersionKey, OverrideBlock] = {}
+    versions: dict[ReleaseVersion, OverrideBlock] = {}
 
 
 def _key(loc: tuple[int | str, ...]) -> str:
@@ -116,14 +109,7 @@ def _key(loc: tuple[int | str, ...]) -> str:
 
 def parse(text: str, where: str) -> OverridesFile:
     """Validate the file's text; anything wrong is an `InputError` naming the file and the key."""
-    try:
-        data = loads_strict(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{where}: not valid JSON: {exc.msg} at line {exc.lineno}") from exc
-    except DuplicateKeyError as exc:
-        raise InputError(f"{where}: key {exc.key!r} appears twice in one object") from exc
-    except (ValueError, RecursionError) as exc:
-        raise InputError(f"{where}: not valid JSON: {exc}") from exc
+    data = parse_json(text, where, strict=True)
     try:
         overrides = OverridesFile.model_validate(data)
     except ValidationError as exc:

@@ -1,4 +1,4 @@
-"""JSON with places: the 1-based line of every object key, and duplicate keys refused.
+"""JSON with places: the 1-based line of every object key.
 
 `json` gives values but no positions; `key_lines` walks the (already valid) text once to map each
 key path, such as `("declarations", "drop-legacy-id")`, to the line its key is written on.
@@ -14,35 +14,6 @@ from typing import Any
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]|[^\s{}\[\]:,"]+', re.DOTALL)
 
 KeyPath = tuple[str | int, ...]
-
-
-class DuplicateKeyError(ValueError):
-    """An object names the same key twice (JSON readers silently keep only the last)."""
-
-    def __init__(self, key: str) -> None:
-        super().__init__(f"key {key!r} appears more than once in one object")
-        self.key = key
-
-
-def _refuse_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in result:
-            raise DuplicateKeyError(key)
-        result[key] = value
-    return result
-
-
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-def loads_strict(text: str) -> Any:
-    """`json.loads` that refuses duplicate keys and NaN/Infinity.
-
-    Raises `json.JSONDecodeError` (with a line) or `ValueError`.
-    """
-    return json.loads(text, object_pairs_hook=_refuse_duplicates, parse_constant=_refuse_constant)
 
 
 def key_lines(text: str) -> dict[KeyPath, int]:

@@ -27,7 +27,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from release_safety.surfaces.declarations.jsonpos import KeyPath, key_lines, loads_strict
+from release_safety.jsonio import loads_bounded
+from release_safety.surfaces.declarations.jsonpos import KeyPath, key_lines
 
 ROOT_KEYS = frozenset({"$schema", "declarations"})
 ENTRY_KEYS = frozenset({"reason", "requiredStop", "migration", "releasedIn", "impact"})
@@ -70,13 +71,13 @@ def load(data: bytes | None) -> Registry | None:
         return None
     try:
         text = data.decode("utf-8")
-        value = loads_strict(text)
+        value = loads_bounded(text, strict=True)
     except UnicodeDecodeError:
         return Registry(problems=[Problem(1, "the registry is not UTF-8 text")], readable=False)
     except json.JSONDecodeError as exc:
         problem = Problem(exc.lineno, f"the registry is not valid JSON: {exc.msg}")
         return Registry(problems=[problem], readable=False)
-    except (ValueError, RecursionError) as exc:
+    except ValueError as exc:
         return Registry(
             problems=[Problem(1, f"the registry is not valid JSON: {exc}")], readable=False
         )

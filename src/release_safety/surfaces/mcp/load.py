@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from release_safety.jsonio import loads_bounded
+
 Pointer = tuple[str | int, ...]
 
 
@@ -57,13 +59,13 @@ def parse(path: str, data: bytes) -> ToolSnapshot:
     """Parse and validate a snapshot; raises `SnapshotError` naming what is wrong."""
     try:
         text = data.decode("utf-8")
-        document = json.loads(text)
+        document = loads_bounded(text)
     except UnicodeDecodeError as exc:
         raise SnapshotError(f"not UTF-8 text ({exc.reason})") from exc
     except json.JSONDecodeError as exc:
         raise SnapshotError(f"not valid JSON (line {exc.lineno}: {exc.msg})") from exc
-    except RecursionError as exc:
-        raise SnapshotError("JSON nested too deeply") from exc
+    except ValueError as exc:
+        raise SnapshotError(f"not valid JSON: {exc}") from exc
     if not isinstance(document, dict) or not isinstance(document.get("tools"), list):
         raise SnapshotError("expected an object with a `tools` array")
     version = document.get("schemaVersion")

@@ -7,6 +7,10 @@ with the same core-schema resolvers, so both paths give the same values for the 
 (a test checks it on the real dataset). One known deviation: the bare words `inf`, `infinity`
 and `nan` are quoted before rapidyaml reads them (it would turn them into infinities), so a
 block-scalar line that is exactly `- inf` reads `- "inf"`; descriptions are never compared.
+
+Bounds (docs/bounds.md): nesting deeper than `jsonio.MAX_DEPTH` and aliases expanding to more
+than `MAX_NODES` nodes are refused before PyYAML builds anything; a document with aliases never
+reaches rapidyaml, which would expand them in place.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from typing import Any
 
 import yaml
 
+from release_safety.jsonio import MAX_DEPTH, deeper_than
 from release_safety.surfaces.jsonschema.issues import SpecError as SpecError
 from release_safety.surfaces.rest.swagger import convert_swagger
 
@@ -29,6 +34,10 @@ try:
     import ryml  # type: ignore[import-untyped]
 except ImportError:  # pragma: no cover - rapidyaml is a declared dependency
     ryml = None
+
+MAX_NODES = 1_000_000
+"""Most nodes a YAML document may expand to through its aliases."""
+TOO_DEEP = f"the document is nested deeper than {MAX_DEPTH} levels"
 
 _BaseLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -180,11 +189,12 @@ def read_text(data: bytes) -> str:
 
 
 def read_value(text: str) -> Any:
-    """JSON or YAML text as Python values (any shape); SpecError says why it cannot be."""
+    """JSON or YAML text as Python values (any shape), within the bounds of docs/bounds.md;
+    SpecError says why it cannot be."""
     try:
         return _parse_text(text)
     except RecursionError as exc:
-        raise SpecError("document nested too deeply") from exc
+        raise SpecError(TOO_DEEP) from exc
 
 
 def parse(data: bytes) -> Document:
@@ -204,15 +214,22 @@ def parse(data: bytes) -> Document:
 def _parse_text(text: str) -> Any:
     if re.match(r"\s*[\[{]", text):
         try:
-            return json.loads(text)
+            value = json.loads(text)
+        except RecursionError as exc:
+            raise SpecError(TOO_DEEP) from exc
         except ValueError:
             pass  # flow-style YAML is a superset of JSON: let the YAML parser report
-    fast_text = _fast_text(text) if ryml is not None else None
+        else:
+            if deeper_than(value, MAX_DEPTH):
+                raise SpecError(TOO_DEEP)
+            return value
+    fast_text = _fast_text(text) if ryml is not None and not _may_alias(text) else None
     if fast_text is not None:
-        fast = _parse_fast(fast_text)
+        fast = _parse_fast(fast_text)  # rapidyaml itself refuses nesting deeper than 64
         if fast is not None:
             return fast
     try:
+        _bound(text)
         return _string_keys(yaml.load(text, Loader=_CoreLoader))
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
@@ -221,6 +238,45 @@ def _parse_text(text: str) -> Any:
         raise SpecError(f"not valid YAML or JSON{where}: {problem}") from exc
     except (ValueError, TypeError) as exc:
         raise SpecError(f"not valid YAML: {exc}") from exc
+
+
+_ANCHOR = re.compile(r"(?:^|[\s\[{,])&([^\s,\[\]{}]+)", re.MULTILINE)
+
+
+def _may_alias(text: str) -> bool:
+    """True when the text may hold an alias: some anchor-like `&name` has a `*name` too.
+    (rapidyaml expands aliases in place, so an alias bomb must never reach it.)"""
+    return any(f"*{name}" in text for name in set(_ANCHOR.findall(text)))
+
+
+def _bound(text: str) -> None:
+    """Refuse, before PyYAML builds anything, a document nested deeper than `MAX_DEPTH` (its C
+    composer recurses on the C stack) or one whose aliases expand to more than `MAX_NODES`
+    nodes (an alias bomb: every later walk would visit each expansion). Reads the parser's
+    events, which need no recursion."""
+    total = 0
+    sizes: dict[str, int] = {}
+    open_collections: list[tuple[str | None, int]] = []
+    for event in yaml.parse(text, Loader=_CoreLoader):
+        if isinstance(event, yaml.AliasEvent):
+            total += sizes.get(event.anchor or "", 1)
+        elif isinstance(event, yaml.ScalarEvent):
+            total += 1
+            if event.anchor:
+                sizes[event.anchor] = 1
+        elif isinstance(event, yaml.CollectionStartEvent):
+            total += 1
+            open_collections.append((event.anchor, total - 1))
+            if len(open_collections) > MAX_DEPTH + 1:
+                raise SpecError(TOO_DEEP)
+        elif isinstance(event, yaml.CollectionEndEvent):
+            anchor, start = open_collections.pop()
+            if anchor:
+                sizes[anchor] = total - start
+        if total > MAX_NODES:
+            raise SpecError(
+                f"the document's aliases expand to more than {MAX_NODES:,} nodes (an alias bomb?)"
+            )
 
 
 @contextmanager

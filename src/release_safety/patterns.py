@@ -1,0 +1,49 @@
+"""Regular expressions from settings, compiled with RE2: matching takes time linear in the text
+whatever the pattern, so a catastrophic-backtracking `tag_pattern`, migrations `pattern` or
+`exclude` (or a glob of many `**`) cannot hang a run.
+
+RE2 syntax is Python's without backreferences and lookaround; `\\d`, `\\w` and `\\s` are ASCII
+(`\\pL`, `\\pN` name Unicode letters and digits). A pattern RE2 cannot compile is refused with
+the reason, never matched by another engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import lru_cache
+from typing import Protocol, cast
+
+import re2  # type: ignore[import-untyped]
+
+_OPTIONS = re2.Options()
+_OPTIONS.log_errors = False  # the error is raised with its reason; RE2 need not print it too
+
+
+class Match(Protocol):
+    def __getitem__(self, group: int | str) -> str | None: ...
+
+
+class Pattern(Protocol):
+    """A compiled pattern: the part of `re.Pattern` this tool uses."""
+
+    @property
+    def groupindex(self) -> Mapping[str, int]: ...
+
+    def match(self, text: str) -> Match | None: ...
+
+    def fullmatch(self, text: str) -> Match | None: ...
+
+
+@lru_cache(maxsize=512)
+def compile_pattern(pattern: str) -> Pattern:
+    """The compiled pattern; ValueError says why RE2 refuses it."""
+    try:
+        return cast(Pattern, re2.compile(pattern, options=_OPTIONS))
+    except re2.error as exc:
+        reason = exc.args[0] if exc.args else exc
+        if isinstance(reason, bytes):
+            reason = reason.decode("utf-8", errors="replace")
+        raise ValueError(
+            f"not a valid regular expression (RE2 syntax, no backreferences or lookaround): "
+            f"{reason}"
+        ) from exc
