@@ -20,43 +20,88 @@ import click
 from release_safety import __version__
 from release_safety.errors import InputError, ReleaseSafetyError
 
-# Commands, one line per command: name -> "module:click command".
-COMMANDS = {
-    "backfill": "release_safety.commands.backfill:backfill_command",
-    "check-pr": "release_safety.commands.checkpr:check_pr",
-    "contract-check": "release_safety.commands.evaluator:contract_check",
-    "demo": "release_safety.commands.demo:demo",
-    "diff-openapi": "release_safety.commands.rest:diff_openapi",
-    "generate": "release_safety.commands.core:generate",
-    "index": "release_safety.commands.core:index",
-    "lint-migrations": "release_safety.commands.migrations:lint_migrations",
-    "rules": "release_safety.commands.core:rules",
-    "schema": "release_safety.commands.core:schema",
-    "serve-evaluator": "release_safety.commands.evaluator:serve_evaluator",
-    "upgrade-check": "release_safety.commands.upgrade:upgrade_check",
-    "upgrade-plan": "release_safety.commands.upgrade:upgrade_plan",
-    "validate": "release_safety.commands.core:validate",
+# Commands: name -> ("module:click command", its short help). The short help is written here
+# so `--help` imports no command (a test keeps it equal to each command's docstring).
+COMMANDS: dict[str, tuple[str, str]] = {
+    "backfill": (
+        "release_safety.commands.backfill:backfill_command",
+        "Backfill the index with every release tag from the floor up.",
+    ),
+    "check-pr": (
+        "release_safety.commands.checkpr:check_pr",
+        "Fail when a breaking change of the pull request is not declared in it.",
+    ),
+    "contract-check": (
+        "release_safety.commands.evaluator:contract_check",
+        "Check a running server against an OpenAPI document (exit 1 on any failure).",
+    ),
+    "demo": (
+        "release_safety.commands.demo:demo",
+        "Build a sample service with tagged releases, then generate and index every release.",
+    ),
+    "diff-openapi": (
+        "release_safety.commands.rest:diff_openapi",
+        "Breaking changes and advisories from BASE to REVISION (OpenAPI 3.0 / 3.1, Swagger 2.0).",
+    ),
+    "generate": (
+        "release_safety.commands.core:generate",
+        "Write release-safety.json for one release, judged with the settings committed at --to "
+        "(and, when they differ, with the previous release's as well).",
+    ),
+    "index": ("release_safety.commands.documents:index", "Maintain release-safety-index.json."),
+    "lint-migrations": (
+        "release_safety.commands.migrations:lint_migrations",
+        "Lint SQL (.sql) and knex (.ts/.js) migration files: heaviness and compatibility.",
+    ),
+    "rules": ("release_safety.commands.core:rules", "List every rule of every surface."),
+    "schema": (
+        "release_safety.commands.documents:schema",
+        "Print the JSON Schema of an artifact, an index or an upgrade-check result.",
+    ),
+    "serve-evaluator": (
+        "release_safety.commands.evaluator:serve_evaluator",
+        "Serve the reference query-history API over HTTP.",
+    ),
+    "upgrade-check": (
+        "release_safety.commands.upgrade:upgrade_check",
+        "Is rolling from --from to --to in one hop proven safe? Exit 0 only when it is.",
+    ),
+    "upgrade-plan": (
+        "release_safety.commands.upgrade:upgrade_plan",
+        "The route from --from to --to: hops, strategy per hop, deployment mapping.",
+    ),
+    "validate": (
+        "release_safety.commands.documents:validate",
+        "Validate an artifact or an index against its schema.",
+    ),
 }
-
 
 MAX_DETAIL = 300
 """Characters of an unexpected error's text that reach the one-line report."""
 
 
 class LazyGroup(click.Group):
-    """A group whose commands are imported on first use."""
+    """A group whose commands are imported on first use; its help lists them without that."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        target = COMMANDS.get(cmd_name)
-        if target is None:
+        if cmd_name not in COMMANDS:
             return None
-        module, attribute = target.split(":")
+        module, attribute = COMMANDS[cmd_name][0].split(":")
         command = getattr(importlib.import_module(module), attribute)
         assert isinstance(command, click.Command)
         return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        limit = formatter.width - 6 - max(len(name) for name in COMMANDS)
+        rows = [  # click's own shortening, of the help written here
+            (name, click.Command(name, help=short_help).get_short_help_str(limit))
+            for name, (_, short_help) in sorted(COMMANDS.items())
+        ]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})

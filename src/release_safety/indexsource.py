@@ -20,7 +20,6 @@ import threading
 import time
 import zlib
 from dataclasses import dataclass
-from email.utils import parsedate_to_datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -330,6 +329,8 @@ def _retry_after(value: str | None) -> float:
         return max(float(value), 0.0)
     except ValueError:
         pass
+    from email.utils import parsedate_to_datetime  # deferred: rarely needed, slow to import
+
     try:
         moment = parsedate_to_datetime(value)
     except (TypeError, ValueError):

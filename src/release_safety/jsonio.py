@@ -14,7 +14,6 @@ import contextlib
 import json
 import os
 import re
-import secrets
 import stat
 import sys
 import time
@@ -25,7 +24,7 @@ from typing import Any
 
 from release_safety.errors import CheckError, InputError
 
-MAX_DEPTH = 100
+MAX_DEPTH = 256
 """Deepest nesting of arrays and objects (and YAML collections) any document may have."""
 
 
@@ -220,7 +219,7 @@ def write_atomic(path: Path, text: str, *, durable: bool = True) -> None:
             raise CheckError(f"{path}: cannot write: {exc.strerror or exc}") from exc
         return
     folder = path.parent if str(path.parent) else Path(".")
-    tmp = folder / f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+    tmp = folder / f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
     try:
         folder.mkdir(parents=True, exist_ok=True)
         remove_stale_temporaries(path)

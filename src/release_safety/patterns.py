@@ -13,11 +13,6 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Protocol, cast
 
-import re2  # type: ignore[import-untyped]
-
-_OPTIONS = re2.Options()
-_OPTIONS.log_errors = False  # the error is raised with its reason; RE2 need not print it too
-
 
 class Match(Protocol):
     def __getitem__(self, group: int | str) -> str | None: ...
@@ -37,8 +32,12 @@ class Pattern(Protocol):
 @lru_cache(maxsize=512)
 def compile_pattern(pattern: str) -> Pattern:
     """The compiled pattern; ValueError says why RE2 refuses it."""
+    import re2  # type: ignore[import-untyped]  # deferred: commands that match no pattern
+
+    options = re2.Options()
+    options.log_errors = False  # the error is raised with its reason; RE2 need not print it
     try:
-        return cast(Pattern, re2.compile(pattern, options=_OPTIONS))
+        return cast(Pattern, re2.compile(pattern, options=options))
     except re2.error as exc:
         reason = exc.args[0] if exc.args else exc
         if isinstance(reason, bytes):

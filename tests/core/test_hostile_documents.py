@@ -145,7 +145,7 @@ def test_the_commands_survive_a_deep_spec(tmp_path: Path) -> None:
         assert done.returncode == 2, done.stderr  # a document given by hand: bad input
         assert "Traceback" not in done.stderr
         error = json.loads(done.stdout)["error"]
-        assert "deep.yaml: the document is nested deeper than 100 levels" in error["message"]
+        assert "deep.yaml: the document is nested deeper than 256 levels" in error["message"]
 
 
 @pytest.fixture
@@ -303,7 +303,7 @@ def test_anything_unexpected_is_exit_3_in_one_line(
     """The top-level handler itself: a command that fails in a way nobody foresaw."""
     from release_safety import cli
 
-    monkeypatch.setitem(cli.COMMANDS, "boom", "tests_boom:boom")
+    monkeypatch.setitem(cli.COMMANDS, "boom", ("tests_boom:boom", "Fail unexpectedly."))
     module = type(sys)("tests_boom")
     import click
 

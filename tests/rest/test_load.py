@@ -156,7 +156,7 @@ def test_lines_of_operations_in_yaml_and_pretty_json() -> None:
         (b"openapi: 4.0.0\n", "unsupported OpenAPI version '4.0.0'"),
         (b"swagger: 1.2\n", "unsupported OpenAPI version None"),
         (b"openapi: 3.0.0\nx: !custom 1\n", "not valid YAML"),
-        (b"[" * 5000 + b"]" * 5000, "nested deeper than 100 levels"),
+        (b"[" * 5000 + b"]" * 5000, "nested deeper than 256 levels"),
     ],
 )
 def test_unreadable_documents_say_why(data: bytes, reason: str) -> None:
