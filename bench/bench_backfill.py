@@ -1,6 +1,7 @@
-"""Backfill and generate speed on real and synthetic histories (issue 7 targets).
+"""Backfill and generate speed on real and synthetic histories (issue 7 and 18 targets).
 
     python bench/bench_backfill.py --svix /path/to/svix.git --harbor /path/to/harbor.git --synthetic
+    python bench/bench_backfill.py --supabase /path/to/auth.git [--runs 3]
 
 The real repositories are public ones brought with the search tool's `fetch` (bare git
 directories); they are cloned to a temporary folder here and never committed. For each target:
@@ -10,12 +11,16 @@ directories); they are cloned to a temporary folder here and never committed. Fo
 - generate: one release (the newest tag), in a fresh process warmed up on another release,
   beside the floor of git alone reading the same files (`git diff` of the two refs and
   `git cat-file --batch` of every blob generate read); medians of eleven samples of each.
+- supabase (issue 18): `backfill --jobs N` with an empty cache and the default settings (the
+  tool's discovery), beside a plain git loop over the same consecutive release pairs (`git log`
+  and `git diff --stat` of each pair), taken alternately, medians of `--runs`.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import itertools
 import json
 import os
 import statistics
@@ -176,11 +181,57 @@ def bench(name: str, repo_path: Path, folder: Path, jobs: int) -> dict[str, obje
     }
 
 
+def release_pairs(repo_path: Path) -> list[tuple[str, str]]:
+    """Consecutive release tags (the default tag pattern), oldest first, as the tool sees them."""
+    from release_safety.gitrepo import GitRepo
+    from release_safety.versions import TagPattern
+
+    repo = GitRepo(repo_path)
+    try:
+        tags = [tag.tag for tag in repo.release_tags(TagPattern())]
+    finally:
+        repo.close()
+    return list(itertools.pairwise(tags))
+
+
+def git_loop(repo_path: Path, pairs: list[tuple[str, str]]) -> float:
+    """The floor a backfill is compared with: `git log` and `git diff --stat` of every pair."""
+    start = time.perf_counter()
+    for old, new in pairs:
+        for args in (["log", "--oneline", f"{old}..{new}"], ["diff", "--stat", old, new]):
+            subprocess.run(
+                ["git", "-C", str(repo_path), *args], check=True, stdout=subprocess.DEVNULL
+            )
+    return time.perf_counter() - start
+
+
+def versus_git_loop(repo_path: Path, folder: Path, jobs: int, runs: int) -> dict[str, object]:
+    """Cold backfills (an empty cache each) and git loops, alternately; medians and ratio."""
+    pairs = release_pairs(repo_path)
+    backfills, loops = [], []
+    for run in range(runs):
+        env = {**os.environ, "RELEASE_SAFETY_CACHE_DIR": str(folder / f"cache{run}")}
+        index = folder / f"index{run}.json"
+        cli = [sys.executable, "-m", "release_safety", "backfill", "--repo", str(repo_path)]
+        backfills.append(timed([*cli, "--index", str(index), "--jobs", str(jobs)], env))
+        loops.append(git_loop(repo_path, pairs))
+    backfill_s, loop_s = statistics.median(backfills), statistics.median(loops)
+    return {
+        "releases": len(json.loads((folder / "index0.json").read_text())["entries"]),
+        "cold_backfill_s": [round(t, 2) for t in backfills],
+        "git_loop_s": [round(t, 2) for t in loops],
+        "ratio": round(backfill_s / loop_s, 2),
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--svix", type=Path, help="bare git directory of svix/svix-webhooks")
     parser.add_argument("--harbor", type=Path, help="bare git directory of goharbor/harbor")
     parser.add_argument("--synthetic", action="store_true", help="500 tags, 2,000 migrations")
+    parser.add_argument("--supabase", type=Path, help="bare git directory of supabase/auth")
+    parser.add_argument("--runs", type=int, default=3, help="runs of the supabase comparison")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--generate-once", nargs=2, type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -195,6 +246,12 @@ def main() -> None:
                 folder.mkdir()
                 results[name] = bench(name, clone(source, folder), folder, args.jobs)
                 print(name, results[name], flush=True)
+        if args.supabase is not None:
+            folder = Path(tmp) / "supabase"
+            folder.mkdir()
+            repo = clone(args.supabase, folder)
+            results["supabase"] = versus_git_loop(repo, folder, args.jobs, args.runs)
+            print("supabase", results["supabase"], flush=True)
         if args.synthetic:
             import synthetic_repo
 

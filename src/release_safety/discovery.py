@@ -107,7 +107,7 @@ def matching(snapshot: Snapshot | None, pattern: str) -> list[str]:
     if not is_glob(pattern):
         return [pattern] if snapshot.blob_id(pattern) is not None else []
     regex = compile_pattern(glob_regex(pattern))
-    return [p for p in snapshot.paths() if regex.fullmatch(p) and not skipped(pattern, p)]
+    return [p for p in snapshot.paths() if regex.fullmatches(p) and not skipped(pattern, p)]
 
 
 def matched(snapshot: Snapshot | None, patterns: Sequence[str]) -> list[str]:

@@ -11,22 +11,37 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import lru_cache
-from typing import Protocol, cast
+from typing import Any, Protocol, cast
+
+REMEMBERED = 1 << 16
+"""Answers of `fullmatches` a pattern keeps (the same paths are asked about in every release)."""
 
 
 class Match(Protocol):
     def __getitem__(self, group: int | str) -> str | None: ...
 
 
-class Pattern(Protocol):
-    """A compiled pattern: the part of `re.Pattern` this tool uses."""
+class Pattern:
+    """A compiled RE2 pattern. `fullmatches` remembers its answers: RE2's Python binding costs
+    microseconds a call, and discovery asks about every path of every release's tree."""
 
-    @property
-    def groupindex(self) -> Mapping[str, int]: ...
+    def __init__(self, regex: Any) -> None:
+        self._regex = regex
+        self.groupindex: Mapping[str, int] = regex.groupindex
+        self._answers: dict[str, bool] = {}
 
-    def match(self, text: str) -> Match | None: ...
+    def match(self, text: str) -> Match | None:
+        """The match at the start of `text` (groups by name or number), or None."""
+        return cast("Match | None", self._regex.match(text))
 
-    def fullmatch(self, text: str) -> Match | None: ...
+    def fullmatches(self, text: str) -> bool:
+        """True when the whole of `text` matches."""
+        answer = self._answers.get(text)
+        if answer is None:
+            if len(self._answers) >= REMEMBERED:
+                self._answers.clear()
+            answer = self._answers[text] = self._regex.fullmatch(text) is not None
+        return answer
 
 
 @lru_cache(maxsize=512)
@@ -37,7 +52,7 @@ def compile_pattern(pattern: str) -> Pattern:
     options = re2.Options()
     options.log_errors = False  # the error is raised with its reason; RE2 need not print it
     try:
-        return cast(Pattern, re2.compile(pattern, options=options))
+        return Pattern(re2.compile(pattern, options=options))
     except re2.error as exc:
         reason = exc.args[0] if exc.args else exc
         if isinstance(reason, bytes):

@@ -82,12 +82,12 @@ class MigrationSource(_Closed):
     def matches(self, path: str) -> bool:
         """True when the repository path is a migration file of this source."""
         folder, _, name = path.rpartition("/")
-        if not compile_pattern(self.pattern).fullmatch(name):
+        if not compile_pattern(self.pattern).fullmatches(name):
             return False
-        if self.exclude and compile_pattern(self.exclude).fullmatch(name):
+        if self.exclude and compile_pattern(self.exclude).fullmatches(name):
             return False
         at_or_below = compile_pattern(rf"(?:{glob_regex(self.path)})(?:/.*)?")
-        if not folder or at_or_below.fullmatch(folder) is None:
+        if not folder or not at_or_below.fullmatches(folder):
             return False
         return not skipped(self.path + "/**", path)
 
@@ -111,8 +111,7 @@ def is_glob(pattern: str) -> bool:
 def glob_match(pattern: str, path: str) -> bool:
     """Glob match where `**` matches any number of folders (including none); a glob does not
     reach into skipped folders (SKIPPED_FOLDERS, hidden ones) that it does not name."""
-    matched = compile_pattern(glob_regex(pattern)).fullmatch(path) is not None
-    return matched and not skipped(pattern, path)
+    return compile_pattern(glob_regex(pattern)).fullmatches(path) and not skipped(pattern, path)
 
 
 def skipped(pattern: str, path: str) -> bool:
