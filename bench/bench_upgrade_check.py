@@ -1,9 +1,11 @@
-"""Benchmark: upgrade-check over a generated index of 3,000 releases.
+"""Benchmark: start-up and upgrade-check over a generated index of 3,111 releases (issue 18).
 
-Measures the whole process (`release-safety upgrade-check --json` over the full span, as an
-operator runs it) and the in-process evaluation (index already parsed). Prints medians.
+Whole processes, taken in turn in every round and compared as medians: `upgrade-check --json`
+over the full span beside the jq recipe of docs/upgrade-check.md on the same file (their
+answers compared first), `release-safety --help`, `upgrade-check --help`, `lint-migrations` on
+one file and a bare interpreter; then the in-process read and evaluation.
 
-    /work/.venv/bin/python bench/bench_upgrade_check.py [--releases 3000] [--runs 15]
+    .venv/bin/python bench/bench_upgrade_check.py [--releases 3111] [--runs 21]
 """
 
 from __future__ import annotations
@@ -12,7 +14,6 @@ import argparse
 import json
 import os
 import random
-import resource
 import shutil
 import statistics
 import subprocess
@@ -22,7 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from release_safety.index import parse_index
+from release_safety.index import index_data
 from release_safety.span import Releases, evaluate_span
 
 
@@ -79,83 +80,80 @@ def median_seconds(action: Any, runs: int, clock: Any = time.perf_counter) -> fl
     return statistics.median(timings)
 
 
-def child_cpu_seconds(command: list[str], runs: int) -> float:
-    """Median CPU time (user + system) of the child process: what a loaded machine hides."""
-    samples = []
+def jq_recipe() -> str:
+    """The jq program of docs/upgrade-check.md, exactly as the docs print it."""
+    text = (Path(__file__).parents[1] / "docs" / "upgrade-check.md").read_text()
+    return text.split("`upgrade-check.jq`:\n\n```jq\n", 1)[1].split("```", 1)[0]
+
+
+def alternate(commands: dict[str, list[str]], runs: int) -> dict[str, float]:
+    """Median wall seconds of each whole command, the commands taken in turn in every round
+    (so a change of load on the shared machine reaches them all alike)."""
+    samples: dict[str, list[float]] = {name: [] for name in commands}
     for _ in range(runs):
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        subprocess.run(command, capture_output=True, check=False)
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        samples.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
-    return statistics.median(samples)
+        for name, command in commands.items():
+            started = time.perf_counter()
+            subprocess.run(command, capture_output=True, check=False)
+            samples[name].append(time.perf_counter() - started)
+    return {name: statistics.median(times) for name, times in samples.items()}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--releases", type=int, default=3000)
-    parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--releases", type=int, default=3111)
+    parser.add_argument("--runs", type=int, default=21)
     args = parser.parse_args()
 
     doc = generate(args.releases)
     first, last = doc["entries"][0]["version"], doc["entries"][-1]["version"]
+    cli = shutil.which("release-safety") or str(Path(sys.executable).parent / "release-safety")
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "release-safety-index.json"
         path.write_text(json.dumps(doc, indent=2))
-        command = [
-            shutil.which("release-safety") or str(Path(sys.executable).parent / "release-safety"),
-            "upgrade-check",
-            "--from",
-            first,
-            "--to",
-            last,
-            "--index",
-            str(path),
-            "--json",
-        ]
-        done = subprocess.run(command, capture_output=True, text=True, check=False)
-        result = json.loads(done.stdout)
-        assert done.returncode == 1 and len(result["coveredVersions"]) == args.releases - 1
-        whole = median_seconds(
-            lambda: subprocess.run(command, capture_output=True, check=False), args.runs
+        program = Path(folder) / "upgrade-check.jq"
+        program.write_text(jq_recipe())
+        migration = Path(folder) / "0001_add_column.sql"
+        migration.write_text("ALTER TABLE users ADD COLUMN nickname text;\n")
+        span = ["--from", first, "--to", last]
+        ours = [cli, "upgrade-check", *span, "--index", str(path), "--json"]
+        jq = ["jq", "--arg", "from", first, "--arg", "to", last, "-f", str(program), str(path)]
+        done = subprocess.run(ours, capture_output=True, text=True, check=False)
+        same = json.loads(done.stdout) == json.loads(
+            subprocess.run(jq, capture_output=True, text=True, check=True).stdout
         )
-        cpu = child_cpu_seconds(command, args.runs)
-        floor_cpu = child_cpu_seconds(
-            [sys.executable, "-c", "import click; from pydantic import BaseModel"], args.runs
-        )
-        startup = median_seconds(
-            lambda: subprocess.run([command[0], "--version"], capture_output=True, check=False),
+        assert done.returncode == 1 and same, "upgrade-check and the jq recipe disagree"
+        before = os.getloadavg()
+        medians = alternate(
+            {
+                "jq recipe": jq,
+                "upgrade-check --json": ours,
+                "release-safety --help": [cli, "--help"],
+                "upgrade-check --help": [cli, "upgrade-check", "--help"],
+                "lint-migrations (one file)": [cli, "lint-migrations", str(migration)],
+                "python -c pass": [sys.executable, "-c", "pass"],
+            },
             args.runs,
         )
+        after = os.getloadavg()
         text = path.read_text()
 
-    index = parse_index(text, "bench")
+    index = index_data(text, "bench")
     releases = Releases.of(index)
     loops = 20
 
-    def in_process(action: Any) -> tuple[float, float]:
-        """Median wall and CPU seconds of one call (averaged over `loops` calls per run)."""
+    def in_process(action: Any) -> float:
         batch = lambda: [action() for _ in range(loops)]  # noqa: E731
-        wall = median_seconds(batch, args.runs) / loops
-        return wall, median_seconds(batch, args.runs, time.process_time) / loops
+        return median_seconds(batch, args.runs) / loops
 
-    parse = in_process(lambda: parse_index(text, "bench"))
-    evaluate = in_process(lambda: evaluate_span(index, first, last))
-    prepared = in_process(lambda: evaluate_span(releases, first, last))
-    print(f"releases: {args.releases}, span {first} → {last}, runs: {args.runs} (medians)")
-    print(
-        f"load average (1 min) after the runs: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
-    )
-    print(f"whole process upgrade-check --json:  {whole * 1000:8.1f} ms")
-    print(f"  its CPU time (user + system):       {cpu * 1000:8.1f} ms")
-    print(f"  CLI start-up alone (--version):     {startup * 1000:8.1f} ms")
-    print(f"  CPU of importing click and BaseModel: {floor_cpu * 1000:7.1f} ms")
-    print("in process (wall / CPU per call):")
-    for label, (wall, cpu) in (
-        ("parse + validate the index", parse),
-        ("evaluate_span on the parsed Index", evaluate),
-        ("evaluate_span, releases pre-sorted", prepared),
-    ):
-        print(f"  {label + ':':36}{wall * 1000:7.2f} / {cpu * 1000:6.2f} ms")
+    print(f"releases: {args.releases}, span {first} → {last}, {args.runs} rounds (medians)")
+    print(f"load average (1, 5, 15 min): before {before}, after {after}, {os.cpu_count()} cores")
+    for name, seconds in medians.items():
+        print(f"  {name + ':':30}{seconds * 1000:8.1f} ms")
+    ratio = medians["upgrade-check --json"] / medians["jq recipe"]
+    print(f"  upgrade-check / jq recipe:    {ratio:8.2f}x")
+    read = in_process(lambda: index_data(text, "bench")) * 1000
+    evaluate = in_process(lambda: evaluate_span(releases, first, last)) * 1000
+    print(f"in process: read + validate the index {read:.2f} ms, the span {evaluate:.2f} ms")
 
 
 if __name__ == "__main__":

@@ -16,9 +16,11 @@ than to confirm discovery finds nothing.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
+from weakref import WeakKeyDictionary
 
 from release_safety.findings import (
     Coverage,
@@ -107,7 +109,34 @@ def matching(snapshot: Snapshot | None, pattern: str) -> list[str]:
     if not is_glob(pattern):
         return [pattern] if snapshot.blob_id(pattern) is not None else []
     regex = compile_pattern(glob_regex(pattern))
-    return [p for p in snapshot.paths() if regex.fullmatches(p) and not skipped(pattern, p)]
+    return [
+        p
+        for p in _candidates(snapshot, pattern)
+        if regex.fullmatches(p) and not skipped(pattern, p)
+    ]
+
+
+_NAMES: WeakKeyDictionary[Snapshot, tuple[Sequence[str], dict[str, list[str]]]] = (
+    WeakKeyDictionary()
+)
+
+
+def _candidates(snapshot: Snapshot, pattern: str) -> Sequence[str]:
+    """The snapshot's paths a glob can match, sorted, narrowed cheaply before the regex: by
+    file name when the glob's last part is literal (`**/openapi.yaml`), else by its literal end
+    (`*.go`)."""
+    paths = snapshot.paths()
+    name = pattern.rpartition("/")[2]
+    if is_glob(name):
+        tail = re.split(r"[*?\[\]]", name)[-1]
+        return [p for p in paths if p.endswith(tail)] if tail else paths
+    known = _NAMES.get(snapshot)
+    if known is None or known[0] is not paths:
+        by_name: dict[str, list[str]] = {}
+        for path in paths:
+            by_name.setdefault(path.rpartition("/")[2], []).append(path)
+        known = _NAMES[snapshot] = (paths, by_name)
+    return known[1].get(name, [])
 
 
 def matched(snapshot: Snapshot | None, patterns: Sequence[str]) -> list[str]:

@@ -172,7 +172,9 @@ class GitRepo:
         self.blobs = BlobCache()
         self.cat_file = CatFile(str(self.repo.git_dir))
         self._trees: dict[str, dict[str, str]] = {}
+        self._commits: set[str] = set()  # commit ids resolve() has seen
         self._diffs: dict[tuple[str, str], list[Change]] = {}
+        self._changed_at: dict[tuple[str, str], dict[str, str | None]] = {}  # of each diff
         self._seen: OrderedDict[str, dict[str, str | None]] = OrderedDict()  # commit -> path ids
         self._folders: OrderedDict[tuple[str, str], dict[str, tuple[str, str]]] = OrderedDict()
         self._started: dict[tuple[str, str], subprocess.Popen[bytes]] = {}  # diffs under way
@@ -191,13 +193,19 @@ class GitRepo:
         return out
 
     def resolve(self, ref: str) -> str:
-        """The commit id a ref names (through the cat-file process); an unknown ref is bad input."""
+        """The commit id a ref names (through the cat-file process); an unknown ref is bad input.
+        A commit id once resolved is not asked again (ids never move; names may)."""
+        if ref in self._commits:
+            return ref
         name = f"{ref}^{{commit}}"
         found = None if "\n" in ref else self.cat_file.objects([name])[name]
         if found is None:
             near = self.close_refs(ref)
             hint = f" (did you mean {' or '.join(near)}?)" if near else ""
             raise InputError(f"{ref!r}: no such ref or commit in {self.path}{hint}")
+        if len(self._commits) >= 4096:
+            self._commits.clear()
+        self._commits.add(found[0])
         return found[0]
 
     def close_refs(self, ref: str) -> list[str]:
@@ -260,23 +268,41 @@ class GitRepo:
         return self._changes(self.resolve(old), self.resolve(new), renames=True)
 
     def tree(self, commit: str) -> dict[str, str]:
-        """Every file path of a commit with its blob id (submodules and links left out)."""
+        """Every file path of a commit with its blob id (submodules and links left out): the
+        tree of a commit it was diffed against with that diff applied (consecutive releases:
+        no process), else `git ls-tree`."""
         cached = self._trees.get(commit)
         if cached is not None:
             return cached
-        out = self._git("ls-tree", "-r", "-z", "--full-tree", commit)
-        files: dict[str, str] = {}
-        for entry in out.split("\0"):
-            if not entry:
-                continue
-            meta, path = entry.split("\t", 1)
-            mode, kind, blob = meta.split(" ")
-            if kind == "blob" and mode != "120000":
-                files[path] = blob
+        files = self._derived_tree(commit)
+        if files is None:
+            files = {}
+            for entry in self._git("ls-tree", "-r", "-z", "--full-tree", commit).split("\0"):
+                if not entry:
+                    continue
+                meta, path = entry.split("\t", 1)
+                mode, kind, blob = meta.split(" ")
+                if kind == "blob" and mode != "120000":
+                    files[path] = blob
         if len(self._trees) >= 8:
             self._trees.pop(next(iter(self._trees)))
         self._trees[commit] = files
         return files
+
+    def _derived_tree(self, commit: str) -> dict[str, str] | None:
+        """The tree of a commit diffed (or being diffed) against one whose tree is known: that
+        tree, with every path the diff names at `commit` set to its blob or removed."""
+        for old, new in [*self._diffs, *self._started]:
+            if new == commit and old in self._trees:
+                self.diff(old, new)  # collects a diff started in the background
+                files = dict(self._trees[old])
+                for path, blob in self._changed_at[(old, new)].items():
+                    if blob is None:
+                        files.pop(path, None)
+                    else:
+                        files[path] = blob
+                return files
+        return None
 
     def blob_id_at(self, commit: str, path: str) -> str | None:
         """The blob id of one file at a commit (None when absent; links and submodules are not
@@ -340,6 +366,7 @@ class GitRepo:
         if cached is not None:
             return cached
         if len(self._diffs) >= 16:
+            self._changed_at.pop(next(iter(self._diffs)), None)
             self._diffs.pop(next(iter(self._diffs)))
         self._diffs[key] = self._changes(old, new, renames=False)
         return self._diffs[key]
@@ -363,6 +390,9 @@ class GitRepo:
             raw = out.decode(errors="surrogateescape")
         fields = raw.split("\0")
         before, after = self._ids_seen(old), self._ids_seen(new)
+        changed: dict[str, str | None] = {}  # every path the diff names, as it is at `new`
+        if not renames:
+            self._changed_at[(old, new)] = changed
         changes: list[Change] = []
         i = 0
         while i < len(fields) - 1:
@@ -382,7 +412,7 @@ class GitRepo:
                     continue
                 changes.append(Change(_STATUS[code], path))
             before[old_path] = old_id if old_mode[:3] in _FILE_MODES else None
-            after[path] = new_id if new_mode[:3] in _FILE_MODES else None
+            after[path] = changed[path] = new_id if new_mode[:3] in _FILE_MODES else None
         return sorted(changes, key=lambda c: c.path)
 
     def _ids_seen(self, commit: str) -> dict[str, str | None]:

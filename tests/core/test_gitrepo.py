@@ -194,3 +194,30 @@ def test_reading_each_file_streams_and_survives_a_stream_left_unfinished(
     assert snapshot.read("f5.txt") == files["f5.txt"].encode()
     got = dict(snapshot.read_each([*files, "absent.txt"]))
     assert got == {path: text.encode() for path, text in files.items()}
+
+
+def test_a_tree_derived_from_a_diff_is_the_tree_git_lists(
+    make_repo: Callable[[str], RepoBuilder],
+) -> None:
+    """Consecutive releases: the new tree is the old one with the diff applied, no `ls-tree`;
+    additions, edits, deletions, an executable bit, a link and a file turned into a link."""
+    builder = make_repo("service")
+    builder.write("a.sql", "1").write("b/c.sql", "2").write("b/d.sql", "3").write("e.sh", "4")
+    first = builder.release("1.0.0")
+    builder.write("a.sql", "changed").delete("b/c.sql").write("b/new/f.sql", "5")
+    os.chmod(builder.path / "e.sh", 0o755)
+    (builder.path / "link").symlink_to("a.sql")
+    builder.delete("b/d.sql")
+    (builder.path / "b/d.sql").symlink_to("../a.sql")
+    second = builder.release("1.1.0")
+    repo, fresh = GitRepo(builder.path), GitRepo(builder.path)
+    try:
+        old, new = repo.resolve(first), repo.resolve(second)
+        repo.tree(old)
+        repo.start_diff(old, new)
+        derived = repo.tree(new)
+        assert derived == fresh.tree(new)
+        assert sorted(derived) == ["a.sql", "b/new/f.sql", "e.sh"]
+    finally:
+        repo.close()
+        fresh.close()
