@@ -7,12 +7,14 @@ in the index are kept unless `regenerate`), checkpointed (every few seconds the 
 written since the last checkpoint are synced, and the new entries are merged into the index as
 it is on disk, under its lock, so a killed run resumes where it stopped and an `index update`
 made meanwhile is kept), and parallel (`jobs` worker processes, each with its own git reader
-and caches, each ending when the backfill's process does, even killed).
+and caches, spawned rather than forked, each ending when the backfill's process does, even
+killed).
 """
 
 from __future__ import annotations
 
 import contextlib
+import multiprocessing
 import os
 import threading
 import time
@@ -132,8 +134,12 @@ def generate_all(
             _worker = None
         return
     chunk = max(1, len(releases) // (jobs * 4))
+    # Spawned, not forked: this process has loaded the Dockerfile parser, a Go library whose
+    # runtime does not survive fork (a forked worker deadlocks in it). A spawned worker costs
+    # its imports once (about a second, the workers in parallel) and gets its settings pickled.
     with ProcessPoolExecutor(
         max_workers=jobs,
+        mp_context=multiprocessing.get_context("spawn"),
         initializer=_init_worker,
         initargs=(str(repo_path), settings, use_cache, os.getpid()),
     ) as pool:

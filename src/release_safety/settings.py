@@ -25,7 +25,7 @@ from pydantic import (
 )
 
 from release_safety.errors import InputError
-from release_safety.patterns import compile_pattern
+from release_safety.patterns import Pattern, compile_pattern
 from release_safety.reasons import hollow_reason
 from release_safety.snapshot import Snapshot
 from release_safety.versions import DEFAULT_TAG_PATTERN, TagPattern, Version
@@ -268,7 +268,7 @@ class ConfigSource(_Closed):
         """True when the entry leaves `path` out: its `exclude` globs, or, for a glob entry,
         a test file."""
         patterns = self.exclude + (DEFAULT_CONFIG_EXCLUDES if is_glob(self.path) else ())
-        return _any_glob(patterns).fullmatch(path) is not None
+        return _any_glob(patterns).fullmatches(path)
 
     def describe(self) -> str:
         """The entry in one line, as the settings would write it (the path alone when it has
@@ -280,10 +280,9 @@ class ConfigSource(_Closed):
         return f"{{path={self.path!r}, {shown}}}"
 
 
-@lru_cache(maxsize=64)
-def _any_glob(patterns: tuple[str, ...]) -> re.Pattern[str]:
+def _any_glob(patterns: tuple[str, ...]) -> Pattern:
     """One expression matching what any of the globs matches (nothing for none)."""
-    return re.compile("|".join(f"(?:{glob_regex(p)})" for p in patterns) or r"(?!)")
+    return compile_pattern("|".join(f"(?:{glob_regex(p)})" for p in patterns) or r"[^\s\S]")
 
 
 class ConfigSettings(_Surface):

@@ -183,3 +183,51 @@ def test_a_failing_release_becomes_unknown_and_the_run_goes_on(
     assert entries["1.2.0"]["rollingUpdateSafe"] == "unknown"
     assert entries["1.2.0"]["previousVersion"] == "1.1.0"
     assert entries["1.3.0"]["rollingUpdateSafe"] == "unknown"
+
+
+SETTLED_ELSEWHERE = """\
+[rest]
+absent = "the service has no HTTP API; it is a queue worker"
+[mcp]
+absent = "the service exposes no MCP tools to agents"
+[config]
+absent = "all configuration comes from the database, not the environment"
+[deployment]
+sources = ["images/*/Dockerfile"]
+"""
+
+
+def test_parallel_workers_read_dockerfiles_with_the_go_parser(
+    make_repo: Callable[[str], RepoBuilder], tmp_path: Path
+) -> None:
+    """The Dockerfile parser is a Go library, loaded by the backfill's process; a Go runtime
+    does not survive fork (forked workers deadlocked in it), so the workers are spawned."""
+    builder = make_repo("service")
+    steps = "".join(f"RUN echo step {i} && apt-get install -y tool{i}\n" for i in range(200))
+    builder.write("db/migrations/001_init.sql", "CREATE TABLE users (id int);\n")
+    builder.write(".release-safety.toml", SETTLED_ELSEWHERE)
+    majors = {"1.0.0": 15, "1.1.0": 15, "1.2.0": 15, "1.3.0": 17, "1.4.0": 17, "1.5.0": 18}
+    for version, major in majors.items():
+        dockerfile = f"FROM postgres:{major}.{version[2]}\n{steps}"
+        builder.release(version, {"images/db/Dockerfile": dockerfile})
+    index, artifacts = tmp_path / "index.json", tmp_path / "artifacts"
+    outputs = ["--index", str(index), "--artifacts-dir", str(artifacts)]
+    command = [sys.executable, "-m", "release_safety", "backfill", "--repo", str(builder.path)]
+    # a hang is a failure here, not a stuck suite
+    subprocess.run([*command, *outputs, "--jobs", "2"], check=True, capture_output=True, timeout=120)
+    verdicts = {}
+    for version in majors:
+        artifact = json.loads((artifacts / version / "release-safety.json").read_text())
+        validate_document(artifact, version, "release-safety")
+        verdicts[version] = artifact["compatibility"]["rollingUpdateSafe"]
+    assert verdicts == {
+        "1.0.0": "unknown",
+        "1.1.0": "unknown",  # 15.0 -> 15.1: an update, and a backfilled entry is never true
+        "1.2.0": "unknown",
+        "1.3.0": False,  # postgres 15 -> 17, read from the Dockerfile
+        "1.4.0": "unknown",
+        "1.5.0": False,
+    }
+    one = tmp_path / "one.json"
+    subprocess.run([*command, "--index", str(one)], check=True, capture_output=True, timeout=120)
+    assert one.read_bytes() == index.read_bytes()
