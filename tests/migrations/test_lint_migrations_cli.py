@@ -41,3 +41,23 @@ def test_safe_file_exits_0_and_version_matters(
 def test_missing_file_is_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert run(["lint-migrations", "--json", str(tmp_path / "nope.sql")]) == 2
     assert json.loads(capsys.readouterr().out)["error"]["exitCode"] == 2
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "SELECT " + "(" * 5000 + "1" + ")" * 5000 + ";\n",
+        "UPDATE users SET age = " + "(" * 5000 + "1" + ")" * 5000 + ";\n",
+    ],
+)
+def test_deep_nesting_is_an_unknown_statement_not_a_crash(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], statement: str
+) -> None:
+    path = tmp_path / "003_deep.sql"
+    path.write_text(statement)
+    assert run(["lint-migrations", "--json", str(path)]) == 1
+    (report,) = json.loads(capsys.readouterr().out)["files"]
+    assert [(f["rule"], f["severity"]) for f in report["findings"]] == [
+        ("migration-statement-unknown", "unknown")
+    ]
+    assert "nested too deeply" in report["findings"][0]["message"]

@@ -103,6 +103,8 @@ def classify(sql: str, ctx: Context) -> StatementFacts:
         # Text outside the grammar this classifier reads: unknown, never a crash.
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         return StatementFacts(unknown=f"could not parse: {first[:120]}")
+    except RecursionError:
+        return StatementFacts(unknown="could not parse: nested too deeply")
     return facts
 
 
