@@ -214,7 +214,8 @@ def test_parallel_workers_read_dockerfiles_with_the_go_parser(
     outputs = ["--index", str(index), "--artifacts-dir", str(artifacts)]
     command = [sys.executable, "-m", "release_safety", "backfill", "--repo", str(builder.path)]
     # a hang is a failure here, not a stuck suite
-    subprocess.run([*command, *outputs, "--jobs", "2"], check=True, capture_output=True, timeout=120)
+    parallel = [*command, *outputs, "--jobs", "2"]
+    subprocess.run(parallel, check=True, capture_output=True, timeout=120)
     verdicts = {}
     for version in majors:
         artifact = json.loads((artifacts / version / "release-safety.json").read_text())
