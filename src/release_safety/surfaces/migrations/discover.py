@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 from release_safety.findings import Finding, Rule, register
@@ -60,12 +61,29 @@ def migration_files(
     """Every migration file of a tree, with the index of the first source that claims it."""
     if snapshot is None:
         return {}
+    claims = _claims(tuple(sources))
+    if len(claims) >= REMEMBERED:
+        claims.clear()
     found: dict[str, int] = {}
     for path in snapshot.paths():
-        index = next((i for i, s in enumerate(sources) if s.matches(path)), None)
+        if path in claims:
+            index = claims[path]
+        else:
+            index = claims[path] = next((i for i, s in enumerate(sources) if s.matches(path)), None)
         if index is not None:
             found[path] = index
     return found
+
+
+REMEMBERED = 1 << 18
+"""Paths whose claiming source a set of sources remembers (a backfill asks about the same paths
+release after release)."""
+
+
+@lru_cache(maxsize=8)
+def _claims(sources: tuple[MigrationSource, ...]) -> dict[str, int | None]:
+    """The index of the source claiming each path asked about so far (None: no source)."""
+    return {}
 
 
 def discover(
