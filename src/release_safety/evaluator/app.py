@@ -39,6 +39,7 @@ from release_safety.evaluator.execute import OPERATIONS, execute
 from release_safety.evaluator.openapi import check_body
 from release_safety.evaluator.params import Params, pagination
 from release_safety.evaluator.store import Store
+from release_safety.jsonio import deeper_than
 
 log = logging.getLogger("release_safety.evaluator")
 HTTP_NAMES = {404: "NotFoundError", 405: "MethodNotAllowedError", 400: "ParameterError"}
@@ -89,27 +90,12 @@ async def _read_body(request: Request) -> bytes:
     return b"".join(chunks)
 
 
-def _too_deep(value: Any) -> bool:
-    """Whether a parsed JSON value nests more than MAX_DEPTH arrays and objects."""
-    level = [value]
-    for _ in range(MAX_DEPTH):
-        level = [
-            child
-            for node in level
-            if isinstance(node, dict | list)
-            for child in (node.values() if isinstance(node, dict) else node)
-        ]
-        if not level:
-            return False
-    return any(isinstance(node, dict | list) for node in level)
-
-
 def _parse_body(raw: bytes) -> Any:
     try:
         body = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:  # orjson also refuses over 1,024 levels
         raise ApiError(400, "ParameterError", f"The request body is not JSON: {exc}") from exc
-    if _too_deep(body):
+    if deeper_than(body, MAX_DEPTH):
         raise ApiError(400, "ParameterError", f"The request body nests over {MAX_DEPTH} levels")
     return body
 
