@@ -12,7 +12,6 @@ import click
 from release_safety.errors import InputError
 
 EVALUATOR_MODULES = (
-    "jsonschema_rs",
     "openapi_spec_validator",
     "orjson",
     "schemathesis",
