@@ -16,10 +16,8 @@ than to confirm discovery finds nothing.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import TypeVar
 
 from release_safety.findings import (
@@ -31,7 +29,7 @@ from release_safety.findings import (
     not_checked_finding,
     register,
 )
-from release_safety.settings import SETTINGS_FILE, glob_regex, is_glob, skipped
+from release_safety.settings import SETTINGS_FILE, glob_pattern, is_glob, skipped
 from release_safety.snapshot import Snapshot
 
 SETTINGS_PATH_UNMATCHED = register(
@@ -101,19 +99,14 @@ ABSENT_BUT_FOUND = register(
 SETTINGS_ERRORS = frozenset({SETTINGS_PATH_UNMATCHED.id, DISCOVERY_AMBIGUOUS.id})
 
 
-@lru_cache(maxsize=256)
-def _compiled(pattern: str) -> re.Pattern[str]:
-    return re.compile(glob_regex(pattern))
-
-
 def matching(snapshot: Snapshot | None, pattern: str) -> list[str]:
     """The files of the snapshot a settings entry names, sorted."""
     if snapshot is None:
         return []
     if not is_glob(pattern):
         return [pattern] if snapshot.blob_id(pattern) is not None else []
-    regex = _compiled(pattern)
-    return [p for p in snapshot.paths() if regex.fullmatch(p) and not skipped(pattern, p)]
+    regex = glob_pattern(pattern)
+    return [p for p in snapshot.paths() if regex.match(p) and not skipped(pattern, p)]
 
 
 def matched(snapshot: Snapshot | None, patterns: Sequence[str]) -> list[str]:

@@ -8,13 +8,13 @@ type is bad input naming the file and the key.
 
 from __future__ import annotations
 
-import fnmatch
 import re
 import tomllib
 from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Literal
 
+from pathspec.patterns.gitignore.basic import GitIgnoreBasicPattern
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -86,8 +86,7 @@ class MigrationSource(_Closed):
             return False
         if self.exclude and re.fullmatch(self.exclude, name):
             return False
-        at_or_below = rf"(?:{glob_regex(self.path)})(?:/.*)?"
-        if not folder or re.fullmatch(at_or_below, folder) is None:
+        if not folder or glob_pattern(self.path).match(folder) is None:
             return False
         return not skipped(self.path + "/**", path)
 
@@ -109,9 +108,9 @@ def is_glob(pattern: str) -> bool:
 
 
 def glob_match(pattern: str, path: str) -> bool:
-    """Glob match where `**` matches any number of folders (including none); a glob does not
+    """True when the glob names `path` or a folder it lies in (`glob_pattern`); a glob does not
     reach into skipped folders (SKIPPED_FOLDERS, hidden ones) that it does not name."""
-    return re.fullmatch(glob_regex(pattern), path) is not None and not skipped(pattern, path)
+    return glob_pattern(pattern).match(path) is not None and not skipped(pattern, path)
 
 
 def skipped(pattern: str, path: str) -> bool:
@@ -133,23 +132,13 @@ def _named_folders(pattern: str) -> frozenset[str] | None:
     return frozenset(part for part in pattern.split("/")[:-1] if not is_glob(part))
 
 
-@lru_cache(maxsize=64)
-def glob_regex(pattern: str) -> str:
-    """A glob as a regular expression: `*` within a folder, `**` across folders."""
-    regex = ""
-    i = 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            regex += r"(?:.*/)?"
-            i += 3
-        elif pattern.startswith("**", i):
-            regex += r".*"
-            i += 2
-        else:
-            chunk = fnmatch.translate(pattern[i]).removeprefix("(?s:").removesuffix(r")\Z")
-            regex += r"[^/]*" if pattern[i] == "*" else chunk
-            i += 1
-    return regex
+@lru_cache(maxsize=256)
+def glob_pattern(pattern: str) -> re.Pattern[str]:
+    """A settings glob compiled by pathspec as a `.gitignore` line anchored at the repository
+    root, for `match`: `*`, `?` and `[...]` stay within a folder, `**` spans folders (none
+    included), and a glob naming a folder names the files in it."""
+    regex, _ = GitIgnoreBasicPattern.pattern_to_regex("/" + pattern.removeprefix("/"))
+    return re.compile(regex or r"(?!)")
 
 
 DEFAULT_MIGRATION_SOURCES = (
@@ -268,7 +257,7 @@ class ConfigSource(_Closed):
         """True when the entry leaves `path` out: its `exclude` globs, or, for a glob entry,
         a test file."""
         patterns = self.exclude + (DEFAULT_CONFIG_EXCLUDES if is_glob(self.path) else ())
-        return _any_glob(patterns).fullmatch(path) is not None
+        return any(glob_pattern(p).match(path) for p in patterns)
 
     def describe(self) -> str:
         """The entry in one line, as the settings would write it (the path alone when it has
@@ -278,12 +267,6 @@ class ConfigSource(_Closed):
             return self.path
         shown = ", ".join(f"{key}={value!r}" for key, value in options.items())
         return f"{{path={self.path!r}, {shown}}}"
-
-
-@lru_cache(maxsize=64)
-def _any_glob(patterns: tuple[str, ...]) -> re.Pattern[str]:
-    """One expression matching what any of the globs matches (nothing for none)."""
-    return re.compile("|".join(f"(?:{glob_regex(p)})" for p in patterns) or r"(?!)")
 
 
 class ConfigSettings(_Surface):
