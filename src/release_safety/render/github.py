@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from release_safety.checkpr import Covered, GateResult
-from release_safety.findings import SURFACES, Finding
+from release_safety.findings import SURFACES, Finding, Severity
 from release_safety.model import DeclaredBreak
 
 MARKER = "<!-- release-safety:pr-gate -->"
@@ -32,12 +33,43 @@ SURFACE_TITLES = {
 }
 
 
+Level = Literal["error", "warning", "note"]
+LEVELS: dict[Severity, Level] = {"breaking": "error", "unknown": "warning", "advisory": "note"}
+"""A finding's level (SARIF's names) by its severity, where no gate decides it."""
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A finding and the level it is shown at (the severity's, unless a gate decides)."""
+
+    finding: Finding
+    level: Level
+
+    @classmethod
+    def of(cls, findings: Sequence[Finding]) -> list[Shown]:
+        return [cls(f, LEVELS[f.severity]) for f in findings]
+
+
+def gate_shown(result: GateResult) -> list[Shown]:
+    """The pull-request gate's findings at its levels: undeclared breaks and problems are
+    errors, warnings warnings, declared breaks notes."""
+    return [
+        *(Shown(f, "error") for f in [*result.uncovered, *result.problems]),
+        *(Shown(f, "warning") for f in result.warnings),
+        *(Shown(c.finding, "note") for c in result.covered),
+    ]
+
+
 @dataclass(frozen=True)
 class Annotation:
     """One workflow command: level, the finding it shows."""
 
     level: str
     finding: Finding
+
+    @classmethod
+    def of(cls, shown: Shown) -> Annotation:
+        return cls("notice" if shown.level == "note" else shown.level, shown.finding)
 
     def command(self) -> str:
         f = self.finding
@@ -59,11 +91,7 @@ def _property(text: str) -> str:
 
 def gate_annotations(result: GateResult) -> tuple[list[Annotation], list[Annotation]]:
     """The annotations GitHub will show, and those over its per-step caps."""
-    wanted = [
-        *(Annotation("error", f) for f in [*result.uncovered, *result.problems]),
-        *(Annotation("warning", f) for f in result.warnings),
-        *(Annotation("notice", c.finding) for c in result.covered),
-    ]
+    wanted = [Annotation.of(s) for s in gate_shown(result)]
     shown: list[Annotation] = []
     overflow: list[Annotation] = []
     counts: dict[str, int] = {}
