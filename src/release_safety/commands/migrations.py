@@ -121,7 +121,7 @@ def lint_migrations(
         shown = Shown.of(every)
         rendered = {
             "markdown": lambda: markdown("Migration lint", shown),
-            "github": lambda: github(shown),
+            "github": lambda: github(shown, uris.get),
             "sarif": lambda: sarif(shown, uris.get),
         }
         click.echo(rendered[chosen](), nl=False)

@@ -120,10 +120,14 @@ def diff_openapi(base: str, revision: str, format_: str | None, as_json: bool, f
     else:
         root = repository_root(Path.cwd())
         given = {doc.name for doc in (old_doc, new_doc) if doc.repo_path is None}
+
+        def uri(file: str) -> str:
+            return repository_uri(file, root) if file in given else file
+
         shown = Shown.of([c.finding for c in found])
         rendered = {
             "markdown": lambda: markdown(f"OpenAPI changes from {base} to {revision}", shown),
-            "github": lambda: github(shown),
+            "github": lambda: github(shown, uri),
             "sarif": lambda: sarif(shown, lambda f: repository_uri(f, root) if f in given else f),
         }
         click.echo(rendered[chosen](), nl=False)

@@ -64,9 +64,24 @@ def wants_json(args: Sequence[str]) -> bool:
     return "--json" in args or "--format=json" in args or ("--format", "json") in pairs
 
 
-def github(shown: Sequence[Shown]) -> str:
+Uri = Callable[[str], str | None]
+"""A finding's file as its path from the repository root (None: no location, as for standard
+input)."""
+
+
+def _located(shown: Sequence[Shown], uri: Uri) -> list[Shown]:
+    """The findings with their files as paths from the repository root."""
+    return [
+        Shown(s.finding.model_copy(update={"file": uri(s.finding.file)}), s.level)
+        if s.finding.file
+        else s
+        for s in shown
+    ]
+
+
+def github(shown: Sequence[Shown], uri: Uri = str) -> str:
     """One workflow command per finding (`::error file=..,line=..,title=..::message`)."""
-    return "".join(Annotation.of(s).command() + "\n" for s in shown)
+    return "".join(Annotation.of(s).command() + "\n" for s in _located(shown, uri))
 
 
 def _cell(text: str) -> str:
@@ -116,22 +131,19 @@ def _descriptor(rule: Rule) -> dict[str, Any]:
     }
 
 
-def sarif(shown: Sequence[Shown], uri: Callable[[str], str | None] = str) -> str:
-    """A SARIF 2.1.0 log of one run: the whole rule catalogue, one result per finding; `uri`
-    turns a finding's file into its path from the repository root (None: no location, as for
-    standard input)."""
+def sarif(shown: Sequence[Shown], uri: Uri = str) -> str:
+    """A SARIF 2.1.0 log of one run: the whole rule catalogue, one result per finding."""
     rules = sorted(catalogue().values(), key=lambda r: r.id)
     index = {rule.id: i for i, rule in enumerate(rules)}
     results = []
-    for s in shown:
+    for s in _located(shown, uri):
         f = s.finding
         text = f.message + (f"\nSafer: {f.hint}" if f.hint else "")
         result: dict[str, Any] = {"ruleId": f.rule, "level": s.level, "message": {"text": text}}
         if f.rule in index:
             result["ruleIndex"] = index[f.rule]
-        where = uri(f.file) if f.file else None
-        if where is not None:
-            location: dict[str, Any] = {"artifactLocation": {"uri": where}}
+        if f.file:
+            location: dict[str, Any] = {"artifactLocation": {"uri": f.file}}
             if f.line:
                 location["region"] = {"startLine": f.line}
             result["locations"] = [{"physicalLocation": location}]
