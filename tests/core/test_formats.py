@@ -13,6 +13,7 @@ import jsonschema
 import pytest
 
 from release_safety.cli import run
+from release_safety.render.formats import FORMATS
 from release_safety.repobuilder import RepoBuilder
 
 SARIF_SCHEMA = json.loads(
@@ -124,6 +125,8 @@ def test_json_is_the_alias_of_format_json_and_two_formats_are_refused(
     assert run(["diff-openapi", "--json", "--format", "sarif", "a", "b"]) == 2
     error = json.loads(_out(capsys))["error"]
     assert error["exitCode"] == 2 and "two formats" in error["message"]
+    assert run(["diff-openapi", "--format", "json", "HEAD:gone.yaml", "HEAD:openapi.yaml"]) == 2
+    assert "no file gone.yaml at HEAD" in json.loads(_out(capsys))["error"]["message"]
 
 
 def test_markdown_of_each_command(repo: RepoBuilder, capsys: pytest.CaptureFixture[str]) -> None:
@@ -218,3 +221,9 @@ def test_exclude_leaves_a_rule_out(repo: RepoBuilder, capsys: pytest.CaptureFixt
     assert run([*args, "--exclude", "drop-column", "--exclude", "blocking-table-lock"]) == 0
     rules: Any = [f["rule"] for f in json.loads(_out(capsys))["files"][0]["findings"]]
     assert "drop-column" not in rules and "create-index-non-concurrently" in rules
+
+
+def test_docs_show_an_example_of_each_format() -> None:
+    page = (Path(__file__).parents[2] / "docs" / "formats.md").read_text(encoding="utf-8")
+    for name in FORMATS:
+        assert f"\n## {name}\n" in page

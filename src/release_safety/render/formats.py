@@ -58,12 +58,6 @@ def chosen_format(format_: str | None, as_json: bool) -> Format:
     return format_  # type: ignore[return-value]
 
 
-def wants_json(args: Sequence[str]) -> bool:
-    """True when the command line asks for JSON (errors are then JSON as well)."""
-    pairs = zip(args, [*args[1:], ""], strict=True)
-    return "--json" in args or "--format=json" in args or ("--format", "json") in pairs
-
-
 Uri = Callable[[str], str | None]
 """A finding's file as its path from the repository root (None: no location, as for standard
 input)."""
