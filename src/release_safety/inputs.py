@@ -17,6 +17,7 @@ from release_safety.gitrepo import GitRepo
 from release_safety.settings import repository_root
 
 STDIN = "-"
+STDIN_NAME = "<stdin>"
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,22 @@ class Document:
     name: str
     data: bytes
     repo_path: str | None = None
+
+    @property
+    def shown(self) -> str:
+        """The name findings carry: the repository path for `REF:path`, else as given."""
+        return self.repo_path or self.name
+
+    def uri(self, root: Path | None) -> str | None:
+        """The path from the repository root `root` (None for standard input)."""
+        if self.repo_path is not None or self.name == STDIN_NAME:
+            return self.repo_path
+        if root is not None:
+            try:
+                return Path(self.name).resolve().relative_to(root).as_posix()
+            except ValueError:
+                pass
+        return Path(self.name).as_posix()
 
 
 def git_ref_path(spec: str) -> tuple[str, str] | None:
@@ -44,7 +61,7 @@ def read_document(spec: str, stdin_used: bool = False) -> Document:
     if spec == STDIN:
         if stdin_used:
             raise InputError("`-` given twice: standard input can be read once")
-        return Document("<stdin>", sys.stdin.buffer.read())
+        return Document(STDIN_NAME, sys.stdin.buffer.read())
     at_ref = git_ref_path(spec)
     if at_ref is None:
         return Document(spec, _read_file(Path(spec)))

@@ -1,4 +1,6 @@
-"""`.release-safety.toml`: where migrations, specs, snapshots and config live in a repository.
+"""`.release-safety.toml` (or `[tool.release-safety]` in `pyproject.toml`): where migrations, specs,
+snapshots and config live in a repository, and the rules `lint-migrations` and `check-pr` leave
+out.
 
 Every key has a default (documented in the README): by default each surface discovers its
 documents where real projects keep them, and a glob never looks inside vendored, test or hidden

@@ -155,8 +155,12 @@ def test_inputs_stdin_and_ref_path(
     assert [f["rule"] for f in data["findings"]] == ["endpoint-removed"]
     assert run(["diff-openapi", "HEAD~1:openapi.yaml", "HEAD~1:openapi.yaml"]) == 0
     _stdin(monkeypatch, DROP)
-    assert run(["lint-migrations", "--json", "-"]) == 1
-    assert "drop-column" in _out(capsys)
+    assert run(["lint-migrations", "--format", "sarif", "-"]) == 1
+    log = json.loads(_out(capsys))
+    jsonschema.Draft4Validator(SARIF_SCHEMA).validate(log)
+    results = log["runs"][0]["results"]
+    assert "drop-column" in {r["ruleId"] for r in results}
+    assert all("locations" not in r for r in results)  # standard input has no path
     assert run(["lint-migrations", "--json", f"HEAD:{MIGRATION}"]) == 1
     (linted,) = json.loads(_out(capsys))["files"]
     assert linted["findings"][0]["file"] == MIGRATION

@@ -19,10 +19,7 @@ from release_safety.jsonio import dumps
 from release_safety.render.formats import (
     chosen_format,
     format_options,
-    github,
-    markdown,
-    repository_uri,
-    sarif,
+    shared,
 )
 from release_safety.render.github import Shown
 from release_safety.rulesoff import rules_off
@@ -92,9 +89,8 @@ def lint_migrations(
     for index, name in enumerate(files):
         document = read_document(name, stdin_used=STDIN in files[:index])
         text = document.data.decode("utf-8", errors="replace")
-        shown_name = document.repo_path or document.name
-        from_root = None if name == STDIN else repository_uri(shown_name, root)
-        uris[shown_name] = document.repo_path or from_root
+        shown_name = document.shown
+        uris[shown_name] = document.uri(root)
         analysis = analyse_text(text, shown_name, _format(name, shown_name, text), settings)
         findings = [f for f in findings_of(analysis, shown_name) if f.rule not in off]
         every += findings
@@ -119,12 +115,7 @@ def lint_migrations(
         _print_text(reports)
     else:
         shown = Shown.of(every)
-        rendered = {
-            "markdown": lambda: markdown("Migration lint", shown),
-            "github": lambda: github(shown, uris.get),
-            "sarif": lambda: sarif(shown, uris.get),
-        }
-        click.echo(rendered[chosen](), nl=False)
+        click.echo(shared(chosen, "Migration lint", shown, uris.get), nl=False)
     return worst
 
 

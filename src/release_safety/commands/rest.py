@@ -19,10 +19,7 @@ from release_safety.inputs import STDIN, Document, read_document
 from release_safety.render.formats import (
     chosen_format,
     format_options,
-    github,
-    markdown,
-    repository_uri,
-    sarif,
+    shared,
 )
 from release_safety.render.github import Shown
 from release_safety.settings import repository_root
@@ -106,9 +103,8 @@ def diff_openapi(base: str, revision: str, format_: str | None, as_json: bool, f
     new_doc = read_document(revision, stdin_used=base == STDIN)
     old = _load(old_doc)
     new = _load(new_doc, previous=old)
-    names = {doc.name: doc.repo_path or doc.name for doc in (old_doc, new_doc)}
     try:
-        found = describe(old, new, names[old_doc.name], names[new_doc.name])
+        found = describe(old, new, old_doc.shown, new_doc.shown)
     except SpecError as exc:
         raise InputError(f"{revision}: {exc}") from exc
     failing = LEVELS[LEVELS.index(fail_on) :]
@@ -119,18 +115,10 @@ def diff_openapi(base: str, revision: str, format_: str | None, as_json: bool, f
         _print_text(found)
     else:
         root = repository_root(Path.cwd())
-        given = {doc.name for doc in (old_doc, new_doc) if doc.repo_path is None}
-
-        def uri(file: str) -> str:
-            return repository_uri(file, root) if file in given else file
-
+        uris = {doc.shown: doc.uri(root) for doc in (old_doc, new_doc)}
         shown = Shown.of([c.finding for c in found])
-        rendered = {
-            "markdown": lambda: markdown(f"OpenAPI changes from {base} to {revision}", shown),
-            "github": lambda: github(shown, uri),
-            "sarif": lambda: sarif(shown, lambda f: repository_uri(f, root) if f in given else f),
-        }
-        click.echo(rendered[chosen](), nl=False)
+        title = f"OpenAPI changes from {base} to {revision}"
+        click.echo(shared(chosen, title, shown, uris.get), nl=False)
     return code
 
 

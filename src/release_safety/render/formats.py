@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 import click
@@ -102,17 +101,6 @@ def markdown(title: str, shown: Sequence[Shown]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def repository_uri(file: str, root: Path | None) -> str:
-    """A file named on the command line as a path from the repository root when it lies in
-    the repository (as given otherwise)."""
-    if root is not None:
-        try:
-            return Path(file).resolve().relative_to(root.resolve()).as_posix()
-        except (ValueError, OSError):
-            pass
-    return Path(file).as_posix()
-
-
 def _descriptor(rule: Rule) -> dict[str, Any]:
     help_text = rule.why + (f"\n\nSafer: {rule.safe}" if rule.safe else "")
     return {
@@ -155,3 +143,14 @@ def sarif(shown: Sequence[Shown], uri: Uri = str) -> str:
         "runs": [{"tool": {"driver": driver}, "results": results}],
     }
     return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+
+
+def shared(chosen: Format, title: str, shown: Sequence[Shown], uri: Uri = str) -> str:
+    """The findings in one of the shared formats (`markdown`, `github`, `sarif`)."""
+    if chosen == "markdown":
+        return markdown(title, shown)
+    if chosen == "github":
+        return github(shown, uri)
+    if chosen == "sarif":
+        return sarif(shown, uri)
+    raise ValueError(f"{chosen} is each command's own format")

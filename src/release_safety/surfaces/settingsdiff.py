@@ -272,12 +272,12 @@ def analyse(
     problem: str | None = None,
 ) -> SurfaceReport:
     """The settings report: the settings used at each ref and how they changed."""
-    read_old = {SETTINGS_FILE: previous.blob} if previous is not None else {}
+    read_old = {previous.path or SETTINGS_FILE: previous.blob} if previous is not None else {}
     coverage = Coverage.of(
         [f"settings: {current.where}"]
         + ([f"previous settings: {previous.where}"] if previous is not None else []),
         read_old,
-        {SETTINGS_FILE: current.blob},
+        {current.path or SETTINGS_FILE: current.blob},
     )
     findings: list[Finding] = []
     if problem is not None:
