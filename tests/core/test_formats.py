@@ -154,6 +154,7 @@ def test_inputs_stdin_and_ref_path(
     assert (data["base"], data["revision"]) == ("-", "HEAD:openapi.yaml")
     assert [f["rule"] for f in data["findings"]] == ["endpoint-removed"]
     assert run(["diff-openapi", "HEAD~1:openapi.yaml", "HEAD~1:openapi.yaml"]) == 0
+    assert _out(capsys).startswith("0 breaking change(s)")
     _stdin(monkeypatch, DROP)
     assert run(["lint-migrations", "--format", "sarif", "-"]) == 1
     log = json.loads(_out(capsys))
