@@ -40,7 +40,8 @@ def catalogue() -> dict[str, Rule]:
 
 def rules_off(ids: Iterable[str], where: str) -> frozenset[str]:
     """The rule ids, checked: an unknown id, or a rule that guards the checking, is bad input."""
-    rules = catalogue()
+    ids = tuple(ids)
+    rules = catalogue() if ids else {}
     for rule_id in ids:
         rule = rules.get(rule_id)
         if rule is None:

@@ -15,8 +15,9 @@ from release_safety.findings import Finding, all_findings
 from release_safety.generate import Generated, Release, analyse_release
 from release_safety.gitrepo import GitRepo
 from release_safety.releasesettings import release_settings, settings_at_ref, settings_file
+from release_safety.render.annotations import gate_shown
 from release_safety.render.formats import chosen_format, format_options, github, sarif
-from release_safety.render.github import comment_body, gate_shown, headline
+from release_safety.render.github import comment_body, headline
 from release_safety.render.markdown import upgrade_safety_section
 from release_safety.rulesoff import rules_off, without
 from release_safety.snapshot import Snapshot

@@ -16,12 +16,12 @@ from release_safety.errors import InputError
 from release_safety.findings import Finding
 from release_safety.inputs import STDIN, read_document
 from release_safety.jsonio import dumps
+from release_safety.render.annotations import Shown
 from release_safety.render.formats import (
     chosen_format,
     format_options,
     shared,
 )
-from release_safety.render.github import Shown
 from release_safety.rulesoff import rules_off
 from release_safety.settings import Settings, find_settings, load_settings, repository_root
 

@@ -16,12 +16,12 @@ from release_safety import jsonio
 from release_safety.errors import InputError
 from release_safety.findings import Severity
 from release_safety.inputs import STDIN, Document, read_document
+from release_safety.render.annotations import Shown
 from release_safety.render.formats import (
     chosen_format,
     format_options,
     shared,
 )
-from release_safety.render.github import Shown
 from release_safety.settings import repository_root
 from release_safety.surfaces.rest.analyse import describe, load_api
 from release_safety.surfaces.rest.group import Change, capped

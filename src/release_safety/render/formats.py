@@ -18,7 +18,7 @@ import click
 from release_safety import __version__
 from release_safety.errors import InputError
 from release_safety.findings import Rule
-from release_safety.render.github import LEVELS, Annotation, Shown
+from release_safety.render.annotations import LEVELS, Annotation, Shown
 from release_safety.rulesoff import catalogue
 
 FORMATS = ("text", "json", "markdown", "github", "sarif")
