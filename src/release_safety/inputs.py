@@ -72,11 +72,11 @@ def read_document(spec: str, stdin_used: bool = False) -> Document:
     repo = GitRepo(root)
     try:
         snapshot = repo.snapshot(repo.resolve(ref))
-        if snapshot.blob_id(path.removeprefix("/")) is None:
+        if snapshot.blob_id(path) is None:
             raise InputError(
-                f"{spec}: no file {path} at {ref} (paths are from the repository root)"
+                f"{spec}: no file {path} at {ref} (paths start at the repository root)"
             )
-        return Document(spec, snapshot.read(path.removeprefix("/")), path.removeprefix("/"))
+        return Document(spec, snapshot.read(path), path)
     finally:
         repo.close()
 

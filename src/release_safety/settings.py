@@ -112,12 +112,6 @@ def is_glob(pattern: str) -> bool:
     return any(char in pattern for char in "*?[")
 
 
-def glob_match(pattern: str, path: str) -> bool:
-    """True when the glob names `path` or a folder it lies in (`glob_pattern`); a glob does not
-    reach into skipped folders (SKIPPED_FOLDERS, hidden ones) that it does not name."""
-    return glob_pattern(pattern).match(path) is not None and not skipped(pattern, path)
-
-
 def skipped(pattern: str, path: str) -> bool:
     """True when `path` lies in a skipped folder below the literal folders `pattern` names."""
     named = _named_folders(pattern)
