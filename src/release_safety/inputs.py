@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from release_safety.errors import CheckError, InputError
-from release_safety.gitrepo import GitRepo
 from release_safety.settings import repository_root
 
 STDIN = "-"
@@ -69,6 +68,8 @@ def read_document(spec: str, stdin_used: bool = False) -> Document:
     root = repository_root(Path.cwd())
     if root is None:
         raise InputError(f"{spec}: no such file, and not in a git repository to read {ref}:{path}")
+    from release_safety.gitrepo import GitRepo  # gitpython only when a ref is read
+
     repo = GitRepo(root)
     try:
         snapshot = repo.snapshot(repo.resolve(ref))
