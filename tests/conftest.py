@@ -18,6 +18,8 @@ def private_cache(
 ) -> None:
     """Each test gets its own cache folder: no test reads another's (or the user's) cache."""
     monkeypatch.setenv(CACHE_DIR_ENV, str(tmp_path_factory.mktemp("cache")))
+    # Inside GitHub Actions the commands default to `--format github`; tests choose their own.
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
 
 
 @pytest.fixture

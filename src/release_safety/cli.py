@@ -14,6 +14,7 @@ import json
 import os
 import sys
 from collections.abc import Sequence
+from itertools import pairwise
 
 import click
 
@@ -122,7 +123,7 @@ def _report_error(kind: str, message: str, code: int, as_json: bool) -> int:
 def run(argv: Sequence[str] | None = None) -> int:
     """Run the CLI on `argv` and return the exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
-    as_json = "--json" in args
+    as_json = "--json" in args or "--format=json" in args or ("--format", "json") in pairwise(args)
     try:
         result = cli.main(args=args, prog_name="release-safety", standalone_mode=False)
     except click.exceptions.Exit as exc:

@@ -116,7 +116,7 @@ def matching(snapshot: Snapshot | None, pattern: str) -> list[str]:
     ]
 
 
-_NAMES: WeakKeyDictionary[Snapshot, tuple[Sequence[str], dict[str, list[str]]]] = (
+_NAMES: WeakKeyDictionary[Snapshot, tuple[Sequence[str], dict[str, list[str]], set[str]]] = (
     WeakKeyDictionary()
 )
 
@@ -124,19 +124,26 @@ _NAMES: WeakKeyDictionary[Snapshot, tuple[Sequence[str], dict[str, list[str]]]] 
 def _candidates(snapshot: Snapshot, pattern: str) -> Sequence[str]:
     """The snapshot's paths a glob can match, sorted, narrowed cheaply before the regex: by
     file name when the glob's last part is literal (`**/openapi.yaml`), else by its literal end
-    (`*.go`)."""
+    (`*.go`). A glob naming a folder names the files in it, so a name that is also a folder's
+    keeps every path."""
     paths = snapshot.paths()
     name = pattern.rpartition("/")[2]
     if is_glob(name):
         tail = re.split(r"[*?\[\]]", name)[-1]
-        return [p for p in paths if p.endswith(tail)] if tail else paths
+        if not tail:
+            return paths
+        below = tail + "/"
+        return [p for p in paths if p.endswith(tail) or below in p]
     known = _NAMES.get(snapshot)
     if known is None or known[0] is not paths:
         by_name: dict[str, list[str]] = {}
+        folders: set[str] = set()
         for path in paths:
-            by_name.setdefault(path.rpartition("/")[2], []).append(path)
-        known = _NAMES[snapshot] = (paths, by_name)
-    return known[1].get(name, [])
+            folder, _, file = path.rpartition("/")
+            by_name.setdefault(file, []).append(path)
+            folders.update(folder.split("/"))
+        known = _NAMES[snapshot] = (paths, by_name, folders)
+    return paths if name in known[2] else known[1].get(name, [])
 
 
 def matched(snapshot: Snapshot | None, patterns: Sequence[str]) -> list[str]:

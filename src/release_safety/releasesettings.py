@@ -1,5 +1,10 @@
-"""The settings a release is judged with: `.release-safety.toml` as committed at each ref (or a
-file outside the repository given with `--config`), the previous release's beside it."""
+"""The settings a release is judged with: `.release-safety.toml` as committed at each ref (else the
+`[tool.release-safety]` table of the root `pyproject.toml` at that ref; or a file outside the
+repository given with `--config`), the previous release's beside it.
+
+Settings at a ref are read at the repository root only: a release is the whole repository, so
+the walk up from the current folder (`settings.find_settings`) is for the working tree's
+commands (`lint-migrations`, `upgrade-check`)."""
 
 from __future__ import annotations
 
@@ -8,7 +13,13 @@ from pathlib import Path
 
 from release_safety.errors import InputError
 from release_safety.gitrepo import GitRepo
-from release_safety.settings import SETTINGS_FILE, Settings, load_settings, settings_at
+from release_safety.settings import (
+    SETTINGS_FILE,
+    Settings,
+    load_settings,
+    settings_at,
+    settings_source,
+)
 
 
 @dataclass(frozen=True)
@@ -19,6 +30,8 @@ class SettingsAt:
     where: str
     text: str | None = None
     blob: str | None = None
+    path: str | None = None
+    """The repository file they were read from (`pyproject.toml` when its table holds them)."""
 
 
 @dataclass(frozen=True)
@@ -62,11 +75,12 @@ def settings_at_ref(repo: GitRepo, ref: str, where: str | Path) -> SettingsAt:
     if isinstance(where, Path):
         return SettingsAt(load_settings(repo.path, where), str(where))
     snapshot = repo.snapshot(ref)
+    source = settings_source(snapshot, where)
     found = settings_at(snapshot, where)
-    if found is None:
+    if source is None or found is None:
         return SettingsAt(Settings(), f"defaults ({where} absent at {ref})")
-    text = snapshot.read(where).decode("utf-8")
-    return SettingsAt(found, f"{where} at {ref}", text, snapshot.blob_id(where))
+    text = snapshot.read(source).decode("utf-8")
+    return SettingsAt(found, f"{source} at {ref}", text, snapshot.blob_id(source), source)
 
 
 def release_settings(
@@ -87,7 +101,7 @@ def uncommitted(repo: GitRepo, where: str | Path, current: SettingsAt, to_ref: s
     if isinstance(where, Path) or repo.resolve(to_ref) != repo.resolve("HEAD"):
         return None
     try:
-        working: str | None = (repo.path / where).read_text(encoding="utf-8")
+        working: str | None = (repo.path / (current.path or where)).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         working = None
     if working == current.text:

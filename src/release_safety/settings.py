@@ -1,4 +1,6 @@
-"""`.release-safety.toml`: where migrations, specs, snapshots and config live in a repository.
+"""`.release-safety.toml` (or `[tool.release-safety]` in `pyproject.toml`): where migrations, specs,
+snapshots and config live in a repository, and the rules `lint-migrations` and `check-pr` leave
+out.
 
 Every key has a default (documented in the README): by default each surface discovers its
 documents where real projects keep them, and a glob never looks inside vendored, test or hidden
@@ -8,7 +10,6 @@ type is bad input naming the file and the key.
 
 from __future__ import annotations
 
-import fnmatch
 import tomllib
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -31,6 +32,9 @@ from release_safety.snapshot import Snapshot
 from release_safety.versions import DEFAULT_TAG_PATTERN, TagPattern, Version
 
 SETTINGS_FILE = ".release-safety.toml"
+PYPROJECT = "pyproject.toml"
+"""Settings may instead be the `[tool.release-safety]` table of `pyproject.toml`; in one folder
+`.release-safety.toml` wins (a file of its own is the more explicit choice, as ruff's is)."""
 
 SKIPPED_FOLDERS = frozenset(
     {
@@ -86,8 +90,7 @@ class MigrationSource(_Closed):
             return False
         if self.exclude and compile_pattern(self.exclude).fullmatches(name):
             return False
-        at_or_below = compile_pattern(rf"(?:{glob_regex(self.path)})(?:/.*)?")
-        if not folder or not at_or_below.fullmatches(folder):
+        if not folder or not compile_pattern(glob_regex(self.path)).fullmatches(folder):
             return False
         return not skipped(self.path + "/**", path)
 
@@ -106,12 +109,6 @@ class MigrationSource(_Closed):
 
 def is_glob(pattern: str) -> bool:
     return any(char in pattern for char in "*?[")
-
-
-def glob_match(pattern: str, path: str) -> bool:
-    """Glob match where `**` matches any number of folders (including none); a glob does not
-    reach into skipped folders (SKIPPED_FOLDERS, hidden ones) that it does not name."""
-    return compile_pattern(glob_regex(pattern)).fullmatches(path) and not skipped(pattern, path)
 
 
 def skipped(pattern: str, path: str) -> bool:
@@ -133,23 +130,16 @@ def _named_folders(pattern: str) -> frozenset[str] | None:
     return frozenset(part for part in pattern.split("/")[:-1] if not is_glob(part))
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=256)
 def glob_regex(pattern: str) -> str:
-    """A glob as a regular expression: `*` within a folder, `**` across folders."""
-    regex = ""
-    i = 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            regex += r"(?:.*/)?"
-            i += 3
-        elif pattern.startswith("**", i):
-            regex += r".*"
-            i += 2
-        else:
-            chunk = fnmatch.translate(pattern[i]).removeprefix("(?s:").removesuffix(r")\Z")
-            regex += r"[^/]*" if pattern[i] == "*" else chunk
-            i += 1
-    return regex
+    """A settings glob as a regular expression for a full match (RE2 syntax), translated by
+    pathspec as a `.gitignore` line anchored at the repository root: `*`, `?` and `[...]` stay
+    within a folder, `**` spans folders (none included), and a glob naming a folder names the
+    files in it."""
+    from pathspec.patterns.gitignore.basic import GitIgnoreBasicPattern  # deferred: start-up
+
+    regex, _ = GitIgnoreBasicPattern.pattern_to_regex("/" + pattern.removeprefix("/"))
+    return rf"(?:{regex})(?s:.*)" if regex else r"[^\s\S]"
 
 
 DEFAULT_MIGRATION_SOURCES = (
@@ -320,6 +310,14 @@ class OverrideSettings(_Closed):
     file: str = "release-safety.overrides.json"
 
 
+class RuleSettings(_Closed):
+    off: tuple[str, ...] = Field(
+        default=(),
+        description="rule ids `lint-migrations` and `check-pr` do not report; a release still "
+        "weighs them, and says they are off",
+    )
+
+
 class Settings(_Closed):
     tag_pattern: str = DEFAULT_TAG_PATTERN
     floor_version: str | None = None
@@ -333,6 +331,7 @@ class Settings(_Closed):
     deployment: DeploymentSettings = DeploymentSettings()
     declarations: DeclarationSettings = DeclarationSettings()
     overrides: OverrideSettings = OverrideSettings()
+    rules: RuleSettings = RuleSettings()
 
     @field_validator("floor_version")
     @classmethod
@@ -359,14 +358,20 @@ class Settings(_Closed):
         return key is None or key in getattr(self, section).model_fields_set
 
 
-def parse_settings(text: str, where: str) -> Settings:
-    """Settings from TOML text; errors name `where` and the offending key."""
+def parse_settings(text: str, where: str, table: bool = False) -> Settings | None:
+    """Settings from TOML text (from its `[tool.release-safety]` table when `table`: None
+    when it has none); errors name `where` and the offending key."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"{where}: not valid TOML: {exc}") from exc
     except RecursionError as exc:
         raise InputError(f"{where}: not valid TOML: nested too deeply") from exc
+    if table:
+        found = data.get("tool", {}).get("release-safety")
+        if found is None:
+            return None
+        data, where = found, f"{where} [tool.release-safety]"
     try:
         return Settings.model_validate(data)
     except InputError as exc:
@@ -378,29 +383,78 @@ def parse_settings(text: str, where: str) -> Settings:
         raise InputError(f"{where}: key {key!r}: {reason}") from exc
 
 
-def settings_at(snapshot: Snapshot, path: str = SETTINGS_FILE) -> Settings | None:
-    """The settings committed at a snapshot's ref; None when the file is not there."""
-    if snapshot.blob_id(path) is None:
-        return None
-    data = snapshot.read(path)
+def _text(data: bytes, where: str) -> str:
     try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise InputError(
-            f"{path} at {snapshot.ref}: settings are not UTF-8 text (byte {exc.start})"
-        ) from exc
-    return parse_settings(text, f"{path} at {snapshot.ref}")
+        raise InputError(f"{where}: settings are not UTF-8 text (byte {exc.start})") from exc
+
+
+def settings_source(snapshot: Snapshot, path: str = SETTINGS_FILE) -> str | None:
+    """The file that holds the settings at a snapshot's ref: `path`, else (for the default
+    path) a root `pyproject.toml` with a `[tool.release-safety]` table; None for defaults."""
+    if snapshot.blob_id(path) is not None:
+        return path
+    if path != SETTINGS_FILE or snapshot.blob_id(PYPROJECT) is None:
+        return None
+    where = f"{PYPROJECT} at {snapshot.ref}"
+    found = parse_settings(_text(snapshot.read(PYPROJECT), where), where, table=True)
+    return PYPROJECT if found is not None else None
+
+
+def settings_at(snapshot: Snapshot, path: str = SETTINGS_FILE) -> Settings | None:
+    """The settings committed at a snapshot's ref (`settings_source`); None for defaults."""
+    source = settings_source(snapshot, path)
+    if source is None:
+        return None
+    where = f"{source} at {snapshot.ref}"
+    return parse_settings(_text(snapshot.read(source), where), where, table=source == PYPROJECT)
+
+
+def find_settings(start: Path) -> Path | None:
+    """The nearest settings file at or above `start`, up to the repository root (the folder
+    holding `.git`; only `start` itself outside a repository): `.release-safety.toml`, or a
+    `pyproject.toml` with a `[tool.release-safety]` table."""
+    folder = start.resolve()
+    root = repository_root(folder)
+    for candidate in (folder, *folder.parents):
+        if (candidate / SETTINGS_FILE).is_file():
+            return candidate / SETTINGS_FILE
+        pyproject = candidate / PYPROJECT
+        if pyproject.is_file():
+            text = _read(pyproject)
+            if parse_settings(text, str(pyproject), table=True) is not None:
+                return pyproject
+        if candidate == (root or folder):
+            break
+    return None
+
+
+def repository_root(start: Path) -> Path | None:
+    """The nearest folder at or above `start` that holds `.git` (a folder, or a worktree's file)."""
+    folder = start.resolve()
+    for candidate in (folder, *folder.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    return None
 
 
 def load_settings(repo_path: Path, config: Path | None) -> Settings:
-    """The settings file named, else the repository's `.release-safety.toml`, else defaults."""
-    path = config or repo_path / SETTINGS_FILE
-    if config is None and not path.exists():
+    """The settings file named, else the nearest one from `repo_path` up to the repository
+    root (`find_settings`), else defaults."""
+    path = config or find_settings(repo_path)
+    if path is None:
         return Settings()
+    where = str(path)
+    found = parse_settings(_read(path), where, table=path.name == PYPROJECT)
+    if found is None:
+        raise InputError(f"{where}: no [tool.release-safety] table")
+    return found
+
+
+def _read(path: Path) -> str:
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
     except OSError as exc:
         raise InputError(f"{path}: cannot read settings: {exc.strerror or exc}") from exc
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: settings are not UTF-8 text (byte {exc.start})") from exc
-    return parse_settings(text, str(path))
+    return _text(data, str(path))

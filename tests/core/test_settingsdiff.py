@@ -286,6 +286,17 @@ def judged(before: str | None, after: str) -> list[tuple[str, str]]:
             ],
         ),
         (
+            '[rules]\noff = ["create-index-non-concurrently"]\n',
+            '[rules]\noff = ["blocking-table-lock"]\n',
+            [
+                ("settings-narrowed", "key 'rules.off': turned off blocking-table-lock"),
+                (
+                    "settings-changed",
+                    "key 'rules.off': turned back on create-index-non-concurrently",
+                ),
+            ],
+        ),
+        (
             "",
             'floor_version = "1.0.0"\nindex_url = "https://example.com/i.json"\n',
             [

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,8 +16,11 @@ from release_safety.findings import Finding, all_findings
 from release_safety.generate import Generated, Release, analyse_release
 from release_safety.gitrepo import GitRepo
 from release_safety.releasesettings import release_settings, settings_at_ref, settings_file
+from release_safety.render.annotations import gate_shown
+from release_safety.render.formats import chosen_format, format_options, github, sarif
 from release_safety.render.github import comment_body, headline
 from release_safety.render.markdown import upgrade_safety_section
+from release_safety.rulesoff import rules_off, without
 from release_safety.snapshot import Snapshot
 from release_safety.surfaces.declarations import registry as reg
 
@@ -108,7 +112,8 @@ def check_pull_request(
         named = registry_files(repo.snapshot(head_commit), registry)
     finally:
         repo.close()
-    result = gate(generated.reports, registry, named)
+    off = rules_off(current.settings.rules.off, current.where)
+    result = gate(without(generated.reports, off), registry, named)
     return PrCheck(base, head_commit, merge_base, result, generated)
 
 
@@ -138,7 +143,7 @@ def _text(check: PrCheck) -> str:
 @click.option("--head", required=True, help="The pull request's head commit.")
 @repo_option
 @click.option("--config", type=click.Path(path_type=Path), help="Settings file to use.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@format_options
 @click.option("--summary", help="Write the Markdown job summary to this file.")
 @click.option("--comment", help="Write the pull-request comment body to this file.")
 def check_pr(
@@ -146,18 +151,24 @@ def check_pr(
     head: str,
     repo_path: Path,
     config: Path | None,
+    format_: str | None,
     as_json: bool,
     summary: str | None,
     comment: str | None,
 ) -> int:
     """Fail when a breaking change of the pull request is not declared in it. Exit 1 on fail."""
+    chosen = chosen_format(format_, as_json)
     check = check_pull_request(repo_path, config, base, head)
     if summary:
         jsonio.write_atomic(Path(summary), check.summary())
     if comment:
         jsonio.write_atomic(Path(comment), check.comment())
-    if as_json:
-        sys.stdout.write(jsonio.dumps(check.to_json_data()))
-    else:
-        sys.stdout.write(_text(check))
+    rendered: dict[str, Callable[[], str]] = {
+        "json": lambda: jsonio.dumps(check.to_json_data()),
+        "text": lambda: _text(check),
+        "markdown": check.comment,
+        "github": lambda: github(gate_shown(check.result)),
+        "sarif": lambda: sarif(gate_shown(check.result)),
+    }
+    sys.stdout.write(rendered[chosen]())
     return 0 if check.result.passed else 1

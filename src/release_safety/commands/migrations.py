@@ -6,25 +6,48 @@ be classified; 2 a missing file or bad settings; 3 a file that could not be read
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, Literal
 
 import click
 
-from release_safety.errors import CheckError, InputError
+from release_safety.errors import InputError
+from release_safety.findings import Finding
+from release_safety.inputs import STDIN, read_document
 from release_safety.jsonio import dumps
-from release_safety.settings import Settings, load_settings
+from release_safety.render.annotations import Shown
+from release_safety.render.formats import (
+    chosen_format,
+    format_options,
+    shared,
+)
+from release_safety.rulesoff import rules_off
+from release_safety.settings import Settings, find_settings, load_settings, repository_root
+
+_KNEX_SUFFIXES = (".ts", ".js", ".mjs", ".cjs")
+_KNEX_UP = re.compile(
+    r"\bexports\.up\b|\bexport\s+(?:async\s+)?(?:function|const|let)\s+up\b|\bup\s*[:(]"
+)
 
 
-def _settings(postgres_version: int | None) -> Settings:
-    settings = load_settings(Path("."), None)
+def _settings(postgres_version: int | None) -> tuple[Settings, str]:
+    """The nearest settings (walking up to the repository root) and where they are."""
+    where = find_settings(Path("."))
+    settings = load_settings(Path("."), where)
     if postgres_version is not None:
         settings = settings.model_copy(update={"postgres_version": postgres_version})
-    return settings
+    return settings, str(where or "the default settings")
 
 
-def _format(path: str) -> Literal["sql", "knex"]:
-    return "knex" if path.endswith((".ts", ".js", ".mjs", ".cjs")) else "sql"
+def _format(name: str, path: str, text: str) -> Literal["sql", "knex"]:
+    """How to read a migration; anything else is refused (`-` is read as SQL)."""
+    if name == STDIN or path.endswith(".sql"):
+        return "sql"
+    if path.endswith(_KNEX_SUFFIXES) and _KNEX_UP.search(text):
+        return "knex"
+    kind = "a .ts/.js file without an `up` export" if path.endswith(_KNEX_SUFFIXES) else "not .sql"
+    raise InputError(f"{name}: not a migration ({kind}; lint SQL .sql files or knex migrations)")
 
 
 @click.command("lint-migrations")
@@ -35,26 +58,42 @@ def _format(path: str) -> Literal["sql", "knex"]:
     default=None,
     help="PostgreSQL major version the migrations run on (default: settings, else 15).",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
-def lint_migrations(files: tuple[str, ...], postgres_version: int | None, as_json: bool) -> int:
-    """Lint SQL (.sql) and knex (.ts/.js) migration files: heaviness and compatibility."""
+@click.option(
+    "--exclude",
+    "excluded",
+    multiple=True,
+    metavar="RULE",
+    help="Do not report this rule (repeatable; besides the settings' `[rules] off`).",
+)
+@format_options
+def lint_migrations(
+    files: tuple[str, ...],
+    postgres_version: int | None,
+    excluded: tuple[str, ...],
+    format_: str | None,
+    as_json: bool,
+) -> int:
+    """Lint SQL (.sql) and knex (.ts/.js) migration files: heaviness and compatibility.
+
+    Each FILE is a path, `-` for standard input (read as SQL), or REF:path for the file at a
+    git ref (`main:db/migrations/001.sql`; an existing file of that name wins)."""
     from release_safety.surfaces.migrations.analyse import analyse_text, findings_of
 
-    settings = _settings(postgres_version)
+    chosen = chosen_format(format_, as_json)
+    settings, where = _settings(postgres_version)
+    off = rules_off(settings.rules.off, where) | rules_off(excluded, "--exclude")
     reports: list[dict[str, Any]] = []
-    worst = 0
-    for name in files:
-        path = Path(name)
-        if not path.is_file():
-            raise InputError(f"{name}: no such file")
-        try:
-            text = path.read_bytes().decode("utf-8", errors="replace")
-        except OSError as exc:
-            raise CheckError(f"{name}: cannot read: {exc.strerror or exc}") from exc
-        analysis = analyse_text(text, name, _format(name), settings)
-        findings = findings_of(analysis, name)
-        if any(f.severity in ("breaking", "unknown") for f in findings):
-            worst = 1
+    every: list[Finding] = []
+    root = repository_root(Path("."))
+    uris: dict[str, str | None] = {}  # each file's path from the repository root, for SARIF
+    for index, name in enumerate(files):
+        document = read_document(name, stdin_used=STDIN in files[:index])
+        text = document.data.decode("utf-8", errors="replace")
+        shown_name = document.shown
+        uris[shown_name] = document.uri(root)
+        analysis = analyse_text(text, shown_name, _format(name, shown_name, text), settings)
+        findings = [f for f in findings_of(analysis, shown_name) if f.rule not in off]
+        every += findings
         reports.append(
             {
                 "file": name,
@@ -67,11 +106,20 @@ def lint_migrations(files: tuple[str, ...], postgres_version: int | None, as_jso
                 "findings": [f.model_dump(exclude_none=True) for f in findings],
             }
         )
-    if as_json:
+    worst = 1 if any(f.severity in ("breaking", "unknown") for f in every) else 0
+    if chosen == "json":
         click.echo(
             dumps({"postgresVersion": settings.postgres_version, "files": reports}), nl=False
         )
-        return worst
+    elif chosen == "text":
+        _print_text(reports)
+    else:
+        shown = Shown.of(every)
+        click.echo(shared(chosen, "Migration lint", shown, uris.get), nl=False)
+    return worst
+
+
+def _print_text(reports: list[dict[str, Any]]) -> None:
     for report in reports:
         flags = ", ".join(f"{k}={_show(v)}" for k, v in report["heaviness"].items())
         click.echo(f"{report['file']}: tables [{', '.join(report['tables'])}]; {flags}")
@@ -80,7 +128,6 @@ def lint_migrations(files: tuple[str, ...], postgres_version: int | None, as_jso
             click.echo(f"  {where}: {finding['severity']} {finding['rule']}: {finding['message']}")
             if "hint" in finding:
                 click.echo(f"    safer: {finding['hint']}")
-    return worst
 
 
 def _show(value: object) -> str:

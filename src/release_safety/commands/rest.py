@@ -13,8 +13,16 @@ from typing import Any
 import click
 
 from release_safety import jsonio
-from release_safety.errors import CheckError, InputError
+from release_safety.errors import InputError
 from release_safety.findings import Severity
+from release_safety.inputs import STDIN, Document, read_document
+from release_safety.render.annotations import Shown
+from release_safety.render.formats import (
+    chosen_format,
+    format_options,
+    shared,
+)
+from release_safety.settings import repository_root
 from release_safety.surfaces.rest.analyse import describe, load_api
 from release_safety.surfaces.rest.group import Change, capped
 from release_safety.surfaces.rest.load import SpecError
@@ -26,22 +34,12 @@ _TITLES = {"breaking": "Breaking", "unknown": "Unknown", "advisory": "Advisories
 _SHOWN_OPERATIONS = 20
 
 
-def _read(path: Path) -> bytes:
+def _load(document: Document, previous: Api | None = None) -> Api:
+    """The API of a document (the revision normalised against the base, as the surface does)."""
     try:
-        return path.read_bytes()
-    except FileNotFoundError as exc:
-        raise InputError(f"{path}: no such file") from exc
-    except OSError as exc:
-        raise CheckError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-
-
-def _load(path: Path, previous: Api | None = None) -> Api:
-    """The document at `path` (the revision normalised against the base, as the surface does)."""
-    data = _read(path)
-    try:
-        return load_api(data, previous=previous)
+        return load_api(document.data, previous=previous)
     except SpecError as exc:
-        raise InputError(f"{path}: {exc}") from exc
+        raise InputError(f"{document.name}: {exc}") from exc
 
 
 def _operations(names: tuple[str, ...]) -> str:
@@ -63,13 +61,13 @@ def _entry(change: Change) -> str:
     return "\n    ".join(lines)
 
 
-def _document(base: Path, revision: Path, found: list[Change]) -> dict[str, Any]:
+def _document(base: str, revision: str, found: list[Change]) -> dict[str, Any]:
     messages = {
         level: [c.finding.message for c in found if c.finding.severity == level] for level in LEVELS
     }
     return {
-        "base": str(base),
-        "revision": str(revision),
+        "base": base,
+        "revision": revision,
         "breaking": bool(messages["breaking"]),
         "changes": capped(messages["breaking"], "breaking change(s)"),
         "breakingCount": len(messages["breaking"]),
@@ -85,9 +83,9 @@ def _document(base: Path, revision: Path, found: list[Change]) -> dict[str, Any]
 
 
 @click.command("diff-openapi")
-@click.argument("base", type=click.Path(path_type=Path, dir_okay=False))
-@click.argument("revision", type=click.Path(path_type=Path, dir_okay=False))
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.argument("base")
+@click.argument("revision")
+@format_options
 @click.option(
     "--fail-on",
     type=click.Choice(LEVELS[::-1]),
@@ -95,19 +93,36 @@ def _document(base: Path, revision: Path, found: list[Change]) -> dict[str, Any]
     show_default=True,
     help="Exit 1 when a finding at this level or above is found (breaking > unknown > advisory).",
 )
-def diff_openapi(base: Path, revision: Path, as_json: bool, fail_on: str) -> int:
-    """Breaking changes and advisories from BASE to REVISION (OpenAPI 3.0 / 3.1, Swagger 2.0)."""
-    old = _load(base)
-    new = _load(revision, previous=old)
+def diff_openapi(base: str, revision: str, format_: str | None, as_json: bool, fail_on: str) -> int:
+    """Breaking changes and advisories from BASE to REVISION (OpenAPI 3.0 / 3.1, Swagger 2.0).
+
+    Each is a file, `-` for standard input, or REF:path for the file at a git ref
+    (`main:openapi.yaml`; an existing file of that name wins)."""
+    chosen = chosen_format(format_, as_json)
+    old_doc = read_document(base)
+    new_doc = read_document(revision, stdin_used=base == STDIN)
+    old = _load(old_doc)
+    new = _load(new_doc, previous=old)
     try:
-        found = describe(old, new, str(base), str(revision))
+        found = describe(old, new, old_doc.shown, new_doc.shown)
     except SpecError as exc:
         raise InputError(f"{revision}: {exc}") from exc
     failing = LEVELS[LEVELS.index(fail_on) :]
     code = 1 if any(c.finding.severity in failing for c in found) else 0
-    if as_json:
+    if chosen == "json":
         click.echo(jsonio.dumps(_document(base, revision, found)), nl=False)
-        return code
+    elif chosen == "text":
+        _print_text(found)
+    else:
+        root = repository_root(Path.cwd())
+        uris = {doc.shown: doc.uri(root) for doc in (old_doc, new_doc)}
+        shown = Shown.of([c.finding for c in found])
+        title = f"OpenAPI changes from {base} to {revision}"
+        click.echo(shared(chosen, title, shown, uris.get), nl=False)
+    return code
+
+
+def _print_text(found: list[Change]) -> None:
     counts = {level: sum(c.finding.severity == level for c in found) for level in LEVELS}
     click.echo(
         f"{counts['breaking']} breaking change(s), {counts['unknown']} unknown,"
@@ -119,4 +134,3 @@ def diff_openapi(base: Path, revision: Path, as_json: bool, fail_on: str) -> int
             click.echo(f"\n{_TITLES[level]}:")
             for entry in capped(entries, f"{_TITLES[level].lower()} finding(s)"):
                 click.echo(f"  {entry}")
-    return code

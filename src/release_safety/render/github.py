@@ -7,11 +7,11 @@ listed in the job summary (`overflow_section`).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from release_safety.checkpr import Covered, GateResult
 from release_safety.findings import SURFACES, Finding
 from release_safety.model import DeclaredBreak
+from release_safety.render.annotations import Annotation, gate_shown
 
 MARKER = "<!-- release-safety:pr-gate -->"
 ANNOTATION_CAP = 10
@@ -32,38 +32,9 @@ SURFACE_TITLES = {
 }
 
 
-@dataclass(frozen=True)
-class Annotation:
-    """One workflow command: level, the finding it shows."""
-
-    level: str
-    finding: Finding
-
-    def command(self) -> str:
-        f = self.finding
-        props = [f"file={_property(f.file)}"] if f.file else []
-        if f.file and f.line:
-            props.append(f"line={f.line}")
-        props.append(f"title={_property(f'release-safety {f.rule}')}")
-        text = f.message + (f"\n{f.hint}" if f.hint else "")
-        return f"::{self.level} {','.join(props)}::{_data(text)}"
-
-
-def _data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _property(text: str) -> str:
-    return _data(text).replace(":", "%3A").replace(",", "%2C")
-
-
 def gate_annotations(result: GateResult) -> tuple[list[Annotation], list[Annotation]]:
     """The annotations GitHub will show, and those over its per-step caps."""
-    wanted = [
-        *(Annotation("error", f) for f in [*result.uncovered, *result.problems]),
-        *(Annotation("warning", f) for f in result.warnings),
-        *(Annotation("notice", c.finding) for c in result.covered),
-    ]
+    wanted = [Annotation.of(s) for s in gate_shown(result)]
     shown: list[Annotation] = []
     overflow: list[Annotation] = []
     counts: dict[str, int] = {}

@@ -3,10 +3,11 @@
 A change that can make a surface read or weigh less is `settings-narrowed` (unknown): a source
 entry removed or changed, a surface declared absent, the tag pattern, placeholders, template
 default or PostgreSQL version changed, external `$ref`s or annotations turned off, the
-declarations registry or the overrides file moved. When the previous ref had no settings file
-(the release that adopts one), or left a source list to discovery, the two are compared by
-what they find: only files discovery found and the new settings do not (or a surface declared
-absent where discovery found documents) are a narrowing. A source list of a section that was
+declarations registry or the overrides file moved, a rule turned off (`[rules] off`: `check-pr`
+then reports less). When the previous ref had no settings file (the release that adopts one),
+or left a source list to discovery, the two are compared by what they find: only files
+discovery found and the new settings do not (or a surface declared absent where discovery found
+documents) are a narrowing. A source list of a section that was
 declared absent read nothing, so any list is a widening. A change that only adds
 (a new source, an absent surface brought back) or touches nothing checked (the floor, the index
 location, declared config renames) is `settings-changed` (advisory). A `config.sources` entry is
@@ -24,6 +25,7 @@ from typing import Any
 from release_safety.discovery import matched
 from release_safety.findings import Coverage, Finding, Rule, SurfaceReport, register
 from release_safety.releasesettings import SettingsAt
+from release_safety.rulesoff import turned_off
 from release_safety.settings import SETTINGS_FILE, ConfigSource, Settings
 from release_safety.snapshot import Snapshot
 from release_safety.surfaces.config.sources import matched_sources
@@ -81,6 +83,9 @@ WEIGHING_KEYS = (
 )
 LOOSENING_FLAGS = ("rest.external_refs", "declarations.annotations")
 """Booleans whose change from true to false reads less."""
+SILENCING_KEYS = ("rules.off",)
+"""Lists whose new entries make `check-pr` report less (a rule turned off); an entry removed
+only adds."""
 
 
 def _value(settings: Settings, key: str) -> Any:
@@ -126,8 +131,10 @@ def _shown(entries: Sequence[str]) -> str:
 
 
 def _finding(rule: Rule, current: SettingsAt, key: str, message: str) -> Finding:
-    message = f"{SETTINGS_FILE}: key {key!r}: {message}"
-    return rule.finding("settings", message, SETTINGS_FILE, key_line(current.text, key))
+    file = current.path or SETTINGS_FILE
+    return rule.finding(
+        "settings", f"{file}: key {key!r}: {message}", file, key_line(current.text, key)
+    )
 
 
 def _found(settings: Settings, key: str, refs: Sequence[Snapshot | None]) -> set[str]:
@@ -242,6 +249,14 @@ def diff_settings(
         if was != now:
             rule = SETTINGS_NARROWED if was and not now else SETTINGS_CHANGED
             findings.append(_finding(rule, current, key, f"{was!r} -> {now!r}"))
+    for key in SILENCING_KEYS:
+        was_set, now_set = set(_value(old, key)), set(_value(new, key))
+        if now_set - was_set:
+            message = f"turned off {_shown(sorted(now_set - was_set))}"
+            findings.append(_finding(SETTINGS_NARROWED, current, key, message))
+        if was_set - now_set:
+            message = f"turned back on {_shown(sorted(was_set - now_set))}"
+            findings.append(_finding(SETTINGS_CHANGED, current, key, message))
     for key in ("floor_version", "index_url", "index_path", "config.renames"):
         was, now = _value(old, key), _value(new, key)
         if was != now:
@@ -257,16 +272,17 @@ def analyse(
     problem: str | None = None,
 ) -> SurfaceReport:
     """The settings report: the settings used at each ref and how they changed."""
-    read_old = {SETTINGS_FILE: previous.blob} if previous is not None else {}
+    read_old = {previous.path or SETTINGS_FILE: previous.blob} if previous is not None else {}
     coverage = Coverage.of(
         [f"settings: {current.where}"]
         + ([f"previous settings: {previous.where}"] if previous is not None else []),
         read_old,
-        {SETTINGS_FILE: current.blob},
+        {current.path or SETTINGS_FILE: current.blob},
     )
     findings: list[Finding] = []
     if problem is not None:
         findings.append(SETTINGS_UNREADABLE.finding("settings", problem, SETTINGS_FILE, 1))
     elif previous is not None:
         findings = diff_settings(previous, current, [old, new])
+    findings += turned_off(current.settings.rules.off, current.path or SETTINGS_FILE)
     return SurfaceReport(surface="settings", checked=True, findings=findings, coverage=coverage)

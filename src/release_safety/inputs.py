@@ -1,0 +1,91 @@
+"""The documents a command reads by name: a file, `-` (standard input) or `REF:path` (the file as
+committed at a git ref, as `git show REF:path` names it: the path is from the repository root).
+
+An existing file wins over `REF:path` (a file named `main:openapi.yaml` is read as a file), and
+on Windows a one-letter prefix is a drive (`C:\\specs\\a.yaml`), never a ref.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from release_safety.errors import CheckError, InputError
+from release_safety.settings import repository_root
+
+STDIN = "-"
+STDIN_NAME = "<stdin>"
+
+
+@dataclass(frozen=True)
+class Document:
+    """What a command was given: the name it reports, the repository path when the document
+    came from a ref, and the bytes."""
+
+    name: str
+    data: bytes
+    repo_path: str | None = None
+
+    @property
+    def shown(self) -> str:
+        """The name findings carry: the repository path for `REF:path`, else as given."""
+        return self.repo_path or self.name
+
+    def uri(self, root: Path | None) -> str | None:
+        """The path from the repository root `root` (None for standard input)."""
+        if self.repo_path is not None or self.name == STDIN_NAME:
+            return self.repo_path
+        if root is not None:
+            try:
+                return Path(self.name).resolve().relative_to(root).as_posix()
+            except ValueError:
+                pass
+        return Path(self.name).as_posix()
+
+
+def git_ref_path(spec: str) -> tuple[str, str] | None:
+    """(ref, path) when `spec` is `REF:path` and not an existing file nor a Windows drive."""
+    ref, colon, path = spec.partition(":")
+    if not colon or not ref or not path or Path(spec).exists():
+        return None
+    if os.name == "nt" and len(ref) == 1 and ref.isalpha():
+        return None
+    return ref, path
+
+
+def read_document(spec: str, stdin_used: bool = False) -> Document:
+    """The bytes `spec` names; a missing file or ref is bad input, an unreadable one exit 3."""
+    if spec == STDIN:
+        if stdin_used:
+            raise InputError("`-` given twice: standard input can be read once")
+        return Document(STDIN_NAME, sys.stdin.buffer.read())
+    at_ref = git_ref_path(spec)
+    if at_ref is None:
+        return Document(spec, _read_file(Path(spec)))
+    ref, path = at_ref[0], at_ref[1].removeprefix("/")
+    root = repository_root(Path.cwd())
+    if root is None:
+        raise InputError(f"{spec}: no such file, and not in a git repository to read {ref}:{path}")
+    from release_safety.gitrepo import GitRepo  # gitpython only when a ref is read
+
+    repo = GitRepo(root)
+    try:
+        snapshot = repo.snapshot(repo.resolve(ref))
+        if snapshot.blob_id(path) is None:
+            raise InputError(
+                f"{spec}: no file {path} at {ref} (paths start at the repository root)"
+            )
+        return Document(spec, snapshot.read(path), path)
+    finally:
+        repo.close()
+
+
+def _read_file(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError) as exc:
+        raise InputError(f"{path}: no such file") from exc
+    except OSError as exc:
+        raise CheckError(f"{path}: cannot read: {exc.strerror or exc}") from exc

@@ -1,0 +1,75 @@
+"""`[rules] off = ["rule-id", ...]`: rules `lint-migrations` and `check-pr` do not report.
+
+A release never loosens with them: `generate` and `backfill` weigh every rule as before and
+report each rule turned off as an advisory `rule-turned-off` finding, so the verdict a release
+gets is the one it would get without the table. A single verdict-relevant finding is
+acknowledged inline, with a reason, in the migration itself. The rules that guard the settings
+and the release (`settings-narrowed`, `surface-not-checked`, ...) cannot be turned off.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterable, Sequence
+
+from release_safety.errors import InputError
+from release_safety.findings import RULES, Finding, Rule, SurfaceReport, register
+
+RULE_TURNED_OFF = register(
+    Rule(
+        id="rule-turned-off",
+        surface="settings",
+        severity="advisory",
+        title="A rule is turned off for lint-migrations and check-pr",
+        why="`[rules] off` silences a rule where code is reviewed; the release still weighs "
+        "it, and says so here, so a verdict never changes silently.",
+        unsafe='[rules]\noff = ["blocking-table-lock"]',
+        safe="Acknowledge one finding inline with a reason "
+        "(`-- release-safety: acknowledge(rule-id): reason`) rather than a rule everywhere.",
+    )
+)
+_FIXED = ("settings", "release", "all")
+"""Surfaces whose rules guard the checking itself: never turned off."""
+
+
+def catalogue() -> dict[str, Rule]:
+    """Every rule of every surface (importing `generate` registers them all)."""
+    importlib.import_module("release_safety.generate")
+    return RULES
+
+
+def rules_off(ids: Iterable[str], where: str) -> frozenset[str]:
+    """The rule ids, checked: an unknown id, or a rule that guards the checking, is bad input."""
+    ids = tuple(ids)
+    rules = catalogue() if ids else {}
+    for rule_id in ids:
+        rule = rules.get(rule_id)
+        if rule is None:
+            raise InputError(
+                f"{where}: unknown rule {rule_id!r} (`release-safety rules` lists them)"
+            )
+        if rule.surface in _FIXED:
+            raise InputError(f"{where}: rule {rule_id!r} guards the checking; it cannot be off")
+    return frozenset(ids)
+
+
+def without(reports: Sequence[SurfaceReport], off: frozenset[str]) -> list[SurfaceReport]:
+    """The reports without the findings of the rules turned off."""
+    return [
+        r.model_copy(update={"findings": [f for f in r.findings if f.rule not in off]})
+        for r in reports
+    ]
+
+
+def turned_off(off: Sequence[str], file: str) -> list[Finding]:
+    """One advisory finding per rule turned off in the settings (`file`)."""
+    return [
+        RULE_TURNED_OFF.finding(
+            "settings",
+            f"{file}: rule {rule_id!r} is off for lint-migrations and check-pr; "
+            "this release still weighs it",
+            file,
+            1,
+        )
+        for rule_id in off
+    ]
