@@ -20,6 +20,7 @@ from release_safety.surfaces.migrations.facts import Lock
 from release_safety.surfaces.migrations.sqlfile import split_sql
 
 FIXTURE_SQL = """
+CREATE SCHEMA IF NOT EXISTS legacy;
 CREATE TYPE mood AS ENUM ('happy', 'sad');
 CREATE TYPE priority AS ENUM ('low', 'high');
 CREATE TABLE users (
@@ -43,6 +44,21 @@ INSERT INTO staging SELECT i, 'k', date '2026-03-01' FROM generate_series(1, 500
 CREATE VIEW active_users AS SELECT id, email FROM users WHERE region = 'eu';
 CREATE MATERIALIZED VIEW user_counts AS SELECT region, count(*) AS n FROM users GROUP BY region;
 CREATE UNIQUE INDEX user_counts_region ON user_counts (region);
+CREATE DOMAIN email_address AS text CHECK (VALUE LIKE '%@%');
+CREATE DOMAIN label AS text;
+CREATE TABLE contacts (
+  id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, email email_address, tag label,
+  phone text, seen timestamp NOT NULL DEFAULT now(), code varchar(20) NOT NULL,
+  score int NOT NULL DEFAULT 0, note text DEFAULT 'none');
+INSERT INTO contacts (email, tag, phone, seen, code)
+  SELECT 'c' || i || '@example.com', 't', NULL, now(), 'k' || i FROM generate_series(1, 500) i;
+ALTER TABLE contacts ADD CONSTRAINT contacts_tag_nn CHECK (tag IS NOT NULL);
+CREATE INDEX contacts_seen_idx ON contacts (seen);
+CREATE UNIQUE INDEX contacts_code_idx ON contacts (code);
+CREATE TABLE logs (id bigint, at date) PARTITION BY RANGE (at);
+CREATE TABLE logs_2024 PARTITION OF logs FOR VALUES FROM ('2024-01-01') TO ('2025-01-01');
+CREATE TABLE logs_rest PARTITION OF logs DEFAULT;
+INSERT INTO logs SELECT i, date '2024-01-01' + (i % 900) FROM generate_series(1, 600) i;
 """
 _RELATIONS = """
 SELECT c.oid::int, c.relname, c.relkind::text, c.relfilenode::int,
@@ -75,6 +91,11 @@ class Measured:
     scans: bool = False
     tables: set[str] = field(default_factory=set)
     blocking_lock: bool = False
+
+    def letters(self) -> str:
+        """The flags that are true, as `l`, `r`, `s`."""
+        values = (self.locks, self.rewrites, self.scans)
+        return "".join(k for k, v in zip("lrs", values, strict=True) if v)
 
 
 def _outside_transaction(sql: str) -> bool:
@@ -113,9 +134,12 @@ class Probe:
             oid: self._count(schema, name) for oid, name, kind, _, _ in relations if kind in "rm"
         }
         conn.commit()
-        statements = [s.sql or "" for s in split_sql(sql)]
-        self.statements += len(statements)
         try:
+            try:
+                statements = [s.sql or "" for s in split_sql(sql)]
+            except ValueError:  # PostgreSQL says what is wrong with it
+                statements = [sql]
+            self.statements += len(statements)
             if any(_outside_transaction(s) for s in statements):
                 return self._run_each(schema, statements, relations, rows, sql)
             return self._run_transaction(statements, relations, rows, sql)
@@ -123,7 +147,8 @@ class Probe:
             conn.rollback()
             conn.autocommit = True
             conn.execute(f"DROP SCHEMA {schema} CASCADE")
-            conn.execute("DROP SCHEMA IF EXISTS archive CASCADE")
+            for extra in ("archive", "legacy", "legacy_old", "reporting", "reports"):
+                conn.execute(f"DROP SCHEMA IF EXISTS {extra} CASCADE")
             conn.execute("SET search_path = public")
             conn.autocommit = False
 

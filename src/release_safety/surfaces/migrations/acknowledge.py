@@ -22,10 +22,19 @@ from collections.abc import Sequence
 from release_safety.findings import RULES, Finding
 from release_safety.reasons import hollow_reason
 from release_safety.surfaces.declarations.annotations import ACKNOWLEDGE, Annotation, Parsed
-from release_safety.surfaces.migrations.rules import ACKNOWLEDGEMENT_INVALID, ACKNOWLEDGEMENT_UNUSED
+from release_safety.surfaces.migrations.rules import (
+    ACKNOWLEDGEMENT_INVALID,
+    ACKNOWLEDGEMENT_UNUSED,
+    RuleId,
+)
 
 UNACKNOWLEDGEABLE = frozenset(
-    {"migration-unparseable", ACKNOWLEDGEMENT_INVALID.id, ACKNOWLEDGEMENT_UNUSED.id}
+    {
+        RuleId.MIGRATION_UNPARSEABLE.value,
+        RuleId.MIGRATION_OVER_BUDGET.value,
+        ACKNOWLEDGEMENT_INVALID.id,
+        ACKNOWLEDGEMENT_UNUSED.id,
+    }
 )
 """Rules no acknowledgement can accept: a file nothing is known about, and these rules' own."""
 

@@ -6,9 +6,11 @@ from dataclasses import dataclass
 from typing import Literal
 
 from sqlglot.dialects.postgres import Postgres
+from sqlglot.errors import TokenError
 from sqlglot.tokenizer_core import Token, TokenType
 
 Kind = Literal["word", "ident", "string", "number", "punct"]
+__all__ = ["Cursor", "Tok", "TokenError", "normalise", "split_top", "tokenize", "words"]
 
 _STRINGS = {
     TokenType.STRING,
@@ -55,8 +57,8 @@ _COMMANDS = {*Postgres.Tokenizer.COMMANDS, TokenType.COMMAND}
 def tokenize(sql: str, offset: int = 0) -> list[Tok]:
     """Tokens of one statement; multi-word keywords (`PRIMARY KEY`) become one word each.
 
-    sqlglot keeps the text after a command keyword (LOCK, VACUUM, REFRESH...) as one raw
-    string; that text is tokenized in turn. Raises sqlglot's TokenError on text it cannot
+    sqlglot keeps the text after a command keyword (LOCK, VACUUM, REFRESH, EXECUTE...) as one
+    raw string; that text is tokenized in turn. Raises sqlglot's TokenError on text it cannot
     tokenize.
     """
     out: list[Tok] = []
@@ -64,11 +66,12 @@ def tokenize(sql: str, offset: int = 0) -> list[Tok]:
     for k, token in enumerate(raw):
         kind = _kind(token)
         previous = raw[k - 1] if k else None
-        if previous is not None and previous.token_type in _COMMANDS and kind == "string":
-            at = sql.find(token.text, previous.end + 1)
-            if at >= 0 and sql[at:].strip() == token.text.strip():
-                out.extend(tokenize(token.text, offset + at))
-                continue
+        at = token.end + 1 - len(token.text)
+        # the rest of a command (LOCK, VACUUM, EXECUTE...) as sqlglot keeps it: raw text
+        command = previous is not None and previous.token_type in _COMMANDS
+        if command and kind == "string" and at >= 0 and sql[at : token.end + 1] == token.text:
+            out.extend(tokenize(token.text, offset + at))
+            continue
         token_start, token_end = token.start + offset, token.end + offset
         if kind == "word" and " " in token.text:
             out.extend(Tok("word", w, token_start, token_end) for w in token.text.split())
