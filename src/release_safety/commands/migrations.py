@@ -7,7 +7,7 @@ be classified; 2 a missing file or bad settings; 3 a file that could not be read
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import click
 
@@ -23,10 +23,6 @@ def _settings(postgres_version: int | None) -> Settings:
     return settings
 
 
-def _format(path: str) -> Literal["sql", "knex"]:
-    return "knex" if path.endswith((".ts", ".js", ".mjs", ".cjs")) else "sql"
-
-
 @click.command("lint-migrations")
 @click.argument("files", nargs=-1, required=True)
 @click.option(
@@ -37,21 +33,23 @@ def _format(path: str) -> Literal["sql", "knex"]:
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
 def lint_migrations(files: tuple[str, ...], postgres_version: int | None, as_json: bool) -> int:
-    """Lint SQL (.sql) and knex (.ts/.js) migration files: heaviness and compatibility."""
-    from release_safety.surfaces.migrations.analyse import analyse_text, findings_of
+    """Lint SQL (.sql) and knex (.ts/.js) migration files: heaviness and compatibility. The
+    files are taken in the order given, each on the schema the earlier ones built."""
+    from release_safety.surfaces.migrations.analyse import findings_of, lint_texts
 
     settings = _settings(postgres_version)
-    reports: list[dict[str, Any]] = []
-    worst = 0
+    texts: list[tuple[str, str]] = []
     for name in files:
         path = Path(name)
         if not path.is_file():
             raise InputError(f"{name}: no such file")
         try:
-            text = path.read_bytes().decode("utf-8", errors="replace")
+            texts.append((name, path.read_bytes().decode("utf-8", errors="replace")))
         except OSError as exc:
             raise CheckError(f"{name}: cannot read: {exc.strerror or exc}") from exc
-        analysis = analyse_text(text, name, _format(name), settings)
+    reports: list[dict[str, Any]] = []
+    worst = 0
+    for (name, _), analysis in zip(texts, lint_texts(texts, settings), strict=True):
         findings = findings_of(analysis, name)
         if any(f.severity in ("breaking", "unknown") for f in findings):
             worst = 1

@@ -51,6 +51,7 @@ _EXTRACTED: OrderedDict[tuple[str, str, str], Extracted | str] = OrderedDict()
 _STATES: OrderedDict[str, Schema] = OrderedDict()
 _ANALYSES: OrderedDict[tuple[str, str, str, str], tuple[FileAnalysis, Schema]] = OrderedDict()
 NO_HISTORY = "no earlier migration was given"
+KNEX_SUFFIXES = (".ts", ".js", ".mjs", ".cjs")
 
 
 K = TypeVar("K")
@@ -266,7 +267,7 @@ def lint_texts(files: Sequence[tuple[str, str]], settings: Settings) -> list[Fil
     history = start(settings, Schema(unknown=NO_HISTORY))
     out = []
     for path, text in files:
-        fmt: Format = "knex" if path.endswith((".ts", ".js", ".mjs", ".cjs")) else "sql"
+        fmt: Format = "knex" if path.endswith(KNEX_SUFFIXES) else "sql"
         analysis, after = apply(history, path, "", _constant(text), fmt, settings, before=history)
         assert analysis is not None
         out.append(with_acknowledgements(analysis, text, path, fmt))

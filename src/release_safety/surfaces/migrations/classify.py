@@ -801,11 +801,16 @@ def _query_tables(sql: str, toks: list[Tok], ctx: Context) -> list[str]:
 def _data(sql: str, toks: list[Tok], facts: StatementFacts, ctx: Context) -> None:
     """A data statement: the tables it reads and writes, whether it reads or changes every row
     of one; a call of a function the migrations created is classified from its body."""
-    called = [c for c in calls(toks) if c not in _SAFE_CALLS]
+    called = calls(toks)
     if ctx.replay:
         for name in called:
             if ctx.schema.functions.get(name) is not None:
                 _call(name, facts, ctx)
+        return
+    inserted = _plain_insert(toks)
+    if inserted is not None:
+        if _relation(ctx, inserted):
+            facts.touch(inserted, Lock.ROW_EXCLUSIVE)
         return
     from sqlglot import exp
 
@@ -856,9 +861,32 @@ def _data(sql: str, toks: list[Tok], facts: StatementFacts, ctx: Context) -> Non
         )
 
 
-_SAFE_CALLS = frozenset(
-    {"set_config", "pg_advisory_xact_lock", "pg_advisory_lock", "pg_advisory_unlock"}
-)
+_CONSTANT_WORDS = frozenset({"NULL", "TRUE", "FALSE", "DEFAULT"})
+_CONSTANT_PUNCT = frozenset({"(", ")", ",", "-", "+", "::", "[", "]", "."})
+
+
+def _plain_insert(toks: list[Tok]) -> str | None:
+    """The table of `INSERT INTO t [(columns)] VALUES (constants), ...` (seed data, read
+    without a parse), or None for any other statement."""
+    cur = Cursor(toks)
+    if not cur.accept("INSERT", "INTO"):
+        return None
+    table = cur.name()
+    if table is None or (cur.peek() == "(" and not Cursor(cur.skip_parens()).names()):
+        return None
+    if not cur.accept("VALUES"):
+        return None
+    cast = False
+    for tok in toks[cur.i :]:
+        constant = (
+            tok.kind in ("string", "number")
+            or (tok.kind == "punct" and tok.text in _CONSTANT_PUNCT)
+            or (tok.kind == "word" and (tok.up in _CONSTANT_WORDS or cast))
+        )
+        if not constant:
+            return None
+        cast = tok.text == "::"
+    return table
 
 
 def _keyed_read(table: exp.Table) -> bool:

@@ -84,13 +84,16 @@ def split_sql(text: str) -> list[Statement]:
     depth = 0
     i = 0
     n = len(text)
+    line, counted = 1, 0  # the line number at offset `counted`
 
     def flush(end: int) -> None:
-        nonlocal start, depth
+        nonlocal start, depth, line, counted
         if start is not None:
             sql = text[start:end].strip()
             if sql:
-                statements.append(Statement(sql, text.count("\n", 0, start) + 1))
+                line += text.count("\n", counted, start)
+                counted = start
+                statements.append(Statement(sql, line))
         start = None
         words.clear()
         depth = 0

@@ -22,7 +22,7 @@ _STRINGS = {
     TokenType.HEX_STRING,
     TokenType.UNICODE_STRING,
 }
-_DIALECT = Postgres()
+_TOKENIZER = Postgres.Tokenizer(dialect=Postgres())
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ def tokenize(sql: str, offset: int = 0) -> list[Tok]:
     tokenize.
     """
     out: list[Tok] = []
-    raw = _DIALECT.tokenize(sql)
+    raw = _TOKENIZER.tokenize(sql)
     for k, token in enumerate(raw):
         kind = _kind(token)
         previous = raw[k - 1] if k else None
