@@ -120,8 +120,9 @@ class Probe:
         for conn in (self.conn, self.blocker, self.reader):
             conn.close()
 
-    def run(self, sql: str) -> Measured:
-        """Run one migration on a fresh schema; return what PostgreSQL did."""
+    def run(self, sql: str, setup: str = "") -> Measured:
+        """Run one migration on a fresh schema (the fixture, then `setup`: earlier releases'
+        migrations, not measured); return what PostgreSQL did."""
         self.counter += 1
         schema = f"case{self.counter}"
         conn = self.conn
@@ -129,6 +130,9 @@ class Probe:
         conn.execute(f"SET search_path = {schema}")
         conn.execute(FIXTURE_SQL)
         conn.commit()
+        if setup:
+            conn.execute(setup)
+            conn.commit()
         relations = conn.execute(_RELATIONS, [schema]).fetchall()
         rows = {
             oid: self._count(schema, name) for oid, name, kind, _, _ in relations if kind in "rm"
@@ -146,6 +150,7 @@ class Probe:
         finally:
             conn.rollback()
             conn.autocommit = True
+            conn.execute("RESET ALL")
             conn.execute(f"DROP SCHEMA {schema} CASCADE")
             for extra in ("archive", "legacy", "legacy_old", "reporting", "reports"):
                 conn.execute(f"DROP SCHEMA IF EXISTS {extra} CASCADE")
