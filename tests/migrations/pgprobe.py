@@ -3,8 +3,8 @@
 Each migration runs on a fresh copy of the fixture schema. In a transaction, locks come from
 pg_locks of the migration's own backend before commit, rewrites from pg_class.relfilenode and
 scans from the backend's pg_stat_xact_user_tables counters, statement by statement. A statement
-that cannot run in a transaction is observed while it waits behind a ROW EXCLUSIVE holder, its
-scans from the flushed cumulative statistics.
+that cannot run in a transaction is observed while it waits behind a SHARE UPDATE EXCLUSIVE
+holder, its scans from the flushed cumulative statistics.
 """
 
 from __future__ import annotations
@@ -287,7 +287,8 @@ class Probe:
         measured: Measured,
     ) -> None:
         """A statement that cannot run in a transaction: its locks are seen while it waits
-        behind a ROW EXCLUSIVE holder (a SHARE or stronger request must wait), its scans in
+        behind a SHARE UPDATE EXCLUSIVE holder (every such statement asks for that lock or a
+        stronger one, and must wait), its scans in
         the flushed cumulative statistics."""
         roots = self._roots(relations, sql)
         oids = list(roots)
@@ -300,7 +301,7 @@ class Probe:
             before = self._stats(self.reader, "pg_stat_user_tables", oids)
             nodes = self._filenodes(self.reader, oids)
             self.blocker.execute(f"SET search_path = {schema}")
-            self.blocker.execute(f"LOCK TABLE {', '.join(tables)} IN ROW EXCLUSIVE MODE")
+            self.blocker.execute(f"LOCK TABLE {', '.join(tables)} IN SHARE UPDATE EXCLUSIVE MODE")
             errors: list[BaseException] = []
 
             def work() -> None:

@@ -318,9 +318,11 @@ def _implicit_not_null(alter: Alter, column: str) -> None:
 def _restricts_nulls(alter: Alter, column: str, what: str) -> None:
     """A statement that rejects NULL in a column old code may leave NULL (SET NOT NULL, a
     CHECK (col IS NOT NULL), valid or not: both apply to new writes at once) breaks old code,
-    unless the column was already NOT NULL or so checked, or is new in the release."""
+    unless the column was already NOT NULL or so checked, or old code never leaves it NULL: the
+    table is new in the release, or the column is and has a default (old code does not know
+    the column and leaves it out)."""
     table, facts, ctx = alter.table, alter.facts, alter.ctx
-    if ctx.column_is_new(table, column):
+    if alter.new_in_release:
         return
     current = ctx.schema.column(table, column)
     if current is None:
@@ -328,7 +330,9 @@ def _restricts_nulls(alter: Alter, column: str, what: str) -> None:
         return
     if current.not_null or ctx.schema.has_null_check(table, column, valid=False):
         return
-    facts.issue(RuleId.SET_NOT_NULL, f"{what}: old code writing NULL fails")
+    if ctx.column_is_new(table, column) and (current.default or current.identity):
+        return
+    facts.issue(RuleId.SET_NOT_NULL, f"{what}: old code leaving it NULL fails")
 
 
 def _alter_column(cur: Cursor, alter: Alter, column: str) -> None:
@@ -384,21 +388,23 @@ def _alter_column(cur: Cursor, alter: Alter, column: str) -> None:
 
 
 def _drop_default(alter: Alter, column: str, what: str) -> None:
-    """Old code that leaves a NOT NULL column out relied on its default (or identity)."""
+    """Old code leaves a column out when it relied on its default (or identity), or does not
+    know the column (new in the release): once it is NOT NULL without a default, those inserts
+    fail; a nullable column stores NULL instead (an advisory)."""
     table, facts, ctx = alter.table, alter.facts, alter.ctx
     where = f"{what} on {table}.{column}"
-    if ctx.column_is_new(table, column):
+    if alter.new_in_release:
         return
+    new_column = ctx.column_is_new(table, column)
     before = ctx.before.column(table, column)
     current = ctx.schema.column(table, column)
-    if before is None or current is None:
-        alter.unknown(
-            f"whether old code relies on the default of {table}.{column} ({what})", column
-        )
+    if current is None or (before is None and not new_column):
+        reason = f"whether old code relies on the default of {table}.{column} ({what})"
+        alter.unknown(reason, column)
         return
-    if not (before.default or before.identity):
+    if before is not None and not (new_column or before.default or before.identity):
         return
-    if what == "DROP IDENTITY" and before.identity:
+    if what == "DROP IDENTITY":
         facts.issue(RuleId.DROP_IDENTITY, f"{where}: old inserts that leave it out fail")
     elif current.not_null:
         facts.issue(

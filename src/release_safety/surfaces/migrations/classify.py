@@ -10,6 +10,8 @@ what such a statement may have changed.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
@@ -828,37 +830,48 @@ def _data(sql: str, toks: list[Tok], facts: StatementFacts, ctx: Context) -> Non
         ):
             _call(name, facts, ctx)
     ctes = {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
-    target: str | None = None
-    full = False
-    narrow = False
-    if isinstance(tree, (exp.Update, exp.Delete)):
-        table = tree.this if isinstance(tree.this, exp.Table) else tree.find(exp.Table)
-        target = _table_name(table) if table is not None else None
-        where = tree.args.get("where")
-        full = where is None
-        narrow = where is not None and _key_lookup(where.this)
-    elif isinstance(tree, exp.Insert):
-        table = tree.this.this if isinstance(tree.this, exp.Schema) else tree.this
-        target = _table_name(table) if isinstance(table, exp.Table) else None
+    keys = partial(_leading_columns, ctx)
+    writes = {id(node): change for node, change in _writes(tree, keys)}
     for table in tree.find_all(exp.Table):
         name = _table_name(table)
         if not name or name.lower() in ctes or not _relation(ctx, name):
             continue
         new = ctx.new(name)
-        if name == target:
-            facts.touch(
-                name,
-                Lock.ROW_EXCLUSIVE,
-                scans=not new and not narrow and not isinstance(tree, exp.Insert),
-                full_change=full and not new,
-            )
-        else:
-            facts.touch(name, Lock.ACCESS_SHARE, scans=not new and not _keyed_read(table))
-    if target is not None and full and not ctx.new(target):
-        facts.issue(
-            RuleId.FULL_TABLE_DATA_CHANGE,
-            f"{type(tree).__name__.upper()} of every row of {target}",
+        change = writes.get(id(table))
+        if change is None:
+            read = not _keyed_read(table, keys(name))
+            facts.touch(name, Lock.ACCESS_SHARE, scans=not new and read)
+            continue
+        kind, reads_all, every_row = change
+        facts.touch(
+            name,
+            Lock.ROW_EXCLUSIVE,
+            scans=not new and reads_all,
+            full_change=every_row and not new,
         )
+        if every_row and not new:
+            facts.issue(RuleId.FULL_TABLE_DATA_CHANGE, f"{kind} of every row of {name}")
+
+
+def _writes(
+    tree: exp.Expr, keys: Callable[[str], frozenset[str]]
+) -> list[tuple[exp.Table, tuple[str, bool, bool]]]:
+    """The table each INSERT, UPDATE and DELETE of the statement (CTEs included) writes,
+    with the statement's kind, whether it reads every row, and whether it changes every row."""
+    from sqlglot import exp
+
+    out: list[tuple[exp.Table, tuple[str, bool, bool]]] = []
+    for node in tree.find_all(exp.Update, exp.Delete, exp.Insert):
+        target = node.this.this if isinstance(node.this, exp.Schema) else node.this
+        if not isinstance(target, exp.Table):
+            continue
+        if isinstance(node, exp.Insert):
+            out.append((target, ("INSERT", False, False)))
+            continue
+        where = node.args.get("where")
+        keyed = where is not None and _key_lookup(where.this, keys(_table_name(target)))
+        out.append((target, (type(node).__name__.upper(), not keyed, where is None)))
+    return out
 
 
 _CONSTANT_WORDS = frozenset({"NULL", "TRUE", "FALSE", "DEFAULT"})
@@ -889,7 +902,17 @@ def _plain_insert(toks: list[Tok]) -> str | None:
     return table
 
 
-def _keyed_read(table: exp.Table) -> bool:
+def _leading_columns(ctx: Context, table: str) -> frozenset[str]:
+    """Columns an index of the table starts with: a WHERE on one of them reads few rows. A
+    table the schema does not know is taken to have its key on `id`."""
+    if ctx.schema.table(table) is None:
+        return frozenset({"id"})
+    return frozenset(
+        i.columns[0] for i in ctx.schema.indexes.values() if i.table == table and i.columns
+    )
+
+
+def _keyed_read(table: exp.Table, keys: frozenset[str]) -> bool:
     """The table is the only one of a SELECT whose WHERE picks rows by key."""
     from sqlglot import exp
 
@@ -902,20 +925,21 @@ def _keyed_read(table: exp.Table) -> bool:
         source is not None
         and source.this is table
         and where is not None
-        and _key_lookup(where.this)
+        and _key_lookup(where.this, keys)
     )
 
 
-def _key_lookup(where: Any) -> bool:
-    """A WHERE that picks rows by `id = literal` or `id IN (literals)`: served by the key."""
+def _key_lookup(where: Any, keys: frozenset[str]) -> bool:
+    """A WHERE that picks rows by `key = literal` or `key IN (literals)`, `key` a column an
+    index starts with: served by the index."""
     from sqlglot import exp
 
     if isinstance(where, exp.And):
-        return _key_lookup(where.this) or _key_lookup(where.expression)
+        return _key_lookup(where.this, keys) or _key_lookup(where.expression, keys)
     if isinstance(where, exp.Paren):
-        return _key_lookup(where.this)
+        return _key_lookup(where.this, keys)
     column = where.this if isinstance(where, (exp.EQ, exp.In)) else None
-    if not isinstance(column, exp.Column) or column.name.lower() != "id":
+    if not isinstance(column, exp.Column) or column.name.lower() not in keys:
         return False
     if isinstance(where, exp.EQ):
         return _literal(where.expression)

@@ -104,10 +104,11 @@ class _Walker:
             raise Unclassified(f"PL/pgSQL body: expected {word} at {self.up() or 'the end'}")
 
     def label(self) -> None:
-        if self.up() == "<<":
-            while self.i < len(self.toks) and self.up() != ">>":
+        """Skip a `<<label>>` (the tokenizer reads `<` `<` label `>` `>`)."""
+        if self.up() == "<" and self.up(1) == "<":
+            while self.i < len(self.toks) and not (self.up() == ">" and self.up(1) == ">"):
                 self.i += 1
-            self.i += 1
+            self.i += 2
 
     def until(self, *stops: str) -> list[Tok]:
         """Tokens up to a stop word outside parentheses and CASE expressions (consumed)."""

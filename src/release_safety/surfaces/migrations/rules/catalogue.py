@@ -352,8 +352,14 @@ CATALOGUE: tuple[MigrationRule, ...] = (
         "Ship code that always writes the column first, then drop the default.",
         E("ALTER TABLE users ALTER COLUMN created_at DROP DEFAULT", "", U),
         E("ALTER TABLE contacts ALTER COLUMN score DROP DEFAULT", "", C),
-        Q(
+        E(
             "ALTER TABLE users ADD COLUMN tier text NOT NULL DEFAULT 'free';\n"
+            "ALTER TABLE users ALTER COLUMN tier DROP DEFAULT",
+            "",
+            U,
+        ),
+        Q(
+            "ALTER TABLE users ADD COLUMN tier text DEFAULT 'free';\n"
             "ALTER TABLE users ALTER COLUMN tier DROP DEFAULT",
             "",
             U,
