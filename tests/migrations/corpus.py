@@ -1,3 +1,4 @@
+# ruff: noqa: E501
 """A corpus of migrations shaped like the ones real self-hosted services ship (registries,
 webhook dispatchers, auth servers, chat and analytics back ends), written for the fixture
 schema of `pgprobe.py`. Each is a whole migration file; `breaks` says whether it breaks the

@@ -1,3 +1,4 @@
+# ruff: noqa: E501
 """Each class of issue 14, a named test on the suite's PostgreSQL and on a real repository.
 
 The previous release's migrations build the fixture schema (`pgprobe.FIXTURE_SQL`, then the

@@ -3,8 +3,9 @@
 A change that can make a surface read or weigh less is `settings-narrowed` (unknown): a source
 entry removed or changed, a surface declared absent, the tag pattern, placeholders, template
 default, migrations' server time zone or PostgreSQL version changed, external `$ref`s or
-annotations turned off, the declarations registry or the overrides file moved. When the previous ref had no settings file
-(the release that adopts one), or left a source list to discovery, the two are compared by
+annotations turned off, the declarations registry or the overrides file moved. When the
+previous ref had no settings file (the release that adopts one), or left a source list to
+discovery, the two are compared by
 what they find: only files discovery found and the new settings do not (or a surface declared
 absent where discovery found documents) are a narrowing. A source list of a section that was
 declared absent read nothing, so any list is a widening. A change that only adds

@@ -142,8 +142,8 @@ CREATE INDEX feature_flags_name_idx ON feature_flags (name);
   eugene's `-- eugene: ignore`); this one always carries a reason and is always recorded.
 
 Examples marked *PostgreSQL-confirmed* run in the test suite on a real server
-(`tests/migrations/test_migration_rule_pairs.py`), each on fresh tables with rows (`users`, `orders`,
-`staging`, `contacts` with an identity key and columns of the domains `email_address` (with a
+(`tests/migrations/test_migration_rule_pairs.py`), each on fresh tables with rows (`users`,
+`orders`, `staging`, `contacts` with an identity key and columns of the domains `email_address` (with a
 CHECK) and `label` (without), the partitioned `events` and `logs` (with a default partition),
 the view `active_users`, the materialized view `user_counts`, enums `mood` and `priority`; the
 fixture is `tests/migrations/pgprobe.py`), and the analysis sees the same schema replayed as the
