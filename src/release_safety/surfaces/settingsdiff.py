@@ -5,15 +5,14 @@ entry removed or changed, a surface declared absent, the tag pattern, placeholde
 default, migrations' server time zone or PostgreSQL version changed, external `$ref`s or
 annotations turned off, the declarations registry or the overrides file moved. When the
 previous ref had no settings file (the release that adopts one), or left a source list to
-discovery, the two are compared by
-what they find: only files discovery found and the new settings do not (or a surface declared
-absent where discovery found documents) are a narrowing. A source list of a section that was
-declared absent read nothing, so any list is a widening. A change that only adds
-(a new source, an absent surface brought back) or touches nothing checked (the floor, the index
-location, declared config renames) is `settings-changed` (advisory). A `config.sources` entry is
-compared by path: an exclude added or widened, values no longer taken as defaults, or a new
-environment prefix or separator narrows; an exclude removed or values now taken as defaults
-widens.
+discovery, the two are compared by what they find: only files discovery found and the new
+settings do not (or a surface declared absent where discovery found documents) are a
+narrowing. A source list of a section that was declared absent read nothing, so any list is a
+widening. A change that only adds (a new source, an absent surface brought back) or touches
+nothing checked (the floor, the index location, declared config renames) is `settings-changed`
+(advisory). A `config.sources` entry is compared by path: an exclude added or widened, values
+no longer taken as defaults, or a new environment prefix or separator narrows; an exclude
+removed or values now taken as defaults widens.
 """
 
 from __future__ import annotations

@@ -143,15 +143,15 @@ CREATE INDEX feature_flags_name_idx ON feature_flags (name);
 
 Examples marked *PostgreSQL-confirmed* run in the test suite on a real server
 (`tests/migrations/test_migration_rule_pairs.py`), each on fresh tables with rows (`users`,
-`orders`, `staging`, `contacts` with an identity key and columns of the domains `email_address` (with a
-CHECK) and `label` (without), the partitioned `events` and `logs` (with a default partition),
-the view `active_users`, the materialized view `user_counts`, enums `mood` and `priority`; the
-fixture is `tests/migrations/pgprobe.py`), and the analysis sees the same schema replayed as the
-previous release's; the measured flags (pg_locks of the migration's backend before commit,
-pg_class.relfilenode, pg_stat_xact_user_tables) and tables must equal the static analysis, and
-the rule must fire (or stay quiet) as the *rule* column says. Every rule has at least one
-firing and one quiet example on the server. Flags are written `l` (locksTable), `r`
-(rewritesTable), `s` (scansTable), `-` for none.
+`orders`, `staging`, `contacts` with an identity key and columns of the domains
+`email_address` (with a CHECK) and `label` (without), the partitioned `events` and `logs`
+(with a default partition), the view `active_users`, the materialized view `user_counts`,
+enums `mood` and `priority`; the fixture is `tests/migrations/pgprobe.py`), and the analysis
+sees the same schema replayed as the previous release's; the measured flags (pg_locks of the
+migration's backend before commit, pg_class.relfilenode, pg_stat_xact_user_tables) and tables
+must equal the static analysis, and the rule must fire (or stay quiet) as the *rule* column
+says. Every rule has at least one firing and one quiet example on the server. Flags are
+written `l` (locksTable), `r` (rewritesTable), `s` (scansTable), `-` for none.
 """
 
 
