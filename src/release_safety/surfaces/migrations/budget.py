@@ -3,8 +3,10 @@ bound it crossed, never a hang or a crash.
 
 - a file over MAX_FILE_CHARS characters is not read at all;
 - a file of more than MAX_STATEMENTS statements is not classified;
-- a statement over MAX_STATEMENT_CHARS characters, or nested more than MAX_NESTING
-  parentheses deep, is not classified (the statement is unknown, the rest of the file is read);
+- a statement over MAX_STATEMENT_CHARS characters, nested more than MAX_NESTING parentheses
+  deep, or MAX_BRACKET_NESTING square brackets deep (sqlglot's parse of nested `ARRAY[` takes
+  twice as long per level), is not classified (the statement is unknown, the rest of the file
+  is read);
 - a file whose classification takes more than MAX_CPU_SECONDS of CPU time stops there (a safety
   net for inputs the other bounds let through; the only bound that depends on the machine).
 """
@@ -16,8 +18,9 @@ from dataclasses import dataclass
 
 MAX_FILE_CHARS = 2_000_000
 MAX_STATEMENTS = 20_000
-MAX_STATEMENT_CHARS = 200_000
+MAX_STATEMENT_CHARS = 100_000
 MAX_NESTING = 256
+MAX_BRACKET_NESTING = 8
 MAX_CPU_SECONDS = 30.0
 
 

@@ -25,7 +25,11 @@ from release_safety.surfaces.migrations.altertable import (
     add_constraint,
     alter_table,
 )
-from release_safety.surfaces.migrations.budget import MAX_NESTING, MAX_STATEMENT_CHARS
+from release_safety.surfaces.migrations.budget import (
+    MAX_BRACKET_NESTING,
+    MAX_NESTING,
+    MAX_STATEMENT_CHARS,
+)
 from release_safety.surfaces.migrations.coltypes import is_utc, parse_type
 from release_safety.surfaces.migrations.columns import (
     Unclassified,
@@ -136,16 +140,19 @@ def _bounded(sql: str) -> None:
 
 
 def _nesting(toks: list[Tok]) -> None:
-    depth = 0
+    depth = brackets = 0
     for tok in toks:
-        if tok.kind == "punct" and tok.text in ("(", "["):
-            depth += 1
-            if depth > MAX_NESTING:
-                raise Unclassified(
-                    f"parentheses nested more than {MAX_NESTING} deep", anything=True
-                )
-        elif tok.kind == "punct" and tok.text in (")", "]"):
-            depth -= 1
+        if tok.kind != "punct":
+            continue
+        depth += tok.text in ("(", "[")
+        depth -= tok.text in (")", "]")
+        brackets += (tok.text == "[") - (tok.text == "]")
+        if depth > MAX_NESTING:
+            raise Unclassified(f"parentheses nested more than {MAX_NESTING} deep", anything=True)
+        if brackets > MAX_BRACKET_NESTING:
+            raise Unclassified(
+                f"square brackets nested more than {MAX_BRACKET_NESTING} deep", anything=True
+            )
 
 
 def _forget(ctx: Context, toks: list[Tok], reason: str, *, anything: bool) -> None:

@@ -103,8 +103,8 @@ from 12, the no-rewrite type changes need 10 (9.x is taken as rewriting), `times
 A migration is `unknown` (rule `migration-over-budget`, with the bound it crossed) rather than
 analysed when the file has more than 2,000,000 characters or 20,000 statements, or its
 classification takes more than 30 s of CPU time (the only bound that depends on the machine); a
-single statement of more than 200,000 characters, or with parentheses nested more than 256 deep,
-is an unknown statement (`migration-statement-unknown`). None of these ever ends in a crash or a
+single statement of more than 100,000 characters, with parentheses nested more than 256 deep or
+square brackets more than 8 deep, is an unknown statement (`migration-statement-unknown`). None of these ever ends in a crash or a
 hang.
 
 **Heaviness decides the verdict.** A migration that locks a table that existed at the previous
