@@ -183,3 +183,23 @@ def test_any_token_soup_is_classified_or_unknown_never_a_crash(words: list[str])
     analysis = lint(" ".join(words))
     for flag in (analysis.locks, analysis.rewrites, analysis.scans):
         assert flag in (True, False, "unknown")
+
+
+def test_a_table_renamed_in_the_release_is_judged_under_its_old_name() -> None:
+    sql = (
+        "ALTER TABLE staging RENAME TO imports;\n"
+        "ALTER TABLE imports RENAME COLUMN kind TO category;\n"
+        "ALTER TABLE imports ALTER COLUMN category TYPE varchar(5)"
+    )
+    found = rules(lint(sql))
+    assert "schema-fact-unknown" not in found
+    assert {"rename-table", "rename-column", "change-column-type"} <= found
+
+
+def test_without_history_the_facts_the_schema_decides_are_unknown() -> None:
+    analysis = lint("ALTER TABLE users ALTER COLUMN email SET NOT NULL", history=False)
+    assert (analysis.locks, analysis.scans) == ("unknown", "unknown")
+    assert "schema-fact-unknown" in rules(analysis)
+    assert "schema-fact-unknown" not in rules(
+        lint("ALTER TABLE users ALTER COLUMN email SET NOT NULL")
+    )

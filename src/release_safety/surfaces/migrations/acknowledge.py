@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Sequence
+from functools import cache
 
 from release_safety.findings import RULES, Finding
 from release_safety.reasons import hollow_reason
@@ -37,6 +38,11 @@ UNACKNOWLEDGEABLE = frozenset(
     }
 )
 """Rules no acknowledgement can accept: a file nothing is known about, and these rules' own."""
+
+
+@cache
+def _migration_rules() -> frozenset[str]:
+    return frozenset(rule_id for rule_id, rule in RULES.items() if rule.surface == "migrations")
 
 
 def _problem(path: str, line: int, message: str) -> Finding:
@@ -68,7 +74,7 @@ def acknowledge(
     `attempts` are the file's annotation attempts (only those of kind `acknowledge` count);
     `statement_lines` the sorted first lines of its statements.
     """
-    known = frozenset(rule_id for rule_id, rule in RULES.items() if rule.surface == "migrations")
+    known = _migration_rules()
     out = list(findings)
     extra: list[Finding] = []
     for attempt in (a for a in attempts if a.kind == ACKNOWLEDGE):

@@ -133,8 +133,9 @@ def _action(cur: Cursor, alter: Alter) -> None:
         facts.touch(part, SUE if concurrently else AEL)
         if not ctx.new_in_release(part) and not alter.new_in_release:
             facts.issue(RuleId.DROP_TABLE, f"DETACH PARTITION {part} from {table}")
-        if part in ctx.schema.tables:
-            ctx.schema.tables[part].parent = None
+        detached = ctx.schema.edit(part)
+        if detached is not None:
+            detached.parent = None
     else:
         raise Unclassified(f"ALTER TABLE action {cur.peek() or '?'} not recognised")
 
@@ -202,7 +203,7 @@ def add_column(column: ColumnDef, alter: Alter, *, if_not_exists: bool = False) 
 def _register_column(column: ColumnDef, alter: Alter) -> None:
     """Put the column, its sequence, index and constraints into the schema."""
     table, schema = alter.table, alter.ctx.schema
-    found = schema.tables.get(table)
+    found = schema.edit(table)
     if found is not None:
         found.columns[column.name] = Column(
             column.type, column.not_null, column.has_default, column.identity
@@ -396,7 +397,7 @@ def _drop_default(alter: Alter, column: str, what: str) -> None:
     if alter.new_in_release:
         return
     new_column = ctx.column_is_new(table, column)
-    before = ctx.before.column(table, column)
+    before = ctx.before_column(table, column)
     current = ctx.schema.column(table, column)
     if current is None or (before is None and not new_column):
         reason = f"whether old code relies on the default of {table}.{column} ({what})"
@@ -468,7 +469,7 @@ def _change_type(toks: list[Tok], alter: Alter, column: str) -> None:
         elif change.rewrites is None:
             alter.unknown(f"whether ALTER COLUMN {where} TYPE rewrites the table", column)
     if not ctx.column_is_new(table, column):
-        before = ctx.before.column(table, column)
+        before = ctx.before_column(table, column)
         compatible = (
             None
             if before is None or new_type is None
@@ -559,7 +560,7 @@ def _attach(cur: Cursor, alter: Alter) -> None:
     )
     if default is not None and "DEFAULT" not in words(cur.rest()):
         facts.touch(table, AEL, scans=not ctx.new(default))
-    found = schema.tables.get(part)
+    found = schema.edit(part)
     if found is not None:
         found.parent = table
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from release_safety.surfaces.migrations.schema import Schema
+from release_safety.surfaces.migrations.schema import Column, Schema
 
 
 @dataclass
@@ -39,4 +39,26 @@ class Context:
 
     def column_is_new(self, table: str, column: str) -> bool:
         """The column did not exist at the previous release (its table did, fully known)."""
-        return self.new_in_release(table) or self.before.has_column(table, column) is False
+        if self.new_in_release(table):
+            return True
+        return self.before.has_column(*self.origin(table, column)) is False
+
+    def before_column(self, table: str, column: str) -> Column | None:
+        """The column as of the previous release (under the names it had then)."""
+        return self.before.column(*self.origin(table, column))
+
+    def origin(self, table: str, column: str) -> tuple[str, str]:
+        """The names a table and a column renamed since the previous release had then."""
+        renamed, seen = self.schema.renamed, {table}
+        was = table
+        while was not in self.before.tables and was in renamed and renamed[was] not in seen:
+            was = renamed[was]
+            seen.add(was)
+        columns, seen_columns = self.schema.renamed_columns, {column}
+        col = column
+        while not self.before.has_column(was, col) and (table, col) in columns:
+            col = columns[(table, col)]
+            if col in seen_columns:
+                break
+            seen_columns.add(col)
+        return was, col

@@ -44,7 +44,9 @@ class Table:
     default_partition: bool = False
 
     def copy(self) -> Table:
-        return replace(self, columns=dict(self.columns))
+        return Table(
+            self.kind, dict(self.columns), self.complete, self.parent, self.default_partition
+        )
 
 
 @dataclass(frozen=True)
@@ -106,11 +108,18 @@ class Schema:
     """Names a statement of unknown effect mentions, with the reason."""
     fresh: set[str] = field(default_factory=set)
     """Names created since the schema or the name became unknown: known again."""
+    renamed: dict[str, str] = field(default_factory=dict)
+    """The name a renamed table had before (new name -> old name)."""
+    renamed_columns: dict[tuple[str, str], str] = field(default_factory=dict)
+    """The name a renamed column had before ((table, new name) -> old name)."""
+    mine: set[str] = field(default_factory=set, repr=False, compare=False)
+    """Tables this schema may change in place; the others are shared with the schema it was
+    copied from, and copied on their first change (`edit`)."""
 
     def copy(self) -> Schema:
         return replace(
             self,
-            tables={name: table.copy() for name, table in self.tables.items()},
+            tables=dict(self.tables),
             indexes=dict(self.indexes),
             constraints=dict(self.constraints),
             domains=dict(self.domains),
@@ -119,6 +128,9 @@ class Schema:
             functions=dict(self.functions),
             tainted=dict(self.tainted),
             fresh=set(self.fresh),
+            renamed=dict(self.renamed),
+            renamed_columns=dict(self.renamed_columns),
+            mine=set(),
         )
 
     # --- what the history could not say ---------------------------------------------------
@@ -233,12 +245,22 @@ class Schema:
     def add_table(self, name: str, table: Table) -> None:
         """A table (view, partition) the statement created, known whatever came before."""
         self.tables[name] = table
+        self.mine.add(name)
         self.known_again(name)
+
+    def edit(self, name: str) -> Table | None:
+        """The table, to change in place (copied first when it is shared), or None."""
+        found = self.tables.get(name)
+        if found is not None and name not in self.mine:
+            found = self.tables[name] = found.copy()
+            self.mine.add(name)
+        return found
 
     def set_column(self, table: str, column: str, **changes: object) -> None:
         """Change a known column's facts (nothing when the table or column is not known)."""
-        found = self.tables.get(table)
-        if found is not None and column in found.columns:
+        if column in getattr(self.tables.get(table), "columns", ()):
+            found = self.edit(table)
+            assert found is not None
             found.columns[column] = replace(found.columns[column], **changes)  # type: ignore[arg-type]
 
     def drop_table(self, name: str) -> None:
@@ -249,44 +271,48 @@ class Schema:
             del self.constraints[key]
 
     def rename_table(self, old: str, new: str) -> None:
+        self.renamed[new] = old
+        for (table, column), was in list(self.renamed_columns.items()):
+            if table == old:
+                self.renamed_columns[(new, column)] = was
         if old in self.tables:
             self.tables[new] = self.tables.pop(old)
-        self.indexes = {
-            n: replace(i, table=new) if i.table == old else i for n, i in self.indexes.items()
-        }
-        self.constraints = {
-            (new if t == old else t, n): (replace(c, references=new) if c.references == old else c)
-            for (t, n), c in self.constraints.items()
-        }
-        for table in self.tables.values():
-            if table.parent == old:
-                table.parent = new
+            if old in self.mine:
+                self.mine.add(new)
+        for name in [n for n, i in self.indexes.items() if i.table == old]:
+            self.indexes[name] = replace(self.indexes[name], table=new)
+        for key, c in list(self.constraints.items()):
+            if key[0] == old:
+                del self.constraints[key]
+                self.constraints[(new, key[1])] = c
+        for key in [k for k, c in self.constraints.items() if c.references == old]:
+            self.constraints[key] = replace(self.constraints[key], references=new)
+        for name in [n for n, t in self.tables.items() if t.parent == old]:
+            child = self.edit(name)
+            assert child is not None
+            child.parent = new
         if old in self.tainted:
             self.tainted[new] = self.tainted[old]
 
     def rename_column(self, table: str, old: str, new: str) -> None:
-        found = self.tables.get(table)
+        self.renamed_columns[(table, new)] = old
+        found = self.edit(table)
         if found is not None and old in found.columns:
             found.columns = {new if n == old else n: c for n, c in found.columns.items()}
-        self.indexes = {
-            n: replace(i, columns=tuple(new if c == old else c for c in i.columns))
-            if i.table == table
-            else i
-            for n, i in self.indexes.items()
-        }
-        self.constraints = {
-            key: replace(
+        for name in [n for n, i in self.indexes.items() if i.table == table]:
+            index = self.indexes[name]
+            columns = tuple(new if c == old else c for c in index.columns)
+            self.indexes[name] = replace(index, columns=columns)
+        for key in [k for k in self.constraints if k[0] == table]:
+            c = self.constraints[key]
+            self.constraints[key] = replace(
                 c,
                 columns=tuple(new if x == old else x for x in c.columns),
                 not_null_of=new if c.not_null_of == old else c.not_null_of,
             )
-            if key[0] == table
-            else c
-            for key, c in self.constraints.items()
-        }
 
     def drop_column(self, table: str, column: str) -> None:
-        found = self.tables.get(table)
+        found = self.edit(table)
         if found is not None:
             found.columns.pop(column, None)
         for name in [

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from sqlglot.dialects.postgres import Postgres
 from sqlglot.errors import TokenError
@@ -25,18 +24,19 @@ _STRINGS = {
 _TOKENIZER = Postgres.Tokenizer(dialect=Postgres())
 
 
-@dataclass(frozen=True)
-class Tok:
-    """A token: `up` is the keyword form of a word, `text` the source text (unquoted)."""
+class Tok(NamedTuple):
+    """A token: `text` the source text (unquoted), `start` and `end` its first and last
+    offsets, `up` the keyword form of a word ("" for other kinds)."""
 
     kind: Kind
     text: str
     start: int
     end: int
+    up: str = ""
 
-    @property
-    def up(self) -> str:
-        return self.text.upper() if self.kind == "word" else ""
+
+def _tok(kind: Kind, text: str, start: int, end: int) -> Tok:
+    return Tok(kind, text, start, end, text.upper() if kind == "word" else "")
 
 
 def _kind(token: Token) -> Kind:
@@ -74,9 +74,9 @@ def tokenize(sql: str, offset: int = 0) -> list[Tok]:
             continue
         token_start, token_end = token.start + offset, token.end + offset
         if kind == "word" and " " in token.text:
-            out.extend(Tok("word", w, token_start, token_end) for w in token.text.split())
+            out.extend(_tok("word", w, token_start, token_end) for w in token.text.split())
         else:
-            out.append(Tok(kind, token.text, token_start, token_end))
+            out.append(_tok(kind, token.text, token_start, token_end))
     return out
 
 

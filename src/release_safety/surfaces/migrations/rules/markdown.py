@@ -104,8 +104,8 @@ A migration is `unknown` (rule `migration-over-budget`, with the bound it crosse
 analysed when the file has more than 2,000,000 characters or 20,000 statements, or its
 classification takes more than 30 s of CPU time (the only bound that depends on the machine); a
 single statement of more than 100,000 characters, with parentheses nested more than 256 deep or
-square brackets more than 8 deep, is an unknown statement (`migration-statement-unknown`). None of these ever ends in a crash or a
-hang.
+square brackets more than 8 deep, is an unknown statement (`migration-statement-unknown`). None
+of these ever ends in a crash or a hang.
 
 **Heaviness decides the verdict.** A migration that locks a table that existed at the previous
 release against traffic (SHARE or stronger) while it rewrites or reads every row (the
