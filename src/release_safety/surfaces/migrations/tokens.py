@@ -26,29 +26,37 @@ _TOKENIZER = Postgres.Tokenizer(dialect=Postgres())
 
 class Tok(NamedTuple):
     """A token: `text` the source text (unquoted), `start` and `end` its first and last
-    offsets, `up` the keyword form of a word ("" for other kinds)."""
+    offsets, `up` the keyword form of a word ("" for other kinds), `key` what a grammar
+    matches: `up` for a word, the text of punctuation, "" for literals and identifiers."""
 
     kind: Kind
     text: str
     start: int
     end: int
     up: str = ""
+    key: str = ""
 
 
 def _tok(kind: Kind, text: str, start: int, end: int) -> Tok:
-    return Tok(kind, text, start, end, text.upper() if kind == "word" else "")
+    if kind == "word":
+        up = text.upper()
+        return Tok(kind, text, start, end, up, up)
+    return Tok(kind, text, start, end, "", text if kind == "punct" else "")
+
+
+_KINDS: dict[TokenType, Kind] = {
+    **dict.fromkeys(_STRINGS, "string"),
+    TokenType.IDENTIFIER: "ident",
+    TokenType.NUMBER: "number",
+}
 
 
 def _kind(token: Token) -> Kind:
-    if token.token_type in _STRINGS:
-        return "string"
-    if token.token_type == TokenType.IDENTIFIER:
-        return "ident"
-    if token.token_type == TokenType.NUMBER:
-        return "number"
-    if token.text[:1].isalpha() or token.text[:1] == "_":
-        return "word"
-    return "punct"
+    kind = _KINDS.get(token.token_type)
+    if kind is not None:
+        return kind
+    first = token.text[:1]
+    return "word" if first.isalpha() or first == "_" else "punct"
 
 
 _COMMANDS = {*Postgres.Tokenizer.COMMANDS, TokenType.COMMAND}
@@ -93,15 +101,15 @@ class Cursor:
     def peek(self, offset: int = 0) -> str:
         """The keyword form of the word at the cursor (+offset), or the punctuation text."""
         j = self.i + offset
-        if j >= len(self.toks):
-            return ""
-        tok = self.toks[j]
-        return tok.up if tok.kind == "word" else tok.text if tok.kind == "punct" else ""
+        return self.toks[j].key if j < len(self.toks) else ""
 
     def accept(self, *words: str) -> bool:
         """Consume the exact keyword sequence if it is next."""
+        i, toks = self.i, self.toks
+        if len(toks) - i < len(words):
+            return False
         for k, word in enumerate(words):
-            if self.peek(k) != word:
+            if toks[i + k].key != word:
                 return False
         self.i += len(words)
         return True
