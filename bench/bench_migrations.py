@@ -112,9 +112,8 @@ def main() -> int:
     print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print(f"files: {len(files)}, statements (approx.): {statements}, best of {args.runs}")
     print(f"release-safety lint-migrations --json: wall {ours_wall:.2f} s, cpu {ours_cpu:.2f} s")
-    print(
-        f"{version.stdout.strip()} --reporter json: wall {squawk_wall:.2f} s, cpu {squawk_cpu:.2f} s"
-    )
+    squawk_name = version.stdout.strip()
+    print(f"{squawk_name} --reporter json: wall {squawk_wall:.2f} s, cpu {squawk_cpu:.2f} s")
     print(
         f"ratio release-safety / squawk: wall {ours_wall / squawk_wall:.1f}x, "
         f"cpu {ours_cpu / squawk_cpu:.1f}x"
