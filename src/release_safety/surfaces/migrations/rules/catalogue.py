@@ -16,6 +16,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from release_safety.findings import Rule, Severity, register
+from release_safety.surfaces.migrations.budget import (
+    MAX_CPU_SECONDS,
+    MAX_FILE_CHARS,
+    MAX_STATEMENTS,
+)
 from release_safety.surfaces.migrations.rules.ids import RuleId
 
 
@@ -975,16 +980,17 @@ CATALOGUE: tuple[MigrationRule, ...] = (
         RuleId.MIGRATION_OVER_BUDGET,
         "unknown",
         "A migration file is beyond the bounds of what is analysed",
-        "A file over 2,000,000 characters or 20,000 statements, or one whose classification "
-        "takes more than 30 s of CPU time, is not analysed: nothing about it is known (see "
-        "Bounds). Huge seed data does not belong in a schema migration.",
+        f"A file over {MAX_FILE_CHARS:,} characters or {MAX_STATEMENTS:,} statements, or one "
+        f"whose classification takes more than {MAX_CPU_SECONDS:.0f} s of CPU time, is not "
+        "analysed: nothing about it is known (see Bounds). Huge seed data does not belong in a "
+        "schema migration.",
         "A 10 MB migration of 300,000 INSERT statements.",
         "Load bulk data outside the schema migration (COPY from a file, a job), or split it.",
         E(
-            "-- " + "x" * 2_000_000 + "\nSELECT 1",
+            "-- " + "x" * MAX_FILE_CHARS + "\nSELECT 1",
             "unknown",
             (),
-            shown="-- (a comment of 2,000,000 characters)\nSELECT 1",
+            shown=f"-- (a comment of {MAX_FILE_CHARS:,} characters)\nSELECT 1",
         ),
         Q("-- a short comment\nSELECT 1", "", ()),
     ),

@@ -2,6 +2,14 @@
 
 from __future__ import annotations
 
+from release_safety.surfaces.migrations.budget import (
+    MAX_BRACKET_NESTING,
+    MAX_CPU_SECONDS,
+    MAX_FILE_CHARS,
+    MAX_NESTING,
+    MAX_STATEMENT_CHARS,
+    MAX_STATEMENTS,
+)
 from release_safety.surfaces.migrations.rules.catalogue import (
     CATALOGUE,
     SAFE_EXAMPLES,
@@ -98,15 +106,19 @@ constant defaults rewrite before 11, `SET NOT NULL` skips its scan from 12 when 
 `CHECK (col IS NOT NULL)` exists, `ATTACH PARTITION` takes SHARE UPDATE EXCLUSIVE on the parent
 from 12, the no-rewrite type changes need 10 (9.x is taken as rewriting), `timestamptz` in UTC 12.
 
-## Bounds
+"""
+BOUNDS = f"""## Bounds
 
 A migration is `unknown` (rule `migration-over-budget`, with the bound it crossed) rather than
-analysed when the file has more than 2,000,000 characters or 20,000 statements, or its
-classification takes more than 30 s of CPU time (the only bound that depends on the machine); a
-single statement of more than 100,000 characters, with parentheses nested more than 256 deep or
-square brackets more than 8 deep, is an unknown statement (`migration-statement-unknown`). None
-of these ever ends in a crash or a hang.
+analysed when the file has more than {MAX_FILE_CHARS:,} characters or {MAX_STATEMENTS:,}
+statements, or its classification takes more than {MAX_CPU_SECONDS:.0f} s of CPU time (the only
+bound that depends on the machine); a single statement of more than {MAX_STATEMENT_CHARS:,}
+characters, with parentheses nested more than {MAX_NESTING} deep or square brackets more than
+{MAX_BRACKET_NESTING} deep, is an unknown statement (`migration-statement-unknown`). None of
+these ever ends in a crash or a hang.
 
+"""
+AFTER_BOUNDS = """\
 **Heaviness decides the verdict.** A migration that locks a table that existed at the previous
 release against traffic (SHARE or stronger) while it rewrites or reads every row (the
 `locksTable` fact) is a breaking finding of its own, `blocking-table-lock`: during a rolling
@@ -175,7 +187,7 @@ def _example(example: Example, rule: bool = True) -> str:
 
 def render() -> str:
     """The whole page."""
-    lines = [INTRO]
+    lines = [INTRO + BOUNDS + AFTER_BOUNDS]
     for severity in ("breaking", "advisory", "unknown"):
         lines.append(f"## {severity.capitalize()} rules\n")
         for entry in (e for e in CATALOGUE if e.rule.severity == severity):
