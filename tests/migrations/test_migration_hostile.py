@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from release_safety.cli import run
+from release_safety.findings import SURFACES, SurfaceReport
 from release_safety.settings import Settings
 from release_safety.surfaces.migrations import analyse
 from release_safety.surfaces.migrations.analyse import lint_texts
@@ -25,6 +26,7 @@ from release_safety.surfaces.migrations.context import Context
 from release_safety.surfaces.migrations.heaviness import analyse_extracted
 from release_safety.surfaces.migrations.sqlfile import split_sql
 from release_safety.surfaces.migrations.statements import Extracted
+from release_safety.verdict import decide
 
 DROP = "ALTER TABLE users DROP COLUMN age;\n"
 
@@ -89,6 +91,20 @@ def test_a_huge_migration_is_over_budget(
     (report,) = data["files"]
     assert set(report["heaviness"].values()) == {"unknown"}
     assert "characters" in report["findings"][0]["message"]
+
+
+def test_an_over_budget_migration_makes_the_release_unknown_never_true(
+    release_pair: object,
+) -> None:
+    old, new = release_pair(  # type: ignore[operator]
+        {"db/migrations/0001.sql": "CREATE TABLE users (id int, age int);"},
+        {"db/migrations/0002.sql": "-- " + "x" * MAX_FILE_CHARS + "\n" + DROP},
+    )
+    report = analyse(old, new, Settings())
+    (unknown,) = report.unknown()
+    assert unknown.rule == "migration-over-budget" and "characters" in unknown.message
+    others = [SurfaceReport(surface=s, checked=True) for s in SURFACES if s != report.surface]
+    assert decide([report, *others]).rolling_update_safe == "unknown"
 
 
 def test_a_single_line_expression_of_4_mb_is_over_budget(
