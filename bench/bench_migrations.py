@@ -1,11 +1,14 @@
-"""Lint 2,000 generated migration files with `release-safety lint-migrations` and with squawk.
+"""Lint 2,000 generated migration files with `release-safety lint-migrations --json` and with
+`squawk --reporter json`, side by side in the same run; then one file with each.
 
-Both are timed whole-process (start-up included), best of N runs, on the same files:
+Both are timed whole-process (start-up included), best of N runs, on the same files, both
+writing JSON:
 
-    /work/.venv/bin/python bench/bench_migrations.py [--runs 3] [--files 2000]
+    .venv/bin/python bench/bench_migrations.py [--runs 3] [--files 2000] [--squawk PATH]
 
-squawk comes from PyPI (`pip install squawk-cli`); the script looks for it beside the Python
-running it, then on PATH.
+squawk comes from PyPI (`pip install squawk-cli` into a throwaway venv, then `--squawk
+/that/venv/bin/squawk`); without `--squawk` the script looks beside the Python running it,
+then on PATH.
 """
 
 from __future__ import annotations
@@ -83,10 +86,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--files", type=int, default=2000)
+    parser.add_argument("--squawk", help="path of the squawk binary")
     args = parser.parse_args()
     bindir = Path(sys.executable).parent
     ours = bindir / "release-safety"
-    squawk = bindir / "squawk" if (bindir / "squawk").exists() else shutil.which("squawk")
+    squawk = args.squawk or (
+        bindir / "squawk" if (bindir / "squawk").exists() else shutil.which("squawk")
+    )
     if squawk is None:
         print("squawk not found: pip install squawk-cli", file=sys.stderr)
         return 2
@@ -95,16 +101,26 @@ def main() -> int:
         files = [str(p.relative_to(folder)) for p in generate(folder, args.files)]
         statements = sum(p.read_text().count(";") for p in folder.iterdir())
         os.chdir(folder)
-        ours_wall, ours_cpu = best([str(ours), "lint-migrations", "--json", *files], args.runs)
-        squawk_wall, squawk_cpu = best([str(squawk), *files], args.runs)
+        lint = [str(ours), "lint-migrations", "--json"]
+        report = [str(squawk), "--reporter", "json"]
+        ours_wall, ours_cpu = best([*lint, *files], args.runs)
+        squawk_wall, squawk_cpu = best([*report, *files], args.runs)
+        one_wall, one_cpu = best([*lint, files[0]], args.runs * 3)
+        one_squawk_wall, one_squawk_cpu = best([*report, files[0]], args.runs * 3)
         os.chdir("/")
     version = subprocess.run([str(squawk), "--version"], capture_output=True, text=True)
+    print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print(f"files: {len(files)}, statements (approx.): {statements}, best of {args.runs}")
-    print(f"release-safety lint-migrations: wall {ours_wall:.2f} s, cpu {ours_cpu:.2f} s")
-    print(f"{version.stdout.strip()}: wall {squawk_wall:.2f} s, cpu {squawk_cpu:.2f} s")
+    print(f"release-safety lint-migrations --json: wall {ours_wall:.2f} s, cpu {ours_cpu:.2f} s")
+    squawk_name = version.stdout.strip()
+    print(f"{squawk_name} --reporter json: wall {squawk_wall:.2f} s, cpu {squawk_cpu:.2f} s")
     print(
         f"ratio release-safety / squawk: wall {ours_wall / squawk_wall:.1f}x, "
         f"cpu {ours_cpu / squawk_cpu:.1f}x"
+    )
+    print(
+        f"one file, best of {args.runs * 3}: release-safety wall {one_wall:.3f} s, cpu "
+        f"{one_cpu:.3f} s; squawk wall {one_squawk_wall:.3f} s, cpu {one_squawk_cpu:.3f} s"
     )
     return 0
 

@@ -190,6 +190,11 @@ class MigrationSettings(_Surface):
     template_default: str = Field(
         default="public", description="what any remaining `{{ ... }}` template becomes"
     )
+    server_timezone: str = Field(
+        default="UTC",
+        description="the database server's TimeZone, which migrations run with unless they "
+        "SET it (timestamp <-> timestamptz rewrites unless it is UTC)",
+    )
 
 
 DEFAULT_REST_SPECS = tuple(

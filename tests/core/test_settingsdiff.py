@@ -262,6 +262,11 @@ def judged(before: str | None, after: str) -> list[tuple[str, str]]:
         ),
         (
             "",
+            '[migrations]\nserver_timezone = "Europe/Paris"\n',
+            [("settings-narrowed", "key 'migrations.server_timezone': 'UTC' -> 'Europe/Paris'")],
+        ),
+        (
+            "",
             "[declarations]\nannotations = false\n",
             [("settings-narrowed", "key 'declarations.annotations': True -> False")],
         ),

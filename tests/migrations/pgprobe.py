@@ -3,8 +3,8 @@
 Each migration runs on a fresh copy of the fixture schema. In a transaction, locks come from
 pg_locks of the migration's own backend before commit, rewrites from pg_class.relfilenode and
 scans from the backend's pg_stat_xact_user_tables counters, statement by statement. A statement
-that cannot run in a transaction is observed while it waits behind a ROW EXCLUSIVE holder, its
-scans from the flushed cumulative statistics.
+that cannot run in a transaction is observed while it waits behind a SHARE UPDATE EXCLUSIVE
+holder, its scans from the flushed cumulative statistics.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from release_safety.surfaces.migrations.facts import Lock
 from release_safety.surfaces.migrations.sqlfile import split_sql
 
 FIXTURE_SQL = """
+CREATE SCHEMA IF NOT EXISTS legacy;
 CREATE TYPE mood AS ENUM ('happy', 'sad');
 CREATE TYPE priority AS ENUM ('low', 'high');
 CREATE TABLE users (
@@ -43,6 +44,21 @@ INSERT INTO staging SELECT i, 'k', date '2026-03-01' FROM generate_series(1, 500
 CREATE VIEW active_users AS SELECT id, email FROM users WHERE region = 'eu';
 CREATE MATERIALIZED VIEW user_counts AS SELECT region, count(*) AS n FROM users GROUP BY region;
 CREATE UNIQUE INDEX user_counts_region ON user_counts (region);
+CREATE DOMAIN email_address AS text CHECK (VALUE LIKE '%@%');
+CREATE DOMAIN label AS text;
+CREATE TABLE contacts (
+  id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, email email_address, tag label,
+  phone text, seen timestamp NOT NULL DEFAULT now(), code varchar(20) NOT NULL,
+  score int NOT NULL DEFAULT 0, note text DEFAULT 'none');
+INSERT INTO contacts (email, tag, phone, seen, code)
+  SELECT 'c' || i || '@example.com', 't', NULL, now(), 'k' || i FROM generate_series(1, 500) i;
+ALTER TABLE contacts ADD CONSTRAINT contacts_tag_nn CHECK (tag IS NOT NULL);
+CREATE INDEX contacts_seen_idx ON contacts (seen);
+CREATE UNIQUE INDEX contacts_code_idx ON contacts (code);
+CREATE TABLE logs (id bigint, at date) PARTITION BY RANGE (at);
+CREATE TABLE logs_2024 PARTITION OF logs FOR VALUES FROM ('2024-01-01') TO ('2025-01-01');
+CREATE TABLE logs_rest PARTITION OF logs DEFAULT;
+INSERT INTO logs SELECT i, date '2024-01-01' + (i % 900) FROM generate_series(1, 600) i;
 """
 _RELATIONS = """
 SELECT c.oid::int, c.relname, c.relkind::text, c.relfilenode::int,
@@ -76,6 +92,11 @@ class Measured:
     tables: set[str] = field(default_factory=set)
     blocking_lock: bool = False
 
+    def letters(self) -> str:
+        """The flags that are true, as `l`, `r`, `s`."""
+        values = (self.locks, self.rewrites, self.scans)
+        return "".join(k for k, v in zip("lrs", values, strict=True) if v)
+
 
 def _outside_transaction(sql: str) -> bool:
     upper = sql.upper()
@@ -99,8 +120,9 @@ class Probe:
         for conn in (self.conn, self.blocker, self.reader):
             conn.close()
 
-    def run(self, sql: str) -> Measured:
-        """Run one migration on a fresh schema; return what PostgreSQL did."""
+    def run(self, sql: str, setup: str = "") -> Measured:
+        """Run one migration on a fresh schema (the fixture, then `setup`: earlier releases'
+        migrations, not measured); return what PostgreSQL did."""
         self.counter += 1
         schema = f"case{self.counter}"
         conn = self.conn
@@ -108,22 +130,30 @@ class Probe:
         conn.execute(f"SET search_path = {schema}")
         conn.execute(FIXTURE_SQL)
         conn.commit()
+        if setup:
+            conn.execute(setup)
+            conn.commit()
         relations = conn.execute(_RELATIONS, [schema]).fetchall()
         rows = {
             oid: self._count(schema, name) for oid, name, kind, _, _ in relations if kind in "rm"
         }
         conn.commit()
-        statements = [s.sql or "" for s in split_sql(sql)]
-        self.statements += len(statements)
         try:
+            try:
+                statements = [s.sql or "" for s in split_sql(sql)]
+            except ValueError:  # PostgreSQL says what is wrong with it
+                statements = [sql]
+            self.statements += len(statements)
             if any(_outside_transaction(s) for s in statements):
                 return self._run_each(schema, statements, relations, rows, sql)
             return self._run_transaction(statements, relations, rows, sql)
         finally:
             conn.rollback()
             conn.autocommit = True
+            conn.execute("RESET ALL")
             conn.execute(f"DROP SCHEMA {schema} CASCADE")
-            conn.execute("DROP SCHEMA IF EXISTS archive CASCADE")
+            for extra in ("archive", "legacy", "legacy_old", "reporting", "reports"):
+                conn.execute(f"DROP SCHEMA IF EXISTS {extra} CASCADE")
             conn.execute("SET search_path = public")
             conn.autocommit = False
 
@@ -257,7 +287,8 @@ class Probe:
         measured: Measured,
     ) -> None:
         """A statement that cannot run in a transaction: its locks are seen while it waits
-        behind a ROW EXCLUSIVE holder (a SHARE or stronger request must wait), its scans in
+        behind a SHARE UPDATE EXCLUSIVE holder (every such statement asks for that lock or a
+        stronger one, and must wait), its scans in
         the flushed cumulative statistics."""
         roots = self._roots(relations, sql)
         oids = list(roots)
@@ -270,7 +301,7 @@ class Probe:
             before = self._stats(self.reader, "pg_stat_user_tables", oids)
             nodes = self._filenodes(self.reader, oids)
             self.blocker.execute(f"SET search_path = {schema}")
-            self.blocker.execute(f"LOCK TABLE {', '.join(tables)} IN ROW EXCLUSIVE MODE")
+            self.blocker.execute(f"LOCK TABLE {', '.join(tables)} IN SHARE UPDATE EXCLUSIVE MODE")
             errors: list[BaseException] = []
 
             def work() -> None:

@@ -60,4 +60,4 @@ def test_deep_nesting_is_an_unknown_statement_not_a_crash(
     assert [(f["rule"], f["severity"]) for f in report["findings"]] == [
         ("migration-statement-unknown", "unknown")
     ]
-    assert "nested too deeply" in report["findings"][0]["message"]
+    assert "nested more than" in report["findings"][0]["message"]

@@ -76,22 +76,33 @@ def test_templates_are_substituted_from_settings() -> None:
     assert report.files[0].tables == ["tenant.users"]
 
 
-def test_each_blob_is_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_each_blob_is_read_once_and_a_release_replays_only_what_is_new(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A file is split once per blob id; the schema a release leaves is the next release's
+    starting point, so a backfill replays each migration once."""
     calls: list[str] = []
-    original = analyse_module.analyse_text
+    original = analyse_module.extract
 
-    def counting(text: str, path: str, fmt: str, settings: Settings, *rest: object) -> object:
+    def counting(text: str, path: str, *rest: object) -> object:
         calls.append(path)
-        return original(text, path, fmt, settings, *rest)
+        return original(text, path, *rest)
 
-    monkeypatch.setattr(analyse_module, "analyse_text", counting)
+    monkeypatch.setattr(analyse_module, "extract", counting)
     body = "ALTER TABLE memo_once ADD COLUMN z int;"
-    new = MemorySnapshot({"migrations/a.sql": body, "migrations/b.sql": body})
-    first = analyse(None, new, Settings())
-    second = analyse(None, new, Settings())
-    assert len(calls) == 1
-    assert [f.tables for f in first.files] == [["memo_once"], ["memo_once"]]
+    v1 = MemorySnapshot({"migrations/a.sql": "CREATE TABLE memo_once (id int);"}, ref="v1")
+    v2 = MemorySnapshot({**{p: v1.read(p) for p in v1.paths()}, "migrations/b.sql": body}, ref="v2")
+    v3 = MemorySnapshot(
+        {**{p: v2.read(p) for p in v2.paths()}, "migrations/c.sql": body.replace("z", "y")},
+        ref="v3",
+    )
+    first = analyse(v1, v2, Settings())
+    second = analyse(v1, v2, Settings())
+    third = analyse(v2, v3, Settings())
+    assert sorted(calls) == ["migrations/a.sql", "migrations/b.sql", "migrations/c.sql"]
+    assert [f.tables for f in first.files] == [["memo_once"]]
     assert first == second
+    assert third.coverage.old == {p: v2.blob_id(p) for p in v2.paths()}
 
 
 def test_knex_constants_imported_from_the_repository_are_resolved() -> None:

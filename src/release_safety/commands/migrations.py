@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -25,6 +25,9 @@ from release_safety.render.formats import (
 from release_safety.rulesoff import rules_off
 from release_safety.settings import Settings, find_settings, load_settings, repository_root
 
+if TYPE_CHECKING:
+    from release_safety.surfaces.migrations.analyse import Format
+
 _KNEX_SUFFIXES = (".ts", ".js", ".mjs", ".cjs")
 _KNEX_UP = re.compile(
     r"\bexports\.up\b|\bexport\s+(?:async\s+)?(?:function|const|let)\s+up\b|\bup\s*[:(]"
@@ -40,7 +43,7 @@ def _settings(postgres_version: int | None) -> tuple[Settings, str]:
     return settings, str(where or "the default settings")
 
 
-def _format(name: str, path: str, text: str) -> Literal["sql", "knex"]:
+def _format(name: str, path: str, text: str) -> Format:
     """How to read a migration; anything else is refused (`-` is read as SQL)."""
     if name == STDIN or path.endswith(".sql"):
         return "sql"
@@ -73,26 +76,28 @@ def lint_migrations(
     format_: str | None,
     as_json: bool,
 ) -> int:
-    """Lint SQL (.sql) and knex (.ts/.js) migration files: heaviness and compatibility.
+    """Lint SQL (.sql) and knex (.ts/.js) migration files: heaviness and compatibility. The
+    files are taken in the order given, each on the schema the earlier ones built.
 
     Each FILE is a path, `-` for standard input (read as SQL), or REF:path for the file at a
     git ref (`main:db/migrations/001.sql`; an existing file of that name wins)."""
-    from release_safety.surfaces.migrations.analyse import analyse_text, findings_of
+    from release_safety.surfaces.migrations.analyse import findings_of, lint_texts
 
     chosen = chosen_format(format_, as_json)
     settings, where = _settings(postgres_version)
     off = rules_off(settings.rules.off, where) | rules_off(excluded, "--exclude")
-    reports: list[dict[str, Any]] = []
-    every: list[Finding] = []
     root = repository_root(Path("."))
     uris: dict[str, str | None] = {}  # each file's path from the repository root, for SARIF
+    texts: list[tuple[str, str, Format]] = []
     for index, name in enumerate(files):
         document = read_document(name, stdin_used=STDIN in files[:index])
         text = document.data.decode("utf-8", errors="replace")
-        shown_name = document.shown
-        uris[shown_name] = document.uri(root)
-        analysis = analyse_text(text, shown_name, _format(name, shown_name, text), settings)
-        findings = [f for f in findings_of(analysis, shown_name) if f.rule not in off]
+        uris[document.shown] = document.uri(root)
+        texts.append((document.shown, text, _format(name, document.shown, text)))
+    reports: list[dict[str, Any]] = []
+    every: list[Finding] = []
+    for (name, _, _), analysis in zip(texts, lint_texts(texts, settings), strict=True):
+        findings = [f for f in findings_of(analysis, name) if f.rule not in off]
         every += findings
         reports.append(
             {

@@ -2,18 +2,17 @@
 
 A change that can make a surface read or weigh less is `settings-narrowed` (unknown): a source
 entry removed or changed, a surface declared absent, the tag pattern, placeholders, template
-default or PostgreSQL version changed, external `$ref`s or annotations turned off, the
-declarations registry or the overrides file moved, a rule turned off (`[rules] off`: `check-pr`
-then reports less). When the previous ref had no settings file (the release that adopts one),
-or left a source list to discovery, the two are compared by what they find: only files
-discovery found and the new settings do not (or a surface declared absent where discovery found
-documents) are a narrowing. A source list of a section that was
-declared absent read nothing, so any list is a widening. A change that only adds
-(a new source, an absent surface brought back) or touches nothing checked (the floor, the index
-location, declared config renames) is `settings-changed` (advisory). A `config.sources` entry is
-compared by path: an exclude added or widened, values no longer taken as defaults, or a new
-environment prefix or separator narrows; an exclude removed or values now taken as defaults
-widens.
+default, migrations' server time zone or PostgreSQL version changed, external `$ref`s or
+annotations turned off, the declarations registry or the overrides file moved, a rule turned off
+(`[rules] off`: `check-pr` then reports less). When the previous ref had no settings file (the
+release that adopts one), or left a source list to discovery, the two are compared by what they
+find: only files discovery found and the new settings do not (or a surface declared absent where
+discovery found documents) are a narrowing. A source list of a section that was declared absent
+read nothing, so any list is a widening. A change that only adds (a new source, an absent
+surface brought back) or touches nothing checked (the floor, the index location, declared config
+renames) is `settings-changed` (advisory). A `config.sources` entry is compared by path: an
+exclude added or widened, values no longer taken as defaults, or a new environment prefix or
+separator narrows; an exclude removed or values now taken as defaults widens.
 """
 
 from __future__ import annotations
@@ -78,6 +77,7 @@ WEIGHING_KEYS = (
     "postgres_version",
     "migrations.placeholders",
     "migrations.template_default",
+    "migrations.server_timezone",
     "declarations.registry",
     "overrides.file",
 )

@@ -18,16 +18,31 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Sequence
+from functools import cache
 
 from release_safety.findings import RULES, Finding
 from release_safety.reasons import hollow_reason
 from release_safety.surfaces.declarations.annotations import ACKNOWLEDGE, Annotation, Parsed
-from release_safety.surfaces.migrations.rules import ACKNOWLEDGEMENT_INVALID, ACKNOWLEDGEMENT_UNUSED
+from release_safety.surfaces.migrations.rules import (
+    ACKNOWLEDGEMENT_INVALID,
+    ACKNOWLEDGEMENT_UNUSED,
+    RuleId,
+)
 
 UNACKNOWLEDGEABLE = frozenset(
-    {"migration-unparseable", ACKNOWLEDGEMENT_INVALID.id, ACKNOWLEDGEMENT_UNUSED.id}
+    {
+        RuleId.MIGRATION_UNPARSEABLE.value,
+        RuleId.MIGRATION_OVER_BUDGET.value,
+        ACKNOWLEDGEMENT_INVALID.id,
+        ACKNOWLEDGEMENT_UNUSED.id,
+    }
 )
 """Rules no acknowledgement can accept: a file nothing is known about, and these rules' own."""
+
+
+@cache
+def _migration_rules() -> frozenset[str]:
+    return frozenset(rule_id for rule_id, rule in RULES.items() if rule.surface == "migrations")
 
 
 def _problem(path: str, line: int, message: str) -> Finding:
@@ -59,7 +74,7 @@ def acknowledge(
     `attempts` are the file's annotation attempts (only those of kind `acknowledge` count);
     `statement_lines` the sorted first lines of its statements.
     """
-    known = frozenset(rule_id for rule_id, rule in RULES.items() if rule.surface == "migrations")
+    known = _migration_rules()
     out = list(findings)
     extra: list[Finding] = []
     for attempt in (a for a in attempts if a.kind == ACKNOWLEDGE):

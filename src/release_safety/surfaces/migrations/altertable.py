@@ -1,41 +1,55 @@
-"""ALTER TABLE: every action's lock, rewrite, scan and compatibility, read from tokens."""
+"""ALTER TABLE: every action's lock, rewrite, scan and compatibility, read from tokens and
+decided with the schema the statement runs against (and the previous release's, for what old
+code relies on)."""
 
 from __future__ import annotations
 
-from itertools import pairwise
+from dataclasses import dataclass
 
+from release_safety.surfaces.migrations.coltypes import parse_type, type_change
+from release_safety.surfaces.migrations.columns import (
+    ColumnDef,
+    ConstraintDef,
+    Unclassified,
+    parse_column,
+    parse_constraint,
+)
 from release_safety.surfaces.migrations.context import Context
 from release_safety.surfaces.migrations.facts import Lock, StatementFacts
-from release_safety.surfaces.migrations.tokens import Cursor, Tok, split_top, words
+from release_safety.surfaces.migrations.rules.ids import RuleId
+from release_safety.surfaces.migrations.schema import Column, Constraint, Index
+from release_safety.surfaces.migrations.tokens import Cursor, Tok, normalise, split_top, words
 from release_safety.surfaces.migrations.volatility import volatility
 
 AEL = Lock.ACCESS_EXCLUSIVE
 SUE = Lock.SHARE_UPDATE_EXCLUSIVE
 SRE = Lock.SHARE_ROW_EXCLUSIVE
-
-SERIAL_TYPES = frozenset({"SERIAL", "BIGSERIAL", "SMALLSERIAL", "SERIAL2", "SERIAL4", "SERIAL8"})
-# Targets every old value and parameter still fits: old code keeps working.
-WIDEST_TYPES = frozenset({"TEXT"})
-_CONSTRAINT_STARTS = frozenset(
-    {
-        "CONSTRAINT",
-        "NOT",
-        "NULL",
-        "DEFAULT",
-        "CHECK",
-        "UNIQUE",
-        "PRIMARY",
-        "REFERENCES",
-        "GENERATED",
-        "COLLATE",
-        "COMPRESSION",
-        "STORAGE",
-    }
-)
+_CONSTRAINT_KINDS = ("CONSTRAINT", "CHECK", "UNIQUE", "PRIMARY", "FOREIGN", "EXCLUDE")
 
 
-class Unclassified(Exception):
-    """A statement whose effect cannot be determined from its text."""
+@dataclass
+class Alter:
+    """One ALTER TABLE statement's table, facts and context."""
+
+    table: str
+    facts: StatementFacts
+    ctx: Context
+
+    @property
+    def new(self) -> bool:
+        return self.ctx.new(self.table)
+
+    @property
+    def new_in_release(self) -> bool:
+        return self.ctx.new_in_release(self.table)
+
+    def unknown(self, what: str, *names: str) -> None:
+        """A fact the rule needs is not known: say which and why."""
+        reason = self.ctx.schema.doubt(self.table, *names) or self.ctx.before.doubt(
+            self.table, *names
+        )
+        why = reason or f"{self.table} is not in the schema the earlier migrations built"
+        self.facts.issue(RuleId.SCHEMA_FACT_UNKNOWN, f"{what}: {why}")
 
 
 def alter_table(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
@@ -45,284 +59,526 @@ def alter_table(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
     cur.accept("*")
     if table is None:
         raise Unclassified("ALTER TABLE without a table name")
+    alter = Alter(table, facts, ctx)
     for action in split_top(cur.rest()):
-        _action(Cursor(action), table, facts, ctx)
+        _action(Cursor(action), alter)
 
 
-def _action(cur: Cursor, table: str, facts: StatementFacts, ctx: Context) -> None:
-    new = table in ctx.created
+def _action(cur: Cursor, alter: Alter) -> None:
+    table, facts, ctx = alter.table, alter.facts, alter.ctx
     if cur.accept("ADD"):
-        if cur.peek() in ("CONSTRAINT", "CHECK", "UNIQUE", "PRIMARY", "FOREIGN", "EXCLUDE"):
-            _add_constraint(cur, table, facts, ctx)
+        if cur.peek() in _CONSTRAINT_KINDS:
+            add_constraint(parse_constraint(cur.rest()), alter)
         else:
             cur.accept("COLUMN")
-            cur.skip_optional(("IF", "NOT", "EXISTS"))
-            _add_column(cur, table, facts, ctx)
+            exists = cur.accept("IF", "NOT", "EXISTS")
+            add_column(parse_column(cur.rest()), alter, if_not_exists=exists)
     elif cur.accept("DROP"):
         if cur.accept("CONSTRAINT"):
             cur.skip_optional(("IF", "EXISTS"))
             name = cur.name() or ""
-            ctx.null_checks.pop((table, name), None)
             facts.touch(table, AEL)
+            ctx.schema.constraints.pop((table, name), None)
+            ctx.schema.indexes.pop(name, None)
         else:
             cur.accept("COLUMN")
             cur.skip_optional(("IF", "EXISTS"))
             column = cur.name() or "?"
             facts.touch(table, AEL)
-            if not new:
-                facts.issue("drop-column", f"DROP COLUMN {table}.{column}")
+            if not ctx.column_is_new(table, column):
+                facts.issue(RuleId.DROP_COLUMN, f"DROP COLUMN {table}.{column}")
+            ctx.schema.drop_column(table, column)
     elif cur.accept("ALTER"):
         cur.accept("COLUMN")
         altered = cur.name()
         if altered is None:
             raise Unclassified("ALTER COLUMN without a column name")
-        _alter_column(cur, table, altered, facts, ctx)
+        _alter_column(cur, alter, altered)
     elif cur.accept("RENAME"):
-        _rename(cur, table, facts, ctx)
+        _rename(cur, alter)
     elif cur.accept("VALIDATE", "CONSTRAINT"):
-        name = cur.name() or ""
-        facts.touch(table, SUE, scans=not new)
-        if (table, name) in ctx.null_checks:
-            column, _ = ctx.null_checks[(table, name)]
-            ctx.null_checks[(table, name)] = (column, True)
+        _validate(cur.name() or "", alter)
     elif cur.accept("SET"):
-        _set(cur, table, facts, ctx)
+        _set(cur, alter)
     elif cur.accept("RESET"):
         facts.touch(table, SUE)
-    elif cur.peek() in ("ENABLE", "DISABLE"):
+    elif cur.peek() in ("ENABLE", "DISABLE", "FORCE", "NO"):
         rest = words(cur.rest())
-        facts.touch(table, SRE if "TRIGGER" in rest else AEL)
-    elif cur.peek() in ("FORCE", "NO", "OWNER", "REPLICA", "INHERIT", "OF", "NOT"):
+        trigger = "TRIGGER" in rest
+        facts.touch(table, SRE if trigger else AEL)
+        restricts = rest[:1] in (["ENABLE"], ["FORCE"]) and rest[-3:] == [
+            "ROW",
+            "LEVEL",
+            "SECURITY",
+        ]
+        if restricts and not alter.new_in_release:
+            facts.issue(
+                RuleId.ENABLE_ROW_LEVEL_SECURITY,
+                f"{' '.join(rest)} on {table}: rows vanish for roles the policies do not admit",
+            )
+    elif cur.accept("INHERIT"):
+        facts.touch(table, AEL)
+        facts.touch(cur.name() or "?", SUE)
+    elif cur.peek() in ("OWNER", "REPLICA", "OF", "NOT"):
         facts.touch(table, AEL)
     elif cur.accept("CLUSTER", "ON"):
         facts.touch(table, SUE)
     elif cur.accept("ATTACH", "PARTITION"):
-        part = cur.name() or "?"
-        facts.touch(table, SUE if ctx.postgres_version >= 12 else AEL)
-        facts.touch(part, AEL, scans=part not in ctx.created)
+        _attach(cur, alter)
     elif cur.accept("DETACH", "PARTITION"):
         part = cur.name() or "?"
         concurrently = "CONCURRENTLY" in words(cur.rest())
         facts.outside_transaction |= concurrently
         facts.touch(table, SUE if concurrently else AEL)
         facts.touch(part, SUE if concurrently else AEL)
-        if not new:
-            facts.issue("drop-table", f"DETACH PARTITION {part} from {table}")
+        if not ctx.new_in_release(part) and not alter.new_in_release:
+            facts.issue(RuleId.DROP_TABLE, f"DETACH PARTITION {part} from {table}")
+        detached = ctx.schema.edit(part)
+        if detached is not None:
+            detached.parent = None
     else:
         raise Unclassified(f"ALTER TABLE action {cur.peek() or '?'} not recognised")
 
 
-def _column_parts(toks: list[Tok]) -> tuple[list[Tok], list[list[Tok]]]:
-    """A column definition's type tokens and its constraint clauses."""
-    k = 0
-    depth = 0
-    while k < len(toks):
-        tok = toks[k]
-        depth += tok.text == "(" and tok.kind == "punct"
-        depth -= tok.text == ")" and tok.kind == "punct"
-        if depth == 0 and tok.up in _CONSTRAINT_STARTS:
-            break
-        k += 1
-    clauses: list[list[Tok]] = []
-    depth = 0
-    for tok in toks[k:]:
-        depth += tok.text == "(" and tok.kind == "punct"
-        depth -= tok.text == ")" and tok.kind == "punct"
-        starts = depth == 0 and tok.up in _CONSTRAINT_STARTS
-        continues_not = clauses and [t.up for t in clauses[-1]] == ["NOT"] and tok.up == "NULL"
-        if starts and not continues_not and not (clauses and clauses[-1][-1].up == "CONSTRAINT"):
-            clauses.append([tok])
-        elif clauses:
-            clauses[-1].append(tok)
-    return toks[:k], clauses
+def _domain_constrained(alter: Alter, column: ColumnDef) -> bool | None:
+    """The column's type is a domain with constraints; None when the schema cannot say."""
+    kind = column.type
+    if kind is None:
+        return None
+    if kind.builtin:
+        return False
+    schema = alter.ctx.schema
+    if schema.doubt(kind.name) is not None:
+        return None
+    domain = schema.domains.get(kind.name)
+    return domain is not None and domain.facts.constrained
 
 
-def _add_column(cur: Cursor, table: str, facts: StatementFacts, ctx: Context) -> None:
-    column = cur.name()
-    if column is None:
-        raise Unclassified("ADD COLUMN without a column name")
-    type_toks, clauses = _column_parts(cur.rest())
-    new = table in ctx.created
-    type_words = words(type_toks)
-    rewrite = bool(type_words) and type_words[0] in SERIAL_TYPES
-    not_null = rewrite
-    has_default = rewrite
-    scan = references = False
-    for clause in clauses:
-        head = [t.up for t in clause if t.kind == "word"]
-        if head and head[0] == "CONSTRAINT":
-            head = head[2:]
-            clause = clause[2:]
-        first = head[0] if head else ""
-        if first == "NOT":
-            not_null = True
-        elif first == "DEFAULT":
-            has_default = len(clause) > 1
-            kind, function = volatility(clause[1:])
-            if kind == "unknown" and not new:
-                raise Unclassified(f"default calls {function}(), whose volatility is unknown")
-            rewrite |= kind == "volatile" or ctx.postgres_version < 11
-        elif first == "GENERATED":
-            has_default = True
-            rewrite |= "IDENTITY" in head or "STORED" in head
-            not_null |= "IDENTITY" in head
-        elif first in ("CHECK", "UNIQUE"):
-            scan = True
-        elif first == "PRIMARY":
-            scan = True
-            not_null = True
-        elif first == "REFERENCES":
-            ref = Cursor(clause[1:]).name()
-            if ref is not None:
-                facts.touch(ref, SRE)
-            references = True
-    # A new foreign key column is validated only when its default gives it values.
-    scan |= references and has_default
-    (ctx.not_null if not_null else ctx.nullable).add((table, column))
-    if new:
+def add_column(column: ColumnDef, alter: Alter, *, if_not_exists: bool = False) -> None:
+    """ADD COLUMN: a rewrite when every row needs a value computed per row (a volatile
+    default, identity, serial, stored generated) or checked (a domain with constraints), a
+    scan when a constraint must be validated; the column enters the schema."""
+    table, facts, ctx = alter.table, alter.facts, alter.ctx
+    if if_not_exists and ctx.schema.has_column(table, column.name):
         facts.touch(table, AEL)
         return
-    facts.touch(table, AEL, rewrites=rewrite, scans=scan or (not_null and not has_default))
-    if not_null and not has_default:
+    rewrite = column.serial or column.identity or column.stored
+    maybe_rewrite = False
+    if column.default is not None:
+        kind, function = volatility(column.default, ctx.schema)
+        if kind == "unknown" and not alter.new:
+            raise Unclassified(f"default calls {function}(), whose volatility is unknown")
+        rewrite |= kind == "volatile" or ctx.postgres_version < 11
+    domain = _domain_constrained(alter, column)
+    rewrite |= domain is True
+    maybe_rewrite = domain is None and not rewrite
+    scan = column.unique or column.primary or bool(column.checks)
+    # A new foreign key column is validated only when its default gives it values.
+    scan |= bool(column.references) and column.has_default
+    not_null = column.not_null and not column.has_default
+    for ref in column.references:
+        facts.touch(ref, SRE)
+    _register_column(column, alter)
+    if alter.new:
+        facts.touch(table, AEL)
+        return
+    facts.touch(table, AEL, rewrites=rewrite, scans=scan or not_null, maybe_rewrites=maybe_rewrite)
+    where = f"{table}.{column.name}"
+    if not_null:
         facts.issue(
-            "add-not-null-column-without-default",
-            f"ADD COLUMN {table}.{column} NOT NULL without a default",
+            RuleId.ADD_NOT_NULL_COLUMN_WITHOUT_DEFAULT,
+            f"ADD COLUMN {where} NOT NULL without a default",
         )
     if rewrite:
-        facts.issue("table-rewrite", f"ADD COLUMN {table}.{column} rewrites the table")
+        facts.issue(RuleId.TABLE_REWRITE, f"ADD COLUMN {where} rewrites the table")
+    if maybe_rewrite and column.type is not None:
+        alter.unknown(f"whether ADD COLUMN {where} rewrites (type {column.type})", column.type.name)
     if scan and not rewrite:
         facts.issue(
-            "add-constraint-validating",
-            f"ADD COLUMN {table}.{column} with a constraint reads every row",
+            RuleId.ADD_CONSTRAINT_VALIDATING,
+            f"ADD COLUMN {where} with a constraint reads every row",
         )
 
 
-def _add_constraint(cur: Cursor, table: str, facts: StatementFacts, ctx: Context) -> None:
-    name = cur.name() if cur.accept("CONSTRAINT") else None
-    body = cur.rest()
-    head = words(body)
-    not_valid = any(pair == ("NOT", "VALID") for pair in pairwise(head))
-    new = table in ctx.created
-    kind = head[0] if head else ""
-    label = f"ADD {' '.join(head[:2]) if kind in ('PRIMARY', 'FOREIGN') else kind} on {table}"
+def _register_column(column: ColumnDef, alter: Alter) -> None:
+    """Put the column, its sequence, index and constraints into the schema."""
+    table, schema = alter.table, alter.ctx.schema
+    found = schema.edit(table)
+    if found is not None:
+        found.columns[column.name] = Column(
+            column.type, column.not_null, column.has_default, column.identity
+        )
+    if column.serial or column.identity:
+        schema.sequences.add(f"{table}_{column.name}_seq")
+    if column.primary:
+        schema.indexes[f"{table}_pkey"] = Index(table, (column.name,))
+        schema.constraints[(table, f"{table}_pkey")] = Constraint("primary", (column.name,))
+    if column.unique:
+        name = f"{table}_{column.name}_key"
+        schema.indexes[name] = Index(table, (column.name,))
+        schema.constraints[(table, name)] = Constraint("unique", (column.name,))
+    for given, check in column.checks:
+        key = (table, given or f"{table}_{column.name}_check")
+        nn = [t.up for t in check[1:]] == ["IS", "NOT", "NULL"]
+        schema.constraints[key] = Constraint(
+            "check", (column.name,), not_null_of=column.name if nn else None
+        )
+    for ref in column.references:
+        key = (table, f"{table}_{column.name}_fkey")
+        schema.constraints[key] = Constraint("foreign", (column.name,), references=ref)
+
+
+def add_constraint(constraint: ConstraintDef, alter: Alter) -> None:
+    """ADD CONSTRAINT: validation reads every row unless NOT VALID; a key builds its index
+    (unless USING INDEX) and makes its columns NOT NULL."""
+    table, facts, ctx = alter.table, alter.facts, alter.ctx
+    new = alter.new
+    kind = constraint.kind
+    shown = {"PRIMARY": "PRIMARY KEY", "FOREIGN": "FOREIGN KEY"}.get(kind, kind)
+    label = f"ADD {shown} on {table}"
+    schema = ctx.schema
     if kind == "FOREIGN":
-        ref_at = next((k for k, t in enumerate(body) if t.up == "REFERENCES"), None)
-        if ref_at is None:
-            raise Unclassified("FOREIGN KEY without REFERENCES")
-        ref = Cursor(body[ref_at + 1 :]).name()
-        facts.touch(table, SRE, scans=not new and not not_valid)
-        if ref is not None:
-            facts.touch(ref, SRE)
-        if not new and not not_valid:
-            facts.issue("add-constraint-validating", f"{label} validates every row")
+        facts.touch(table, SRE, scans=not new and not constraint.not_valid)
+        if constraint.references is not None:
+            facts.touch(constraint.references, SRE)
+        if not new and not constraint.not_valid:
+            facts.issue(RuleId.ADD_CONSTRAINT_VALIDATING, f"{label} validates every row")
+        name = constraint.name or f"{table}_{'_'.join(constraint.columns)}_fkey"
+        schema.constraints[(table, name)] = Constraint(
+            "foreign",
+            tuple(constraint.columns),
+            not constraint.not_valid,
+            references=constraint.references,
+        )
         return
     if kind == "CHECK":
-        inner = Cursor(body[1:]).skip_parens()
-        if name is not None and [t.up for t in inner[1:]] == ["IS", "NOT", "NULL"]:
-            column = Cursor(inner[:1]).name() or ""
-            ctx.null_checks[(table, name)] = (column, not not_valid)
-        facts.touch(table, AEL, scans=not new and not not_valid)
-        if not new and not not_valid:
-            facts.issue("add-constraint-validating", f"{label} validates every row")
+        facts.touch(table, AEL, scans=not new and not constraint.not_valid)
+        if not new and not constraint.not_valid:
+            facts.issue(RuleId.ADD_CONSTRAINT_VALIDATING, f"{label} validates every row")
+        column = constraint.not_null_of()
+        if column is not None:
+            _restricts_nulls(alter, column, f"CHECK ({column} IS NOT NULL) on {table}")
+        name = constraint.name or f"{table}_check"
+        mentioned = {t.text if t.kind == "ident" else t.text.lower() for t in constraint.check}
+        schema.constraints[(table, name)] = Constraint(
+            "check", tuple(sorted(mentioned)), not constraint.not_valid, not_null_of=column
+        )
         return
-    if kind in ("UNIQUE", "PRIMARY", "EXCLUDE"):
-        using_index = "USING" in head and "INDEX" in head
-        facts.touch(table, AEL, scans=not new and not using_index)
-        if kind == "PRIMARY":
-            columns = [Cursor(g).name() or "" for g in split_top(Cursor(body[2:]).skip_parens())]
-            _primary_key(table, columns, facts, ctx)
-        if not new and not using_index:
-            facts.issue("add-unique-constraint-builds-index", f"{label} builds an index")
-        return
-    raise Unclassified(f"ADD CONSTRAINT {kind or '?'} not recognised")
+    using = constraint.using_index
+    columns = list(constraint.columns)
+    if using is not None:
+        index = schema.indexes.get(using) if schema.doubt(using) is None else None
+        columns = list(index.columns) if index is not None else []
+    facts.touch(table, AEL, scans=not new and using is None)
+    if kind == "PRIMARY":
+        if using is not None and not columns:
+            alter.unknown(f"the columns of index {using}", using)
+            facts.touch(table, AEL, maybe_scans=not new)
+        for column in columns:
+            _implicit_not_null(alter, column)
+        if not new and using is None:
+            facts.issue(RuleId.ADD_PRIMARY_KEY, f"PRIMARY KEY on {table}")
+    if not new and using is None:
+        facts.issue(RuleId.ADD_UNIQUE_CONSTRAINT_BUILDS_INDEX, f"{label} builds an index")
+    name = constraint.name or (
+        f"{table}_pkey" if kind == "PRIMARY" else f"{table}_{'_'.join(columns)}_key"
+    )
+    if using is not None:
+        schema.indexes.pop(using, None)
+    schema.indexes[name] = Index(table, tuple(columns))
+    schema.constraints[(table, name)] = Constraint(
+        "primary" if kind == "PRIMARY" else "unique" if kind == "UNIQUE" else "exclude",
+        tuple(columns),
+    )
 
 
-def _primary_key(table: str, columns: list[str], facts: StatementFacts, ctx: Context) -> None:
-    for column in columns:
-        if (table, column) in ctx.nullable and table not in ctx.created:
+def _implicit_not_null(alter: Alter, column: str) -> None:
+    """A primary key's column becomes NOT NULL: a scan (unless a validated CHECK proves it,
+    PostgreSQL 12+) and a break for old code that leaves it out."""
+    table, facts, ctx = alter.table, alter.facts, alter.ctx
+    current = ctx.schema.column(table, column)
+    if (current is not None and current.not_null) or alter.new:
+        ctx.schema.set_column(table, column, not_null=True)
+        return
+    if current is None:
+        alter.unknown(f"whether {table}.{column} is NOT NULL before its PRIMARY KEY", column)
+        facts.touch(table, AEL, maybe_scans=not alter.new)
+    else:
+        proven = ctx.postgres_version >= 12 and ctx.schema.has_null_check(table, column, valid=True)
+        facts.touch(table, AEL, scans=not alter.new and not proven)
+        if not ctx.column_is_new(table, column) and not ctx.schema.has_null_check(
+            table, column, valid=False
+        ):
             facts.issue(
-                "add-primary-key-nullable-column",
+                RuleId.ADD_PRIMARY_KEY_NULLABLE_COLUMN,
                 f"PRIMARY KEY on nullable column {table}.{column}",
             )
-        elif (table, column) not in ctx.not_null and table not in ctx.created:
-            facts.issue(
-                "add-primary-key",
-                f"PRIMARY KEY on {table}.{column} makes it NOT NULL if it was not already",
-            )
-        ctx.not_null.add((table, column))
+    ctx.schema.set_column(table, column, not_null=True)
 
 
-def _alter_column(
-    cur: Cursor, table: str, column: str, facts: StatementFacts, ctx: Context
-) -> None:
-    new = table in ctx.created
+def _restricts_nulls(alter: Alter, column: str, what: str) -> None:
+    """A statement that rejects NULL in a column old code may leave NULL (SET NOT NULL, a
+    CHECK (col IS NOT NULL), valid or not: both apply to new writes at once) breaks old code,
+    unless the column was already NOT NULL or so checked, or old code never leaves it NULL: the
+    table is new in the release, or the column is and has a default (old code does not know
+    the column and leaves it out)."""
+    table, facts, ctx = alter.table, alter.facts, alter.ctx
+    if alter.new_in_release:
+        return
+    current = ctx.schema.column(table, column)
+    if current is None:
+        alter.unknown(f"whether {table}.{column} may hold NULL ({what})", column)
+        return
+    if current.not_null or ctx.schema.has_null_check(table, column, valid=False):
+        return
+    if ctx.column_is_new(table, column) and (current.default or current.identity):
+        return
+    facts.issue(RuleId.SET_NOT_NULL, f"{what}: old code leaving it NULL fails")
+
+
+def _alter_column(cur: Cursor, alter: Alter, column: str) -> None:
+    table, facts, ctx = alter.table, alter.facts, alter.ctx
     where = f"{table}.{column}"
+    schema = ctx.schema
     if cur.accept("TYPE") or cur.accept("SET", "DATA", "TYPE"):
-        type_toks = cur.rest()
-        type_words = words(type_toks)
-        facts.touch(table, AEL, rewrites=not new)
-        if not new:
-            facts.issue("table-rewrite", f"ALTER COLUMN {where} TYPE rewrites the table")
-            if type_words[:1] != ["TEXT"] or "USING" in type_words:
-                facts.issue("change-column-type", f"ALTER COLUMN {where} TYPE")
+        _change_type(cur.rest(), alter, column)
     elif cur.accept("SET", "NOT", "NULL"):
-        proven = ctx.postgres_version >= 12 and ctx.validated_not_null(table, column)
-        facts.touch(table, AEL, scans=not new and not proven)
-        if not new and not proven:
-            facts.issue("set-not-null", f"SET NOT NULL on {where}")
-        ctx.not_null.add((table, column))
-        ctx.nullable.discard((table, column))
+        current = schema.column(table, column)
+        if current is not None and current.not_null:
+            facts.touch(table, AEL)
+            return
+        proven = ctx.postgres_version >= 12 and schema.has_null_check(table, column, valid=True)
+        known = current is not None and proven is not None
+        facts.touch(
+            table,
+            AEL,
+            scans=known and not alter.new and not proven,
+            maybe_scans=not known and not alter.new,
+        )
+        _restricts_nulls(alter, column, f"SET NOT NULL on {where}")
+        schema.set_column(table, column, not_null=True)
     elif cur.accept("DROP", "NOT", "NULL"):
         facts.touch(table, AEL)
-        ctx.not_null.discard((table, column))
-    elif cur.accept("SET", "DEFAULT") or cur.accept("DROP", "DEFAULT"):
-        dropped = cur.toks[cur.i - 2].up == "DROP"
+        schema.set_column(table, column, not_null=False)
+    elif cur.accept("SET", "DEFAULT"):
         facts.touch(table, AEL)
-        if dropped and not new:
-            known = (table, column) in ctx.not_null
-            rule = "drop-default-not-null-column" if known else "drop-default"
-            facts.issue(rule, f"DROP DEFAULT on {where}")
-    elif cur.accept("SET", "STATISTICS"):
+        schema.set_column(table, column, default=True)
+    elif cur.accept("DROP", "DEFAULT"):
+        facts.touch(table, AEL)
+        _drop_default(alter, column, "DROP DEFAULT")
+        schema.set_column(table, column, default=False)
+    elif cur.accept("DROP", "IDENTITY"):
+        facts.touch(table, AEL)
+        _drop_default(alter, column, "DROP IDENTITY")
+        schema.set_column(table, column, identity=False, default=False)
+    elif cur.accept("ADD", "GENERATED"):
+        facts.touch(table, AEL)
+        schema.set_column(table, column, identity=True, default=True)
+        schema.sequences.add(f"{table}_{column}_seq")
+    elif (
+        cur.accept("SET", "STATISTICS")
+        or (cur.peek() == "SET" and cur.peek(1) == "(")
+        or cur.peek() == "RESET"
+    ):
         facts.touch(table, SUE)
-    elif cur.peek() in ("SET", "ADD", "DROP", "RESET"):
-        # SET STORAGE / COMPRESSION / GENERATED / (options), ADD / DROP IDENTITY, DROP EXPRESSION
-        action = " ".join(words(cur.rest())[:2])
-        options = action in ("SET", "RESET")
-        facts.touch(table, SUE if options else AEL)
+    elif cur.peek() in ("SET", "RESTART", "DROP"):
+        # SET STORAGE / COMPRESSION / GENERATED / sequence options, RESTART, DROP EXPRESSION
+        facts.touch(table, AEL)
     else:
         raise Unclassified(f"ALTER COLUMN action {cur.peek() or '?'} not recognised")
 
 
-def _rename(cur: Cursor, table: str, facts: StatementFacts, ctx: Context) -> None:
-    new = table in ctx.created
+def _drop_default(alter: Alter, column: str, what: str) -> None:
+    """Old code leaves a column out when it relied on its default (or identity), or does not
+    know the column (new in the release): once it is NOT NULL without a default, those inserts
+    fail; a nullable column stores NULL instead (an advisory)."""
+    table, facts, ctx = alter.table, alter.facts, alter.ctx
+    where = f"{what} on {table}.{column}"
+    if alter.new_in_release:
+        return
+    new_column = ctx.column_is_new(table, column)
+    before = ctx.before_column(table, column)
+    current = ctx.schema.column(table, column)
+    if current is None or (before is None and not new_column):
+        reason = f"whether old code relies on the default of {table}.{column} ({what})"
+        alter.unknown(reason, column)
+        return
+    if before is not None and not (new_column or before.default or before.identity):
+        return
+    if what == "DROP IDENTITY":
+        facts.issue(RuleId.DROP_IDENTITY, f"{where}: old inserts that leave it out fail")
+    elif current.not_null:
+        facts.issue(
+            RuleId.DROP_DEFAULT_NOT_NULL_COLUMN, f"{where}: old inserts that leave it out fail"
+        )
+    else:
+        facts.issue(RuleId.DROP_DEFAULT, f"{where}: old inserts that leave it out store NULL")
+
+
+def _using_is_plain(toks: list[Tok], column: str) -> bool:
+    """`USING column` or `USING column::type`: the same as no USING."""
+    at = next((k for k, t in enumerate(toks) if t.up == "USING"), None)
+    if at is None:
+        return True
+    expr = toks[at + 1 :]
+    return (
+        bool(expr)
+        and Cursor(expr[:1]).name() == column
+        and (len(expr) == 1 or expr[1].text == "::")
+    )
+
+
+def _change_type(toks: list[Tok], alter: Alter, column: str) -> None:
+    table, facts, ctx = alter.table, alter.facts, alter.ctx
+    schema = ctx.schema
+    where = f"{table}.{column}"
+    at = next((k for k, t in enumerate(toks) if t.up in ("USING", "COLLATE")), len(toks))
+    new_type = parse_type(toks[:at])
+    current = schema.column(table, column)
+    domains = schema.domain_facts
+    change = type_change(
+        current.type if current is not None else None,
+        new_type,
+        using=not _using_is_plain(toks, column),
+        indexed=schema.indexed(table, column),
+        domains=domains,
+        enums=schema.enums,
+        version=ctx.postgres_version,
+        utc=ctx.utc,
+    )
+    collate = any(t.up == "COLLATE" for t in toks)
+    rebuilds = change.rebuilds_indexes or (collate and schema.indexed(table, column) is not False)
+    # Constraints on the column are added again for the new type, and CHECKs validated again.
+    rebuilds = rebuilds or any(
+        key[0] == table and c.kind == "check" and column in c.columns
+        for key, c in schema.constraints.items()
+    )
+    if alter.new:
+        facts.touch(table, AEL)
+    else:
+        facts.touch(
+            table,
+            AEL,
+            rewrites=change.rewrites is True,
+            scans=bool(rebuilds),
+            maybe_rewrites=change.rewrites is None,
+            maybe_scans=change.rebuilds_indexes is None,
+        )
+        if change.rewrites:
+            facts.issue(RuleId.TABLE_REWRITE, f"ALTER COLUMN {where} TYPE rewrites the table")
+        elif change.rewrites is None:
+            alter.unknown(f"whether ALTER COLUMN {where} TYPE rewrites the table", column)
+    if not ctx.column_is_new(table, column):
+        before = ctx.before_column(table, column)
+        compatible = (
+            None
+            if before is None or new_type is None
+            else type_change(
+                before.type,
+                new_type,
+                using=False,
+                indexed=False,
+                domains=domains,
+                enums=schema.enums,
+                version=ctx.postgres_version,
+                utc=True,
+            ).compatible
+        )
+        target = str(new_type) if new_type is not None else "?"
+        if compatible is False:
+            old = before.type if before is not None else "?"
+            facts.issue(
+                RuleId.CHANGE_COLUMN_TYPE,
+                f"ALTER COLUMN {where} TYPE {old} -> {target}: old code's values no longer fit",
+            )
+        elif compatible is None:
+            alter.unknown(f"the type of {where} at the previous release (now {target})", column)
+    schema.set_column(table, column, type=new_type)
+
+
+def _rename(cur: Cursor, alter: Alter) -> None:
+    table, facts, ctx = alter.table, alter.facts, alter.ctx
     facts.touch(table, AEL)
     if cur.accept("TO"):
         target = cur.name() or "?"
-        if new:
+        if alter.new:
+            facts.touch(target, AEL, created=True)
+        if alter.new_in_release:
             ctx.created.add(target)
         else:
-            facts.issue("rename-table", f"RENAME {table} TO {target}")
+            facts.issue(RuleId.RENAME_TABLE, f"RENAME {table} TO {target}")
+        ctx.schema.rename_table(table, target)
         return
     if cur.accept("CONSTRAINT"):
+        old = cur.name() or "?"
+        cur.accept("TO")
+        new = cur.name() or "?"
+        found = ctx.schema.constraints.pop((table, old), None)
+        if found is not None:
+            ctx.schema.constraints[(table, new)] = found
+        index = ctx.schema.indexes.pop(old, None)
+        if index is not None:
+            ctx.schema.indexes[new] = index
         return
     cur.accept("COLUMN")
     column = cur.name() or "?"
     cur.accept("TO")
     target = cur.name() or "?"
-    if not new:
-        facts.issue("rename-column", f"RENAME COLUMN {table}.{column} TO {target}")
+    if not ctx.column_is_new(table, column):
+        facts.issue(RuleId.RENAME_COLUMN, f"RENAME COLUMN {table}.{column} TO {target}")
+    ctx.schema.rename_column(table, column, target)
 
 
-def _set(cur: Cursor, table: str, facts: StatementFacts, ctx: Context) -> None:
-    new = table in ctx.created
+def _validate(name: str, alter: Alter) -> None:
+    """VALIDATE CONSTRAINT reads every row under SHARE UPDATE EXCLUSIVE; a foreign key's also
+    takes ROW SHARE on the referenced table and reads it."""
+    table, facts, ctx = alter.table, alter.facts, alter.ctx
+    facts.touch(table, SUE, scans=not alter.new)
+    found = ctx.schema.constraints.get((table, name))
+    if found is None:
+        return
+    if found.references is not None:
+        ref = found.references
+        facts.touch(ref, Lock.ROW_SHARE, scans=not ctx.new(ref))
+    ctx.schema.constraints[(table, name)] = Constraint(
+        found.kind, found.columns, True, found.references, found.not_null_of
+    )
+
+
+def _attach(cur: Cursor, alter: Alter) -> None:
+    """ATTACH PARTITION: SHARE UPDATE EXCLUSIVE on the parent (ACCESS EXCLUSIVE before
+    PostgreSQL 12), ACCESS EXCLUSIVE on the partition while its rows are checked against the
+    bound, and the parent's default partition, if any, locked and read for rows the new bound
+    takes (reported as the parent: the text does not name it)."""
+    table, facts, ctx = alter.table, alter.facts, alter.ctx
+    part = cur.name() or "?"
+    facts.touch(table, SUE if ctx.postgres_version >= 12 else AEL)
+    facts.touch(part, AEL, scans=not ctx.new(part))
+    schema = ctx.schema
+    default = next(
+        (n for n in schema.partitions(table) if schema.tables[n].default_partition), None
+    )
+    if default is not None and "DEFAULT" not in words(cur.rest()):
+        facts.touch(table, AEL, scans=not ctx.new(default))
+    found = schema.edit(part)
+    if found is not None:
+        found.parent = table
+
+
+def _set(cur: Cursor, alter: Alter) -> None:
+    table, facts, ctx = alter.table, alter.facts, alter.ctx
+    new = alter.new
     if cur.accept("SCHEMA"):
+        target = cur.name() or "?"
         facts.touch(table, AEL)
-        if not new:
-            facts.issue("set-schema", f"{table} SET SCHEMA {cur.name() or '?'}")
+        if not alter.new_in_release:
+            facts.issue(RuleId.SET_SCHEMA, f"{table} SET SCHEMA {target}")
+        ctx.schema.rename_table(table, normalise([target, table.rsplit(".", 1)[-1]]))
     elif cur.peek() in ("LOGGED", "UNLOGGED", "TABLESPACE") or cur.accept("ACCESS", "METHOD"):
         facts.touch(table, AEL, rewrites=not new)
         if not new:
-            facts.issue("table-rewrite", f"SET {cur.peek() or 'ACCESS METHOD'} rewrites {table}")
+            what = cur.peek() or "ACCESS METHOD"
+            facts.issue(RuleId.TABLE_REWRITE, f"SET {what} rewrites {table}")
     elif cur.accept("WITHOUT", "CLUSTER") or cur.peek() == "(":
         facts.touch(table, SUE)
     elif cur.accept("WITHOUT", "OIDS"):

@@ -1,39 +1,58 @@
 """Classify one SQL statement: its tables, lock, rewrite, scan and compatibility issues.
 
 DDL is read from sqlglot's PostgreSQL tokens with a small grammar per statement kind (about one
-DDL statement in five is an opaque `exp.Command` to sqlglot's parser anyway); data statements
-(UPDATE, DELETE, INSERT, SELECT, CREATE ... AS SELECT) are read from sqlglot's syntax tree.
-Anything that cannot be determined from the text is `unknown` with the reason.
+DDL statement in five is an opaque `exp.Command` to sqlglot's parser anyway) and changes the
+schema in the context as PostgreSQL would; data statements (UPDATE, DELETE, INSERT, SELECT,
+CREATE ... AS SELECT) are read from sqlglot's syntax tree (imported on first use). Anything
+that cannot be determined from the text is `unknown` with the reason, and the schema forgets
+what such a statement may have changed.
 """
 
 from __future__ import annotations
 
-import logging
-
-import sqlglot
-from sqlglot import exp
-from sqlglot.errors import SqlglotError
+from collections.abc import Callable
+from functools import partial
+from itertools import pairwise
+from typing import TYPE_CHECKING, Any
 
 from release_safety.surfaces.migrations import plpgsql
 from release_safety.surfaces.migrations.altertable import (
     AEL,
     SRE,
     SUE,
-    Unclassified,
+    Alter,
+    add_column,
+    add_constraint,
     alter_table,
+)
+from release_safety.surfaces.migrations.budget import (
+    MAX_BRACKET_NESTING,
+    MAX_NESTING,
+    MAX_STATEMENT_CHARS,
+)
+from release_safety.surfaces.migrations.coltypes import is_utc, parse_type
+from release_safety.surfaces.migrations.columns import (
+    Unclassified,
+    parse_column,
+    parse_constraint,
 )
 from release_safety.surfaces.migrations.context import Context
 from release_safety.surfaces.migrations.facts import Lock, StatementFacts
+from release_safety.surfaces.migrations.rules.ids import RuleId
+from release_safety.surfaces.migrations.schema import Domain, Function, Index, Table
 from release_safety.surfaces.migrations.tokens import (
     Cursor,
     Tok,
+    TokenError,
     normalise,
     split_top,
     tokenize,
     words,
 )
+from release_safety.surfaces.migrations.volatility import RUNS_SQL, calls, function_volatility
 
-logging.getLogger("sqlglot").setLevel(logging.CRITICAL)
+if TYPE_CHECKING:
+    from sqlglot import exp
 
 # Statements with no effect on tables and no compatibility impact.
 _INERT = frozenset(
@@ -47,6 +66,8 @@ _INERT = frozenset(
         "SAVEPOINT",
         "SECURITY",
         "SHOW",
+        "DEALLOCATE",
+        "UNLISTEN",
     }
 )
 _INERT_OBJECTS = frozenset(
@@ -55,57 +76,99 @@ _INERT_OBJECTS = frozenset(
         "CAST",
         "COLLATION",
         "CONVERSION",
-        "DOMAIN",
         "EXTENSION",
-        "FUNCTION",
         "GROUP",
         "LANGUAGE",
         "OPERATOR",
-        "PROCEDURE",
         "PUBLICATION",
         "ROLE",
         "SCHEMA",
-        "SEQUENCE",
         "SERVER",
         "SUBSCRIPTION",
         "TEXT",
-        "TYPE",
         "USER",
         "DEFAULT",
         "EVENT",
         "FOREIGN",
         "ACCESS",
+        "TRANSFORM",
+        "TABLESPACE",
     }
 )
-_SAFE_FUNCTIONS = frozenset(
-    {
-        "set_config",
-        "pg_advisory_xact_lock",
-        "pg_advisory_lock",
-        "pg_advisory_unlock",
-        "current_setting",
-        "now",
-        "count",
-        "pg_sleep",
-    }
-)
+_DATA = frozenset({"UPDATE", "DELETE", "INSERT", "SELECT", "WITH", "VALUES", "TABLE"})
+_CATALOG_SCHEMAS = ("pg_catalog.", "information_schema.")
 
 
 def classify(sql: str, ctx: Context) -> StatementFacts:
-    """Facts of one statement; earlier statements' knowledge comes from and goes into `ctx`."""
+    """Facts of one statement; earlier statements' knowledge comes from and goes into `ctx`.
+
+    A statement that cannot be classified is unknown, and the schema forgets what it names
+    (or everything, when it may have changed anything)."""
     facts = StatementFacts()
+    toks: list[Tok] = []
     try:
+        _bounded(sql)
         toks = tokenize(sql)
+        _nesting(toks)
         _dispatch(sql, toks, facts, ctx)
     except Unclassified as exc:
+        _forget(ctx, toks, str(exc), anything=exc.anything)
         return StatementFacts(unknown=str(exc))
-    except (SqlglotError, ValueError, KeyError, IndexError, StopIteration) as exc:
+    except (TokenError, ValueError, KeyError, IndexError, RecursionError) as exc:
         # Text outside the grammar this classifier reads: unknown, never a crash.
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        return StatementFacts(unknown=f"could not parse: {first[:120]}")
-    except RecursionError:
-        return StatementFacts(unknown="could not parse: nested too deeply")
+        reason = f"could not parse: {first[:120]}"
+        _forget(ctx, toks, reason, anything=not toks)
+        return StatementFacts(unknown=reason)
+    except Exception as exc:  # sqlglot's parse errors, imported lazily
+        if not type(exc).__module__.startswith("sqlglot"):
+            raise
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        reason = f"could not parse: {first[:120]}"
+        _forget(ctx, toks, reason, anything=False)
+        return StatementFacts(unknown=reason)
     return facts
+
+
+def _bounded(sql: str) -> None:
+    if len(sql) > MAX_STATEMENT_CHARS:
+        raise Unclassified(
+            f"a statement of {len(sql):,} characters, more than the {MAX_STATEMENT_CHARS:,} "
+            "one may have",
+            anything=True,
+        )
+
+
+def _nesting(toks: list[Tok]) -> None:
+    depth = brackets = 0
+    for tok in toks:
+        if tok.kind != "punct":
+            continue
+        depth += tok.text in ("(", "[")
+        depth -= tok.text in (")", "]")
+        brackets += (tok.text == "[") - (tok.text == "]")
+        if depth > MAX_NESTING:
+            raise Unclassified(f"parentheses nested more than {MAX_NESTING} deep", anything=True)
+        if brackets > MAX_BRACKET_NESTING:
+            raise Unclassified(
+                f"square brackets nested more than {MAX_BRACKET_NESTING} deep", anything=True
+            )
+
+
+def _forget(ctx: Context, toks: list[Tok], reason: str, *, anything: bool) -> None:
+    if anything:
+        ctx.schema.lose_everything(reason)
+        return
+    names: set[str] = set()
+    cur = Cursor(toks)
+    while not cur.at_end():
+        if cur.toks[cur.i].kind in ("word", "ident"):
+            name = cur.name()
+            if name is not None:
+                names |= {name, name.rsplit(".", 1)[-1]}
+        else:
+            cur.i += 1
+    ctx.schema.taint(names, reason)
 
 
 def _dispatch(sql: str, toks: list[Tok], facts: StatementFacts, ctx: Context) -> None:
@@ -116,8 +179,7 @@ def _dispatch(sql: str, toks: list[Tok], facts: StatementFacts, ctx: Context) ->
     elif first in ("COMMIT", "END", "ROLLBACK", "ABORT"):
         facts.transaction = "commit"
     elif first in ("SET", "RESET"):
-        names = words(toks[1:4])
-        facts.sets_lock_timeout = first == "SET" and "LOCK_TIMEOUT" in names
+        _set(toks, facts, ctx)
     elif first in _INERT or first == "":
         return
     elif cur.accept("ALTER", "TABLE"):
@@ -128,18 +190,18 @@ def _dispatch(sql: str, toks: list[Tok], facts: StatementFacts, ctx: Context) ->
         _create(sql, cur, facts, ctx)
     elif cur.accept("DROP"):
         _drop(cur, facts, ctx)
-    elif first in ("UPDATE", "DELETE", "INSERT", "SELECT", "WITH", "VALUES", "TABLE"):
-        _data(sql, facts, ctx)
+    elif first in _DATA:
+        _data(sql, toks, facts, ctx)
     elif cur.accept("TRUNCATE"):
         cur.skip_optional(("TABLE",), ("ONLY",))
         for table in cur.names():
             facts.touch(table, AEL)
-            if table not in ctx.created:
-                facts.issue("truncate-table", f"TRUNCATE {table}")
+            if not ctx.new_in_release(table):
+                facts.issue(RuleId.TRUNCATE_TABLE, f"TRUNCATE {table}")
     elif cur.accept("LOCK"):
         _lock(cur, facts)
     elif cur.accept("COMMENT", "ON"):
-        _comment(cur, facts)
+        _comment(cur, facts, ctx)
     elif first in ("GRANT", "REVOKE"):
         _grant(cur, facts, revoke=first == "REVOKE")
     elif cur.accept("VACUUM"):
@@ -156,75 +218,174 @@ def _dispatch(sql: str, toks: list[Tok], facts: StatementFacts, ctx: Context) ->
         _refresh(cur, facts, ctx)
     elif cur.accept("DO"):
         plpgsql.do_block(toks, facts, ctx, classify)
-    elif first in ("CALL", "EXECUTE", "PREPARE", "COPY", "MERGE", "IMPORT", "LOAD"):
-        raise Unclassified(f"{first} runs code or data the text does not show")
+    elif cur.accept("CALL"):
+        _call(cur.name() or "?", facts, ctx)
+    elif first in ("EXECUTE", "PREPARE", "COPY", "MERGE", "IMPORT", "LOAD"):
+        raise Unclassified(f"{first} runs code or data the text does not show", anything=True)
     else:
         raise Unclassified(f"statement {first or '?'} not recognised")
 
 
+def _set(toks: list[Tok], facts: StatementFacts, ctx: Context) -> None:
+    """SET / RESET: lock_timeout and the session time zone matter."""
+    cur = Cursor(toks)
+    reset = cur.accept("RESET")
+    if not reset:
+        cur.accept("SET")
+        cur.skip_optional(("SESSION",), ("LOCAL",))
+    if cur.accept("TIME", "ZONE"):
+        name = "TIMEZONE"
+    else:
+        name = cur.peek()
+        cur.i += 1
+        cur.skip_optional(("TO",), ("=",))
+    facts.sets_lock_timeout = not reset and name == "LOCK_TIMEOUT"
+    if name not in ("TIMEZONE", "ALL"):
+        return
+    value = "" if cur.at_end() else cur.toks[cur.i].text
+    default = reset or value.upper() in ("DEFAULT", "LOCAL", "")
+    ctx.utc = ctx.server_utc if default else is_utc(value)
+
+
 def _rewrite(facts: StatementFacts, ctx: Context, table: str, what: str) -> None:
-    new = table in ctx.created
+    new = ctx.new(table)
     facts.touch(table, AEL, rewrites=not new)
     if not new:
-        facts.issue("table-rewrite", f"{what} rewrites {table}")
+        facts.issue(RuleId.TABLE_REWRITE, f"{what} rewrites {table}")
 
 
 def _alter_other(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
     kind = cur.peek()
+    schema = ctx.schema
     if cur.accept("MATERIALIZED", "VIEW") or cur.accept("VIEW"):
         cur.skip_optional(("IF", "EXISTS"))
         view = cur.name() or "?"
         rest = words(cur.rest())
         facts.touch(view, AEL)
-        if view in ctx.created:
+        if rest[:2] == ["RENAME", "TO"]:
+            target = normalise([cur.toks[-1].text.lower()]) if cur.toks else "?"
+            schema.rename_table(view, target)
+            if ctx.new(view):
+                facts.touch(target, AEL, created=True)
+                ctx.created.add(target)
+        if ctx.new_in_release(view):
             return
         if rest[:2] == ["RENAME", "TO"]:
-            facts.issue("rename-view", f"RENAME view {view}")
+            facts.issue(RuleId.RENAME_VIEW, f"RENAME view {view}")
         elif rest[:1] == ["RENAME"]:
-            facts.issue("rename-column", f"RENAME COLUMN of view {view}")
+            facts.issue(RuleId.RENAME_COLUMN, f"RENAME COLUMN of view {view}")
         elif rest[:2] == ["SET", "SCHEMA"]:
-            facts.issue("set-schema", f"{view} SET SCHEMA")
+            facts.issue(RuleId.SET_SCHEMA, f"{view} SET SCHEMA")
     elif cur.accept("TYPE"):
         name = cur.name() or "?"
         rest = words(cur.rest())
-        if name in ctx.created_types:
+        if rest[:2] == ["RENAME", "TO"] and name in schema.enums:
+            schema.enums.discard(name)
+            schema.enums.add(cur.toks[-1].text.lower())
+        if ctx.new_in_release(name):
             return
         if rest[:2] == ["RENAME", "VALUE"]:
-            facts.issue("rename-enum-value", f"RENAME VALUE of type {name}")
+            facts.issue(RuleId.RENAME_ENUM_VALUE, f"RENAME VALUE of type {name}")
         elif rest[:2] == ["RENAME", "TO"]:
-            facts.issue("rename-type", f"RENAME type {name}")
+            facts.issue(RuleId.RENAME_TYPE, f"RENAME type {name}")
         elif rest[:2] == ["SET", "SCHEMA"]:
-            facts.issue("set-schema", f"type {name} SET SCHEMA")
+            facts.issue(RuleId.SET_SCHEMA, f"type {name} SET SCHEMA")
         elif rest[:2] in (["DROP", "ATTRIBUTE"], ["RENAME", "ATTRIBUTE"]):
-            facts.issue("drop-type", f"ALTER TYPE {name} {' '.join(rest[:2])}")
+            facts.issue(RuleId.DROP_TYPE, f"ALTER TYPE {name} {' '.join(rest[:2])}")
     elif cur.accept("SCHEMA"):
         name = cur.name() or "?"
-        if words(cur.rest())[:2] == ["RENAME", "TO"]:
-            facts.issue("rename-schema", f"RENAME schema {name}")
+        if words(cur.rest())[:2] == ["RENAME", "TO"] and not ctx.new_in_release(name):
+            facts.issue(RuleId.RENAME_SCHEMA, f"RENAME schema {name}")
     elif cur.accept("INDEX"):
-        cur.skip_optional(("IF", "EXISTS"))
-        cur.name()
-        if words(cur.rest())[:1] not in (["RENAME"], ["SET"], ["RESET"], ["ALTER"]):
-            raise Unclassified("ALTER INDEX action not recognised")
+        _alter_index(cur, ctx)
     elif cur.accept("DOMAIN"):
-        if "CONSTRAINT" in words(cur.rest()):
-            raise Unclassified("ALTER DOMAIN constraint checks columns of unnamed tables")
+        _alter_domain(cur, facts, ctx)
     elif cur.accept("TRIGGER"):
         cur.name()
         if cur.accept("ON"):
             facts.touch(cur.name() or "?", AEL)
-    elif kind in _INERT_OBJECTS or kind in ("DATABASE", "SYSTEM", "POLICY", "STATISTICS"):
+    elif cur.accept("FUNCTION") or cur.accept("PROCEDURE"):
+        function = cur.name() or "?"
+        cur.skip_parens()
+        after = cur.rest()
+        if words(after)[:2] == ["RENAME", "TO"] and function in schema.functions:
+            schema.functions[after[-1].text.lower()] = schema.functions.pop(function)
+    elif kind in _INERT_OBJECTS or kind in (
+        "DATABASE",
+        "SYSTEM",
+        "POLICY",
+        "STATISTICS",
+        "SEQUENCE",
+        "TYPE",
+    ):
         cur.rest()
     else:
         raise Unclassified(f"ALTER {kind or '?'} not recognised")
 
 
+def _alter_index(cur: Cursor, ctx: Context) -> None:
+    """ALTER INDEX: RENAME and settings lock the index, not its table."""
+    cur.skip_optional(("IF", "EXISTS"))
+    index = cur.name() or "?"
+    rest = words(cur.rest())
+    if rest[:1] not in (["RENAME"], ["SET"], ["RESET"], ["ALTER"], ["ATTACH"]):
+        raise Unclassified("ALTER INDEX action not recognised")
+    if rest[:2] == ["RENAME", "TO"] and index in ctx.schema.indexes:
+        ctx.schema.indexes[cur.toks[-1].text.lower()] = ctx.schema.indexes.pop(index)
+
+
+def _alter_domain(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
+    """ALTER DOMAIN: adding NOT NULL or a CHECK validates every column of the domain, each of
+    its tables read under SHARE (writes wait); VALIDATE CONSTRAINT does the same."""
+    schema = ctx.schema
+    name = cur.name() or "?"
+    rest = cur.rest()
+    head = words(rest)
+    domain = schema.domains.get(name)
+    checks = not (head[:2] == ["SET", "NOT"] or head[:1] in (["ADD"], ["VALIDATE"]))
+    if checks:
+        if domain is not None and head[:2] == ["DROP", "NOT"]:
+            schema.domains[name] = Domain(domain.base, False, domain.checks)
+        elif domain is not None and head[:2] == ["DROP", "CONSTRAINT"]:
+            dropped = Cursor(rest[2:])
+            dropped.skip_optional(("IF", "EXISTS"))
+            gone = dropped.name() or ""
+            schema.domains[name] = Domain(domain.base, domain.not_null, domain.checks - {gone})
+        return
+    not_valid = head[-2:] == ["NOT", "VALID"]
+    constraint = parse_constraint(rest[1:]) if head[:1] == ["ADD"] else None
+    nulls = head[:2] == ["SET", "NOT"] or (
+        constraint is not None and [t.up for t in constraint.check[1:]] == ["IS", "NOT", "NULL"]
+    )
+    tables = schema.tables_with_domain(name)
+    what = f"ALTER DOMAIN {name} {' '.join(head[:3])}"
+    if tables is None:
+        if not not_valid:
+            facts.touch("?", Lock.SHARE, maybe_scans=True)
+        reason = schema.doubt(name) or "the tables using the domain are not all known"
+        facts.issue(RuleId.SCHEMA_FACT_UNKNOWN, f"which tables {what} checks: {reason}")
+    for table in tables or []:
+        if not not_valid:
+            facts.touch(table, Lock.SHARE, scans=not ctx.new(table))
+        if ctx.new_in_release(table):
+            continue
+        if nulls:
+            facts.issue(RuleId.SET_NOT_NULL, f"{what}: old code writing NULL to {table} fails")
+        elif head[:1] == ["ADD"] and not not_valid:
+            facts.issue(RuleId.ADD_CONSTRAINT_VALIDATING, f"{what} validates every row of {table}")
+    if domain is not None:
+        added = frozenset({constraint.name or f"{name}_check"}) if constraint else frozenset()
+        not_null = domain.not_null or head[:2] == ["SET", "NOT"]
+        schema.domains[name] = Domain(domain.base, not_null, domain.checks | added)
+
+
 def _create(sql: str, cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
     cur.skip_optional(("OR", "REPLACE"))
-    replace = cur.toks[cur.i - 1].up == "REPLACE" if cur.i else False
+    replace = cur.i > 0 and cur.toks[cur.i - 1].up == "REPLACE"
     for modifier in ("GLOBAL", "LOCAL", "TEMP", "TEMPORARY", "UNLOGGED", "RECURSIVE"):
         cur.accept(modifier)
     kind = cur.peek()
+    schema = ctx.schema
     if cur.accept("UNIQUE", "INDEX") or cur.accept("INDEX"):
         _create_index(cur, facts, ctx)
     elif cur.accept("TABLE"):
@@ -235,14 +396,15 @@ def _create(sql: str, cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
         view = cur.name() or "?"
         with_data = words(cur.toks[-3:])[-3:] != ["WITH", "NO", "DATA"]
         scans = materialized and with_data
-        for table in _query_tables(sql, cur.toks):
+        for table in _query_tables(sql, cur.toks, ctx):
             if table != view:
-                facts.touch(table, Lock.ACCESS_SHARE, scans=scans and table not in ctx.created)
-        if replace and view not in ctx.created:
+                facts.touch(table, Lock.ACCESS_SHARE, scans=scans and not ctx.new(table))
+        if replace and view in schema.tables:
             facts.touch(view, AEL)
-        else:
-            facts.touch(view, AEL, created=True)
-            ctx.created.add(view)
+            return
+        facts.touch(view, AEL, created=True)
+        ctx.created.add(view)
+        schema.add_table(view, Table("matview" if materialized else "view", complete=False))
     elif cur.accept("TRIGGER") or cur.accept("CONSTRAINT", "TRIGGER"):
         rest = cur.rest()
         at = next((k for k, t in enumerate(rest) if t.up == "ON"), None)
@@ -259,110 +421,233 @@ def _create(sql: str, cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
         at = next((k for k, t in enumerate(rest) if t.up == "FROM"), None)
         if at is not None:
             facts.touch(Cursor(rest[at + 1 :]).name() or "?", SUE)
-    elif cur.accept("TYPE") or cur.accept("DOMAIN"):
+    elif cur.accept("TYPE"):
         name = cur.name()
         if name is not None:
-            ctx.created_types.add(name)
+            ctx.created.add(name)
+            schema.known_again(name)
+            if words(cur.rest())[:2] == ["AS", "ENUM"]:
+                schema.enums.add(name)
+    elif cur.accept("DOMAIN"):
+        _create_domain(cur, ctx)
+    elif cur.accept("SEQUENCE"):
+        cur.skip_optional(("IF", "NOT", "EXISTS"))
+        name = cur.name()
+        if name is not None:
+            schema.sequences.add(name)
+    elif cur.accept("FUNCTION") or cur.accept("PROCEDURE"):
+        _create_function(cur, ctx)
+    elif cur.accept("SCHEMA"):
+        cur.skip_optional(("IF", "NOT", "EXISTS"))
+        name = cur.name()
+        if name is not None and name not in schema.tables:
+            ctx.created.add(name)
     elif kind in _INERT_OBJECTS or kind == "DATABASE":
         cur.rest()
     else:
         raise Unclassified(f"CREATE {kind or '?'} not recognised")
 
 
+def _create_domain(cur: Cursor, ctx: Context) -> None:
+    name = cur.name()
+    if name is None:
+        raise Unclassified("CREATE DOMAIN without a name")
+    cur.accept("AS")
+    rest = cur.rest()
+    stops = ("CONSTRAINT", "NOT", "NULL", "CHECK", "DEFAULT", "COLLATE")
+    at = next((k for k, t in enumerate(rest) if t.up in stops), len(rest))
+    head = words(rest[at:])
+    checks = frozenset(
+        f"{name}_check{k or ''}" for k, word in enumerate(w for w in head if w == "CHECK")
+    )
+    not_null = any(pair == ("NOT", "NULL") for pair in pairwise(head))
+    ctx.schema.domains[name] = Domain(parse_type(rest[:at]), not_null, checks)
+    ctx.schema.known_again(name)
+    ctx.created.add(name)
+
+
+def _create_function(cur: Cursor, ctx: Context) -> None:
+    """Remember a function's body and volatility: a call to it is classified from its body."""
+    name = cur.name()
+    if name is None:
+        raise Unclassified("CREATE FUNCTION without a name")
+    cur.skip_parens()
+    rest = cur.rest()
+    up = words(rest)
+    language = next((b.lower() for a, b in pairwise(up) if a == "LANGUAGE"), "sql")
+    volatility = "i" if "IMMUTABLE" in up else "s" if "STABLE" in up else "v"
+    as_at = next((k for k, t in enumerate(rest) if t.up == "AS"), None)
+    body = None
+    if as_at is not None and as_at + 1 < len(rest) and rest[as_at + 1].kind == "string":
+        body = rest[as_at + 1].text
+    ctx.schema.functions[name] = Function(body, language, volatility)
+    ctx.schema.known_again(name)
+
+
+def _index_columns(toks: list[Tok]) -> tuple[str, ...]:
+    """The plain columns of an index's element list (expressions left out)."""
+    out: list[str] = []
+    for element in split_top(toks):
+        if element[0].kind in ("word", "ident") and (
+            len(element) == 1 or element[1].kind == "word"
+        ):
+            name = Cursor(element[:1]).name()
+            if name is not None:
+                out.append(name)
+    return tuple(out)
+
+
 def _create_index(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
     concurrently = cur.accept("CONCURRENTLY")
-    cur.skip_optional(("IF", "NOT", "EXISTS"))
+    exists = cur.accept("IF", "NOT", "EXISTS")
     index = None if cur.peek() == "ON" else cur.name()
     if not cur.accept("ON"):
         raise Unclassified("CREATE INDEX without ON table")
-    cur.accept("ONLY")
+    only = cur.accept("ONLY")
     table = cur.name()
     if table is None:
         raise Unclassified("CREATE INDEX without a table name")
-    if index is not None:
-        ctx.indexes[index] = table
-    new = table in ctx.created
+    if exists and index is not None and ctx.schema.index_table(index) is not None:
+        return
+    if cur.accept("USING"):
+        cur.i += 1
+    columns = _index_columns(cur.skip_parens())
+    name = index or f"{table.rsplit('.', 1)[-1]}_{'_'.join(columns) or 'expr'}_idx"
+    ctx.schema.indexes[name] = Index(table, columns)
+    ctx.schema.known_again(name)
+    new = ctx.new(table)
     facts.outside_transaction |= concurrently
-    facts.touch(table, SUE if concurrently else Lock.SHARE, scans=not new)
-    if not new and not concurrently:
-        facts.issue("create-index-non-concurrently", f"CREATE INDEX on {table}")
+    builds = not new and not only
+    facts.touch(table, SUE if concurrently else Lock.SHARE, scans=builds)
+    if builds and not concurrently:
+        facts.issue(RuleId.CREATE_INDEX_NON_CONCURRENTLY, f"CREATE INDEX on {table}")
 
 
 def _create_table(sql: str, cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
-    cur.skip_optional(("IF", "NOT", "EXISTS"))
+    schema = ctx.schema
+    exists = cur.accept("IF", "NOT", "EXISTS")
     table = cur.name()
     if table is None:
         raise Unclassified("CREATE TABLE without a name")
+    if exists and schema.table(table) is not None:
+        return
     facts.touch(table, AEL, created=True)
     ctx.created.add(table)
+    created = Table()
+    schema.add_table(table, created)
+    alter = Alter(table, facts, ctx)
     if cur.accept("PARTITION", "OF"):
-        parent = cur.name() or "?"
-        facts.touch(parent, AEL)
+        _partition_of(cur, table, created, alter)
         return
+    if cur.accept("OF"):
+        created.complete = False
     if cur.peek() == "(":
         for element in split_top(cur.skip_parens()):
-            _table_element(table, element, facts, ctx)
+            head = element[0].up
+            if head in ("CONSTRAINT", "PRIMARY", "UNIQUE", "CHECK", "FOREIGN", "EXCLUDE"):
+                add_constraint(parse_constraint(element), alter)
+            elif head == "LIKE":
+                source = Cursor(element[1:]).name() or "?"
+                facts.touch(source, Lock.ACCESS_SHARE)
+                like = schema.table(source)
+                if like is None or not like.complete:
+                    created.complete = False
+                else:
+                    created.columns.update(like.columns)
+            else:
+                add_column(parse_column(element), alter)
     rest = words(cur.rest())
+    if "PARTITION" in rest:
+        created.kind = "partitioned"
     if "AS" in rest:
+        created.complete = False
         with_data = rest[-3:] != ["WITH", "NO", "DATA"]
-        for source in _query_tables(sql, cur.toks):
+        for source in _query_tables(sql, cur.toks, ctx):
             if source != table:
-                facts.touch(
-                    source, Lock.ACCESS_SHARE, scans=with_data and source not in ctx.created
-                )
+                facts.touch(source, Lock.ACCESS_SHARE, scans=with_data and not ctx.new(source))
     if "INHERITS" in rest:
-        raise Unclassified("CREATE TABLE ... INHERITS locks parents the grammar does not read")
+        at = next(k for k, t in enumerate(cur.toks) if t.up == "INHERITS")
+        for parent in Cursor(Cursor(cur.toks[at + 1 :]).skip_parens()).names():
+            facts.touch(parent, SUE)
+            created.complete = False
 
 
-def _table_element(table: str, element: list[Tok], facts: StatementFacts, ctx: Context) -> None:
-    head = words(element)
-    if head[:1] == ["LIKE"]:
-        facts.touch(Cursor(element[1:]).name() or "?", Lock.ACCESS_SHARE)
+def _partition_of(cur: Cursor, table: str, created: Table, alter: Alter) -> None:
+    """CREATE TABLE ... PARTITION OF: ACCESS EXCLUSIVE on the parent, and the parent's
+    default partition, if any, locked and read for rows that belong to the new one (reported
+    as the parent: the text does not name it)."""
+    facts, schema = alter.facts, alter.ctx.schema
+    parent = cur.name() or "?"
+    facts.touch(parent, AEL)
+    rest = cur.rest()
+    head = words(rest)
+    known = schema.table(parent)
+    created.parent = parent
+    created.default_partition = head[:1] == ["DEFAULT"]
+    if known is None or not known.complete:
+        created.complete = False
+    else:
+        created.columns.update(known.columns)
+    if "PARTITION" in head[1:] and "BY" in head:
+        created.kind = "partitioned"
+    if created.default_partition:
         return
-    for k, tok in enumerate(element):
-        if tok.up == "REFERENCES":
-            ref = Cursor(element[k + 1 :]).name()
-            if ref is not None and ref != table:
-                facts.touch(ref, SRE)
-    if head and head[0] not in ("CONSTRAINT", "PRIMARY", "UNIQUE", "CHECK", "FOREIGN", "EXCLUDE"):
-        column = Cursor(element).name() or ""
-        not_null = "PRIMARY" in head or ("NOT" in head and "NULL" in head)
-        (ctx.not_null if not_null else ctx.nullable).add((table, column))
+    default = next(
+        (n for n in schema.partitions(parent) if schema.tables[n].default_partition), None
+    )
+    if default is not None:
+        facts.touch(parent, AEL, scans=not alter.ctx.new(default))
 
 
 def _drop(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
     kind = cur.peek()
+    schema = ctx.schema
     if cur.accept("MATERIALIZED", "VIEW") or cur.accept("VIEW") or cur.accept("TABLE"):
         cur.skip_optional(("IF", "EXISTS"))
-        rule = "drop-table" if kind == "TABLE" else "drop-view"
+        rule = RuleId.DROP_TABLE if kind == "TABLE" else RuleId.DROP_VIEW
         for name in cur.names():
             facts.touch(name, AEL, dropped=True)
-            if name not in ctx.created:
+            if not ctx.new_in_release(name):
                 facts.issue(rule, f"DROP {kind} {name}")
             ctx.created.discard(name)
+            for part in schema.partitions(name):
+                schema.drop_table(part)
+            schema.drop_table(name)
     elif cur.accept("INDEX"):
         concurrently = cur.accept("CONCURRENTLY")
         cur.skip_optional(("IF", "EXISTS"))
         facts.outside_transaction |= concurrently
         for index in cur.names():
-            table = ctx.indexes.get(index)
+            table = schema.index_table(index)
             if table is not None:
                 facts.touch(table, SUE if concurrently else AEL)
             elif not concurrently:
                 facts.unnamed_lock = AEL
+            schema.indexes.pop(index, None)
     elif cur.accept("TYPE") or cur.accept("DOMAIN"):
         cur.skip_optional(("IF", "EXISTS"))
         for name in cur.names():
-            if name not in ctx.created_types:
-                facts.issue("drop-type", f"DROP {kind} {name}")
+            if not ctx.new_in_release(name):
+                facts.issue(RuleId.DROP_TYPE, f"DROP {kind} {name}")
+            schema.domains.pop(name, None)
+            schema.enums.discard(name)
     elif cur.accept("SCHEMA"):
         cur.skip_optional(("IF", "EXISTS"))
-        facts.issue("drop-schema", f"DROP SCHEMA {', '.join(cur.names())}")
+        old = [name for name in cur.names() if not ctx.new_in_release(name)]
+        if old:
+            facts.issue(RuleId.DROP_SCHEMA, f"DROP SCHEMA {', '.join(old)}")
     elif cur.accept("TRIGGER") or cur.accept("POLICY") or cur.accept("RULE"):
         cur.skip_optional(("IF", "EXISTS"))
         cur.name()
         if cur.accept("ON"):
             facts.touch(cur.name() or "?", AEL)
+    elif cur.accept("SEQUENCE"):
+        cur.skip_optional(("IF", "EXISTS"))
+        for name in cur.names():
+            schema.sequences.discard(name)
+    elif cur.accept("FUNCTION") or cur.accept("PROCEDURE"):
+        cur.skip_optional(("IF", "EXISTS"))
+        schema.functions.pop(cur.name() or "", None)
     elif kind in _INERT_OBJECTS or kind in ("OWNED", "STATISTICS", "DATABASE"):
         cur.rest()
     else:
@@ -383,7 +668,7 @@ def _lock(cur: Cursor, facts: StatementFacts) -> None:
         facts.touch(table, mode)
 
 
-def _comment(cur: Cursor, facts: StatementFacts) -> None:
+def _comment(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
     if cur.accept("TABLE") or cur.accept("MATERIALIZED", "VIEW") or cur.accept("VIEW"):
         facts.touch(cur.name() or "?", SUE)
     elif cur.accept("COLUMN"):
@@ -396,12 +681,16 @@ def _comment(cur: Cursor, facts: StatementFacts) -> None:
         if len(parts) < 2:
             raise Unclassified("COMMENT ON COLUMN without table.column")
         facts.touch(normalise(parts[:-1]), SUE)
+    elif cur.accept("INDEX"):
+        table = ctx.schema.index_table(cur.name() or "")
+        if table is not None:
+            facts.touch(table, Lock.ACCESS_SHARE)
 
 
 def _grant(cur: Cursor, facts: StatementFacts, revoke: bool) -> None:
     rest = cur.rest()
     if revoke:
-        facts.issue("revoke-privileges", " ".join(t.text for t in rest[:12]))
+        facts.issue(RuleId.REVOKE_PRIVILEGES, " ".join(t.text for t in rest[:12]))
 
 
 def _vacuum(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
@@ -427,13 +716,15 @@ def _reindex(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
     cur.i += 1
     concurrently = cur.accept("CONCURRENTLY")
     name = cur.name() or "?"
-    table = name if kind == "TABLE" else ctx.indexes.get(name) if kind == "INDEX" else None
+    table = name if kind == "TABLE" else ctx.schema.index_table(name) if kind == "INDEX" else None
     if table is None:
-        raise Unclassified(f"REINDEX {kind} {name}: the tables it locks are not named")
+        why = "its table is not known" if kind == "INDEX" else "the tables it locks are not named"
+        raise Unclassified(f"REINDEX {kind} {name}: {why}")
     facts.outside_transaction |= concurrently
-    facts.touch(table, SUE if concurrently else Lock.SHARE, scans=table not in ctx.created)
-    if not concurrently and table not in ctx.created:
-        facts.issue("reindex-non-concurrently", f"REINDEX {kind} {name}")
+    new = ctx.new(table)
+    facts.touch(table, SUE if concurrently else Lock.SHARE, scans=not new)
+    if not concurrently and not new:
+        facts.issue(RuleId.REINDEX_NON_CONCURRENTLY, f"REINDEX {kind} {name}")
 
 
 def _refresh(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
@@ -446,10 +737,29 @@ def _refresh(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
         facts.touch(view, Lock.EXCLUSIVE, scans=True)
     else:
         facts.touch(view, AEL, rewrites=True)
-    facts.issue("refresh-materialized-view", f"REFRESH MATERIALIZED VIEW {view}")
+    facts.issue(RuleId.REFRESH_MATERIALIZED_VIEW, f"REFRESH MATERIALIZED VIEW {view}")
+
+
+def _call(name: str, facts: StatementFacts, ctx: Context) -> None:
+    """CALL or a function call in a data statement: classified from the body the migrations
+    gave the function, unknown otherwise."""
+    function = ctx.schema.function(name)
+    if function is None or function.body is None:
+        raise Unclassified(f"calls {name}(), whose effects are not visible", anything=True)
+    plpgsql.function_body(function, facts, ctx, classify)
+
+
+def _relation(ctx: Context, name: str) -> bool:
+    """A name in FROM that is a user table (not a catalog relation or a known sequence)."""
+    lower = name.lower()
+    if lower.startswith(_CATALOG_SCHEMAS) or lower.startswith("pg_"):
+        return False
+    return name not in ctx.schema.sequences
 
 
 def _table_name(table: exp.Table) -> str:
+    from sqlglot import exp
+
     parts = [
         part.this if part.quoted else part.this.lower()
         for part in (table.args.get("db"), table.this)
@@ -458,8 +768,19 @@ def _table_name(table: exp.Table) -> str:
     return normalise(parts)
 
 
-def _query_tables(sql: str, toks: list[Tok]) -> list[str]:
+def _parse(sql: str) -> exp.Expr:
+    import logging
+
+    import sqlglot
+
+    logging.getLogger("sqlglot").setLevel(logging.CRITICAL)
+    return sqlglot.parse_one(sql, read="postgres")
+
+
+def _query_tables(sql: str, toks: list[Tok], ctx: Context) -> list[str]:
     """Tables read by the query after the first `AS` of a CREATE ... AS (CTEs left out)."""
+    from sqlglot import exp
+
     depth = 0
     start = None
     for k, tok in enumerate(toks):
@@ -476,72 +797,165 @@ def _query_tables(sql: str, toks: list[Tok]) -> list[str]:
         "DATA",
     ]:
         end = max(k for k, t in enumerate(toks) if t.up == "WITH")
-    query = sql[toks[start].start : toks[end - 1].end + 1]
-    tree = sqlglot.parse_one(query, read="postgres")
+    tree = _parse(sql[toks[start].start : toks[end - 1].end + 1])
     ctes = {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
     out: list[str] = []
     for table in tree.find_all(exp.Table):
         name = _table_name(table)
-        if name and name.lower() not in ctes and name not in out:
+        if name and name.lower() not in ctes and name not in out and _relation(ctx, name):
             out.append(name)
     return out
 
 
-def _data(sql: str, facts: StatementFacts, ctx: Context) -> None:
-    tree = sqlglot.parse_one(sql, read="postgres")
+def _data(sql: str, toks: list[Tok], facts: StatementFacts, ctx: Context) -> None:
+    """A data statement: the tables it reads and writes, whether it reads or changes every row
+    of one; a call of a function the migrations created is classified from its body."""
+    called = calls(toks)
+    if ctx.replay:
+        for name in called:
+            if ctx.schema.functions.get(name) is not None:
+                _call(name, facts, ctx)
+        return
+    inserted = _plain_insert(toks)
+    if inserted is not None:
+        if _relation(ctx, inserted):
+            facts.touch(inserted, Lock.ROW_EXCLUSIVE)
+        return
+    from sqlglot import exp
+
+    tree = _parse(sql)
     if isinstance(tree, exp.Command):
         raise Unclassified("data statement not parsed")
-    _check_functions(tree)
+    for name in called:
+        if name in RUNS_SQL:
+            raise Unclassified(
+                f"calls {name}(), which runs SQL the text does not show", anything=True
+            )
+        if (
+            ctx.schema.functions.get(name) is not None
+            or function_volatility(name, ctx.schema) == "unknown"
+        ):
+            _call(name, facts, ctx)
     ctes = {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
-    target: str | None = None
-    full = False
-    narrow = False
-    if isinstance(tree, (exp.Update, exp.Delete)):
-        table = tree.this if isinstance(tree.this, exp.Table) else tree.find(exp.Table)
-        target = _table_name(table) if table is not None else None
-        where = tree.args.get("where")
-        full = where is None
-        narrow = where is not None and _key_lookup(where.this)
-    elif isinstance(tree, exp.Insert):
-        table = tree.this.this if isinstance(tree.this, exp.Schema) else tree.this
-        target = _table_name(table) if isinstance(table, exp.Table) else None
+    keys = partial(_leading_columns, ctx)
+    writes = {id(node): change for node, change in _writes(tree, keys)}
     for table in tree.find_all(exp.Table):
         name = _table_name(table)
-        if not name or name.lower() in ctes:
+        if not name or name.lower() in ctes or not _relation(ctx, name):
             continue
-        new = name in ctx.created
-        if name == target:
-            facts.touch(
-                name,
-                Lock.ROW_EXCLUSIVE,
-                scans=not new and not narrow and not isinstance(tree, exp.Insert),
-                full_change=full and not new,
-            )
-        else:
-            facts.touch(name, Lock.ACCESS_SHARE, scans=not new)
-    if target is not None and full and target not in ctx.created:
-        facts.issue(
-            "full-table-data-change", f"{type(tree).__name__.upper()} of every row of {target}"
+        new = ctx.new(name)
+        change = writes.get(id(table))
+        if change is None:
+            read = not _keyed_read(table, keys(name))
+            facts.touch(name, Lock.ACCESS_SHARE, scans=not new and read)
+            continue
+        kind, reads_all, every_row = change
+        facts.touch(
+            name,
+            Lock.ROW_EXCLUSIVE,
+            scans=not new and reads_all,
+            full_change=every_row and not new,
         )
+        if every_row and not new:
+            facts.issue(RuleId.FULL_TABLE_DATA_CHANGE, f"{kind} of every row of {name}")
 
 
-def _key_lookup(where: exp.Expression) -> bool:
-    """A WHERE that picks rows by `id = literal` or `id IN (literals)`: served by the key."""
+def _writes(
+    tree: exp.Expr, keys: Callable[[str], frozenset[str]]
+) -> list[tuple[exp.Table, tuple[str, bool, bool]]]:
+    """The table each INSERT, UPDATE and DELETE of the statement (CTEs included) writes,
+    with the statement's kind, whether it reads every row, and whether it changes every row."""
+    from sqlglot import exp
+
+    out: list[tuple[exp.Table, tuple[str, bool, bool]]] = []
+    for node in tree.find_all(exp.Update, exp.Delete, exp.Insert):
+        target = node.this.this if isinstance(node.this, exp.Schema) else node.this
+        if not isinstance(target, exp.Table):
+            continue
+        if isinstance(node, exp.Insert):
+            out.append((target, ("INSERT", False, False)))
+            continue
+        where = node.args.get("where")
+        keyed = where is not None and _key_lookup(where.this, keys(_table_name(target)))
+        out.append((target, (type(node).__name__.upper(), not keyed, where is None)))
+    return out
+
+
+_CONSTANT_WORDS = frozenset({"NULL", "TRUE", "FALSE", "DEFAULT"})
+_CONSTANT_PUNCT = frozenset({"(", ")", ",", "-", "+", "::", "[", "]", "."})
+
+
+def _plain_insert(toks: list[Tok]) -> str | None:
+    """The table of `INSERT INTO t [(columns)] VALUES (constants), ...` (seed data, read
+    without a parse), or None for any other statement."""
+    cur = Cursor(toks)
+    if not cur.accept("INSERT", "INTO"):
+        return None
+    table = cur.name()
+    if table is None or (cur.peek() == "(" and not Cursor(cur.skip_parens()).names()):
+        return None
+    if not cur.accept("VALUES"):
+        return None
+    cast = False
+    for tok in toks[cur.i :]:
+        constant = (
+            tok.kind in ("string", "number")
+            or (tok.kind == "punct" and tok.text in _CONSTANT_PUNCT)
+            or (tok.kind == "word" and (tok.up in _CONSTANT_WORDS or cast))
+        )
+        if not constant:
+            return None
+        cast = tok.text == "::"
+    return table
+
+
+def _leading_columns(ctx: Context, table: str) -> frozenset[str]:
+    """Columns an index of the table starts with: a WHERE on one of them reads few rows. A
+    table the schema does not know is taken to have its key on `id`."""
+    if ctx.schema.table(table) is None:
+        return frozenset({"id"})
+    return frozenset(
+        i.columns[0] for i in ctx.schema.indexes.values() if i.table == table and i.columns
+    )
+
+
+def _keyed_read(table: exp.Table, keys: frozenset[str]) -> bool:
+    """The table is the only one of a SELECT whose WHERE picks rows by key."""
+    from sqlglot import exp
+
+    select = table.find_ancestor(exp.Select)
+    if select is None or select.args.get("joins"):
+        return False
+    source = select.args.get("from_")
+    where = select.args.get("where")
+    return (
+        source is not None
+        and source.this is table
+        and where is not None
+        and _key_lookup(where.this, keys)
+    )
+
+
+def _key_lookup(where: Any, keys: frozenset[str]) -> bool:
+    """A WHERE that picks rows by `key = literal` or `key IN (literals)`, `key` a column an
+    index starts with: served by the index."""
+    from sqlglot import exp
+
     if isinstance(where, exp.And):
-        return _key_lookup(where.this) or _key_lookup(where.expression)
+        return _key_lookup(where.this, keys) or _key_lookup(where.expression, keys)
     if isinstance(where, exp.Paren):
-        return _key_lookup(where.this)
+        return _key_lookup(where.this, keys)
     column = where.this if isinstance(where, (exp.EQ, exp.In)) else None
-    if not isinstance(column, exp.Column) or column.name.lower() != "id":
+    if not isinstance(column, exp.Column) or column.name.lower() not in keys:
         return False
     if isinstance(where, exp.EQ):
-        return isinstance(where.expression, exp.Literal)
-    return all(isinstance(e, exp.Literal) for e in where.expressions) and bool(where.expressions)
+        return _literal(where.expression)
+    return all(_literal(e) for e in where.expressions) and bool(where.expressions)
 
 
-def _check_functions(tree: exp.Expr) -> None:
-    """User functions in data statements may do anything: unknown."""
-    for call in tree.find_all(exp.Anonymous):
-        name = str(call.this).lower()
-        if name not in _SAFE_FUNCTIONS:
-            raise Unclassified(f"calls function {name}(), whose effects are not visible")
+def _literal(value: Any) -> bool:
+    from sqlglot import exp
+
+    return isinstance(value, exp.Literal) or (
+        isinstance(value, exp.Neg) and isinstance(value.this, exp.Literal)
+    )

@@ -1,30 +1,64 @@
-"""What classification remembers between the statements of one migration file."""
+"""What classification knows while it reads one migration file."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from release_safety.surfaces.migrations.schema import Column, Schema
+
 
 @dataclass
 class Context:
-    """Schema knowledge gathered from earlier statements of the same migration.
+    """The schema the next statement runs against and what the file has done so far.
 
-    `created` tables are empty and unused by the previous release; `not_null` columns are known
-    NOT NULL; `null_checks` maps a CHECK (col IS NOT NULL) constraint to its column and whether
-    it is validated; `indexes` maps index names created here to their table.
+    `schema` changes statement by statement; `before` is the schema as of the previous release
+    (what old code was written against). `created` holds the tables, views and types this file
+    created (empty, unknown to old code), `release_created` those earlier migrations of the
+    same release created. `utc` is whether the session time zone has a zero offset (from the
+    settings, then `SET TimeZone`). `replay` classifies only what changes the schema (earlier
+    migrations replayed to build it).
     """
 
+    schema: Schema = field(default_factory=Schema)
+    before: Schema = field(default_factory=Schema)
     postgres_version: int = 15
+    utc: bool = True
+    server_utc: bool = True
     created: set[str] = field(default_factory=set)
-    created_types: set[str] = field(default_factory=set)
-    not_null: set[tuple[str, str]] = field(default_factory=set)
-    nullable: set[tuple[str, str]] = field(default_factory=set)
-    null_checks: dict[tuple[str, str], tuple[str, bool]] = field(default_factory=dict)
-    indexes: dict[str, str] = field(default_factory=dict)
+    release_created: frozenset[str] = frozenset()
+    replay: bool = False
+    depth: int = 0  # function bodies being classified, one inside the other
 
-    def validated_not_null(self, table: str, column: str) -> bool:
-        """A valid CHECK (column IS NOT NULL) exists on the table."""
-        return any(
-            t == table and col == column and valid
-            for (t, _), (col, valid) in self.null_checks.items()
-        )
+    def new(self, name: str) -> bool:
+        """Created by this file: no rows yet."""
+        return name in self.created
+
+    def new_in_release(self, name: str) -> bool:
+        """Created by this release: the previous release's code does not use it."""
+        return name in self.created or name in self.release_created
+
+    def column_is_new(self, table: str, column: str) -> bool:
+        """The column did not exist at the previous release (its table did, fully known)."""
+        if self.new_in_release(table):
+            return True
+        return self.before.has_column(*self.origin(table, column)) is False
+
+    def before_column(self, table: str, column: str) -> Column | None:
+        """The column as of the previous release (under the names it had then)."""
+        return self.before.column(*self.origin(table, column))
+
+    def origin(self, table: str, column: str) -> tuple[str, str]:
+        """The names a table and a column renamed since the previous release had then."""
+        renamed, seen = self.schema.renamed, {table}
+        was = table
+        while was not in self.before.tables and was in renamed and renamed[was] not in seen:
+            was = renamed[was]
+            seen.add(was)
+        columns, seen_columns = self.schema.renamed_columns, {column}
+        col = column
+        while not self.before.has_column(was, col) and (table, col) in columns:
+            col = columns[(table, col)]
+            if col in seen_columns:
+                break
+            seen_columns.add(col)
+        return was, col

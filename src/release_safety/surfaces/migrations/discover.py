@@ -7,33 +7,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from release_safety.findings import Finding, Rule, register
+from release_safety.findings import Finding
 from release_safety.settings import MigrationSource, Settings
 from release_safety.snapshot import Snapshot, changes_between
-
-SHIPPED_MIGRATION_EDITED = register(
-    Rule(
-        id="shipped-migration-edited",
-        surface="migrations",
-        severity="unknown",
-        title="A migration that already shipped was edited",
-        why="Installs that ran the old text never run the new one: the schema now depends on "
-        "which release an install came from, and the edit itself is never analysed as a step.",
-        unsafe="Editing 20240101000000_add_users.ts after it was released.",
-        safe="Leave shipped migrations as they are; write a new migration for the change.",
-    )
-)
-SHIPPED_MIGRATION_DELETED = register(
-    Rule(
-        id="shipped-migration-deleted",
-        surface="migrations",
-        severity="unknown",
-        title="A migration that already shipped was deleted",
-        why="Migration tools record applied files by name; a deleted one can make an upgrade "
-        "refuse to start, and a fresh install no longer builds the same schema.",
-        unsafe="git rm migrations/0042_add_index.sql after it was released.",
-        safe="Keep shipped migrations; squash only with a documented minimum previous version.",
-    )
+from release_safety.surfaces.migrations.rules import (
+    SHIPPED_MIGRATION_DELETED,
+    SHIPPED_MIGRATION_EDITED,
 )
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import IntEnum
 
+from release_safety.surfaces.migrations.rules.ids import RuleId
+
 
 class Lock(IntEnum):
     """PostgreSQL's table lock modes, weakest first (the order of their conflicts)."""
@@ -37,7 +39,8 @@ class Lock(IntEnum):
 
 @dataclass
 class TableFact:
-    """One statement's effect on one table (or view, materialized view)."""
+    """One statement's effect on one table (or view, materialized view). `maybe_rewrites` and
+    `maybe_scans` are work that depends on a schema fact the history does not tell."""
 
     table: str
     lock: Lock | None = None
@@ -46,6 +49,8 @@ class TableFact:
     full_change: bool = False
     created: bool = False
     dropped: bool = False
+    maybe_rewrites: bool = False
+    maybe_scans: bool = False
 
     def merge(self, other: TableFact) -> None:
         if other.lock is not None and (self.lock is None or other.lock > self.lock):
@@ -55,18 +60,25 @@ class TableFact:
         self.full_change |= other.full_change
         self.created |= other.created
         self.dropped |= other.dropped
+        self.maybe_rewrites |= other.maybe_rewrites
+        self.maybe_scans |= other.maybe_scans or other.maybe_rewrites
 
     @property
     def work(self) -> bool:
         """Work proportional to the table's rows."""
         return self.rewrites or self.scans or self.full_change
 
+    @property
+    def maybe_work(self) -> bool:
+        """Work that may or may not happen: the schema does not say."""
+        return not self.work and (self.maybe_rewrites or self.maybe_scans)
+
 
 @dataclass(frozen=True)
 class Issue:
     """A rule hit by one statement: the rule id and what exactly was seen."""
 
-    rule: str
+    rule: RuleId
     message: str
 
 
@@ -92,15 +104,20 @@ class StatementFacts:
         full_change: bool = False,
         created: bool = False,
         dropped: bool = False,
+        maybe_rewrites: bool = False,
+        maybe_scans: bool = False,
     ) -> TableFact:
         """Record an effect on a table, merged with earlier effects of the same statement."""
-        fact = TableFact(table, lock, rewrites, scans, full_change, created, dropped)
+        fact = TableFact(
+            table, lock, rewrites, scans, full_change, created, dropped, maybe_rewrites, maybe_scans
+        )
         if table in self.tables:
             self.tables[table].merge(fact)
             return self.tables[table]
         fact.scans = fact.scans or fact.rewrites
+        fact.maybe_scans = fact.maybe_scans or fact.maybe_rewrites
         self.tables[table] = fact
         return fact
 
-    def issue(self, rule: str, message: str) -> None:
+    def issue(self, rule: RuleId, message: str) -> None:
         self.issues.append(Issue(rule, message))

@@ -9,13 +9,15 @@ one (CONCURRENTLY, VACUUM); explicit BEGIN / COMMIT are honoured either way.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from release_safety.surfaces.declarations.annotations import Parsed
+from release_safety.surfaces.migrations.budget import Budget
 from release_safety.surfaces.migrations.classify import classify
 from release_safety.surfaces.migrations.context import Context
 from release_safety.surfaces.migrations.facts import Lock, StatementFacts
+from release_safety.surfaces.migrations.rules.ids import RuleId
 from release_safety.surfaces.migrations.statements import Extracted
 
 TriState = bool | Literal["unknown"]
@@ -23,7 +25,7 @@ TriState = bool | Literal["unknown"]
 
 @dataclass(frozen=True)
 class LineIssue:
-    rule: str
+    rule: RuleId
     line: int
     message: str
 
@@ -54,6 +56,9 @@ class FileAnalysis:
     statement_lines: tuple[int, ...] = ()
     acknowledgements: tuple[Parsed, ...] = ()
 
+    def with_acknowledgements(self, found: tuple[Parsed, ...]) -> FileAnalysis:
+        return replace(self, acknowledgements=found)
+
     def letters(self) -> str:
         """The flags that are true, as `l`, `r`, `s` (the catalogue's notation)."""
         values = (self.locks, self.rewrites, self.scans)
@@ -64,13 +69,16 @@ def _tri(value: bool, unknown: bool) -> TriState:
     return True if value else "unknown" if unknown else False
 
 
-def analyse_extracted(extracted: Extracted, postgres_version: int) -> FileAnalysis:
-    """Classify every statement in order and fold them into the file's facts."""
-    ctx = Context(postgres_version=postgres_version)
+def analyse_extracted(extracted: Extracted, ctx: Context, budget: Budget) -> FileAnalysis:
+    """Classify every statement in order against `ctx` (whose schema each statement changes)
+    and fold them into the file's facts. Raises OverBudget past the file's bounds."""
+    Budget.check_count(len(extracted.statements))
     classified: list[tuple[int, StatementFacts]] = []
     for statement in extracted.statements:
+        budget.check()
         if statement.sql is None:
             reason = statement.reason or "statement text not determined"
+            ctx.schema.lose_everything(reason)
             classified.append((statement.line, StatementFacts(unknown=reason)))
         else:
             classified.append((statement.line, classify(statement.sql, ctx)))
@@ -79,15 +87,16 @@ def analyse_extracted(extracted: Extracted, postgres_version: int) -> FileAnalys
     )
     created = {t for _, f in classified for t, fact in f.tables.items() if fact.created}
     result = FileAnalysis(statement_lines=tuple(sorted({s.line for s in extracted.statements})))
-    locks = rewrites = scans = unknown = lock_timeout = False
+    locks = rewrites = scans = lock_timeout = False
+    maybe = {"locks": False, "rewrites": False, "scans": False}
     explicit = False
     held: dict[str, Lock] = {}
     warned_queue = False
     tables: set[str] = set()
     for line, facts in classified:
         if facts.unknown is not None:
-            unknown = True
-            result.issues.append(LineIssue("migration-statement-unknown", line, facts.unknown))
+            maybe = dict.fromkeys(maybe, True)
+            result.issues.append(LineIssue(RuleId.MIGRATION_STATEMENT_UNKNOWN, line, facts.unknown))
             continue
         if facts.transaction is not None:
             held.clear()
@@ -100,7 +109,7 @@ def analyse_extracted(extracted: Extracted, postgres_version: int) -> FileAnalys
             warned_queue = True
             result.issues.append(
                 LineIssue(
-                    "lock-timeout-missing",
+                    RuleId.LOCK_TIMEOUT_MISSING,
                     line,
                     f"{facts.unnamed_lock.label} lock requested without lock_timeout",
                 )
@@ -116,13 +125,16 @@ def analyse_extracted(extracted: Extracted, postgres_version: int) -> FileAnalys
             strong = held.get(table, Lock.ACCESS_SHARE).blocks_traffic
             rewrites |= fact.rewrites
             scans |= fact.scans or fact.full_change or fact.rewrites
+            maybe["rewrites"] |= fact.maybe_rewrites
+            maybe["scans"] |= fact.maybe_work
+            maybe["locks"] |= strong and fact.maybe_work
             if strong and fact.work:
                 locks = True
                 result.heavy.append(HeavyLock(table, line, held[table], fact.rewrites))
                 if fact.lock is None or not fact.lock.blocks_traffic:
                     result.issues.append(
                         LineIssue(
-                            "lock-held-during-work",
+                            RuleId.LOCK_HELD_DURING_WORK,
                             line,
                             f"{table} stays locked ({held[table].label}) while this statement "
                             "reads or changes every row",
@@ -132,14 +144,14 @@ def analyse_extracted(extracted: Extracted, postgres_version: int) -> FileAnalys
                 warned_queue = True
                 result.issues.append(
                     LineIssue(
-                        "lock-timeout-missing",
+                        RuleId.LOCK_TIMEOUT_MISSING,
                         line,
                         f"{held[table].label} lock on {table} requested without lock_timeout",
                     )
                 )
     result.tables = sorted(t for t in tables if t != "?")
     result.created = frozenset(created)
-    result.locks = _tri(locks, unknown)
-    result.rewrites = _tri(rewrites, unknown)
-    result.scans = _tri(scans, unknown)
+    result.locks = _tri(locks, maybe["locks"])
+    result.rewrites = _tri(rewrites, maybe["rewrites"])
+    result.scans = _tri(scans, maybe["scans"])
     return result

@@ -17,6 +17,12 @@ _TEMPLATE = re.compile(r"\{\{.*?\}\}", re.DOTALL)
 # Lexer tokens: a run of word characters, or a run of text without anything the lexer acts on.
 _WORD = re.compile(r"\w+")
 _PLAIN = re.compile(r"[^\w\s;'\"$/\-]+")
+_SPACE = re.compile(r"\s+")
+_QUOTED = {
+    ("'", False): re.compile(r"'(?:[^']|'')*'"),
+    ("'", True): re.compile(r"'(?:[^'\\]|\\.|'')*'", re.DOTALL),
+    ('"', False): re.compile(r'"(?:[^"]|"")*"'),
+}
 
 
 def substitute(text: str, settings: MigrationSettings) -> str:
@@ -41,19 +47,10 @@ def _dollar_tag(text: str, i: int) -> str | None:
 
 def _skip_quoted(text: str, i: int, quote: str, backslash: bool) -> int:
     """Index after the closing quote of the string starting at `i`."""
-    j = i + 1
-    while j < len(text):
-        c = text[j]
-        if backslash and c == "\\":
-            j += 2
-            continue
-        if c == quote:
-            if text[j + 1 : j + 2] == quote:
-                j += 2
-                continue
-            return j + 1
-        j += 1
-    raise ValueError(f"unterminated {quote}-quoted text")
+    match = _QUOTED[(quote, backslash)].match(text, i)
+    if match is None:
+        raise ValueError(f"unterminated {quote}-quoted text")
+    return match.end()
 
 
 def _skip_block_comment(text: str, i: int) -> int:
@@ -84,13 +81,16 @@ def split_sql(text: str) -> list[Statement]:
     depth = 0
     i = 0
     n = len(text)
+    line, counted = 1, 0  # the line number at offset `counted`
 
     def flush(end: int) -> None:
-        nonlocal start, depth
+        nonlocal start, depth, line, counted
         if start is not None:
             sql = text[start:end].strip()
             if sql:
-                statements.append(Statement(sql, text.count("\n", 0, start) + 1))
+                line += text.count("\n", counted, start)
+                counted = start
+                statements.append(Statement(sql, line))
         start = None
         words.clear()
         depth = 0
@@ -98,7 +98,8 @@ def split_sql(text: str) -> list[Statement]:
     while i < n:
         c = text[i]
         if c.isspace():
-            i += 1
+            space = _SPACE.match(text, i)
+            i = space.end() if space else i + 1
             continue
         if text.startswith("--", i):
             newline = text.find("\n", i)

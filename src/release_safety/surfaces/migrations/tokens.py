@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from sqlglot.dialects.postgres import Postgres
+from sqlglot.errors import TokenError
 from sqlglot.tokenizer_core import Token, TokenType
 
 Kind = Literal["word", "ident", "string", "number", "punct"]
+__all__ = ["Cursor", "Tok", "TokenError", "normalise", "split_top", "tokenize", "words"]
 
 _STRINGS = {
     TokenType.STRING,
@@ -20,33 +21,42 @@ _STRINGS = {
     TokenType.HEX_STRING,
     TokenType.UNICODE_STRING,
 }
-_DIALECT = Postgres()
+_TOKENIZER = Postgres.Tokenizer(dialect=Postgres())
 
 
-@dataclass(frozen=True)
-class Tok:
-    """A token: `up` is the keyword form of a word, `text` the source text (unquoted)."""
+class Tok(NamedTuple):
+    """A token: `text` the source text (unquoted), `start` and `end` its first and last
+    offsets, `up` the keyword form of a word ("" for other kinds), `key` what a grammar
+    matches: `up` for a word, the text of punctuation, "" for literals and identifiers."""
 
     kind: Kind
     text: str
     start: int
     end: int
+    up: str = ""
+    key: str = ""
 
-    @property
-    def up(self) -> str:
-        return self.text.upper() if self.kind == "word" else ""
+
+def _tok(kind: Kind, text: str, start: int, end: int) -> Tok:
+    if kind == "word":
+        up = text.upper()
+        return Tok(kind, text, start, end, up, up)
+    return Tok(kind, text, start, end, "", text if kind == "punct" else "")
+
+
+_KINDS: dict[TokenType, Kind] = {
+    **dict.fromkeys(_STRINGS, "string"),
+    TokenType.IDENTIFIER: "ident",
+    TokenType.NUMBER: "number",
+}
 
 
 def _kind(token: Token) -> Kind:
-    if token.token_type in _STRINGS:
-        return "string"
-    if token.token_type == TokenType.IDENTIFIER:
-        return "ident"
-    if token.token_type == TokenType.NUMBER:
-        return "number"
-    if token.text[:1].isalpha() or token.text[:1] == "_":
-        return "word"
-    return "punct"
+    kind = _KINDS.get(token.token_type)
+    if kind is not None:
+        return kind
+    first = token.text[:1]
+    return "word" if first.isalpha() or first == "_" else "punct"
 
 
 _COMMANDS = {*Postgres.Tokenizer.COMMANDS, TokenType.COMMAND}
@@ -55,25 +65,26 @@ _COMMANDS = {*Postgres.Tokenizer.COMMANDS, TokenType.COMMAND}
 def tokenize(sql: str, offset: int = 0) -> list[Tok]:
     """Tokens of one statement; multi-word keywords (`PRIMARY KEY`) become one word each.
 
-    sqlglot keeps the text after a command keyword (LOCK, VACUUM, REFRESH...) as one raw
-    string; that text is tokenized in turn. Raises sqlglot's TokenError on text it cannot
+    sqlglot keeps the text after a command keyword (LOCK, VACUUM, REFRESH, EXECUTE...) as one
+    raw string; that text is tokenized in turn. Raises sqlglot's TokenError on text it cannot
     tokenize.
     """
     out: list[Tok] = []
-    raw = _DIALECT.tokenize(sql)
+    raw = _TOKENIZER.tokenize(sql)
     for k, token in enumerate(raw):
         kind = _kind(token)
         previous = raw[k - 1] if k else None
-        if previous is not None and previous.token_type in _COMMANDS and kind == "string":
-            at = sql.find(token.text, previous.end + 1)
-            if at >= 0 and sql[at:].strip() == token.text.strip():
-                out.extend(tokenize(token.text, offset + at))
-                continue
+        at = token.end + 1 - len(token.text)
+        # the rest of a command (LOCK, VACUUM, EXECUTE...) as sqlglot keeps it: raw text
+        command = previous is not None and previous.token_type in _COMMANDS
+        if command and kind == "string" and at >= 0 and sql[at : token.end + 1] == token.text:
+            out.extend(tokenize(token.text, offset + at))
+            continue
         token_start, token_end = token.start + offset, token.end + offset
         if kind == "word" and " " in token.text:
-            out.extend(Tok("word", w, token_start, token_end) for w in token.text.split())
+            out.extend(_tok("word", w, token_start, token_end) for w in token.text.split())
         else:
-            out.append(Tok(kind, token.text, token_start, token_end))
+            out.append(_tok(kind, token.text, token_start, token_end))
     return out
 
 
@@ -90,15 +101,15 @@ class Cursor:
     def peek(self, offset: int = 0) -> str:
         """The keyword form of the word at the cursor (+offset), or the punctuation text."""
         j = self.i + offset
-        if j >= len(self.toks):
-            return ""
-        tok = self.toks[j]
-        return tok.up if tok.kind == "word" else tok.text if tok.kind == "punct" else ""
+        return self.toks[j].key if j < len(self.toks) else ""
 
     def accept(self, *words: str) -> bool:
         """Consume the exact keyword sequence if it is next."""
+        i, toks = self.i, self.toks
+        if len(toks) - i < len(words):
+            return False
         for k, word in enumerate(words):
-            if self.peek(k) != word:
+            if toks[i + k].key != word:
                 return False
         self.i += len(words)
         return True

@@ -1,86 +1,129 @@
-"""Whether a column default is evaluated once (metadata only) or per row (a table rewrite)."""
+"""Whether an expression is evaluated once (a constant for every row) or per row, and which
+functions in it have effects the text does not show.
+
+Built-in functions come with PostgreSQL's own volatility (`pgcatalog`, generated from
+pg_proc); functions the migrations created carry the volatility they declared; a few common
+extension functions (uuid-ossp, pgcrypto) are listed here. Anything else is unknown.
+"""
 
 from __future__ import annotations
 
 from typing import Literal
 
+from release_safety.surfaces.migrations import pgcatalog
+from release_safety.surfaces.migrations.schema import Schema
 from release_safety.surfaces.migrations.tokens import Tok
 
 Volatility = Literal["constant", "volatile", "unknown"]
 
-VOLATILE = frozenset(
-    {
-        "random",
-        "clock_timestamp",
-        "timeofday",
-        "gen_random_uuid",
-        "uuid_generate_v1",
-        "uuid_generate_v1mc",
-        "uuid_generate_v4",
-        "nextval",
-        "setval",
-        "random_normal",
-        "gen_random_bytes",
-    }
+_EXTENSION_VOLATILE = frozenset(
+    {"uuid_generate_v1", "uuid_generate_v1mc", "uuid_generate_v4", "gen_random_bytes", "gen_salt"}
 )
-# Immutable or stable built-ins: evaluated once when a column is added (PostgreSQL 11+).
-NOT_VOLATILE = frozenset(
-    {
-        "now",
-        "transaction_timestamp",
-        "statement_timestamp",
-        "current_setting",
-        "lower",
-        "upper",
+_EXTENSION_STABLE = frozenset(
+    {"uuid_generate_v3", "uuid_generate_v5", "uuid_nil", "digest", "hmac", "crypt"}
+)
+# SQL syntax that looks like a call but is an expression of its arguments, and keywords a
+# parenthesis may follow.
+SYNTAX = frozenset(
+    [
+        "cast",
         "coalesce",
         "nullif",
         "greatest",
         "least",
-        "concat",
-        "length",
-        "abs",
-        "round",
-        "trim",
-        "replace",
-        "md5",
-        "to_jsonb",
-        "to_json",
-        "jsonb_build_object",
-        "json_build_object",
-        "jsonb_build_array",
-        "json_build_array",
         "array",
-        "make_interval",
-        "date_trunc",
-        "to_char",
-        "to_timestamp",
-        "to_date",
-        "cast",
-        "current_date",
-        "timezone",
-        "array_fill",
+        "row",
         "extract",
-        "date_part",
-        "floor",
-        "ceil",
-        "ceiling",
-        "trunc",
-        "make_date",
-        "make_timestamp",
-        "make_timestamptz",
-        "format",
-        "left",
-        "right",
-        "lpad",
-        "rpad",
-        "split_part",
-        "regexp_replace",
-        "array_to_string",
-        "to_number",
-        "jsonb_typeof",
+        "overlay",
+        "position",
+        "substring",
+        "trim",
+        "treat",
+        "xmlelement",
+        "exists",
+        "values",
+        "in",
+        "any",
+        "all",
+        "some",
+        "filter",
+        "over",
+        "within",
+        "as",
+        "on",
+        "using",
+        "and",
+        "or",
+        "not",
+        "then",
+        "else",
+        "when",
+        "select",
+        "from",
+        "where",
+        "join",
+        "lateral",
+        "by",
+        "key",
+        "check",
+        "unique",
+        "references",
+        "include",
+        "default",
+        "is",
+        "like",
+        "ilike",
+        "similar",
+        "between",
+        "case",
+        "returning",
+        "distinct",
+        "with",
+        "set",
+        "to",
+        "grouping",
+        "for",
+        "placing",
+        "leading",
+        "trailing",
+        "both",
+        "partition",
+        "order",
+        "rows",
+        "range",
+        "groups",
+        "window",
+        "limit",
+        "offset",
+        "escape",
+        "at",
+        "zone",
+        "interval",
+        "into",
+        "returning",
+        "conflict",
+        "do",
+        "update",
+    ]
+)
+RUNS_SQL = frozenset(
+    {
+        "query_to_xml",
+        "query_to_xmlschema",
+        "query_to_xml_and_xmlschema",
+        "cursor_to_xml",
+        "cursor_to_xmlschema",
+        "ts_stat",
+        "ts_rewrite",
+        "lo_import",
+        "lo_export",
+        "dblink",
+        "dblink_exec",
     }
 )
-_CALL_KEYWORDS_STABLE = frozenset(
+"""Built-in or extension functions that run SQL given as text, or touch files."""
+_NOT_CALLED_AFTER = frozenset({"INTO", "TABLE", "REFERENCES", "UPDATE", "ONLY", "AS", "INDEX"})
+_KEYWORDS_STABLE = frozenset(
     {
         "CURRENT_TIMESTAMP",
         "CURRENT_DATE",
@@ -94,22 +137,52 @@ _CALL_KEYWORDS_STABLE = frozenset(
 )
 
 
-def volatility(expr: list[Tok]) -> tuple[Volatility, str | None]:
-    """The volatility of a default expression and the function that decides it.
+def function_volatility(name: str, schema: Schema) -> Volatility:
+    """One function's volatility, by name (the most volatile of its overloads)."""
+    created = schema.functions.get(name)
+    if created is not None:
+        return "volatile" if created.volatility == "v" else "constant"
+    if name in pgcatalog.VOLATILE or name in _EXTENSION_VOLATILE:
+        return "volatile"
+    if name in pgcatalog.STABLE or name in pgcatalog.IMMUTABLE or name in _EXTENSION_STABLE:
+        return "constant"
+    if name in SYNTAX:
+        return "constant"
+    return "unknown"
 
-    A call to a function outside the known lists is `unknown` (user functions may be
-    volatile); type names after `::` are not calls.
-    """
+
+def calls(expr: list[Tok]) -> list[str]:
+    """The functions an expression calls, by lower-case name (type names after `::`, tables
+    named before a column list and SQL syntax like CAST are not calls)."""
+    out: list[str] = []
     for k, tok in enumerate(expr):
-        if tok.kind != "word" or tok.up in _CALL_KEYWORDS_STABLE:
+        if tok.kind not in ("word", "ident") or tok.up in _KEYWORDS_STABLE:
             continue
-        is_call = k + 1 < len(expr) and expr[k + 1].kind == "punct" and expr[k + 1].text == "("
-        after_cast = k > 0 and expr[k - 1].kind == "punct" and expr[k - 1].text == "::"
-        if not is_call or after_cast:
+        if k + 1 >= len(expr) or expr[k + 1].kind != "punct" or expr[k + 1].text != "(":
             continue
-        name = tok.text.lower()
-        if name in VOLATILE:
+        start = k
+        while start >= 2 and expr[start - 1].text == "." and expr[start - 2].kind != "punct":
+            start -= 2
+        before = expr[start - 1] if start else None
+        if before is not None and (before.text == "::" or before.up in _NOT_CALLED_AFTER):
+            continue
+        name = tok.text if tok.kind == "ident" else tok.text.lower()
+        schema = expr[start].text.lower() if start < k else ""
+        if schema and schema not in ("pg_catalog", "public"):
+            name = f"{schema}.{name}"
+        if name not in SYNTAX:
+            out.append(name)
+    return out
+
+
+def volatility(expr: list[Tok], schema: Schema) -> tuple[Volatility, str | None]:
+    """The volatility of a default expression and the function that decides it: volatile as
+    soon as one call is, unknown when a call is not known and none is volatile."""
+    unknown: str | None = None
+    for name in calls(expr):
+        kind = function_volatility(name, schema)
+        if kind == "volatile":
             return "volatile", name
-        if name not in NOT_VOLATILE:
-            return "unknown", name
-    return "constant", None
+        if kind == "unknown" and unknown is None:
+            unknown = name
+    return ("unknown", unknown) if unknown is not None else ("constant", None)

@@ -4,16 +4,24 @@ from release_safety.surfaces.migrations.rules.catalogue import (
     ACKNOWLEDGEMENT_INVALID,
     ACKNOWLEDGEMENT_UNUSED,
     BLOCKING_TABLE_LOCK,
+    BY_ID,
     CATALOGUE,
+    SHIPPED_MIGRATION_DELETED,
+    SHIPPED_MIGRATION_EDITED,
     Example,
     MigrationRule,
 )
+from release_safety.surfaces.migrations.rules.ids import RuleId
 
 __all__ = [
     "ACKNOWLEDGEMENT_INVALID",
     "ACKNOWLEDGEMENT_UNUSED",
     "BLOCKING_TABLE_LOCK",
+    "BY_ID",
     "CATALOGUE",
+    "SHIPPED_MIGRATION_DELETED",
+    "SHIPPED_MIGRATION_EDITED",
     "Example",
     "MigrationRule",
+    "RuleId",
 ]

@@ -16,21 +16,37 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from release_safety.findings import Rule, Severity, register
+from release_safety.surfaces.migrations.budget import (
+    MAX_CPU_SECONDS,
+    MAX_FILE_CHARS,
+    MAX_STATEMENTS,
+)
+from release_safety.surfaces.migrations.rules.ids import RuleId
 
 
 @dataclass(frozen=True)
 class Example:
+    """A migration, the flags PostgreSQL shows for it, the tables the analysis reports, and
+    whether the rule it illustrates fires on it (`fires`) or stays quiet."""
+
     sql: str
     heavy: str = ""
     tables: tuple[str, ...] = ()
     unseen: tuple[str, ...] = ()
     pg: bool = True
+    fires: bool = True
+    shown: str | None = None
+    """What the docs show, when the SQL itself is too long to print."""
 
 
 @dataclass(frozen=True)
 class MigrationRule:
+    """A rule with its examples. A `release` rule judges the release's list of migration
+    files (one edited after it shipped), not a migration's SQL: it has no SQL examples."""
+
     rule: Rule
     examples: tuple[Example, ...] = ()
+    release: bool = False
 
     @property
     def id(self) -> str:
@@ -38,16 +54,17 @@ class MigrationRule:
 
 
 def _rule(
-    id: str,
+    id: RuleId,
     severity: Severity,
     title: str,
     why: str,
     unsafe: str,
     safe: str,
     *examples: Example,
+    release: bool = False,
 ) -> MigrationRule:
     rule = Rule(
-        id=id,
+        id=id.value,
         surface="migrations",
         severity=severity,
         title=title,
@@ -55,17 +72,31 @@ def _rule(
         unsafe=unsafe,
         safe=safe,
     )
-    return MigrationRule(register(rule), examples)
+    return MigrationRule(register(rule), examples, release)
 
 
 E = Example
 U = ("users",)
+C = ("contacts",)
+
+
+def Q(
+    sql: str,
+    heavy: str = "",
+    tables: tuple[str, ...] = (),
+    unseen: tuple[str, ...] = (),
+    pg: bool = True,
+) -> Example:
+    """An example the rule stays quiet on."""
+    return Example(sql, heavy, tables, unseen, pg, fires=False)
+
+
 AEL_NOTE = "ACCESS EXCLUSIVE"
 
 CATALOGUE: tuple[MigrationRule, ...] = (
     # --- breaking: the previous release's code stops working -------------------------------
     _rule(
-        "drop-table",
+        RuleId.DROP_TABLE,
         "breaking",
         "A table (or partition) is dropped",
         "The previous release still reads and writes it until it is gone from every pod.",
@@ -74,9 +105,10 @@ CATALOGUE: tuple[MigrationRule, ...] = (
         E("DROP TABLE staging", "", ("staging",)),
         E("DROP TABLE IF EXISTS staging, orders CASCADE", "", ("orders", "staging")),
         E("ALTER TABLE events DETACH PARTITION events_2024", "", ("events", "events_2024")),
+        Q("CREATE TABLE scratch (id int);\nDROP TABLE scratch", "", ("scratch",)),
     ),
     _rule(
-        "drop-column",
+        RuleId.DROP_COLUMN,
         "breaking",
         "A column is dropped",
         "Old code still selects or inserts the column; its queries fail once it is gone.",
@@ -90,23 +122,33 @@ CATALOGUE: tuple[MigrationRule, ...] = (
             U,
         ),
         E("ALTER TABLE events DROP COLUMN kind", "", ("events",)),
-        E(
+        Q(
             "CREATE TABLE scratch (id int, tmp text);\nALTER TABLE scratch DROP COLUMN tmp",
             "",
             ("scratch",),
         ),
+        Q(
+            "ALTER TABLE users ADD COLUMN scratch text;\nALTER TABLE users DROP COLUMN scratch",
+            "",
+            U,
+        ),
     ),
     _rule(
-        "rename-table",
+        RuleId.RENAME_TABLE,
         "breaking",
         "A table is renamed",
         "Old code queries the old name.",
         "ALTER TABLE staging RENAME TO imports;",
         "Create the new table (or a view under the new name), move code, drop the old later.",
         E("ALTER TABLE staging RENAME TO staging_old", "", ("staging",)),
+        Q(
+            "CREATE TABLE scratch (id int);\nALTER TABLE scratch RENAME TO scratch2",
+            "",
+            ("scratch", "scratch2"),
+        ),
     ),
     _rule(
-        "rename-column",
+        RuleId.RENAME_COLUMN,
         "breaking",
         "A column is renamed",
         "Old code selects and inserts the old column name.",
@@ -114,9 +156,14 @@ CATALOGUE: tuple[MigrationRule, ...] = (
         "Add the new column, write both, backfill, switch reads, drop the old one later.",
         E("ALTER TABLE users RENAME COLUMN name TO full_name", "", U),
         E("ALTER TABLE users RENAME name TO display_name", "", U),
+        Q(
+            "ALTER TABLE users ADD COLUMN nick text;\nALTER TABLE users RENAME COLUMN nick TO nickname",
+            "",
+            U,
+        ),
     ),
     _rule(
-        "drop-view",
+        RuleId.DROP_VIEW,
         "breaking",
         "A view or materialized view is dropped",
         "Old code still queries it.",
@@ -125,18 +172,29 @@ CATALOGUE: tuple[MigrationRule, ...] = (
         E("DROP VIEW active_users", "", ("active_users",)),
         E("DROP MATERIALIZED VIEW user_counts", "", ("user_counts",)),
         E("DROP VIEW IF EXISTS active_users CASCADE", "", ("active_users",)),
+        Q(
+            "CREATE VIEW recent_users AS SELECT id FROM users;\nDROP VIEW recent_users",
+            "",
+            ("recent_users", "users"),
+        ),
     ),
     _rule(
-        "rename-view",
+        RuleId.RENAME_VIEW,
         "breaking",
         "A view is renamed",
         "Old code queries the old name.",
         "ALTER VIEW active_users RENAME TO live_users;",
         "Create the new view beside the old one; drop the old one a release later.",
         E("ALTER VIEW active_users RENAME TO live_users", "", ("active_users",)),
+        Q(
+            "CREATE VIEW recent_users AS SELECT id FROM users;\n"
+            "ALTER VIEW recent_users RENAME TO new_users",
+            "",
+            ("new_users", "recent_users", "users"),
+        ),
     ),
     _rule(
-        "drop-type",
+        RuleId.DROP_TYPE,
         "breaking",
         "A type or domain is dropped or loses an attribute",
         "Old code casts to the type or relies on its shape.",
@@ -144,27 +202,35 @@ CATALOGUE: tuple[MigrationRule, ...] = (
         "Stop using the type one release before dropping it.",
         E("DROP TYPE priority", "", ()),
         E("DROP TYPE IF EXISTS priority", "", ()),
+        Q("CREATE TYPE level AS ENUM ('low');\nDROP TYPE level", "", ()),
     ),
     _rule(
-        "rename-type",
+        RuleId.RENAME_TYPE,
         "breaking",
         "A type is renamed",
         "Old code casts to the old name.",
         "ALTER TYPE priority RENAME TO level;",
         "Create the new type, migrate columns, drop the old type later.",
         E("ALTER TYPE priority RENAME TO level", "", ()),
+        Q("CREATE TYPE level AS ENUM ('low');\nALTER TYPE level RENAME TO tier", "", ()),
     ),
     _rule(
-        "rename-enum-value",
+        RuleId.RENAME_ENUM_VALUE,
         "breaking",
         "An enum value is renamed",
         "Old code writes the old label and gets `invalid input value for enum`.",
         "ALTER TYPE mood RENAME VALUE 'sad' TO 'unhappy';",
         "Add the new value, move rows and code to it, stop using the old one.",
         E("ALTER TYPE mood RENAME VALUE 'sad' TO 'unhappy'", "", ()),
+        Q("ALTER TYPE mood ADD VALUE 'calm'", "", ()),
+        Q(
+            "CREATE TYPE level AS ENUM ('low');\nALTER TYPE level RENAME VALUE 'low' TO 'lo'",
+            "",
+            (),
+        ),
     ),
     _rule(
-        "set-schema",
+        RuleId.SET_SCHEMA,
         "breaking",
         "A table, view or type moves to another schema",
         "Old code finds it by its old qualified name or search path.",
@@ -175,27 +241,35 @@ CATALOGUE: tuple[MigrationRule, ...] = (
             "",
             ("staging",),
         ),
+        Q(
+            "CREATE SCHEMA IF NOT EXISTS archive;\nCREATE TABLE scratch (id int);\n"
+            "ALTER TABLE scratch SET SCHEMA archive",
+            "",
+            ("scratch",),
+        ),
     ),
     _rule(
-        "rename-schema",
+        RuleId.RENAME_SCHEMA,
         "breaking",
         "A schema is renamed",
         "Every qualified name old code uses in that schema breaks.",
         "ALTER SCHEMA app RENAME TO core;",
         "Keep the schema name; move objects one by one with compatible views.",
-        E("ALTER SCHEMA app RENAME TO core", "", (), pg=False),
+        E("ALTER SCHEMA legacy RENAME TO legacy_old", "", ()),
+        Q("CREATE SCHEMA reporting;\nALTER SCHEMA reporting RENAME TO reports", "", ()),
     ),
     _rule(
-        "drop-schema",
+        RuleId.DROP_SCHEMA,
         "breaking",
         "A schema is dropped",
         "Everything old code uses in it disappears.",
         "DROP SCHEMA legacy CASCADE;",
         "Empty the schema over releases first; drop it once nothing uses it.",
-        E("DROP SCHEMA legacy CASCADE", "", (), pg=False),
+        E("DROP SCHEMA legacy CASCADE", "", ()),
+        Q("CREATE SCHEMA reporting;\nDROP SCHEMA reporting", "", ()),
     ),
     _rule(
-        "set-not-null",
+        RuleId.SET_NOT_NULL,
         "breaking",
         "A column becomes NOT NULL",
         "Old code that omits the column inserts NULL and fails; without a validated CHECK "
@@ -219,9 +293,24 @@ CATALOGUE: tuple[MigrationRule, ...] = (
             "ls",
             U,
         ),
+        E(
+            "ALTER TABLE users ADD CONSTRAINT users_email_nn CHECK (email IS NOT NULL) NOT VALID, "
+            "ALTER COLUMN email SET NOT NULL",
+            "ls",
+            U,
+        ),
+        E("ALTER DOMAIN label SET NOT NULL", "ls", C),
+        Q("ALTER TABLE contacts ALTER COLUMN tag SET NOT NULL", "", C),
+        Q("ALTER TABLE contacts ALTER COLUMN code SET NOT NULL", "", C),
+        Q(
+            "ALTER TABLE users ADD COLUMN tier text DEFAULT 'free';\n"
+            "ALTER TABLE users ALTER COLUMN tier SET NOT NULL",
+            "ls",
+            U,
+        ),
     ),
     _rule(
-        "add-not-null-column-without-default",
+        RuleId.ADD_NOT_NULL_COLUMN_WITHOUT_DEFAULT,
         "breaking",
         "A NOT NULL column is added without a default",
         "Old code inserts rows without the column and fails; on a table with rows the "
@@ -230,36 +319,60 @@ CATALOGUE: tuple[MigrationRule, ...] = (
         "Add it with a constant DEFAULT (no rewrite since PostgreSQL 11), or nullable first.",
         E("ALTER TABLE users ADD COLUMN plan text NOT NULL", "error", U),
         E("ALTER TABLE users ADD COLUMN plan_id int NOT NULL", "error", U),
+        Q("ALTER TABLE users ADD COLUMN plan text NOT NULL DEFAULT 'free'", "", U),
     ),
     _rule(
-        "add-primary-key-nullable-column",
+        RuleId.ADD_PRIMARY_KEY_NULLABLE_COLUMN,
         "breaking",
         "A primary key is added on a nullable column",
         "A primary key makes its columns NOT NULL: old code that leaves them out fails.",
         "ALTER TABLE staging ADD COLUMN code text;\nALTER TABLE staging ADD PRIMARY KEY (code);",
         "Fill the column and make code always write it before adding the key.",
+        E("ALTER TABLE staging ADD PRIMARY KEY (id)", "ls", ("staging",)),
         E(
+            "CREATE UNIQUE INDEX CONCURRENTLY staging_id_idx ON staging (id);\n"
+            "ALTER TABLE staging ADD PRIMARY KEY USING INDEX staging_id_idx",
+            "ls",
+            ("staging",),
+        ),
+        Q(
+            "CREATE UNIQUE INDEX CONCURRENTLY contacts_code_key ON contacts (code);\n"
+            "ALTER TABLE contacts DROP CONSTRAINT contacts_pkey, "
+            "ADD PRIMARY KEY USING INDEX contacts_code_key",
+            "s",
+            ("contacts",),
+        ),
+        Q(
             "ALTER TABLE staging ADD COLUMN code text;\nALTER TABLE staging ADD PRIMARY KEY (code)",
             "error",
             ("staging",),
         ),
     ),
     _rule(
-        "drop-default-not-null-column",
+        RuleId.DROP_DEFAULT_NOT_NULL_COLUMN,
         "breaking",
         "The default of a NOT NULL column is dropped",
         "Old code that omits the column relied on the default; its inserts now fail.",
         "ALTER TABLE users ALTER COLUMN tier DROP DEFAULT;",
         "Ship code that always writes the column first, then drop the default.",
+        E("ALTER TABLE users ALTER COLUMN created_at DROP DEFAULT", "", U),
+        E("ALTER TABLE contacts ALTER COLUMN score DROP DEFAULT", "", C),
         E(
             "ALTER TABLE users ADD COLUMN tier text NOT NULL DEFAULT 'free';\n"
             "ALTER TABLE users ALTER COLUMN tier DROP DEFAULT",
             "",
             U,
         ),
+        Q(
+            "ALTER TABLE users ADD COLUMN tier text DEFAULT 'free';\n"
+            "ALTER TABLE users ALTER COLUMN tier DROP DEFAULT",
+            "",
+            U,
+        ),
+        Q("ALTER TABLE contacts ALTER COLUMN note DROP DEFAULT", "", C),
     ),
     _rule(
-        "change-column-type",
+        RuleId.CHANGE_COLUMN_TYPE,
         "breaking",
         "A column changes type",
         "Old code sends parameters and reads values of the old type: a narrower or different "
@@ -268,16 +381,22 @@ CATALOGUE: tuple[MigrationRule, ...] = (
         "reports the rewrite).",
         "ALTER TABLE users ALTER COLUMN age TYPE bigint;",
         "Add a column of the new type, write both, backfill in batches, switch, drop the old.",
-        E("ALTER TABLE users ALTER COLUMN age TYPE bigint", "lrs", U),
+        Q("ALTER TABLE users ALTER COLUMN age TYPE bigint", "lrs", U),
         E("ALTER TABLE users ALTER COLUMN age SET DATA TYPE numeric(12,2)", "lrs", U),
         E("ALTER TABLE orders ALTER COLUMN amount TYPE numeric(12,4)", "lrs", ("orders",)),
         E("ALTER TABLE users ALTER COLUMN status TYPE varchar(10)", "lrs", U),
-        E("ALTER TABLE users ALTER COLUMN mood TYPE text", "lrs", U),
-        E("ALTER TABLE users ADD COLUMN a text, ALTER COLUMN age TYPE bigint", "lrs", U),
+        Q("ALTER TABLE users ALTER COLUMN mood TYPE text", "lrs", U),
+        Q("ALTER TABLE users ADD COLUMN a text, ALTER COLUMN age TYPE bigint", "lrs", U),
         E("ALTER TABLE events ALTER COLUMN id TYPE numeric", "lrs", ("events",)),
+        E("ALTER TABLE users ALTER COLUMN age TYPE text", "lrs", U),
+        E("ALTER TABLE users ALTER COLUMN status TYPE int USING status::int", "error", U),
+        E("ALTER TABLE orders ALTER COLUMN user_id TYPE int", "lrs", ("orders",)),
+        E("ALTER TABLE users ALTER COLUMN name TYPE varchar(20)", "lrs", U),
+        Q("ALTER TABLE users ALTER COLUMN name TYPE varchar(200)", "", U),
+        Q("ALTER TABLE contacts ALTER COLUMN seen TYPE timestamptz", "ls", C),
     ),
     _rule(
-        "revoke-privileges",
+        RuleId.REVOKE_PRIVILEGES,
         "breaking",
         "Privileges are revoked",
         "Old code running as that role loses access mid-rollout.",
@@ -285,10 +404,49 @@ CATALOGUE: tuple[MigrationRule, ...] = (
         "Revoke only after no released code needs the privilege.",
         E("REVOKE INSERT ON users FROM PUBLIC", "", ()),
         E("REVOKE ALL ON orders FROM PUBLIC", "", ()),
+        Q("GRANT SELECT ON users TO PUBLIC", "", ()),
+    ),
+    _rule(
+        RuleId.DROP_IDENTITY,
+        "breaking",
+        "An identity column stops generating its values",
+        "DROP IDENTITY removes the default old code relies on when it inserts without the "
+        "column: the column stays NOT NULL, so those inserts fail.",
+        "ALTER TABLE contacts ALTER COLUMN id DROP IDENTITY;",
+        "Keep the identity until no released code inserts without the column; or set a default "
+        "from a sequence in the same statement.",
+        E("ALTER TABLE contacts ALTER COLUMN id DROP IDENTITY", "", C),
+        E("ALTER TABLE contacts ALTER COLUMN id DROP IDENTITY IF EXISTS", "", C),
+        Q(
+            "ALTER TABLE users ALTER COLUMN id ADD GENERATED BY DEFAULT AS IDENTITY;\n"
+            "ALTER TABLE users ALTER COLUMN id DROP IDENTITY",
+            "",
+            U,
+        ),
+    ),
+    _rule(
+        RuleId.ENABLE_ROW_LEVEL_SECURITY,
+        "breaking",
+        "Row level security is turned on for a table",
+        "From then on a role that does not own the table (or FORCE: any role) sees and writes "
+        "only the rows a policy admits; without a policy for the role old code's queries "
+        "return nothing and its writes fail.",
+        "ALTER TABLE users ENABLE ROW LEVEL SECURITY;",
+        "Create the policies old code's role needs first (or make sure it owns the table and "
+        "bypasses RLS), then acknowledge the finding with that reason.",
+        E("ALTER TABLE users ENABLE ROW LEVEL SECURITY", "", U),
+        E("ALTER TABLE users FORCE ROW LEVEL SECURITY", "", U),
+        Q("ALTER TABLE users DISABLE ROW LEVEL SECURITY", "", U),
+        Q(
+            "CREATE TABLE teams (id bigint PRIMARY KEY, owner text);\n"
+            "ALTER TABLE teams ENABLE ROW LEVEL SECURITY",
+            "",
+            ("teams",),
+        ),
     ),
     # --- breaking: traffic stops while the migration works --------------------------------
     _rule(
-        "blocking-table-lock",
+        RuleId.BLOCKING_TABLE_LOCK,
         "breaking",
         "A table that existed at the previous release is locked while every row is rewritten or "
         "read",
@@ -314,9 +472,9 @@ CATALOGUE: tuple[MigrationRule, ...] = (
         E("ALTER TABLE users ADD CONSTRAINT users_age_check CHECK (age >= 0)", "ls", U),
         E("ALTER TABLE users ALTER COLUMN age TYPE bigint", "lrs", U),
         E("ALTER TABLE users ADD COLUMN tier text;\nUPDATE users SET tier = 'free'", "ls", U),
-        E("CREATE INDEX CONCURRENTLY users_email_idx ON users (email)", "s", U),
-        E("ALTER TABLE users ADD CONSTRAINT users_age_check CHECK (age >= 0) NOT VALID", "", U),
-        E(
+        Q("CREATE INDEX CONCURRENTLY users_email_idx ON users (email)", "s", U),
+        Q("ALTER TABLE users ADD CONSTRAINT users_age_check CHECK (age >= 0) NOT VALID", "", U),
+        Q(
             "CREATE TABLE teams (id bigserial PRIMARY KEY, name text);\n"
             "CREATE INDEX teams_name_idx ON teams (name)",
             "",
@@ -325,7 +483,7 @@ CATALOGUE: tuple[MigrationRule, ...] = (
     ),
     # --- advisory: heavy or risky for traffic, compatible for old code --------------------
     _rule(
-        "table-rewrite",
+        RuleId.TABLE_REWRITE,
         "advisory",
         "The table is rewritten",
         "Every row is copied to new storage under ACCESS EXCLUSIVE: reads and writes wait for "
@@ -351,25 +509,42 @@ CATALOGUE: tuple[MigrationRule, ...] = (
             "lrs",
             ("orders",),
         ),
-        E("ALTER TABLE users ADD COLUMN nickname text", "", U),
-        E("ALTER TABLE users ADD COLUMN active boolean NOT NULL DEFAULT true", "", U),
-        E("ALTER TABLE users ADD COLUMN joined timestamptz DEFAULT now()", "", U),
-        E(
+        Q("ALTER TABLE users ADD COLUMN nickname text", "", U),
+        Q("ALTER TABLE users ADD COLUMN active boolean NOT NULL DEFAULT true", "", U),
+        Q("ALTER TABLE users ADD COLUMN joined timestamptz DEFAULT now()", "", U),
+        Q(
             "ALTER TABLE users ADD COLUMN joined_at timestamptz NOT NULL DEFAULT CURRENT_TIMESTAMP",
             "",
             U,
         ),
-        E("ALTER TABLE users ADD COLUMN tags text[] DEFAULT '{}'", "", U),
-        E("ALTER TABLE users ADD COLUMN meta jsonb NOT NULL DEFAULT '{}'::jsonb", "", U),
-        E("ALTER TABLE users ADD COLUMN plan text NOT NULL DEFAULT 'free'", "", U),
-        E("ALTER TABLE users ADD COLUMN IF NOT EXISTS level int DEFAULT 1", "", U),
-        E("ALTER TABLE users ADD COLUMN day date DEFAULT CURRENT_DATE", "", U),
-        E("ALTER TABLE users ADD COLUMN label varchar(20) DEFAULT lower('X')", "", U),
-        E("ALTER TABLE events ADD COLUMN source text DEFAULT 'web'", "", ("events",)),
-        E("ALTER TABLE users ADD COLUMN x text DEFAULT my_default()", "unknown", U, pg=False),
+        Q("ALTER TABLE users ADD COLUMN tags text[] DEFAULT '{}'", "", U),
+        Q("ALTER TABLE users ADD COLUMN meta jsonb NOT NULL DEFAULT '{}'::jsonb", "", U),
+        Q("ALTER TABLE users ADD COLUMN plan text NOT NULL DEFAULT 'free'", "", U),
+        Q("ALTER TABLE users ADD COLUMN IF NOT EXISTS level int DEFAULT 1", "", U),
+        Q("ALTER TABLE users ADD COLUMN day date DEFAULT CURRENT_DATE", "", U),
+        Q("ALTER TABLE users ADD COLUMN label varchar(20) DEFAULT lower('X')", "", U),
+        Q("ALTER TABLE events ADD COLUMN source text DEFAULT 'web'", "", ("events",)),
+        Q("ALTER TABLE users ADD COLUMN x text DEFAULT my_default()", "unknown", U, pg=False),
+        E("ALTER TABLE users ADD COLUMN n int GENERATED BY DEFAULT AS IDENTITY", "lrs", U),
+        E("ALTER TABLE users ADD COLUMN contact email_address", "lrs", U),
+        E("ALTER TABLE users ADD COLUMN contact email_address DEFAULT 'a@b'", "lrs", U),
+        Q("ALTER TABLE users ADD COLUMN topic label", "", U),
+        Q("ALTER TABLE contacts ALTER COLUMN seen TYPE timestamptz", "ls", C),
+        E(
+            "SET TimeZone = 'Europe/Paris';\nALTER TABLE contacts ALTER COLUMN seen TYPE timestamptz",
+            "lrs",
+            C,
+        ),
+        Q("ALTER TABLE users ALTER COLUMN name TYPE varchar(100)", "", U),
+        Q("ALTER TABLE users ALTER COLUMN name TYPE text", "", U),
+        Q("ALTER TABLE orders ALTER COLUMN amount TYPE numeric(12,2)", "", ("orders",)),
+        E("ALTER TABLE orders ALTER COLUMN amount TYPE numeric(12,4)", "lrs", ("orders",)),
+        Q("ALTER TABLE contacts ALTER COLUMN tag TYPE text", "ls", C),
+        Q("ALTER TABLE contacts ALTER COLUMN phone TYPE varchar", "", C),
+        E("ALTER TABLE contacts ALTER COLUMN phone TYPE email_address", "lrs", C),
     ),
     _rule(
-        "create-index-non-concurrently",
+        RuleId.CREATE_INDEX_NON_CONCURRENTLY,
         "advisory",
         "An index is built without CONCURRENTLY",
         "CREATE INDEX holds a SHARE lock for the whole build: every write to the table waits.",
@@ -383,35 +558,36 @@ CATALOGUE: tuple[MigrationRule, ...] = (
         E("CREATE INDEX IF NOT EXISTS users_age_idx ON users (age DESC NULLS LAST)", "ls", U),
         E("CREATE INDEX events_at_idx ON events (at)", "ls", ("events",)),
         E("CREATE INDEX ON orders (amount)", "ls", ("orders",)),
-        E("CREATE INDEX CONCURRENTLY users_status_idx ON users (status)", "s", U),
-        E(
+        Q("CREATE INDEX CONCURRENTLY users_status_idx ON users (status)", "s", U),
+        Q(
             "CREATE UNIQUE INDEX CONCURRENTLY IF NOT EXISTS orders_id_note_idx ON orders (id, note)",
             "s",
             ("orders",),
         ),
-        E(
+        Q(
             "CREATE TABLE audit (id bigint, at timestamptz);\nCREATE INDEX audit_at_idx ON audit (at)",
             "",
             ("audit",),
         ),
-        E("DROP INDEX orders_user_id_idx", "", (), ("orders",)),
-        E("DROP INDEX CONCURRENTLY orders_user_id_idx", "", (), ("orders",)),
-        E("DROP INDEX IF EXISTS orders_user_id_idx", "", (), ("orders",)),
-        E("ALTER INDEX orders_user_id_idx RENAME TO orders_user_idx", "", (), ("orders",)),
+        Q("DROP INDEX orders_user_id_idx", "", ("orders",)),
+        Q("DROP INDEX CONCURRENTLY orders_user_id_idx", "", ("orders",)),
+        Q("DROP INDEX IF EXISTS orders_user_id_idx", "", ("orders",)),
+        Q("ALTER INDEX orders_user_id_idx RENAME TO orders_user_idx", "", ()),
     ),
     _rule(
-        "reindex-non-concurrently",
+        RuleId.REINDEX_NON_CONCURRENTLY,
         "advisory",
         "Indexes are rebuilt without CONCURRENTLY",
         "REINDEX holds a SHARE lock on the table while it reads every row: writes wait.",
         "REINDEX TABLE users;",
         "REINDEX TABLE CONCURRENTLY users; -- outside a transaction",
         E("REINDEX TABLE users", "ls", U),
-        E("REINDEX TABLE CONCURRENTLY users", "s", U),
-        E("REINDEX INDEX users_pkey", "unknown", (), pg=False),
+        Q("REINDEX TABLE CONCURRENTLY users", "s", U),
+        E("REINDEX INDEX users_pkey", "ls", U),
+        E("REINDEX INDEX orders_user_id_idx", "ls", ("orders",)),
     ),
     _rule(
-        "add-constraint-validating",
+        RuleId.ADD_CONSTRAINT_VALIDATING,
         "advisory",
         "A constraint is added and validated in one step",
         "Adding a CHECK or FOREIGN KEY reads every row while holding a lock that blocks writes "
@@ -429,18 +605,18 @@ CATALOGUE: tuple[MigrationRule, ...] = (
             "ls",
             ("orders", "users"),
         ),
-        E(
+        Q(
             "ALTER TABLE orders ADD CONSTRAINT orders_user_fk FOREIGN KEY (user_id) REFERENCES users (id) NOT VALID",
             "",
             ("orders", "users"),
         ),
-        E(
+        Q(
             "ALTER TABLE orders ADD CONSTRAINT orders_user_fk FOREIGN KEY (user_id) REFERENCES users (id) NOT VALID;\n"
             "COMMIT;\nALTER TABLE orders VALIDATE CONSTRAINT orders_user_fk",
             "s",
             ("orders", "users"),
         ),
-        E(
+        Q(
             "ALTER TABLE orders ADD CONSTRAINT orders_user_fk FOREIGN KEY (user_id) REFERENCES users (id) NOT VALID;\n"
             "ALTER TABLE orders VALIDATE CONSTRAINT orders_user_fk",
             "ls",
@@ -448,15 +624,15 @@ CATALOGUE: tuple[MigrationRule, ...] = (
         ),
         E("ALTER TABLE users ADD CONSTRAINT users_age_check CHECK (age >= 0)", "ls", U),
         E("ALTER TABLE users ADD CHECK (age < 200)", "ls", U),
-        E("ALTER TABLE users ADD CONSTRAINT users_age_check CHECK (age >= 0) NOT VALID", "", U),
-        E(
+        Q("ALTER TABLE users ADD CONSTRAINT users_age_check CHECK (age >= 0) NOT VALID", "", U),
+        Q(
             "ALTER TABLE users ADD CONSTRAINT users_age_check CHECK (age >= 0) NOT VALID;\n"
             "COMMIT;\nALTER TABLE users VALIDATE CONSTRAINT users_age_check",
             "s",
             U,
         ),
         E("ALTER TABLE users ADD COLUMN score int CHECK (score > 0)", "ls", U),
-        E(
+        Q(
             "ALTER TABLE users ADD COLUMN best_order bigint REFERENCES orders (id)",
             "",
             ("orders", "users"),
@@ -472,15 +648,25 @@ CATALOGUE: tuple[MigrationRule, ...] = (
             "ls",
             ("events",),
         ),
-        E(
+        Q(
             "CREATE TABLE teams (id bigserial PRIMARY KEY, name text NOT NULL);\n"
             "ALTER TABLE teams ADD CONSTRAINT teams_name_check CHECK (name <> '')",
             "",
             ("teams",),
         ),
+        E(
+            "ALTER DOMAIN email_address ADD CONSTRAINT email_short CHECK (length(VALUE) < 200)",
+            "ls",
+            C,
+        ),
+        Q(
+            "ALTER DOMAIN email_address ADD CONSTRAINT email_short CHECK (length(VALUE) < 200) NOT VALID",
+            "",
+            (),
+        ),
     ),
     _rule(
-        "add-unique-constraint-builds-index",
+        RuleId.ADD_UNIQUE_CONSTRAINT_BUILDS_INDEX,
         "advisory",
         "A UNIQUE, PRIMARY KEY or EXCLUDE constraint builds its index in place",
         "The index build reads every row under ACCESS EXCLUSIVE: reads and writes wait.",
@@ -494,7 +680,7 @@ CATALOGUE: tuple[MigrationRule, ...] = (
             "ls",
             U,
         ),
-        E(
+        Q(
             "CREATE UNIQUE INDEX CONCURRENTLY users_email_idx ON users (email);\n"
             "ALTER TABLE users ADD CONSTRAINT users_email_key UNIQUE USING INDEX users_email_idx",
             "s",
@@ -502,7 +688,7 @@ CATALOGUE: tuple[MigrationRule, ...] = (
         ),
     ),
     _rule(
-        "add-primary-key",
+        RuleId.ADD_PRIMARY_KEY,
         "advisory",
         "A primary key is added",
         "The key's index is built under ACCESS EXCLUSIVE, and columns that were nullable become "
@@ -512,19 +698,25 @@ CATALOGUE: tuple[MigrationRule, ...] = (
         "PRIMARY KEY USING INDEX.",
         E("ALTER TABLE staging ADD PRIMARY KEY (id)", "ls", ("staging",)),
         E("ALTER TABLE staging ADD CONSTRAINT staging_pk PRIMARY KEY (id, at)", "ls", ("staging",)),
+        Q(
+            "CREATE TABLE scratch (id int);\nALTER TABLE scratch ADD PRIMARY KEY (id)",
+            "",
+            ("scratch",),
+        ),
     ),
     _rule(
-        "drop-default",
+        RuleId.DROP_DEFAULT,
         "advisory",
         "A column default is dropped",
         "If the column is NOT NULL, old code that omits it relied on the default and fails; "
         "the analysis cannot see the column's nullability here.",
         "ALTER TABLE users ALTER COLUMN created_at DROP DEFAULT;",
         "Ship code that always writes the column first, then drop the default.",
-        E("ALTER TABLE users ALTER COLUMN created_at DROP DEFAULT", "", U),
+        E("ALTER TABLE contacts ALTER COLUMN note DROP DEFAULT", "", C),
+        Q("ALTER TABLE users ALTER COLUMN email DROP DEFAULT", "", U),
     ),
     _rule(
-        "refresh-materialized-view",
+        RuleId.REFRESH_MATERIALIZED_VIEW,
         "advisory",
         "A materialized view is refreshed in the migration",
         "REFRESH rewrites the view under ACCESS EXCLUSIVE (readers wait); CONCURRENTLY keeps "
@@ -533,10 +725,10 @@ CATALOGUE: tuple[MigrationRule, ...] = (
         "Refresh outside the migration (a job), CONCURRENTLY, with a unique index on the view.",
         E("REFRESH MATERIALIZED VIEW user_counts", "lrs", ("user_counts",), ("users",)),
         E("REFRESH MATERIALIZED VIEW CONCURRENTLY user_counts", "ls", ("user_counts",), ("users",)),
-        E("REFRESH MATERIALIZED VIEW user_counts WITH NO DATA", "", ("user_counts",)),
+        Q("REFRESH MATERIALIZED VIEW user_counts WITH NO DATA", "", ("user_counts",)),
     ),
     _rule(
-        "truncate-table",
+        RuleId.TRUNCATE_TABLE,
         "advisory",
         "A table is truncated",
         "TRUNCATE empties the table under ACCESS EXCLUSIVE; old code sees its data vanish.",
@@ -544,9 +736,10 @@ CATALOGUE: tuple[MigrationRule, ...] = (
         "Delete the rows a release after code stops needing them, in batches if large.",
         E("TRUNCATE staging", "", ("staging",)),
         E("TRUNCATE TABLE staging, orders RESTART IDENTITY", "", ("orders", "staging")),
+        Q("CREATE TABLE scratch (id int);\nTRUNCATE scratch", "", ("scratch",)),
     ),
     _rule(
-        "full-table-data-change",
+        RuleId.FULL_TABLE_DATA_CHANGE,
         "advisory",
         "Every row of a table is changed in the migration",
         "An UPDATE or DELETE of every row (or a filtered one that reads every row) holds row "
@@ -555,30 +748,30 @@ CATALOGUE: tuple[MigrationRule, ...] = (
         "UPDATE users SET status = 'active';",
         "Backfill in batches outside the schema migration, or in small transactions.",
         E("UPDATE users SET status = 'active'", "s", U),
-        E("UPDATE users SET status = 'active' WHERE status IS NULL", "s", U),
-        E("UPDATE users SET status = 'vip' WHERE id = 42", "", U),
-        E("UPDATE orders SET note = 'x' WHERE id IN (1, 2, 3)", "", ("orders",)),
-        E("DELETE FROM orders WHERE amount < 0", "s", ("orders",)),
+        Q("UPDATE users SET status = 'active' WHERE status IS NULL", "s", U),
+        Q("UPDATE users SET status = 'vip' WHERE id = 42", "", U),
+        Q("UPDATE orders SET note = 'x' WHERE id IN (1, 2, 3)", "", ("orders",)),
+        Q("DELETE FROM orders WHERE amount < 0", "s", ("orders",)),
         E("DELETE FROM orders", "s", ("orders",)),
-        E("INSERT INTO orders (id, user_id, amount) VALUES (100000, 1, 5)", "", ("orders",)),
-        E(
+        Q("INSERT INTO orders (id, user_id, amount) VALUES (100000, 1, 5)", "", ("orders",)),
+        Q(
             "INSERT INTO staging (id, kind, at) SELECT id, status, current_date FROM users",
             "s",
             ("staging", "users"),
         ),
         E("UPDATE events SET kind = 'x'", "s", ("events",)),
         E("DO $$ BEGIN UPDATE users SET status = 'x'; END $$", "s", U),
-        E("UPDATE users SET name = upper(name) WHERE age > 30", "s", U),
-        E(
+        Q("UPDATE users SET name = upper(name) WHERE age > 30", "s", U),
+        Q(
             "WITH old AS (SELECT id FROM users WHERE age > 80) "
             "DELETE FROM orders WHERE user_id IN (SELECT id FROM old)",
             "s",
             ("orders", "users"),
         ),
-        E("SELECT backfill_users()", "unknown", (), pg=False),
+        Q("SELECT backfill_users()", "unknown", (), pg=False),
     ),
     _rule(
-        "lock-held-during-work",
+        RuleId.LOCK_HELD_DURING_WORK,
         "advisory",
         "A lock that blocks traffic is held while later statements read or change every row",
         "Locks are kept until commit: a brief ACCESS EXCLUSIVE (say, ADD COLUMN) followed by a "
@@ -589,27 +782,27 @@ CATALOGUE: tuple[MigrationRule, ...] = (
         E("ALTER TABLE users ADD COLUMN tier text;\nUPDATE users SET tier = 'free'", "ls", U),
         E("LOCK TABLE users IN SHARE MODE;\nUPDATE users SET status = 'x'", "ls", U),
         E("LOCK TABLE users;\nSELECT count(*) FROM users", "ls", U),
-        E("UPDATE users SET status = 'x';\nALTER TABLE users ADD COLUMN tier text", "s", U),
-        E(
+        Q("UPDATE users SET status = 'x';\nALTER TABLE users ADD COLUMN tier text", "s", U),
+        Q(
             "ALTER TABLE users ADD COLUMN tier text;\nCOMMIT;\nUPDATE users SET tier = 'free'",
             "s",
             U,
         ),
-        E("BEGIN;\nALTER TABLE users ADD COLUMN tier text;\nCOMMIT;", "", U),
-        E(
+        Q("BEGIN;\nALTER TABLE users ADD COLUMN tier text;\nCOMMIT;", "", U),
+        Q(
             "CREATE TABLE teams (id bigserial PRIMARY KEY, name text NOT NULL);\n"
             "ALTER TABLE users ADD COLUMN team_id bigint REFERENCES teams (id);\n"
             "CREATE INDEX users_team_idx ON users (team_id)",
             "ls",
             ("teams", "users"),
         ),
-        E(
+        Q(
             "SET lock_timeout = '3s';\nALTER TABLE users ADD COLUMN plan text;\n"
             "CREATE INDEX CONCURRENTLY users_plan_idx ON users (plan)",
             "s",
             U,
         ),
-        E(
+        Q(
             "LOCK TABLE orders IN ROW EXCLUSIVE MODE;\nDELETE FROM orders WHERE note IS NULL",
             "s",
             ("orders",),
@@ -621,34 +814,34 @@ CATALOGUE: tuple[MigrationRule, ...] = (
         ),
     ),
     _rule(
-        "lock-timeout-missing",
+        RuleId.LOCK_TIMEOUT_MISSING,
         "advisory",
         "A lock that blocks traffic is requested without lock_timeout",
         "Even a metadata-only ACCESS EXCLUSIVE waits behind long queries, and every query "
         "arriving meanwhile queues behind it: the table stalls.",
         "ALTER TABLE users ADD COLUMN nickname text;",
         "SET lock_timeout = '5s'; first, and retry the migration on timeout.",
-        E("SET lock_timeout = '5s';\nALTER TABLE users ADD COLUMN nickname text", "", U),
-        E(
+        Q("SET lock_timeout = '5s';\nALTER TABLE users ADD COLUMN nickname text", "", U),
+        Q(
             "SET LOCAL lock_timeout TO '2s';\nALTER TABLE users ALTER COLUMN email SET DEFAULT 'none'",
             "",
             U,
         ),
         E("ALTER TABLE users ALTER COLUMN created_at DROP NOT NULL", "", U),
-        E("ALTER TABLE users ALTER COLUMN email SET STATISTICS 500", "", U),
+        Q("ALTER TABLE users ALTER COLUMN email SET STATISTICS 500", "", U),
         E("ALTER TABLE users ALTER COLUMN email SET STORAGE EXTERNAL", "", U),
-        E("ALTER TABLE users SET (fillfactor = 70)", "", U),
-        E("ALTER TABLE users RESET (fillfactor)", "", U),
+        Q("ALTER TABLE users SET (fillfactor = 70)", "", U),
+        Q("ALTER TABLE users RESET (fillfactor)", "", U),
         E("ALTER TABLE users REPLICA IDENTITY FULL", "", U),
         E("ALTER TABLE users ENABLE ROW LEVEL SECURITY", "", U),
         E("CREATE POLICY own_rows ON users USING (id > 0)", "", U),
         E("ALTER TABLE orders RENAME CONSTRAINT orders_pkey TO orders_pk", "", ("orders",)),
-        E("ALTER TABLE users CLUSTER ON users_pkey", "", U),
+        Q("ALTER TABLE users CLUSTER ON users_pkey", "", U),
         E("ALTER TABLE users ALTER COLUMN id ADD GENERATED BY DEFAULT AS IDENTITY", "", U),
         E("ALTER TABLE users DISABLE TRIGGER USER", "", U),
-        E("COMMENT ON TABLE users IS 'people'", "", U),
-        E("COMMENT ON COLUMN users.email IS 'login'", "", U),
-        E("GRANT SELECT ON users TO PUBLIC", "", ()),
+        Q("COMMENT ON TABLE users IS 'people'", "", U),
+        Q("COMMENT ON COLUMN users.email IS 'login'", "", U),
+        Q("GRANT SELECT ON users TO PUBLIC", "", ()),
         E(
             "CREATE FUNCTION touch() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
             "NEW.created_at := now(); RETURN NEW; END $$;\n"
@@ -668,7 +861,7 @@ CATALOGUE: tuple[MigrationRule, ...] = (
             "",
             ("events", "events_2026"),
         ),
-        E(
+        Q(
             "ALTER TABLE events ATTACH PARTITION staging FOR VALUES FROM ('2026-01-01') TO ('2027-01-01')",
             "ls",
             ("events", "staging"),
@@ -676,7 +869,7 @@ CATALOGUE: tuple[MigrationRule, ...] = (
         E("ALTER TABLE events ADD COLUMN source text", "", ("events",)),
     ),
     _rule(
-        "acknowledgement-unused",
+        RuleId.ACKNOWLEDGEMENT_UNUSED,
         "advisory",
         "An acknowledgement matches no finding",
         "The statement after it raises none of the rules it names: it is stale or misplaced.",
@@ -689,9 +882,15 @@ CATALOGUE: tuple[MigrationRule, ...] = (
             "s",
             U,
         ),
+        Q(
+            "-- release-safety: acknowledge(blocking-table-lock): users holds about 200 rows\n"
+            "CREATE INDEX users_email_idx ON users (email)",
+            "ls",
+            U,
+        ),
     ),
     _rule(
-        "acknowledgement-invalid",
+        RuleId.ACKNOWLEDGEMENT_INVALID,
         "unknown",
         "An acknowledgement cannot be applied",
         "It is malformed, names a rule that does not exist (or cannot be acknowledged), or gives "
@@ -712,9 +911,39 @@ CATALOGUE: tuple[MigrationRule, ...] = (
             "ls",
             U,
         ),
+        Q(
+            "-- release-safety: acknowledge(blocking-table-lock): users holds about 200 rows\n"
+            "CREATE INDEX users_email_idx ON users (email)",
+            "ls",
+            U,
+        ),
     ),
     _rule(
-        "migration-statement-unknown",
+        RuleId.SCHEMA_FACT_UNKNOWN,
+        "unknown",
+        "A fact about the schema a rule needs is not known",
+        "Whether the statement breaks old code, rewrites or reads the table depends on the "
+        "schema it runs against (a column's type, nullability or default; an index's table; the "
+        "tables using a domain), and the earlier migrations do not say: one of them could not be "
+        "read, runs dynamic SQL, or the object was created outside the migrations.",
+        "DO $$ BEGIN EXECUTE format('ALTER TABLE %I ADD COLUMN tier text', 'users'); END $$;\n"
+        "ALTER TABLE users ALTER COLUMN tier TYPE varchar(10);",
+        "Write schema changes as plain SQL in migrations, so the schema can be replayed.",
+        E(
+            "DO $$ BEGIN EXECUTE format('ALTER TABLE %I ADD COLUMN tier text', 'users'); END $$;\n"
+            "ALTER TABLE users ALTER COLUMN tier TYPE varchar(10)",
+            "unknown",
+            U,
+        ),
+        Q(
+            "ALTER TABLE users ADD COLUMN tier text;\n"
+            "ALTER TABLE users ALTER COLUMN tier TYPE varchar(10)",
+            "lrs",
+            U,
+        ),
+    ),
+    _rule(
+        RuleId.MIGRATION_STATEMENT_UNKNOWN,
         "unknown",
         "A statement could not be classified",
         "Dynamic SQL, a DO block that runs code the text does not show, a call to a function of "
@@ -723,21 +952,67 @@ CATALOGUE: tuple[MigrationRule, ...] = (
         "DO $$ BEGIN EXECUTE 'ALTER TABLE ' || tbl || ' ADD COLUMN x int'; END $$;",
         "Write the statement as plain SQL in the migration.",
         E(
-            "DO $$ BEGIN EXECUTE 'ALTER TABLE users ADD COLUMN x int'; END $$",
+            "DO $$ BEGIN EXECUTE format('ALTER TABLE users ADD COLUMN %I int', 'x'); END $$",
             "unknown",
             (),
-            pg=False,
+        ),
+        Q("DO $$ BEGIN EXECUTE 'ALTER TABLE users ADD COLUMN x int'; END $$", "", U),
+        Q(
+            "DO $$ BEGIN IF EXISTS (SELECT 1 FROM users WHERE id = -1) THEN RETURN; END IF; "
+            "UPDATE orders SET note = 'x' WHERE id = 1; END $$",
+            "",
+            ("orders", "users"),
         ),
         E("CALL backfill()", "unknown", (), pg=False),
     ),
     _rule(
-        "migration-unparseable",
+        RuleId.MIGRATION_UNPARSEABLE,
         "unknown",
         "A migration file could not be read",
         "An unterminated quote or comment, or a knex file whose statements cannot be extracted: "
         "nothing about it is known.",
         "ALTER TABLE users ADD COLUMN note text DEFAULT 'unterminated;",
         "Fix the file so it parses.",
+        E("ALTER TABLE users ADD COLUMN note text DEFAULT 'unterminated;", "error", ()),
+        Q("ALTER TABLE users ADD COLUMN note text DEFAULT 'terminated';", "", U),
+    ),
+    _rule(
+        RuleId.MIGRATION_OVER_BUDGET,
+        "unknown",
+        "A migration file is beyond the bounds of what is analysed",
+        f"A file over {MAX_FILE_CHARS:,} characters or {MAX_STATEMENTS:,} statements, or one "
+        f"whose classification takes more than {MAX_CPU_SECONDS:.0f} s of CPU time, is not "
+        "analysed: nothing about it is known (see Bounds). Huge seed data does not belong in a "
+        "schema migration.",
+        "A 10 MB migration of 300,000 INSERT statements.",
+        "Load bulk data outside the schema migration (COPY from a file, a job), or split it.",
+        E(
+            "-- " + "x" * MAX_FILE_CHARS + "\nSELECT 1",
+            "unknown",
+            (),
+            shown=f"-- (a comment of {MAX_FILE_CHARS:,} characters)\nSELECT 1",
+        ),
+        Q("-- a short comment\nSELECT 1", "", ()),
+    ),
+    _rule(
+        RuleId.SHIPPED_MIGRATION_EDITED,
+        "unknown",
+        "A migration that already shipped was edited",
+        "Installs that ran the old text never run the new one: the schema now depends on "
+        "which release an install came from, and the edit itself is never analysed as a step.",
+        "Editing 20240101000000_add_users.ts after it was released.",
+        "Leave shipped migrations as they are; write a new migration for the change.",
+        release=True,
+    ),
+    _rule(
+        RuleId.SHIPPED_MIGRATION_DELETED,
+        "unknown",
+        "A migration that already shipped was deleted",
+        "Migration tools record applied files by name; a deleted one can make an upgrade "
+        "refuse to start, and a fresh install no longer builds the same schema.",
+        "git rm migrations/0042_add_index.sql after it was released.",
+        "Keep shipped migrations; squash only with a documented minimum previous version.",
+        release=True,
     ),
 )
 
@@ -805,7 +1080,9 @@ SAFE_EXAMPLES: tuple[Example, ...] = (
     E("SELECT set_config('search_path', current_setting('search_path'), true)", "", ()),
 )
 
-_BY_ID = {entry.id: entry.rule for entry in CATALOGUE}
-BLOCKING_TABLE_LOCK = _BY_ID["blocking-table-lock"]
-ACKNOWLEDGEMENT_INVALID = _BY_ID["acknowledgement-invalid"]
-ACKNOWLEDGEMENT_UNUSED = _BY_ID["acknowledgement-unused"]
+BY_ID: dict[RuleId, Rule] = {RuleId(entry.id): entry.rule for entry in CATALOGUE}
+BLOCKING_TABLE_LOCK = BY_ID[RuleId.BLOCKING_TABLE_LOCK]
+ACKNOWLEDGEMENT_INVALID = BY_ID[RuleId.ACKNOWLEDGEMENT_INVALID]
+ACKNOWLEDGEMENT_UNUSED = BY_ID[RuleId.ACKNOWLEDGEMENT_UNUSED]
+SHIPPED_MIGRATION_EDITED = BY_ID[RuleId.SHIPPED_MIGRATION_EDITED]
+SHIPPED_MIGRATION_DELETED = BY_ID[RuleId.SHIPPED_MIGRATION_DELETED]

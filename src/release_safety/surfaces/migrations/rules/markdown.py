@@ -2,6 +2,14 @@
 
 from __future__ import annotations
 
+from release_safety.surfaces.migrations.budget import (
+    MAX_BRACKET_NESTING,
+    MAX_CPU_SECONDS,
+    MAX_FILE_CHARS,
+    MAX_NESTING,
+    MAX_STATEMENT_CHARS,
+    MAX_STATEMENTS,
+)
 from release_safety.surfaces.migrations.rules.catalogue import (
     CATALOGUE,
     SAFE_EXAMPLES,
@@ -34,17 +42,83 @@ per-file facts (`lint-migrations` exits 1 when a finding is breaking or unknown,
 A SQL file runs as one transaction (migration tools send it as one script) unless a statement
 cannot run inside one (`CONCURRENTLY`, `VACUUM`): then each statement commits on its own.
 Explicit `BEGIN` / `COMMIT` are honoured. A knex file's transaction mode comes from its
-`config.transaction`.
+`config.transaction`. A UTF-8 byte-order mark at the start of a file is ignored.
 
-Conservative choices where the text cannot tell: a column type change is reported as a rewrite
-and as breaking unless the target is `text` (the old type is not in the migration); an
-UPDATE or DELETE with a WHERE clause reads every row unless it picks rows by `id = literal` or
-`id IN (literals)`; a default calling a function outside the known volatility lists, a user
-function in a data statement, dynamic SQL and `DO` bodies with loops or `EXECUTE` are unknown.
-Version-dependent behaviour follows `postgres_version` (default 15): constant defaults rewrite
-before 11, `SET NOT NULL` skips its scan from 12 when a validated `CHECK (col IS NOT NULL)`
-exists, `ATTACH PARTITION` takes SHARE UPDATE EXCLUSIVE on the parent from 12.
+## The schema as of the previous release
 
+Whether a statement breaks old code, rewrites or reads a table often depends on the schema it
+runs against. The previous release's schema is rebuilt by replaying every migration of the
+configured sources at that release, in the order the tools run them (by file name), through the
+same classifier: tables and partitions, columns with type, NOT NULL, default and identity,
+indexes and their tables, constraints (with `CHECK (col IS NOT NULL)` and validity), domains with
+their constraints, enums, sequences and functions (with their bodies). Each added migration then
+runs on the schema the ones before it left. The replay is cached per blob id and per sequence
+of files, so a backfill replays each migration once. The files it read are the `old` side of
+the surface's coverage. `lint-migrations FILE...` takes its files in the order given, each on
+the schema the earlier ones built (the first on an unknown schema).
+
+What the schema decides:
+
+- `DROP DEFAULT` breaks old inserts only when the column is NOT NULL and had a default at the
+  previous release (nullable: an advisory); `DROP IDENTITY` removes the value old inserts rely on.
+- `SET NOT NULL`, a `CHECK (col IS NOT NULL)` (valid or `NOT VALID`: both apply to new writes at
+  once) and a primary key on a nullable column break old code that leaves the column NULL, unless
+  the column was NOT NULL, so checked, or new in the release; `SET NOT NULL` reads every row unless
+  a validated check proves it (PostgreSQL 12+). The `NOT VALID` / `VALIDATE` / `SET NOT NULL`
+  pattern avoids the long lock, not the break: the release that adds the check is the break.
+- `ADD PRIMARY KEY` (also `USING INDEX`) makes its columns NOT NULL: a scan when they were
+  nullable.
+- A column type change is judged from the old type: no rewrite for a wider `varchar`, `numeric`
+  precision or time precision, binary-coercible types (`varchar` to `text`), a domain without
+  constraints over the old type, and `timestamp` to `timestamptz` (or back) when the session time
+  zone is UTC (PostgreSQL 12+; `SET TimeZone` in the file counts, else the setting
+  `migrations.server_timezone`, default `UTC`); the column's indexes are rebuilt when the new
+  type uses another operator class, and its CHECK constraints validated again. Old code breaks
+  unless the new type is a widening of the old (`int` to `bigint`, `varchar(n)` to a longer
+  `varchar` or `text`, `numeric` precision, `timestamp` to `timestamptz`, an enum to `text`).
+- `ADD COLUMN` of a domain type with constraints rewrites (every row is checked); so do identity
+  and serial columns and volatile defaults (built-in functions' volatility comes from PostgreSQL's
+  `pg_proc`, functions the migrations created carry their declared volatility).
+- `ALTER DOMAIN ... SET NOT NULL` / `ADD CONSTRAINT` / `VALIDATE CONSTRAINT` read every table
+  with a column of the domain under SHARE; `DROP INDEX`, `REINDEX INDEX` lock the index's table;
+  `VALIDATE CONSTRAINT` of a foreign key takes ROW SHARE on the referenced table and reads it;
+  `CREATE TABLE ... PARTITION OF` takes ACCESS EXCLUSIVE on the parent and, like `ATTACH
+  PARTITION`, reads the parent's default partition.
+- A call of a function the migrations created is classified from its body.
+
+Where the history cannot be replayed (an earlier file that cannot be read, dynamic SQL, a call
+of a function whose body is not known), the facts it would have decided are `unknown` (rule
+`schema-fact-unknown`), never a guess: a statement of unknown effect makes the objects it names
+unknown, one that could have done anything makes the whole schema unknown, until an object is
+created again.
+
+`DO` blocks and function bodies are read as PL/pgSQL: every branch of `IF` / `CASE`, loop bodies,
+the queries loops iterate and the conditions that run queries count (an upper bound: a guard
+like `IF EXISTS (...) THEN RETURN; END IF;` does not stop what follows from counting, and its
+DDL is taken as applied); exception handlers are left out; `EXECUTE` of a constant string is
+classified from the string. Only SQL built at run time is `unknown`.
+
+Conservative choices where the text cannot tell: an UPDATE or DELETE with a WHERE clause reads
+every row unless it picks rows by `id = literal` or `id IN (literals)` (a SELECT likewise); a
+default calling a function of unknown volatility, a call of a function of unknown effect, and
+dynamic SQL are unknown. Version-dependent behaviour follows `postgres_version` (default 15):
+constant defaults rewrite before 11, `SET NOT NULL` skips its scan from 12 when a validated
+`CHECK (col IS NOT NULL)` exists, `ATTACH PARTITION` takes SHARE UPDATE EXCLUSIVE on the parent
+from 12, the no-rewrite type changes need 10 (9.x is taken as rewriting), `timestamptz` in UTC 12.
+
+"""
+BOUNDS = f"""## Bounds
+
+A migration is `unknown` (rule `migration-over-budget`, with the bound it crossed) rather than
+analysed when the file has more than {MAX_FILE_CHARS:,} characters or {MAX_STATEMENTS:,}
+statements, or its classification takes more than {MAX_CPU_SECONDS:.0f} s of CPU time (the only
+bound that depends on the machine); a single statement of more than {MAX_STATEMENT_CHARS:,}
+characters, with parentheses nested more than {MAX_NESTING} deep or square brackets more than
+{MAX_BRACKET_NESTING} deep, is an unknown statement (`migration-statement-unknown`). None of
+these ever ends in a crash or a hang.
+
+"""
+AFTER_BOUNDS = """\
 **Heaviness decides the verdict.** A migration that locks a table that existed at the previous
 release against traffic (SHARE or stronger) while it rewrites or reads every row (the
 `locksTable` fact) is a breaking finding of its own, `blocking-table-lock`: during a rolling
@@ -73,34 +147,47 @@ CREATE INDEX feature_flags_name_idx ON feature_flags (name);
 - The reason must say something (the hollow-reason rules of declared breaks): a hollow reason,
   an unknown rule id or a malformed comment acknowledges nothing and is an `unknown` finding of
   its own (`acknowledgement-invalid`); an acknowledgement that matches no finding is an advisory
-  (`acknowledgement-unused`). `migration-unparseable` cannot be acknowledged: nothing is known
-  about such a file. An acknowledgement outside a migration file has no effect (an advisory of
-  the declarations surface says so).
+  (`acknowledgement-unused`). `migration-unparseable` and `migration-over-budget` cannot be
+  acknowledged: nothing is known about such a file. An acknowledgement outside a migration
+  file has no effect (an advisory of the declarations surface says so).
 - The peers' forms are the model (squawk's `-- squawk-ignore rule`, Atlas's `--atlas:nolint`,
   eugene's `-- eugene: ignore`); this one always carries a reason and is always recorded.
 
-Examples marked *PostgreSQL-confirmed* run in the test suite on a real server, each on fresh
-tables with rows (`users`, `orders`, `staging`, the partitioned `events`, the view
-`active_users`, the materialized view `user_counts`, enums `mood` and `priority`); the
-measured flags (pg_locks of the migration's backend before commit, pg_class.relfilenode,
-pg_stat_xact_user_tables) and tables must equal the static analysis. Flags are written `l`
-(locksTable), `r` (rewritesTable), `s` (scansTable), `-` for none.
+Examples marked *PostgreSQL-confirmed* run in the test suite on a real server
+(`tests/migrations/test_migration_rule_pairs.py`), each on fresh tables with rows (`users`,
+`orders`, `staging`, `contacts` with an identity key and columns of the domains
+`email_address` (with a CHECK) and `label` (without), the partitioned `events` and `logs`
+(with a default partition), the view `active_users`, the materialized view `user_counts`,
+enums `mood` and `priority`; the fixture is `tests/migrations/pgprobe.py`), and the analysis
+sees the same schema replayed as the previous release's; the measured flags (pg_locks of the
+migration's backend before commit, pg_class.relfilenode, pg_stat_xact_user_tables) and tables
+must equal the static analysis, and the rule must fire (or stay quiet) as the *rule* column
+says. Every rule has at least one firing and one quiet example on the server. Flags are
+written `l` (locksTable), `r` (rewritesTable), `s` (scansTable), `-` for none.
 """
 
 
-def _example(example: Example) -> str:
+RELEASE_LEVEL = (
+    "Judged on the release's list of migration files, not on a migration's SQL: fires when a "
+    "file present at the previous release differs at this one (tested on real repositories in "
+    "`tests/migrations/test_migrations_surface.py`).\n"
+)
+
+
+def _example(example: Example, rule: bool = True) -> str:
     flags = {"error": "PostgreSQL refuses it on a table with rows", "unknown": "unknown"}.get(
         example.heavy, example.heavy or "-"
     )
     where = "PostgreSQL-confirmed" if example.pg else "static only"
     tables = ", ".join(example.tables) or "none"
-    sql = example.sql.replace("\n", " ").replace("|", "\\|")
-    return f"| `{sql}` | {flags} | {tables} | {where} |"
+    sql = (example.shown or example.sql).replace("\n", " ").replace("|", "\\|")
+    fires = ("fires | " if example.fires else "quiet | ") if rule else ""
+    return f"| `{sql}` | {fires}{flags} | {tables} | {where} |"
 
 
 def render() -> str:
     """The whole page."""
-    lines = [INTRO]
+    lines = [INTRO + BOUNDS + AFTER_BOUNDS]
     for severity in ("breaking", "advisory", "unknown"):
         lines.append(f"## {severity.capitalize()} rules\n")
         for entry in (e for e in CATALOGUE if e.rule.severity == severity):
@@ -110,13 +197,15 @@ def render() -> str:
             unsafe = rule.unsafe.replace("\n", " ")
             lines.append(f"- Unsafe: `{unsafe}`")
             lines.append(f"- Safer: {rule.safe}\n")
+            if entry.release:
+                lines.append(RELEASE_LEVEL)
             if entry.examples:
-                lines.append("| migration | flags | tables | checked |")
-                lines.append("| --- | --- | --- | --- |")
+                lines.append("| migration | rule | flags | tables | checked |")
+                lines.append("| --- | --- | --- | --- | --- |")
                 lines.extend(_example(e) for e in entry.examples)
                 lines.append("")
     lines.append("## Other shapes confirmed on PostgreSQL\n")
     lines.append("| migration | flags | tables | checked |")
     lines.append("| --- | --- | --- | --- |")
-    lines.extend(_example(e) for e in SAFE_EXAMPLES)
+    lines.extend(_example(e, rule=False) for e in SAFE_EXAMPLES)
     return "\n".join(lines) + "\n"

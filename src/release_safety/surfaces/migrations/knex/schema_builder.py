@@ -8,22 +8,22 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from release_safety.surfaces.migrations.knex_columns import (
-    UNDEFINED,
-    Column,
-    Dynamic,
-    Foreign,
+from release_safety.surfaces.migrations.knex.sql import (
     Out,
     Raw,
-    TableBuilder,
-    Unknown,
     columnize,
-    js_str,
-    known,
     position_bindings,
     render_raw,
-    truthy,
     wrap,
+)
+from release_safety.surfaces.migrations.knex.table_compiler import Column, Foreign, TableBuilder
+from release_safety.surfaces.migrations.knex.values import (
+    UNDEFINED,
+    Dynamic,
+    Unknown,
+    js_str,
+    known,
+    truthy,
 )
 from release_safety.surfaces.migrations.sqlfile import split_sql
 
@@ -282,6 +282,8 @@ _TABLE_METHODS = {
     "table": "alter",
     "alterTable": "alter",
 }
+
+
 _SIMPLE = {
     "createSchema": ("create", "schema"),
     "createSchemaIfNotExists": ("create", "schema"),
@@ -351,8 +353,6 @@ class ForeignProxy:
         return self
 
 
-# -- data changes ---------------------------------------------------------------------------
-
 QUERY_METHODS = frozenset(
     [
         "where",
@@ -409,6 +409,8 @@ QUERY_METHODS = frozenset(
         "truncate",
     ]
 )
+
+
 _READ_ONLY = frozenset(
     ["first", "pluck", "count", "max", "min", "sum", "orderBy", "limit", "offset", "groupBy"]
 )

@@ -1,27 +1,26 @@
-"""knex migrations (`.ts` / `.js`): the SQL statements their `up` function makes PostgreSQL run.
+"""The interpreter of a knex migration file: tree-sitter's syntax tree of a `.ts` / `.js` file,
+run far enough to know which SQL knex sends.
 
-The file is parsed with tree-sitter and `up` is run by a small interpreter over the syntax tree:
-module constants, template literals, concatenation, array helpers, local functions and
-callbacks are evaluated; the knex objects (`knex_builder`, `knex_columns`) compile the calls to
-the SQL knex 3's PostgreSQL dialect generates. Whatever depends on run time (query results,
-imported values, unknown helpers) becomes a statement without SQL and with the reason.
-
-Statements that run only under a condition (a `hasTable` / `hasColumn` guard, an `if`, a loop
-over values only known at run time) are emitted as if they run, with the condition in `reason`.
+Module constants, template literals, concatenation, array helpers, local functions and
+callbacks are evaluated; calls on the knex objects (`schema_builder`) compile to SQL. Whatever
+depends on run time (query results, imported values, unknown helpers) becomes a statement
+without SQL and with the reason. Statements that run only under a condition (a `hasTable` /
+`hasColumn` guard, an `if`, a loop over values only known at run time) are emitted as if they
+run, with the condition in `reason`.
 """
 
 from __future__ import annotations
 
-import posixpath
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import tree_sitter_javascript
 import tree_sitter_typescript
 from tree_sitter import Language, Node, Parser
 
-from release_safety.surfaces.migrations.knex_builder import (
+from release_safety.surfaces.migrations.knex.schema_builder import (
     ColumnProxy,
     Fn,
     ForeignProxy,
@@ -32,83 +31,53 @@ from release_safety.surfaces.migrations.knex_builder import (
     SchemaBuilder,
     TableProxy,
 )
-from release_safety.surfaces.migrations.knex_columns import (
+from release_safety.surfaces.migrations.knex.sql import Out
+from release_safety.surfaces.migrations.knex.values import (
     UNDEFINED,
     Dynamic,
-    Out,
     Unknown,
+    binary,
+    builtin_call,
+    is_plain,
     js_str,
     json_stringify,
+    string_method,
+    truthy,
+    unknown_part,
 )
-from release_safety.surfaces.migrations.statements import Extracted, Statement
-
-_TS = Language(tree_sitter_typescript.language_typescript())
-_JS = Language(tree_sitter_javascript.language())
-
-MAX_STEPS = 200_000
-MAX_UNROLL = 1_000
-MAX_DEPTH = 40
-
+from release_safety.surfaces.migrations.statements import Statement
 
 ReadModule = Callable[[str], "str | None"]
 
 
-def extract_knex(text: str, path: str, *, read_module: ReadModule | None = None) -> Extracted:
-    """The statements a knex migration's `up` runs, and whether they run in a transaction.
+class Exports(Protocol):
+    """Where the interpreter finds what another file exports (`modules.Modules`)."""
 
-    `read_module`, when given, returns the text of another file of the repository by path (or
-    None); relative imports are then resolved through it, and the constants they export
-    (strings, numbers, lists and objects of them, such as table names) are used. Without it, or
-    for anything else imported, the value is only known at run time.
-    """
-    try:
-        return _extract(text, path, read_module)
-    except Exception as exc:
-        return Extracted([Statement(None, 1, f"knex migration not analysed: {_describe(exc)}")])
+    def exports_of(self, origin: str) -> dict[str, object] | None: ...
 
 
-def _describe(exc: Exception) -> str:
-    if isinstance(exc, RecursionError):
-        return "nesting too deep"
-    if isinstance(exc, _Budget):
-        return "too much evaluation (loops or recursion)"
-    return f"{type(exc).__name__}: {exc}"
+_TS = Language(tree_sitter_typescript.language_typescript())
 
 
-def _parse(text: str, path: str) -> tuple[bytes, Node]:
+_JS = Language(tree_sitter_javascript.language())
+
+
+MAX_STEPS = 200_000
+
+
+MAX_UNROLL = 1_000
+
+
+MAX_DEPTH = 40
+
+
+def parse(text: str, path: str) -> tuple[bytes, Node]:
     language = _JS if path.endswith((".js", ".cjs", ".mjs", ".jsx")) else _TS
     source = text.encode("utf-8", "surrogatepass")
     return source, Parser(language).parse(source).root_node
 
 
-def _extract(text: str, path: str, read_module: ReadModule | None) -> Extracted:
-    source, root = _parse(text, path)
-    if root.has_error:
-        line = _first_error_line(root)
-        return Extracted([Statement(None, 1, f"knex migration does not parse (line {line})")])
-    interpreter = Interpreter(source, Modules(path, read_module))
-    interpreter.run_module(root)
-    config = interpreter.exports.get("config")
-    transactional = not (isinstance(config, dict) and config.get("transaction") is False)
-    up = interpreter.exports.get("up", interpreter.module.lookup_local("up"))
-    if not isinstance(up, Closure):
-        return Extracted([Statement(None, 1, "no up function found")], transactional)
-    interpreter.transactional = transactional
-    interpreter.execute(interpreter.invoke(up, [Knex()]))
-    return Extracted(interpreter.statements, transactional)
-
-
-def _first_error_line(node: Node) -> int:
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if current.type == "ERROR" or current.is_missing:
-            return current.start_point[0] + 1
-        stack.extend(reversed([c for c in current.children if c.has_error or c.is_missing]))
-    return 1
-
-
-class _Budget(Exception):
+class TooManySteps(Exception):
     """The evaluation took more steps than MAX_STEPS."""
 
 
@@ -164,13 +133,19 @@ class Builtin:
 # The knex objects a call can be made on: the instance, knex.fn and the builders.
 _KNEX_OBJECTS = (Knex, Fn, SchemaBuilder, QueryBuilder, TableProxy, ColumnProxy, ForeignProxy)
 
+
 _GLOBALS: dict[str, object] = {
     name: Builtin(name)
     for name in ("Promise", "JSON", "Object", "String", "Number", "Array", "console", "Boolean")
 }
+
+
 _GLOBALS["undefined"] = UNDEFINED
 
+
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "v": "\v", "0": "\0"}
+
+
 _ESCAPE = re.compile(r"\\(u\{[0-9a-fA-F]+\}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|\r\n|[\s\S])")
 
 
@@ -191,7 +166,7 @@ def _unescape(text: str) -> str:
 class Interpreter:
     """Runs the parts of a migration file that decide which SQL knex sends."""
 
-    def __init__(self, source: bytes, modules: Modules) -> None:
+    def __init__(self, source: bytes, modules: Exports) -> None:
         self.source = source
         self.modules = modules
         self.module = Scope()
@@ -232,7 +207,7 @@ class Interpreter:
     def step(self) -> None:
         self.steps += 1
         if self.steps > MAX_STEPS:
-            raise _Budget
+            raise TooManySteps
 
     # -- module ---------------------------------------------------------------------------
 
@@ -424,22 +399,22 @@ class Interpreter:
         elif kind == "array_pattern":
             for index, child in enumerate(pattern.named_children):
                 item = value[index] if isinstance(value, list) and index < len(value) else None
-                self.bind(child, item if item is not None else _unknown_part(value), scope)
+                self.bind(child, item if item is not None else unknown_part(value), scope)
         elif kind == "rest_pattern":
             for child in pattern.named_children:
-                self.bind(child, _unknown_part(value), scope)
+                self.bind(child, unknown_part(value), scope)
 
     def _bind_property(self, child: Node, value: object, scope: Scope) -> None:
         if child.type == "shorthand_property_identifier_pattern":
             key = self.text(child)
             scope.names[key] = (
-                value.get(key, UNDEFINED) if isinstance(value, dict) else _unknown_part(value)
+                value.get(key, UNDEFINED) if isinstance(value, dict) else unknown_part(value)
             )
         elif child.type == "pair_pattern":
             key_node = child.child_by_field_name("key")
             target = child.child_by_field_name("value")
             key = self._property_key(key_node, scope) if key_node is not None else ""
-            item = value.get(key, UNDEFINED) if isinstance(value, dict) else _unknown_part(value)
+            item = value.get(key, UNDEFINED) if isinstance(value, dict) else unknown_part(value)
             if target is not None:
                 self.bind(target, item, scope)
         elif child.type == "object_assignment_pattern":
@@ -447,14 +422,12 @@ class Interpreter:
             right = child.child_by_field_name("right")
             if left is not None:
                 key = self.text(left)
-                item = (
-                    value.get(key, UNDEFINED) if isinstance(value, dict) else _unknown_part(value)
-                )
+                item = value.get(key, UNDEFINED) if isinstance(value, dict) else unknown_part(value)
                 if item is UNDEFINED and right is not None:
                     item = self.eval(right, scope)
                 self.bind(left, item, scope)
         else:
-            self.bind(child, _unknown_part(value), scope)
+            self.bind(child, unknown_part(value), scope)
 
     def _noted(self, note: str, run: object) -> None:
         """Run `run()` with a note on its statements; a `return` inside ends only this branch."""
@@ -709,18 +682,18 @@ class Interpreter:
         if isinstance(right, Unknown):
             return right
         try:
-            return _binary(operator, left, right)
+            return binary(operator, left, right)
         except (Dynamic, TypeError, ValueError, ZeroDivisionError, OverflowError):
             return Unknown(f"value of {self.snippet(node)}")
 
     def _logical(self, operator: str, left: object, right_node: Node, scope: Scope) -> object:
-        if isinstance(left, Unknown | Guard) or not _is_plain(left):
+        if isinstance(left, Unknown | Guard) or not is_plain(left):
             self.eval(right_node, scope)
             return left if isinstance(left, Guard) else Unknown("a run-time condition")
         if operator == "&&":
-            return self.eval(right_node, scope) if _truthy(left) else left
+            return self.eval(right_node, scope) if truthy(left) else left
         if operator == "||":
-            return left if _truthy(left) else self.eval(right_node, scope)
+            return left if truthy(left) else self.eval(right_node, scope)
         return self.eval(right_node, scope) if left is None or left is UNDEFINED else left
 
     def _unary(self, node: Node, scope: Scope) -> object:
@@ -730,8 +703,8 @@ class Interpreter:
         op = self.text(operator) if operator is not None else ""
         if isinstance(value, Guard):
             return value
-        if op == "!" and _is_plain(value):
-            return not _truthy(value)
+        if op == "!" and is_plain(value):
+            return not truthy(value)
         if op == "-" and isinstance(value, int | float) and not isinstance(value, bool):
             return -value
         if op == "typeof" and isinstance(value, str):
@@ -741,8 +714,8 @@ class Interpreter:
     def _ternary(self, node: Node, scope: Scope) -> object:
         condition = node.child_by_field_name("condition")
         value = self.eval(condition, scope) if condition is not None else UNDEFINED
-        chosen = "consequence" if _truthy(value) else "alternative"
-        if _is_plain(value):
+        chosen = "consequence" if truthy(value) else "alternative"
+        if is_plain(value):
             branch = node.child_by_field_name(chosen)
             return self.eval(branch, scope) if branch is not None else UNDEFINED
         return Unknown(f"value of {self.snippet(node)}")
@@ -762,7 +735,7 @@ class Interpreter:
                         if isinstance(current, Unknown)
                         else value
                         if isinstance(value, Unknown)
-                        else _binary(op, current, value)
+                        else binary(op, current, value)
                     )
                 except (Dynamic, TypeError, ValueError, ZeroDivisionError):
                     value = Unknown(f"value of {self.snippet(node)}")
@@ -857,7 +830,7 @@ class Interpreter:
         if not isinstance(function, Closure):
             return Unknown("a function not defined in this file")
         if self.depth >= MAX_DEPTH:
-            raise _Budget
+            raise TooManySteps
         node = function.node
         scope = Scope(function.scope)
         params = node.child_by_field_name("parameters")
@@ -906,7 +879,7 @@ class Interpreter:
         if isinstance(receiver, list):
             return self._list_method(receiver, name, args)
         if isinstance(receiver, str):
-            return _string_method(receiver, name, args)
+            return string_method(receiver, name, args)
         if isinstance(receiver, dict) and isinstance(receiver.get(name), Closure):
             return self.invoke(receiver[name], args)
         return self._opaque_call(f".{name}()", args, receiver)
@@ -929,7 +902,7 @@ class Interpreter:
         if isinstance(callee, Knex):
             return callee.call_self(args, self)
         if isinstance(callee, Builtin):
-            return _builtin_call(callee.name, args)
+            return builtin_call(callee.name, args)
         if shown == "require" and args and isinstance(args[0], str):
             exports = self.modules.exports_of(args[0])
             if exports is None:
@@ -957,7 +930,7 @@ class Interpreter:
         callback = args[0] if args else UNDEFINED
         if name in ("map", "forEach", "flatMap", "filter") and isinstance(callback, Closure):
             if len(items) > MAX_UNROLL:
-                raise _Budget
+                raise TooManySteps
             results = [
                 self.invoke(callback, [item, index, items]) for index, item in enumerate(items)
             ]
@@ -994,71 +967,12 @@ class Interpreter:
                 out.extend(arg if isinstance(arg, list) else [arg])
             return out
         if name == "includes":
-            return args[0] in items if args and _is_plain(args[0]) else Unknown("includes")
+            return args[0] in items if args and is_plain(args[0]) else Unknown("includes")
         if name == "slice":
             start = args[0] if args and isinstance(args[0], int) else 0
             end = args[1] if len(args) > 1 and isinstance(args[1], int) else len(items)
             return items[start:end]
         return self._opaque_call(f".{name}()", args, Unknown("a list"))
-
-
-MAX_IMPORT_DEPTH = 3
-_EXTENSIONS = ("", ".ts", ".js", ".cjs", "/index.ts", "/index.js")
-
-
-class Modules:
-    """Constants exported by the files a migration imports with a relative path, read through
-    `read_module`; each file is evaluated once, imports of imports up to MAX_IMPORT_DEPTH."""
-
-    def __init__(
-        self, path: str, read_module: ReadModule | None, cache: dict[str, object] | None = None
-    ) -> None:
-        self.path = path
-        self.read_module = read_module
-        self.cache: dict[str, object] = {} if cache is None else cache
-        self.depth = 0
-
-    def exports_of(self, origin: str) -> dict[str, object] | None:
-        """The plain values `origin` exports, or None when it cannot be read."""
-        if self.read_module is None or not origin.startswith("."):
-            return None
-        base = posixpath.normpath(posixpath.join(posixpath.dirname(self.path), origin))
-        for candidate in (base + ext for ext in _EXTENSIONS):
-            if candidate in self.cache:
-                cached = self.cache[candidate]
-                return cached if isinstance(cached, dict) else None
-            text = (
-                self.read_module(candidate) if candidate.endswith((".ts", ".js", ".cjs")) else None
-            )
-            if text is not None:
-                self.cache[candidate] = None  # a cycle reads as unknown
-                exports = self._evaluate(text, candidate)
-                self.cache[candidate] = exports
-                return exports
-        return None
-
-    def _evaluate(self, text: str, path: str) -> dict[str, object] | None:
-        if self.depth >= MAX_IMPORT_DEPTH:
-            return None
-        source, root = _parse(text, path)
-        if root.has_error:
-            return None
-        modules = Modules(path, self.read_module, self.cache)
-        modules.depth = self.depth + 1
-        interpreter = Interpreter(source, modules)
-        interpreter.run_module(root)
-        return {name: _plain(value) for name, value in interpreter.exports.items()}
-
-
-def _plain(value: object) -> object:
-    """A constant usable outside its file (functions refer to their own file's text)."""
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if _is_plain(value) or isinstance(value, Unknown):
-        return value
-    return Unknown("an imported value that is not a constant")
 
 
 def _descendants(node: Node, kind: str) -> list[Node]:
@@ -1071,92 +985,6 @@ def _descendants(node: Node, kind: str) -> list[Node]:
         else:
             stack.extend(current.named_children)
     return found
-
-
-def _unknown_part(value: object) -> object:
-    return value if isinstance(value, Unknown) else Unknown("part of a value known at run time")
-
-
-def _is_plain(value: object) -> bool:
-    return (
-        value is None
-        or value is UNDEFINED
-        or isinstance(value, bool | int | float | str | list | dict)
-    )
-
-
-def _truthy(value: object) -> bool:
-    if value is None or value is UNDEFINED:
-        return False
-    if isinstance(value, bool | int | float | str):
-        return bool(value)
-    return True
-
-
-def _binary(operator: str, left: object, right: object) -> object:
-    if operator == "+":
-        if isinstance(left, str) or isinstance(right, str):
-            return js_str(left) + js_str(right)
-        if _number(left) and _number(right):
-            return left + right  # type: ignore[operator]
-        raise Dynamic("addition of non-numbers")
-    if operator in ("===", "=="):
-        return left == right and type(left) is type(right)
-    if operator in ("!==", "!="):
-        return not (left == right and type(left) is type(right))
-    if _number(left) and _number(right):
-        a, b = float(left), float(right)  # type: ignore[arg-type]
-        comparisons = {"<": a < b, ">": a > b, "<=": a <= b, ">=": a >= b}
-        if operator in comparisons:
-            return comparisons[operator]
-        arithmetic = {"-": a - b, "*": a * b}
-        if operator in arithmetic:
-            value = arithmetic[operator]
-            return int(value) if value.is_integer() else value
-    raise Dynamic(f"operator {operator}")
-
-
-def _number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def _string_method(text: str, name: str, args: list[object]) -> object:
-    strings = [a for a in args if isinstance(a, str)]
-    if name == "toUpperCase":
-        return text.upper()
-    if name == "toLowerCase":
-        return text.lower()
-    if name == "trim":
-        return text.strip()
-    if name in ("replace", "replaceAll") and len(strings) == 2 and len(args) == 2:
-        return text.replace(strings[0], strings[1], -1 if name == "replaceAll" else 1)
-    if name == "split" and len(strings) == 1:
-        return text.split(strings[0]) if strings[0] else list(text)
-    if name == "concat" and all(_is_plain(a) for a in args):
-        return text + "".join(js_str(a) for a in args)
-    if name in ("startsWith", "endsWith", "includes") and len(strings) == 1:
-        check = {"startsWith": text.startswith, "endsWith": text.endswith}
-        return check[name](strings[0]) if name in check else strings[0] in text
-    return Unknown(f"string method .{name}()")
-
-
-def _builtin_call(name: str, args: list[object]) -> object:
-    first = args[0] if args else UNDEFINED
-    try:
-        if name == "String":
-            return js_str(first)
-        if name == "Boolean" and _is_plain(first):
-            return _truthy(first)
-        if (
-            name == "Number"
-            and isinstance(first, int | float | str)
-            and not isinstance(first, bool)
-        ):
-            number = float(first)
-            return int(number) if number.is_integer() else number
-    except (Dynamic, ValueError):
-        pass
-    return Unknown(f"{name}() of a run-time value")
 
 
 def _builtin_method(
@@ -1181,7 +1009,7 @@ def _builtin_method(
         if name == "entries":
             return [[k, v] for k, v in first.items()]
     if namespace == "Array" and name == "isArray":
-        return isinstance(first, list) if _is_plain(first) else Unknown("Array.isArray")
+        return isinstance(first, list) if is_plain(first) else Unknown("Array.isArray")
     if namespace == "console":
         return UNDEFINED
     return interpreter._opaque_call(f"{namespace}.{name}()", args, Unknown(namespace))
@@ -1218,6 +1046,8 @@ _EXPRESSIONS: dict[str, Callable[[Interpreter, Node, Scope], object]] = {
     "subscript_expression": Interpreter._subscript,
     "call_expression": Interpreter._call,
 }
+
+
 _TRANSPARENT = frozenset(
     [
         "parenthesized_expression",

@@ -1,221 +1,37 @@
-"""knex's PostgreSQL table builder: a `createTable` / `alterTable` callback's calls compiled to
-the statements knex 3 runs (`pg-tablecompiler.js`, `pg-columncompiler.js`).
-
-Values here are plain Python data standing for JavaScript values (str, int, float, bool, None for
-null, lists, dicts), plus `UNDEFINED`, `Raw` (a `knex.raw` / `knex.fn.now()` fragment) and
-`Unknown` (a value only known at run time). Compiling a name or value that is `Unknown` raises
-`Dynamic`, which the caller turns into a statement without SQL.
-"""
+"""knex's PostgreSQL table compiler: a `createTable` / `alterTable` callback's calls compiled to
+the statements knex 3 runs (`pg-tablecompiler.js`, `pg-columncompiler.js`)."""
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
-
-class _Undefined:
-    def __repr__(self) -> str:
-        return "undefined"
-
-
-UNDEFINED = _Undefined()
-
-
-@dataclass(frozen=True)
-class Unknown:
-    """A value that is only known when the migration runs."""
-
-    reason: str
-
-
-@dataclass
-class Raw:
-    """A raw SQL fragment: `knex.raw(sql, bindings)` or `knex.fn.now()`."""
-
-    sql: str
-    bindings: list[object] = field(default_factory=list)
-
-
-class Dynamic(Exception):
-    """A statement depends on a value known only at run time."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
-
-
-@dataclass(frozen=True)
-class Out:
-    """One compiled statement (or a dynamic one) with the line of the call that produced it."""
-
-    sql: str | None
-    line: int
-    reason: str | None = None
-
-
-def known(value: object) -> object:
-    """The value itself; raises Dynamic when it is not known statically."""
-    if isinstance(value, Unknown):
-        raise Dynamic(value.reason)
-    return value
-
-
-def js_str(value: object) -> str:
-    """JavaScript's String(value) for the values this module models."""
-    value = known(value)
-    if value is None:
-        return "null"
-    if value is UNDEFINED:
-        return "undefined"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
-        return str(int(value))
-    if isinstance(value, int | float | str):
-        return str(value)
-    if isinstance(value, list):
-        return ",".join("" if v is None or v is UNDEFINED else js_str(v) for v in value)
-    if isinstance(value, dict):
-        return "[object Object]"
-    raise Dynamic(f"value {type(value).__name__} has no static text")
-
-
-def json_stringify(value: object) -> str:
-    """JavaScript's JSON.stringify for statically known values."""
-    return json.dumps(_jsonable(value), separators=(",", ":"), ensure_ascii=False)
-
-
-def _jsonable(value: object) -> object:
-    value = known(value)
-    if isinstance(value, list):
-        return [None if v is UNDEFINED else _jsonable(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items() if v is not UNDEFINED}
-    if value is None or isinstance(value, bool | int | float | str):
-        return value
-    raise Dynamic(f"value {type(value).__name__} cannot be serialised statically")
-
-
-def wrap_identifier(name: str) -> str:
-    name = name.strip()
-    if name == "*":
-        return name
-    accessor = ""
-    match = re.match(r"(.*?)(\[[0-9]+\])", name)
-    if match:
-        name, accessor = match.group(1), match.group(2)
-    return '"' + name.replace('"', '""') + '"' + accessor
-
-
-def wrap(value: object) -> str:
-    """knex's formatter.wrap for a name: `a.b` -> `"a"."b"`, `x as y` -> `"x" as "y"`, raw kept."""
-    value = known(value)
-    if isinstance(value, Raw):
-        return render_raw(value)
-    if isinstance(value, bool) or not isinstance(value, str | int | float):
-        if isinstance(value, int | float):
-            return js_str(value)
-        raise Dynamic(f"name {value!r} is not a string")
-    if isinstance(value, int | float):
-        return js_str(value)
-    lowered = value.lower()
-    alias = lowered.find(" as ")
-    if alias != -1:
-        return f"{wrap(value[:alias])} as {wrap_identifier(value[alias + 4 :])}"
-    parts = value.split(".")
-    return ".".join(wrap_identifier(p) for p in parts)
-
-
-def columnize(value: object) -> str:
-    value = known(value)
-    if isinstance(value, list):
-        return ", ".join(wrap(v) for v in value)
-    return wrap(value)
-
-
-def escape_literal(value: object) -> str:
-    """knex pg `_escapeBinding`: a value inlined into SQL text."""
-    value = known(value)
-    if value is None or value is UNDEFINED:
-        return "NULL"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return js_str(value)
-    if isinstance(value, Raw):
-        return render_raw(value)
-    if isinstance(value, str):
-        escaped = value.replace("'", "''")
-        if "\\" in value:
-            return "E'" + escaped.replace("\\", "\\\\") + "'"
-        return "'" + escaped + "'"
-    raise Dynamic(f"value {type(value).__name__} cannot be inlined statically")
-
-
-def render_raw(raw: Raw, params: list[object] | None = None) -> str:
-    """A raw fragment with its bindings: `??` an identifier, `?` a value.
-
-    With `params` the values become `?` placeholders collected into it (the query's bindings,
-    numbered `$n` when the statement is emitted); without, they are inlined as literals.
-    """
-    if not raw.bindings:
-        return raw.sql
-    values = list(raw.bindings)
-    out: list[str] = []
-    i = 0
-    text = raw.sql
-    while i < len(text):
-        if text.startswith("\\?", i):
-            out.append("\\?")
-            i += 2
-        elif text.startswith("??", i) and values:
-            out.append(columnize(values.pop(0)))
-            i += 2
-        elif text[i] == "?" and values:
-            value = values.pop(0)
-            if params is None:
-                out.append(escape_literal(value))
-            elif isinstance(value, Raw):
-                out.append(render_raw(value, params))
-            else:
-                params.append(value)
-                out.append("?")
-            i += 1
-        else:
-            out.append(text[i])
-            i += 1
-    return "".join(out)
-
-
-def position_bindings(sql: str) -> str:
-    """knex pg `positionBindings`: each `?` not escaped by a backslash becomes `$1`, `$2`, ..."""
-    count = 0
-
-    def number(match: re.Match[str]) -> str:
-        nonlocal count
-        escapes = match.group(1)
-        if len(escapes) % 2:
-            return escapes[:-1] + "?"
-        count += 1
-        return f"{escapes}${count}"
-
-    return re.sub(r"(\\*)\?", number, sql)
-
-
-def to_number(value: object, fallback: int) -> int:
-    """knex `toNumber`: parseInt, or the fallback."""
-    value = known(value)
-    if value is None or value is UNDEFINED or isinstance(value, bool):
-        return fallback
-    match = re.match(r"\s*([+-]?\d+)", js_str(value))
-    return int(match.group(1)) if match else fallback
-
+from release_safety.surfaces.migrations.knex.sql import (
+    Out,
+    Raw,
+    columnize,
+    escape_literal,
+    render_raw,
+    wrap,
+)
+from release_safety.surfaces.migrations.knex.values import (
+    UNDEFINED,
+    Dynamic,
+    js_str,
+    json_stringify,
+    known,
+    to_number,
+    truthy,
+)
 
 # Column type names as knex aliases them (`columnAlias`), lowercased like the column compiler.
 _ALIAS = {"float": "floating", "enum": "enu", "boolean": "bool", "string": "varchar"}
+
+
 _ALIAS_BIGINT = {"bigint": "biginteger"}
+
+
 _FIXED_TYPES = {
     "integer": "integer",
     "mediumint": "integer",
@@ -233,6 +49,8 @@ _FIXED_TYPES = {
     "geography": "geography",
     "point": "point",
 }
+
+
 COLUMN_TYPES = frozenset(
     [
         *_FIXED_TYPES,
@@ -259,6 +77,8 @@ COLUMN_TYPES = frozenset(
         "bit",
     ]
 )
+
+
 _CHECKS = (
     "checkPositive",
     "checkNegative",
@@ -268,6 +88,8 @@ _CHECKS = (
     "checkLength",
     "checkRegex",
 )
+
+
 _MODIFIERS = frozenset(
     [
         "defaultTo",
@@ -551,14 +373,6 @@ class Column:
 
 def _arg(args: list[object], index: int) -> object:
     return args[index] if len(args) > index else UNDEFINED
-
-
-def truthy(value: object) -> bool:
-    if value is None or value is UNDEFINED:
-        return False
-    if isinstance(value, bool | int | float | str):
-        return bool(value)
-    return True
 
 
 def _datetime(first: object, second: object) -> str:
