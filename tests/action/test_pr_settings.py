@@ -117,4 +117,4 @@ def test_text_output_lists_the_settings_changes(
     capsys.readouterr()
     assert run(["check-pr", "--repo", str(repo.path), "--base", "main", "--head", head]) == 0
     out = capsys.readouterr().out
-    assert ".release-safety.toml:1: note: .release-safety.toml: key 'index_url': None -> " in out
+    assert ".release-safety.toml:1: note: key 'index_url': None -> " in out

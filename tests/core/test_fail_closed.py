@@ -339,7 +339,7 @@ def test_a_settings_edit_that_hides_a_break_never_yields_true(
     narrowed = [f for f in evidence["findings"] if f["rule"] == "settings-narrowed"]
     assert [(f["file"], f["line"]) for f in narrowed] == [(".release-safety.toml", 9)]
     assert narrowed[0]["message"] == (
-        ".release-safety.toml: key 'migrations.sources': discovery found "
+        "key 'migrations.sources': discovery found "
         "1.0.0:db/migrations/001_init.sql, 1.1.0:db/migrations/001_init.sql, "
         "1.1.0:db/migrations/002_drop.sql, the new settings do not"
     )
@@ -360,7 +360,7 @@ def test_a_narrowing_with_nothing_hidden_is_still_unknown(
     assert artifact["compatibility"]["rollingUpdateSafe"] == "unknown"
     [finding] = evidence["because"]
     assert finding["rule"] == "settings-narrowed"
-    assert finding["message"] == ".release-safety.toml: key 'postgres_version': 15 -> 10"
+    assert finding["message"] == "key 'postgres_version': 15 -> 10"
 
 
 def test_a_widening_settings_change_is_an_advisory(make_repo: MakeRepo, tmp_path: Path) -> None:
@@ -399,7 +399,7 @@ def test_adopting_settings_that_find_what_the_defaults_found_is_not_a_narrowing(
     assert code == 0
     assert artifact["compatibility"]["rollingUpdateSafe"] is True
     settings_findings = [f for f in evidence["findings"] if f["surface"] == "settings"]
-    assert sorted((f["rule"], f["message"].split(": ", 2)[1]) for f in settings_findings) == [
+    assert sorted((f["rule"], f["message"].split(": ", 1)[0]) for f in settings_findings) == [
         ("settings-changed", "key 'config.absent'"),  # the defaults found no config either
         ("settings-changed", "key 'mcp.snapshots'"),
         ("settings-changed", "key 'rest.specs'"),
@@ -413,7 +413,7 @@ def test_adopting_settings_that_find_what_the_defaults_found_is_not_a_narrowing(
     assert sorted((f["rule"], f["message"]) for f in evidence["because"]) == [
         (
             "settings-narrowed",
-            ".release-safety.toml: key 'config.absent': declared absent: "
+            "key 'config.absent': declared absent: "
             "configuration lives in the database, edited in the UI",
         ),
         (

@@ -27,7 +27,7 @@ def at(text: str | None) -> SettingsAt:
 
 def judged(before: str | None, after: str) -> list[tuple[str, str]]:
     findings = diff_settings(at(before), at(after), [OLD, NEW])
-    return [(f.rule, f.message.split(": ", 1)[1]) for f in findings]
+    return [(f.rule, f.message) for f in findings]
 
 
 @pytest.mark.parametrize(

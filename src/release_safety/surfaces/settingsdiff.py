@@ -132,9 +132,7 @@ def _shown(entries: Sequence[str]) -> str:
 
 def _finding(rule: Rule, current: SettingsAt, key: str, message: str) -> Finding:
     file = current.path or SETTINGS_FILE
-    return rule.finding(
-        "settings", f"{file}: key {key!r}: {message}", file, key_line(current.text, key)
-    )
+    return rule.finding("settings", f"key {key!r}: {message}", file, key_line(current.text, key))
 
 
 def _found(settings: Settings, key: str, refs: Sequence[Snapshot | None]) -> set[str]:
