@@ -254,6 +254,16 @@ def _bound(text: str) -> None:
     composer recurses on the C stack) or one whose aliases expand to more than `MAX_NODES`
     nodes (an alias bomb: every later walk would visit each expansion). Reads the parser's
     events, which need no recursion."""
+    try:
+        _count_events(text)
+    except yaml.MarkedYAMLError as exc:
+        # libyaml's scanner (PyYAML >= 6.0.4) has a nesting limit of its own, met first
+        if "nesting depth" in (exc.problem or ""):
+            raise SpecError(TOO_DEEP) from exc
+        raise
+
+
+def _count_events(text: str) -> None:
     total = 0
     sizes: dict[str, int] = {}
     open_collections: list[tuple[str | None, int]] = []
