@@ -1,10 +1,11 @@
 """Lint 2,000 generated migration files with `release-safety lint-migrations --json` and with
 `squawk --reporter json`, side by side in the same run; then one file with each.
 
-Both are timed whole-process (start-up included), best of N runs, on the same files, both
-writing JSON:
+Both are timed whole-process (start-up included) after one untimed warm-up run each, their runs
+interleaved so both see the same load, on the same files, both writing JSON; medians (and
+bests) of wall and CPU time, with the load average at the start and the end:
 
-    .venv/bin/python bench/bench_migrations.py [--runs 3] [--files 2000] [--squawk PATH]
+    .venv/bin/python bench/bench_migrations.py [--runs 5] [--files 2000] [--squawk PATH]
 
 squawk comes from PyPI (`pip install squawk-cli` into a throwaway venv, then `--squawk
 /that/venv/bin/squawk`); without `--squawk` the script looks beside the Python running it,
@@ -23,6 +24,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from statistics import median
 
 TABLES = ["users", "orders", "accounts", "projects", "events", "invoices", "teams", "audit_log"]
 COLUMNS = ["status", "note", "owner_id", "created_at", "amount", "label", "region", "flags"]
@@ -68,23 +70,57 @@ def generate(folder: Path, count: int, seed: int = 20261121) -> list[Path]:
     return paths
 
 
-def best(argv: list[str], runs: int) -> tuple[float, float]:
-    """Best wall-clock seconds and best CPU seconds (user + system) of the child process."""
-    walls: list[float] = []
-    cpus: list[float] = []
+# Run as an installed tool runs: with its bytecode cache written (a shell that sets
+# PYTHONDONTWRITEBYTECODE would otherwise have every changed module compiled on every run).
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
+def timed(argv: list[str]) -> tuple[float, float]:
+    """Wall-clock seconds and CPU seconds (user + system) of one run of `argv`."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, env=ENV)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+
+
+def side_by_side(first: list[str], second: list[str], runs: int) -> list[tuple[float, ...]]:
+    """Median and best (wall, CPU) of each command, their runs interleaved so both see the
+    same load: (median wall, median CPU, best wall, best CPU) per command."""
+    samples: list[list[tuple[float, float]]] = [[], []]
+    timed(first)  # warm-up, untimed: the bytecode cache and the file system cache
+    timed(second)
     for _ in range(runs):
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        start = time.perf_counter()
-        subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
-        walls.append(time.perf_counter() - start)
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
-    return min(walls), min(cpus)
+        for k, argv in enumerate((first, second)):
+            samples[k].append(timed(argv))
+    out = []
+    for runs_of in samples:
+        walls = [wall for wall, _ in runs_of]
+        cpus = [cpu for _, cpu in runs_of]
+        out.append((median(walls), median(cpus), min(walls), min(cpus)))
+    return out
+
+
+def _print(names: tuple[str, str], pair: list[tuple[float, ...]]) -> None:
+    for name, (wall, cpu, best_wall, best_cpu) in zip(names, pair, strict=True):
+        print(
+            f"  {name}: median wall {wall:.3f} s, cpu {cpu:.3f} s "
+            f"(best wall {best_wall:.3f} s, cpu {best_cpu:.3f} s)"
+        )
+    ratio_wall, ratio_cpu = pair[0][0] / pair[1][0], pair[0][1] / pair[1][1]
+    print(
+        f"  ratio release-safety / squawk (medians): wall {ratio_wall:.1f}x, cpu {ratio_cpu:.1f}x"
+    )
+
+
+def _load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--files", type=int, default=2000)
     parser.add_argument("--squawk", help="path of the squawk binary")
     args = parser.parse_args()
@@ -96,6 +132,8 @@ def main() -> int:
     if squawk is None:
         print("squawk not found: pip install squawk-cli", file=sys.stderr)
         return 2
+    version = subprocess.run([str(squawk), "--version"], capture_output=True, text=True)
+    print(f"load average at the start: {_load()}")
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         files = [str(p.relative_to(folder)) for p in generate(folder, args.files)]
@@ -103,25 +141,15 @@ def main() -> int:
         os.chdir(folder)
         lint = [str(ours), "lint-migrations", "--json"]
         report = [str(squawk), "--reporter", "json"]
-        ours_wall, ours_cpu = best([*lint, *files], args.runs)
-        squawk_wall, squawk_cpu = best([*report, *files], args.runs)
-        one_wall, one_cpu = best([*lint, files[0]], args.runs * 3)
-        one_squawk_wall, one_squawk_cpu = best([*report, files[0]], args.runs * 3)
+        many = side_by_side([*lint, *files], [*report, *files], args.runs)
+        one = side_by_side([*lint, files[0]], [*report, files[0]], args.runs * 3)
         os.chdir("/")
-    version = subprocess.run([str(squawk), "--version"], capture_output=True, text=True)
-    print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    print(f"files: {len(files)}, statements (approx.): {statements}, best of {args.runs}")
-    print(f"release-safety lint-migrations --json: wall {ours_wall:.2f} s, cpu {ours_cpu:.2f} s")
-    squawk_name = version.stdout.strip()
-    print(f"{squawk_name} --reporter json: wall {squawk_wall:.2f} s, cpu {squawk_cpu:.2f} s")
-    print(
-        f"ratio release-safety / squawk: wall {ours_wall / squawk_wall:.1f}x, "
-        f"cpu {ours_cpu / squawk_cpu:.1f}x"
-    )
-    print(
-        f"one file, best of {args.runs * 3}: release-safety wall {one_wall:.3f} s, cpu "
-        f"{one_cpu:.3f} s; squawk wall {one_squawk_wall:.3f} s, cpu {one_squawk_cpu:.3f} s"
-    )
+    print(f"load average at the end: {_load()}")
+    names = ("release-safety lint-migrations --json", f"{version.stdout.strip()} --reporter json")
+    print(f"{len(files)} files, {statements} statements, {args.runs} runs each, interleaved:")
+    _print(names, many)
+    print(f"one file, {args.runs * 3} runs each, interleaved:")
+    _print(names, one)
     return 0
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -61,3 +63,24 @@ def test_deep_nesting_is_an_unknown_statement_not_a_crash(
         ("migration-statement-unknown", "unknown")
     ]
     assert "nested more than" in report["findings"][0]["message"]
+
+
+def test_a_file_without_annotations_loads_no_declarations_surface(tmp_path: Path) -> None:
+    """Start-up (issue 18): the declarations surface (annotation scanning) and discovery are
+    loaded only when a file could hold an annotation or a release is analysed."""
+    path = tmp_path / "001_add.sql"
+    path.write_text("ALTER TABLE users ADD COLUMN note text;\n")
+    probe = (
+        "import contextlib, io, sys\nfrom release_safety.cli import run\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n    run(sys.argv[1:])\n"
+        "print(' '.join(sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, "lint-migrations", "--json", str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    modules = set(done.stdout.split())
+    assert "release_safety.surfaces.migrations.analyse" in modules
+    assert not {"release_safety.surfaces.declarations", "release_safety.discovery"} & modules

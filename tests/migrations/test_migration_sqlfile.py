@@ -41,6 +41,21 @@ def test_begin_atomic_bodies_keep_their_semicolons() -> None:
     assert statements[1].line == 3
 
 
+def test_atomic_body_after_a_long_signature_and_operators_in_statements() -> None:
+    text = (
+        "CREATE OR REPLACE FUNCTION app.f(a int, b int) RETURNS int LANGUAGE sql IMMUTABLE\n"
+        "BEGIN ATOMIC SELECT a - 1; SELECT b / 2 - -a; END;\n"
+        "CREATE TABLE t (a int CHECK (a / 2 > -1), b text DEFAULT 'x;y');\n"
+        "CREATE INDEX i ON t (a) WHERE a - 1 > 0 /* ; */; SELECT 1 -- ;\n;"
+    )
+    statements = split_sql(text)
+    assert [s.line for s in statements] == [1, 3, 4, 4]
+    assert str(statements[0].sql).endswith("SELECT b / 2 - -a; END")
+    assert statements[1].sql == "CREATE TABLE t (a int CHECK (a / 2 > -1), b text DEFAULT 'x;y')"
+    assert statements[2].sql == "CREATE INDEX i ON t (a) WHERE a - 1 > 0 /* ; */"
+    assert statements[3].sql == "SELECT 1 -- ;"
+
+
 @pytest.mark.parametrize("text", ["SELECT 'open", "SELECT $$ open", "/* open", 'SELECT "open'])
 def test_unterminated_text_is_an_error(text: str) -> None:
     with pytest.raises(ValueError):
@@ -72,6 +87,9 @@ _FRAGMENTS = st.sampled_from(
         "$1",
         "(1, 2)",
         "a.b",
+        "a - b / c",
+        "x::int",
+        "fe'no escape ;'",
     ]
 )
 

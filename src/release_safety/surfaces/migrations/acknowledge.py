@@ -19,15 +19,18 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Sequence
 from functools import cache
+from typing import TYPE_CHECKING
 
 from release_safety.findings import RULES, Finding
 from release_safety.reasons import hollow_reason
-from release_safety.surfaces.declarations.annotations import ACKNOWLEDGE, Annotation, Parsed
 from release_safety.surfaces.migrations.rules import (
     ACKNOWLEDGEMENT_INVALID,
     ACKNOWLEDGEMENT_UNUSED,
     RuleId,
 )
+
+if TYPE_CHECKING:
+    from release_safety.surfaces.declarations.annotations import Parsed
 
 UNACKNOWLEDGEABLE = frozenset(
     {
@@ -51,6 +54,8 @@ def _problem(path: str, line: int, message: str) -> Finding:
 
 def _invalid(attempt: Parsed, path: str, known: frozenset[str]) -> Finding | None:
     """Why an acknowledgement cannot be applied, as a finding; None when it can."""
+    from release_safety.surfaces.declarations.annotations import Annotation
+
     if not isinstance(attempt, Annotation):
         return _problem(path, attempt.line, f"malformed acknowledgement: {attempt.problem}")
     unknown = [r for r in attempt.rules if r not in known or r in UNACKNOWLEDGEABLE]
@@ -74,6 +79,11 @@ def acknowledge(
     `attempts` are the file's annotation attempts (only those of kind `acknowledge` count);
     `statement_lines` the sorted first lines of its statements.
     """
+    if not attempts:
+        return list(findings)
+    # loaded only here: the declarations surface is a large import most files never need
+    from release_safety.surfaces.declarations.annotations import ACKNOWLEDGE, Annotation
+
     known = _migration_rules()
     out = list(findings)
     extra: list[Finding] = []

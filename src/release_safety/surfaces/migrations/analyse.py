@@ -10,12 +10,12 @@ releases (a backfill) replay only the files added since the last one.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
-from typing import Literal, TypeVar
+from typing import TYPE_CHECKING, Literal, TypeVar
 
-from release_safety.discovery import SETTINGS_PATH_UNMATCHED, absent_report, reason_of
 from release_safety.findings import (
     Coverage,
     Finding,
@@ -30,8 +30,6 @@ from release_safety.settings import (
     Settings,
 )
 from release_safety.snapshot import Snapshot, read_text
-from release_safety.surfaces.declarations.annotations import scan
-from release_safety.surfaces.declarations.comments import syntax_for
 from release_safety.surfaces.migrations.acknowledge import acknowledge
 from release_safety.surfaces.migrations.budget import Budget, OverBudget
 from release_safety.surfaces.migrations.coltypes import is_utc
@@ -44,6 +42,9 @@ from release_safety.surfaces.migrations.schema import Schema
 from release_safety.surfaces.migrations.sqlfile import extract_sql
 from release_safety.surfaces.migrations.statements import Extracted
 
+if TYPE_CHECKING:
+    from release_safety.surfaces.declarations.annotations import Parsed
+
 Format = Literal["sql", "knex"]
 ReadModule = Callable[[str], str | None]
 _KEPT = 256
@@ -52,6 +53,9 @@ _STATES: OrderedDict[str, Schema] = OrderedDict()
 _ANALYSES: OrderedDict[tuple[str, str, str, str], tuple[FileAnalysis, Schema]] = OrderedDict()
 NO_HISTORY = "no earlier migration was given"
 KNEX_SUFFIXES = (".ts", ".js", ".mjs", ".cjs")
+# What the annotation scanner looks for first (ASCII case only, as it compares bytes): a file
+# without it has no acknowledgement, and the declarations surface need not be loaded to say so.
+_MAY_ANNOTATE = re.compile("safety", re.IGNORECASE | re.ASCII)
 
 
 K = TypeVar("K")
@@ -119,9 +123,10 @@ def _extracted(
     settings: Settings,
     read_module: ReadModule | None,
 ) -> Extracted | str:
-    """A file's statements, once per blob; a string says why the file cannot be read."""
-    key = (blob, fmt, _reading_key(settings))
-    found = _EXTRACTED.get(key)
+    """A file's statements, once per blob (a file without one, read directly, is not
+    remembered); a string says why the file cannot be read."""
+    key = (blob, fmt, _reading_key(settings)) if blob else None
+    found = _EXTRACTED.get(key) if key is not None else None
     if found is None:
         try:
             found = extract(text(), path, fmt, settings, read_module)
@@ -129,9 +134,8 @@ def _extracted(
             found = f"over budget: {exc}"
         except (ValueError, SyntaxError, RecursionError) as exc:
             found = f"could not read the file: {exc}"
-        if not blob:
-            return found
-        _remember(_EXTRACTED, key, found)
+        if key is not None:
+            _remember(_EXTRACTED, key, found)
     return found
 
 
@@ -278,8 +282,13 @@ def with_acknowledgements(
     analysis: FileAnalysis, text: str, path: str, fmt: Format
 ) -> FileAnalysis:
     """The analysis with the file's acknowledgement comments attached."""
-    syntax = syntax_for(path) or syntax_for("x.ts" if fmt == "knex" else "x.sql")
-    acknowledgements = scan(text.encode("utf-8"), syntax) if syntax is not None else ()
+    acknowledgements: tuple[Parsed, ...] = ()
+    if _MAY_ANNOTATE.search(text):
+        from release_safety.surfaces.declarations.annotations import scan
+        from release_safety.surfaces.declarations.comments import syntax_for
+
+        syntax = syntax_for(path) or syntax_for("x.ts" if fmt == "knex" else "x.sql")
+        acknowledgements = scan(text.encode("utf-8"), syntax) if syntax is not None else ()
     if acknowledgements == analysis.acknowledgements:
         return analysis
     return analysis.with_acknowledgements(acknowledgements)
@@ -312,6 +321,8 @@ def findings_of(
 
 def _unmatched_sources(settings: Settings, new: Snapshot) -> list[Finding]:
     """A finding for every explicitly configured source with no migration file at `new`."""
+    from release_safety.discovery import SETTINGS_PATH_UNMATCHED
+
     if not settings.explicitly_set("migrations", "sources"):
         return []
     files = migration_files(new, settings.migrations.sources)
@@ -342,6 +353,8 @@ def _in_order(
 def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> MigrationsReport:
     """Every migration added between the refs: its tables, heaviness and findings, judged
     against the schema the previous release's migrations build."""
+    from release_safety.discovery import absent_report, reason_of  # not needed to lint files
+
     migrations = settings.migrations
     if migrations.absent is not None:
         found = sorted(migration_files(new, DEFAULT_MIGRATION_SOURCES))

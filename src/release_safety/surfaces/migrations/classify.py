@@ -45,6 +45,7 @@ from release_safety.surfaces.migrations.tokens import (
     Tok,
     TokenError,
     normalise,
+    parse_one,
     split_top,
     tokenize,
     words,
@@ -768,15 +769,6 @@ def _table_name(table: exp.Table) -> str:
     return normalise(parts)
 
 
-def _parse(sql: str) -> exp.Expr:
-    import logging
-
-    import sqlglot
-
-    logging.getLogger("sqlglot").setLevel(logging.CRITICAL)
-    return sqlglot.parse_one(sql, read="postgres")
-
-
 def _query_tables(sql: str, toks: list[Tok], ctx: Context) -> list[str]:
     """Tables read by the query after the first `AS` of a CREATE ... AS (CTEs left out)."""
     from sqlglot import exp
@@ -797,7 +789,7 @@ def _query_tables(sql: str, toks: list[Tok], ctx: Context) -> list[str]:
         "DATA",
     ]:
         end = max(k for k, t in enumerate(toks) if t.up == "WITH")
-    tree = _parse(sql[toks[start].start : toks[end - 1].end + 1])
+    tree = parse_one(sql[toks[start].start : toks[end - 1].end + 1])
     ctes = {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
     out: list[str] = []
     for table in tree.find_all(exp.Table):
@@ -823,7 +815,7 @@ def _data(sql: str, toks: list[Tok], facts: StatementFacts, ctx: Context) -> Non
         return
     from sqlglot import exp
 
-    tree = _parse(sql)
+    tree = parse_one(sql)
     if isinstance(tree, exp.Command):
         raise Unclassified("data statement not parsed")
     for name in called:

@@ -10,15 +10,17 @@ one (CONCURRENTLY, VACUUM); explicit BEGIN / COMMIT are honoured either way.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from release_safety.surfaces.declarations.annotations import Parsed
 from release_safety.surfaces.migrations.budget import Budget
 from release_safety.surfaces.migrations.classify import classify
 from release_safety.surfaces.migrations.context import Context
 from release_safety.surfaces.migrations.facts import Lock, StatementFacts
 from release_safety.surfaces.migrations.rules.ids import RuleId
 from release_safety.surfaces.migrations.statements import Extracted
+
+if TYPE_CHECKING:
+    from release_safety.surfaces.declarations.annotations import Parsed
 
 TriState = bool | Literal["unknown"]
 

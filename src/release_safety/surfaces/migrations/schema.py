@@ -117,8 +117,8 @@ class Schema:
     copied from, and copied on their first change (`edit`)."""
 
     def copy(self) -> Schema:
-        return replace(
-            self,
+        """A copy sharing the tables (each copied on its first change, `edit`)."""
+        return Schema(
             tables=dict(self.tables),
             indexes=dict(self.indexes),
             constraints=dict(self.constraints),
@@ -126,11 +126,11 @@ class Schema:
             enums=set(self.enums),
             sequences=set(self.sequences),
             functions=dict(self.functions),
+            unknown=self.unknown,
             tainted=dict(self.tainted),
             fresh=set(self.fresh),
             renamed=dict(self.renamed),
             renamed_columns=dict(self.renamed_columns),
-            mine=set(),
         )
 
     # --- what the history could not say ---------------------------------------------------
@@ -299,11 +299,15 @@ class Schema:
         found = self.edit(table)
         if found is not None and old in found.columns:
             found.columns = {new if n == old else n: c for n, c in found.columns.items()}
-        for name in [n for n, i in self.indexes.items() if i.table == table]:
+        for name in [n for n, i in self.indexes.items() if i.table == table and old in i.columns]:
             index = self.indexes[name]
             columns = tuple(new if c == old else c for c in index.columns)
             self.indexes[name] = replace(index, columns=columns)
-        for key in [k for k in self.constraints if k[0] == table]:
+        for key in [
+            k
+            for k, c in self.constraints.items()
+            if k[0] == table and (old in c.columns or c.not_null_of == old)
+        ]:
             c = self.constraints[key]
             self.constraints[key] = replace(
                 c,

@@ -18,6 +18,10 @@ _TEMPLATE = re.compile(r"\{\{.*?\}\}", re.DOTALL)
 _WORD = re.compile(r"\w+")
 _PLAIN = re.compile(r"[^\w\s;'\"$/\-]+")
 _SPACE = re.compile(r"\s+")
+# Inside a statement whose words no longer matter, everything up to what the lexer acts on.
+_INSIDE = re.compile(r"(?:[^;'\"$/\-]|-(?!-)|/(?!\*))*")
+_COMMENT_MARK = re.compile(r"/\*|\*/")
+_ROUTINE = frozenset({"FUNCTION", "PROCEDURE"})
 _QUOTED = {
     ("'", False): re.compile(r"'(?:[^']|'')*'"),
     ("'", True): re.compile(r"'(?:[^'\\]|\\.|'')*'", re.DOTALL),
@@ -55,19 +59,21 @@ def _skip_quoted(text: str, i: int, quote: str, backslash: bool) -> int:
 
 def _skip_block_comment(text: str, i: int) -> int:
     depth = 0
-    j = i
-    while j < len(text):
-        if text.startswith("/*", j):
-            depth += 1
-            j += 2
-        elif text.startswith("*/", j):
-            depth -= 1
-            j += 2
-            if depth == 0:
-                return j
-        else:
-            j += 1
+    for mark in _COMMENT_MARK.finditer(text, i):
+        depth += 1 if mark.group() == "/*" else -1
+        if depth == 0:
+            return mark.end()
     raise ValueError("unterminated /* comment")
+
+
+def _tracks_words(words: list[str]) -> bool:
+    """Whether the statement's words still matter: its first one, then the first five of a
+    CREATE, then every word of a function or procedure (its body may be `BEGIN ATOMIC`)."""
+    if not words:
+        return True
+    if words[0] != "CREATE":
+        return False
+    return len(words) < 5 or not _ROUTINE.isdisjoint(words[:5])
 
 
 def split_sql(text: str) -> list[Statement]:
@@ -96,6 +102,11 @@ def split_sql(text: str) -> list[Statement]:
         depth = 0
 
     while i < n:
+        if start is not None and not _tracks_words(words):
+            # inside a statement whose words no longer matter: skip to what the lexer acts on
+            i = _INSIDE.match(text, i).end()  # type: ignore[union-attr]  # matches ""
+            if i >= n:
+                break
         c = text[i]
         if c.isspace():
             space = _SPACE.match(text, i)
@@ -128,7 +139,7 @@ def split_sql(text: str) -> list[Statement]:
         elif c.isalnum() or c == "_":
             match = _WORD.match(text, i)
             end = match.end() if match else i + 1
-            if not words or words[0] == "CREATE":
+            if _tracks_words(words):
                 depth = _atomic_depth(words, text[i:end].upper(), depth)
             i = end
         else:
@@ -148,7 +159,7 @@ def _atomic_depth(words: list[str], word: str, depth: int) -> int:
         words.append(word)
     else:
         words[-1] = word
-    if words[0] != "CREATE" or not {"FUNCTION", "PROCEDURE"} & set(words[:5]):
+    if words[0] != "CREATE" or _ROUTINE.isdisjoint(words[:5]):
         return depth
     if word == "ATOMIC" and previous == "BEGIN":
         return depth + 1

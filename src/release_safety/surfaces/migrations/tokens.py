@@ -1,15 +1,31 @@
-"""sqlglot's PostgreSQL tokenizer, wrapped in a cursor that DDL classification reads from."""
+"""sqlglot's PostgreSQL tokenizer, wrapped in a cursor that DDL classification reads from, and
+its parser for the statements that need a tree (both built once)."""
 
 from __future__ import annotations
 
-from typing import Literal, NamedTuple
+import logging
+from functools import cache
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
+from sqlglot import exp
 from sqlglot.dialects.postgres import Postgres
-from sqlglot.errors import TokenError
-from sqlglot.tokenizer_core import Token, TokenType
+from sqlglot.errors import ParseError, TokenError
+from sqlglot.tokenizer_core import TokenType
+
+if TYPE_CHECKING:
+    from sqlglot.parser import Parser
 
 Kind = Literal["word", "ident", "string", "number", "punct"]
-__all__ = ["Cursor", "Tok", "TokenError", "normalise", "split_top", "tokenize", "words"]
+__all__ = [
+    "Cursor",
+    "Tok",
+    "TokenError",
+    "normalise",
+    "parse_one",
+    "split_top",
+    "tokenize",
+    "words",
+]
 
 _STRINGS = {
     TokenType.STRING,
@@ -38,10 +54,11 @@ class Tok(NamedTuple):
 
 
 def _tok(kind: Kind, text: str, start: int, end: int) -> Tok:
+    """A Tok built without the argument handling of its generated `__new__`."""
     if kind == "word":
         up = text.upper()
-        return Tok(kind, text, start, end, up, up)
-    return Tok(kind, text, start, end, "", text if kind == "punct" else "")
+        return tuple.__new__(Tok, (kind, text, start, end, up, up))
+    return tuple.__new__(Tok, (kind, text, start, end, "", text if kind == "punct" else ""))
 
 
 _KINDS: dict[TokenType, Kind] = {
@@ -49,16 +66,6 @@ _KINDS: dict[TokenType, Kind] = {
     TokenType.IDENTIFIER: "ident",
     TokenType.NUMBER: "number",
 }
-
-
-def _kind(token: Token) -> Kind:
-    kind = _KINDS.get(token.token_type)
-    if kind is not None:
-        return kind
-    first = token.text[:1]
-    return "word" if first.isalpha() or first == "_" else "punct"
-
-
 _COMMANDS = {*Postgres.Tokenizer.COMMANDS, TokenType.COMMAND}
 
 
@@ -70,22 +77,43 @@ def tokenize(sql: str, offset: int = 0) -> list[Tok]:
     tokenize.
     """
     out: list[Tok] = []
-    raw = _TOKENIZER.tokenize(sql)
-    for k, token in enumerate(raw):
-        kind = _kind(token)
-        previous = raw[k - 1] if k else None
-        at = token.end + 1 - len(token.text)
+    command = False  # the previous token is a command keyword
+    for token in _TOKENIZER.tokenize(sql):
+        text = token.text
+        kind = _KINDS.get(token.token_type)
+        if kind is None:
+            first = text[:1]
+            kind = "word" if first.isalpha() or first == "_" else "punct"
+        end = token.end
         # the rest of a command (LOCK, VACUUM, EXECUTE...) as sqlglot keeps it: raw text
-        command = previous is not None and previous.token_type in _COMMANDS
-        if command and kind == "string" and at >= 0 and sql[at : token.end + 1] == token.text:
-            out.extend(tokenize(token.text, offset + at))
-            continue
-        token_start, token_end = token.start + offset, token.end + offset
-        if kind == "word" and " " in token.text:
-            out.extend(_tok("word", w, token_start, token_end) for w in token.text.split())
+        if command and kind == "string":
+            at = end + 1 - len(text)
+            if at >= 0 and sql[at : end + 1] == text:
+                out.extend(tokenize(text, offset + at))
+                command = token.token_type in _COMMANDS
+                continue
+        command = token.token_type in _COMMANDS
+        start, end = token.start + offset, end + offset
+        if kind == "word" and " " in text:
+            out.extend(_tok("word", w, start, end) for w in text.split())
         else:
-            out.append(_tok(kind, token.text, token_start, token_end))
+            out.append(_tok(kind, text, start, end))
     return out
+
+
+@cache
+def _parser() -> Parser:
+    logging.getLogger("sqlglot").setLevel(logging.CRITICAL)
+    return Postgres().parser()
+
+
+def parse_one(sql: str) -> exp.Expr:
+    """`sqlglot.parse_one(sql, read="postgres")` with one tokenizer and parser for every
+    statement (sqlglot builds both anew per call). Raises sqlglot's ParseError or TokenError."""
+    result = _parser().parse(_TOKENIZER.tokenize(sql), sql)
+    if not result or result[0] is None:
+        raise ParseError(f"No expression was parsed from '{sql}'")
+    return exp.Block(expressions=result) if len(result) > 1 else result[0]
 
 
 class Cursor:
