@@ -133,20 +133,8 @@ class Probe:
         if setup:
             conn.execute(setup)
             conn.commit()
-        relations = conn.execute(_RELATIONS, [schema]).fetchall()
-        rows = {
-            oid: self._count(schema, name) for oid, name, kind, _, _ in relations if kind in "rm"
-        }
-        conn.commit()
         try:
-            try:
-                statements = [s.sql or "" for s in split_sql(sql)]
-            except ValueError:  # PostgreSQL says what is wrong with it
-                statements = [sql]
-            self.statements += len(statements)
-            if any(_outside_transaction(s) for s in statements):
-                return self._run_each(schema, statements, relations, rows, sql)
-            return self._run_transaction(statements, relations, rows, sql)
+            return self.measure(schema, sql)
         finally:
             conn.rollback()
             conn.autocommit = True
@@ -156,6 +144,24 @@ class Probe:
                 conn.execute(f"DROP SCHEMA IF EXISTS {extra} CASCADE")
             conn.execute("SET search_path = public")
             conn.autocommit = False
+
+    def measure(self, schema: str, sql: str) -> Measured:
+        """Run one migration on `schema` as it is now (the search path set to it) and return
+        what PostgreSQL did; the caller commits or rolls back what it left open."""
+        conn = self.conn
+        relations = conn.execute(_RELATIONS, [schema]).fetchall()
+        rows = {
+            oid: self._count(schema, name) for oid, name, kind, _, _ in relations if kind in "rm"
+        }
+        conn.commit()
+        try:
+            statements = [s.sql or "" for s in split_sql(sql)]
+        except ValueError:  # PostgreSQL says what is wrong with it
+            statements = [sql]
+        self.statements += len(statements)
+        if any(_outside_transaction(s) for s in statements):
+            return self._run_each(schema, statements, relations, rows, sql)
+        return self._run_transaction(statements, relations, rows, sql)
 
     def _count(self, schema: str, name: str) -> int:
         row = self.conn.execute(f'SELECT count(*) FROM {schema}."{name}"').fetchone()

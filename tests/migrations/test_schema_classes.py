@@ -19,6 +19,7 @@ from release_safety.findings import SURFACES, MigrationsReport, SurfaceReport
 from release_safety.gitrepo import GitSnapshot
 from release_safety.settings import MigrationSettings, Settings
 from release_safety.surfaces.migrations import analyse
+from release_safety.surfaces.migrations.analyse import lint_texts
 from release_safety.verdict import decide
 
 Pair = Callable[[dict[str, str | None], dict[str, str | None]], tuple[GitSnapshot, GitSnapshot]]
@@ -410,3 +411,43 @@ def test_history_that_cannot_be_replayed_makes_the_facts_it_decides_unknown(
     assert verdict_of(report) == "unknown"
     (fact,) = [f for f in report.findings if f.rule == "schema-fact-unknown"]
     assert "0002_broken.sql" in fact.message
+
+
+def test_a_table_renamed_in_a_linted_file_keeps_what_the_earlier_files_said(probe: Probe) -> None:
+    """`lint-migrations` starts on an unknown schema; a table an earlier file created stays
+    known under its new name (harbor's 0004 renames `replication_target` to `registry`, then
+    changes its columns' types)."""
+    create = "CREATE TABLE target (id int, url varchar(64), port int)"
+    change = (
+        "ALTER TABLE target RENAME TO registry;\n"
+        "ALTER TABLE registry ALTER COLUMN url TYPE varchar(256);\n"
+        "ALTER TABLE registry ALTER COLUMN port TYPE bigint;\n"
+    )
+    settings = Settings(postgres_version=probe.major)
+    _, analysed = lint_texts([("1.sql", create, "sql"), ("2.sql", change, "sql")], settings)
+    measured = probe.run(change, setup=f"{create};\nINSERT INTO target VALUES (1, 'u', 80);")
+    assert measured.letters() == "lrs"
+    flags = (analysed.locks, analysed.rewrites, analysed.scans)
+    assert _letters(*flags) == measured.letters()
+    widening = lint_texts(
+        [("1.sql", create, "sql"), ("2.sql", change.rsplit("ALTER", 1)[0], "sql")], settings
+    )[1]
+    assert (widening.rewrites, widening.locks) == (False, False)
+
+
+def test_a_data_change_by_a_non_unique_index_reads_every_row_it_may_match(
+    release_pair: Pair, probe: Probe
+) -> None:
+    """Only a unique key proves a WHERE reads few rows: an index on `provider` does not
+    (supabase/auth's backfill of `identities`, where every row has the provider it names)."""
+    earlier = [
+        "CREATE TABLE identities (id bigint PRIMARY KEY, provider text NOT NULL, seen date)",
+        "CREATE INDEX identities_provider_idx ON identities (provider)",
+        "INSERT INTO identities SELECT i, 'email', NULL FROM generate_series(1, 500) i",
+    ]
+    by_provider = "UPDATE identities SET seen = '2022-11-25' WHERE provider = 'email'"
+    broad = judge(release_pair, probe, by_provider, earlier=earlier)
+    assert broad.postgres == broad.static == "s"
+    by_key = "UPDATE identities SET seen = '2022-11-25' WHERE id = 7 AND provider = 'email'"
+    narrow = judge(release_pair, probe, by_key, earlier=earlier)
+    assert narrow.postgres == narrow.static == ""

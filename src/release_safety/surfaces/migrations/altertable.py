@@ -211,11 +211,11 @@ def _register_column(column: ColumnDef, alter: Alter) -> None:
     if column.serial or column.identity:
         schema.sequences.add(f"{table}_{column.name}_seq")
     if column.primary:
-        schema.indexes[f"{table}_pkey"] = Index(table, (column.name,))
+        schema.indexes[f"{table}_pkey"] = Index(table, (column.name,), unique=True)
         schema.constraints[(table, f"{table}_pkey")] = Constraint("primary", (column.name,))
     if column.unique:
         name = f"{table}_{column.name}_key"
-        schema.indexes[name] = Index(table, (column.name,))
+        schema.indexes[name] = Index(table, (column.name,), unique=True)
         schema.constraints[(table, name)] = Constraint("unique", (column.name,))
     for given, check in column.checks:
         key = (table, given or f"{table}_{column.name}_check")
@@ -285,7 +285,7 @@ def add_constraint(constraint: ConstraintDef, alter: Alter) -> None:
     )
     if using is not None:
         schema.indexes.pop(using, None)
-    schema.indexes[name] = Index(table, tuple(columns))
+    schema.indexes[name] = Index(table, tuple(columns), unique=kind in ("PRIMARY", "UNIQUE"))
     schema.constraints[(table, name)] = Constraint(
         "primary" if kind == "PRIMARY" else "unique" if kind == "UNIQUE" else "exclude",
         tuple(columns),

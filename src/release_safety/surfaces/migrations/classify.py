@@ -387,8 +387,9 @@ def _create(sql: str, cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
         cur.accept(modifier)
     kind = cur.peek()
     schema = ctx.schema
-    if cur.accept("UNIQUE", "INDEX") or cur.accept("INDEX"):
-        _create_index(cur, facts, ctx)
+    unique = cur.accept("UNIQUE", "INDEX")
+    if unique or cur.accept("INDEX"):
+        _create_index(cur, facts, ctx, unique=unique)
     elif cur.accept("TABLE"):
         _create_table(sql, cur, facts, ctx)
     elif cur.accept("MATERIALIZED", "VIEW") or cur.accept("VIEW"):
@@ -498,7 +499,7 @@ def _index_columns(toks: list[Tok]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _create_index(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
+def _create_index(cur: Cursor, facts: StatementFacts, ctx: Context, *, unique: bool) -> None:
     concurrently = cur.accept("CONCURRENTLY")
     exists = cur.accept("IF", "NOT", "EXISTS")
     index = None if cur.peek() == "ON" else cur.name()
@@ -514,7 +515,7 @@ def _create_index(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
         cur.i += 1
     columns = _index_columns(cur.skip_parens())
     name = index or f"{table.rsplit('.', 1)[-1]}_{'_'.join(columns) or 'expr'}_idx"
-    ctx.schema.indexes[name] = Index(table, columns)
+    ctx.schema.indexes[name] = Index(table, columns, unique=unique)
     ctx.schema.known_again(name)
     new = ctx.new(table)
     facts.outside_transaction |= concurrently
@@ -829,7 +830,7 @@ def _data(sql: str, toks: list[Tok], facts: StatementFacts, ctx: Context) -> Non
         ):
             _call(name, facts, ctx)
     ctes = {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
-    keys = partial(_leading_columns, ctx)
+    keys = partial(_keys, ctx)
     writes = {id(node): change for node, change in _writes(tree, keys)}
     for table in tree.find_all(exp.Table):
         name = _table_name(table)
@@ -853,7 +854,7 @@ def _data(sql: str, toks: list[Tok], facts: StatementFacts, ctx: Context) -> Non
 
 
 def _writes(
-    tree: exp.Expr, keys: Callable[[str], frozenset[str]]
+    tree: exp.Expr, keys: Callable[[str], tuple[frozenset[str], ...]]
 ) -> list[tuple[exp.Table, tuple[str, bool, bool]]]:
     """The table each INSERT, UPDATE and DELETE of the statement (CTEs included) writes,
     with the statement's kind, whether it reads every row, and whether it changes every row."""
@@ -901,17 +902,20 @@ def _plain_insert(toks: list[Tok]) -> str | None:
     return table
 
 
-def _leading_columns(ctx: Context, table: str) -> frozenset[str]:
-    """Columns an index of the table starts with: a WHERE on one of them reads few rows. A
-    table the schema does not know is taken to have its key on `id`."""
+def _keys(ctx: Context, table: str) -> tuple[frozenset[str], ...]:
+    """The column sets a unique index of the table covers: a WHERE pinning every column of
+    one of them reads one row. A table the schema does not know is taken to have its key on
+    `id`. A non-unique index proves nothing: its value may match every row."""
     if ctx.schema.table(table) is None:
-        return frozenset({"id"})
-    return frozenset(
-        i.columns[0] for i in ctx.schema.indexes.values() if i.table == table and i.columns
+        return (frozenset({"id"}),)
+    return tuple(
+        frozenset(i.columns)
+        for i in ctx.schema.indexes.values()
+        if i.table == table and i.unique and i.columns
     )
 
 
-def _keyed_read(table: exp.Table, keys: frozenset[str]) -> bool:
+def _keyed_read(table: exp.Table, keys: tuple[frozenset[str], ...]) -> bool:
     """The table is the only one of a SELECT whose WHERE picks rows by key."""
     from sqlglot import exp
 
@@ -928,21 +932,29 @@ def _keyed_read(table: exp.Table, keys: frozenset[str]) -> bool:
     )
 
 
-def _key_lookup(where: Any, keys: frozenset[str]) -> bool:
-    """A WHERE that picks rows by `key = literal` or `key IN (literals)`, `key` a column an
-    index starts with: served by the index."""
+def _key_lookup(where: Any, keys: tuple[frozenset[str], ...]) -> bool:
+    """A WHERE whose conjuncts pin every column of a unique key, each by `column = literal`
+    or `column IN (literals)`: served by the key's index."""
+    pinned = _pinned(where)
+    return any(key <= pinned for key in keys)
+
+
+def _pinned(where: Any) -> frozenset[str]:
+    """The columns the conjuncts of a WHERE set to literals."""
     from sqlglot import exp
 
     if isinstance(where, exp.And):
-        return _key_lookup(where.this, keys) or _key_lookup(where.expression, keys)
+        return _pinned(where.this) | _pinned(where.expression)
     if isinstance(where, exp.Paren):
-        return _key_lookup(where.this, keys)
+        return _pinned(where.this)
     column = where.this if isinstance(where, (exp.EQ, exp.In)) else None
-    if not isinstance(column, exp.Column) or column.name.lower() not in keys:
-        return False
+    if not isinstance(column, exp.Column):
+        return frozenset()
     if isinstance(where, exp.EQ):
-        return _literal(where.expression)
-    return all(_literal(e) for e in where.expressions) and bool(where.expressions)
+        literal = _literal(where.expression)
+    else:
+        literal = bool(where.expressions) and all(_literal(e) for e in where.expressions)
+    return frozenset({column.name.lower()}) if literal else frozenset()
 
 
 def _literal(value: Any) -> bool:

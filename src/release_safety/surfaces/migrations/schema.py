@@ -51,10 +51,12 @@ class Table:
 
 @dataclass(frozen=True)
 class Index:
-    """An index: its table and plain columns (expression parts are left out)."""
+    """An index: its table, plain columns (expression parts are left out), and whether it is
+    unique (a primary key's or a unique constraint's index included)."""
 
     table: str
     columns: tuple[str, ...] = ()
+    unique: bool = False
 
 
 @dataclass(frozen=True)
@@ -293,6 +295,8 @@ class Schema:
             child.parent = new
         if old in self.tainted:
             self.tainted[new] = self.tainted[old]
+        if old in self.fresh:
+            self.fresh.add(new)
 
     def rename_column(self, table: str, old: str, new: str) -> None:
         self.renamed_columns[(table, new)] = old
