@@ -10,7 +10,6 @@ exit 3 ("could not check") the same way, never a traceback and never the "unsafe
 from __future__ import annotations
 
 import importlib
-import json
 import os
 import sys
 from collections.abc import Sequence
@@ -114,6 +113,8 @@ def cli() -> None:
 def _report_error(kind: str, message: str, code: int, as_json: bool) -> int:
     message = " ".join(message.split())  # one line, whatever the message held
     if as_json:
+        import json  # deferred: `--help` and `--version` need no JSON
+
         click.echo(json.dumps({"error": {"kind": kind, "message": message, "exitCode": code}}))
     else:
         click.echo(f"release-safety: {message}", err=True)

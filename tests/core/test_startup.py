@@ -67,5 +67,7 @@ def test_upgrade_check_builds_no_pydantic_model(tmp_path: Path) -> None:
     )
     assert code == 0
     assert not {"pydantic", "httpx", "re2", "release_safety.model"} & modules
+    # a local index needs nothing of fetching a URL (hashing, decoding, the cache), nor pathlib
+    assert not {"pathlib", "hashlib", "zlib", "platformdirs"} & modules
     code, modules = imported("validate", str(index))
     assert code == 0 and "pydantic" not in modules

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -33,6 +32,8 @@ if TYPE_CHECKING:
 def default_index_source() -> str:
     """`index_url`, else `index_path`, from `.release-safety.toml` in the current folder."""
     # deferred: building the settings models costs start-up time that `--index` does not need
+    from pathlib import Path
+
     from release_safety.settings import load_settings
 
     settings = load_settings(Path("."), None)
