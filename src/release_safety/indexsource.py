@@ -16,8 +16,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from release_safety import __version__
 from release_safety.errors import CheckError, InputError
@@ -40,8 +39,7 @@ _SHA256 = re.compile(r"^[0-9a-fA-F]{64}$")
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
 
 
-@dataclass(frozen=True)
-class FetchPolicy:
+class FetchPolicy(NamedTuple):
     """How patient a fetch is: seconds per request phase (connect, each read), attempts in all,
     first backoff (doubled), the total deadline of the whole fetch, and the most bytes a body
     may decode to."""
@@ -51,6 +49,9 @@ class FetchPolicy:
     backoff: float = 0.5
     deadline: float = 30.0
     max_bytes: int = 64 * 1024 * 1024
+
+
+DEFAULT_POLICY = FetchPolicy()
 
 
 def is_url(source: str) -> bool:
@@ -77,7 +78,7 @@ def load_index(
     *,
     offline: bool = False,
     sha256: str | None = None,
-    policy: FetchPolicy = FetchPolicy(),
+    policy: FetchPolicy = DEFAULT_POLICY,
 ) -> IndexData:
     """The validated index at `source` (a path or an http(s) URL)."""
     pin = check_pin(sha256)
@@ -182,8 +183,7 @@ class _Cache:
             return
 
 
-@dataclass(frozen=True)
-class _Fetched:
+class _Fetched(NamedTuple):
     body: bytes
     fresh: bool
     etag: str | None = None

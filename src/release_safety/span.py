@@ -18,9 +18,8 @@ JSON is the `model.UpgradeCheckResult` contract (a test holds the two to the sam
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from dataclasses import dataclass
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from release_safety.versions import Version
 
@@ -35,16 +34,14 @@ Key = tuple[int, ...]
 Span = tuple["EntryData", ...]
 
 
-@dataclass(frozen=True, slots=True)
-class MissingRange:
+class MissingRange(NamedTuple):
     """A gap in coverage: the nearest indexed versions around it (`model.MissingRange`)."""
 
     afterVersion: str | None
     beforeVersion: str | None
 
 
-@dataclass(frozen=True, slots=True)
-class SpanResult:
+class SpanResult(NamedTuple):
     """The verdict on one hop: what `upgrade-check --json` prints (`model.UpgradeCheckResult`)."""
 
     fromVersion: str
@@ -59,11 +56,8 @@ class SpanResult:
 
     def to_json_data(self) -> dict[str, Any]:
         """The fields in order, ranges as objects (lists shared, not copied)."""
-        data = {name: getattr(self, name) for name in self.__slots__}
-        data["missingRanges"] = [
-            {"afterVersion": gap.afterVersion, "beforeVersion": gap.beforeVersion}
-            for gap in self.missingRanges
-        ]
+        data = self._asdict()
+        data["missingRanges"] = [gap._asdict() for gap in self.missingRanges]
         return data
 
 
@@ -76,8 +70,7 @@ def keys_of(versions: list[str]) -> list[Key]:
     return list(zip(parts[0::3], parts[1::3], parts[2::3], strict=True))
 
 
-@dataclass(frozen=True)
-class Releases:
+class Releases(NamedTuple):
     """An index's entries ordered by version, with their sort keys for quick lookup."""
 
     entries: Span
