@@ -6,7 +6,6 @@ import re
 from typing import NamedTuple
 
 from release_safety.errors import InputError
-from release_safety.patterns import compile_pattern
 
 MAX_PART_DIGITS = 18
 """Digits a version part may have: room for date-like parts, never a number too long to read."""
@@ -70,6 +69,9 @@ class TagPattern:
     ``version``."""
 
     def __init__(self, pattern: str = DEFAULT_TAG_PATTERN) -> None:
+        # deferred: reading versions (the index) needs none of the pattern machinery
+        from release_safety.patterns import compile_pattern
+
         try:
             self.regex = compile_pattern(pattern)
         except ValueError as exc:
