@@ -14,13 +14,13 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, NamedTuple
 
-from release_safety.indexsource import check_pin, load_index
-from release_safety.jsonio import dumps
-from release_safety.span import Releases, evaluate_span
-from release_safety.versions import Version
-
 if TYPE_CHECKING:
     from collections.abc import Sequence
+
+    from release_safety.span import Releases
+
+# Every command's `run` asks `quick_check` first: the reading and the evaluation are imported
+# by the functions that do them, so another command pays for none of it.
 
 
 class Option(NamedTuple):
@@ -68,6 +68,10 @@ def load_releases(
     index_sha256: str | None,
 ) -> Releases:
     """Check the arguments first (exit 2), then fetch and validate the index (exit 3)."""
+    from release_safety.indexsource import check_pin, load_index
+    from release_safety.span import Releases
+    from release_safety.versions import Version
+
     Version.parse(from_version)
     Version.parse(to_version)
     check_pin(index_sha256)
@@ -83,6 +87,9 @@ def check_json(
     index_sha256: str | None,
 ) -> tuple[str, int]:
     """What `upgrade-check --json` prints, and its exit code (0 only when proven safe)."""
+    from release_safety.jsonio import dumps
+    from release_safety.span import evaluate_span
+
     releases = load_releases(from_version, to_version, index_source, offline, index_sha256)
     result = evaluate_span(releases, from_version, to_version)
     return dumps(result.to_json_data()), 0 if result.safe else 1
