@@ -4,7 +4,7 @@ The options are defined once here (`INDEX_OPTIONS`); `commands/upgrade.py` build
 options of `upgrade-check` and `upgrade-plan` from them. A call of the plain form
 `upgrade-check --from V --to V --json [--index S] [--offline] [--index-sha256 H]` (each option
 once, as separate words, no value starting with `-`) is answered here without importing click,
-which is a fifth of the process; `quick_check` returns None for anything else (help, another
+about a quarter of the process; `quick_check` returns None for anything else (help, another
 spelling, a missing option, text output) and click parses it as always. The answer and the exit
 code are the same either way: both run `check_json`.
 """
