@@ -1,24 +1,21 @@
-"""The `release-safety` command line: click commands, nothing else.
+"""The `release-safety` command line: the commands' table, and running one.
 
-Commands are imported only when invoked (`COMMANDS` maps each name to `module:attribute`), so
-a quick command such as `upgrade-check` does not pay for the SQL and OpenAPI analysers.
-Each command returns its exit code; `run` turns errors into one line (or a JSON object when
-`--json` was asked for) and the exit code the conventions give them; anything unexpected is
-exit 3 ("could not check") the same way, never a traceback and never the "unsafe" code 1.
+Commands are imported only when invoked (`COMMANDS` maps each name to `module:attribute`; the
+click group is `commands/group.py`), so a quick command such as `upgrade-check` does not pay
+for the SQL and OpenAPI analysers, and its plain `--json` call is answered without click at
+all (`quickcheck.py`). Each command returns its exit code; `run` turns errors into one line (or
+a JSON object when `--json` was asked for) and the exit code the conventions give them;
+anything unexpected is exit 3 ("could not check") the same way, never a traceback and never
+the "unsafe" code 1.
 """
 
 from __future__ import annotations
 
-import importlib
-import json
 import os
 import sys
 from collections.abc import Sequence
 from itertools import pairwise
 
-import click
-
-from release_safety import __version__
 from release_safety.errors import InputError, ReleaseSafetyError
 
 # Commands: name -> ("module:click command", its short help). The short help is written here
@@ -81,42 +78,14 @@ MAX_DETAIL = 300
 """Characters of an unexpected error's text that reach the one-line report."""
 
 
-class LazyGroup(click.Group):
-    """A group whose commands are imported on first use; its help lists them without that."""
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(COMMANDS)
-
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        if cmd_name not in COMMANDS:
-            return None
-        module, attribute = COMMANDS[cmd_name][0].split(":")
-        command = getattr(importlib.import_module(module), attribute)
-        assert isinstance(command, click.Command)
-        return command
-
-    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        limit = formatter.width - 6 - max(len(name) for name in COMMANDS)
-        rows = [  # click's own shortening, of the help written here
-            (name, click.Command(name, help=short_help).get_short_help_str(limit))
-            for name, (_, short_help) in sorted(COMMANDS.items())
-        ]
-        with formatter.section("Commands"):
-            formatter.write_dl(rows)
-
-
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="release-safety")
-def cli() -> None:
-    """Is upgrading to a release safe to roll, and why."""
-
-
 def _report_error(kind: str, message: str, code: int, as_json: bool) -> int:
     message = " ".join(message.split())  # one line, whatever the message held
     if as_json:
-        click.echo(json.dumps({"error": {"kind": kind, "message": message, "exitCode": code}}))
+        import json  # deferred: `--help` and `--version` need no JSON
+
+        print(json.dumps({"error": {"kind": kind, "message": message, "exitCode": code}}))
     else:
-        click.echo(f"release-safety: {message}", err=True)
+        print(f"release-safety: {message}", file=sys.stderr)
     return code
 
 
@@ -125,6 +94,23 @@ def run(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     as_json = "--json" in args or "--format=json" in args or ("--format", "json") in pairwise(args)
     try:
+        from release_safety.quickcheck import quick_check
+
+        quick = quick_check(args)
+        return _run_click(args, as_json) if quick is None else quick
+    except ReleaseSafetyError as exc:
+        return _report_error(exc.kind, exc.message, exc.exit_code, as_json)
+    except Exception as exc:  # anything unexpected: could not check, never "unsafe" (1)
+        detail = str(exc)[:MAX_DETAIL] or "no detail"
+        return _report_error("internal", f"unexpected {type(exc).__name__}: {detail}", 3, as_json)
+
+
+def _run_click(args: list[str], as_json: bool) -> int:
+    import click
+
+    from release_safety.commands.group import cli
+
+    try:
         result = cli.main(args=args, prog_name="release-safety", standalone_mode=False)
     except click.exceptions.Exit as exc:
         return int(exc.exit_code)
@@ -132,11 +118,6 @@ def run(argv: Sequence[str] | None = None) -> int:
         return _report_error("aborted", "aborted", 3, as_json)
     except click.ClickException as exc:
         return _report_error("usage", exc.format_message(), InputError.exit_code, as_json)
-    except ReleaseSafetyError as exc:
-        return _report_error(exc.kind, exc.message, exc.exit_code, as_json)
-    except Exception as exc:  # anything unexpected: could not check, never "unsafe" (1)
-        detail = str(exc)[:MAX_DETAIL] or "no detail"
-        return _report_error("internal", f"unexpected {type(exc).__name__}: {detail}", 3, as_json)
     return int(result or 0)
 
 

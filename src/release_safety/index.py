@@ -1,15 +1,16 @@
 """The cumulative index: strict reading, and the pure upsert of releases' entries.
 
 Reading (`index_data`) is the read path of `upgrade-check`: bounded JSON that refuses a key
-twice in one object, validated against the shipped JSON Schema (formats included) and for
-versions listed twice, with no pydantic model built. Writers (`index update`, `backfill`)
-read the models (`read_index`) under the index's lock and write them back atomically.
+twice in one object, validated against the shipped JSON Schema (formats included; the schema
+bounds the depth too) and for versions listed twice, with no pydantic model built. Writers
+(`index update`, `backfill`) read the models (`read_index`) under the index's lock and write
+them back atomically.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from release_safety import jsonio
@@ -18,6 +19,8 @@ from release_safety.schemas import validate_document
 from release_safety.versions import is_release, version_key
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from release_safety.model import Artifact, Index, IndexEntry, TriState
 
 INDEX_LOCK_SECONDS = 60.0
@@ -48,7 +51,7 @@ class IndexData(TypedDict):
 
 def index_data(text: str, where: str) -> IndexData:
     """A validated index from JSON text; errors name `where` and the failing path (InputError)."""
-    return checked_index(jsonio.parse_json(text, where, strict=True), where)
+    return checked_index(jsonio.parse_json(text, where, strict=True, depth_bounded=True), where)
 
 
 def checked_index(data: Any, where: str) -> IndexData:
@@ -149,7 +152,7 @@ def read_index(path: Path) -> Index:
     try:
         text = jsonio.read_text(path)
     except CheckError:
-        if not Path(path).exists():
+        if not os.path.exists(path):
             return empty_index()
         raise
     return parse_index(text, str(path))

@@ -13,24 +13,24 @@ CheckError (exit 3), so "could not check" never reads as "unsafe".
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
-import threading
 import time
-import zlib
-from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from release_safety import __version__
-from release_safety.cachedir import cache_dir
 from release_safety.errors import CheckError, InputError
 from release_safety.index import IndexData, index_data
 from release_safety.jsonio import dumps, write_atomic
 
 if TYPE_CHECKING:
+    import zlib
+    from pathlib import Path
+
     import httpx
+
+# A local index needs none of what fetching a URL does: hashlib, threading, zlib, pathlib, the
+# cache folder and the HTTP client are imported where a URL (or a pin) needs them.
 
 RETRIED_STATUSES = frozenset({408, 425, 429, 500, 502, 503, 504})
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
@@ -39,8 +39,7 @@ _SHA256 = re.compile(r"^[0-9a-fA-F]{64}$")
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
 
 
-@dataclass(frozen=True)
-class FetchPolicy:
+class FetchPolicy(NamedTuple):
     """How patient a fetch is: seconds per request phase (connect, each read), attempts in all,
     first backoff (doubled), the total deadline of the whole fetch, and the most bytes a body
     may decode to."""
@@ -50,6 +49,9 @@ class FetchPolicy:
     backoff: float = 0.5
     deadline: float = 30.0
     max_bytes: int = 64 * 1024 * 1024
+
+
+DEFAULT_POLICY = FetchPolicy()
 
 
 def is_url(source: str) -> bool:
@@ -76,12 +78,14 @@ def load_index(
     *,
     offline: bool = False,
     sha256: str | None = None,
-    policy: FetchPolicy = FetchPolicy(),
+    policy: FetchPolicy = DEFAULT_POLICY,
 ) -> IndexData:
     """The validated index at `source` (a path or an http(s) URL)."""
     pin = check_pin(sha256)
     if not is_url(source):
-        return _validated(_read_file(Path(source), policy.max_bytes), source, pin)
+        return _validated(_read_file(source, policy.max_bytes), source, pin)
+    from release_safety.cachedir import cache_dir
+
     cache = _Cache(cache_dir(), source)
     if offline:
         cached = cache.body()
@@ -97,7 +101,7 @@ def load_index(
 
 def _validated(body: bytes, where: str, pin: str | None) -> IndexData:
     if pin is not None:
-        actual = hashlib.sha256(body).hexdigest()
+        actual = _sha256(body)
         if actual != pin:
             raise CheckError(f"{where}: could not be validated: SHA-256 is {actual}, pinned {pin}")
     try:
@@ -110,9 +114,15 @@ def _validated(body: bytes, where: str, pin: str | None) -> IndexData:
         raise CheckError(f"could not be validated: {exc.message}") from exc
 
 
-def _read_file(path: Path, max_bytes: int) -> bytes:
+def _sha256(body: bytes) -> str:
+    import hashlib
+
+    return hashlib.sha256(body).hexdigest()
+
+
+def _read_file(path: str, max_bytes: int) -> bytes:
     try:
-        with path.open("rb") as handle:
+        with open(path, "rb") as handle:
             body = handle.read(max_bytes + 1)
     except FileNotFoundError as exc:
         raise CheckError(f"{path}: could not read the index: no such file") from exc
@@ -127,7 +137,7 @@ class _Cache:
     """One URL's cached body and validators, two files named for a hash of the URL."""
 
     def __init__(self, folder: Path, url: str) -> None:
-        key = hashlib.sha256(url.encode("utf-8")).hexdigest()[:24]
+        key = _sha256(url.encode("utf-8"))[:24]
         self.url = url
         self.body_path = folder / f"index-{key}.json"
         self.meta_path = folder / f"index-{key}.meta.json"
@@ -149,7 +159,7 @@ class _Cache:
             return {}
         if not isinstance(meta, dict) or meta.get("url") != self.url:
             return {}
-        if meta.get("sha256") != hashlib.sha256(body).hexdigest():
+        if meta.get("sha256") != _sha256(body):
             return {}  # body and validators from different fetches: ask for the whole index
         headers = {}
         if isinstance(meta.get("etag"), str):
@@ -164,7 +174,7 @@ class _Cache:
             "url": self.url,
             "etag": etag,
             "lastModified": last_modified,
-            "sha256": hashlib.sha256(body).hexdigest(),
+            "sha256": _sha256(body),
         }
         try:
             write_atomic(self.body_path, body.decode("utf-8"))
@@ -173,8 +183,7 @@ class _Cache:
             return
 
 
-@dataclass(frozen=True)
-class _Fetched:
+class _Fetched(NamedTuple):
     body: bytes
     fresh: bool
     etag: str | None = None
@@ -184,6 +193,8 @@ class _Fetched:
 def _fetch_within_deadline(url: str, cache: _Cache, policy: FetchPolicy, pinned: bool) -> _Fetched:
     """`_fetch` in a helper thread, given up at the deadline whatever the server is doing (a
     server sending its headers a byte at a time never trips a per-read timeout)."""
+    import threading
+
     deadline = time.monotonic() + policy.deadline
     outcome: list[_Fetched | BaseException] = []
 
@@ -340,6 +351,8 @@ def _retry_after(value: str | None) -> float:
 
 def _read_body(response: httpx.Response, max_bytes: int, deadline: float, url: str) -> bytes:
     """The body, decoded (gzip, deflate) by hand so it stops at `max_bytes` whatever it is."""
+    import zlib
+
     too_big = f"{url}: could not fetch the index: larger than {max_bytes:,} bytes"
     declared = response.headers.get("content-length", "")
     encoding = response.headers.get("content-encoding", "identity").strip().lower()
@@ -368,6 +381,8 @@ def _read_body(response: httpx.Response, max_bytes: int, deadline: float, url: s
 
 
 def _decoder(encoding: str, url: str) -> zlib._Decompress | None:
+    import zlib
+
     if encoding in ("identity", ""):
         return None
     if encoding in ("gzip", "x-gzip"):

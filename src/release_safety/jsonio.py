@@ -19,13 +19,16 @@ import sys
 import time
 from collections.abc import Iterable
 from functools import cache
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from release_safety.errors import CheckError, InputError
 
+if TYPE_CHECKING:
+    from pathlib import Path  # imported where written to: reading needs no pathlib
+
 MAX_DEPTH = 256
 """Deepest nesting of arrays and objects (and YAML collections) any document may have."""
+TOO_DEEP = f"nested deeper than {MAX_DEPTH} levels"
 
 
 class DuplicateKeyError(ValueError):
@@ -42,11 +45,13 @@ def dumps(data: Any) -> str:
 
 
 def _refuse_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in result:
-            raise DuplicateKeyError(key)
-        result[key] = value
+    result = dict(pairs)
+    if len(result) != len(pairs):  # which key: only on the error path
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise DuplicateKeyError(key)
+            seen.add(key)
     return result
 
 
@@ -54,9 +59,13 @@ def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-def loads_bounded(text: str, *, strict: bool = False) -> Any:
+def loads_bounded(text: str, *, strict: bool = False, depth_bounded: bool = False) -> Any:
     """`json.loads` that refuses NaN/Infinity, values nested deeper than `MAX_DEPTH` and (with
-    `strict`) duplicate keys. Raises `json.JSONDecodeError` (with a line) or `ValueError`."""
+    `strict`) duplicate keys. Raises `json.JSONDecodeError` (with a line) or `ValueError`.
+
+    `depth_bounded`: the caller validates against a schema that bounds the depth itself (and
+    checks the depth before describing a failure, `schemas.validate_document`), so the walk
+    over every value is left out."""
     try:
         value = json.loads(
             text,
@@ -64,7 +73,7 @@ def loads_bounded(text: str, *, strict: bool = False) -> Any:
             parse_constant=_refuse_constant,
         )
     except RecursionError as exc:
-        raise ValueError(f"nested deeper than {MAX_DEPTH} levels") from exc
+        raise ValueError(TOO_DEEP) from exc
     except json.JSONDecodeError:
         raise
     except ValueError as exc:
@@ -72,8 +81,8 @@ def loads_bounded(text: str, *, strict: bool = False) -> Any:
             raise
         digits = sys.get_int_max_str_digits()
         raise ValueError(f"an integer longer than {digits:,} digits") from exc
-    if deeper_than(value, MAX_DEPTH):
-        raise ValueError(f"nested deeper than {MAX_DEPTH} levels")
+    if not depth_bounded and deeper_than(value, MAX_DEPTH):
+        raise ValueError(TOO_DEEP)
     return value
 
 
@@ -93,10 +102,10 @@ def deeper_than(value: Any, limit: int) -> bool:
     return True
 
 
-def parse_json(text: str, where: str, *, strict: bool = False) -> Any:
+def parse_json(text: str, where: str, *, strict: bool = False, depth_bounded: bool = False) -> Any:
     """Parse JSON text (bounded, see `loads_bounded`), naming the place and the first error."""
     try:
-        return loads_bounded(text, strict=strict)
+        return loads_bounded(text, strict=strict, depth_bounded=depth_bounded)
     except json.JSONDecodeError as exc:
         raise InputError(f"{where}: not valid JSON: {exc.msg} at line {exc.lineno}") from exc
     except DuplicateKeyError as exc:
@@ -108,7 +117,8 @@ def parse_json(text: str, where: str, *, strict: bool = False) -> Any:
 def read_text(path: Path) -> str:
     """A UTF-8 file's text; missing or unreadable is an I/O error, not UTF-8 bad input."""
     try:
-        return Path(path).read_text(encoding="utf-8")
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
     except FileNotFoundError as exc:
         raise CheckError(f"{path}: no such file") from exc
     except UnicodeDecodeError as exc:
@@ -130,7 +140,9 @@ _STALE_LEGACY_SECONDS = 3600.0  # a temporary file of an older release names no 
 @cache
 def _umask() -> int:
     try:
-        for line in Path("/proc/self/status").read_text().splitlines():
+        with open("/proc/self/status") as status:
+            lines = status.read().splitlines()
+        for line in lines:
             if line.startswith("Umask:"):
                 return int(line.split()[1], 8)
     except (OSError, ValueError):
@@ -210,6 +222,8 @@ def write_atomic(path: Path, text: str, *, durable: bool = True) -> None:
     `durable` the file and its folder are synced before returning; without, the caller syncs
     a batch of files at once (`sync_files`).
     """
+    from pathlib import Path
+
     path = Path(path).resolve() if Path(path).is_symlink() else Path(path)
     if path.exists() and not path.is_file():
         try:
@@ -251,6 +265,8 @@ class FileLock:
     (removing it would let two writers lock two different files)."""
 
     def __init__(self, path: Path, timeout: float, what: str) -> None:
+        from pathlib import Path
+
         self.path = Path(path)
         folder = self.path.parent if str(self.path.parent) else Path(".")
         self.lock_path = folder / f".{self.path.name}.lock"

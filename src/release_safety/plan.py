@@ -136,10 +136,10 @@ def _why_stop(
     if stop == target:
         return "target", []
     listing = [
-        entry.version
+        entry["version"]
         for entry in index.between(start, target)
-        if str(stop) in entry.requiredStops
-        or (entry.syntheticRequiredStop and entry.version == str(stop))
+        if str(stop) in entry["requiredStops"]
+        or (entry["syntheticRequiredStop"] and entry["version"] == str(stop))
     ]
     return ("floor" if index.floor == stop else "required-stop"), listing
 
@@ -156,8 +156,8 @@ def _stretch(
             (
                 at
                 for at, entry in enumerate(entries)
-                if entry.minPreviousVersion is not None
-                and Version.parse(entry.minPreviousVersion) > position
+                if entry["minPreviousVersion"] is not None
+                and Version.parse(entry["minPreviousVersion"]) > position
             ),
             None,
         )
@@ -167,12 +167,13 @@ def _stretch(
         needy = entries[blocker]
         if blocker == 0:
             problem = (
-                f"{needy.version} needs {needy.minPreviousVersion} or later to upgrade from, "
-                f"and no indexed release between {position} and {needy.version} gets there"
+                f"{needy['version']} needs {needy['minPreviousVersion']} or later to upgrade "
+                f"from, and no indexed release between {position} and {needy['version']} gets "
+                "there"
             )
             return hops, problem
-        landing = Version.parse(entries[blocker - 1].version)
-        hops.append(_hop(index, position, landing, "min-previous-version", [needy.version]))
+        landing = Version.parse(entries[blocker - 1]["version"])
+        hops.append(_hop(index, position, landing, "min-previous-version", [needy["version"]]))
         position = landing
 
 
@@ -182,9 +183,9 @@ def _hop(
     entries = index.between(start, end)
     missing = _ranges(missing_ranges(index, entries, start, end))
     forced = [
-        ForcingRelease(version=entry.version, rollingUpdateSafe=entry.rollingUpdateSafe)
+        ForcingRelease(version=entry["version"], rollingUpdateSafe=entry["rollingUpdateSafe"])
         for entry in entries
-        if entry.rollingUpdateSafe is not True
+        if entry["rollingUpdateSafe"] is not True
     ]
     strategy: Strategy = "Recreate" if forced or missing else "RollingUpdate"
     return Hop(
@@ -193,7 +194,7 @@ def _hop(
         strategy=strategy,
         stopReason=reason,
         stopRequiredBy=sorted(required_by, key=lambda v: Version.parse(v).key()),
-        releases=[entry.version for entry in entries],
+        releases=[entry["version"] for entry in entries],
         forcedBy=forced,
         missingRanges=missing,
         deployment=deployment(strategy, str(end)),

@@ -9,18 +9,19 @@ read paths (`upgrade-check`, `validate`, `index update`) never build a pydantic 
 from __future__ import annotations
 
 import json
+import os
 from functools import cache
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from release_safety.errors import InputError
+from release_safety.jsonio import MAX_DEPTH, TOO_DEEP, deeper_than
 
 if TYPE_CHECKING:
     import jsonschema_rs
 
 SCHEMA_BASE = "https://release-safety.dev/schemas/"
 NAMES = ("release-safety", "release-safety-index", "upgrade-check")
-SHIPPED = Path(__file__).parent / "data" / "schemas"
+SHIPPED = os.path.join(os.path.dirname(__file__), "data", "schemas")
 _LABELS = {"release-safety-index": "index"}  # what an error calls each kind of document
 
 
@@ -51,7 +52,8 @@ def validator(name: str) -> jsonschema_rs.Validator:
     """The shipped schema of a document kind, compiled (formats such as date-time checked)."""
     import jsonschema_rs
 
-    schema = json.loads((SHIPPED / f"{_known(name)}.schema.json").read_text(encoding="utf-8"))
+    with open(os.path.join(SHIPPED, f"{_known(name)}.schema.json"), encoding="utf-8") as file:
+        schema = json.load(file)
     return jsonschema_rs.Draft202012Validator(schema, validate_formats=True)
 
 
@@ -70,6 +72,8 @@ def validate_document(document: Any, where: str, name: str | None = None) -> str
     kind = name or kind_of(document)
     compiled = validator(kind)
     if not compiled.is_valid(document):
+        if deeper_than(document, MAX_DEPTH):  # the errors of a deep document cannot be listed
+            raise InputError(f"{where}: not valid JSON: {TOO_DEEP}")
         # a wrong value tells more than a missing key: report the first of those
         errors = list(compiled.iter_errors(document))
         first = min(errors, key=lambda e: type(e.kind).__name__ == "Required")

@@ -10,53 +10,38 @@ Required stops strictly between the two versions block the single hop; a stop eq
 target is where the hop lands. The floor is always a stop, so an install below it goes there
 first. A downgrade is evaluated over the same releases for the report but is never safe.
 
-The read path builds no pydantic model: entries are `Entry` records made from an index the
-shipped JSON Schema validated (`index.index_data`), and the result is a `SpanResult` whose
+The read path builds no pydantic model: entries are the `index.EntryData` objects of an index
+the shipped JSON Schema validated (`index.index_data`), and the result is a `SpanResult` whose
 JSON is the `model.UpgradeCheckResult` contract (a test holds the two to the same fields).
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from dataclasses import asdict, dataclass
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from release_safety.versions import Version
 
 if TYPE_CHECKING:
-    from release_safety.index import IndexData
+    from release_safety.index import EntryData, IndexData
     from release_safety.model import TriState
 
 Direction = Literal["upgrade", "same-version", "downgrade"]
 
 
 Key = tuple[int, ...]
+Span = tuple["EntryData", ...]
 
 
-class Entry(NamedTuple):
-    """One validated index entry (the fields of `model.IndexEntry`)."""
-
-    version: str
-    previousVersion: str | None
-    releaseDate: str
-    rollingUpdateSafe: TriState
-    requiredStops: list[str]
-    minPreviousVersion: str | None
-    backfilled: bool
-    syntheticRequiredStop: bool
-
-
-@dataclass(frozen=True, slots=True)
-class MissingRange:
+class MissingRange(NamedTuple):
     """A gap in coverage: the nearest indexed versions around it (`model.MissingRange`)."""
 
     afterVersion: str | None
     beforeVersion: str | None
 
 
-@dataclass(frozen=True, slots=True)
-class SpanResult:
+class SpanResult(NamedTuple):
     """The verdict on one hop: what `upgrade-check --json` prints (`model.UpgradeCheckResult`)."""
 
     fromVersion: str
@@ -70,32 +55,38 @@ class SpanResult:
     missingRanges: list[MissingRange]
 
     def to_json_data(self) -> dict[str, Any]:
-        return asdict(self)
+        """The fields in order, ranges as objects (lists shared, not copied)."""
+        data = self._asdict()
+        data["missingRanges"] = [gap._asdict() for gap in self.missingRanges]
+        return data
 
 
-def key_of(version: str) -> Key:
-    """Sort key of a version the index model already validated as MAJOR.MINOR.PATCH."""
-    return tuple(map(int, version.split(".")))
+def keys_of(versions: list[str]) -> list[Key]:
+    """Sort keys of versions the index schema already validated as MAJOR.MINOR.PATCH, every
+    part read in one pass (each version has exactly three)."""
+    if not versions:
+        return []
+    parts = list(map(int, ".".join(versions).split(".")))
+    return list(zip(parts[0::3], parts[1::3], parts[2::3], strict=True))
 
 
-@dataclass(frozen=True)
-class Releases:
+class Releases(NamedTuple):
     """An index's entries ordered by version, with their sort keys for quick lookup."""
 
-    entries: tuple[Entry, ...]
+    entries: Span
     keys: tuple[Key, ...]
     floor: Version | None
 
     @classmethod
     def of(cls, index: IndexData) -> Releases:
         """The releases of an index already validated by `index.index_data`."""
-        keyed = sorted(
-            ((key_of(e["version"]), Entry(**e)) for e in index["entries"]), key=itemgetter(0)
-        )
+        entries = index["entries"]
+        keys = keys_of(list(map(itemgetter("version"), entries)))
+        order = sorted(range(len(keys)), key=keys.__getitem__)
         floor = index["backfillFloorVersion"]
         return cls(
-            entries=tuple(entry for _, entry in keyed),
-            keys=tuple(key for key, _ in keyed),
+            entries=tuple(map(entries.__getitem__, order)),
+            keys=tuple(map(keys.__getitem__, order)),
             floor=Version.parse(floor) if floor is not None else None,
         )
 
@@ -103,18 +94,18 @@ class Releases:
         at = bisect_left(self.keys, version.key())
         return at < len(self.keys) and self.keys[at] == version.key()
 
-    def between(self, lower: Version, upper: Version) -> tuple[Entry, ...]:
+    def between(self, lower: Version, upper: Version) -> Span:
         """Entries after `lower` up to and including `upper`, oldest first."""
         start = bisect_right(self.keys, lower.key())
         return self.entries[start : bisect_right(self.keys, upper.key())]
 
     def held_below(self, version: Version) -> str | None:
         at = bisect_left(self.keys, version.key())
-        return self.entries[at - 1].version if at > 0 else None
+        return self.entries[at - 1]["version"] if at > 0 else None
 
     def held_above(self, version: Version) -> str | None:
         at = bisect_right(self.keys, version.key())
-        return self.entries[at].version if at < len(self.entries) else None
+        return self.entries[at]["version"] if at < len(self.entries) else None
 
 
 def direction_of(start: Version, target: Version) -> Direction:
@@ -132,23 +123,21 @@ def compose(verdicts: list[TriState], complete: bool) -> TriState:
     return True
 
 
-def stops_within(
-    releases: Releases, span: tuple[Entry, ...], lower: Version, upper: Version
-) -> list[str]:
+def stops_within(releases: Releases, span: Span, lower: Version, upper: Version) -> list[str]:
     """Required stops strictly between `lower` and `upper`: listed by a release, or the floor."""
     candidates: set[Version] = set()
     for entry in span:
-        if entry.requiredStops:
-            candidates.update(Version.parse(stop) for stop in entry.requiredStops)
-        if entry.syntheticRequiredStop:
-            candidates.add(Version.parse(entry.version))
+        if entry["requiredStops"]:
+            candidates.update(Version.parse(stop) for stop in entry["requiredStops"])
+        if entry["syntheticRequiredStop"]:
+            candidates.add(Version.parse(entry["version"]))
     if releases.floor is not None:
         candidates.add(releases.floor)
     return [str(stop) for stop in sorted(s for s in candidates if lower < s < upper)]
 
 
 def missing_ranges(
-    releases: Releases, span: tuple[Entry, ...], lower: Version, upper: Version
+    releases: Releases, span: Span, lower: Version, upper: Version
 ) -> list[MissingRange]:
     """Gaps in coverage: an endpoint the index does not hold, or a broken previousVersion chain.
 
@@ -167,10 +156,10 @@ def missing_ranges(
     previous = str(lower)
     unchecked = not (lower_held or below_floor)  # an unheld start's gap is already reported
     for entry in span:
-        if entry.previousVersion != previous and not unchecked:
-            ranges.append(MissingRange(afterVersion=previous, beforeVersion=entry.version))
+        if entry["previousVersion"] != previous and not unchecked:
+            ranges.append(MissingRange(afterVersion=previous, beforeVersion=entry["version"]))
         unchecked = False
-        previous = entry.version
+        previous = entry["version"]
     if not releases.holds(upper):
         gap = MissingRange(
             afterVersion=releases.held_below(upper), beforeVersion=releases.held_above(upper)
@@ -180,8 +169,8 @@ def missing_ranges(
     return ranges
 
 
-def highest_min_previous(span: tuple[Entry, ...]) -> str | None:
-    floors = [Version.parse(e.minPreviousVersion) for e in span if e.minPreviousVersion]
+def highest_min_previous(span: Span) -> str | None:
+    floors = [Version.parse(e["minPreviousVersion"]) for e in span if e["minPreviousVersion"]]
     return str(max(floors)) if floors else None
 
 
@@ -196,7 +185,7 @@ def evaluate_span(index: IndexData | Releases, from_version: str, to_version: st
     lower, upper = min(start, target), max(start, target)
     span = releases.between(lower, upper)
     missing = missing_ranges(releases, span, lower, upper)
-    verdict = compose([entry.rollingUpdateSafe for entry in span], complete=not missing)
+    verdict = compose([entry["rollingUpdateSafe"] for entry in span], complete=not missing)
     stops = stops_within(releases, span, lower, upper)
     min_previous = highest_min_previous(span)
     if direction == "downgrade" and verdict is True:
@@ -215,7 +204,7 @@ def evaluate_span(index: IndexData | Releases, from_version: str, to_version: st
         verdict=verdict,
         requiredStops=stops,
         minPreviousVersion=min_previous,
-        coveredVersions=[entry.version for entry in span],
+        coveredVersions=[entry["version"] for entry in span],
         missingRanges=missing,
     )
 
@@ -223,12 +212,10 @@ def evaluate_span(index: IndexData | Releases, from_version: str, to_version: st
 def releases_by_verdict(releases: Releases, versions: list[str]) -> tuple[list[str], list[str]]:
     """Of the given indexed versions, those marked false and those marked unknown."""
     wanted = set(versions)
-    unsafe = [
-        e.version for e in releases.entries if e.version in wanted and e.rollingUpdateSafe is False
-    ]
-    unknown = [
-        e.version
-        for e in releases.entries
-        if e.version in wanted and e.rollingUpdateSafe == "unknown"
-    ]
+    unsafe, unknown = [], []
+    for entry in releases.entries:
+        if entry["version"] in wanted and entry["rollingUpdateSafe"] is False:
+            unsafe.append(entry["version"])
+        elif entry["version"] in wanted and entry["rollingUpdateSafe"] == "unknown":
+            unknown.append(entry["version"])
     return unsafe, unknown

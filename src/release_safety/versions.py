@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from functools import total_ordering
+from typing import NamedTuple
 
 from release_safety.errors import InputError
-from release_safety.patterns import compile_pattern
 
 MAX_PART_DIGITS = 18
 """Digits a version part may have: room for date-like parts, never a number too long to read."""
@@ -20,10 +18,9 @@ _VERSION = re.compile(RELEASE_VERSION_PATTERN)
 DEFAULT_TAG_PATTERN = r"^v?(?P<version>\d+\.\d+\.\d+)$"
 
 
-@total_ordering
-@dataclass(frozen=True)
-class Version:
-    """A plain release version; previews, release candidates and the like are not versions."""
+class Version(NamedTuple):
+    """A plain release version; previews, release candidates and the like are not versions.
+    Versions order as their (major, minor, patch) parts do."""
 
     major: int
     minor: int
@@ -53,11 +50,6 @@ class Version:
     def key(self) -> tuple[int, int, int]:
         return (self.major, self.minor, self.patch)
 
-    def __lt__(self, other: object) -> bool:
-        if not isinstance(other, Version):
-            return NotImplemented
-        return self.key() < other.key()
-
     def __str__(self) -> str:
         return f"{self.major}.{self.minor}.{self.patch}"
 
@@ -77,6 +69,9 @@ class TagPattern:
     ``version``."""
 
     def __init__(self, pattern: str = DEFAULT_TAG_PATTERN) -> None:
+        # deferred: reading versions (the index) needs none of the pattern machinery
+        from release_safety.patterns import compile_pattern
+
         try:
             self.regex = compile_pattern(pattern)
         except ValueError as exc:

@@ -9,7 +9,8 @@ from pathlib import Path
 import click
 import pytest
 
-from release_safety.cli import cli, run
+from release_safety.cli import run
+from release_safety.commands.group import cli
 from release_safety.repobuilder import RepoBuilder
 
 ROOT = Path(__file__).resolve().parents[2]

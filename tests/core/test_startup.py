@@ -11,7 +11,8 @@ from pathlib import Path
 import click
 import pytest
 
-from release_safety.cli import COMMANDS, cli
+from release_safety.cli import COMMANDS
+from release_safety.commands.group import cli
 
 PROBE = """
 import contextlib, io, json, sys
@@ -43,9 +44,10 @@ def test_help_imports_no_analyser(args: list[str]) -> None:
     code, modules = imported(*args)
     assert code == 0
     heavy = {"pydantic", "sqlglot", "tree_sitter", "release_safety.generate", "httpx"}
+    heavy |= {"release_safety.indexsource", "jsonschema_rs"}  # help reads no index
     assert not heavy & modules
     commands = {m for m in modules if m.startswith("release_safety.commands.")}
-    assert commands <= {"release_safety.commands.upgrade"}
+    assert commands <= {"release_safety.commands.group", "release_safety.commands.upgrade"}
 
 
 def test_upgrade_check_builds_no_pydantic_model(tmp_path: Path) -> None:
@@ -66,6 +68,14 @@ def test_upgrade_check_builds_no_pydantic_model(tmp_path: Path) -> None:
         "upgrade-check", "--from", "1.0.0", "--to", "1.0.0", "--index", str(index)
     )
     assert code == 0
+    assert "click" in modules  # text output goes through the click command
+    code, modules = imported(
+        "upgrade-check", "--from", "1.0.0", "--to", "1.0.0", "--index", str(index), "--json"
+    )
+    assert code == 0
+    assert "click" not in modules  # the plain JSON call: quickcheck.py
     assert not {"pydantic", "httpx", "re2", "release_safety.model"} & modules
+    # a local index needs nothing of fetching a URL (hashing, decoding, the cache), nor pathlib
+    assert not {"pathlib", "hashlib", "zlib", "platformdirs"} & modules
     code, modules = imported("validate", str(index))
     assert code == 0 and "pydantic" not in modules

@@ -13,6 +13,7 @@ import pytest
 from upgrade_indexes import EXAMPLE_INDEX, IndexServer, chained, entry, index_doc
 
 from release_safety.cli import run
+from release_safety.jsonio import MAX_DEPTH
 
 SCHEMA = json.loads(
     (Path(__file__).parents[2] / "schemas" / "upgrade-check.schema.json").read_text()
@@ -173,6 +174,33 @@ def test_invalid_index_is_exit_three(capsys: pytest.CaptureFixture[str], tmp_pat
     )
     assert code == 3
     assert "could not be validated" in data["error"]["message"]
+
+
+@pytest.mark.parametrize("where", ["unknown key", "required stops", "an entry"])
+def test_an_index_nested_too_deep_is_exit_three_with_the_reason(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, where: str
+) -> None:
+    """Only a failed index is walked for depth (the schema bounds a valid one): nesting that
+    `json` still reads is named as too deep, wherever it hides, never a traceback."""
+    deep = "[" * (MAX_DEPTH + 5) + "]" * (MAX_DEPTH + 5)
+    first = json.dumps(DOC["entries"][0])
+    plain = json.dumps(DOC)
+    text = {
+        "unknown key": plain[:-1] + f', "x": {deep}}}',
+        "required stops": plain.replace('"requiredStops": []', f'"requiredStops": {deep}'),
+        "an entry": plain.replace(first, deep),
+    }[where]
+    path = tmp_path / "index.json"
+    path.write_text(text)
+    code, data = call_json(
+        capsys, "upgrade-check", "--from", "1.0.0", "--to", "1.1.0", "--index", str(path)
+    )
+    assert code == 3
+    assert data["error"]["message"] == (
+        f"could not be validated: {path}: not valid JSON: nested deeper than {MAX_DEPTH} levels"
+    )
+    assert run(["validate", str(path)]) == 2
+    assert f"nested deeper than {MAX_DEPTH} levels" in capsys.readouterr().err
 
 
 def test_human_errors_go_to_stderr_as_one_line(

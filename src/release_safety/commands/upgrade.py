@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from release_safety.indexsource import check_pin, load_index
 from release_safety.jsonio import dumps
+from release_safety.quickcheck import INDEX_OPTIONS, check_json, load_releases
 from release_safety.span import (
     MissingRange,
     Releases,
@@ -30,51 +29,21 @@ if TYPE_CHECKING:
     from release_safety.plan import Hop, UpgradePlan
 
 
-def default_index_source() -> str:
-    """`index_url`, else `index_path`, from `.release-safety.toml` in the current folder."""
-    # deferred: building the settings models costs start-up time that `--index` does not need
-    from release_safety.settings import load_settings
-
-    settings = load_settings(Path("."), None)
-    return settings.index_url or settings.index_path
-
-
 def _index_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    options = [
-        click.option(
-            "--from", "from_version", required=True, metavar="VERSION", help="The running version."
-        ),
-        click.option(
-            "--to", "to_version", required=True, metavar="VERSION", help="The target version."
-        ),
-        click.option("--json", "as_json", is_flag=True, help="Print one JSON object."),
-        click.option(
-            "--index",
-            "index_source",
-            metavar="PATH|URL",
-            help="The index; default: index_url, else index_path, of .release-safety.toml.",
-        ),
-        click.option("--offline", is_flag=True, help="Answer from the cached copy of a URL."),
-        click.option("--index-sha256", metavar="HEX", help="Accept only these exact bytes."),
-    ]
-    for option in reversed(options):
-        command = option(command)
+    """The click options of `quickcheck.INDEX_OPTIONS`."""
+    for option in reversed(INDEX_OPTIONS):
+        if option.metavar is None:
+            decorate = click.option(option.name, option.parameter, is_flag=True, help=option.help)
+        else:
+            decorate = click.option(
+                option.name,
+                option.parameter,
+                required=option.required,
+                metavar=option.metavar,
+                help=option.help,
+            )
+        command = decorate(command)
     return command
-
-
-def _load(
-    from_version: str,
-    to_version: str,
-    index_source: str | None,
-    offline: bool,
-    index_sha256: str | None,
-) -> Releases:
-    """Check the arguments first (exit 2), then fetch and validate the index (exit 3)."""
-    Version.parse(from_version)
-    Version.parse(to_version)
-    check_pin(index_sha256)
-    source = index_source or default_index_source()
-    return Releases.of(load_index(source, offline=offline, sha256=index_sha256))
 
 
 @click.command("upgrade-check")
@@ -88,13 +57,14 @@ def upgrade_check(
     index_sha256: str | None,
 ) -> int:
     """Is rolling from --from to --to in one hop proven safe? Exit 0 only when it is."""
-    releases = _load(from_version, to_version, index_source, offline, index_sha256)
-    result = evaluate_span(releases, from_version, to_version)
     if as_json:
-        click.echo(dumps(result.to_json_data()), nl=False)
-    else:
-        same_index = _same_index(index_source, offline, index_sha256)
-        click.echo(render_check(result, releases, same_index), nl=False)
+        text, code = check_json(from_version, to_version, index_source, offline, index_sha256)
+        click.echo(text, nl=False)
+        return code
+    releases = load_releases(from_version, to_version, index_source, offline, index_sha256)
+    result = evaluate_span(releases, from_version, to_version)
+    same_index = _same_index(index_source, offline, index_sha256)
+    click.echo(render_check(result, releases, same_index), nl=False)
     return 0 if result.safe else 1
 
 
@@ -111,7 +81,7 @@ def upgrade_plan(
     """The route from --from to --to: hops, strategy per hop, deployment mapping."""
     from release_safety.plan import plan_upgrade  # deferred: upgrade-check does not need it
 
-    releases = _load(from_version, to_version, index_source, offline, index_sha256)
+    releases = load_releases(from_version, to_version, index_source, offline, index_sha256)
     plan = plan_upgrade(releases, from_version, to_version)
     if as_json:
         click.echo(dumps(plan.to_json_data()), nl=False)
