@@ -17,6 +17,7 @@ than to confirm discovery finds nothing.
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
@@ -108,12 +109,37 @@ def matching(snapshot: Snapshot | None, pattern: str) -> list[str]:
         return []
     if not is_glob(pattern):
         return [pattern] if snapshot.blob_id(pattern) is not None else []
+    key = snapshot.tree_key()
+    found = _GLOBBED.get((key, pattern)) if key is not None else None
+    if found is None:
+        found = _globbed(snapshot, pattern)
+        if key is not None:
+            _GLOBBED[(key, pattern)] = found
+            while len(_GLOBBED) > 4096:
+                _GLOBBED.popitem(last=False)
+    return list(found)
+
+
+_GLOBBED: OrderedDict[tuple[str, str], list[str]] = OrderedDict()
+"""The paths a glob matches per tree (`Snapshot.tree_key`), for the trees after it."""
+
+
+def _globbed(snapshot: Snapshot, pattern: str) -> list[str]:
+    """The paths a glob matches: those of the tree this one differs from with the changed
+    paths matched again when they are known (consecutive releases), else every path."""
     regex = compile_pattern(glob_regex(pattern))
-    return [
-        p
-        for p in _candidates(snapshot, pattern)
-        if regex.fullmatches(p) and not skipped(pattern, p)
-    ]
+
+    def hit(path: str) -> bool:
+        return regex.fullmatches(path) and not skipped(pattern, path)
+
+    base = snapshot.changed_from()
+    before = _GLOBBED.get((base[0], pattern)) if base is not None else None
+    if base is None or before is None:
+        return [p for p in _candidates(snapshot, pattern) if hit(p)]
+    changed = base[1]
+    added = [p for p, blob in changed.items() if blob is not None and hit(p)]
+    kept = [p for p in before if p not in changed]
+    return sorted([*kept, *added]) if added else kept
 
 
 _NAMES: WeakKeyDictionary[Snapshot, tuple[Sequence[str], dict[str, list[str]], set[str]]] = (
