@@ -188,10 +188,8 @@ class DiffTree:
                 stderr=subprocess.PIPE,
             )
         assert self._process.stdin is not None
-        try:
+        with contextlib.suppress(OSError):  # git ended: `read` says why
             self._process.stdin.write(f"{new} {old}\n{new} {new}\n".encode())
-        except OSError:  # git ended: `read` says why
-            pass
         self.pending = key
 
     def read(self) -> list[str]:

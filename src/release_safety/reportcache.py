@@ -7,6 +7,7 @@ stale report. A repeated backfill (`--regenerate`) then reads reports instead of
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 from functools import cache
@@ -14,9 +15,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from release_safety import jsonio
 from release_safety.cachedir import cache_dir
-from release_safety.errors import CheckError
 from release_safety.findings import (
     ConfigReport,
     DeclarationsReport,
@@ -63,10 +62,16 @@ def load(key: str) -> list[SurfaceReport] | None:
 
 
 def store(key: str, reports: list[SurfaceReport]) -> None:
-    """Keep the reports; a cache that cannot be written only costs speed."""
+    """Keep the reports; a cache that cannot be written only costs speed.
+
+    Written in place, neither synced nor renamed into place (a write per release of a backfill,
+    a third of the cost): a file cut short by a crash, or read while it is written, does not
+    parse and is recomputed; writers of one key write the same bytes."""
     rows = [{"kind": type(r).__name__, "report": r.model_dump(mode="json")} for r in reports]
-    try:
-        # a cache: a file lost to a crash is only recomputed, so it is never synced
-        jsonio.write_atomic(_path(key), json.dumps(rows, separators=(",", ":")), durable=False)
-    except CheckError:
-        return
+    text, path = json.dumps(rows, separators=(",", ":")), _path(key)
+    with contextlib.suppress(OSError):
+        try:
+            path.write_text(text, encoding="utf-8")
+        except FileNotFoundError:  # the first report of its folder
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
