@@ -3,6 +3,7 @@ what a look at each whole tree finds (a memory snapshot of the same paths, never
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 
 from release_safety.discovery import matching
@@ -50,7 +51,7 @@ def test_globs_carried_across_consecutive_releases_match_a_fresh_look(
         return MemorySnapshot(dict.fromkeys(listed.tree(commit), ""))
 
     try:
-        for old, new in zip(commits, commits[1:], strict=False):
+        for old, new in itertools.pairwise(commits):
             before, after = carried.snapshot(old), carried.snapshot(new)
             carried.start_diff(old, new)
             for glob in GLOBS:
