@@ -8,7 +8,7 @@ written since the last checkpoint are synced, and the new entries are merged int
 it is on disk, under its lock, so a killed run resumes where it stopped and an `index update`
 made meanwhile is kept), and parallel (`jobs` worker processes, each with its own git reader
 and caches, spawned rather than forked, each ending when the backfill's process does, even
-killed).
+killed). Only the workers import the analysers; the backfill's process lists, merges and writes.
 """
 
 from __future__ import annotations

@@ -137,9 +137,23 @@ def _globbed(snapshot: Snapshot, pattern: str) -> list[str]:
     if base is None or before is None:
         return [p for p in _candidates(snapshot, pattern) if hit(p)]
     changed = base[1]
-    added = [p for p, blob in changed.items() if blob is not None and hit(p)]
+    may = _may_match(pattern)
+    added = [p for p, blob in changed.items() if blob is not None and may(p) and hit(p)]
     kept = [p for p in before if p not in changed]
     return sorted([*kept, *added]) if added else kept
+
+
+def _may_match(pattern: str) -> Callable[[str], bool]:
+    """A cheap test a path passes whenever the glob matches it: its file name or a folder of
+    it is the glob's literal last part (a glob naming a folder names the files in it), or
+    ends with the last part's literal end (`*.go`)."""
+    name = pattern.rpartition("/")[2]
+    if not is_glob(name):
+        inside = f"/{name}/"
+        return lambda path: path.rpartition("/")[2] == name or inside in f"/{path}"
+    tail = re.split(r"[*?\[\]]", name)[-1]
+    below = tail + "/"
+    return lambda path: path.endswith(tail) or below in path
 
 
 _NAMES: WeakKeyDictionary[Snapshot, tuple[Sequence[str], dict[str, list[str]], set[str]]] = (
@@ -155,11 +169,8 @@ def _candidates(snapshot: Snapshot, pattern: str) -> Sequence[str]:
     paths = snapshot.paths()
     name = pattern.rpartition("/")[2]
     if is_glob(name):
-        tail = re.split(r"[*?\[\]]", name)[-1]
-        if not tail:
-            return paths
-        below = tail + "/"
-        return [p for p in paths if p.endswith(tail) or below in p]
+        may = _may_match(pattern)
+        return [p for p in paths if may(p)]
     known = _NAMES.get(snapshot)
     if known is None or known[0] is not paths:
         by_name: dict[str, list[str]] = {}

@@ -1,7 +1,9 @@
 """Git access: refs and release tags, changed paths, commit dates, and batched blob reads.
 
 Blobs are read through one long-lived `git cat-file --batch` process and kept in a byte-bounded
-cache keyed by blob id, so a blob is read once per run.
+cache keyed by blob id, so a blob is read once per run; diffs between commits come from one
+long-lived `git diff-tree --stdin` process, and the tree of a commit diffed against one whose
+tree is known is that tree with the diff applied (consecutive releases: no process at all).
 """
 
 from __future__ import annotations
