@@ -17,6 +17,7 @@ than to confirm discovery finds nothing.
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
@@ -108,12 +109,51 @@ def matching(snapshot: Snapshot | None, pattern: str) -> list[str]:
         return []
     if not is_glob(pattern):
         return [pattern] if snapshot.blob_id(pattern) is not None else []
+    key = snapshot.tree_key()
+    found = _GLOBBED.get((key, pattern)) if key is not None else None
+    if found is None:
+        found = _globbed(snapshot, pattern)
+        if key is not None:
+            _GLOBBED[(key, pattern)] = found
+            while len(_GLOBBED) > 4096:
+                _GLOBBED.popitem(last=False)
+    return list(found)
+
+
+_GLOBBED: OrderedDict[tuple[str, str], list[str]] = OrderedDict()
+"""The paths a glob matches per tree (`Snapshot.tree_key`), for the trees after it."""
+
+
+def _globbed(snapshot: Snapshot, pattern: str) -> list[str]:
+    """The paths a glob matches: those of the tree this one differs from with the changed
+    paths matched again when they are known (consecutive releases), else every path."""
     regex = compile_pattern(glob_regex(pattern))
-    return [
-        p
-        for p in _candidates(snapshot, pattern)
-        if regex.fullmatches(p) and not skipped(pattern, p)
-    ]
+
+    def hit(path: str) -> bool:
+        return regex.fullmatches(path) and not skipped(pattern, path)
+
+    base = snapshot.changed_from()
+    before = _GLOBBED.get((base[0], pattern)) if base is not None else None
+    if base is None or before is None:
+        return [p for p in _candidates(snapshot, pattern) if hit(p)]
+    changed = base[1]
+    may = _may_match(pattern)
+    added = [p for p, blob in changed.items() if blob is not None and may(p) and hit(p)]
+    kept = [p for p in before if p not in changed]
+    return sorted([*kept, *added]) if added else kept
+
+
+def _may_match(pattern: str) -> Callable[[str], bool]:
+    """A cheap test a path passes whenever the glob matches it: its file name or a folder of
+    it is the glob's literal last part (a glob naming a folder names the files in it), or
+    ends with the last part's literal end (`*.go`)."""
+    name = pattern.rpartition("/")[2]
+    if not is_glob(name):
+        inside = f"/{name}/"
+        return lambda path: path.rpartition("/")[2] == name or inside in f"/{path}"
+    tail = re.split(r"[*?\[\]]", name)[-1]
+    below = tail + "/"
+    return lambda path: path.endswith(tail) or below in path
 
 
 _NAMES: WeakKeyDictionary[Snapshot, tuple[Sequence[str], dict[str, list[str]], set[str]]] = (
@@ -129,11 +169,8 @@ def _candidates(snapshot: Snapshot, pattern: str) -> Sequence[str]:
     paths = snapshot.paths()
     name = pattern.rpartition("/")[2]
     if is_glob(name):
-        tail = re.split(r"[*?\[\]]", name)[-1]
-        if not tail:
-            return paths
-        below = tail + "/"
-        return [p for p in paths if p.endswith(tail) or below in p]
+        may = _may_match(pattern)
+        return [p for p in paths if may(p)]
     known = _NAMES.get(snapshot)
     if known is None or known[0] is not paths:
         by_name: dict[str, list[str]] = {}

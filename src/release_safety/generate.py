@@ -21,6 +21,7 @@ from release_safety.findings import (
 )
 from release_safety.gitrepo import GitRepo
 from release_safety.model import Artifact, Upgrade
+from release_safety.release import Release
 from release_safety.releasesettings import (
     ReleaseSettings,
     release_settings,
@@ -42,17 +43,6 @@ from release_safety.surfaces import (
 )
 from release_safety.verdict import Decision, decide
 from release_safety.versions import Version
-
-
-@dataclass(frozen=True)
-class Release:
-    """What is being released: its version, refs, the release before it, and its date."""
-
-    version: str
-    to_ref: str
-    from_ref: str | None
-    previous_version: str | None
-    release_date: str
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,9 @@
 """Git access: refs and release tags, changed paths, commit dates, and batched blob reads.
 
 Blobs are read through one long-lived `git cat-file --batch` process and kept in a byte-bounded
-cache keyed by blob id, so a blob is read once per run.
+cache keyed by blob id, so a blob is read once per run; diffs between commits come from one
+long-lived `git diff-tree --stdin` process, and the tree of a commit diffed against one whose
+tree is known is that tree with the diff applied (consecutive releases: no process at all).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import subprocess
 import sys
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -32,6 +34,8 @@ _STATUS: dict[str, ChangeStatus] = {
 }
 # Bytes an empty pipe always takes without blocking (every earlier request was answered).
 _PIPE_HOLDS = getattr(select, "PIPE_BUF", 512)  # POSIX guarantees at least 512
+# `git diff-tree --stdin` as a long-lived reader of raw diffs (no rename pairing)
+_DIFF_TREE = ("--stdin", "-r", "--raw", "--no-abbrev", "--no-renames", "-z", "--always")
 # Tree-entry modes of files (100644, 100755); links (120000) and submodules are not files.
 _FILE_MODES = frozenset({"100"})
 
@@ -160,6 +164,75 @@ class CatFile:
             self._process = None
 
 
+class DiffTree:
+    """One long-lived `git diff-tree --stdin` process: the raw diff (no rename pairing) of a
+    pair of commits is requested, git computes it while the caller works, and it is read when
+    wanted. Each request is followed by an empty one (a commit against itself), whose header
+    marks where the diff ends; at most one request is pending, so neither pipe fills up."""
+
+    def __init__(self, git_dir: str) -> None:
+        self.git_dir = git_dir
+        self._process: subprocess.Popen[bytes] | None = None
+        self.pending: tuple[str, str] | None = None
+        self._buffer = bytearray()
+        self._at = 0
+
+    def request(self, old: str, new: str, key: tuple[str, str]) -> None:
+        """Ask for the diff of two commit ids, known as `key` while it is pending; read it
+        with `read` before the next request."""
+        assert self.pending is None
+        if self._process is None:
+            self._process = subprocess.Popen(
+                ["git", "--git-dir", self.git_dir, "diff-tree", *_DIFF_TREE],
+                bufsize=0,  # one system call per write, and per read of what git has written
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
+        assert self._process.stdin is not None
+        with contextlib.suppress(OSError):  # git ended: `read` says why
+            self._process.stdin.write(f"{new} {old}\n{new} {new}\n".encode())
+        self.pending = key
+
+    def read(self) -> list[str]:
+        """The pending diff's raw fields (`:<modes ids status>`, then the path), in git's order."""
+        self.pending = None
+        try:
+            self._field()  # the request's header: the new commit
+            fields: list[str] = []
+            while (field := self._field()).startswith(":"):
+                fields += [field, self._field()]
+            return fields  # `field` was the empty request's header
+        except CheckError:
+            self.close()
+            raise
+
+    def _field(self) -> str:
+        """The next NUL-terminated field git wrote."""
+        assert self._process is not None and self._process.stdout is not None
+        while (end := self._buffer.find(b"\0", self._at)) < 0:
+            del self._buffer[: self._at]
+            self._at = 0
+            chunk = self._process.stdout.read(1 << 16)
+            if not chunk:
+                assert self._process.stderr is not None
+                detail = self._process.stderr.read().decode(errors="replace").strip().splitlines()
+                raise CheckError(f"git diff failed: {detail[-1] if detail else 'git ended'}")
+            self._buffer += chunk
+        field = self._buffer[self._at : end].decode(errors="surrogateescape")
+        self._at = end + 1
+        return field
+
+    def close(self) -> None:
+        if self._process is not None:
+            self._process.kill()
+            self._process.communicate()
+            self._process = None
+        self.pending = None
+        self._buffer.clear()
+        self._at = 0
+
+
 class GitRepo:
     """A local git repository, read-only."""
 
@@ -177,10 +250,10 @@ class GitRepo:
         self._changed_at: dict[tuple[str, str], dict[str, str | None]] = {}  # of each diff
         self._seen: OrderedDict[str, dict[str, str | None]] = OrderedDict()  # commit -> path ids
         self._folders: OrderedDict[tuple[str, str], dict[str, tuple[str, str]]] = OrderedDict()
-        self._started: dict[tuple[str, str], subprocess.Popen[bytes]] = {}  # diffs under way
+        self.diff_tree = DiffTree(str(self.repo.git_dir))
 
     def close(self) -> None:
-        self._stop_started()
+        self.diff_tree.close()
         self.cat_file.close()
         self.repo.close()
 
@@ -207,6 +280,12 @@ class GitRepo:
             self._commits.clear()
         self._commits.add(found[0])
         return found[0]
+
+    def known_commits(self, *commits: str) -> None:
+        """Ids git listed as commits (release tags, peeled): `resolve` takes them as they are."""
+        if len(self._commits) + len(commits) > 4096:
+            self._commits.clear()
+        self._commits.update(commits)
 
     def close_refs(self, ref: str) -> list[str]:
         """Tags and branches whose names are close to `ref` (`1.6.0` finds `v1.6.0`)."""
@@ -292,17 +371,38 @@ class GitRepo:
     def _derived_tree(self, commit: str) -> dict[str, str] | None:
         """The tree of a commit diffed (or being diffed) against one whose tree is known: that
         tree, with every path the diff names at `commit` set to its blob or removed."""
-        for old, new in [*self._diffs, *self._started]:
-            if new == commit and old in self._trees:
-                self.diff(old, new)  # collects a diff started in the background
+        for old in self._diffed_into(commit):
+            if old in self._trees:
                 files = dict(self._trees[old])
-                for path, blob in self._changed_at[(old, new)].items():
+                for path, blob in self.changed_at(old, commit).items():
                     if blob is None:
                         files.pop(path, None)
                     else:
                         files[path] = blob
                 return files
         return None
+
+    def has_tree(self, commit: str) -> bool:
+        """True when `tree(commit)` needs no `git ls-tree` (its tree, or the tree of a commit
+        with a diff into it, is known)."""
+        return commit in self._trees or any(old in self._trees for old in self._diffed_into(commit))
+
+    def _diffed_into(self, commit: str) -> list[str]:
+        """The commits with a diff into `commit` collected or under way."""
+        pending = [self.diff_tree.pending] if self.diff_tree.pending else []
+        return [old for old, new in [*self._diffs, *pending] if new == commit]
+
+    def changed_at(self, old: str, new: str) -> dict[str, str | None]:
+        """Every path the diff of two commits names, with its blob id at `new` (None when it
+        is no file there); the diff is collected when it is under way."""
+        self.diff(old, new)
+        return self._changed_at[(old, new)]
+
+    def base_of(self, commit: str) -> tuple[str, dict[str, str | None]] | None:
+        """A commit the tree of `commit` is known relative to (a diff into it collected or
+        under way), with the paths that differ: see `changed_at`."""
+        olds = self._diffed_into(commit)
+        return (olds[0], self.changed_at(olds[0], commit)) if olds else None
 
     def blob_id_at(self, commit: str, path: str) -> str | None:
         """The blob id of one file at a commit (None when absent; links and submodules are not
@@ -343,21 +443,25 @@ class GitRepo:
         return entries
 
     def start_diff(self, old: str, new: str) -> None:
-        """Let git compute `diff(old, new)` in the background while the caller works."""
+        """Let git compute `diff(old, new)` in the background while the caller works (a diff
+        started before and not collected yet is collected first)."""
         key = (old, new)
-        if key in self._diffs or key in self._started:
+        if key in self._diffs or key == self.diff_tree.pending:
             return
-        self._stop_started()  # a diff nobody collected is not wanted any more
-        command = ["git", "--git-dir", str(self.repo.git_dir), *self._diff_args(*key, False)]
-        self._started[key] = subprocess.Popen(
-            command, stdout=subprocess.PIPE, stderr=subprocess.PIPE
-        )
+        if self.diff_tree.pending is not None:
+            self.diff(*self.diff_tree.pending)
+        try:
+            old_commit, new_commit = self._commits_of(old, new)
+        except CheckError:
+            return  # said when the diff is collected
+        self.diff_tree.request(old_commit, new_commit, key)
 
-    def _stop_started(self) -> None:
-        for process in self._started.values():
-            process.kill()
-            process.communicate()
-        self._started.clear()
+    def _commits_of(self, *refs: str) -> list[str]:
+        """The commit ids refs name, for git diff-tree (which would skip a tree or a blob)."""
+        try:
+            return [self.resolve(ref) for ref in refs]
+        except InputError as exc:
+            raise CheckError(f"git diff failed: {exc.message}") from exc
 
     def diff(self, old: str, new: str) -> list[Change]:
         """Added, modified and deleted paths between two commits (no rename pairing)."""
@@ -371,31 +475,25 @@ class GitRepo:
         self._diffs[key] = self._changes(old, new, renames=False)
         return self._diffs[key]
 
-    @staticmethod
-    def _diff_args(old: str, new: str, renames: bool) -> list[str]:
-        return ["diff", "--raw", "--no-abbrev", "-M" if renames else "--no-renames", "-z", old, new]
-
     def _changes(self, old: str, new: str, renames: bool) -> list[Change]:
         """`git diff --raw` between two commits as changes, sorted by path; with `renames` a
         rename is one change (a copy counts as an addition). The blob ids it names at either
         commit are remembered, so the surfaces need not look them up again."""
-        started = None if renames else self._started.pop((old, new), None)
-        if started is None:
-            raw = self._git(*self._diff_args(old, new, renames))
+        if renames:
+            raw = self._git("diff", "--raw", "--no-abbrev", "-M", "-z", old, new)
+            fields = raw.split("\0")[:-1]
         else:
-            out, err = started.communicate()
-            if started.returncode:
-                detail = err.decode(errors="replace").strip().splitlines()
-                raise CheckError(f"git diff failed: {detail[-1] if detail else started.returncode}")
-            raw = out.decode(errors="surrogateescape")
-        fields = raw.split("\0")
+            self._commits_of(old, new)
+            if self.diff_tree.pending != (old, new):
+                self.start_diff(old, new)
+            fields = self.diff_tree.read()
         before, after = self._ids_seen(old), self._ids_seen(new)
         changed: dict[str, str | None] = {}  # every path the diff names, as it is at `new`
         if not renames:
             self._changed_at[(old, new)] = changed
         changes: list[Change] = []
         i = 0
-        while i < len(fields) - 1:
+        while i < len(fields):
             old_mode, new_mode, old_id, new_id, status = fields[i].lstrip(":").split(" ")
             code = status[:1]
             if code in ("R", "C"):
@@ -471,7 +569,7 @@ class GitSnapshot:
         return self._paths
 
     def blob_id(self, path: str) -> str | None:
-        if self._paths is not None:
+        if self._paths is not None or self.repo.has_tree(self.commit):
             return self.repo.tree(self.commit).get(path)
         if path not in self._ids:
             self._ids[path] = self.repo.blob_id_at(self.commit, path)
@@ -497,3 +595,9 @@ class GitSnapshot:
         if isinstance(old, GitSnapshot) and old.repo is self.repo:
             return self.repo.diff(old.commit, self.commit)
         return compare_trees(old, self)
+
+    def tree_key(self) -> str | None:
+        return self.commit
+
+    def changed_from(self) -> tuple[str, Mapping[str, str | None]] | None:
+        return self.repo.base_of(self.commit)

@@ -160,13 +160,19 @@ def _mode_for(path: Path) -> int:
         return 0o644 & ~_umask()
 
 
+_TEMPORARY = re.compile(r"(?:(\d+)\.)?[A-Za-z0-9_]+\.tmp")
+"""What follows `.NAME.` in the name of a temporary file of `write_atomic`."""
+
+
 def remove_stale_temporaries(path: Path) -> None:
     """Remove `.NAME.PID.XXXX.tmp` files a writer of `path` left when it was killed (its process
     is gone); a temporary file of a live writer is left alone."""
-    pattern = re.compile(rf"\.{re.escape(path.name)}\.(?:(\d+)\.)?[A-Za-z0-9_]+\.tmp")
+    prefix = f".{path.name}."
     with contextlib.suppress(OSError):
         for entry in os.scandir(path.parent if str(path.parent) else "."):
-            found = pattern.fullmatch(entry.name)
+            if not entry.name.startswith(prefix):
+                continue
+            found = _TEMPORARY.fullmatch(entry.name, len(prefix))
             if found is not None and _is_stale(entry, found.group(1)):
                 with contextlib.suppress(OSError):
                     os.unlink(entry.path)

@@ -50,6 +50,16 @@ class Snapshot(Protocol):
         them in one round trip and hands each over as it arrives. Consume it to the end."""
         ...
 
+    def tree_key(self) -> str | None:
+        """A name equal for snapshots of the same tree (git: the commit id), under which what
+        follows from the paths alone may be kept; None when there is none."""
+        ...
+
+    def changed_from(self) -> tuple[str, Mapping[str, str | None]] | None:
+        """The `tree_key` of a tree this one is known to differ from only by the given paths
+        (each with its blob id here, None when it is no file here), or None."""
+        ...
+
 
 def read_text(snapshot: Snapshot, path: str) -> str:
     """The file decoded as UTF-8 (invalid bytes replaced: sources are text)."""
@@ -107,3 +117,9 @@ class MemorySnapshot:
 
     def read_each(self, paths: Sequence[str]) -> Iterator[tuple[str, bytes]]:
         return ((path, self._files[path]) for path in paths if path in self._files)
+
+    def tree_key(self) -> str | None:
+        return None
+
+    def changed_from(self) -> tuple[str, Mapping[str, str | None]] | None:
+        return None

@@ -228,3 +228,13 @@ def test_an_entry_whose_files_are_all_excluded_matches_nothing(judge: Judge) -> 
             ".release-safety.toml: key 'config.sources': 'cmd/*.go' matches nothing at v1.0.1",
         )
     ]
+
+
+def test_the_same_files_read_with_other_entries_are_read_again(judge: Judge) -> None:
+    """What a ref's files say is kept per files and entries: the same files named by another
+    entry (values as defaults or as names only) are read again, not taken from the first."""
+    old, new = {".env": "PORT=80\n"}, {".env": "PORT=81\n"}
+    as_defaults = judge(old, new, [{"path": ".env", "defaults": True}])
+    assert [f.rule for f in as_defaults.findings] == ["config-default-changed"]
+    assert judge(old, new, [{"path": ".env", "defaults": False}]).findings == []
+    assert judge(old, new, [{"path": ".env", "defaults": True}]).findings == as_defaults.findings

@@ -1,5 +1,6 @@
 """Backfill over real git repositories: entry by entry, resumable, killable."""
 
+import itertools
 import json
 import os
 import signal
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from release_safety.backfill import contiguous_parts
 from release_safety.cli import run
 from release_safety.repobuilder import RepoBuilder
 from release_safety.schemas import validate_document
@@ -220,3 +222,14 @@ def test_parallel_workers_read_dockerfiles_with_the_go_parser(
     one = tmp_path / "one.json"
     subprocess.run([*command, "--index", str(one)], check=True, capture_output=True, timeout=120)
     assert one.read_bytes() == index.read_bytes()
+
+
+@pytest.mark.parametrize(("count", "jobs"), [(538, 2), (143, 2), (10, 3), (2, 2), (3, 8), (1, 4)])
+def test_workers_get_contiguous_parts_the_newer_ones_shorter(count: int, jobs: int) -> None:
+    """Each worker goes through consecutive releases (what it learnt of one tree serves the
+    next); newer releases cost more, so their parts are shorter; none is empty."""
+    releases = list(range(count))
+    parts = contiguous_parts(releases, jobs)
+    assert [r for part in parts for r in part] == releases
+    assert len(parts) == min(count, jobs) and all(parts)
+    assert all(len(a) >= len(b) for a, b in itertools.pairwise(parts))

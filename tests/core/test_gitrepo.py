@@ -156,6 +156,7 @@ def test_diffs_started_and_never_collected_do_not_pile_up(
     builder = make_repo("r")
     commits = [builder.write("a.txt", str(i)).commit(str(i)) for i in range(24)]
     repo = GitRepo(builder.path)
+    repo.start_diff(commits[0], commits[1])  # git's long-lived readers start here
     descriptors = len(os.listdir("/proc/self/fd"))
     for old, new in itertools.permutations(commits, 2):  # 552 diffs: 1,104 pipes, were each kept
         repo.start_diff(old, new)

@@ -13,8 +13,9 @@ from release_safety import jsonio
 from release_safety.checkpr import GateResult, gate
 from release_safety.commands.options import repo_option
 from release_safety.findings import Finding, all_findings
-from release_safety.generate import Generated, Release, analyse_release
+from release_safety.generate import Generated, analyse_release
 from release_safety.gitrepo import GitRepo
+from release_safety.release import Release
 from release_safety.releasesettings import release_settings, settings_at_ref, settings_file
 from release_safety.render.annotations import gate_shown
 from release_safety.render.formats import chosen_format, format_options, github, sarif

@@ -5,7 +5,7 @@ JSON config files), and what changed between them.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import PurePosixPath
@@ -39,6 +39,9 @@ __all__ = ["analyse", "source_kind"]
 _CACHE: Memo[tuple[Any, ...], Any] = Memo(16384)
 """Parse results per (kind and options, blob id): reads, Rust facts, documents; or the
 SourceError parsing raised."""
+_REFS: Memo[tuple[Any, ...], _Ref] = Memo(4)
+"""What the sources of a ref say, per (settings entries, each matched file's path and blob id):
+consecutive releases share the ref between them, and most of its files."""
 
 
 class _NotChecked(Exception):
@@ -84,8 +87,10 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> ConfigRe
     if problems:
         return _not_checked(problems, coverage)
     try:
-        now = _read(new, new_files, new_blobs)
-        before = _read(old, old_files, old_blobs) if old is not None and old_files else None
+        now = _read(new, new_files, new_blobs, sources)
+        before = None
+        if old is not None and old_files:
+            before = _read(old, old_files, old_blobs, sources)
     except _NotChecked as exc:
         return _not_checked([not_checked_finding("config", exc.reason, exc.file)], coverage)
     if before is None:  # a first release, or sources new at this one: nothing can break
@@ -149,8 +154,20 @@ def _raise(snapshot: Snapshot, path: str, error: SourceError) -> NoReturn:
     raise _NotChecked(f"{where}: {error.message}", error.path or path)
 
 
-def _read(snapshot: Snapshot, files: dict[str, ConfigSource], blobs: dict[str, str]) -> _Ref:
-    """The variables the matched files of one ref (with their blob ids) read."""
+def _read(
+    snapshot: Snapshot,
+    files: dict[str, ConfigSource],
+    blobs: dict[str, str],
+    sources: Sequence[ConfigSource],
+) -> _Ref:
+    """The variables the matched files of one ref (with their blob ids) read, once per set of
+    files: which entry a file belongs to follows from its path and the entries."""
+    key = (tuple(sources), tuple(blobs.items()))
+    return _REFS.get(key, lambda: _fold(snapshot, files, blobs))
+
+
+def _fold(snapshot: Snapshot, files: dict[str, ConfigSource], blobs: dict[str, str]) -> _Ref:
+    """`_read` itself (_NotChecked, never kept, when a file cannot be read)."""
     kinds: dict[str, str] = {}
     for path in files:
         kind = source_kind(path)

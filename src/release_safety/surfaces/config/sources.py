@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from release_safety.discovery import matching
 from release_safety.settings import ConfigSource
 from release_safety.snapshot import Snapshot
+from release_safety.surfaces.config.memo import Memo
 from release_safety.surfaces.config.structured import KINDS, TEMPLATE_SUFFIXES
 
 CODE = {
@@ -31,7 +32,18 @@ CODE = {
 
 
 def matched_sources(snapshot: Snapshot, sources: Sequence[ConfigSource]) -> dict[str, ConfigSource]:
-    """Every file the entries name at the snapshot's ref, sorted, with its entry."""
+    """Every file the entries name at the snapshot's ref, sorted, with its entry (kept per
+    tree and entries: the ref between two consecutive releases is looked at twice)."""
+    key = snapshot.tree_key()
+    if key is None:
+        return _matched(snapshot, sources)
+    return dict(_MATCHED.get((key, tuple(sources)), lambda: _matched(snapshot, sources)))
+
+
+_MATCHED: Memo[tuple[str, tuple[ConfigSource, ...]], dict[str, ConfigSource]] = Memo(8)
+
+
+def _matched(snapshot: Snapshot, sources: Sequence[ConfigSource]) -> dict[str, ConfigSource]:
     found: dict[str, ConfigSource] = {}
     for source in sources:
         for path in matching(snapshot, source.path):

@@ -19,7 +19,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import yaml
-from deepdiff import DeepDiff
 
 from release_safety.surfaces.config.reads import EnvRead, SourceError
 
@@ -109,6 +108,8 @@ def _line(lines: list[str], path: Path) -> int:
 def moves(old: Any, new: Any) -> dict[Path, Path]:
     """Leaf key paths that moved as they were, new -> old: a table or a value removed at one
     key and added, equal, at another (only when the pairing is one to one)."""
+    from deepdiff import DeepDiff  # deferred: a tenth of a second, for changed documents only
+
     difference = DeepDiff(old, new, view="tree", threshold_to_diff_deeper=0)
     removed = _by_value(difference.get("dictionary_item_removed", []), "t1")
     added = _by_value(difference.get("dictionary_item_added", []), "t2")

@@ -1,0 +1,16 @@
+"""What is being released: a version, its refs, the release before it, and its date."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Release:
+    """What is being released: its version, refs, the release before it, and its date."""
+
+    version: str
+    to_ref: str
+    from_ref: str | None
+    previous_version: str | None
+    release_date: str
