@@ -25,6 +25,16 @@ def test_round_trip_keeps_report_kinds() -> None:
     reportcache.store(key, reports)
     assert reportcache.load(key) == reports
     assert isinstance(reportcache.load(key)[0], MigrationsReport)  # type: ignore[index]
+    stored = reportcache._path(key)
+    assert [p.name for p in stored.parent.iterdir()] == [stored.name]  # renamed into place
+
+
+def test_a_report_cut_short_is_recomputed_not_read() -> None:
+    key = reportcache.report_key(judged_with(Settings()), "1.0.1", "a" * 40, "c" * 40)
+    reportcache.store(key, [SurfaceReport(surface="rest", checked=True)])
+    stored = reportcache._path(key)
+    stored.write_text(stored.read_text()[:-3])
+    assert reportcache.load(key) is None
 
 
 def test_key_covers_settings_version_and_commits() -> None:
