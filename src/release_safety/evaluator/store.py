@@ -18,17 +18,20 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
 import orjson
 
 from release_safety.errors import CheckError, InputError
-from release_safety.evaluator.counts import CountIndex
+from release_safety.evaluator.answers import Answers
+from release_safety.evaluator.counts import CountBuilder, CountIndex
 from release_safety.evaluator.derive import Names, derive
 from release_safety.evaluator.encoding import dumps
 from release_safety.evaluator.fixture import DataSet, RunChecker, check_parts, dataset_of
 from release_safety.evaluator.times import format_time, parse_time, resolve
+from release_safety.evaluator.writer import batch_writer
 
 TABLES = """
 CREATE TABLE organization (uuid TEXT PRIMARY KEY, name TEXT NOT NULL);
@@ -109,7 +112,9 @@ DROP = (
 SEARCH_COLUMNS = ("s_sql", "s_explore", "s_fields", "s_chart", "s_sql_chart", "s_dashboard")
 _INSERT_RUN = f"INSERT INTO runs VALUES ({', '.join('?' * 15)})"
 _INSERT_TEXT = "INSERT INTO runs_search (rowid, text) VALUES (?, ?)"
-BATCH = 2_000
+BATCH = 500
+# what the count index gathers of a run's stored row
+_COUNTED = itemgetter(2, 4, 5, 6, 3, 7)  # scope, trigger, language, status, created, runtime
 SAMPLE = 4_096  # texts whose trigrams are counted, to tell rare trigrams from common ones
 REQUIRED = ("organization", "projects", "users")
 
@@ -190,6 +195,8 @@ class Store:
         self.tokens: dict[str, TokenOwner] = {}
         self.trigram_sample: Counter[str] = Counter()  # texts holding each trigram, of SAMPLE
         self.items = Items()  # runs are never changed, only added
+        self.generation = 0  # moves on at every write: answers computed before are stale
+        self.answers = Answers()
         # (project, user) -> (project exists, role): existing projects only, so it stays as
         # small as the roles table; emptied by every write
         self._access: dict[tuple[str, str], tuple[bool, str | None]] = {}
@@ -220,6 +227,7 @@ class Store:
                 with self._conn:
                     yield self._conn
             finally:
+                self.generation += 1
                 self._access.clear()
 
     def access(self, project: str, user: str) -> tuple[bool, str | None]:
@@ -245,21 +253,18 @@ class Store:
         gc.disable()  # a load makes millions of short-lived objects and no cycles: no GC passes
         try:
             with self.writing() as conn:
-                _load(conn, data, now, self.scopes, self.trigram_sample, self.items)
-                _script(conn, INDEXES)
-                conn.execute("ANALYZE")
+                counted = _load(conn, data, now, self.scopes, self.trigram_sample, self.items)
+                with batch_writer(conn) as writer:  # indexed while the runs are counted
+                    for statement in _statements(INDEXES):
+                        writer.execute(statement)
+                    writer.execute("ANALYZE")
+                    self.counts.build(counted)
         except sqlite3.Error as exc:
             raise self.failure(exc) from exc
         finally:
             if collecting:
                 gc.enable()
         self.sampled = min(SAMPLE, self._conn.execute("SELECT count(*) FROM runs").fetchone()[0])
-        self.counts.build(
-            self._conn.execute(
-                "SELECT scope, trigger, language, status, created_at, runtime FROM runs"
-                " ORDER BY created_at"
-            )
-        )
         self.tokens = {
             row["hash"]: TokenOwner(
                 row["uuid"], row["org_role"], bool(row["is_active"]), row["expires_at"]
@@ -275,11 +280,14 @@ class Store:
         return self.scopes.get((project, user))
 
 
+def _statements(script: str) -> list[str]:
+    return [statement for statement in script.split(";\n") if statement.strip()]
+
+
 def _script(conn: sqlite3.Connection, script: str) -> None:
     """Run statements one by one, inside the open transaction (executescript would commit)."""
-    for statement in script.split(";\n"):
-        if statement.strip():
-            conn.execute(statement)
+    for statement in _statements(script):
+        conn.execute(statement)
 
 
 def _reset(conn: sqlite3.Connection) -> None:
@@ -297,10 +305,12 @@ def _load(
     scopes: dict[tuple[str, str], int],
     sample: Counter[str],
     items: Items,
-) -> None:
-    """Parts, then runs; a second reading of the runs when a part came after them."""
+) -> CountBuilder:
+    """Parts, then runs; a second reading of the runs when a part came after them. Returns
+    the runs gathered for the count index."""
     for attempt in (1, 2):
         _reset(conn)
+        counted = CountBuilder()
         scopes.clear()
         sample.clear()
         items.clear()
@@ -317,9 +327,10 @@ def _load(
             raise InputError(f"{data.where}: {exc}") from exc
         if first is not None:
             runs = itertools.chain([first], runs)
-            _load_runs(conn, data, runs, names, now, scopes, sample, items)
+            _load_runs(conn, data, runs, names, now, scopes, sample, items, counted)
         if not data.late_parts:
-            return
+            break
+    return counted
 
 
 def _load_parts(conn: sqlite3.Connection, data: Mapping[str, Any], now: int) -> Names:
@@ -375,33 +386,36 @@ def _load_runs(
     scopes: dict[tuple[str, str], int],
     sample: Counter[str],
     items: Items,
+    counted: CountBuilder,
 ) -> None:
-    """Check, derive and insert the runs in batches: no more than a batch is held at once."""
+    """Check, derive and insert the runs in batches: no more than a few batches are held at
+    once, and each is inserted while the next is prepared."""
     checker = RunChecker(data)
     rows: list[tuple[Any, ...]] = []
     texts: list[tuple[int, str]] = []
-    for index, raw in enumerate(runs):
-        run = checker.check(index, raw)
-        key = (run["projectUuid"], run["userUuid"])
-        scope = scopes.get(key)
-        if scope is None:
-            scope = scopes[key] = len(scopes) + 1
-        try:
-            row, text, item = run_row(index + 1, scope, run, names, now)
-        except ValueError as exc:
-            raise InputError(f"{data.where}: /queryRuns/{index}: {exc}") from exc
-        items.add(index + 1, item)
-        rows.append(row)
-        texts.append((index + 1, text))
-        if index < SAMPLE:
-            sample.update(set(trigrams(text)))
-        if len(rows) >= BATCH:
-            conn.executemany(_INSERT_RUN, rows)
-            conn.executemany(_INSERT_TEXT, texts)
-            rows.clear()
-            texts.clear()
-    conn.executemany(_INSERT_RUN, rows)
-    conn.executemany(_INSERT_TEXT, texts)
+    with batch_writer(conn) as writer:
+        for index, raw in enumerate(runs):
+            run = checker.check(index, raw)
+            key = (run["projectUuid"], run["userUuid"])
+            scope = scopes.get(key)
+            if scope is None:
+                scope = scopes[key] = len(scopes) + 1
+            try:
+                row, text, item = run_row(index + 1, scope, run, names, now)
+            except ValueError as exc:
+                raise InputError(f"{data.where}: /queryRuns/{index}: {exc}") from exc
+            items.add(index + 1, item)
+            rows.append(row)
+            counted.add(*_COUNTED(row))
+            texts.append((index + 1, text))
+            if index < SAMPLE:
+                sample.update(set(trigrams(text)))
+            if len(rows) >= BATCH:
+                writer.write(_INSERT_RUN, rows)
+                writer.write(_INSERT_TEXT, texts)
+                rows, texts = [], []
+        writer.write(_INSERT_RUN, rows)
+        writer.write(_INSERT_TEXT, texts)
     conn.executemany(
         "INSERT INTO scopes VALUES (?, ?, ?)", [(i, p, u) for (p, u), i in scopes.items()]
     )
