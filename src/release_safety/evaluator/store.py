@@ -31,7 +31,7 @@ from release_safety.evaluator.derive import Names, derive
 from release_safety.evaluator.encoding import dumps
 from release_safety.evaluator.fixture import DataSet, RunChecker, check_parts, dataset_of
 from release_safety.evaluator.times import format_time, parse_time, resolve
-from release_safety.evaluator.writer import batch_writer
+from release_safety.evaluator.writer import batch_writer, insert
 
 TABLES = """
 CREATE TABLE organization (uuid TEXT PRIMARY KEY, name TEXT NOT NULL);
@@ -110,8 +110,8 @@ DROP = (
     "runs", "runs_search",
 )  # fmt: skip
 SEARCH_COLUMNS = ("s_sql", "s_explore", "s_fields", "s_chart", "s_sql_chart", "s_dashboard")
-_INSERT_RUN = f"INSERT INTO runs VALUES ({', '.join('?' * 15)})"
-_INSERT_TEXT = "INSERT INTO runs_search (rowid, text) VALUES (?, ?)"
+_INSERT_RUN = insert("runs", None, 15)
+_INSERT_TEXT = insert("runs_search", ("rowid", "text"), 2)
 BATCH = 500
 # what the count index gathers of a run's stored row
 _COUNTED = itemgetter(2, 4, 5, 6, 3, 7)  # scope, trigger, language, status, created, runtime
@@ -589,8 +589,8 @@ def insert_run(store: Store, conn: sqlite3.Connection, run: Mapping[str, Any], n
         cursor = conn.execute("INSERT INTO scopes (project_uuid, user_uuid) VALUES (?, ?)", key)
         scope = store.scopes[key] = int(cursor.lastrowid or 0)
     values, text, item = run_row(None, scope, run, names, now)
-    rowid = int(conn.execute(_INSERT_RUN, values).lastrowid or 0)
-    conn.execute(_INSERT_TEXT, (rowid, text))
+    rowid = int(conn.execute(_INSERT_RUN.row, values).lastrowid or 0)
+    conn.execute(_INSERT_TEXT.row, (rowid, text))
     store.items.add(rowid, item)
     _, _, _, created, trigger, language, status, runtime = values[:8]
     store.counts.add(scope, trigger, language, status, created, runtime)

@@ -1,8 +1,9 @@
 """Batches written to SQLite by a thread of their own while the caller prepares the next.
 
-SQLite releases the GIL while it steps a statement, so inserting a batch of runs (and adding
-their trigrams to the full-text index) overlaps the Python work of reading, checking and
-deriving the next batch, on another core. Batches are written in the order given; the first
+SQLite releases the GIL while it steps a statement. A batch is one statement (its rows passed
+as one JSON array, read back by `json_each`), so inserting a batch of runs and adding their
+trigrams to the full-text index runs on another core for its whole length while the caller
+reads, checks and derives the next batch. Batches are written in the order given; the first
 error is raised to the caller at its next call, or when the writer is closed.
 """
 
@@ -13,18 +14,49 @@ import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, NamedTuple
+
+import orjson
 
 DEPTH = 2  # batches waiting at most: the reader waits rather than holding more
 
 
+class Insert(NamedTuple):
+    """One row's INSERT, and the same for a JSON array of rows."""
+
+    row: str
+    rows: str
+
+
+def insert(table: str, columns: Sequence[str] | None, count: int) -> Insert:
+    """The inserts of `count` values into `table` (into `columns` when given)."""
+    into = f"{table} ({', '.join(columns)})" if columns else table
+    values = ", ".join(f"value->>{index}" for index in range(count))
+    return Insert(
+        f"INSERT INTO {into} VALUES ({', '.join('?' * count)})",
+        f"INSERT INTO {into} SELECT {values} FROM json_each(?)",
+    )
+
+
+def write_rows(conn: sqlite3.Connection, insert: Insert, rows: Sequence[Sequence[Any]]) -> None:
+    """Insert rows with one statement, or one per row for what JSON cannot carry into SQLite
+    as it is: an integer past 64 bits, a NUL (SQLite's JSON text ends there)."""
+    try:
+        payload = orjson.dumps(rows)
+    except orjson.JSONEncodeError:
+        payload = b"\\u0000"
+    if b"\\u0000" in payload:
+        conn.executemany(insert.row, rows)
+    else:
+        conn.execute(insert.rows, (payload.decode(),))
+
+
 class BatchWriter:
-    """`executemany` of each batch (or `execute` of a statement), in order, on a thread of its
-    own."""
+    """Each batch of rows (or statement) written, in order, on a thread of its own."""
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self._conn = conn
-        self._batches: queue.Queue[tuple[str, Sequence[Any] | None] | None] = queue.Queue(DEPTH)
+        self._batches: queue.Queue[tuple[str | Insert, Sequence[Any]] | None] = queue.Queue(DEPTH)
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name="evaluator-load", daemon=True)
         self._thread.start()
@@ -32,24 +64,25 @@ class BatchWriter:
     def _run(self) -> None:
         while (batch := self._batches.get()) is not None:
             if self._error is None:
-                sql, rows = batch
+                statement, rows = batch
                 try:
-                    if rows is None:
-                        self._conn.execute(sql)
+                    if isinstance(statement, Insert):
+                        write_rows(self._conn, statement, rows)
                     else:
-                        self._conn.executemany(sql, rows)
+                        self._conn.execute(statement)
                 except BaseException as exc:  # raised again in the caller's thread
                     self._error = exc
 
-    def write(self, sql: str, rows: Sequence[Any]) -> None:
-        """Queue a batch; `rows` must not be changed afterwards."""
+    def write(self, insert: Insert, rows: Sequence[Sequence[Any]]) -> None:
+        """Queue a batch of rows; `rows` must not be changed afterwards."""
         self._raise()
-        self._batches.put((sql, rows))
+        if rows:
+            self._batches.put((insert, rows))
 
     def execute(self, sql: str) -> None:
         """Queue one statement without parameters."""
         self._raise()
-        self._batches.put((sql, None))
+        self._batches.put((sql, ()))
 
     def _raise(self) -> None:
         if self._error is not None:
