@@ -31,7 +31,7 @@ from release_safety.evaluator.derive import Names, derive
 from release_safety.evaluator.encoding import dumps
 from release_safety.evaluator.fixture import DataSet, RunChecker, check_parts, dataset_of
 from release_safety.evaluator.times import format_time, parse_time, resolve
-from release_safety.evaluator.writer import batch_writer, insert
+from release_safety.evaluator.writer import Insert, batch_writer
 
 TABLES = """
 CREATE TABLE organization (uuid TEXT PRIMARY KEY, name TEXT NOT NULL);
@@ -110,8 +110,8 @@ DROP = (
     "runs", "runs_search",
 )  # fmt: skip
 SEARCH_COLUMNS = ("s_sql", "s_explore", "s_fields", "s_chart", "s_sql_chart", "s_dashboard")
-_INSERT_RUN = insert("runs", None, 15)
-_INSERT_TEXT = insert("runs_search", ("rowid", "text"), 2)
+_INSERT_RUN = Insert("runs", 15)
+_INSERT_TEXT = Insert("runs_search (rowid, text)", 2)
 BATCH = 500
 # what the count index gathers of a run's stored row
 _COUNTED = itemgetter(2, 4, 5, 6, 3, 7)  # scope, trigger, language, status, created, runtime

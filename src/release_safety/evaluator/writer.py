@@ -1,10 +1,10 @@
 """Batches written to SQLite by a thread of their own while the caller prepares the next.
 
-SQLite releases the GIL while it steps a statement. A batch is one statement (its rows passed
-as one JSON array, read back by `json_each`), so inserting a batch of runs and adding their
-trigrams to the full-text index runs on another core for its whole length while the caller
-reads, checks and derives the next batch. Batches are written in the order given; the first
-error is raised to the caller at its next call, or when the writer is closed.
+SQLite releases the GIL while it steps a statement. A batch is one statement (a multi-row
+VALUES), so inserting a batch of runs and adding their trigrams to the full-text index runs on
+another core for its whole length while the caller reads, checks and derives the next batch
+(`executemany` would take the GIL back at every row). Batches are written in the order given;
+the first error is raised to the caller at its next call, or when the writer is closed.
 """
 
 from __future__ import annotations
@@ -14,41 +14,35 @@ import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from functools import lru_cache
+from itertools import chain
 from typing import Any, NamedTuple
-
-import orjson
 
 DEPTH = 2  # batches waiting at most: the reader waits rather than holding more
 
 
 class Insert(NamedTuple):
-    """One row's INSERT, and the same for a JSON array of rows."""
+    """An INSERT of `width` values a row into `into` (a table, with its columns if named)."""
 
-    row: str
-    rows: str
+    into: str
+    width: int
+
+    @property
+    def row(self) -> str:
+        """The statement of one row."""
+        return values_sql(self, 1)
 
 
-def insert(table: str, columns: Sequence[str] | None, count: int) -> Insert:
-    """The inserts of `count` values into `table` (into `columns` when given)."""
-    into = f"{table} ({', '.join(columns)})" if columns else table
-    values = ", ".join(f"value->>{index}" for index in range(count))
-    return Insert(
-        f"INSERT INTO {into} VALUES ({', '.join('?' * count)})",
-        f"INSERT INTO {into} SELECT {values} FROM json_each(?)",
-    )
+@lru_cache(maxsize=32)
+def values_sql(insert: Insert, count: int) -> str:
+    """The statement of `count` rows."""
+    row = f"({', '.join('?' * insert.width)})"
+    return f"INSERT INTO {insert.into} VALUES {', '.join([row] * count)}"
 
 
 def write_rows(conn: sqlite3.Connection, insert: Insert, rows: Sequence[Sequence[Any]]) -> None:
-    """Insert rows with one statement, or one per row for what JSON cannot carry into SQLite
-    as it is: an integer past 64 bits, a NUL (SQLite's JSON text ends there)."""
-    try:
-        payload = orjson.dumps(rows)
-    except orjson.JSONEncodeError:
-        payload = b"\\u0000"
-    if b"\\u0000" in payload:
-        conn.executemany(insert.row, rows)
-    else:
-        conn.execute(insert.rows, (payload.decode(),))
+    """Insert rows with one statement (one step of SQLite, which holds no GIL meanwhile)."""
+    conn.execute(values_sql(insert, len(rows)), list(chain.from_iterable(rows)))
 
 
 class BatchWriter:
