@@ -6,7 +6,7 @@ from evaluator_support import ALICE, JAFFLE, NOW_US, dataset, make_run
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from release_safety.evaluator.answers import KEPT, Answer, Answers
+from release_safety.evaluator.answers import KEPT, KEPT_BYTES, Answer, Answers
 from release_safety.evaluator.counts import EDGE_OFFSETS
 from release_safety.evaluator.history import HistoryQuery, compute_history, list_history
 from release_safety.evaluator.store import Store, insert_run
@@ -87,3 +87,9 @@ def test_answers_hold_only_their_span_and_generation_and_keep_the_newest() -> No
         answers.put(key, Answer(1, 0, 1, str(key).encode()))
     assert answers.get("a", 1, 15) is None  # the oldest went first
     assert answers.get(0, 1, 0) == b"0" and answers.get(KEPT - 1, 1, 0) == str(KEPT - 1).encode()
+    half = b"x" * (KEPT_BYTES // 2)
+    answers.put("big", Answer(1, 0, 1, half))
+    answers.put("bigger", Answer(1, 0, 1, half + b"x"))  # both would be over: the older goes
+    assert answers.get("big", 1, 0) is None and answers.get("bigger", 1, 0) is not None
+    answers.put("too big", Answer(1, 0, 1, half * 3))  # never kept, and nothing dropped for it
+    assert answers.get("too big", 1, 0) is None and answers.get("bigger", 1, 0) is not None

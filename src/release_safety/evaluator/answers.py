@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import NamedTuple
 
-KEPT = 256  # answers kept; the oldest goes first
+KEPT = 256  # answers kept at most; the oldest goes first
+KEPT_BYTES = 16 << 20  # and their bodies' size at most
 
 
 class Answer(NamedTuple):
@@ -29,6 +30,7 @@ class Answers:
 
     def __init__(self) -> None:
         self._kept: dict[Hashable, Answer] = {}
+        self._size = 0
 
     def get(self, key: Hashable, generation: int, now: int) -> bytes | None:
         """The kept answer for `key` if it still holds at this generation and clock."""
@@ -38,8 +40,16 @@ class Answers:
         return found.body
 
     def put(self, key: Hashable, answer: Answer) -> None:
-        """Keep an answer, forgetting the oldest one past KEPT."""
-        self._kept.pop(key, None)
-        if len(self._kept) >= KEPT:
-            del self._kept[next(iter(self._kept))]
+        """Keep an answer, forgetting the oldest ones past KEPT or KEPT_BYTES."""
+        self._forget(key)
+        if len(answer.body) > KEPT_BYTES:
+            return
+        while len(self._kept) >= KEPT or self._size + len(answer.body) > KEPT_BYTES:
+            self._forget(next(iter(self._kept)))
         self._kept[key] = answer
+        self._size += len(answer.body)
+
+    def _forget(self, key: Hashable) -> None:
+        found = self._kept.pop(key, None)
+        if found is not None:
+            self._size -= len(found.body)
