@@ -31,7 +31,6 @@ from release_safety.evaluator.derive import Names, derive
 from release_safety.evaluator.encoding import dumps
 from release_safety.evaluator.fixture import DataSet, RunChecker, check_parts, dataset_of
 from release_safety.evaluator.times import format_time, parse_time, resolve
-from release_safety.evaluator.writer import Insert, batch_writer
 
 TABLES = """
 CREATE TABLE organization (uuid TEXT PRIMARY KEY, name TEXT NOT NULL);
@@ -110,9 +109,9 @@ DROP = (
     "runs", "runs_search",
 )  # fmt: skip
 SEARCH_COLUMNS = ("s_sql", "s_explore", "s_fields", "s_chart", "s_sql_chart", "s_dashboard")
-_INSERT_RUN = Insert("runs", 15)
-_INSERT_TEXT = Insert("runs_search (rowid, text)", 2)
-BATCH = 500
+_INSERT_RUN = f"INSERT INTO runs VALUES ({', '.join('?' * 15)})"
+_INSERT_TEXT = "INSERT INTO runs_search (rowid, text) VALUES (?, ?)"
+BATCH = 2_000
 # what the count index gathers of a run's stored row
 _COUNTED = itemgetter(2, 4, 5, 6, 3, 7)  # scope, trigger, language, status, created, runtime
 SAMPLE = 4_096  # texts whose trigrams are counted, to tell rare trigrams from common ones
@@ -254,11 +253,9 @@ class Store:
         try:
             with self.writing() as conn:
                 counted = _load(conn, data, now, self.scopes, self.trigram_sample, self.items)
-                with batch_writer(conn) as writer:  # indexed while the runs are counted
-                    for statement in _statements(INDEXES):
-                        writer.execute(statement)
-                    writer.execute("ANALYZE")
-                    self.counts.build(counted)
+                _script(conn, INDEXES)
+                conn.execute("ANALYZE")
+                self.counts.build(counted)
         except sqlite3.Error as exc:
             raise self.failure(exc) from exc
         finally:
@@ -280,14 +277,11 @@ class Store:
         return self.scopes.get((project, user))
 
 
-def _statements(script: str) -> list[str]:
-    return [statement for statement in script.split(";\n") if statement.strip()]
-
-
 def _script(conn: sqlite3.Connection, script: str) -> None:
     """Run statements one by one, inside the open transaction (executescript would commit)."""
-    for statement in _statements(script):
-        conn.execute(statement)
+    for statement in script.split(";\n"):
+        if statement.strip():
+            conn.execute(statement)
 
 
 def _reset(conn: sqlite3.Connection) -> None:
@@ -388,34 +382,33 @@ def _load_runs(
     items: Items,
     counted: CountBuilder,
 ) -> None:
-    """Check, derive and insert the runs in batches: no more than a few batches are held at
-    once, and each is inserted while the next is prepared."""
+    """Check, derive and insert the runs in batches: no more than a batch is held at once."""
     checker = RunChecker(data)
     rows: list[tuple[Any, ...]] = []
     texts: list[tuple[int, str]] = []
-    with batch_writer(conn) as writer:
-        for index, raw in enumerate(runs):
-            run = checker.check(index, raw)
-            key = (run["projectUuid"], run["userUuid"])
-            scope = scopes.get(key)
-            if scope is None:
-                scope = scopes[key] = len(scopes) + 1
-            try:
-                row, text, item = run_row(index + 1, scope, run, names, now)
-            except ValueError as exc:
-                raise InputError(f"{data.where}: /queryRuns/{index}: {exc}") from exc
-            items.add(index + 1, item)
-            rows.append(row)
-            counted.add(*_COUNTED(row))
-            texts.append((index + 1, text))
-            if index < SAMPLE:
-                sample.update(set(trigrams(text)))
-            if len(rows) >= BATCH:
-                writer.write(_INSERT_RUN, rows)
-                writer.write(_INSERT_TEXT, texts)
-                rows, texts = [], []
-        writer.write(_INSERT_RUN, rows)
-        writer.write(_INSERT_TEXT, texts)
+    for index, raw in enumerate(runs):
+        run = checker.check(index, raw)
+        key = (run["projectUuid"], run["userUuid"])
+        scope = scopes.get(key)
+        if scope is None:
+            scope = scopes[key] = len(scopes) + 1
+        try:
+            row, text, item = run_row(index + 1, scope, run, names, now)
+        except ValueError as exc:
+            raise InputError(f"{data.where}: /queryRuns/{index}: {exc}") from exc
+        items.add(index + 1, item)
+        rows.append(row)
+        counted.add(*_COUNTED(row))
+        texts.append((index + 1, text))
+        if index < SAMPLE:
+            sample.update(set(trigrams(text)))
+        if len(rows) >= BATCH:
+            conn.executemany(_INSERT_RUN, rows)
+            conn.executemany(_INSERT_TEXT, texts)
+            rows.clear()
+            texts.clear()
+    conn.executemany(_INSERT_RUN, rows)
+    conn.executemany(_INSERT_TEXT, texts)
     conn.executemany(
         "INSERT INTO scopes VALUES (?, ?, ?)", [(i, p, u) for (p, u), i in scopes.items()]
     )
@@ -589,8 +582,8 @@ def insert_run(store: Store, conn: sqlite3.Connection, run: Mapping[str, Any], n
         cursor = conn.execute("INSERT INTO scopes (project_uuid, user_uuid) VALUES (?, ?)", key)
         scope = store.scopes[key] = int(cursor.lastrowid or 0)
     values, text, item = run_row(None, scope, run, names, now)
-    rowid = int(conn.execute(_INSERT_RUN.row, values).lastrowid or 0)
-    conn.execute(_INSERT_TEXT.row, (rowid, text))
+    rowid = int(conn.execute(_INSERT_RUN, values).lastrowid or 0)
+    conn.execute(_INSERT_TEXT, (rowid, text))
     store.items.add(rowid, item)
     _, _, _, created, trigger, language, status, runtime = values[:8]
     store.counts.add(scope, trigger, language, status, created, runtime)
