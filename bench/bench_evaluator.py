@@ -5,7 +5,9 @@ Builds a data set with 100,000 runs for the caller (plus another user's), starts
 records how long it takes to answer and its peak memory; then, per scenario, fetches the
 evaluator's answer once and starts a bare Starlette + uvicorn endpoint (served by the same
 `serve()`) that returns exactly those bytes, and drives both in turn with wrk (a compiled load
-generator, so the client is not the ceiling), for several rounds. A round's ratio is
+generator, so the client is not the ceiling), for several rounds. One scenario asks the
+evaluator a different search at every request (a wrk script), so that no answer is kept and
+each is computed; its bare side serves one such answer. A round's ratio is
 evaluator req/s over bare req/s measured back to back; the ratio given is the median of the
 rounds' ratios (on a shared machine, other work moves both sides of a round alike more often
 than two rounds alike).
@@ -46,10 +48,21 @@ PROJECT = str(uuid.uuid5(NS, "project:jaffle"))
 ALICE = str(uuid.uuid5(NS, "user:alice"))
 BOB = str(uuid.uuid5(NS, "user:bob"))
 MODELS = 2_000  # each run's SQL names one of these models: a model's name is a selective search
+# Each request of this scenario searches the next model's name: more distinct answers than the
+# evaluator keeps (256), so every one is computed.
+VARIED = "search page, the next of the 2,000 models each request (never a kept answer)"
+VARY = f"""
+local count = 0
+request = function()
+  count = count + 1
+  return wrk.format(nil, string.format("%s?search=orders_%04d", wrk.path, count % {MODELS}))
+end
+"""
 HISTORY = f"/api/v2/projects/{PROJECT}/query/history"
 SCENARIOS = {
     "default page (25 newest, all counts)": "",
     "search page (`search=orders_0042`, one model of 2,000)": "?search=orders_0042",
+    VARIED: "?search=orders_0042",  # the bytes the bare endpoint serves for it
 }
 # A search most runs match reads all of them (counts are over every match): too slow for a
 # load run, timed one request at a time instead.
@@ -119,10 +132,14 @@ def peak_rss_mb(pid: int) -> float:
     return int(match.group(1)) / 1024 if match else float("nan")
 
 
-def wrk(url: str, connections: int, seconds: int, auth: bool) -> dict[str, float]:
+def wrk(
+    url: str, connections: int, seconds: int, auth: bool, script: str | None = None
+) -> dict[str, float]:
     command = ["wrk", "-t1", f"-c{connections}", f"-d{seconds}s", "--latency", url]
     if auth:
         command[1:1] = ["-H", f"Authorization: ApiKey {TOKEN}"]
+    if script:
+        command[1:1] = ["-s", script]
     out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
     failures = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
     if failures or "Socket errors" in out:
@@ -206,14 +223,18 @@ def main() -> None:
             results: dict[str, dict[str, list[dict[str, float]]]] = {
                 name: {"evaluator": [], "bare": []} for name in SCENARIOS
             }
+            vary = Path(folder) / "vary.lua"
+            vary.write_text(VARY, encoding="utf-8")
             for round_index in range(args.rounds):
                 for index, (name, query) in enumerate(SCENARIOS.items()):
+                    varied = name == VARIED
                     pair = [
-                        ("evaluator", url + HISTORY + query, True),
+                        ("evaluator", url + HISTORY + ("" if varied else query), True),
                         ("bare", f"{bare_url}/{index}", False),
                     ]
                     for side, target, auth in pair if round_index % 2 == 0 else pair[::-1]:
-                        measured = wrk(target, args.connections, args.seconds, auth)
+                        script = str(vary) if varied and side == "evaluator" else None
+                        measured = wrk(target, args.connections, args.seconds, auth, script)
                         results[name][side].append(measured)
             print(
                 f"\n{args.rounds} rounds of {args.seconds} s per side and scenario, "

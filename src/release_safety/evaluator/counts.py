@@ -69,31 +69,53 @@ class Series:
 Key = tuple[int, str, str | None, str | None]  # scope, trigger, language or None, status or None
 
 
+def _keys(scope: int, trigger: str, language: str, status: str) -> tuple[Key, ...]:
+    return (
+        (scope, trigger, None, None),
+        (scope, trigger, language, None),
+        (scope, trigger, None, status),
+        (scope, trigger, language, status),
+    )
+
+
+class CountBuilder:
+    """Runs gathered in any order (as a load reads them), then sorted into series."""
+
+    def __init__(self) -> None:
+        self._created: dict[Key, list[int]] = {}
+        self._runtimes: dict[Key, list[float | None]] = {}
+
+    def add(
+        self, scope: int, trigger: str, language: str, status: str, created: int, runtime: Any
+    ) -> None:
+        """Gather one run."""
+        for key in _keys(scope, trigger, language, status):
+            times = self._created.get(key)
+            if times is None:
+                times = self._created[key] = []
+                self._runtimes[key] = []
+            times.append(created)
+            self._runtimes[key].append(runtime)
+
+    def series(self) -> dict[Key, Series]:
+        """The series of every key, each sorted by creation time."""
+        built = {}
+        for key, times in self._created.items():
+            runtimes = self._runtimes[key]
+            order = sorted(range(len(times)), key=times.__getitem__)
+            built[key] = Series.of([times[i] for i in order], [runtimes[i] for i in order])
+        return built
+
+
 class CountIndex:
     """The series of every scope, for every trigger and filter combination."""
 
     def __init__(self) -> None:
         self.series: dict[Key, Series] = {}
 
-    def _keys(self, scope: int, trigger: str, language: str, status: str) -> tuple[Key, ...]:
-        return (
-            (scope, trigger, None, None),
-            (scope, trigger, language, None),
-            (scope, trigger, None, status),
-            (scope, trigger, language, status),
-        )
-
-    def build(self, rows: Iterable[Sequence[Any]]) -> None:
-        """Fill from (scope, trigger, language, status, createdAt, runtime) in createdAt order."""
-        created: dict[Key, list[int]] = {}
-        runtimes: dict[Key, list[float | None]] = {}
-        for scope, trigger, language, status, at, runtime in rows:
-            for key in self._keys(scope, trigger, language, status):
-                if key not in created:
-                    created[key], runtimes[key] = [], []
-                created[key].append(at)
-                runtimes[key].append(runtime)
-        self.series = {key: Series.of(times, runtimes[key]) for key, times in created.items()}
+    def build(self, runs: CountBuilder) -> None:
+        """Fill from the gathered runs."""
+        self.series = runs.series()
 
     def add(
         self,
@@ -105,8 +127,13 @@ class CountIndex:
         runtime: float | None,
     ) -> None:
         """Count one more run."""
-        for key in self._keys(scope, trigger, language, status):
+        for key in _keys(scope, trigger, language, status):
             self.series.setdefault(key, Series()).insert(created, runtime)
+
+    def created(self, scope: int) -> list[list[int]]:
+        """The creation times of every run of a scope, sorted, one list per trigger."""
+        found = (self.series.get((scope, trigger, None, None)) for trigger in TRIGGER_NAMES)
+        return [series.created for series in found if series is not None]
 
     def matching(
         self, scope: int, language: str | None, statuses: Sequence[str]
@@ -122,9 +149,31 @@ class CountIndex:
         }
 
 
+# How far each window edge lies before now, oldest first: 30 days ... 5 minutes, 0.
+EDGE_OFFSETS = (*(older * MINUTE_US for _, _, older in reversed(WINDOWS)), 0)
+
+
 def edges(now: int) -> list[int]:
     """The window edges, oldest first: now - 30 days ... now - 5 minutes, now."""
-    return [now - older * MINUTE_US for _, _, older in reversed(WINDOWS)] + [now]
+    return [now - offset for offset in EDGE_OFFSETS]
+
+
+def steady_span(created_series: Iterable[Sequence[int]], now: int) -> tuple[int, int]:
+    """The clocks [low, high) around `now` at which no creation time crosses a window edge.
+
+    `created_series` are sorted creation times. For a clock in the span every edge
+    (now - offset) has the same times at or before it as at `now`, so every comparison of
+    a creation time with an edge (the windows, the 30-day scope, the 7-day warehouse time)
+    comes out the same."""
+    low, high = -(2**63), 2**63
+    for created in created_series:
+        for offset in EDGE_OFFSETS:
+            at = bisect_right(created, now - offset)
+            if at:
+                low = max(low, created[at - 1] + offset)
+            if at < len(created):
+                high = min(high, created[at] + offset)
+    return low, high
 
 
 def tally(

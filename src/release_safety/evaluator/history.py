@@ -13,12 +13,14 @@ from typing import Any
 
 import orjson
 
+from release_safety.evaluator.answers import Answer
 from release_safety.evaluator.counts import (
     SCOPE_MINUTES,
     TRIGGER_NAMES,
     WINDOW_NAMES,
     WINDOWS,
     Series,
+    steady_span,
     tally,
 )
 from release_safety.evaluator.params import Params, offset_of, page_info, pagination
@@ -188,6 +190,20 @@ def _listed(
 
 
 def list_history(store: Store, query: HistoryQuery, project: str, user: str, now: int) -> bytes:
+    """The `results` object of the history list (data, pagination, counts) as JSON bytes:
+    the kept answer while it holds (see `answers.py`), else computed and kept."""
+    key = (query, project, user)
+    generation = store.generation
+    body = store.answers.get(key, generation, now)
+    if body is None:
+        body = compute_history(store, query, project, user, now)
+        scope = store.scope(project, user)
+        created = [] if scope is None else store.counts.created(scope)
+        store.answers.put(key, Answer(generation, *steady_span(created, now), body))
+    return body
+
+
+def compute_history(store: Store, query: HistoryQuery, project: str, user: str, now: int) -> bytes:
     """The `results` object of the history list (data, pagination, counts) as JSON bytes."""
     scope = store.scope(project, user)
     items = b""

@@ -18,13 +18,15 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
 import orjson
 
 from release_safety.errors import CheckError, InputError
-from release_safety.evaluator.counts import CountIndex
+from release_safety.evaluator.answers import Answers
+from release_safety.evaluator.counts import CountBuilder, CountIndex
 from release_safety.evaluator.derive import Names, derive
 from release_safety.evaluator.encoding import dumps
 from release_safety.evaluator.fixture import DataSet, RunChecker, check_parts, dataset_of
@@ -110,6 +112,8 @@ SEARCH_COLUMNS = ("s_sql", "s_explore", "s_fields", "s_chart", "s_sql_chart", "s
 _INSERT_RUN = f"INSERT INTO runs VALUES ({', '.join('?' * 15)})"
 _INSERT_TEXT = "INSERT INTO runs_search (rowid, text) VALUES (?, ?)"
 BATCH = 2_000
+# what the count index gathers of a run's stored row
+_COUNTED = itemgetter(2, 4, 5, 6, 3, 7)  # scope, trigger, language, status, created, runtime
 SAMPLE = 4_096  # texts whose trigrams are counted, to tell rare trigrams from common ones
 REQUIRED = ("organization", "projects", "users")
 
@@ -190,6 +194,8 @@ class Store:
         self.tokens: dict[str, TokenOwner] = {}
         self.trigram_sample: Counter[str] = Counter()  # texts holding each trigram, of SAMPLE
         self.items = Items()  # runs are never changed, only added
+        self.generation = 0  # moves on at every write: answers computed before are stale
+        self.answers = Answers()
         # (project, user) -> (project exists, role): existing projects only, so it stays as
         # small as the roles table; emptied by every write
         self._access: dict[tuple[str, str], tuple[bool, str | None]] = {}
@@ -220,6 +226,7 @@ class Store:
                 with self._conn:
                     yield self._conn
             finally:
+                self.generation += 1
                 self._access.clear()
 
     def access(self, project: str, user: str) -> tuple[bool, str | None]:
@@ -245,21 +252,16 @@ class Store:
         gc.disable()  # a load makes millions of short-lived objects and no cycles: no GC passes
         try:
             with self.writing() as conn:
-                _load(conn, data, now, self.scopes, self.trigram_sample, self.items)
+                counted = _load(conn, data, now, self.scopes, self.trigram_sample, self.items)
                 _script(conn, INDEXES)
                 conn.execute("ANALYZE")
+                self.counts.build(counted)
         except sqlite3.Error as exc:
             raise self.failure(exc) from exc
         finally:
             if collecting:
                 gc.enable()
         self.sampled = min(SAMPLE, self._conn.execute("SELECT count(*) FROM runs").fetchone()[0])
-        self.counts.build(
-            self._conn.execute(
-                "SELECT scope, trigger, language, status, created_at, runtime FROM runs"
-                " ORDER BY created_at"
-            )
-        )
         self.tokens = {
             row["hash"]: TokenOwner(
                 row["uuid"], row["org_role"], bool(row["is_active"]), row["expires_at"]
@@ -297,10 +299,12 @@ def _load(
     scopes: dict[tuple[str, str], int],
     sample: Counter[str],
     items: Items,
-) -> None:
-    """Parts, then runs; a second reading of the runs when a part came after them."""
+) -> CountBuilder:
+    """Parts, then runs; a second reading of the runs when a part came after them. Returns
+    the runs gathered for the count index."""
     for attempt in (1, 2):
         _reset(conn)
+        counted = CountBuilder()
         scopes.clear()
         sample.clear()
         items.clear()
@@ -317,9 +321,10 @@ def _load(
             raise InputError(f"{data.where}: {exc}") from exc
         if first is not None:
             runs = itertools.chain([first], runs)
-            _load_runs(conn, data, runs, names, now, scopes, sample, items)
+            _load_runs(conn, data, runs, names, now, scopes, sample, items, counted)
         if not data.late_parts:
-            return
+            break
+    return counted
 
 
 def _load_parts(conn: sqlite3.Connection, data: Mapping[str, Any], now: int) -> Names:
@@ -375,6 +380,7 @@ def _load_runs(
     scopes: dict[tuple[str, str], int],
     sample: Counter[str],
     items: Items,
+    counted: CountBuilder,
 ) -> None:
     """Check, derive and insert the runs in batches: no more than a batch is held at once."""
     checker = RunChecker(data)
@@ -392,6 +398,7 @@ def _load_runs(
             raise InputError(f"{data.where}: /queryRuns/{index}: {exc}") from exc
         items.add(index + 1, item)
         rows.append(row)
+        counted.add(*_COUNTED(row))
         texts.append((index + 1, text))
         if index < SAMPLE:
             sample.update(set(trigrams(text)))
