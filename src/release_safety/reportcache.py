@@ -7,16 +7,16 @@ stale report. A repeated backfill (`--regenerate`) then reads reports instead of
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
-import os
 from functools import cache
 from pathlib import Path
 
 from pydantic import ValidationError
 
+from release_safety import jsonio
 from release_safety.cachedir import cache_dir
+from release_safety.errors import CheckError
 from release_safety.findings import (
     ConfigReport,
     DeclarationsReport,
@@ -63,17 +63,10 @@ def load(key: str) -> list[SurfaceReport] | None:
 
 
 def store(key: str, reports: list[SurfaceReport]) -> None:
-    """Keep the reports; a cache that cannot be written only costs speed.
-
-    Renamed into place from a file of this process, never synced (a write per release of a
-    backfill): a reader sees the whole file or none; a file lost to a crash is recomputed."""
+    """Keep the reports; a cache that cannot be written only costs speed."""
     rows = [{"kind": type(r).__name__, "report": r.model_dump(mode="json")} for r in reports]
-    text, path = json.dumps(rows, separators=(",", ":")), _path(key)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with contextlib.suppress(OSError):
-        try:
-            tmp.write_text(text, encoding="utf-8")
-        except FileNotFoundError:  # the first report of its folder
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
+    try:
+        # a cache: a file lost to a crash is only recomputed, so it is never synced
+        jsonio.write_atomic(_path(key), json.dumps(rows, separators=(",", ":")), durable=False)
+    except CheckError:
+        return
