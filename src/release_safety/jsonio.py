@@ -165,8 +165,9 @@ _TEMPORARY = re.compile(r"(?:(\d+)\.)?[A-Za-z0-9_]+\.tmp")
 
 
 def remove_stale_temporaries(path: Path) -> None:
-    """Remove `.NAME.PID.XXXX.tmp` files a writer of `path` left when it was killed (its process
-    is gone); a temporary file of a live writer is left alone."""
+    """Remove the temporary files (`.NAME.PID.RANDOM.tmp`, see `write_atomic`) a writer of `path`
+    left when it was killed (its process is gone); a temporary file of a live writer is left
+    alone."""
     prefix = f".{path.name}."
     with contextlib.suppress(OSError):
         for entry in os.scandir(path.parent if str(path.parent) else "."):

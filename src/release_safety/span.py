@@ -214,8 +214,10 @@ def releases_by_verdict(releases: Releases, versions: list[str]) -> tuple[list[s
     wanted = set(versions)
     unsafe, unknown = [], []
     for entry in releases.entries:
-        if entry["version"] in wanted and entry["rollingUpdateSafe"] is False:
+        if entry["version"] not in wanted:
+            continue
+        if entry["rollingUpdateSafe"] is False:
             unsafe.append(entry["version"])
-        elif entry["version"] in wanted and entry["rollingUpdateSafe"] == "unknown":
+        elif entry["rollingUpdateSafe"] == "unknown":
             unknown.append(entry["version"])
     return unsafe, unknown
