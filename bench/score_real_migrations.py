@@ -160,12 +160,15 @@ def lint(folder: Path, files: list[str], major: int) -> dict[str, dict[str, bool
 
 def checkout(repo: str, ref: str, pattern: str, folder: Path) -> list[str]:
     """Write the migration files of `ref` under `folder`; their paths in order."""
-    names = subprocess.run(
-        ["git", "--git-dir", repo, "ls-tree", "-r", "--name-only", ref],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.split()
+    names = (
+        subprocess.run(
+            ["git", "--git-dir", repo, "ls-tree", "-r", "-z", "--name-only", ref],
+            capture_output=True,
+            check=True,
+        )
+        .stdout.decode()
+        .split("\0")
+    )
     files = sorted(n for n in names if fnmatch.fnmatch(n, pattern))
     for name in files:
         blob = subprocess.run(
@@ -186,7 +189,13 @@ def main() -> None:
     preset = PRESETS[args.preset]
     with tempfile.TemporaryDirectory() as tmp, pg_server() as dsn:
         folder = Path(tmp)
-        files = checkout(args.repo, args.ref, preset.pattern, folder)
+        try:
+            files = checkout(args.repo, args.ref, preset.pattern, folder)
+        except subprocess.CalledProcessError as exc:
+            detail = exc.stderr.decode(errors="replace").strip().splitlines() or ["git failed"]
+            sys.exit(f"{args.repo}: cannot read {args.ref}: {detail[-1]}")
+        if not files:
+            sys.exit(f"{args.repo}: no file at {args.ref} matches {preset.pattern}")
         admin = psycopg.connect(dsn, autocommit=True)
         major = admin.info.server_version // 10000
         said = lint(folder, files, major)
