@@ -65,27 +65,6 @@ def test_deep_nesting_is_an_unknown_statement_not_a_crash(
     assert "nested more than" in report["findings"][0]["message"]
 
 
-def test_a_file_without_annotations_loads_no_declarations_surface(tmp_path: Path) -> None:
-    """Start-up (issue 18): the declarations surface (annotation scanning) and discovery are
-    loaded only when a file could hold an annotation or a release is analysed."""
-    path = tmp_path / "001_add.sql"
-    path.write_text("ALTER TABLE users ADD COLUMN note text;\n")
-    probe = (
-        "import contextlib, io, sys\nfrom release_safety.cli import run\n"
-        "with contextlib.redirect_stdout(io.StringIO()):\n    run(sys.argv[1:])\n"
-        "print(' '.join(sys.modules))"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", probe, "lint-migrations", "--json", str(path)],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    modules = set(done.stdout.split())
-    assert "release_safety.surfaces.migrations.analyse" in modules
-    assert not {"release_safety.surfaces.declarations", "release_safety.discovery"} & modules
-
-
 def _lint_in_fresh_process(path: Path) -> tuple[dict[str, object], set[str]]:
     """`lint-migrations --json` in a new interpreter: its report and the modules it loaded."""
     probe = (
@@ -101,6 +80,16 @@ def _lint_in_fresh_process(path: Path) -> tuple[dict[str, object], set[str]]:
     )
     data = json.loads(done.stdout)
     return data["report"]["files"][0], set(data["modules"])
+
+
+def test_a_file_without_annotations_loads_no_declarations_surface(tmp_path: Path) -> None:
+    """Start-up (issue 18): the declarations surface (annotation scanning) and discovery are
+    loaded only when a file could hold an annotation or a release is analysed."""
+    path = tmp_path / "001_add.sql"
+    path.write_text("ALTER TABLE users ADD COLUMN note text;\n")
+    _, modules = _lint_in_fresh_process(path)
+    assert "release_safety.surfaces.migrations.analyse" in modules
+    assert not {"release_safety.surfaces.declarations", "release_safety.discovery"} & modules
 
 
 def test_ddl_is_linted_without_loading_sqlglot(tmp_path: Path) -> None:
