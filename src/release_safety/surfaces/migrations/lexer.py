@@ -112,6 +112,8 @@ _TOKEN = re.compile(
 )
 # a number right after a parameter (`@`, `$`) takes no decimal point
 _NUMBER_AFTER_PARAMETER = re.compile(rf"[0-9]+(?:[eE][0-9]*{_DIGITS_TAIL}?)?")
+# a quoted body up to its closing quote: `''` (`""`) is one quote
+_QUOTED_BODY = {q: re.compile(f"(?:[^{q}]+|{q}{q})*+") for q in "'\""}
 _STRING_BASE = {"B": 2, "X": 16}
 _QUOTE = frozenset("'")
 _E_ESCAPES = frozenset("'\\")
@@ -163,11 +165,10 @@ def tokenize(sql: str, offset: int = 0) -> list[Tok]:
         elif group == "ident":
             if pos >= len(sql):
                 raise TokenError(sql, pos + 1)
-            end = sql.find('"', pos)
-            if end != -1 and sql[end + 1 : end + 2] != '"':
-                text = sql[pos:end]
+            if (end := _closing(sql, pos, '"')) < len(sql):
+                text = sql[pos:end].replace('""', '"')
             else:
-                text, end = _extract(sql, pos, '"', _IDENT_ESCAPES)
+                text, end = _extract(sql, pos, '"', _IDENT_ESCAPES)  # raises as sqlglot
             pos = end + 1
             append(_tok("ident", text, start + offset, end + offset))
         elif group == "dollar":
@@ -195,6 +196,12 @@ def _after_parameter(tok: Tok) -> bool:
     return tok.kind == "punct" and (tok.text == "@" or tok.text[0] == "$")
 
 
+def _closing(sql: str, body: int, quote: str) -> int:
+    """The offset of the quote that closes a body starting at `body` (a doubled quote is one
+    quote of the text), or the end of `sql`."""
+    return _QUOTED_BODY[quote].match(sql, body).end()  # type: ignore[union-attr]  # may be ""
+
+
 def _string(sql: str, start: int, body: int) -> tuple[str, int]:
     """The text of the string whose opening quote ends before `body`, and the offset after
     its closing quote."""
@@ -205,6 +212,8 @@ def _string(sql: str, start: int, body: int) -> tuple[str, int]:
     end = sql.find("'", body)
     if end != -1 and sql[end + 1 : end + 2] != "'" and not (escaped and "\\" in sql[body:end]):
         text = sql[body:end]
+    elif not escaped and (end := _closing(sql, body, "'")) < len(sql):
+        text = sql[body:end].replace("''", "'")
     else:
         text, end = _extract(sql, body, "'", _E_ESCAPES if escaped else _QUOTE)
     base = _STRING_BASE.get(prefix)
