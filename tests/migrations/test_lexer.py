@@ -1,19 +1,23 @@
 """Our lexer against sqlglot's PostgreSQL tokenizer, as classification converted its tokens.
 
 The reference below is the conversion `tokens.tokenize` did before the lexer (issue 14/18):
-sqlglot's tokens as `Tok`s, multi-word keywords split into words that each span the keyword, and the
-rest of a command (LOCK, VACUUM, EXECUTE...), which sqlglot keeps as one raw string,
+sqlglot's tokens as `Tok`s, multi-word keywords split into words that each span the keyword,
+and the rest of a command (LOCK, VACUUM, EXECUTE...), which sqlglot keeps as one raw string,
 tokenized again. The lexer must give the same tokens, or the same error message (which a
 statement's `could not parse` finding quotes), on every SQL text of the migration tests, on the
 benchmark's generated files and on generated text.
 
-One difference is deliberate: the reference's second pass over a command's rest. It misfires
-in two ways no migration reaches, and there the lexer gives what sqlglot's tokenizer gives
-without command rests (`_direct`), which is what the second pass meant:
-- a rest followed by trailing whitespace stays one raw `string` token (its offsets no longer
-  match the text; classification strips statements, and a PL/pgSQL body's commands end at `;`);
-- a string literal after a command keyword that starts no command (`x DO ''`) is taken for a
-  rest when the source ends with its text: `''` vanishes.
+One difference is deliberate: the reference's second pass over a command's rest misfired, and
+the lexer does not copy it; there it gives what sqlglot's tokenizer gives without command rests
+(`_direct`), which is what the second pass meant:
+- sqlglot ends a rest at the whitespace before a `;` (or at trailing whitespace), and then the
+  rest's offsets no longer matched the text, so it stayed one raw `string`. Classification
+  strips statements and splits them at `;`, but a PL/pgSQL body is tokenized whole: `EXECUTE
+  '...' ;` or `LOCK TABLE t IN ... MODE ;` written with a space before the semicolon became
+  one string, and the statement was missed without a word
+  (`test_a_command_with_a_space_before_its_semicolon_is_read`);
+- a string literal after a command keyword that starts no command (`x DO ''`) was taken for a
+  rest when the source ends with its text: `''` vanished.
 """
 
 from __future__ import annotations
@@ -35,7 +39,9 @@ from sqlglot.tokenizer_core import TokenType
 from release_safety.surfaces.migrations import lexer
 from release_safety.surfaces.migrations.classify import classify
 from release_safety.surfaces.migrations.context import Context
+from release_safety.surfaces.migrations.facts import Lock
 from release_safety.surfaces.migrations.lexer import Kind, Tok, TokenError, tokenize
+from release_safety.surfaces.migrations.rules.ids import RuleId
 from release_safety.surfaces.migrations.sqlfile import split_sql
 
 TESTS = Path(__file__).parent
@@ -239,6 +245,27 @@ def test_an_untokenizable_statement_is_unknown_with_sqlglots_message() -> None:
     assert (
         str(theirs.value) == "Error tokenizing 'TER TABLE users ADD COLUMN note text DEFAULT 'ope'"
     )
+
+
+def test_a_command_with_a_space_before_its_semicolon_is_read() -> None:
+    """Before the lexer, these two statements of a DO block were one raw string each and were
+    missed: no table, no finding."""
+    body = (
+        "BEGIN EXECUTE 'ALTER TABLE users ADD COLUMN note text NOT NULL' ;\n"
+        "LOCK TABLE orders IN ACCESS EXCLUSIVE MODE ;\nEND"
+    )
+    assert [t.text for t in reference(body)][:3] == [
+        "BEGIN",
+        "EXECUTE",
+        "'ALTER TABLE users ADD COLUMN note text NOT NULL'",
+    ]
+    facts = classify(f"DO $$ {body} $$", Context())
+    assert facts.unknown is None
+    assert {name: fact.lock for name, fact in facts.tables.items()} == {
+        "users": Lock.ACCESS_EXCLUSIVE,
+        "orders": Lock.ACCESS_EXCLUSIVE,
+    }
+    assert [issue.rule for issue in facts.issues] == [RuleId.ADD_NOT_NULL_COLUMN_WITHOUT_DEFAULT]
 
 
 def test_multi_word_keywords_are_capital_words_spanning_the_keyword() -> None:

@@ -21,10 +21,10 @@ compares the two on every SQL text of the suite, the benchmark's files and gener
   else one character.
 
 sqlglot keeps the rest of a command (`LOCK`, `VACUUM`, `EXECUTE`...) as one raw string that
-classification tokenized again; reading it directly gives the same tokens (the test names the
-two misfires of that second pass, which no migration reaches, where this lexer differs). Text
-sqlglot cannot tokenize raises `TokenError` with sqlglot's message, which classification
-reports.
+classification tokenized again; reading it directly gives the same tokens, except where that
+second pass misfired (the test names both cases: one hid `EXECUTE '...' ;` and `LOCK ... ;`
+written with a space before the semicolon in PL/pgSQL bodies). Text sqlglot cannot tokenize
+raises `TokenError` with sqlglot's message, which classification reports.
 """
 
 from __future__ import annotations
