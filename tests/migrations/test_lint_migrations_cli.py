@@ -65,15 +65,12 @@ def test_deep_nesting_is_an_unknown_statement_not_a_crash(
     assert "nested more than" in report["findings"][0]["message"]
 
 
-def test_a_file_without_annotations_loads_no_declarations_surface(tmp_path: Path) -> None:
-    """Start-up (issue 18): the declarations surface (annotation scanning) and discovery are
-    loaded only when a file could hold an annotation or a release is analysed."""
-    path = tmp_path / "001_add.sql"
-    path.write_text("ALTER TABLE users ADD COLUMN note text;\n")
+def _lint_in_fresh_process(path: Path) -> tuple[dict[str, object], set[str]]:
+    """`lint-migrations --json` in a new interpreter: its report and the modules it loaded."""
     probe = (
-        "import contextlib, io, sys\nfrom release_safety.cli import run\n"
-        "with contextlib.redirect_stdout(io.StringIO()):\n    run(sys.argv[1:])\n"
-        "print(' '.join(sys.modules))"
+        "import contextlib, io, json, sys\nfrom release_safety.cli import run\n"
+        "out = io.StringIO()\nwith contextlib.redirect_stdout(out):\n    run(sys.argv[1:])\n"
+        "print(json.dumps({'report': json.loads(out.getvalue()), 'modules': list(sys.modules)}))"
     )
     done = subprocess.run(
         [sys.executable, "-c", probe, "lint-migrations", "--json", str(path)],
@@ -81,6 +78,39 @@ def test_a_file_without_annotations_loads_no_declarations_surface(tmp_path: Path
         text=True,
         check=True,
     )
-    modules = set(done.stdout.split())
+    data = json.loads(done.stdout)
+    return data["report"]["files"][0], set(data["modules"])
+
+
+def test_a_file_without_annotations_loads_no_declarations_surface(tmp_path: Path) -> None:
+    """Start-up (issue 18): the declarations surface (annotation scanning) and discovery are
+    loaded only when a file could hold an annotation or a release is analysed."""
+    path = tmp_path / "001_add.sql"
+    path.write_text("ALTER TABLE users ADD COLUMN note text;\n")
+    _, modules = _lint_in_fresh_process(path)
     assert "release_safety.surfaces.migrations.analyse" in modules
     assert not {"release_safety.surfaces.declarations", "release_safety.discovery"} & modules
+
+
+def test_ddl_is_linted_without_loading_sqlglot(tmp_path: Path) -> None:
+    """Start-up (issues 14/18): DDL is read from our lexer's tokens; sqlglot (its parser) is
+    loaded only for a statement that needs a syntax tree, and then still answers."""
+    ddl = tmp_path / "001_ddl.sql"
+    ddl.write_text(
+        "SET lock_timeout = '1s';\n"
+        "ALTER TABLE users ADD COLUMN note text DEFAULT 'x' NOT NULL;\n"
+        "ALTER TABLE users ADD CONSTRAINT users_pk PRIMARY KEY (id);\n"
+        'CREATE INDEX CONCURRENTLY users_note_idx ON users ("note");\n'
+    )
+    report, modules = _lint_in_fresh_process(ddl)
+    assert report["tables"] == ["users"]
+    assert report["heaviness"] == {"locksTable": True, "rewritesTable": False, "scansTable": True}
+    assert not {m for m in modules if m.split(".")[0] == "sqlglot"}
+
+    update = tmp_path / "002_update.sql"
+    update.write_text("UPDATE users SET note = 'x' WHERE note IS NULL;\n")
+    report, modules = _lint_in_fresh_process(update)
+    assert "sqlglot" in modules
+    assert report["tables"] == ["users"]
+    assert report["heaviness"] == {"locksTable": False, "rewritesTable": False, "scansTable": True}
+    assert report["findings"] == []

@@ -1,9 +1,10 @@
 """Classify one SQL statement: its tables, lock, rewrite, scan and compatibility issues.
 
-DDL is read from sqlglot's PostgreSQL tokens with a small grammar per statement kind (about one
-DDL statement in five is an opaque `exp.Command` to sqlglot's parser anyway) and changes the
-schema in the context as PostgreSQL would; data statements (UPDATE, DELETE, INSERT, SELECT,
-CREATE ... AS SELECT) are read from sqlglot's syntax tree (imported on first use). Anything
+DDL is read from the statement's tokens (`lexer`: those of sqlglot's PostgreSQL tokenizer,
+without loading sqlglot) with a small grammar per statement kind (about one DDL statement in
+five is an opaque `exp.Command` to sqlglot's parser anyway) and changes the schema in the
+context as PostgreSQL would; data statements (UPDATE, DELETE, INSERT, SELECT, CREATE ... AS
+SELECT) are read from sqlglot's syntax tree (sqlglot imported on first use). Anything
 that cannot be determined from the text is `unknown` with the reason, and the schema forgets
 what such a statement may have changed.
 """

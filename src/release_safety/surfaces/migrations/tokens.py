@@ -1,21 +1,18 @@
-"""sqlglot's PostgreSQL tokenizer, wrapped in a cursor that DDL classification reads from, and
-its parser for the statements that need a tree (both built once)."""
+"""Tokens of a statement (our lexer) in a cursor that DDL classification reads from, and
+sqlglot's parser for the statements that need a tree (loaded on first use, built once)."""
 
 from __future__ import annotations
 
-import logging
 from functools import cache
-from typing import TYPE_CHECKING, Literal, NamedTuple
+from typing import TYPE_CHECKING
 
-from sqlglot import exp
-from sqlglot.dialects.postgres import Postgres
-from sqlglot.errors import ParseError, TokenError
-from sqlglot.tokenizer_core import TokenType
+from release_safety.surfaces.migrations.lexer import Tok, TokenError, tokenize
 
 if TYPE_CHECKING:
+    from sqlglot import exp
     from sqlglot.parser import Parser
+    from sqlglot.tokens import Tokenizer
 
-Kind = Literal["word", "ident", "string", "number", "punct"]
 __all__ = [
     "Cursor",
     "Tok",
@@ -27,90 +24,25 @@ __all__ = [
     "words",
 ]
 
-_STRINGS = {
-    TokenType.STRING,
-    TokenType.HEREDOC_STRING,
-    TokenType.BYTE_STRING,
-    TokenType.NATIONAL_STRING,
-    TokenType.RAW_STRING,
-    TokenType.BIT_STRING,
-    TokenType.HEX_STRING,
-    TokenType.UNICODE_STRING,
-}
-_TOKENIZER = Postgres.Tokenizer(dialect=Postgres())
-
-
-class Tok(NamedTuple):
-    """A token: `text` the source text (unquoted), `start` and `end` its first and last
-    offsets, `up` the keyword form of a word ("" for other kinds), `key` what a grammar
-    matches: `up` for a word, the text of punctuation, "" for literals and identifiers."""
-
-    kind: Kind
-    text: str
-    start: int
-    end: int
-    up: str = ""
-    key: str = ""
-
-
-def _tok(kind: Kind, text: str, start: int, end: int) -> Tok:
-    """A Tok built without the argument handling of its generated `__new__`."""
-    if kind == "word":
-        up = text.upper()
-        return tuple.__new__(Tok, (kind, text, start, end, up, up))
-    return tuple.__new__(Tok, (kind, text, start, end, "", text if kind == "punct" else ""))
-
-
-_KINDS: dict[TokenType, Kind] = {
-    **dict.fromkeys(_STRINGS, "string"),
-    TokenType.IDENTIFIER: "ident",
-    TokenType.NUMBER: "number",
-}
-_COMMANDS = {*Postgres.Tokenizer.COMMANDS, TokenType.COMMAND}
-
-
-def tokenize(sql: str, offset: int = 0) -> list[Tok]:
-    """Tokens of one statement; multi-word keywords (`PRIMARY KEY`) become one word each.
-
-    sqlglot keeps the text after a command keyword (LOCK, VACUUM, REFRESH, EXECUTE...) as one
-    raw string; that text is tokenized in turn. Raises sqlglot's TokenError on text it cannot
-    tokenize.
-    """
-    out: list[Tok] = []
-    command = False  # the previous token is a command keyword
-    for token in _TOKENIZER.tokenize(sql):
-        text = token.text
-        kind = _KINDS.get(token.token_type)
-        if kind is None:
-            first = text[:1]
-            kind = "word" if first.isalpha() or first == "_" else "punct"
-        end = token.end
-        # the rest of a command (LOCK, VACUUM, EXECUTE...) as sqlglot keeps it: raw text
-        if command and kind == "string":
-            at = end + 1 - len(text)
-            if at >= 0 and sql[at : end + 1] == text:
-                out.extend(tokenize(text, offset + at))
-                command = token.token_type in _COMMANDS
-                continue
-        command = token.token_type in _COMMANDS
-        start, end = token.start + offset, end + offset
-        if kind == "word" and " " in text:
-            out.extend(_tok("word", w, start, end) for w in text.split())
-        else:
-            out.append(_tok(kind, text, start, end))
-    return out
-
 
 @cache
-def _parser() -> Parser:
+def _sqlglot() -> tuple[Tokenizer, Parser]:
+    import logging
+
+    from sqlglot.dialects.postgres import Postgres
+
     logging.getLogger("sqlglot").setLevel(logging.CRITICAL)
-    return Postgres().parser()
+    return Postgres.Tokenizer(dialect=Postgres()), Postgres().parser()
 
 
 def parse_one(sql: str) -> exp.Expr:
     """`sqlglot.parse_one(sql, read="postgres")` with one tokenizer and parser for every
     statement (sqlglot builds both anew per call). Raises sqlglot's ParseError or TokenError."""
-    result = _parser().parse(_TOKENIZER.tokenize(sql), sql)
+    from sqlglot import exp
+    from sqlglot.errors import ParseError
+
+    tokenizer, parser = _sqlglot()
+    result = parser.parse(tokenizer.tokenize(sql), sql)
     if not result or result[0] is None:
         raise ParseError(f"No expression was parsed from '{sql}'")
     return exp.Block(expressions=result) if len(result) > 1 else result[0]
