@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 
 from release_safety.cli import run
+from release_safety.settings import Settings
+from release_safety.surfaces.migrations.reading import Reading
 
 
 def test_breaking_file_exits_1_with_json(
@@ -65,22 +67,45 @@ def test_deep_nesting_is_an_unknown_statement_not_a_crash(
     assert "nested more than" in report["findings"][0]["message"]
 
 
-def test_a_file_without_annotations_loads_no_declarations_surface(tmp_path: Path) -> None:
-    """Start-up (issue 18): the declarations surface (annotation scanning) and discovery are
-    loaded only when a file could hold an annotation or a release is analysed."""
-    path = tmp_path / "001_add.sql"
-    path.write_text("ALTER TABLE users ADD COLUMN note text;\n")
+def _imported(cwd: Path, *args: str) -> set[str]:
+    """The modules a fresh `release-safety ARGS` run in `cwd` imports."""
     probe = (
         "import contextlib, io, sys\nfrom release_safety.cli import run\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n    run(sys.argv[1:])\n"
         "print(' '.join(sys.modules))"
     )
     done = subprocess.run(
-        [sys.executable, "-c", probe, "lint-migrations", "--json", str(path)],
-        capture_output=True,
-        text=True,
-        check=True,
+        [sys.executable, "-c", probe, *args], capture_output=True, text=True, check=True, cwd=cwd
     )
-    modules = set(done.stdout.split())
-    assert "release_safety.surfaces.migrations.analyse" in modules
+    return set(done.stdout.split())
+
+
+def test_a_file_without_annotations_loads_no_declarations_surface(tmp_path: Path) -> None:
+    """Start-up (issue 18): the declarations surface (annotation scanning) and discovery are
+    loaded only when a file could hold an annotation or a release is analysed."""
+    path = tmp_path / "001_add.sql"
+    path.write_text("ALTER TABLE users ADD COLUMN note text;\n")
+    modules = _imported(tmp_path, "lint-migrations", "--json", str(path))
+    assert "release_safety.surfaces.migrations.lint" in modules
     assert not {"release_safety.surfaces.declarations", "release_safety.discovery"} & modules
+
+
+@pytest.mark.parametrize("fmt", ["json", "text", "github", "markdown"])
+def test_without_a_settings_file_the_lint_loads_no_pydantic(tmp_path: Path, fmt: str) -> None:
+    """Start-up (issues 14, 18): with no settings file, the lint reads with the defaults and
+    its findings are plain dataclasses: no pydantic model is built or imported; a settings file
+    is validated with pydantic."""
+    path = tmp_path / "001_add.sql"
+    path.write_text("ALTER TABLE users ADD COLUMN note text;\n")
+    args = ("lint-migrations", "--format", fmt, "--exclude", "lock-timeout-missing", str(path))
+    modules = _imported(tmp_path, *args)
+    assert "release_safety.surfaces.migrations.lint" in modules
+    assert not {"pydantic", "release_safety.settings", "release_safety.findings"} & modules
+    (tmp_path / ".release-safety.toml").write_text("postgres_version = 10\n")
+    assert "pydantic" in _imported(tmp_path, *args)
+
+
+def test_the_lint_defaults_are_the_settings_defaults() -> None:
+    """With no settings file the lint reads as the default settings would have it."""
+    assert Reading() == Reading.of(Settings())
+    assert Settings().rules.off == ()
