@@ -55,8 +55,11 @@ class Finding:
     def to_dict(self, *, omit_none: bool = False) -> dict[str, Any]:
         """The finding as JSON data, in field order (without the fields that are None when
         `omit_none`)."""
-        data = {name: getattr(self, name) for name in _FIELDS}
-        return {k: v for k, v in data.items() if v is not None} if omit_none else data
+        return {
+            name: value
+            for name in _FIELDS
+            if (value := getattr(self, name)) is not None or not omit_none
+        }
 
 
 _FIELDS = tuple(f.name for f in fields(Finding))
