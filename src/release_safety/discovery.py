@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TypeVar
 from weakref import WeakKeyDictionary
 
@@ -331,7 +331,7 @@ def document_surface(
             problems.append(not_checked_finding(surface, exc.reason, exc.path))
             continue
         prefix = f"{path}: " if len(docs.pairs) > 1 else ""
-        found += [f.model_copy(update={"message": prefix + f.message}) for f in compared]
+        found += [replace(f, message=prefix + f.message) for f in compared]
     return SurfaceReport(
         surface=surface,
         checked=not problems,

@@ -24,7 +24,7 @@ def evidence_document(generated: Generated) -> dict[str, Any]:
         "toRef": release.to_ref,
         "rollingUpdateSafe": generated.decision.rolling_update_safe,
         "decisionRow": generated.decision.row,
-        "because": [f.model_dump(mode="json") for f in generated.decision.reasons],
+        "because": [f.to_dict() for f in generated.decision.reasons],
         "surfaces": [
             {
                 "surface": r.surface,
@@ -34,5 +34,5 @@ def evidence_document(generated: Generated) -> dict[str, Any]:
             }
             for r in generated.reports
         ],
-        "findings": [f.model_dump(mode="json") for f in findings],
+        "findings": [f.to_dict() for f in findings],
     }

@@ -1,58 +1,23 @@
-"""The one currency of every surface: findings, the rules that produce them, surface reports.
+"""Surface reports: what one surface found between two refs and what it read to find it.
 
-A finding says what was seen (rule id, severity, file, line, message) and how to do it safely
-(hint). Severity decides the verdict:
-
-- ``breaking``: a proven break for the previous release's running code or its clients;
-- ``unknown``: something could not be proven either way (unparseable file, dynamic SQL, ...);
-- ``advisory``: worth knowing, never changes the verdict.
+Findings and rules are `finding`'s (pydantic-free, for `lint-migrations`), re-exported here for
+the release path.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from release_safety.finding import RULES as RULES
+from release_safety.finding import SURFACES as SURFACES
+from release_safety.finding import Finding as Finding
+from release_safety.finding import Rule as Rule
+from release_safety.finding import Severity as Severity
+from release_safety.finding import Surface as Surface
+from release_safety.finding import register as register
 from release_safety.model import ConfigChange, DeclaredBreak, MigrationFile
-
-Severity = Literal["breaking", "unknown", "advisory"]
-Surface = Literal[
-    "migrations", "rest", "mcp", "config", "deployment", "declarations", "overrides", "settings"
-]
-SURFACES: tuple[Surface, ...] = (
-    "migrations",
-    "rest",
-    "mcp",
-    "config",
-    "deployment",
-    "declarations",
-    "overrides",
-    "settings",
-)
-
-
-class Finding(BaseModel):
-    """One observation with its place in the repository and a rule id."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    rule: str
-    severity: Severity
-    surface: Surface | Literal["release"]
-    file: str | None = None
-    line: int | None = None
-    message: str
-    hint: str | None = None
-    acknowledged: str | None = None
-    """Where and why a maintainer accepted the finding (`file:line: reason`); it is then an
-    advisory whatever its rule's severity."""
-
-    def sort_key(self) -> tuple[str, str, int, str, str]:
-        return (self.surface, self.file or "", self.line or 0, self.rule, self.message)
-
 
 COVERAGE_LISTED = 200
 """At most this many files are listed per ref in a surface's coverage; the rest are counted."""
@@ -155,49 +120,6 @@ def not_checked(
         findings=[not_checked_finding(surface, reason, file, rule)],
         coverage=coverage or Coverage(),
     )
-
-
-@dataclass(frozen=True)
-class Rule:
-    """A rule is data plus the code that applies it: id, title, why, unsafe and safe examples."""
-
-    id: str
-    surface: Surface | Literal["all", "release"]
-    severity: Severity
-    title: str
-    why: str
-    unsafe: str = ""
-    safe: str = ""
-
-    def finding(
-        self,
-        surface: Surface,
-        message: str,
-        file: str | None = None,
-        line: int | None = None,
-        hint: str | None = None,
-    ) -> Finding:
-        """A finding of this rule; the hint is the rule's safe alternative unless given."""
-        return Finding(
-            rule=self.id,
-            severity=self.severity,
-            surface=surface,
-            file=file,
-            line=line,
-            message=message,
-            hint=hint or self.safe or None,
-        )
-
-
-RULES: dict[str, Rule] = {}
-
-
-def register(rule: Rule) -> Rule:
-    """Add a rule to the catalogue; ids are unique across every surface."""
-    if rule.id in RULES and RULES[rule.id] != rule:
-        raise ValueError(f"rule id {rule.id!r} registered twice")
-    RULES[rule.id] = rule
-    return rule
 
 
 SURFACE_NOT_CHECKED = register(

@@ -36,11 +36,11 @@ from release_safety.surfaces import (
     declarations,
     deployment,
     mcp,
-    migrations,
     overrides,
     rest,
     settingsdiff,
 )
+from release_safety.surfaces.migrations.analyse import analyse as migrations_analyse
 from release_safety.verdict import Decision, decide
 from release_safety.versions import Version
 
@@ -100,7 +100,7 @@ SNAPSHOT_SURFACES: Sequence[tuple[Surface, Analyser]] = (
     ("mcp", mcp.analyse),
     ("config", config.analyse),
     ("deployment", deployment.analyse),
-    ("migrations", migrations.analyse),
+    ("migrations", migrations_analyse),
     ("declarations", declarations.analyse),
 )
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from release_safety.errors import CheckError, InputError
-from release_safety.settings import repository_root
+from release_safety.settingsfile import repository_root
 
 STDIN = "-"
 STDIN_NAME = "<stdin>"

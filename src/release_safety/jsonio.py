@@ -44,6 +44,21 @@ def dumps(data: Any) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
+def dumps_plain(data: Any) -> str:
+    """`dumps` of data made of dicts with string keys, lists, strings, integers, booleans and
+    None (no floats: orjson writes them differently), ten times faster through orjson; what
+    orjson refuses (an integer past 64 bits, a lone surrogate, a subclass, a dataclass) goes
+    through `dumps`."""
+    import orjson  # deferred: only the commands that print plain data need it
+
+    plain = orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
+    options = plain | orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_INDENT_2
+    try:
+        return orjson.dumps(data, option=options | orjson.OPT_APPEND_NEWLINE).decode()
+    except orjson.JSONEncodeError:
+        return dumps(data)
+
+
 def _refuse_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     result = dict(pairs)
     if len(result) != len(pairs):  # which key: only on the error path

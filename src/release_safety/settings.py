@@ -10,7 +10,6 @@ type is bad input naming the file and the key.
 
 from __future__ import annotations
 
-import tomllib
 from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Literal
@@ -28,13 +27,19 @@ from pydantic import (
 from release_safety.errors import InputError
 from release_safety.patterns import Pattern, compile_pattern
 from release_safety.reasons import hollow_reason
+from release_safety.settingsfile import (
+    DEFAULT_POSTGRES_VERSION,
+    DEFAULT_SERVER_TIMEZONE,
+    DEFAULT_TEMPLATE,
+    PYPROJECT,
+    find_settings,
+    read_settings,
+    settings_data,
+    settings_text,
+)
+from release_safety.settingsfile import SETTINGS_FILE as SETTINGS_FILE
 from release_safety.snapshot import Snapshot
 from release_safety.versions import DEFAULT_TAG_PATTERN, TagPattern, Version
-
-SETTINGS_FILE = ".release-safety.toml"
-PYPROJECT = "pyproject.toml"
-"""Settings may instead be the `[tool.release-safety]` table of `pyproject.toml`; in one folder
-`.release-safety.toml` wins (a file of its own is the more explicit choice, as ruff's is)."""
 
 SKIPPED_FOLDERS = frozenset(
     {
@@ -188,10 +193,10 @@ class MigrationSettings(_Surface):
         default_factory=dict, description="literal text replaced before parsing"
     )
     template_default: str = Field(
-        default="public", description="what any remaining `{{ ... }}` template becomes"
+        default=DEFAULT_TEMPLATE, description="what any remaining `{{ ... }}` template becomes"
     )
     server_timezone: str = Field(
-        default="UTC",
+        default=DEFAULT_SERVER_TIMEZONE,
         description="the database server's TimeZone, which migrations run with unless they "
         "SET it (timestamp <-> timestamptz rewrites unless it is UTC)",
     )
@@ -326,7 +331,7 @@ class RuleSettings(_Closed):
 class Settings(_Closed):
     tag_pattern: str = DEFAULT_TAG_PATTERN
     floor_version: str | None = None
-    postgres_version: StrictInt = Field(default=15, ge=9, le=30)
+    postgres_version: StrictInt = Field(default=DEFAULT_POSTGRES_VERSION, ge=9, le=30)
     index_url: str | None = None
     index_path: str = "release-safety-index.json"
     migrations: MigrationSettings = MigrationSettings()
@@ -366,17 +371,10 @@ class Settings(_Closed):
 def parse_settings(text: str, where: str, table: bool = False) -> Settings | None:
     """Settings from TOML text (from its `[tool.release-safety]` table when `table`: None
     when it has none); errors name `where` and the offending key."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{where}: not valid TOML: {exc}") from exc
-    except RecursionError as exc:
-        raise InputError(f"{where}: not valid TOML: nested too deeply") from exc
-    if table:
-        found = data.get("tool", {}).get("release-safety")
-        if found is None:
-            return None
-        data, where = found, f"{where} [tool.release-safety]"
+    found = settings_data(text, where, table)
+    if found is None:
+        return None
+    data, where = found
     try:
         return Settings.model_validate(data)
     except InputError as exc:
@@ -388,13 +386,6 @@ def parse_settings(text: str, where: str, table: bool = False) -> Settings | Non
         raise InputError(f"{where}: key {key!r}: {reason}") from exc
 
 
-def _text(data: bytes, where: str) -> str:
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{where}: settings are not UTF-8 text (byte {exc.start})") from exc
-
-
 def settings_source(snapshot: Snapshot, path: str = SETTINGS_FILE) -> str | None:
     """The file that holds the settings at a snapshot's ref: `path`, else (for the default
     path) a root `pyproject.toml` with a `[tool.release-safety]` table; None for defaults."""
@@ -403,7 +394,7 @@ def settings_source(snapshot: Snapshot, path: str = SETTINGS_FILE) -> str | None
     if path != SETTINGS_FILE or snapshot.blob_id(PYPROJECT) is None:
         return None
     where = f"{PYPROJECT} at {snapshot.ref}"
-    found = parse_settings(_text(snapshot.read(PYPROJECT), where), where, table=True)
+    found = parse_settings(settings_text(snapshot.read(PYPROJECT), where), where, table=True)
     return PYPROJECT if found is not None else None
 
 
@@ -413,35 +404,9 @@ def settings_at(snapshot: Snapshot, path: str = SETTINGS_FILE) -> Settings | Non
     if source is None:
         return None
     where = f"{source} at {snapshot.ref}"
-    return parse_settings(_text(snapshot.read(source), where), where, table=source == PYPROJECT)
-
-
-def find_settings(start: Path) -> Path | None:
-    """The nearest settings file at or above `start`, up to the repository root (the folder
-    holding `.git`; only `start` itself outside a repository): `.release-safety.toml`, or a
-    `pyproject.toml` with a `[tool.release-safety]` table."""
-    folder = start.resolve()
-    root = repository_root(folder)
-    for candidate in (folder, *folder.parents):
-        if (candidate / SETTINGS_FILE).is_file():
-            return candidate / SETTINGS_FILE
-        pyproject = candidate / PYPROJECT
-        if pyproject.is_file():
-            text = _read(pyproject)
-            if parse_settings(text, str(pyproject), table=True) is not None:
-                return pyproject
-        if candidate == (root or folder):
-            break
-    return None
-
-
-def repository_root(start: Path) -> Path | None:
-    """The nearest folder at or above `start` that holds `.git` (a folder, or a worktree's file)."""
-    folder = start.resolve()
-    for candidate in (folder, *folder.parents):
-        if (candidate / ".git").exists():
-            return candidate
-    return None
+    return parse_settings(
+        settings_text(snapshot.read(source), where), where, table=source == PYPROJECT
+    )
 
 
 def load_settings(repo_path: Path, config: Path | None) -> Settings:
@@ -451,15 +416,7 @@ def load_settings(repo_path: Path, config: Path | None) -> Settings:
     if path is None:
         return Settings()
     where = str(path)
-    found = parse_settings(_read(path), where, table=path.name == PYPROJECT)
+    found = parse_settings(read_settings(path), where, table=path.name == PYPROJECT)
     if found is None:
         raise InputError(f"{where}: no [tool.release-safety] table")
     return found
-
-
-def _read(path: Path) -> str:
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read settings: {exc.strerror or exc}") from exc
-    return _text(data, str(path))

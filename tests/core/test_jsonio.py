@@ -43,3 +43,32 @@ def test_a_pipe_is_written_in_place_not_replaced(tmp_path: Path) -> None:
     reader.join(timeout=10)
     assert received == ["through the pipe\n"]
     assert stat.S_ISFIFO(fifo.stat().st_mode)  # `--out /dev/null` must never replace the device
+
+
+PLAIN: list[object] = [
+    {},
+    [],
+    {"a": [], "b": {}, "c": [{}], "d": None, "e": True, "f": False},
+    {"é": "naïve — ☃ \U0001f600", "ctl": '\x00\x01\x1f\x7f\b\f\n\r\t"\\/', "sep": "\u2028\u2029"},
+    {"n": [0, -1, 2**63 - 1, -(2**63), 2**64 - 1], "nested": [[[["deep"]]]]},
+    ("tuple", 1),
+]
+
+
+@pytest.mark.parametrize("data", PLAIN)
+def test_dumps_plain_is_dumps_byte_for_byte(data: object) -> None:
+    assert jsonio.dumps_plain(data) == jsonio.dumps(data)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"big": 2**64},
+        {"lone": "\udcff"},
+        {1: "int key"},
+        [True, 1],
+        {"s": type("S", (str,), {})("x")},
+    ],
+)
+def test_what_orjson_would_write_otherwise_goes_through_dumps(data: object) -> None:
+    assert jsonio.dumps_plain(data) == jsonio.dumps(data)

@@ -1,3 +1,4 @@
+import json
 import os
 from pathlib import Path
 
@@ -55,3 +56,30 @@ def test_a_corrupt_entry_is_recomputed_not_trusted() -> None:
     path = Path(os.environ["RELEASE_SAFETY_CACHE_DIR"]) / "reports" / key[:2] / f"{key}.json"
     path.write_text('[{"kind": "SurfaceReport", "report": {"surface": "nope"}}]')
     assert reportcache.load(key) is None
+
+
+def test_a_cached_finding_that_is_not_one_is_recomputed_not_trusted() -> None:
+    """Findings are plain dataclasses; read back inside a report, pydantic still checks each
+    one: an unknown key, a bad severity or a missing message is refused."""
+    finding = Finding(rule="r", severity="breaking", surface="migrations", message="m", line=2)
+    key = reportcache.report_key(judged_with(Settings()), "3.0.0", None, "d" * 40)
+    reportcache.store(key, [SurfaceReport(surface="migrations", checked=True, findings=[finding])])
+    assert reportcache.load(key) == [
+        SurfaceReport(surface="migrations", checked=True, findings=[finding])
+    ]
+    path = reportcache._path(key)
+    good = finding.to_dict()
+    for bad in ({**good, "extra": 1}, {**good, "severity": "fatal"}, {"rule": "r"}):
+        report = {"surface": "migrations", "checked": True, "findings": [bad]}
+        path.write_text(json.dumps([{"kind": "SurfaceReport", "report": report}]))
+        assert reportcache.load(key) is None
+
+
+def test_a_finding_as_json_data_keeps_field_order() -> None:
+    finding = Finding(rule="r", severity="unknown", surface="rest", message="m", hint="h")
+    assert list(finding.to_dict()) == [
+        "rule", "severity", "surface", "file", "line", "message", "hint", "acknowledged"
+    ]  # fmt: skip
+    assert finding.to_dict(omit_none=True) == {
+        "rule": "r", "severity": "unknown", "surface": "rest", "message": "m", "hint": "h"
+    }  # fmt: skip

@@ -9,8 +9,8 @@ import pytest
 
 from release_safety.cli import run
 from release_safety.findings import Finding
-from release_safety.settings import Settings
-from release_safety.surfaces.migrations.analyse import analyse_text, findings_of
+from release_safety.surfaces.migrations.lint import analyse_text, findings_of
+from release_safety.surfaces.migrations.reading import Reading
 
 REASON = "users holds one row per operator account, at most a few hundred"
 INDEX = "CREATE INDEX users_name_idx ON users (name);"
@@ -18,7 +18,7 @@ INDEX = "CREATE INDEX users_name_idx ON users (name);"
 
 def lint(text: str, path: str = "m.sql") -> list[Finding]:
     fmt = "knex" if path.endswith(".ts") else "sql"
-    return findings_of(analyse_text(text, path, fmt, Settings()), path)
+    return findings_of(analyse_text(text, path, fmt, Reading()), path)
 
 
 def by_rule(findings: list[Finding]) -> list[tuple[str, str, int | None]]:

@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 
 from release_safety.cli import run
+from release_safety.settings import Settings
+from release_safety.surfaces.migrations.reading import Reading
 
 
 def test_breaking_file_exits_1_with_json(
@@ -65,21 +67,29 @@ def test_deep_nesting_is_an_unknown_statement_not_a_crash(
     assert "nested more than" in report["findings"][0]["message"]
 
 
-def _lint_in_fresh_process(path: Path) -> tuple[dict[str, object], set[str]]:
-    """`lint-migrations --json` in a new interpreter: its report and the modules it loaded."""
+def _fresh(cwd: Path, *args: str) -> tuple[str, set[str]]:
+    """`release-safety ARGS` run in `cwd` by a new interpreter: its output and the modules it
+    loaded."""
     probe = (
         "import contextlib, io, json, sys\nfrom release_safety.cli import run\n"
         "out = io.StringIO()\nwith contextlib.redirect_stdout(out):\n    run(sys.argv[1:])\n"
-        "print(json.dumps({'report': json.loads(out.getvalue()), 'modules': list(sys.modules)}))"
+        "print(json.dumps({'out': out.getvalue(), 'modules': list(sys.modules)}))"
     )
     done = subprocess.run(
-        [sys.executable, "-c", probe, "lint-migrations", "--json", str(path)],
-        capture_output=True,
-        text=True,
-        check=True,
+        [sys.executable, "-c", probe, *args], capture_output=True, text=True, check=True, cwd=cwd
     )
     data = json.loads(done.stdout)
-    return data["report"]["files"][0], set(data["modules"])
+    return data["out"], set(data["modules"])
+
+
+def _imported(cwd: Path, *args: str) -> set[str]:
+    return _fresh(cwd, *args)[1]
+
+
+def _lint_in_fresh_process(path: Path) -> tuple[dict[str, object], set[str]]:
+    """`lint-migrations --json FILE` in a new interpreter: its report and the modules loaded."""
+    out, modules = _fresh(path.parent, "lint-migrations", "--json", str(path))
+    return json.loads(out)["files"][0], modules
 
 
 def test_a_file_without_annotations_loads_no_declarations_surface(tmp_path: Path) -> None:
@@ -88,7 +98,7 @@ def test_a_file_without_annotations_loads_no_declarations_surface(tmp_path: Path
     path = tmp_path / "001_add.sql"
     path.write_text("ALTER TABLE users ADD COLUMN note text;\n")
     _, modules = _lint_in_fresh_process(path)
-    assert "release_safety.surfaces.migrations.analyse" in modules
+    assert "release_safety.surfaces.migrations.lint" in modules
     assert not {"release_safety.surfaces.declarations", "release_safety.discovery"} & modules
 
 
@@ -114,3 +124,24 @@ def test_ddl_is_linted_without_loading_sqlglot(tmp_path: Path) -> None:
     assert report["tables"] == ["users"]
     assert report["heaviness"] == {"locksTable": False, "rewritesTable": False, "scansTable": True}
     assert report["findings"] == []
+
+
+@pytest.mark.parametrize("fmt", ["json", "text", "github", "markdown"])
+def test_without_a_settings_file_the_lint_loads_no_pydantic(tmp_path: Path, fmt: str) -> None:
+    """Start-up (issues 14, 18): with no settings file, the lint reads with the defaults and
+    its findings are plain dataclasses: no pydantic model is built or imported; a settings file
+    is validated with pydantic."""
+    path = tmp_path / "001_add.sql"
+    path.write_text("ALTER TABLE users ADD COLUMN note text;\n")
+    args = ("lint-migrations", "--format", fmt, "--exclude", "lock-timeout-missing", str(path))
+    modules = _imported(tmp_path, *args)
+    assert "release_safety.surfaces.migrations.lint" in modules
+    assert not {"pydantic", "release_safety.settings", "release_safety.findings"} & modules
+    (tmp_path / ".release-safety.toml").write_text("postgres_version = 10\n")
+    assert "pydantic" in _imported(tmp_path, *args)
+
+
+def test_the_lint_defaults_are_the_settings_defaults() -> None:
+    """With no settings file the lint reads as the default settings would have it."""
+    assert Reading() == Reading.of(Settings())
+    assert Settings().rules.off == ()

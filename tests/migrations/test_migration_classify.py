@@ -8,18 +8,18 @@ from hypothesis import strategies as st
 from pgprobe import FIXTURE_SQL
 
 from release_safety.findings import RULES
-from release_safety.settings import Settings
-from release_safety.surfaces.migrations.analyse import analyse_text, schema_of
 from release_safety.surfaces.migrations.heaviness import FileAnalysis
+from release_safety.surfaces.migrations.lint import analyse_text, schema_of
+from release_safety.surfaces.migrations.reading import Reading
 from release_safety.surfaces.migrations.rules import CATALOGUE
 
-HISTORY = schema_of(FIXTURE_SQL, Settings())
+HISTORY = schema_of(FIXTURE_SQL, Reading())
 
 
 def lint(sql: str, version: int = 15, *, history: bool = True) -> FileAnalysis:
     """The analysis of `sql` run on the fixture schema (or on an unknown one)."""
-    settings = Settings(postgres_version=version)
-    return analyse_text(sql, "m.sql", "sql", settings, history=HISTORY if history else None)
+    reading = Reading(postgres_version=version)
+    return analyse_text(sql, "m.sql", "sql", reading, history=HISTORY if history else None)
 
 
 def rules(analysis: FileAnalysis) -> set[str]:

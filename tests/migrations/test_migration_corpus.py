@@ -8,9 +8,9 @@ import pytest
 from corpus import CORPUS, Case
 from pgprobe import FIXTURE_SQL, Measured, Probe
 
-from release_safety.settings import Settings
-from release_safety.surfaces.migrations.analyse import analyse_text, findings_of, schema_of
 from release_safety.surfaces.migrations.heaviness import FileAnalysis
+from release_safety.surfaces.migrations.lint import analyse_text, findings_of, schema_of
+from release_safety.surfaces.migrations.reading import Reading
 
 FLAGS = ("locks", "rewrites", "scans")
 _RESULTS: dict[str, tuple[Measured, FileAnalysis]] = {}
@@ -18,9 +18,9 @@ _RESULTS: dict[str, tuple[Measured, FileAnalysis]] = {}
 
 def _run(case: Case, probe: Probe) -> tuple[Measured, FileAnalysis]:
     if case.name not in _RESULTS:
-        settings = Settings(postgres_version=probe.major)
-        history = schema_of(FIXTURE_SQL, settings)
-        static = analyse_text(case.sql, f"{case.name}.sql", "sql", settings, history=history)
+        reading = Reading(postgres_version=probe.major)
+        history = schema_of(FIXTURE_SQL, reading)
+        static = analyse_text(case.sql, f"{case.name}.sql", "sql", reading, history=history)
         _RESULTS[case.name] = (probe.run(case.sql), static)
     return _RESULTS[case.name]
 

@@ -13,8 +13,7 @@ from hypothesis import strategies as st
 from release_safety.cli import run
 from release_safety.findings import SURFACES, SurfaceReport
 from release_safety.settings import Settings
-from release_safety.surfaces.migrations import analyse
-from release_safety.surfaces.migrations.analyse import lint_texts
+from release_safety.surfaces.migrations.analyse import analyse
 from release_safety.surfaces.migrations.budget import (
     MAX_FILE_CHARS,
     MAX_STATEMENT_CHARS,
@@ -24,6 +23,8 @@ from release_safety.surfaces.migrations.budget import (
 )
 from release_safety.surfaces.migrations.context import Context
 from release_safety.surfaces.migrations.heaviness import analyse_extracted
+from release_safety.surfaces.migrations.lint import lint_texts
+from release_safety.surfaces.migrations.reading import Reading
 from release_safety.surfaces.migrations.sqlfile import split_sql
 from release_safety.surfaces.migrations.statements import Extracted
 from release_safety.verdict import decide
@@ -159,7 +160,7 @@ def hostile(draw: st.DrawFn) -> str:
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(hostile())
 def test_hostile_text_is_classified_or_unknown_never_a_crash(text: str) -> None:
-    (analysis,) = lint_texts([("m.sql", text, "sql")], Settings())
+    (analysis,) = lint_texts([("m.sql", text, "sql")], Reading())
     for flag in (analysis.locks, analysis.rewrites, analysis.scans):
         assert flag in (True, False, "unknown")
     rules = {issue.rule for issue in analysis.issues}

@@ -13,9 +13,9 @@ import psycopg
 import pytest
 from pgprobe import FIXTURE_SQL, Probe
 
-from release_safety.settings import Settings
-from release_safety.surfaces.migrations.analyse import analyse_text, findings_of, schema_of
 from release_safety.surfaces.migrations.heaviness import FileAnalysis
+from release_safety.surfaces.migrations.lint import analyse_text, findings_of, schema_of
+from release_safety.surfaces.migrations.reading import Reading
 from release_safety.surfaces.migrations.rules import CATALOGUE, Example
 from release_safety.surfaces.migrations.rules.catalogue import SAFE_EXAMPLES
 from release_safety.surfaces.migrations.schema import Schema
@@ -33,13 +33,13 @@ _HISTORY: dict[int, Schema] = {}
 def history(version: int) -> Schema:
     """The fixture schema as the analysis replays it (once per PostgreSQL version)."""
     if version not in _HISTORY:
-        _HISTORY[version] = schema_of(FIXTURE_SQL, Settings(postgres_version=version))
+        _HISTORY[version] = schema_of(FIXTURE_SQL, Reading(postgres_version=version))
     return _HISTORY[version]
 
 
 def static(example: Example, version: int) -> FileAnalysis:
-    settings = Settings(postgres_version=version)
-    return analyse_text(example.sql, "example.sql", "sql", settings, history=history(version))
+    reading = Reading(postgres_version=version)
+    return analyse_text(example.sql, "example.sql", "sql", reading, history=history(version))
 
 
 def check_on_postgres(example: Example, analysis: FileAnalysis, probe: Probe) -> None:

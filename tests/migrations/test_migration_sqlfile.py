@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from release_safety.settings import MigrationSettings
+from release_safety.surfaces.migrations.reading import Reading
 from release_safety.surfaces.migrations.sqlfile import extract_sql, split_sql, substitute
 
 
@@ -63,13 +63,13 @@ def test_unterminated_text_is_an_error(text: str) -> None:
 
 
 def test_placeholders_then_template_default() -> None:
-    settings = MigrationSettings(placeholders={"${schema}": "app"}, template_default="tenant")
+    reading = Reading(placeholders={"${schema}": "app"}, template_default="tenant")
     text = 'ALTER TABLE ${schema}.a ADD x int;\nALTER TABLE {{ index .Options "Namespace" }}.b\n'
-    assert substitute(text, settings) == ("ALTER TABLE app.a ADD x int;\nALTER TABLE tenant.b\n")
+    assert substitute(text, reading) == ("ALTER TABLE app.a ADD x int;\nALTER TABLE tenant.b\n")
 
 
 def test_multiline_template_keeps_line_numbers() -> None:
-    extracted = extract_sql("SELECT 1;\n{{ if .X\n}}ALTER TABLE t ADD c int;", MigrationSettings())
+    extracted = extract_sql("SELECT 1;\n{{ if .X\n}}ALTER TABLE t ADD c int;", Reading())
     assert [s.line for s in extracted.statements] == [1, 2]
     assert extracted.transactional
 

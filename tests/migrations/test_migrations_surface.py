@@ -11,9 +11,9 @@ from release_safety.gitrepo import GitRepo
 from release_safety.repobuilder import RepoBuilder
 from release_safety.settings import Settings, parse_settings
 from release_safety.snapshot import MemorySnapshot
-from release_safety.surfaces.migrations import analyse
+from release_safety.surfaces.migrations.analyse import analyse
 
-analyse_module = importlib.import_module("release_safety.surfaces.migrations.analyse")
+lint_module = importlib.import_module("release_safety.surfaces.migrations.lint")
 
 
 def test_added_migrations_get_tables_heaviness_and_findings(
@@ -82,13 +82,13 @@ def test_each_blob_is_read_once_and_a_release_replays_only_what_is_new(
     """A file is split once per blob id; the schema a release leaves is the next release's
     starting point, so a backfill replays each migration once."""
     calls: list[str] = []
-    original = analyse_module.extract
+    original = lint_module.extract
 
     def counting(text: str, path: str, *rest: object) -> object:
         calls.append(path)
         return original(text, path, *rest)
 
-    monkeypatch.setattr(analyse_module, "extract", counting)
+    monkeypatch.setattr(lint_module, "extract", counting)
     body = "ALTER TABLE memo_once ADD COLUMN z int;"
     v1 = MemorySnapshot({"migrations/a.sql": "CREATE TABLE memo_once (id int);"}, ref="v1")
     v2 = MemorySnapshot({**{p: v1.read(p) for p in v1.paths()}, "migrations/b.sql": body}, ref="v2")

@@ -18,8 +18,9 @@ from pgprobe import FIXTURE_SQL, Probe
 from release_safety.findings import SURFACES, MigrationsReport, SurfaceReport
 from release_safety.gitrepo import GitSnapshot
 from release_safety.settings import MigrationSettings, Settings
-from release_safety.surfaces.migrations import analyse
-from release_safety.surfaces.migrations.analyse import lint_texts
+from release_safety.surfaces.migrations.analyse import analyse
+from release_safety.surfaces.migrations.lint import lint_texts
+from release_safety.surfaces.migrations.reading import Reading
 from release_safety.verdict import decide
 
 Pair = Callable[[dict[str, str | None], dict[str, str | None]], tuple[GitSnapshot, GitSnapshot]]
@@ -423,14 +424,14 @@ def test_a_table_renamed_in_a_linted_file_keeps_what_the_earlier_files_said(prob
         "ALTER TABLE registry ALTER COLUMN url TYPE varchar(256);\n"
         "ALTER TABLE registry ALTER COLUMN port TYPE bigint;\n"
     )
-    settings = Settings(postgres_version=probe.major)
-    _, analysed = lint_texts([("1.sql", create, "sql"), ("2.sql", change, "sql")], settings)
+    reading = Reading(postgres_version=probe.major)
+    _, analysed = lint_texts([("1.sql", create, "sql"), ("2.sql", change, "sql")], reading)
     measured = probe.run(change, setup=f"{create};\nINSERT INTO target VALUES (1, 'u', 80);")
     assert measured.letters() == "lrs"
     flags = (analysed.locks, analysed.rewrites, analysed.scans)
     assert _letters(*flags) == measured.letters()
     widening = lint_texts(
-        [("1.sql", create, "sql"), ("2.sql", change.rsplit("ALTER", 1)[0], "sql")], settings
+        [("1.sql", create, "sql"), ("2.sql", change.rsplit("ALTER", 1)[0], "sql")], reading
     )[1]
     assert (widening.rewrites, widening.locks) == (False, False)
 

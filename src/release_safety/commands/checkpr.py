@@ -58,15 +58,15 @@ class PrCheck:
             "base": self.base,
             "head": self.head,
             "mergeBase": self.merge_base,
-            "uncovered": [f.model_dump() for f in r.uncovered],
+            "uncovered": [f.to_dict() for f in r.uncovered],
             "covered": [
-                {"finding": c.finding.model_dump(), "declaration": c.declaration.model_dump()}
+                {"finding": c.finding.to_dict(), "declaration": c.declaration.model_dump()}
                 for c in r.covered
             ],
-            "problems": [f.model_dump() for f in r.problems],
-            "warnings": [f.model_dump() for f in r.warnings],
+            "problems": [f.to_dict() for f in r.problems],
+            "warnings": [f.to_dict() for f in r.warnings],
             "declared": [d.model_dump() for d in r.declared],
-            "settings": [f.model_dump() for f in self.settings_changes()],
+            "settings": [f.to_dict() for f in self.settings_changes()],
             "notChecked": r.not_checked,
             "rollingUpdateSafe": self.generated.artifact.compatibility.rollingUpdateSafe,
         }

@@ -13,7 +13,6 @@ from release_safety.errors import InputError
 
 EVALUATOR_MODULES = (
     "openapi_spec_validator",
-    "orjson",
     "schemathesis",
     "starlette",
     "uvicorn",

@@ -7,15 +7,16 @@ be classified; 2 a missing file or bad settings; 3 a file that could not be read
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from release_safety.errors import InputError
-from release_safety.findings import Finding
-from release_safety.inputs import STDIN, read_document
-from release_safety.jsonio import dumps
+from release_safety.finding import Finding
+from release_safety.inputs import STDIN, Document, read_document
+from release_safety.jsonio import dumps_plain
 from release_safety.render.annotations import Shown
 from release_safety.render.formats import (
     chosen_format,
@@ -23,10 +24,11 @@ from release_safety.render.formats import (
     shared,
 )
 from release_safety.rulesoff import rules_off
-from release_safety.settings import Settings, find_settings, load_settings, repository_root
+from release_safety.settingsfile import find_settings, repository_root
 
 if TYPE_CHECKING:
-    from release_safety.surfaces.migrations.analyse import Format
+    from release_safety.surfaces.migrations.lint import Format
+    from release_safety.surfaces.migrations.reading import Reading
 
 _KNEX_SUFFIXES = (".ts", ".js", ".mjs", ".cjs")
 _KNEX_UP = re.compile(
@@ -34,13 +36,22 @@ _KNEX_UP = re.compile(
 )
 
 
-def _settings(postgres_version: int | None) -> tuple[Settings, str]:
-    """The nearest settings (walking up to the repository root) and where they are."""
+def _settings(postgres_version: int | None) -> tuple[Reading, frozenset[str]]:
+    """How to read the migrations and the rules turned off, from the nearest settings (walking
+    up to the repository root; the defaults, without loading pydantic, when there are none)."""
+    from release_safety.surfaces.migrations.reading import Reading
+
     where = find_settings(Path("."))
-    settings = load_settings(Path("."), where)
+    if where is None:
+        reading, off = Reading(), frozenset[str]()
+    else:
+        from release_safety.settings import load_settings
+
+        settings = load_settings(Path("."), where)
+        reading, off = Reading.of(settings), rules_off(settings.rules.off, str(where))
     if postgres_version is not None:
-        settings = settings.model_copy(update={"postgres_version": postgres_version})
-    return settings, str(where or "the default settings")
+        reading = replace(reading, postgres_version=postgres_version)
+    return reading, off
 
 
 def _format(name: str, path: str, text: str) -> Format:
@@ -81,22 +92,21 @@ def lint_migrations(
 
     Each FILE is a path, `-` for standard input (read as SQL), or REF:path for the file at a
     git ref (`main:db/migrations/001.sql`; an existing file of that name wins)."""
-    from release_safety.surfaces.migrations.analyse import findings_of, lint_texts
+    from release_safety.surfaces.migrations.lint import findings_of, lint_texts
 
     chosen = chosen_format(format_, as_json)
-    settings, where = _settings(postgres_version)
-    off = rules_off(settings.rules.off, where) | rules_off(excluded, "--exclude")
-    root = repository_root(Path("."))
-    uris: dict[str, str | None] = {}  # each file's path from the repository root, for SARIF
+    reading, off = _settings(postgres_version)
+    off |= rules_off(excluded, "--exclude")
+    documents: list[Document] = []
     texts: list[tuple[str, str, Format]] = []
     for index, name in enumerate(files):
         document = read_document(name, stdin_used=STDIN in files[:index])
         text = document.data.decode("utf-8", errors="replace")
-        uris[document.shown] = document.uri(root)
+        documents.append(document)
         texts.append((document.shown, text, _format(name, document.shown, text)))
     reports: list[dict[str, Any]] = []
     every: list[Finding] = []
-    for (name, _, _), analysis in zip(texts, lint_texts(texts, settings), strict=True):
+    for (name, _, _), analysis in zip(texts, lint_texts(texts, reading), strict=True):
         findings = [f for f in findings_of(analysis, name) if f.rule not in off]
         every += findings
         reports.append(
@@ -108,19 +118,19 @@ def lint_migrations(
                     "rewritesTable": analysis.rewrites,
                     "scansTable": analysis.scans,
                 },
-                "findings": [f.model_dump(exclude_none=True) for f in findings],
+                "findings": [f.to_dict(omit_none=True) for f in findings],
             }
         )
     worst = 1 if any(f.severity in ("breaking", "unknown") for f in every) else 0
     if chosen == "json":
-        click.echo(
-            dumps({"postgresVersion": settings.postgres_version, "files": reports}), nl=False
-        )
+        output = {"postgresVersion": reading.postgres_version, "files": reports}
+        click.echo(dumps_plain(output), nl=False)
     elif chosen == "text":
         _print_text(reports)
     else:
-        shown = Shown.of(every)
-        click.echo(shared(chosen, "Migration lint", shown, uris.get), nl=False)
+        root = repository_root(Path("."))
+        uris = {d.shown: d.uri(root) for d in documents}  # paths from the repository root
+        click.echo(shared(chosen, "Migration lint", Shown.of(every), uris.get), nl=False)
     return worst
 
 

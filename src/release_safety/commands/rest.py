@@ -22,7 +22,7 @@ from release_safety.render.formats import (
     format_options,
     shared,
 )
-from release_safety.settings import repository_root
+from release_safety.settingsfile import repository_root
 from release_safety.surfaces.rest.analyse import describe, load_api
 from release_safety.surfaces.rest.group import Change, capped
 from release_safety.surfaces.rest.load import SpecError
@@ -76,8 +76,7 @@ def _document(base: str, revision: str, found: list[Change]) -> dict[str, Any]:
         "advisories": capped(messages["advisory"], "advisory note(s)"),
         "advisoryCount": len(messages["advisory"]),
         "findings": [
-            {**c.finding.model_dump(exclude_none=True), "operations": list(c.operations)}
-            for c in found
+            {**c.finding.to_dict(omit_none=True), "operations": list(c.operations)} for c in found
         ],
     }
 

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from release_safety.findings import Finding, Severity
+from release_safety.finding import Finding, Severity
 
 if TYPE_CHECKING:
     from release_safety.checkpr import GateResult

@@ -11,13 +11,14 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any, Literal, TypeVar
 
 import click
 
 from release_safety import __version__
 from release_safety.errors import InputError
-from release_safety.findings import Rule
+from release_safety.finding import Rule
 from release_safety.render.annotations import LEVELS, Annotation, Shown
 from release_safety.rulesoff import catalogue
 
@@ -65,9 +66,7 @@ input)."""
 def _located(shown: Sequence[Shown], uri: Uri) -> list[Shown]:
     """The findings with their files as paths from the repository root."""
     return [
-        Shown(s.finding.model_copy(update={"file": uri(s.finding.file)}), s.level)
-        if s.finding.file
-        else s
+        Shown(replace(s.finding, file=uri(s.finding.file)), s.level) if s.finding.file else s
         for s in shown
     ]
 

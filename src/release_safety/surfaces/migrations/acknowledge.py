@@ -18,10 +18,11 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Sequence
+from dataclasses import replace
 from functools import cache
 from typing import TYPE_CHECKING
 
-from release_safety.findings import RULES, Finding
+from release_safety.finding import RULES, Finding
 from release_safety.reasons import hollow_reason
 from release_safety.surfaces.migrations.rules import (
     ACKNOWLEDGEMENT_INVALID,
@@ -98,12 +99,12 @@ def acknowledge(
         hits = [i for i, f in enumerate(out) if f.line == target and f.rule in attempt.rules]
         where = f"{path}:{attempt.line}: {attempt.reason}"
         for i in hits:
-            update = {
-                "severity": "advisory",
-                "message": f"{out[i].message} (acknowledged at {where})",
-                "acknowledged": where,
-            }
-            out[i] = out[i].model_copy(update=update)
+            out[i] = replace(
+                out[i],
+                severity="advisory",
+                message=f"{out[i].message} (acknowledged at {where})",
+                acknowledged=where,
+            )
         if not hits:
             rules = ", ".join(attempt.rules)
             message = f"acknowledgement of {rules} matches no finding on the statement after it"

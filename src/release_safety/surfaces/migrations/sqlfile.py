@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from release_safety.settings import MigrationSettings
+from release_safety.surfaces.migrations.reading import Reading
 from release_safety.surfaces.migrations.statements import Extracted, Statement
 
 _TEMPLATE = re.compile(r"\{\{.*?\}\}", re.DOTALL)
@@ -29,7 +29,7 @@ _QUOTED = {
 }
 
 
-def substitute(text: str, settings: MigrationSettings) -> str:
+def substitute(text: str, settings: Reading) -> str:
     """Apply the configured placeholders, then turn any remaining `{{ ... }}` into the default.
 
     Line breaks inside a template are kept so statement line numbers stay true.
@@ -170,7 +170,7 @@ def _atomic_depth(words: list[str], word: str, depth: int) -> int:
     return depth
 
 
-def extract_sql(text: str, settings: MigrationSettings) -> Extracted:
+def extract_sql(text: str, settings: Reading) -> Extracted:
     """A SQL file's statements after template substitution; the file runs in one transaction
     (the tools that apply SQL files send it as one script) unless classification finds a
     statement that cannot run inside one."""
