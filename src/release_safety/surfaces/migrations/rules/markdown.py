@@ -23,7 +23,8 @@ Generated from `src/release_safety/surfaces/migrations/rules/catalogue.py` by
 
 Every migration added between two releases (or every file given to
 `release-safety lint-migrations FILE... [--postgres-version N] [--json]`) is split into
-statements, classified with sqlglot's PostgreSQL tokenizer and parser, and folded into
+statements, classified from the tokens PostgreSQL's lexical rules give (our lexer, equal to
+sqlglot's PostgreSQL tokenizer) and, where a tree is needed, sqlglot's parser, and folded into
 per-file facts (`lint-migrations` exits 1 when a finding is breaking or unknown, 0 otherwise):
 
 - **tables**: every table, view or materialized view a statement names, sorted. Unquoted names
