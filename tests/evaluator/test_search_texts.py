@@ -38,6 +38,8 @@ def expected(rows: list[list[str]], needle: str) -> set[int]:
 @example(first=[["a\n", "", "", "", "", ""]], then=[["\n\n", "", "", "", "", ""]], needle="\n\n")
 @example(first=[["a_b", "a%b", "", "", "", ""]], then=[], needle="a.b")
 @example(first=[["x\x00y", "", "", "", "", ""]], then=[], needle="\x00")
+@example(first=[["aba bab", "", "", "", "", ""]], then=[], needle="abab")  # each trigram, not all
+@example(first=[["ab", "", "", "", "", ""]], then=[["cab", "", "", "", "", ""]], needle="ab")
 def test_runs_holding_equals_a_substring_scan(
     first: list[list[str]], then: list[list[str]], needle: str
 ) -> None:
