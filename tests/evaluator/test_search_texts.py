@@ -43,16 +43,23 @@ def expected(rows: list[list[str]], needle: str) -> set[int]:
 def test_runs_holding_equals_a_substring_scan(
     first: list[list[str]], then: list[list[str]], needle: str
 ) -> None:
-    index = Texts()
+    index, keys = Texts(), Keys()
+
+    def add(rowid: int, six: list[str]) -> None:
+        index.add(six, keys.record((rowid, f"r{rowid}", 1, rowid, "apps", "sql", "ready", None)))
+
+    def found() -> set[int]:
+        return {row[0] for row in keys.select(index.runs_holding(needle), 1, None, ())}
+
     for rowid, six in enumerate(first, start=1):
-        index.add(rowid, six)
-    assert index.runs_holding(needle) == expected(first, needle)
+        add(rowid, six)
+    assert found() == expected(first, needle)
     for rowid, six in enumerate(then, start=len(first) + 1):  # added after a search
-        index.add(rowid, six)
-    assert index.runs_holding(needle) == expected(first + then, needle)
+        add(rowid, six)
+    assert found() == expected(first + then, needle)
 
 
-def test_keys_select_filters_and_orders_newest_first_then_by_uuid() -> None:
+def test_keys_select_filters_dedups_and_orders_newest_first_then_by_uuid() -> None:
     keys = Keys()
     rows = [
         (1, "b", 1, 10, "apps", "sql", "ready", None),
@@ -61,16 +68,17 @@ def test_keys_select_filters_and_orders_newest_first_then_by_uuid() -> None:
         (4, "d", 2, 30, "apps", "sql", "ready", 1.5),
         (5, "e", 1, 5, "apps", "sql", "ready", 1.0),
     ]
-    for row in rows:
-        keys.add(row)
-    everything = keys.select(range(1, 6), 1, None, ())
+    records = [keys.record(row) for row in rows]
+    everything = keys.select([b"".join(records), records[0] + records[2]], 1, None, ())
     assert everything == [
         (3, "scheduled", 20, 7.0, 7.0),
         (2, "apps", 10, 5.0, 5.0),  # created at the same time as 1, and uuid "a" before "b"
         (1, "apps", 10, None, -1.0),
         (5, "apps", 5, 1.0, 1.0),
     ]
-    assert [row[0] for row in keys.select([1, 2, 3, 4], 1, "sql", ("ready",))] == [1]
+    chosen = keys.select([b"".join(records[:4])], 1, "sql", ("ready", "queued"))
+    assert [row[0] for row in chosen] == [1]
+    assert keys.select([b"".join(records)], 1, "sql", ("queued",)) == []
 
 
 SIX = ("compiledSql", "explore", "fields", "chart", "sqlChart", "dashboard")

@@ -367,8 +367,7 @@ def _load_runs(
         except ValueError as exc:
             raise InputError(f"{data.where}: /queryRuns/{index}: {exc}") from exc
         items.add(index + 1, item)
-        texts.add(index + 1, searched)
-        keys.add(row)
+        texts.add(searched, keys.record(row))
         rows.append(row)
         counted.add(*_COUNTED(row))
         if len(rows) >= BATCH:
@@ -550,8 +549,7 @@ def insert_run(store: Store, conn: sqlite3.Connection, run: Mapping[str, Any], n
     values, searched, item = run_row(None, scope, run, names, now)
     rowid = int(conn.execute(_INSERT_RUN, values).lastrowid or 0)
     store.items.add(rowid, item)
-    store.texts.add(rowid, searched)
-    store.keys.add((rowid, *values[1:]))
+    store.texts.add(searched, store.keys.record((rowid, *values[1:])))
     _, _, _, created, trigger, language, status, runtime = values[:8]
     store.counts.add(scope, trigger, language, status, created, runtime)
 
