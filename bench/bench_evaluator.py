@@ -7,7 +7,8 @@ evaluator's answer once and starts a bare Starlette + uvicorn endpoint (served b
 `serve()`) that returns exactly those bytes, and drives both in turn with wrk (a compiled load
 generator, so the client is not the ceiling), for several rounds. One scenario asks the
 evaluator a different search at every request (a wrk script), so that no answer is kept and
-each is computed; its bare side serves one such answer. A round's ratio is
+each is computed; its bare side serves one such answer, asked by the same script (the same
+client work per request on both sides: the client shares the machine). A round's ratio is
 evaluator req/s over bare req/s measured back to back; the ratio given is the median of the
 rounds' ratios (on a shared machine, other work moves both sides of a round alike more often
 than two rounds alike).
@@ -233,7 +234,7 @@ def main() -> None:
                         ("bare", f"{bare_url}/{index}", False),
                     ]
                     for side, target, auth in pair if round_index % 2 == 0 else pair[::-1]:
-                        script = str(vary) if varied and side == "evaluator" else None
+                        script = str(vary) if varied else None
                         measured = wrk(target, args.connections, args.seconds, auth, script)
                         results[name][side].append(measured)
             print(

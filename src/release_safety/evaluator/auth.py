@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from release_safety.evaluator.errors import forbidden, not_found, unauthorized
 from release_safety.evaluator.store import Store, token_hash
 
 _HEADER = re.compile(r"^ApiKey (ldpat_[0-9a-f]{32})$")
 PROJECT_ROLES = ("viewer", "interactive_viewer", "editor", "developer", "admin")
+HEADERS = 1_024  # Authorization headers whose token digest is kept (clients repeat theirs)
 
 
 @dataclass(frozen=True)
@@ -26,15 +28,22 @@ def authenticate(store: Store, header: str | None, now: int) -> Caller:
     their owners are read once, when the store is loaded."""
     if not header:
         raise unauthorized("Missing Authorization header: expected 'ApiKey <token>'")
-    match = _HEADER.match(header.strip())
-    if not match:
+    digest = _digest(header)
+    if digest is None:
         raise unauthorized("Malformed Authorization header: expected 'ApiKey ldpat_<32 hex>'")
-    owner = store.tokens.get(token_hash(match.group(1)))
+    owner = store.tokens.get(digest)
     if owner is None or not owner.is_active:
         raise unauthorized("Unknown personal access token")
     if owner.expires_at is not None and owner.expires_at <= now:
         raise unauthorized("Personal access token has expired")
     return Caller(uuid=owner.user_uuid, org_role=owner.org_role)
+
+
+@lru_cache(maxsize=HEADERS)
+def _digest(header: str) -> str | None:
+    """The stored form of the header's token; None for a malformed header."""
+    match = _HEADER.match(header.strip())
+    return None if match is None else token_hash(match.group(1))
 
 
 def require_project(store: Store, caller: Caller, project: str) -> str:

@@ -6,9 +6,9 @@ bounds on createdAt with an inclusive newer end (a run exactly 5 minutes old is 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import itemgetter
 from typing import Any
 
 import orjson
@@ -24,7 +24,7 @@ from release_safety.evaluator.counts import (
     tally,
 )
 from release_safety.evaluator.params import Params, offset_of, page_info, pagination
-from release_safety.evaluator.store import SEARCH_COLUMNS, Store, trigrams
+from release_safety.evaluator.store import Store
 from release_safety.evaluator.times import MINUTE_US
 
 LANGUAGES = ("semantic", "sql")
@@ -32,10 +32,7 @@ STATUSES = ("pending", "queued", "executing", "expired", "ready", "error", "canc
 SORTS = ("createdAt", "runtime")
 DEFAULT_PAGE_SIZE = 25
 MAX_PAGE_SIZE = 100
-PICKED_TRIGRAMS = 3  # a needle is looked up by its rarest trigrams, then confirmed
-RARE = 0.01  # a trigram in at most this share of the sampled texts narrows a search cheaply
 PARSED = 256  # query strings whose checked parameters are kept (clients repeat a few)
-_MATCHES = "(" + " OR ".join(f"instr({c}, ?) > 0" for c in SEARCH_COLUMNS) + ")"
 
 
 @dataclass(frozen=True)
@@ -100,68 +97,47 @@ def _filters(query: HistoryQuery) -> tuple[str, list[Any]]:
     return clauses, args
 
 
-def fts_query(needle: str, frequency: Mapping[str, int], sampled: int) -> str | None:
-    """The full-text query whose matches include every text holding `needle` (lowercased),
-    or None when the trigram index cannot help: under 3 characters, or a NUL.
-
-    Any of the needle's trigrams gives such a superset; the rarest (by `frequency`, counts over
-    `sampled` texts), with up to two more that are rare too, give a small one at little cost:
-    a trigram most texts hold ("ord" of "orders") costs a read of most of the index and
-    narrows nothing."""
-    if len(needle) < 3 or "\x00" in needle:
-        return None
-    grams = sorted(dict.fromkeys(trigrams(needle)), key=lambda gram: frequency.get(gram, 0))
-    picked = grams[:1] + [
-        g for g in grams[1:PICKED_TRIGRAMS] if frequency.get(g, 0) <= RARE * sampled
-    ]
-    return " AND ".join('"' + gram.replace('"', '""') + '"' for gram in picked)
+Computed = tuple[dict[str, Any], int, bytes, list[list[int]]]
+"""Counts, total, the page's items, and the creation times (each list sorted) the answer
+depends on the clock through."""
 
 
-def _searched(
-    store: Store, query: HistoryQuery, scope: int, now: int
-) -> tuple[dict[str, Any], int, bytes]:
-    """Counts, total and page of a search: every matching run of the scope is read."""
-    needle = query.search.lower()
-    clauses, filters = _filters(query)
-    args: list[Any] = []
-    source = "runs"
-    match = fts_query(needle, store.trigram_sample, store.sampled)
-    if match is not None:
-        source = "runs JOIN runs_search s ON s.rowid = runs.id AND runs_search MATCH ?"
-        args.append(match)
-    args += [scope, now - SCOPE_MINUTES * MINUTE_US, now, *filters]
-    args += [needle] * len(SEARCH_COLUMNS)
-    rows = store.tuples(
-        f"SELECT id, trigger, created_at, runtime, runtime_key, query_uuid FROM {source}"
-        f" WHERE scope = ? AND created_at > ? AND created_at <= ?{clauses} AND {_MATCHES}"
-        " ORDER BY created_at",
-        args,
+def _searched(store: Store, query: HistoryQuery, scope: int, now: int) -> Computed:
+    """Counts, total and page of a search: every matching run of the scope is counted. The
+    answer depends on the creation times of the matching runs alone."""
+    matching = store.keys.select(
+        store.texts.runs_holding(query.search.lower()), scope, query.language, query.statuses
     )
-    by_trigger = {name: [row for row in rows if row[1] == name] for name in TRIGGER_NAMES}
+    after = now - SCOPE_MINUTES * MINUTE_US
+    oldest_first = [row for row in reversed(matching) if after < row[2] <= now]
     counts, total = tally(
         {
-            name: [Series.of([row[2] for row in runs], [row[3] for row in runs])]
-            for name, runs in by_trigger.items()
+            name: [
+                Series.of(
+                    [row[2] for row in oldest_first if row[1] == name],
+                    [row[3] for row in oldest_first if row[1] == name],
+                )
+            ]
+            for name in TRIGGER_NAMES
         },
         query.trigger,
         query.window,
         now,
     )
     older, newer = _bounds(query, now)
-    chosen = [row for row in rows if older < row[2] <= newer and query.trigger in (None, row[1])]
-    if query.sort_by == "runtime":
-        chosen.sort(key=lambda row: (-row[4], -row[2], row[5]))
-    else:
-        chosen.sort(key=lambda row: (-row[2], row[5]))
+    trigger = query.trigger
+    chosen = [r for r in matching if older < r[2] <= newer and trigger in (None, r[1])]
+    if query.sort_by == "runtime":  # stable: runs of equal runtime stay newest first
+        chosen.sort(key=itemgetter(4), reverse=True)
     start = offset_of(query.page, query.page_size)
     page = chosen[start : start + query.page_size]
-    return counts, total, store.items.joined(row[0] for row in page)
+    items = store.items.joined(row[0] for row in page)
+    return counts, total, items, [[row[2] for row in reversed(matching)]]
 
 
-def _listed(
-    store: Store, query: HistoryQuery, scope: int, now: int
-) -> tuple[dict[str, Any], int, bytes]:
-    """Counts from the count index; the page's row ids from the covering index of its sort."""
+def _listed(store: Store, query: HistoryQuery, scope: int, now: int) -> Computed:
+    """Counts from the count index; the page's row ids from the covering index of its sort.
+    The answer depends on the creation times of the scope's runs."""
     counts, total = tally(
         store.counts.matching(scope, query.language, query.statuses),
         query.trigger,
@@ -186,7 +162,8 @@ def _listed(
             offset_of(query.page, query.page_size),
         ],
     )
-    return counts, total, store.items.joined(row[0] for row in rows)
+    items = store.items.joined(row[0] for row in rows)
+    return counts, total, items, store.counts.created(scope)
 
 
 def list_history(store: Store, query: HistoryQuery, project: str, user: str, now: int) -> bytes:
@@ -196,27 +173,33 @@ def list_history(store: Store, query: HistoryQuery, project: str, user: str, now
     generation = store.generation
     body = store.answers.get(key, generation, now)
     if body is None:
-        body = compute_history(store, query, project, user, now)
-        scope = store.scope(project, user)
-        created = [] if scope is None else store.counts.created(scope)
+        body, created = _answer(store, query, project, user, now)
         store.answers.put(key, Answer(generation, *steady_span(created, now), body))
     return body
 
 
 def compute_history(store: Store, query: HistoryQuery, project: str, user: str, now: int) -> bytes:
     """The `results` object of the history list (data, pagination, counts) as JSON bytes."""
+    return _answer(store, query, project, user, now)[0]
+
+
+def _answer(
+    store: Store, query: HistoryQuery, project: str, user: str, now: int
+) -> tuple[bytes, list[list[int]]]:
+    """The answer, and the sorted creation times it depends on the clock through."""
     scope = store.scope(project, user)
-    items = b""
+    created: list[list[int]] = []
     if scope is None:
-        counts, total = tally({}, query.trigger, query.window, now)[0], 0
+        counts, total, items = tally({}, query.trigger, query.window, now)[0], 0, b""
     elif query.search:
-        counts, total, items = _searched(store, query, scope, now)
+        counts, total, items, created = _searched(store, query, scope, now)
     else:
-        counts, total, items = _listed(store, query, scope, now)
+        counts, total, items, created = _listed(store, query, scope, now)
     pages = orjson.dumps(page_info(query.page, query.page_size, total))
-    return b"".join(
+    body = b"".join(
         (b'{"data":[', items, b'],"pagination":', pages, b',"counts":', orjson.dumps(counts), b"}")
     )
+    return body, created
 
 
 def run_status(store: Store, scope: int | None, query_uuid: str) -> dict[str, Any] | None:

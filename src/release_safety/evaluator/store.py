@@ -3,7 +3,7 @@
 Runs are stored with their derived fields; their finished list items (JSON bytes) are held
 beside the database, by row id: a history page reads the count index (`counts.py`) for its
 counts and one covering index per sort for its row ids, then joins the items of one page. A
-trigram full-text index over the six searched texts finds the candidates of a `search`.
+`search` reads the runs' searched texts and keys held in memory (`search.py`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ import itertools
 import sqlite3
 import threading
 from array import array
-from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -30,6 +29,7 @@ from release_safety.evaluator.counts import CountBuilder, CountIndex
 from release_safety.evaluator.derive import Names, derive
 from release_safety.evaluator.encoding import dumps
 from release_safety.evaluator.fixture import DataSet, RunChecker, check_parts, dataset_of
+from release_safety.evaluator.search import Keys, Texts
 from release_safety.evaluator.times import format_time, parse_time, resolve
 
 TABLES = """
@@ -78,20 +78,8 @@ CREATE TABLE runs (
   scope INTEGER NOT NULL, -- the (project, user) pair of scopes
   created_at INTEGER NOT NULL, -- epoch microseconds
   trigger TEXT NOT NULL, language TEXT NOT NULL, status TEXT NOT NULL, runtime REAL,
-  runtime_key REAL NOT NULL, -- runtime, or -1 without one: sorts runs without a runtime last
-  s_sql TEXT NOT NULL, s_explore TEXT NOT NULL, s_fields TEXT NOT NULL,
-  s_chart TEXT NOT NULL, s_sql_chart TEXT NOT NULL, s_dashboard TEXT NOT NULL -- lowercased
+  runtime_key REAL NOT NULL -- runtime, or -1 without one: sorts runs without a runtime last
 );
--- Candidates of a search: every trigram of the six texts (a superset of the true matches,
--- which instr() then confirms). Contentless and without positions: small. The texts and
--- needles are lowercased already, so the tokenizer does not fold case again.
-CREATE VIRTUAL TABLE runs_search USING fts5(
-  text, content='', tokenize='trigram case_sensitive 1', detail='none'
-);
--- Terms are held in memory up to 64 MB before they are written out: one write of
--- the whole index at the end of a load instead of hundreds of small segments merged as they
--- come (a third faster to load, and one segment to read per trigram).
-INSERT INTO runs_search (runs_search, rank) VALUES ('hashsize', 67108864);
 """
 # Built once the runs are in: faster than keeping them up to date row by row.
 INDEXES = """
@@ -106,21 +94,13 @@ CREATE INDEX runs_by_runtime ON runs (
 DROP = (
     "organization", "projects", "users", "tokens", "project_roles", "explores", "spaces",
     "saved_charts", "saved_sql_charts", "dashboards", "catalog_metrics", "catalog_tags", "scopes",
-    "runs", "runs_search",
+    "runs",
 )  # fmt: skip
-SEARCH_COLUMNS = ("s_sql", "s_explore", "s_fields", "s_chart", "s_sql_chart", "s_dashboard")
-_INSERT_RUN = f"INSERT INTO runs VALUES ({', '.join('?' * 15)})"
-_INSERT_TEXT = "INSERT INTO runs_search (rowid, text) VALUES (?, ?)"
+_INSERT_RUN = f"INSERT INTO runs VALUES ({', '.join('?' * 9)})"
 BATCH = 2_000
 # what the count index gathers of a run's stored row
 _COUNTED = itemgetter(2, 4, 5, 6, 3, 7)  # scope, trigger, language, status, created, runtime
-SAMPLE = 4_096  # texts whose trigrams are counted, to tell rare trigrams from common ones
 REQUIRED = ("organization", "projects", "users")
-
-
-def trigrams(text: str) -> Iterator[str]:
-    """Every three-character substring, as the full-text index's trigram tokenizer cuts."""
-    return (text[i : i + 3] for i in range(len(text) - 2))
 
 
 def token_hash(token: str) -> str:
@@ -136,11 +116,6 @@ class Items:
     def __init__(self) -> None:
         self._buffer = bytearray()
         self._ends = array("q", [0])  # where item i ends is _ends[i]
-
-    def clear(self) -> None:
-        """Forget every item."""
-        self._buffer = bytearray()
-        self._ends = array("q", [0])
 
     def add(self, rowid: int, item: bytes) -> None:
         """Keep the item of the next row id."""
@@ -190,10 +165,11 @@ class Store:
         self.write_lock = threading.Lock()
         self.counts = CountIndex()
         self.scopes: dict[tuple[str, str], int] = {}
-        self.sampled = 0
         self.tokens: dict[str, TokenOwner] = {}
-        self.trigram_sample: Counter[str] = Counter()  # texts holding each trigram, of SAMPLE
-        self.items = Items()  # runs are never changed, only added
+        # runs are never changed, only added: their items, searched texts and keys by row id
+        self.items = Items()
+        self.texts = Texts()
+        self.keys = Keys()
         self.generation = 0  # moves on at every write: answers computed before are stale
         self.answers = Answers()
         # (project, user) -> (project exists, role): existing projects only, so it stays as
@@ -252,7 +228,7 @@ class Store:
         gc.disable()  # a load makes millions of short-lived objects and no cycles: no GC passes
         try:
             with self.writing() as conn:
-                counted = _load(conn, data, now, self.scopes, self.trigram_sample, self.items)
+                counted = _load(conn, data, now, self)
                 _script(conn, INDEXES)
                 conn.execute("ANALYZE")
                 self.counts.build(counted)
@@ -261,7 +237,6 @@ class Store:
         finally:
             if collecting:
                 gc.enable()
-        self.sampled = min(SAMPLE, self._conn.execute("SELECT count(*) FROM runs").fetchone()[0])
         self.tokens = {
             row["hash"]: TokenOwner(
                 row["uuid"], row["org_role"], bool(row["is_active"]), row["expires_at"]
@@ -296,18 +271,15 @@ def _load(
     conn: sqlite3.Connection,
     data: DataSet,
     now: int,
-    scopes: dict[tuple[str, str], int],
-    sample: Counter[str],
-    items: Items,
+    store: Store,
 ) -> CountBuilder:
     """Parts, then runs; a second reading of the runs when a part came after them. Returns
     the runs gathered for the count index."""
     for attempt in (1, 2):
         _reset(conn)
         counted = CountBuilder()
-        scopes.clear()
-        sample.clear()
-        items.clear()
+        store.scopes.clear()
+        store.items, store.texts, store.keys = Items(), Texts(), Keys()
         runs = data.runs()
         first = next(runs, None)  # the parts before the runs are read now
         if attempt == 1 and any(key not in data.parts for key in REQUIRED) and data.path:
@@ -321,7 +293,7 @@ def _load(
             raise InputError(f"{data.where}: {exc}") from exc
         if first is not None:
             runs = itertools.chain([first], runs)
-            _load_runs(conn, data, runs, names, now, scopes, sample, items, counted)
+            _load_runs(conn, data, runs, names, now, store, counted)
         if not data.late_parts:
             break
     return counted
@@ -377,15 +349,13 @@ def _load_runs(
     runs: Iterable[Any],
     names: Names,
     now: int,
-    scopes: dict[tuple[str, str], int],
-    sample: Counter[str],
-    items: Items,
+    store: Store,
     counted: CountBuilder,
 ) -> None:
     """Check, derive and insert the runs in batches: no more than a batch is held at once."""
     checker = RunChecker(data)
     rows: list[tuple[Any, ...]] = []
-    texts: list[tuple[int, str]] = []
+    scopes, items, texts, keys = store.scopes, store.items, store.texts, store.keys
     for index, raw in enumerate(runs):
         run = checker.check(index, raw)
         key = (run["projectUuid"], run["userUuid"])
@@ -393,22 +363,17 @@ def _load_runs(
         if scope is None:
             scope = scopes[key] = len(scopes) + 1
         try:
-            row, text, item = run_row(index + 1, scope, run, names, now)
+            row, searched, item = run_row(index + 1, scope, run, names, now)
         except ValueError as exc:
             raise InputError(f"{data.where}: /queryRuns/{index}: {exc}") from exc
         items.add(index + 1, item)
+        texts.add(searched, keys.record(row))
         rows.append(row)
         counted.add(*_COUNTED(row))
-        texts.append((index + 1, text))
-        if index < SAMPLE:
-            sample.update(set(trigrams(text)))
         if len(rows) >= BATCH:
             conn.executemany(_INSERT_RUN, rows)
-            conn.executemany(_INSERT_TEXT, texts)
             rows.clear()
-            texts.clear()
     conn.executemany(_INSERT_RUN, rows)
-    conn.executemany(_INSERT_TEXT, texts)
     conn.executemany(
         "INSERT INTO scopes VALUES (?, ?, ?)", [(i, p, u) for (p, u), i in scopes.items()]
     )
@@ -581,18 +546,18 @@ def insert_run(store: Store, conn: sqlite3.Connection, run: Mapping[str, Any], n
     if scope is None:
         cursor = conn.execute("INSERT INTO scopes (project_uuid, user_uuid) VALUES (?, ?)", key)
         scope = store.scopes[key] = int(cursor.lastrowid or 0)
-    values, text, item = run_row(None, scope, run, names, now)
+    values, searched, item = run_row(None, scope, run, names, now)
     rowid = int(conn.execute(_INSERT_RUN, values).lastrowid or 0)
-    conn.execute(_INSERT_TEXT, (rowid, text))
     store.items.add(rowid, item)
+    store.texts.add(searched, store.keys.record((rowid, *values[1:])))
     _, _, _, created, trigger, language, status, runtime = values[:8]
     store.counts.add(scope, trigger, language, status, created, runtime)
 
 
 def run_row(
     rowid: int | None, scope: int, run: Mapping[str, Any], names: Names, now: int
-) -> tuple[tuple[Any, ...], str, bytes]:
-    """The stored row of a run, the text its trigrams are indexed from, and its list item."""
+) -> tuple[tuple[Any, ...], tuple[str, ...], bytes]:
+    """The stored row of a run, its six searched texts (lowercased) and its list item."""
     derived = derive(run, names)
     created, created_text = resolve(run["createdAt"], now)
     results_created = run.get("resultsCreatedAt")
@@ -637,7 +602,5 @@ def run_row(
         run["status"],
         runtime,
         -1 if runtime is None else runtime,
-        *derived.search_fields,
     )
-    # NUL ends a text for the full-text index: a needle never holds one on that path
-    return row, "\n".join(derived.search_fields).replace("\x00", "\n"), dumps(item)
+    return row, derived.search_fields, dumps(item)
