@@ -279,6 +279,21 @@ def test_hostile_data_file_is_exit_2(tmp_path: Path, text: str, message: str) ->
     assert message in done.stderr
 
 
+@pytest.mark.parametrize("runtime", [2**63, 2**70, 10**400])
+def test_a_runtime_past_64_bits_is_exit_2_naming_the_run(tmp_path: Path, runtime: int) -> None:
+    """A run's `warehouseExecutionTimeMs` is kept as a 64-bit integer: one past that range is
+    refused with its place, not an internal error."""
+    path = tmp_path / "data.json"
+    data = dataset([make_run("r1", "now-1m"), make_run("r2", "now-2m", runtime=1)])
+    data["queryRuns"][1]["warehouseExecutionTimeMs"] = runtime
+    path.write_text(json.dumps(data), encoding="utf-8")
+    done = serve("--data", str(path))
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert "/queryRuns/1: warehouseExecutionTimeMs: an integer past the 64 bits" in line
+
+
 def test_runs_before_the_parts_they_name_load_the_same(tmp_path: Path) -> None:
     data = dataset([make_run("r1", "now-1m"), make_run("r2", "now-2h", sql="select 1 from x")])
     runs_first = {

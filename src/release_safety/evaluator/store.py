@@ -564,6 +564,8 @@ def run_row(
     cache_hit = isinstance(results_created, str) and resolve(results_created, now)[0] < created
     semantic = derived.language == "semantic"
     runtime = run.get("warehouseExecutionTimeMs")
+    if isinstance(runtime, int) and runtime >= 2**63:  # the data schema refuses negatives
+        raise ValueError("warehouseExecutionTimeMs: an integer past the 64 bits the store holds")
     item = {
         "queryUuid": run["queryUuid"],
         "createdAt": created_text,
