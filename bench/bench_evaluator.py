@@ -11,7 +11,8 @@ each is computed; its bare side serves one such answer, asked by the same script
 client work per request on both sides: the client shares the machine). A round's ratio is
 evaluator req/s over bare req/s measured back to back; the ratio given is the median of the
 rounds' ratios (on a shared machine, other work moves both sides of a round alike more often
-than two rounds alike).
+than two rounds alike). Before the rounds, written files are synced and each side of each
+scenario gets one untimed second.
 
     python bench/bench_evaluator.py [--runs 100000] [--others 20000] [--connections 32]
                                     [--seconds 10] [--rounds 3]
@@ -226,7 +227,11 @@ def main() -> None:
             }
             vary = Path(folder) / "vary.lua"
             vary.write_text(VARY, encoding="utf-8")
-            for round_index in range(args.rounds):
+            # The data file and the database were just written: flush them now, or the
+            # kernel's writeback lands in the first measured seconds. Then one untimed second
+            # per side and scenario, so neither server is measured cold.
+            os.sync()
+            for round_index in range(-1, args.rounds):
                 for index, (name, query) in enumerate(SCENARIOS.items()):
                     varied = name == VARIED
                     pair = [
@@ -235,8 +240,10 @@ def main() -> None:
                     ]
                     for side, target, auth in pair if round_index % 2 == 0 else pair[::-1]:
                         script = str(vary) if varied else None
-                        measured = wrk(target, args.connections, args.seconds, auth, script)
-                        results[name][side].append(measured)
+                        seconds = 1 if round_index < 0 else args.seconds
+                        measured = wrk(target, args.connections, seconds, auth, script)
+                        if round_index >= 0:
+                            results[name][side].append(measured)
             print(
                 f"\n{args.rounds} rounds of {args.seconds} s per side and scenario, "
                 f"{args.connections} connections, medians:\n"
