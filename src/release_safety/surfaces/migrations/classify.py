@@ -11,8 +11,6 @@ what such a statement may have changed.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import partial
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
@@ -41,6 +39,7 @@ from release_safety.surfaces.migrations.context import Context
 from release_safety.surfaces.migrations.facts import Lock, StatementFacts
 from release_safety.surfaces.migrations.rules.ids import RuleId
 from release_safety.surfaces.migrations.schema import Domain, Function, Index, Table
+from release_safety.surfaces.migrations.simpledata import Reference, references
 from release_safety.surfaces.migrations.tokens import (
     Cursor,
     Tok,
@@ -773,7 +772,6 @@ def _table_name(table: exp.Table) -> str:
 
 def _query_tables(sql: str, toks: list[Tok], ctx: Context) -> list[str]:
     """Tables read by the query after the first `AS` of a CREATE ... AS (CTEs left out)."""
-    from sqlglot import exp
 
     depth = 0
     start = None
@@ -791,13 +789,13 @@ def _query_tables(sql: str, toks: list[Tok], ctx: Context) -> list[str]:
         "DATA",
     ]:
         end = max(k for k, t in enumerate(toks) if t.up == "WITH")
-    tree = parse_one(sql[toks[start].start : toks[end - 1].end + 1])
-    ctes = {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
     out: list[str] = []
-    for table in tree.find_all(exp.Table):
-        name = _table_name(table)
-        if name and name.lower() not in ctes and name not in out and _relation(ctx, name):
-            out.append(name)
+    refs = references(sql, toks[start:end])
+    for ref in (
+        _references(sql[toks[start].start : toks[end - 1].end + 1]) if refs is None else refs
+    ):
+        if ref.table not in out and _relation(ctx, ref.table):
+            out.append(ref.table)
     return out
 
 
@@ -815,11 +813,9 @@ def _data(sql: str, toks: list[Tok], facts: StatementFacts, ctx: Context) -> Non
         if _relation(ctx, inserted):
             facts.touch(inserted, Lock.ROW_EXCLUSIVE)
         return
-    from sqlglot import exp
-
-    tree = parse_one(sql)
-    if isinstance(tree, exp.Command):
-        raise Unclassified("data statement not parsed")
+    refs = references(sql, toks)
+    if refs is None:
+        refs = _references(sql)
     for name in called:
         if name in RUNS_SQL:
             raise Unclassified(
@@ -830,48 +826,58 @@ def _data(sql: str, toks: list[Tok], facts: StatementFacts, ctx: Context) -> Non
             or function_volatility(name, ctx.schema) == "unknown"
         ):
             _call(name, facts, ctx)
-    ctes = {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
-    keys = partial(_keys, ctx)
-    writes = {id(node): change for node, change in _writes(tree, keys)}
-    for table in tree.find_all(exp.Table):
-        name = _table_name(table)
-        if not name or name.lower() in ctes or not _relation(ctx, name):
+    for ref in refs:
+        if not _relation(ctx, ref.table):
             continue
-        new = ctx.new(name)
-        change = writes.get(id(table))
-        if change is None:
-            read = not _keyed_read(table, keys(name))
-            facts.touch(name, Lock.ACCESS_SHARE, scans=not new and read)
+        new = ctx.new(ref.table)
+        keyed = ref.pinned is not None and any(key <= ref.pinned for key in _keys(ctx, ref.table))
+        if ref.write is None:
+            facts.touch(ref.table, Lock.ACCESS_SHARE, scans=not new and not keyed)
             continue
-        kind, reads_all, every_row = change
+        every_row = ref.write != "INSERT" and ref.pinned is None and not new
         facts.touch(
-            name,
+            ref.table,
             Lock.ROW_EXCLUSIVE,
-            scans=not new and reads_all,
-            full_change=every_row and not new,
+            scans=ref.write != "INSERT" and not new and not keyed,
+            full_change=every_row,
         )
-        if every_row and not new:
-            facts.issue(RuleId.FULL_TABLE_DATA_CHANGE, f"{kind} of every row of {name}")
+        if every_row:
+            facts.issue(RuleId.FULL_TABLE_DATA_CHANGE, f"{ref.write} of every row of {ref.table}")
 
 
-def _writes(
-    tree: exp.Expr, keys: Callable[[str], tuple[frozenset[str], ...]]
-) -> list[tuple[exp.Table, tuple[str, bool, bool]]]:
-    """The table each INSERT, UPDATE and DELETE of the statement (CTEs included) writes,
-    with the statement's kind, whether it reads every row, and whether it changes every row."""
+def _references(sql: str) -> list[Reference]:
+    """The tables of a data statement (CTEs left out) from sqlglot's syntax tree, in its
+    order. Raises Unclassified for a statement sqlglot keeps as a command."""
     from sqlglot import exp
 
-    out: list[tuple[exp.Table, tuple[str, bool, bool]]] = []
+    tree = parse_one(sql)
+    if isinstance(tree, exp.Command):
+        raise Unclassified("data statement not parsed")
+    ctes = {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
+    writes = dict(_writes(tree))
+    out: list[Reference] = []
+    for table in tree.find_all(exp.Table):
+        name = _table_name(table)
+        if not name or name.lower() in ctes:
+            continue
+        write = writes.get(id(table))
+        out.append(Reference(name, *write) if write else Reference(name, None, _read(table)))
+    return out
+
+
+def _writes(tree: exp.Expr) -> list[tuple[int, tuple[str, frozenset[str] | None]]]:
+    """The table node each INSERT, UPDATE and DELETE of the statement (CTEs included) writes,
+    with the statement's kind and the columns its WHERE pins (None without a WHERE)."""
+    from sqlglot import exp
+
+    out: list[tuple[int, tuple[str, frozenset[str] | None]]] = []
     for node in tree.find_all(exp.Update, exp.Delete, exp.Insert):
         target = node.this.this if isinstance(node.this, exp.Schema) else node.this
         if not isinstance(target, exp.Table):
             continue
-        if isinstance(node, exp.Insert):
-            out.append((target, ("INSERT", False, False)))
-            continue
         where = node.args.get("where")
-        keyed = where is not None and _key_lookup(where.this, keys(_table_name(target)))
-        out.append((target, (type(node).__name__.upper(), not keyed, where is None)))
+        pinned = _pinned(where.this) if where is not None else None
+        out.append((id(target), (type(node).__name__.upper(), pinned)))
     return out
 
 
@@ -916,28 +922,19 @@ def _keys(ctx: Context, table: str) -> tuple[frozenset[str], ...]:
     )
 
 
-def _keyed_read(table: exp.Table, keys: tuple[frozenset[str], ...]) -> bool:
-    """The table is the only one of a SELECT whose WHERE picks rows by key."""
+def _read(table: exp.Table) -> frozenset[str] | None:
+    """The columns the WHERE pins when the table is the only one of its SELECT (a keyed read
+    when they cover a unique key), else None."""
     from sqlglot import exp
 
     select = table.find_ancestor(exp.Select)
     if select is None or select.args.get("joins"):
-        return False
+        return None
     source = select.args.get("from_")
     where = select.args.get("where")
-    return (
-        source is not None
-        and source.this is table
-        and where is not None
-        and _key_lookup(where.this, keys)
-    )
-
-
-def _key_lookup(where: Any, keys: tuple[frozenset[str], ...]) -> bool:
-    """A WHERE whose conjuncts pin every column of a unique key, each by `column = literal`
-    or `column IN (literals)`: served by the key's index."""
-    pinned = _pinned(where)
-    return any(key <= pinned for key in keys)
+    if source is None or source.this is not table or where is None:
+        return None
+    return _pinned(where.this)
 
 
 def _pinned(where: Any) -> frozenset[str]:
