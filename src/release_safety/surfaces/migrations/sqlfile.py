@@ -18,8 +18,12 @@ _TEMPLATE = re.compile(r"\{\{.*?\}\}", re.DOTALL)
 _WORD = re.compile(r"\w+")
 _PLAIN = re.compile(r"[^\w\s;'\"$/\-]+")
 _SPACE = re.compile(r"\s+")
-# Inside a statement whose words no longer matter, everything up to what the lexer acts on.
-_INSIDE = re.compile(r"(?:[^;'\"$/\-]|-(?!-)|/(?!\*))*")
+# Inside a statement whose words no longer matter, everything up to what the lexer acts on,
+# line comments and quoted text without a backslash (read alike with or without E) included;
+# a quote stops it where the quoted text, read greedily, does not end (see `_QUOTED`).
+_INSIDE = re.compile(
+    r"""(?:[^;'"$/\-]+|-(?!-)|/(?!\*)|--[^\n]*\n?|'(?:[^'\\]|'')*+'|"(?:[^"]|"")*+")*"""
+)
 _COMMENT_MARK = re.compile(r"/\*|\*/")
 _ROUTINE = frozenset({"FUNCTION", "PROCEDURE"})
 _QUOTED = {

@@ -66,12 +66,13 @@ class Cursor:
     def accept(self, *words: str) -> bool:
         """Consume the exact keyword sequence if it is next."""
         i, toks = self.i, self.toks
-        if len(toks) - i < len(words):
+        end = i + len(words)
+        if end > len(toks) or (words and toks[i].key != words[0]):
             return False
-        for k, word in enumerate(words):
-            if toks[i + k].key != word:
+        for k in range(i + 1, end):
+            if toks[k].key != words[k - i]:
                 return False
-        self.i += len(words)
+        self.i = end
         return True
 
     def skip_optional(self, *sequences: tuple[str, ...]) -> None:
