@@ -100,8 +100,9 @@ _DATA = frozenset({"UPDATE", "DELETE", "INSERT", "SELECT", "WITH", "VALUES", "TA
 _CATALOG_SCHEMAS = ("pg_catalog.", "information_schema.")
 
 
-def classify(sql: str, ctx: Context) -> StatementFacts:
-    """Facts of one statement; earlier statements' knowledge comes from and goes into `ctx`.
+def classify(sql: str, ctx: Context, read: list[Tok] | None = None) -> StatementFacts:
+    """Facts of one statement (`read`: its tokens, when the split read them); earlier
+    statements' knowledge comes from and goes into `ctx`.
 
     A statement that cannot be classified is unknown, and the schema forgets what it names
     (or everything, when it may have changed anything)."""
@@ -109,7 +110,7 @@ def classify(sql: str, ctx: Context) -> StatementFacts:
     toks: list[Tok] = []
     try:
         _bounded(sql)
-        toks = tokenize(sql)
+        toks = tokenize(sql) if read is None else read
         _nesting(toks)
         _dispatch(sql, toks, facts, ctx)
     except Unclassified as exc:

@@ -83,7 +83,7 @@ def analyse_extracted(extracted: Extracted, ctx: Context, budget: Budget) -> Fil
             ctx.schema.lose_everything(reason)
             classified.append((statement.line, StatementFacts(unknown=reason)))
         else:
-            classified.append((statement.line, classify(statement.sql, ctx)))
+            classified.append((statement.line, classify(statement.sql, ctx, statement.toks)))
     one_transaction = extracted.transactional and not any(
         f.outside_transaction for _, f in classified
     )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from release_safety.surfaces.migrations.lexer import TokenError, split_tokens
 from release_safety.surfaces.migrations.reading import Reading
 from release_safety.surfaces.migrations.statements import Extracted, Statement
 
@@ -24,6 +25,11 @@ _SPACE = re.compile(r"\s+")
 _INSIDE = re.compile(
     r"""(?:[^;'"$/\-]+|-(?!-)|/(?!\*)|--[^\n]*\n?|'(?:[^'\\]|'')*+'|"(?:[^"]|"")*+")*"""
 )
+# What the lexer (sqlglot's reading) and the splitter may read differently: dollar quotes,
+# backslash escapes, `{#` comments, operators that end in `-` before a `--` or in `/` before a
+# `/*` (`#-`, `-|-`, `|/`), `\r` ending a `--` comment for the lexer only, nested comments,
+# and BEGIN ATOMIC bodies (whose `;` the splitter keeps). A `;` token elsewhere is a split.
+_LEXER_DIFFERS = re.compile(r"[$\\{#|\r]|/\*|atomic", re.IGNORECASE)
 _COMMENT_MARK = re.compile(r"/\*|\*/")
 _ROUTINE = frozenset({"FUNCTION", "PROCEDURE"})
 _QUOTED = {
@@ -178,4 +184,24 @@ def extract_sql(text: str, settings: Reading) -> Extracted:
     """A SQL file's statements after template substitution; the file runs in one transaction
     (the tools that apply SQL files send it as one script) unless classification finds a
     statement that cannot run inside one."""
-    return Extracted(statements=split_sql(substitute(text, settings)), transactional=True)
+    return Extracted(statements=_statements(substitute(text, settings)), transactional=True)
+
+
+def _statements(text: str) -> list[Statement]:
+    """`split_sql(text)`, each statement with its tokens: read in one pass of the lexer when
+    the text holds nothing the two read differently (see `_LEXER_DIFFERS`), else split here
+    and tokenized by classification."""
+    if _LEXER_DIFFERS.search(text) is None:
+        try:
+            parts = split_tokens(text)
+        except TokenError:
+            parts = None
+        if parts is not None:
+            statements: list[Statement] = []
+            line, counted = 1, 0
+            for start, end, toks in parts:
+                line += text.count("\n", counted, start)
+                counted = start
+                statements.append(Statement(text[start:end].strip(), line, toks=toks))
+            return statements
+    return split_sql(text)
