@@ -282,8 +282,8 @@ def _alter_other(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
         name = cur.name() or "?"
         rest = words(cur.rest())
         if rest[:2] == ["RENAME", "TO"] and name in schema.enums:
-            schema.enums.discard(name)
-            schema.enums.add(cur.toks[-1].text.lower())
+            schema.own_enums().discard(name)
+            schema.own_enums().add(cur.toks[-1].text.lower())
         if ctx.new_in_release(name):
             return
         if rest[:2] == ["RENAME", "VALUE"]:
@@ -311,7 +311,7 @@ def _alter_other(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
         cur.skip_parens()
         after = cur.rest()
         if words(after)[:2] == ["RENAME", "TO"] and function in schema.functions:
-            schema.functions[after[-1].text.lower()] = schema.functions.pop(function)
+            schema.own_functions()[after[-1].text.lower()] = schema.own_functions().pop(function)
     elif kind in _INERT_OBJECTS or kind in (
         "DATABASE",
         "SYSTEM",
@@ -333,7 +333,7 @@ def _alter_index(cur: Cursor, ctx: Context) -> None:
     if rest[:1] not in (["RENAME"], ["SET"], ["RESET"], ["ALTER"], ["ATTACH"]):
         raise Unclassified("ALTER INDEX action not recognised")
     if rest[:2] == ["RENAME", "TO"] and index in ctx.schema.indexes:
-        ctx.schema.indexes[cur.toks[-1].text.lower()] = ctx.schema.indexes.pop(index)
+        ctx.schema.own_indexes()[cur.toks[-1].text.lower()] = ctx.schema.own_indexes().pop(index)
 
 
 def _alter_domain(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
@@ -347,12 +347,14 @@ def _alter_domain(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
     checks = not (head[:2] == ["SET", "NOT"] or head[:1] in (["ADD"], ["VALIDATE"]))
     if checks:
         if domain is not None and head[:2] == ["DROP", "NOT"]:
-            schema.domains[name] = Domain(domain.base, False, domain.checks)
+            schema.own_domains()[name] = Domain(domain.base, False, domain.checks)
         elif domain is not None and head[:2] == ["DROP", "CONSTRAINT"]:
             dropped = Cursor(rest[2:])
             dropped.skip_optional(("IF", "EXISTS"))
             gone = dropped.name() or ""
-            schema.domains[name] = Domain(domain.base, domain.not_null, domain.checks - {gone})
+            schema.own_domains()[name] = Domain(
+                domain.base, domain.not_null, domain.checks - {gone}
+            )
         return
     not_valid = head[-2:] == ["NOT", "VALID"]
     constraint = parse_constraint(rest[1:]) if head[:1] == ["ADD"] else None
@@ -378,7 +380,7 @@ def _alter_domain(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
     if domain is not None:
         added = frozenset({constraint.name or f"{name}_check"}) if constraint else frozenset()
         not_null = domain.not_null or head[:2] == ["SET", "NOT"]
-        schema.domains[name] = Domain(domain.base, not_null, domain.checks | added)
+        schema.own_domains()[name] = Domain(domain.base, not_null, domain.checks | added)
 
 
 def _create(sql: str, cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
@@ -430,14 +432,14 @@ def _create(sql: str, cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
             ctx.created.add(name)
             schema.known_again(name)
             if words(cur.rest())[:2] == ["AS", "ENUM"]:
-                schema.enums.add(name)
+                schema.own_enums().add(name)
     elif cur.accept("DOMAIN"):
         _create_domain(cur, ctx)
     elif cur.accept("SEQUENCE"):
         cur.skip_optional(("IF", "NOT", "EXISTS"))
         name = cur.name()
         if name is not None:
-            schema.sequences.add(name)
+            schema.own_sequences().add(name)
     elif cur.accept("FUNCTION") or cur.accept("PROCEDURE"):
         _create_function(cur, ctx)
     elif cur.accept("SCHEMA"):
@@ -464,7 +466,7 @@ def _create_domain(cur: Cursor, ctx: Context) -> None:
         f"{name}_check{k or ''}" for k, word in enumerate(w for w in head if w == "CHECK")
     )
     not_null = any(pair == ("NOT", "NULL") for pair in pairwise(head))
-    ctx.schema.domains[name] = Domain(parse_type(rest[:at]), not_null, checks)
+    ctx.schema.own_domains()[name] = Domain(parse_type(rest[:at]), not_null, checks)
     ctx.schema.known_again(name)
     ctx.created.add(name)
 
@@ -483,7 +485,7 @@ def _create_function(cur: Cursor, ctx: Context) -> None:
     body = None
     if as_at is not None and as_at + 1 < len(rest) and rest[as_at + 1].kind == "string":
         body = rest[as_at + 1].text
-    ctx.schema.functions[name] = Function(body, language, volatility)
+    ctx.schema.own_functions()[name] = Function(body, language, volatility)
     ctx.schema.known_again(name)
 
 
@@ -516,7 +518,7 @@ def _create_index(cur: Cursor, facts: StatementFacts, ctx: Context, *, unique: b
         cur.i += 1
     columns = _index_columns(cur.skip_parens())
     name = index or f"{table.rsplit('.', 1)[-1]}_{'_'.join(columns) or 'expr'}_idx"
-    ctx.schema.indexes[name] = Index(table, columns, unique=unique)
+    ctx.schema.own_indexes()[name] = Index(table, columns, unique=unique)
     ctx.schema.known_again(name)
     new = ctx.new(table)
     facts.outside_transaction |= concurrently
@@ -626,14 +628,14 @@ def _drop(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
                 facts.touch(table, SUE if concurrently else AEL)
             elif not concurrently:
                 facts.unnamed_lock = AEL
-            schema.indexes.pop(index, None)
+            schema.own_indexes().pop(index, None)
     elif cur.accept("TYPE") or cur.accept("DOMAIN"):
         cur.skip_optional(("IF", "EXISTS"))
         for name in cur.names():
             if not ctx.new_in_release(name):
                 facts.issue(RuleId.DROP_TYPE, f"DROP {kind} {name}")
-            schema.domains.pop(name, None)
-            schema.enums.discard(name)
+            schema.own_domains().pop(name, None)
+            schema.own_enums().discard(name)
     elif cur.accept("SCHEMA"):
         cur.skip_optional(("IF", "EXISTS"))
         old = [name for name in cur.names() if not ctx.new_in_release(name)]
@@ -647,10 +649,10 @@ def _drop(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
     elif cur.accept("SEQUENCE"):
         cur.skip_optional(("IF", "EXISTS"))
         for name in cur.names():
-            schema.sequences.discard(name)
+            schema.own_sequences().discard(name)
     elif cur.accept("FUNCTION") or cur.accept("PROCEDURE"):
         cur.skip_optional(("IF", "EXISTS"))
-        schema.functions.pop(cur.name() or "", None)
+        schema.own_functions().pop(cur.name() or "", None)
     elif kind in _INERT_OBJECTS or kind in ("OWNED", "STATISTICS", "DATABASE"):
         cur.rest()
     else:
