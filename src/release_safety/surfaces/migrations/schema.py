@@ -12,6 +12,7 @@ Lookups then answer None, and the rule that needed the fact reports it as unknow
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, fields, replace
@@ -126,11 +127,9 @@ class Schema:
     def copy(self) -> Schema:
         """A copy sharing every collection and table with this schema; whichever of the two
         changes one first changes its own copy (`own_*`, `edit`)."""
-        copied = Schema(**{name: getattr(self, name) for name in _COLLECTIONS})
-        copied.unknown = self.unknown
-        copied.shared = set(_COLLECTIONS)
-        self.shared = set(_COLLECTIONS)
-        self.mine = set()
+        copied = copy.copy(self)
+        copied.shared, copied.mine = set(_COLLECTIONS), set()
+        self.shared, self.mine = set(_COLLECTIONS), set()
         return copied
 
     def _own(self, name: str) -> Any:
