@@ -450,8 +450,9 @@ def _change_type(toks: list[Tok], alter: Alter, column: str) -> None:
     rebuilds = change.rebuilds_indexes or (collate and schema.indexed(table, column) is not False)
     # Constraints on the column are added again for the new type, and CHECKs validated again.
     rebuilds = rebuilds or any(
-        key[0] == table and c.kind == "check" and column in c.columns
-        for key, c in schema.constraints.items()
+        c.kind == "check" and column in c.columns
+        for (on, _), c in schema.constraints.items()
+        if on == table
     )
     if alter.new:
         facts.touch(table, AEL)

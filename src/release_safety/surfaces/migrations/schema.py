@@ -243,15 +243,16 @@ class Schema:
         """Whether an index of the table covers the column; None when not known."""
         if self.doubt(table) is not None or table not in self.tables:
             return None
-        return any(i.table == table and column in i.columns for i in self.indexes.values())
+        return any(column in i.columns for i in self.indexes.values() if i.table == table)
 
     def has_null_check(self, table: str, column: str, *, valid: bool) -> bool | None:
         """A `CHECK (column IS NOT NULL)` exists on the table (validated, with `valid`)."""
         if self.table(table) is None:
             return None
         return any(
-            t == table and c.not_null_of == column and (c.valid or not valid)
+            c.not_null_of == column and (c.valid or not valid)
             for (t, _), c in self.constraints.items()
+            if t == table
         )
 
     def tables_with_domain(self, domain: str) -> list[str] | None:
