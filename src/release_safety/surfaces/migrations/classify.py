@@ -96,6 +96,8 @@ _INERT_OBJECTS = frozenset(
         "TABLESPACE",
     }
 )
+# in the order they may follow one another
+_CREATE_MODIFIERS = ("GLOBAL", "LOCAL", "TEMP", "TEMPORARY", "UNLOGGED", "RECURSIVE")
 _DATA = frozenset({"UPDATE", "DELETE", "INSERT", "SELECT", "WITH", "VALUES", "TABLE"})
 _CATALOG_SCHEMAS = ("pg_catalog.", "information_schema.")
 
@@ -386,8 +388,9 @@ def _alter_domain(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
 def _create(sql: str, cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
     cur.skip_optional(("OR", "REPLACE"))
     replace = cur.i > 0 and cur.toks[cur.i - 1].up == "REPLACE"
-    for modifier in ("GLOBAL", "LOCAL", "TEMP", "TEMPORARY", "UNLOGGED", "RECURSIVE"):
-        cur.accept(modifier)
+    if cur.peek() in _CREATE_MODIFIERS:
+        for modifier in _CREATE_MODIFIERS:
+            cur.accept(modifier)
     kind = cur.peek()
     schema = ctx.schema
     unique = cur.accept("UNIQUE", "INDEX")
