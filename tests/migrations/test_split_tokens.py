@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from test_lexer import FRAGMENTS, TEST_SQL
 from test_simpledata import _generate
 
+from release_safety.surfaces.migrations.budget import MAX_STATEMENT_CHARS
 from release_safety.surfaces.migrations.lexer import TokenError, split_tokens, tokenize
 from release_safety.surfaces.migrations.sqlfile import _statements, split_sql
 
@@ -102,3 +103,14 @@ def test_text_the_two_read_differently_is_split_by_the_splitter(text: str) -> No
     split = [s.sql for s in split_sql(text)]
     assert lexed != split
     assert [s.sql for s in _statements(text)] == split
+
+
+def test_a_text_longer_than_a_statement_may_be_is_split_by_the_splitter() -> None:
+    """The lexer's pass over a whole file costs no more than tokenizing one statement: a
+    longer file is split first, and each statement tokenized within the file's bounds."""
+    text = "ALTER TABLE t ADD c text;\n" * (MAX_STATEMENT_CHARS // 20)
+    assert len(text) > MAX_STATEMENT_CHARS
+    statements = _statements(text)
+    assert len(statements) == MAX_STATEMENT_CHARS // 20
+    assert all(s.toks is None for s in statements)
+    assert all(s.toks is not None for s in _statements(text[:MAX_STATEMENT_CHARS]))

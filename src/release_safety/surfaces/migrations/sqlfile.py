@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from release_safety.surfaces.migrations.budget import MAX_STATEMENT_CHARS
 from release_safety.surfaces.migrations.lexer import TokenError, split_tokens
 from release_safety.surfaces.migrations.reading import Reading
 from release_safety.surfaces.migrations.statements import Extracted, Statement
@@ -189,9 +190,10 @@ def extract_sql(text: str, settings: Reading) -> Extracted:
 
 def _statements(text: str) -> list[Statement]:
     """`split_sql(text)`, each statement with its tokens: read in one pass of the lexer when
-    the text holds nothing the two read differently (see `_LEXER_DIFFERS`), else split here
-    and tokenized by classification."""
-    if _LEXER_DIFFERS.search(text) is None:
+    the text holds nothing the two read differently (see `_LEXER_DIFFERS`) and is no longer
+    than a statement may be (so the pass costs no more than tokenizing one), else split here
+    and tokenized by classification, statement by statement within the file's bounds."""
+    if len(text) <= MAX_STATEMENT_CHARS and _LEXER_DIFFERS.search(text) is None:
         try:
             parts = split_tokens(text)
         except TokenError:
