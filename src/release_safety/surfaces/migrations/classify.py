@@ -4,9 +4,9 @@ DDL is read from the statement's tokens (`lexer`: those of sqlglot's PostgreSQL 
 without loading sqlglot) with a small grammar per statement kind (about one DDL statement in
 five is an opaque `exp.Command` to sqlglot's parser anyway) and changes the schema in the
 context as PostgreSQL would; data statements (UPDATE, DELETE, INSERT, SELECT, CREATE ... AS
-SELECT) are read from sqlglot's syntax tree (sqlglot imported on first use). Anything
-that cannot be determined from the text is `unknown` with the reason, and the schema forgets
-what such a statement may have changed.
+SELECT) are read from their tokens when they are simple (`simpledata`), else from sqlglot's
+syntax tree (sqlglot imported on first use). Anything that cannot be determined from the text
+is `unknown` with the reason, and the schema forgets what such a statement may have changed.
 """
 
 from __future__ import annotations
@@ -96,7 +96,7 @@ _INERT_OBJECTS = frozenset(
         "TABLESPACE",
     }
 )
-# in the order they may follow one another
+# accepted in this order, each at most once
 _CREATE_MODIFIERS = ("GLOBAL", "LOCAL", "TEMP", "TEMPORARY", "UNLOGGED", "RECURSIVE")
 _DATA = frozenset({"UPDATE", "DELETE", "INSERT", "SELECT", "WITH", "VALUES", "TABLE"})
 _CATALOG_SCHEMAS = ("pg_catalog.", "information_schema.")

@@ -4,6 +4,8 @@ The splitter is a lexer, not a pattern match: it skips quoted strings ('...', E'
 identifiers, dollar-quoted bodies ($$...$$, $tag$...$tag$), line and nested block comments, and
 the semicolons inside `BEGIN ATOMIC ... END` function bodies. Transaction control statements
 (BEGIN, COMMIT, ...) stay in the list: classification turns them into transaction boundaries.
+A file the splitter and classification's lexer read alike is split at the lexer's `;` tokens
+instead, in the one pass that also gives each statement its tokens (`_statements`).
 """
 
 from __future__ import annotations
