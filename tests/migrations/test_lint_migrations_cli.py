@@ -103,8 +103,9 @@ def test_a_file_without_annotations_loads_no_declarations_surface(tmp_path: Path
 
 
 def test_ddl_is_linted_without_loading_sqlglot(tmp_path: Path) -> None:
-    """Start-up (issues 14/18): DDL is read from our lexer's tokens; sqlglot (its parser) is
-    loaded only for a statement that needs a syntax tree, and then still answers."""
+    """Start-up (issues 14/18): DDL and simple data statements are read from our lexer's
+    tokens; sqlglot (its parser) is loaded only for a statement that needs a syntax tree, and
+    then still answers."""
     ddl = tmp_path / "001_ddl.sql"
     ddl.write_text(
         "SET lock_timeout = '1s';\n"
@@ -117,13 +118,20 @@ def test_ddl_is_linted_without_loading_sqlglot(tmp_path: Path) -> None:
     assert report["heaviness"] == {"locksTable": True, "rewritesTable": False, "scansTable": True}
     assert not {m for m in modules if m.split(".")[0] == "sqlglot"}
 
-    update = tmp_path / "002_update.sql"
-    update.write_text("UPDATE users SET note = 'x' WHERE note IS NULL;\n")
-    report, modules = _lint_in_fresh_process(update)
-    assert "sqlglot" in modules
-    assert report["tables"] == ["users"]
-    assert report["heaviness"] == {"locksTable": False, "rewritesTable": False, "scansTable": True}
-    assert report["findings"] == []
+    for number, (sql, loads) in enumerate(
+        [
+            ("UPDATE users SET note = 'x' WHERE note IS NULL", False),
+            ("UPDATE users SET note = lower(note) WHERE note IS NULL", True),
+        ]
+    ):
+        update = tmp_path / f"00{number + 2}_update.sql"
+        update.write_text(sql + ";\n")
+        report, modules = _lint_in_fresh_process(update)
+        assert ("sqlglot" in modules) is loads
+        assert report["tables"] == ["users"]
+        heaviness = {"locksTable": False, "rewritesTable": False, "scansTable": True}
+        assert report["heaviness"] == heaviness
+        assert report["findings"] == []
 
 
 @pytest.mark.parametrize("fmt", ["json", "text", "github", "markdown"])

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from release_safety.surfaces.migrations import sqlfile
 from release_safety.surfaces.migrations.reading import Reading
 from release_safety.surfaces.migrations.sqlfile import extract_sql, split_sql, substitute
 
@@ -101,3 +104,34 @@ def test_split_returns_the_statements_it_was_given(parts: list[list[str]]) -> No
     split = split_sql(text)
     assert [s.sql for s in split] == statements
     assert [s.line for s in split] == [1 + 2 * k for k in range(len(statements))]
+
+
+# What `_INSIDE` skipped before it read comments and quoted text itself: one character at a
+# time up to anything the splitter acts on.
+_CHARACTERWISE = re.compile(r"(?:[^;'\"$/\-]|-(?!-)|/(?!\*))*")
+_PIECES = st.sampled_from(
+    [
+        *("'", "''", "'''", '"', '""', "\\", "\\'", "E", "e", "E'", "x'", "'a'", "'it''s'"),
+        *("E'a\\'b'", "'a''\\'", "--", "-- c\n", "-", "/", "/*", "*/", "$", "$$", "$a$", ";"),
+        *("\n", " ", "a", "b1", "CREATE", "FUNCTION", "BEGIN", "ATOMIC", "END", "CASE", "UPDATE"),
+    ]
+)
+
+
+def _outcome(text: str) -> object:
+    try:
+        return split_sql(text)
+    except ValueError as exc:
+        return str(exc)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(_PIECES, max_size=24))
+def test_the_inside_run_splits_as_reading_characterwise(parts: list[str]) -> None:
+    """Reading comments and quoted text inside a statement in one run splits as reading it a
+    character at a time did (an E'' string with a backslash is left to the character loop)."""
+    text = "UPDATE " + "".join(parts)
+    fast = _outcome(text)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(sqlfile, "_INSIDE", _CHARACTERWISE)
+        assert _outcome(text) == fast

@@ -78,8 +78,8 @@ def _action(cur: Cursor, alter: Alter) -> None:
             cur.skip_optional(("IF", "EXISTS"))
             name = cur.name() or ""
             facts.touch(table, AEL)
-            ctx.schema.constraints.pop((table, name), None)
-            ctx.schema.indexes.pop(name, None)
+            ctx.schema.own_constraints().pop((table, name), None)
+            ctx.schema.own_indexes().pop(name, None)
         else:
             cur.accept("COLUMN")
             cur.skip_optional(("IF", "EXISTS"))
@@ -209,23 +209,23 @@ def _register_column(column: ColumnDef, alter: Alter) -> None:
             column.type, column.not_null, column.has_default, column.identity
         )
     if column.serial or column.identity:
-        schema.sequences.add(f"{table}_{column.name}_seq")
+        schema.own_sequences().add(f"{table}_{column.name}_seq")
     if column.primary:
-        schema.indexes[f"{table}_pkey"] = Index(table, (column.name,), unique=True)
-        schema.constraints[(table, f"{table}_pkey")] = Constraint("primary", (column.name,))
+        schema.own_indexes()[f"{table}_pkey"] = Index(table, (column.name,), unique=True)
+        schema.own_constraints()[(table, f"{table}_pkey")] = Constraint("primary", (column.name,))
     if column.unique:
         name = f"{table}_{column.name}_key"
-        schema.indexes[name] = Index(table, (column.name,), unique=True)
-        schema.constraints[(table, name)] = Constraint("unique", (column.name,))
+        schema.own_indexes()[name] = Index(table, (column.name,), unique=True)
+        schema.own_constraints()[(table, name)] = Constraint("unique", (column.name,))
     for given, check in column.checks:
         key = (table, given or f"{table}_{column.name}_check")
         nn = [t.up for t in check[1:]] == ["IS", "NOT", "NULL"]
-        schema.constraints[key] = Constraint(
+        schema.own_constraints()[key] = Constraint(
             "check", (column.name,), not_null_of=column.name if nn else None
         )
     for ref in column.references:
         key = (table, f"{table}_{column.name}_fkey")
-        schema.constraints[key] = Constraint("foreign", (column.name,), references=ref)
+        schema.own_constraints()[key] = Constraint("foreign", (column.name,), references=ref)
 
 
 def add_constraint(constraint: ConstraintDef, alter: Alter) -> None:
@@ -244,7 +244,7 @@ def add_constraint(constraint: ConstraintDef, alter: Alter) -> None:
         if not new and not constraint.not_valid:
             facts.issue(RuleId.ADD_CONSTRAINT_VALIDATING, f"{label} validates every row")
         name = constraint.name or f"{table}_{'_'.join(constraint.columns)}_fkey"
-        schema.constraints[(table, name)] = Constraint(
+        schema.own_constraints()[(table, name)] = Constraint(
             "foreign",
             tuple(constraint.columns),
             not constraint.not_valid,
@@ -260,7 +260,7 @@ def add_constraint(constraint: ConstraintDef, alter: Alter) -> None:
             _restricts_nulls(alter, column, f"CHECK ({column} IS NOT NULL) on {table}")
         name = constraint.name or f"{table}_check"
         mentioned = {t.text if t.kind == "ident" else t.text.lower() for t in constraint.check}
-        schema.constraints[(table, name)] = Constraint(
+        schema.own_constraints()[(table, name)] = Constraint(
             "check", tuple(sorted(mentioned)), not constraint.not_valid, not_null_of=column
         )
         return
@@ -284,9 +284,9 @@ def add_constraint(constraint: ConstraintDef, alter: Alter) -> None:
         f"{table}_pkey" if kind == "PRIMARY" else f"{table}_{'_'.join(columns)}_key"
     )
     if using is not None:
-        schema.indexes.pop(using, None)
-    schema.indexes[name] = Index(table, tuple(columns), unique=kind in ("PRIMARY", "UNIQUE"))
-    schema.constraints[(table, name)] = Constraint(
+        schema.own_indexes().pop(using, None)
+    schema.own_indexes()[name] = Index(table, tuple(columns), unique=kind in ("PRIMARY", "UNIQUE"))
+    schema.own_constraints()[(table, name)] = Constraint(
         "primary" if kind == "PRIMARY" else "unique" if kind == "UNIQUE" else "exclude",
         tuple(columns),
     )
@@ -374,7 +374,7 @@ def _alter_column(cur: Cursor, alter: Alter, column: str) -> None:
     elif cur.accept("ADD", "GENERATED"):
         facts.touch(table, AEL)
         schema.set_column(table, column, identity=True, default=True)
-        schema.sequences.add(f"{table}_{column}_seq")
+        schema.own_sequences().add(f"{table}_{column}_seq")
     elif (
         cur.accept("SET", "STATISTICS")
         or (cur.peek() == "SET" and cur.peek(1) == "(")
@@ -450,8 +450,9 @@ def _change_type(toks: list[Tok], alter: Alter, column: str) -> None:
     rebuilds = change.rebuilds_indexes or (collate and schema.indexed(table, column) is not False)
     # Constraints on the column are added again for the new type, and CHECKs validated again.
     rebuilds = rebuilds or any(
-        key[0] == table and c.kind == "check" and column in c.columns
-        for key, c in schema.constraints.items()
+        c.kind == "check" and column in c.columns
+        for (on, _), c in schema.constraints.items()
+        if on == table
     )
     if alter.new:
         facts.touch(table, AEL)
@@ -513,12 +514,12 @@ def _rename(cur: Cursor, alter: Alter) -> None:
         old = cur.name() or "?"
         cur.accept("TO")
         new = cur.name() or "?"
-        found = ctx.schema.constraints.pop((table, old), None)
+        found = ctx.schema.own_constraints().pop((table, old), None)
         if found is not None:
-            ctx.schema.constraints[(table, new)] = found
-        index = ctx.schema.indexes.pop(old, None)
+            ctx.schema.own_constraints()[(table, new)] = found
+        index = ctx.schema.own_indexes().pop(old, None)
         if index is not None:
-            ctx.schema.indexes[new] = index
+            ctx.schema.own_indexes()[new] = index
         return
     cur.accept("COLUMN")
     column = cur.name() or "?"
@@ -540,7 +541,7 @@ def _validate(name: str, alter: Alter) -> None:
     if found.references is not None:
         ref = found.references
         facts.touch(ref, Lock.ROW_SHARE, scans=not ctx.new(ref))
-    ctx.schema.constraints[(table, name)] = Constraint(
+    ctx.schema.own_constraints()[(table, name)] = Constraint(
         found.kind, found.columns, True, found.references, found.not_null_of
     )
 

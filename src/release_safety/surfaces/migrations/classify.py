@@ -4,15 +4,13 @@ DDL is read from the statement's tokens (`lexer`: those of sqlglot's PostgreSQL 
 without loading sqlglot) with a small grammar per statement kind (about one DDL statement in
 five is an opaque `exp.Command` to sqlglot's parser anyway) and changes the schema in the
 context as PostgreSQL would; data statements (UPDATE, DELETE, INSERT, SELECT, CREATE ... AS
-SELECT) are read from sqlglot's syntax tree (sqlglot imported on first use). Anything
-that cannot be determined from the text is `unknown` with the reason, and the schema forgets
-what such a statement may have changed.
+SELECT) are read from their tokens when they are simple (`simpledata`), else from sqlglot's
+syntax tree (sqlglot imported on first use). Anything that cannot be determined from the text
+is `unknown` with the reason, and the schema forgets what such a statement may have changed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import partial
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
@@ -41,6 +39,7 @@ from release_safety.surfaces.migrations.context import Context
 from release_safety.surfaces.migrations.facts import Lock, StatementFacts
 from release_safety.surfaces.migrations.rules.ids import RuleId
 from release_safety.surfaces.migrations.schema import Domain, Function, Index, Table
+from release_safety.surfaces.migrations.simpledata import Reference, references
 from release_safety.surfaces.migrations.tokens import (
     Cursor,
     Tok,
@@ -97,12 +96,15 @@ _INERT_OBJECTS = frozenset(
         "TABLESPACE",
     }
 )
+# accepted in this order, each at most once
+_CREATE_MODIFIERS = ("GLOBAL", "LOCAL", "TEMP", "TEMPORARY", "UNLOGGED", "RECURSIVE")
 _DATA = frozenset({"UPDATE", "DELETE", "INSERT", "SELECT", "WITH", "VALUES", "TABLE"})
 _CATALOG_SCHEMAS = ("pg_catalog.", "information_schema.")
 
 
-def classify(sql: str, ctx: Context) -> StatementFacts:
-    """Facts of one statement; earlier statements' knowledge comes from and goes into `ctx`.
+def classify(sql: str, ctx: Context, read: list[Tok] | None = None) -> StatementFacts:
+    """Facts of one statement (`read`: its tokens, when the split read them); earlier
+    statements' knowledge comes from and goes into `ctx`.
 
     A statement that cannot be classified is unknown, and the schema forgets what it names
     (or everything, when it may have changed anything)."""
@@ -110,7 +112,7 @@ def classify(sql: str, ctx: Context) -> StatementFacts:
     toks: list[Tok] = []
     try:
         _bounded(sql)
-        toks = tokenize(sql)
+        toks = tokenize(sql) if read is None else read
         _nesting(toks)
         _dispatch(sql, toks, facts, ctx)
     except Unclassified as exc:
@@ -282,8 +284,8 @@ def _alter_other(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
         name = cur.name() or "?"
         rest = words(cur.rest())
         if rest[:2] == ["RENAME", "TO"] and name in schema.enums:
-            schema.enums.discard(name)
-            schema.enums.add(cur.toks[-1].text.lower())
+            schema.own_enums().discard(name)
+            schema.own_enums().add(cur.toks[-1].text.lower())
         if ctx.new_in_release(name):
             return
         if rest[:2] == ["RENAME", "VALUE"]:
@@ -311,7 +313,7 @@ def _alter_other(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
         cur.skip_parens()
         after = cur.rest()
         if words(after)[:2] == ["RENAME", "TO"] and function in schema.functions:
-            schema.functions[after[-1].text.lower()] = schema.functions.pop(function)
+            schema.own_functions()[after[-1].text.lower()] = schema.own_functions().pop(function)
     elif kind in _INERT_OBJECTS or kind in (
         "DATABASE",
         "SYSTEM",
@@ -333,7 +335,7 @@ def _alter_index(cur: Cursor, ctx: Context) -> None:
     if rest[:1] not in (["RENAME"], ["SET"], ["RESET"], ["ALTER"], ["ATTACH"]):
         raise Unclassified("ALTER INDEX action not recognised")
     if rest[:2] == ["RENAME", "TO"] and index in ctx.schema.indexes:
-        ctx.schema.indexes[cur.toks[-1].text.lower()] = ctx.schema.indexes.pop(index)
+        ctx.schema.own_indexes()[cur.toks[-1].text.lower()] = ctx.schema.own_indexes().pop(index)
 
 
 def _alter_domain(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
@@ -347,12 +349,14 @@ def _alter_domain(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
     checks = not (head[:2] == ["SET", "NOT"] or head[:1] in (["ADD"], ["VALIDATE"]))
     if checks:
         if domain is not None and head[:2] == ["DROP", "NOT"]:
-            schema.domains[name] = Domain(domain.base, False, domain.checks)
+            schema.own_domains()[name] = Domain(domain.base, False, domain.checks)
         elif domain is not None and head[:2] == ["DROP", "CONSTRAINT"]:
             dropped = Cursor(rest[2:])
             dropped.skip_optional(("IF", "EXISTS"))
             gone = dropped.name() or ""
-            schema.domains[name] = Domain(domain.base, domain.not_null, domain.checks - {gone})
+            schema.own_domains()[name] = Domain(
+                domain.base, domain.not_null, domain.checks - {gone}
+            )
         return
     not_valid = head[-2:] == ["NOT", "VALID"]
     constraint = parse_constraint(rest[1:]) if head[:1] == ["ADD"] else None
@@ -378,14 +382,15 @@ def _alter_domain(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
     if domain is not None:
         added = frozenset({constraint.name or f"{name}_check"}) if constraint else frozenset()
         not_null = domain.not_null or head[:2] == ["SET", "NOT"]
-        schema.domains[name] = Domain(domain.base, not_null, domain.checks | added)
+        schema.own_domains()[name] = Domain(domain.base, not_null, domain.checks | added)
 
 
 def _create(sql: str, cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
     cur.skip_optional(("OR", "REPLACE"))
     replace = cur.i > 0 and cur.toks[cur.i - 1].up == "REPLACE"
-    for modifier in ("GLOBAL", "LOCAL", "TEMP", "TEMPORARY", "UNLOGGED", "RECURSIVE"):
-        cur.accept(modifier)
+    if cur.peek() in _CREATE_MODIFIERS:
+        for modifier in _CREATE_MODIFIERS:
+            cur.accept(modifier)
     kind = cur.peek()
     schema = ctx.schema
     unique = cur.accept("UNIQUE", "INDEX")
@@ -430,14 +435,14 @@ def _create(sql: str, cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
             ctx.created.add(name)
             schema.known_again(name)
             if words(cur.rest())[:2] == ["AS", "ENUM"]:
-                schema.enums.add(name)
+                schema.own_enums().add(name)
     elif cur.accept("DOMAIN"):
         _create_domain(cur, ctx)
     elif cur.accept("SEQUENCE"):
         cur.skip_optional(("IF", "NOT", "EXISTS"))
         name = cur.name()
         if name is not None:
-            schema.sequences.add(name)
+            schema.own_sequences().add(name)
     elif cur.accept("FUNCTION") or cur.accept("PROCEDURE"):
         _create_function(cur, ctx)
     elif cur.accept("SCHEMA"):
@@ -464,7 +469,7 @@ def _create_domain(cur: Cursor, ctx: Context) -> None:
         f"{name}_check{k or ''}" for k, word in enumerate(w for w in head if w == "CHECK")
     )
     not_null = any(pair == ("NOT", "NULL") for pair in pairwise(head))
-    ctx.schema.domains[name] = Domain(parse_type(rest[:at]), not_null, checks)
+    ctx.schema.own_domains()[name] = Domain(parse_type(rest[:at]), not_null, checks)
     ctx.schema.known_again(name)
     ctx.created.add(name)
 
@@ -483,7 +488,7 @@ def _create_function(cur: Cursor, ctx: Context) -> None:
     body = None
     if as_at is not None and as_at + 1 < len(rest) and rest[as_at + 1].kind == "string":
         body = rest[as_at + 1].text
-    ctx.schema.functions[name] = Function(body, language, volatility)
+    ctx.schema.own_functions()[name] = Function(body, language, volatility)
     ctx.schema.known_again(name)
 
 
@@ -516,7 +521,7 @@ def _create_index(cur: Cursor, facts: StatementFacts, ctx: Context, *, unique: b
         cur.i += 1
     columns = _index_columns(cur.skip_parens())
     name = index or f"{table.rsplit('.', 1)[-1]}_{'_'.join(columns) or 'expr'}_idx"
-    ctx.schema.indexes[name] = Index(table, columns, unique=unique)
+    ctx.schema.own_indexes()[name] = Index(table, columns, unique=unique)
     ctx.schema.known_again(name)
     new = ctx.new(table)
     facts.outside_transaction |= concurrently
@@ -626,14 +631,14 @@ def _drop(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
                 facts.touch(table, SUE if concurrently else AEL)
             elif not concurrently:
                 facts.unnamed_lock = AEL
-            schema.indexes.pop(index, None)
+            schema.own_indexes().pop(index, None)
     elif cur.accept("TYPE") or cur.accept("DOMAIN"):
         cur.skip_optional(("IF", "EXISTS"))
         for name in cur.names():
             if not ctx.new_in_release(name):
                 facts.issue(RuleId.DROP_TYPE, f"DROP {kind} {name}")
-            schema.domains.pop(name, None)
-            schema.enums.discard(name)
+            schema.own_domains().pop(name, None)
+            schema.own_enums().discard(name)
     elif cur.accept("SCHEMA"):
         cur.skip_optional(("IF", "EXISTS"))
         old = [name for name in cur.names() if not ctx.new_in_release(name)]
@@ -647,10 +652,10 @@ def _drop(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
     elif cur.accept("SEQUENCE"):
         cur.skip_optional(("IF", "EXISTS"))
         for name in cur.names():
-            schema.sequences.discard(name)
+            schema.own_sequences().discard(name)
     elif cur.accept("FUNCTION") or cur.accept("PROCEDURE"):
         cur.skip_optional(("IF", "EXISTS"))
-        schema.functions.pop(cur.name() or "", None)
+        schema.own_functions().pop(cur.name() or "", None)
     elif kind in _INERT_OBJECTS or kind in ("OWNED", "STATISTICS", "DATABASE"):
         cur.rest()
     else:
@@ -773,7 +778,6 @@ def _table_name(table: exp.Table) -> str:
 
 def _query_tables(sql: str, toks: list[Tok], ctx: Context) -> list[str]:
     """Tables read by the query after the first `AS` of a CREATE ... AS (CTEs left out)."""
-    from sqlglot import exp
 
     depth = 0
     start = None
@@ -791,13 +795,13 @@ def _query_tables(sql: str, toks: list[Tok], ctx: Context) -> list[str]:
         "DATA",
     ]:
         end = max(k for k, t in enumerate(toks) if t.up == "WITH")
-    tree = parse_one(sql[toks[start].start : toks[end - 1].end + 1])
-    ctes = {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
     out: list[str] = []
-    for table in tree.find_all(exp.Table):
-        name = _table_name(table)
-        if name and name.lower() not in ctes and name not in out and _relation(ctx, name):
-            out.append(name)
+    refs = references(sql, toks[start:end])
+    for ref in (
+        _references(sql[toks[start].start : toks[end - 1].end + 1]) if refs is None else refs
+    ):
+        if ref.table not in out and _relation(ctx, ref.table):
+            out.append(ref.table)
     return out
 
 
@@ -815,11 +819,9 @@ def _data(sql: str, toks: list[Tok], facts: StatementFacts, ctx: Context) -> Non
         if _relation(ctx, inserted):
             facts.touch(inserted, Lock.ROW_EXCLUSIVE)
         return
-    from sqlglot import exp
-
-    tree = parse_one(sql)
-    if isinstance(tree, exp.Command):
-        raise Unclassified("data statement not parsed")
+    refs = references(sql, toks)
+    if refs is None:
+        refs = _references(sql)
     for name in called:
         if name in RUNS_SQL:
             raise Unclassified(
@@ -830,48 +832,58 @@ def _data(sql: str, toks: list[Tok], facts: StatementFacts, ctx: Context) -> Non
             or function_volatility(name, ctx.schema) == "unknown"
         ):
             _call(name, facts, ctx)
-    ctes = {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
-    keys = partial(_keys, ctx)
-    writes = {id(node): change for node, change in _writes(tree, keys)}
-    for table in tree.find_all(exp.Table):
-        name = _table_name(table)
-        if not name or name.lower() in ctes or not _relation(ctx, name):
+    for ref in refs:
+        if not _relation(ctx, ref.table):
             continue
-        new = ctx.new(name)
-        change = writes.get(id(table))
-        if change is None:
-            read = not _keyed_read(table, keys(name))
-            facts.touch(name, Lock.ACCESS_SHARE, scans=not new and read)
+        new = ctx.new(ref.table)
+        keyed = ref.pinned is not None and any(key <= ref.pinned for key in _keys(ctx, ref.table))
+        if ref.write is None:
+            facts.touch(ref.table, Lock.ACCESS_SHARE, scans=not new and not keyed)
             continue
-        kind, reads_all, every_row = change
+        every_row = ref.write != "INSERT" and ref.pinned is None and not new
         facts.touch(
-            name,
+            ref.table,
             Lock.ROW_EXCLUSIVE,
-            scans=not new and reads_all,
-            full_change=every_row and not new,
+            scans=ref.write != "INSERT" and not new and not keyed,
+            full_change=every_row,
         )
-        if every_row and not new:
-            facts.issue(RuleId.FULL_TABLE_DATA_CHANGE, f"{kind} of every row of {name}")
+        if every_row:
+            facts.issue(RuleId.FULL_TABLE_DATA_CHANGE, f"{ref.write} of every row of {ref.table}")
 
 
-def _writes(
-    tree: exp.Expr, keys: Callable[[str], tuple[frozenset[str], ...]]
-) -> list[tuple[exp.Table, tuple[str, bool, bool]]]:
-    """The table each INSERT, UPDATE and DELETE of the statement (CTEs included) writes,
-    with the statement's kind, whether it reads every row, and whether it changes every row."""
+def _references(sql: str) -> list[Reference]:
+    """The tables of a data statement (CTEs left out) from sqlglot's syntax tree, in its
+    order. Raises Unclassified for a statement sqlglot keeps as a command."""
     from sqlglot import exp
 
-    out: list[tuple[exp.Table, tuple[str, bool, bool]]] = []
+    tree = parse_one(sql)
+    if isinstance(tree, exp.Command):
+        raise Unclassified("data statement not parsed")
+    ctes = {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
+    writes = dict(_writes(tree))
+    out: list[Reference] = []
+    for table in tree.find_all(exp.Table):
+        name = _table_name(table)
+        if not name or name.lower() in ctes:
+            continue
+        write = writes.get(id(table))
+        out.append(Reference(name, *write) if write else Reference(name, None, _read(table)))
+    return out
+
+
+def _writes(tree: exp.Expr) -> list[tuple[int, tuple[str, frozenset[str] | None]]]:
+    """The table node each INSERT, UPDATE and DELETE of the statement (CTEs included) writes,
+    with the statement's kind and the columns its WHERE pins (None without a WHERE)."""
+    from sqlglot import exp
+
+    out: list[tuple[int, tuple[str, frozenset[str] | None]]] = []
     for node in tree.find_all(exp.Update, exp.Delete, exp.Insert):
         target = node.this.this if isinstance(node.this, exp.Schema) else node.this
         if not isinstance(target, exp.Table):
             continue
-        if isinstance(node, exp.Insert):
-            out.append((target, ("INSERT", False, False)))
-            continue
         where = node.args.get("where")
-        keyed = where is not None and _key_lookup(where.this, keys(_table_name(target)))
-        out.append((target, (type(node).__name__.upper(), not keyed, where is None)))
+        pinned = _pinned(where.this) if where is not None else None
+        out.append((id(target), (type(node).__name__.upper(), pinned)))
     return out
 
 
@@ -916,28 +928,19 @@ def _keys(ctx: Context, table: str) -> tuple[frozenset[str], ...]:
     )
 
 
-def _keyed_read(table: exp.Table, keys: tuple[frozenset[str], ...]) -> bool:
-    """The table is the only one of a SELECT whose WHERE picks rows by key."""
+def _read(table: exp.Table) -> frozenset[str] | None:
+    """The columns the WHERE pins when the table is the only one of its SELECT (a keyed read
+    when they cover a unique key), else None."""
     from sqlglot import exp
 
     select = table.find_ancestor(exp.Select)
     if select is None or select.args.get("joins"):
-        return False
+        return None
     source = select.args.get("from_")
     where = select.args.get("where")
-    return (
-        source is not None
-        and source.this is table
-        and where is not None
-        and _key_lookup(where.this, keys)
-    )
-
-
-def _key_lookup(where: Any, keys: tuple[frozenset[str], ...]) -> bool:
-    """A WHERE whose conjuncts pin every column of a unique key, each by `column = literal`
-    or `column IN (literals)`: served by the key's index."""
-    pinned = _pinned(where)
-    return any(key <= pinned for key in keys)
+    if source is None or source.this is not table or where is None:
+        return None
+    return _pinned(where.this)
 
 
 def _pinned(where: Any) -> frozenset[str]:

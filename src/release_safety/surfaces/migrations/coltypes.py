@@ -13,6 +13,7 @@ of the same kind (a widening); anything else is a break.
 from __future__ import annotations
 
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from release_safety.surfaces.migrations import pgcatalog
@@ -288,7 +289,7 @@ _WIDENING = frozenset(
 )
 
 
-def _compatible(old: ColType, new: ColType, domains: Domains, enums: set[str]) -> bool:
+def _compatible(old: ColType, new: ColType, domains: Domains, enums: AbstractSet[str]) -> bool:
     """Old code's parameters still fit and its reads return the same kind of value."""
     if old.array != new.array:
         return False
@@ -315,7 +316,7 @@ def type_change(
     using: bool,
     indexed: bool | None,
     domains: Domains,
-    enums: set[str],
+    enums: AbstractSet[str],
     version: int,
     utc: bool,
 ) -> TypeChange:

@@ -77,11 +77,11 @@ def _split_clauses(toks: list[Tok]) -> tuple[list[Tok], list[list[Tok]]]:
     for tok in toks[k:]:
         depth += tok.text == "(" and tok.kind == "punct"
         depth -= tok.text == ")" and tok.kind == "punct"
-        last = [t.up for t in clauses[-1]] if clauses else []
-        continues = (
-            (last == ["NOT"] and tok.up == "NULL")
-            or (last[:1] == ["GENERATED"] and tok.up == "DEFAULT")
-            or last[-1:] == ["CONSTRAINT"]
+        last = clauses[-1] if clauses else None
+        continues = last is not None and (
+            (len(last) == 1 and last[0].up == "NOT" and tok.up == "NULL")
+            or (last[0].up == "GENERATED" and tok.up == "DEFAULT")
+            or last[-1].up == "CONSTRAINT"
         )
         if depth == 0 and tok.up in _CONSTRAINT_STARTS and not continues:
             clauses.append([tok])

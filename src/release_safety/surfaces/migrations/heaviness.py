@@ -83,21 +83,21 @@ def analyse_extracted(extracted: Extracted, ctx: Context, budget: Budget) -> Fil
             ctx.schema.lose_everything(reason)
             classified.append((statement.line, StatementFacts(unknown=reason)))
         else:
-            classified.append((statement.line, classify(statement.sql, ctx)))
+            classified.append((statement.line, classify(statement.sql, ctx, statement.toks)))
     one_transaction = extracted.transactional and not any(
         f.outside_transaction for _, f in classified
     )
     created = {t for _, f in classified for t, fact in f.tables.items() if fact.created}
     result = FileAnalysis(statement_lines=tuple(sorted({s.line for s in extracted.statements})))
     locks = rewrites = scans = lock_timeout = False
-    maybe = {"locks": False, "rewrites": False, "scans": False}
+    maybe_locks = maybe_rewrites = maybe_scans = False
     explicit = False
     held: dict[str, Lock] = {}
     warned_queue = False
     tables: set[str] = set()
     for line, facts in classified:
         if facts.unknown is not None:
-            maybe = dict.fromkeys(maybe, True)
+            maybe_locks = maybe_rewrites = maybe_scans = True
             result.issues.append(LineIssue(RuleId.MIGRATION_STATEMENT_UNKNOWN, line, facts.unknown))
             continue
         if facts.transaction is not None:
@@ -127,9 +127,10 @@ def analyse_extracted(extracted: Extracted, ctx: Context, budget: Budget) -> Fil
             strong = held.get(table, Lock.ACCESS_SHARE).blocks_traffic
             rewrites |= fact.rewrites
             scans |= fact.scans or fact.full_change or fact.rewrites
-            maybe["rewrites"] |= fact.maybe_rewrites
-            maybe["scans"] |= fact.maybe_work
-            maybe["locks"] |= strong and fact.maybe_work
+            maybe_rewrites |= fact.maybe_rewrites
+            maybe_work = fact.maybe_work
+            maybe_scans |= maybe_work
+            maybe_locks |= strong and maybe_work
             if strong and fact.work:
                 locks = True
                 result.heavy.append(HeavyLock(table, line, held[table], fact.rewrites))
@@ -153,7 +154,7 @@ def analyse_extracted(extracted: Extracted, ctx: Context, budget: Budget) -> Fil
                 )
     result.tables = sorted(t for t in tables if t != "?")
     result.created = frozenset(created)
-    result.locks = _tri(locks, maybe["locks"])
-    result.rewrites = _tri(rewrites, maybe["rewrites"])
-    result.scans = _tri(scans, maybe["scans"])
+    result.locks = _tri(locks, maybe_locks)
+    result.rewrites = _tri(rewrites, maybe_rewrites)
+    result.scans = _tri(scans, maybe_scans)
     return result

@@ -130,14 +130,36 @@ def _tok(kind: Kind, text: str, start: int, end: int) -> Tok:
 
 def tokenize(sql: str, offset: int = 0) -> list[Tok]:
     """Tokens of `sql`, offsets shifted by `offset`; raises TokenError where sqlglot does."""
+    return _scan(sql, offset, None)
+
+
+def split_tokens(sql: str) -> list[tuple[int, int, list[Tok]]]:
+    """The script's statements as the tokens between `;` tokens: each one's first offset, the
+    offset of the `;` that ends it (or the end of `sql`) and its tokens, offsets from its
+    first (as `tokenize` gives them for its text). Raises TokenError as `tokenize`."""
+    statements: list[tuple[int, int, list[Tok]]] = []
+    _scan(sql, 0, statements)
+    return statements
+
+
+def _scan(sql: str, offset: int, statements: list[tuple[int, int, list[Tok]]] | None) -> list[Tok]:
+    """The tokens of `sql`, or, given `statements`, the tokens of each statement appended to
+    it (`split_tokens`)."""
     out: list[Tok] = []
     append = out.append
     match = _TOKEN.match
     pos = 0
+    first = statements is not None  # the next token starts a statement: offsets from it
+    begin = 0
     while (m := match(sql, pos)) is not None:
         group = m.lastgroup
         start = m.start(group)  # type: ignore[arg-type]  # every alternative is named
         pos = m.end()
+        if first and group != "line" and group != "block":
+            if group == "punct" and sql[start] == ";":
+                continue
+            first = False
+            begin, offset = start, -start
         if group == "word":
             text = sql[start:pos]
             up = text.upper()
@@ -152,6 +174,12 @@ def tokenize(sql: str, offset: int = 0) -> list[Tok]:
             append(tuple.__new__(Tok, ("word", text, start + offset, pos - 1 + offset, up, up)))
         elif group == "punct" or group == "op":
             text = sql[start:pos]
+            if text == ";" and statements is not None:
+                statements.append((begin, start, out))
+                out = []
+                append = out.append
+                first = True
+                continue
             append(tuple.__new__(Tok, ("punct", text, start + offset, pos - 1 + offset, "", text)))
         elif group == "line":
             continue
@@ -185,9 +213,10 @@ def tokenize(sql: str, offset: int = 0) -> list[Tok]:
                 append(_tok("ident", text, start + offset, pos - 1 + offset))
         else:  # other: a word that starts with other than an ASCII letter
             text = sql[start:pos]
-            first = text[0]
-            kind = "word" if first.isalpha() or first == "_" else "punct"
+            kind = "word" if text[0].isalpha() or text[0] == "_" else "punct"
             append(_tok(kind, text, start + offset, pos - 1 + offset))
+    if statements is not None and out:
+        statements.append((begin, len(sql), out))
     return out
 
 

@@ -12,9 +12,11 @@ Lookups then answer None, and the rule that needed the fact reports it as unknow
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
-from typing import Literal
+import copy
+from collections.abc import Iterable, Mapping
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, Literal
 
 from release_safety.surfaces.migrations.coltypes import ColType, DomainFacts
 
@@ -97,43 +99,78 @@ class Function:
 class Schema:
     """Every object the migrations created, by normalised name (`tokens.normalise`)."""
 
-    tables: dict[str, Table] = field(default_factory=dict)
-    indexes: dict[str, Index] = field(default_factory=dict)
-    constraints: dict[tuple[str, str], Constraint] = field(default_factory=dict)
-    domains: dict[str, Domain] = field(default_factory=dict)
-    enums: set[str] = field(default_factory=set)
-    sequences: set[str] = field(default_factory=set)
-    functions: dict[str, Function] = field(default_factory=dict)
+    # The collections are read through these (read-only) types and changed through `own_*`:
+    # a copy shares them with the schema it was copied from until either changes one.
+    tables: Mapping[str, Table] = field(default_factory=dict)
+    indexes: Mapping[str, Index] = field(default_factory=dict)
+    constraints: Mapping[tuple[str, str], Constraint] = field(default_factory=dict)
+    domains: Mapping[str, Domain] = field(default_factory=dict)
+    enums: AbstractSet[str] = field(default_factory=set)
+    sequences: AbstractSet[str] = field(default_factory=set)
+    functions: Mapping[str, Function] = field(default_factory=dict)
     unknown: str | None = None
     """Why nothing in the schema can be trusted (the first such reason)."""
-    tainted: dict[str, str] = field(default_factory=dict)
+    tainted: Mapping[str, str] = field(default_factory=dict)
     """Names a statement of unknown effect mentions, with the reason."""
-    fresh: set[str] = field(default_factory=set)
+    fresh: AbstractSet[str] = field(default_factory=set)
     """Names created since the schema or the name became unknown: known again."""
-    renamed: dict[str, str] = field(default_factory=dict)
+    renamed: Mapping[str, str] = field(default_factory=dict)
     """The name a renamed table had before (new name -> old name)."""
-    renamed_columns: dict[tuple[str, str], str] = field(default_factory=dict)
+    renamed_columns: Mapping[tuple[str, str], str] = field(default_factory=dict)
     """The name a renamed column had before ((table, new name) -> old name)."""
     mine: set[str] = field(default_factory=set, repr=False, compare=False)
     """Tables this schema may change in place; the others are shared with the schema it was
     copied from, and copied on their first change (`edit`)."""
+    shared: set[str] = field(default_factory=set, repr=False, compare=False)
+    """The collections shared with a copy (or the original): copied on their first change."""
 
     def copy(self) -> Schema:
-        """A copy sharing the tables (each copied on its first change, `edit`)."""
-        return Schema(
-            tables=dict(self.tables),
-            indexes=dict(self.indexes),
-            constraints=dict(self.constraints),
-            domains=dict(self.domains),
-            enums=set(self.enums),
-            sequences=set(self.sequences),
-            functions=dict(self.functions),
-            unknown=self.unknown,
-            tainted=dict(self.tainted),
-            fresh=set(self.fresh),
-            renamed=dict(self.renamed),
-            renamed_columns=dict(self.renamed_columns),
-        )
+        """A copy sharing every collection and table with this schema; whichever of the two
+        changes one first changes its own copy (`own_*`, `edit`)."""
+        copied = copy.copy(self)
+        copied.shared, copied.mine = set(_COLLECTIONS), set()
+        self.shared, self.mine = set(_COLLECTIONS), set()
+        return copied
+
+    def _own(self, name: str) -> Any:
+        """The collection `name`, copied first when it is shared."""
+        if name in self.shared:
+            setattr(self, name, getattr(self, name).copy())
+            self.shared.discard(name)
+        return getattr(self, name)
+
+    def own_tables(self) -> dict[str, Table]:
+        return self._own("tables")  # type: ignore[no-any-return]
+
+    def own_indexes(self) -> dict[str, Index]:
+        return self._own("indexes")  # type: ignore[no-any-return]
+
+    def own_constraints(self) -> dict[tuple[str, str], Constraint]:
+        return self._own("constraints")  # type: ignore[no-any-return]
+
+    def own_domains(self) -> dict[str, Domain]:
+        return self._own("domains")  # type: ignore[no-any-return]
+
+    def own_enums(self) -> set[str]:
+        return self._own("enums")  # type: ignore[no-any-return]
+
+    def own_sequences(self) -> set[str]:
+        return self._own("sequences")  # type: ignore[no-any-return]
+
+    def own_functions(self) -> dict[str, Function]:
+        return self._own("functions")  # type: ignore[no-any-return]
+
+    def own_tainted(self) -> dict[str, str]:
+        return self._own("tainted")  # type: ignore[no-any-return]
+
+    def own_fresh(self) -> set[str]:
+        return self._own("fresh")  # type: ignore[no-any-return]
+
+    def own_renamed(self) -> dict[str, str]:
+        return self._own("renamed")  # type: ignore[no-any-return]
+
+    def own_renamed_columns(self) -> dict[tuple[str, str], str]:
+        return self._own("renamed_columns")  # type: ignore[no-any-return]
 
     # --- what the history could not say ---------------------------------------------------
 
@@ -145,7 +182,8 @@ class Schema:
     def taint(self, names: Iterable[str], reason: str) -> None:
         """Every object of these names is unknown from now on."""
         for name in names:
-            self.tainted.setdefault(name, reason)
+            if name not in self.tainted:
+                self.own_tainted()[name] = reason
 
     def doubt(self, *names: str) -> str | None:
         """Why facts about these objects cannot be trusted, or None when they can."""
@@ -160,9 +198,10 @@ class Schema:
 
     def known_again(self, name: str) -> None:
         """The object was just created by a statement that was read: facts about it hold."""
-        self.tainted.pop(name, None)
-        if self.unknown is not None:
-            self.fresh.add(name)
+        if name in self.tainted:
+            del self.own_tainted()[name]
+        if self.unknown is not None and name not in self.fresh:
+            self.own_fresh().add(name)
 
     # --- lookups: None when not known ------------------------------------------------------
 
@@ -204,15 +243,16 @@ class Schema:
         """Whether an index of the table covers the column; None when not known."""
         if self.doubt(table) is not None or table not in self.tables:
             return None
-        return any(i.table == table and column in i.columns for i in self.indexes.values())
+        return any(column in i.columns for i in self.indexes.values() if i.table == table)
 
     def has_null_check(self, table: str, column: str, *, valid: bool) -> bool | None:
         """A `CHECK (column IS NOT NULL)` exists on the table (validated, with `valid`)."""
         if self.table(table) is None:
             return None
         return any(
-            t == table and c.not_null_of == column and (c.valid or not valid)
+            c.not_null_of == column and (c.valid or not valid)
             for (t, _), c in self.constraints.items()
+            if t == table
         )
 
     def tables_with_domain(self, domain: str) -> list[str] | None:
@@ -246,7 +286,7 @@ class Schema:
 
     def add_table(self, name: str, table: Table) -> None:
         """A table (view, partition) the statement created, known whatever came before."""
-        self.tables[name] = table
+        self.own_tables()[name] = table
         self.mine.add(name)
         self.known_again(name)
 
@@ -254,7 +294,7 @@ class Schema:
         """The table, to change in place (copied first when it is shared), or None."""
         found = self.tables.get(name)
         if found is not None and name not in self.mine:
-            found = self.tables[name] = found.copy()
+            found = self.own_tables()[name] = found.copy()
             self.mine.add(name)
         return found
 
@@ -266,54 +306,57 @@ class Schema:
             found.columns[column] = replace(found.columns[column], **changes)  # type: ignore[arg-type]
 
     def drop_table(self, name: str) -> None:
-        self.tables.pop(name, None)
+        if name in self.tables:
+            del self.own_tables()[name]
         for index in [n for n, i in self.indexes.items() if i.table == name]:
-            del self.indexes[index]
+            del self.own_indexes()[index]
         for key in [k for k in self.constraints if k[0] == name]:
-            del self.constraints[key]
+            del self.own_constraints()[key]
 
     def rename_table(self, old: str, new: str) -> None:
-        self.renamed[new] = old
+        self.own_renamed()[new] = old
         for (table, column), was in list(self.renamed_columns.items()):
             if table == old:
-                self.renamed_columns[(new, column)] = was
+                self.own_renamed_columns()[(new, column)] = was
         if old in self.tables:
-            self.tables[new] = self.tables.pop(old)
+            tables = self.own_tables()
+            tables[new] = tables.pop(old)
             if old in self.mine:
                 self.mine.add(new)
         for name in [n for n, i in self.indexes.items() if i.table == old]:
-            self.indexes[name] = replace(self.indexes[name], table=new)
+            self.own_indexes()[name] = replace(self.indexes[name], table=new)
         for key, c in list(self.constraints.items()):
             if key[0] == old:
-                del self.constraints[key]
-                self.constraints[(new, key[1])] = c
+                constraints = self.own_constraints()
+                del constraints[key]
+                constraints[(new, key[1])] = c
         for key in [k for k, c in self.constraints.items() if c.references == old]:
-            self.constraints[key] = replace(self.constraints[key], references=new)
+            self.own_constraints()[key] = replace(self.constraints[key], references=new)
         for name in [n for n, t in self.tables.items() if t.parent == old]:
             child = self.edit(name)
             assert child is not None
             child.parent = new
         if old in self.tainted:
-            self.tainted[new] = self.tainted[old]
+            self.own_tainted()[new] = self.tainted[old]
         if old in self.fresh:
-            self.fresh.add(new)
+            self.own_fresh().add(new)
 
     def rename_column(self, table: str, old: str, new: str) -> None:
-        self.renamed_columns[(table, new)] = old
+        self.own_renamed_columns()[(table, new)] = old
         found = self.edit(table)
         if found is not None and old in found.columns:
             found.columns = {new if n == old else n: c for n, c in found.columns.items()}
         for name in [n for n, i in self.indexes.items() if i.table == table and old in i.columns]:
             index = self.indexes[name]
             columns = tuple(new if c == old else c for c in index.columns)
-            self.indexes[name] = replace(index, columns=columns)
+            self.own_indexes()[name] = replace(index, columns=columns)
         for key in [
             k
             for k, c in self.constraints.items()
             if k[0] == table and (old in c.columns or c.not_null_of == old)
         ]:
             c = self.constraints[key]
-            self.constraints[key] = replace(
+            self.own_constraints()[key] = replace(
                 c,
                 columns=tuple(new if x == old else x for x in c.columns),
                 not_null_of=new if c.not_null_of == old else c.not_null_of,
@@ -326,10 +369,13 @@ class Schema:
         for name in [
             n for n, i in self.indexes.items() if i.table == table and column in i.columns
         ]:
-            del self.indexes[name]
+            del self.own_indexes()[name]
         for key in [
             k
             for k, c in self.constraints.items()
             if k[0] == table and (column in c.columns or c.not_null_of == column)
         ]:
-            del self.constraints[key]
+            del self.own_constraints()[key]
+
+
+_COLLECTIONS = tuple(f.name for f in fields(Schema) if f.name not in ("unknown", "mine", "shared"))

@@ -4,12 +4,16 @@ The splitter is a lexer, not a pattern match: it skips quoted strings ('...', E'
 identifiers, dollar-quoted bodies ($$...$$, $tag$...$tag$), line and nested block comments, and
 the semicolons inside `BEGIN ATOMIC ... END` function bodies. Transaction control statements
 (BEGIN, COMMIT, ...) stay in the list: classification turns them into transaction boundaries.
+A file the splitter and classification's lexer read alike is split at the lexer's `;` tokens
+instead, in the one pass that also gives each statement its tokens (`_statements`).
 """
 
 from __future__ import annotations
 
 import re
 
+from release_safety.surfaces.migrations.budget import MAX_STATEMENT_CHARS
+from release_safety.surfaces.migrations.lexer import TokenError, split_tokens
 from release_safety.surfaces.migrations.reading import Reading
 from release_safety.surfaces.migrations.statements import Extracted, Statement
 
@@ -18,8 +22,17 @@ _TEMPLATE = re.compile(r"\{\{.*?\}\}", re.DOTALL)
 _WORD = re.compile(r"\w+")
 _PLAIN = re.compile(r"[^\w\s;'\"$/\-]+")
 _SPACE = re.compile(r"\s+")
-# Inside a statement whose words no longer matter, everything up to what the lexer acts on.
-_INSIDE = re.compile(r"(?:[^;'\"$/\-]|-(?!-)|/(?!\*))*")
+# Inside a statement whose words no longer matter, everything up to what the lexer acts on,
+# line comments and quoted text without a backslash (read alike with or without E) included;
+# a quote stops it where the quoted text, read greedily, does not end (see `_QUOTED`).
+_INSIDE = re.compile(
+    r"""(?:[^;'"$/\-]+|-(?!-)|/(?!\*)|--[^\n]*\n?|'(?:[^'\\]|'')*+'|"(?:[^"]|"")*+")*"""
+)
+# What the lexer (sqlglot's reading) and the splitter may read differently: dollar quotes,
+# backslash escapes, `{#` comments, operators that end in `-` before a `--` or in `/` before a
+# `/*` (`#-`, `-|-`, `|/`), `\r` ending a `--` comment for the lexer only, nested comments,
+# and BEGIN ATOMIC bodies (whose `;` the splitter keeps). A `;` token elsewhere is a split.
+_LEXER_DIFFERS = re.compile(r"[$\\{#|\r]|/\*|atomic", re.IGNORECASE)
 _COMMENT_MARK = re.compile(r"/\*|\*/")
 _ROUTINE = frozenset({"FUNCTION", "PROCEDURE"})
 _QUOTED = {
@@ -174,4 +187,25 @@ def extract_sql(text: str, settings: Reading) -> Extracted:
     """A SQL file's statements after template substitution; the file runs in one transaction
     (the tools that apply SQL files send it as one script) unless classification finds a
     statement that cannot run inside one."""
-    return Extracted(statements=split_sql(substitute(text, settings)), transactional=True)
+    return Extracted(statements=_statements(substitute(text, settings)), transactional=True)
+
+
+def _statements(text: str) -> list[Statement]:
+    """`split_sql(text)`, each statement with its tokens: read in one pass of the lexer when
+    the text holds nothing the two read differently (see `_LEXER_DIFFERS`) and is no longer
+    than a statement may be (so the pass costs no more than tokenizing one), else split here
+    and tokenized by classification, statement by statement within the file's bounds."""
+    if len(text) <= MAX_STATEMENT_CHARS and _LEXER_DIFFERS.search(text) is None:
+        try:
+            parts = split_tokens(text)
+        except TokenError:
+            parts = None
+        if parts is not None:
+            statements: list[Statement] = []
+            line, counted = 1, 0
+            for start, end, toks in parts:
+                line += text.count("\n", counted, start)
+                counted = start
+                statements.append(Statement(text[start:end].strip(), line, toks=toks))
+            return statements
+    return split_sql(text)

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from release_safety.surfaces.migrations.lexer import Tok
 
 
 @dataclass(frozen=True)
@@ -16,6 +20,8 @@ class Statement:
     sql: str | None
     line: int
     reason: str | None = None
+    toks: list[Tok] | None = field(default=None, compare=False, repr=False)
+    """Its tokens when the split already read them (`tokenize(sql)`), else None."""
 
 
 @dataclass(frozen=True)

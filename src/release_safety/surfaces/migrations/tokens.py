@@ -66,12 +66,13 @@ class Cursor:
     def accept(self, *words: str) -> bool:
         """Consume the exact keyword sequence if it is next."""
         i, toks = self.i, self.toks
-        if len(toks) - i < len(words):
+        end = i + len(words)
+        if end > len(toks) or (words and toks[i].key != words[0]):
             return False
-        for k, word in enumerate(words):
-            if toks[i + k].key != word:
+        for k in range(i + 1, end):
+            if toks[k].key != words[k - i]:
                 return False
-        self.i += len(words)
+        self.i = end
         return True
 
     def skip_optional(self, *sequences: tuple[str, ...]) -> None:
@@ -81,15 +82,20 @@ class Cursor:
     def name(self) -> str | None:
         """A possibly qualified name, normalised (see `normalise`), or None."""
         parts: list[str] = []
-        while not self.at_end():
-            tok = self.toks[self.i]
-            if tok.kind not in ("word", "ident"):
+        toks, i, n = self.toks, self.i, len(self.toks)
+        while i < n:
+            tok = toks[i]
+            if tok.kind == "word":
+                parts.append(tok.text.lower())
+            elif tok.kind == "ident":
+                parts.append(tok.text)
+            else:
                 break
-            parts.append(tok.text if tok.kind == "ident" else tok.text.lower())
-            self.i += 1
-            if self.peek() != ".":
+            i += 1
+            if i >= n or toks[i].key != ".":
                 break
-            self.i += 1
+            i += 1
+        self.i = i
         return normalise(parts) if parts else None
 
     def names(self) -> list[str]:

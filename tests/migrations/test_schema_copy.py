@@ -1,0 +1,65 @@
+"""A schema copy shares its collections and tables with the schema it was copied from until
+either changes one (`Schema.copy`, `own_*`, `edit`): a migration never changes the schema an
+earlier one left (an earlier History, the previous release's `before`)."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+from test_lexer import TEST_SQL
+from test_simpledata import _generate
+
+from release_safety.surfaces.migrations.lint import History, _constant, apply, start
+from release_safety.surfaces.migrations.reading import Reading
+from release_safety.surfaces.migrations.schema import Column, Index, Schema, Table
+
+
+def _run_unchanged(texts: list[str]) -> History:
+    """Apply the texts one after the other, each against the schema the ones before left,
+    checking every earlier schema is exactly what it was."""
+    reading = Reading()
+    history = start(reading, Schema(unknown="unknown before the first"))
+    earlier: list[tuple[History, Schema]] = []
+    for k, text in enumerate(texts):
+        if k % 25 == 0:  # a deep snapshot now and then: they cost as much as the schema
+            earlier.append((history, copy.deepcopy(history.schema)))
+        _, history = apply(history, f"{k}.sql", "", _constant(text), "sql", reading, before=history)
+    for kept, snapshot in earlier:
+        assert kept.schema == snapshot
+        assert {n: t.columns for n, t in kept.schema.tables.items()} == {
+            n: t.columns for n, t in snapshot.tables.items()
+        }
+    return history
+
+
+def test_no_migration_of_the_suite_changes_an_earlier_schema() -> None:
+    final = _run_unchanged(list(TEST_SQL))
+    assert final.schema.tables and final.schema.indexes and final.schema.constraints
+
+
+def test_no_migration_of_the_benchmark_changes_an_earlier_schema(tmp_path: Path) -> None:
+    texts = [path.read_text() for path in _generate(tmp_path, 600)]
+    final = _run_unchanged(texts)
+    assert final.schema.renamed_columns and final.schema.enums and final.schema.fresh
+
+
+def test_a_copy_and_its_original_change_apart() -> None:
+    original = Schema(unknown="u")
+    original.add_table("t", Table(columns={"a": Column()}))
+    original.own_indexes()["t_a"] = Index("t", ("a",))
+    copied = original.copy()
+    assert copied.tables is original.tables  # shared until one changes it
+
+    copied.add_table("u", Table())
+    copied.edit("t").columns["b"] = Column()  # type: ignore[union-attr]
+    copied.own_indexes().pop("t_a")
+    copied.known_again("u")
+    copied.taint(["t"], "why")
+    assert set(original.tables) == {"t"} and set(original.tables["t"].columns) == {"a"}
+    assert set(original.indexes) == {"t_a"} and not original.tainted
+    assert original.fresh == {"t"}
+
+    original.rename_column("t", "a", "z")  # the original changing after the copy
+    assert set(copied.tables["t"].columns) == {"a", "b"}
+    assert not copied.renamed_columns and set(original.tables["t"].columns) == {"z"}
