@@ -38,6 +38,10 @@ queries = st.builds(
     language=st.sampled_from([None, "semantic", "sql"]),
     statuses=st.sampled_from([(), ("ready",), ("error", "pending")]),
     window=st.sampled_from([None, *(name for name, _, _ in WINDOWS)]),
+    page=st.just(1),
+    page_size=st.just(25),
+    search=st.just(""),
+    sort_by=st.just("createdAt"),
 )
 STORE = Store()
 
