@@ -140,12 +140,14 @@ def test_history_search_equals_a_scan_of_the_derived_texts(
 ) -> None:
     STORE.load(data, NOW_US)
     query = HistoryQuery(search=needle, page_size=100, sort_by=sort)
-    results = json.loads(list_history(STORE, query, JAFFLE, ALICE, NOW_US))
+    results = json.loads(list_history(STORE, query, JAFFLE, ALICE, NOW_US))["results"]
     six = derived_texts(data)
     matching = {uuid for uuid, texts in six.items() if any(needle.lower() in t for t in texts)}
     assert {row["queryUuid"] for row in results["data"]} == matching
     assert results["counts"]["total"] == len(matching)
-    plain = json.loads(list_history(STORE, query._replace(search=""), JAFFLE, ALICE, NOW_US))
+    plain = json.loads(list_history(STORE, query._replace(search=""), JAFFLE, ALICE, NOW_US))[
+        "results"
+    ]
     assert [row for row in plain["data"] if row["queryUuid"] in matching] == results["data"]
 
 
@@ -153,10 +155,10 @@ def test_a_written_run_is_found_by_its_new_lines() -> None:
     store = Store()
     store.load(seed_copy(), NOW_US)
     query = HistoryQuery(search="brand_new_table")
-    assert json.loads(list_history(store, query, JAFFLE, ALICE, NOW_US))["data"] == []
+    assert json.loads(list_history(store, query, JAFFLE, ALICE, NOW_US))["results"]["data"] == []
     run = seed_copy()["queryRuns"][0]
     run.update(queryUuid="written", createdAt="now", compiledSql="select 1\nFROM Brand_New_Table")
     with store.writing() as conn:
         insert_run(store, conn, run, NOW_US)
-    rows = json.loads(list_history(store, query, JAFFLE, ALICE, NOW_US))["data"]
+    rows = json.loads(list_history(store, query, JAFFLE, ALICE, NOW_US))["results"]["data"]
     assert [row["queryUuid"] for row in rows] == (["written"] if run["userUuid"] == ALICE else [])

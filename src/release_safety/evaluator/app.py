@@ -3,8 +3,8 @@
 Each handler is a plain function of a `Call` (connection, caller, query string, path values,
 body, clock). Handlers run on the event loop itself: each is a few indexed SQLite reads or one
 small write, and handing work to a thread would cost more than the work. What a handler returns
-becomes `{status: ok, results}`, what it raises as ApiError the error payload, anything else a
-500 that exposes no internals.
+becomes `{status: ok, results}` (bytes are the whole body, already JSON), what it raises as
+ApiError the error payload, anything else a 500 that exposes no internals.
 
 The token is checked before the body is read; a body is read up to MAX_BODY_BYTES (413 past
 that) and may nest MAX_DEPTH levels (400 deeper), so no request costs more than that to refuse.
@@ -46,7 +46,6 @@ log = logging.getLogger("release_safety.evaluator")
 HTTP_NAMES = {404: "NotFoundError", 405: "MethodNotAllowedError", 400: "ParameterError"}
 MAX_BODY_BYTES = 1 << 20
 MAX_DEPTH = 64
-_OK = b'{"status":"ok","results":'
 
 
 class Call(NamedTuple):
@@ -130,8 +129,8 @@ def _serve(
         except Exception:
             log.exception("unexpected error on %s %s", request.method, request.url.path)
             return _error(ApiError(500, "UnexpectedServerError", "Something went wrong."))
-        if isinstance(results, bytes):  # already JSON
-            return Response(b"".join((_OK, results, b"}")), media_type="application/json")
+        if isinstance(results, bytes):  # the whole body, already JSON
+            return Response(results, media_type="application/json")
         return _json({"status": "ok", "results": results})
 
     return endpoint

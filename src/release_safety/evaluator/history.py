@@ -159,8 +159,9 @@ def _listed(store: Store, query: HistoryQuery, scope: int, now: int) -> Computed
 
 
 def list_history(store: Store, query: HistoryQuery, project: str, user: str, now: int) -> bytes:
-    """The `results` object of the history list (data, pagination, counts) as JSON bytes:
-    the kept answer while it holds (see `answers.py`), else computed and kept."""
+    """The response body of the history list, `{status: ok, results: {data, pagination,
+    counts}}` as JSON bytes (whole, so a kept answer is sent as it is kept): the kept answer
+    while it holds (see `answers.py`), else computed and kept."""
     key = (query, project, user)
     generation = store.generation
     body = store.answers.get(key, generation, now)
@@ -171,7 +172,7 @@ def list_history(store: Store, query: HistoryQuery, project: str, user: str, now
 
 
 def compute_history(store: Store, query: HistoryQuery, project: str, user: str, now: int) -> bytes:
-    """The `results` object of the history list (data, pagination, counts) as JSON bytes."""
+    """The response body of the history list as JSON bytes, computed."""
     return _answer(store, query, project, user, now)[0]
 
 
@@ -189,7 +190,15 @@ def _answer(
         counts, total, items, created = _listed(store, query, scope, now)
     pages = orjson.dumps(page_info(query.page, query.page_size, total))
     body = b"".join(
-        (b'{"data":[', items, b'],"pagination":', pages, b',"counts":', orjson.dumps(counts), b"}")
+        (
+            b'{"status":"ok","results":{"data":[',
+            items,
+            b'],"pagination":',
+            pages,
+            b',"counts":',
+            orjson.dumps(counts),
+            b"}}",
+        )
     )
     return body, created
 
