@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from functools import cached_property
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -22,17 +21,24 @@ class Params:
     def __init__(self, raw: bytes) -> None:
         self.raw = raw
         self.errors: dict[str, dict[str, Any]] = {}
+        self._pairs: list[tuple[str, str]] | None = None
+        self._last: dict[str, str] | None = None
 
-    @cached_property
+    @property
     def pairs(self) -> list[tuple[str, str]]:
         """The query string's (name, value) pairs, read as Starlette's `QueryParams` reads them
-        (latin-1, blank values kept), on first use: most requests have none to read."""
-        return parse_qsl(self.raw.decode("latin-1"), keep_blank_values=True)
+        (latin-1, blank values kept), on first use: most requests have none to read. (Not a
+        `cached_property`, which takes a lock at every read before Python 3.12.)"""
+        if self._pairs is None:
+            self._pairs = parse_qsl(self.raw.decode("latin-1"), keep_blank_values=True)
+        return self._pairs
 
-    @cached_property
+    @property
     def last(self) -> dict[str, str]:
         """Each name's last value."""
-        return dict(self.pairs)
+        if self._last is None:
+            self._last = dict(self.pairs)
+        return self._last
 
     def _fail(self, name: str, message: str, value: Any) -> None:
         self.errors[name] = {"message": message, "value": value}
