@@ -167,9 +167,8 @@ class Keys:
         if statuses:
             codes = {self.code(status) for status in statuses}
             rows = [row for row in rows if row[STATUS] in codes]
-        # a run holding two matching texts is in two blocks (row ids compare faster than records)
-        if len(blocks) > 1 and len(set(map(itemgetter(ROW_ID), rows))) < len(rows):
-            rows = list(dict.fromkeys(rows))
+        if len(blocks) > 1:  # a run holding two matching texts is in two blocks
+            rows = list(dict(zip(map(itemgetter(ROW_ID), rows), rows, strict=True)).values())
         created = itemgetter(CREATED)
         if len(set(map(created, rows))) < len(rows):  # a uuid orders runs created together
             rows.sort(key=lambda row: self.uuid[row[ROW_ID]])
