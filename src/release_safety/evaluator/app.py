@@ -243,7 +243,7 @@ class Front:
     under a root path) through Starlette unchanged. The path is matched by the Starlette
     route's own pattern and converters, and the endpoint is the route's own, so the answer,
     error payloads and headers are the route's; what is skipped is the middleware and the
-    router's walk over the routes (two-thirds of a kept answer's time in the application)."""
+    router's walk over the routes (about half of a kept answer's time in the application)."""
 
     def __init__(self, app: Starlette, route: Route) -> None:
         self.app = app
