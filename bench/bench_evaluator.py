@@ -4,12 +4,14 @@ Builds a data set with 100,000 runs for the caller (plus another user's), starts
 `release-safety serve-evaluator` on it (a real process, in-memory SQLite, fixed clock) and
 records how long it takes to answer and its peak memory; then, per scenario, fetches the
 evaluator's answer once and starts a bare Starlette + uvicorn endpoint (served by the same
-`serve()`) that returns exactly those bytes, and drives both in turn with wrk (a compiled load
-generator, so the client is not the ceiling), for several rounds. One scenario asks the
+`serve()`) that returns exactly those bytes, and a bare ASGI callable (no framework) that does
+the same, and drives the three in turn with wrk (a compiled load generator, so the client is
+not the ceiling), for several rounds. One scenario asks the
 evaluator a different search at every request (a wrk script), so that no answer is kept and
 each is computed; its bare side serves one such answer, asked by the same script (the same
 client work per request on both sides: the client shares the machine). A round's ratio is
-evaluator req/s over bare req/s measured back to back; the ratio given is the median of the
+evaluator req/s over bare Starlette req/s measured back to back (the ratio to the raw ASGI
+side is given beside it); the ratio given is the median of the
 rounds' ratios (on a shared machine, other work moves both sides of a round alike more often
 than two rounds alike). Before the rounds, written files are synced and each side of each
 scenario gets one untimed second.
@@ -76,13 +78,30 @@ from starlette.responses import Response
 from starlette.routing import Route
 from release_safety.evaluator.server import serve
 
-bodies = [open(path, "rb").read() for path in sys.argv[2:]]
+bodies = [open(path, "rb").read() for path in sys.argv[3:]]
 
 async def endpoint(request):
     return Response(bodies[request.path_params["index"]], media_type="application/json")
 
-serve(Starlette(routes=[Route("/{index:int}", endpoint)]), "127.0.0.1", int(sys.argv[1]))
+async def raw(scope, receive, send):
+    if scope["type"] == "lifespan":
+        while (await receive())["type"] != "lifespan.shutdown":
+            await send({"type": "lifespan.startup.complete"})
+        await send({"type": "lifespan.shutdown.complete"})
+        return
+    body = bodies[int(scope["path"][1:])]
+    headers = [(b"content-length", b"%d" % len(body)), (b"content-type", b"application/json")]
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+starlette = Starlette(routes=[Route("/{index:int}", endpoint)])
+serve(starlette if sys.argv[1] == "starlette" else raw, "127.0.0.1", int(sys.argv[2]))
 """
+# The sides of each scenario: the evaluator, the bare Starlette endpoint (the issue's yardstick),
+# and a bare ASGI callable with no framework at all (the evaluator serves its history path
+# without Starlette's middleware and router, so this shows what that skipped, apart from what
+# cheaper work bought).
+SIDES = ("evaluator", "bare", "raw")
 
 
 def build_data(runs: int, others: int, seed: int = 7) -> dict[str, Any]:
@@ -215,15 +234,19 @@ def main() -> None:
                 f"broad search (`{BROAD[1:]}`, most runs match), one request at a time: "
                 f"median {statistics.median(timings) * 1000:.0f} ms of 5"
             )
-            bare_port = free_port()
-            bare = subprocess.Popen(
-                [sys.executable, "-c", BARE, str(bare_port), *bodies], stderr=subprocess.PIPE
-            )
-            started.append(bare)
-            bare_url = f"http://127.0.0.1:{bare_port}"
-            wait_ready(bare, bare_url)
+            bare_urls = {}
+            for side in SIDES[1:]:
+                bare_port = free_port()
+                bare = subprocess.Popen(
+                    [sys.executable, "-c", BARE, "starlette" if side == "bare" else "raw",
+                     str(bare_port), *bodies],
+                    stderr=subprocess.PIPE,
+                )  # fmt: skip
+                started.append(bare)
+                bare_urls[side] = f"http://127.0.0.1:{bare_port}"
+                wait_ready(bare, bare_urls[side])
             results: dict[str, dict[str, list[dict[str, float]]]] = {
-                name: {"evaluator": [], "bare": []} for name in SCENARIOS
+                name: {side: [] for side in SIDES} for name in SCENARIOS
             }
             vary = Path(folder) / "vary.lua"
             vary.write_text(VARY, encoding="utf-8")
@@ -234,11 +257,12 @@ def main() -> None:
             for round_index in range(-1, args.rounds):
                 for index, (name, query) in enumerate(SCENARIOS.items()):
                     varied = name == VARIED
-                    pair = [
+                    targets = [
                         ("evaluator", url + HISTORY + ("" if varied else query), True),
-                        ("bare", f"{bare_url}/{index}", False),
+                        *((side, f"{bare_urls[side]}/{index}", False) for side in SIDES[1:]),
                     ]
-                    for side, target, auth in pair if round_index % 2 == 0 else pair[::-1]:
+                    turn = round_index % len(targets)  # each side goes first in turn
+                    for side, target, auth in targets[turn:] + targets[:turn]:
                         script = str(vary) if varied else None
                         seconds = 1 if round_index < 0 else args.seconds
                         measured = wrk(target, args.connections, seconds, auth, script)
@@ -248,22 +272,28 @@ def main() -> None:
                 f"\n{args.rounds} rounds of {args.seconds} s per side and scenario, "
                 f"{args.connections} connections, medians:\n"
             )
-            print("| scenario | bytes | evaluator req/s | bare req/s | ratio | "
-                  "evaluator p50 / p99 ms | rounds' ratios |")  # fmt: skip
-            print("| --- | --- | --- | --- | --- | --- | --- |")
+            print("| scenario | bytes | evaluator req/s | bare req/s | ratio | evaluator p50 / p99"
+                  " ms | rounds' ratios | raw ASGI req/s | ratio to raw |")  # fmt: skip
+            print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
             for (name, sides), body in zip(results.items(), bodies, strict=True):
-                ours = statistics.median(m["rps"] for m in sides["evaluator"])
-                theirs = statistics.median(m["rps"] for m in sides["bare"])
+                rps = {side: statistics.median(m["rps"] for m in sides[side]) for side in SIDES}
                 p50 = statistics.median(m["p50"] for m in sides["evaluator"])
                 p99 = statistics.median(m["p99"] for m in sides["evaluator"])
-                each = [
-                    e["rps"] / b["rps"]
-                    for e, b in zip(sides["evaluator"], sides["bare"], strict=True)
-                ]
-                ratios = ", ".join(f"{ratio:.2f}" for ratio in each)
+
+                def ratios(
+                    side: str, sides: dict[str, list[dict[str, float]]] = sides
+                ) -> list[float]:
+                    return [
+                        e["rps"] / b["rps"]
+                        for e, b in zip(sides["evaluator"], sides[side], strict=True)
+                    ]
+
+                each = ratios("bare")
                 print(
-                    f"| {name} | {Path(body).stat().st_size:,} | {ours:,.0f} | {theirs:,.0f} | "
-                    f"**{statistics.median(each):.2f}x** | {p50:.1f} / {p99:.1f} | {ratios} |",
+                    f"| {name} | {Path(body).stat().st_size:,} | {rps['evaluator']:,.0f} | "
+                    f"{rps['bare']:,.0f} | **{statistics.median(each):.2f}x** | "
+                    f"{p50:.1f} / {p99:.1f} | {', '.join(f'{r:.2f}' for r in each)} | "
+                    f"{rps['raw']:,.0f} | {statistics.median(ratios('raw')):.2f}x |",
                     flush=True,
                 )
         finally:

@@ -30,7 +30,7 @@ def test_openapi_describes_exactly_the_served_routes(seeded: Running) -> None:
     app = create_app(seeded.store, lambda: 0)
     served = {
         (route.path, method.lower())
-        for route in app.routes
+        for route in app.app.routes
         if isinstance(route, Route)
         for method in route.methods or ()
         if method != "HEAD"
@@ -44,7 +44,7 @@ def test_openapi_describes_exactly_the_served_routes(seeded: Running) -> None:
 def test_history_route_is_declared_before_the_templated_one(seeded: Running) -> None:
     from release_safety.evaluator.app import create_app
 
-    paths = [r.path for r in create_app(seeded.store, lambda: 0).routes if isinstance(r, Route)]
+    paths = [r.path for r in create_app(seeded.store, lambda: 0).app.routes if isinstance(r, Route)]
     literal = paths.index("/api/v2/projects/{projectUuid}/query/history")
     templated = paths.index("/api/v2/projects/{projectUuid}/query/{queryUuid}")
     assert literal < templated

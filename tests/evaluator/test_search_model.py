@@ -33,7 +33,7 @@ def test_search_equals_a_substring_model(sqls: list[str], needle: str) -> None:
     STORE.load(dataset(runs), NOW_US)
     results = json.loads(
         list_history(STORE, HistoryQuery(search=needle, page_size=100), JAFFLE, ALICE, NOW_US)
-    )
+    )["results"]
     found = {row["queryUuid"] for row in results["data"]}
     expected = {f"r{i}" for i, sql in enumerate(sqls) if needle.lower() in sql.lower()}
     if not needle:

@@ -7,7 +7,6 @@ plain scan of the derived texts."""
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from typing import Any
 
 from evaluator_support import ALICE, JAFFLE, NOW_US, seed_copy
@@ -16,7 +15,15 @@ from hypothesis import strategies as st
 
 from release_safety.evaluator.derive import Names, derive
 from release_safety.evaluator.history import SCOPE_MINUTES, HistoryQuery, list_history
-from release_safety.evaluator.search import Keys, Texts
+from release_safety.evaluator.search import (
+    CREATED,
+    ROW_ID,
+    RUNTIME,
+    RUNTIME_KEY,
+    TRIGGER,
+    Keys,
+    Texts,
+)
 from release_safety.evaluator.store import Store, insert_run
 from release_safety.evaluator.times import MINUTE_US, parse_time
 
@@ -49,7 +56,7 @@ def test_runs_holding_equals_a_substring_scan(
         index.add(six, keys.record((rowid, f"r{rowid}", 1, rowid, "apps", "sql", "ready", None)))
 
     def found() -> set[int]:
-        return {row[0] for row in keys.select(index.runs_holding(needle), 1, None, ())}
+        return {row[ROW_ID] for row in keys.select(index.runs_holding(needle), 1, None, ())}
 
     for rowid, six in enumerate(first, start=1):
         add(rowid, six)
@@ -70,14 +77,15 @@ def test_keys_select_filters_dedups_and_orders_newest_first_then_by_uuid() -> No
     ]
     records = [keys.record(row) for row in rows]
     everything = keys.select([b"".join(records), records[0] + records[2]], 1, None, ())
-    assert everything == [
-        (3, "scheduled", 20, 7.0, 7.0),
-        (2, "apps", 10, 5.0, 5.0),  # created at the same time as 1, and uuid "a" before "b"
-        (1, "apps", 10, None, -1.0),
-        (5, "apps", 5, 1.0, 1.0),
-    ]
+    # 2 was created at the same time as 1, and its uuid "a" comes before "b"
+    assert [row[ROW_ID] for row in everything] == [3, 2, 1, 5]
+    assert [row[CREATED] for row in everything] == [20, 10, 10, 5]
+    assert [row[RUNTIME] for row in everything] == [7.0, 5.0, 0.0, 1.0]
+    assert [row[RUNTIME_KEY] for row in everything] == [7.0, 5.0, -1.0, 1.0]
+    codes = [keys.code(name) for name in ("scheduled", "apps", "apps", "apps")]
+    assert [row[TRIGGER] for row in everything] == codes
     chosen = keys.select([b"".join(records[:4])], 1, "sql", ("ready", "queued"))
-    assert [row[0] for row in chosen] == [1]
+    assert [row[ROW_ID] for row in chosen] == [1]
     assert keys.select([b"".join(records)], 1, "sql", ("queued",)) == []
 
 
@@ -132,12 +140,14 @@ def test_history_search_equals_a_scan_of_the_derived_texts(
 ) -> None:
     STORE.load(data, NOW_US)
     query = HistoryQuery(search=needle, page_size=100, sort_by=sort)
-    results = json.loads(list_history(STORE, query, JAFFLE, ALICE, NOW_US))
+    results = json.loads(list_history(STORE, query, JAFFLE, ALICE, NOW_US))["results"]
     six = derived_texts(data)
     matching = {uuid for uuid, texts in six.items() if any(needle.lower() in t for t in texts)}
     assert {row["queryUuid"] for row in results["data"]} == matching
     assert results["counts"]["total"] == len(matching)
-    plain = json.loads(list_history(STORE, replace(query, search=""), JAFFLE, ALICE, NOW_US))
+    plain = json.loads(list_history(STORE, query._replace(search=""), JAFFLE, ALICE, NOW_US))[
+        "results"
+    ]
     assert [row for row in plain["data"] if row["queryUuid"] in matching] == results["data"]
 
 
@@ -145,10 +155,10 @@ def test_a_written_run_is_found_by_its_new_lines() -> None:
     store = Store()
     store.load(seed_copy(), NOW_US)
     query = HistoryQuery(search="brand_new_table")
-    assert json.loads(list_history(store, query, JAFFLE, ALICE, NOW_US))["data"] == []
+    assert json.loads(list_history(store, query, JAFFLE, ALICE, NOW_US))["results"]["data"] == []
     run = seed_copy()["queryRuns"][0]
     run.update(queryUuid="written", createdAt="now", compiledSql="select 1\nFROM Brand_New_Table")
     with store.writing() as conn:
         insert_run(store, conn, run, NOW_US)
-    rows = json.loads(list_history(store, query, JAFFLE, ALICE, NOW_US))["data"]
+    rows = json.loads(list_history(store, query, JAFFLE, ALICE, NOW_US))["results"]["data"]
     assert [row["queryUuid"] for row in rows] == (["written"] if run["userUuid"] == ALICE else [])

@@ -6,10 +6,10 @@ bounds on createdAt with an inclusive newer end (a run exactly 5 minutes old is 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from bisect import bisect_right
 from functools import lru_cache
 from operator import itemgetter
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -19,11 +19,11 @@ from release_safety.evaluator.counts import (
     TRIGGER_NAMES,
     WINDOW_NAMES,
     WINDOWS,
-    Series,
     steady_span,
     tally,
 )
 from release_safety.evaluator.params import Params, offset_of, page_info, pagination
+from release_safety.evaluator.search import CREATED, ROW_ID, RUNTIME_KEY, TRIGGER
 from release_safety.evaluator.store import Store
 from release_safety.evaluator.times import MINUTE_US
 
@@ -35,9 +35,8 @@ MAX_PAGE_SIZE = 100
 PARSED = 256  # query strings whose checked parameters are kept (clients repeat a few)
 
 
-@dataclass(frozen=True)
-class HistoryQuery:
-    """The checked parameters of one history request."""
+class HistoryQuery(NamedTuple):
+    """The checked parameters of one history request (a tuple: made and hashed in C)."""
 
     page: int = 1
     page_size: int = DEFAULT_PAGE_SIZE
@@ -105,34 +104,27 @@ depends on the clock through."""
 def _searched(store: Store, query: HistoryQuery, scope: int, now: int) -> Computed:
     """Counts, total and page of a search: every matching run of the scope is counted. The
     answer depends on the creation times of the matching runs alone."""
-    matching = store.keys.select(
+    keys = store.keys
+    newest_first = keys.select(
         store.texts.runs_holding(query.search.lower()), scope, query.language, query.statuses
     )
-    after = now - SCOPE_MINUTES * MINUTE_US
-    oldest_first = [row for row in reversed(matching) if after < row[2] <= now]
-    counts, total = tally(
-        {
-            name: [
-                Series.of(
-                    [row[2] for row in oldest_first if row[1] == name],
-                    [row[3] for row in oldest_first if row[1] == name],
-                )
-            ]
-            for name in TRIGGER_NAMES
-        },
-        query.trigger,
-        query.window,
-        now,
-    )
-    older, newer = _bounds(query, now)
-    trigger = query.trigger
-    chosen = [r for r in matching if older < r[2] <= newer and trigger in (None, r[1])]
+    oldest_first = newest_first[::-1]
+    created = list(map(itemgetter(CREATED), oldest_first))
+
+    def between(older: int, newer: int) -> list[tuple[Any, ...]]:  # oldest first
+        return oldest_first[bisect_right(created, older) : bisect_right(created, newer)]
+
+    counted = between(now - SCOPE_MINUTES * MINUTE_US, now)
+    counts, total = tally(keys.by_trigger(counted), query.trigger, query.window, now)
+    chosen = between(*_bounds(query, now))[::-1]
+    if query.trigger:
+        code = keys.code(query.trigger)
+        chosen = [row for row in chosen if row[TRIGGER] == code]
     if query.sort_by == "runtime":  # stable: runs of equal runtime stay newest first
-        chosen.sort(key=itemgetter(4), reverse=True)
+        chosen.sort(key=itemgetter(RUNTIME_KEY), reverse=True)
     start = offset_of(query.page, query.page_size)
     page = chosen[start : start + query.page_size]
-    items = store.items.joined(row[0] for row in page)
-    return counts, total, items, [[row[2] for row in reversed(matching)]]
+    return counts, total, store.items.joined(map(itemgetter(ROW_ID), page)), [created]
 
 
 def _listed(store: Store, query: HistoryQuery, scope: int, now: int) -> Computed:
@@ -167,8 +159,9 @@ def _listed(store: Store, query: HistoryQuery, scope: int, now: int) -> Computed
 
 
 def list_history(store: Store, query: HistoryQuery, project: str, user: str, now: int) -> bytes:
-    """The `results` object of the history list (data, pagination, counts) as JSON bytes:
-    the kept answer while it holds (see `answers.py`), else computed and kept."""
+    """The response body of the history list, `{status: ok, results: {data, pagination,
+    counts}}` as JSON bytes (whole, so a kept answer is sent as it is kept): the kept answer
+    while it holds (see `answers.py`), else computed and kept."""
     key = (query, project, user)
     generation = store.generation
     body = store.answers.get(key, generation, now)
@@ -179,7 +172,7 @@ def list_history(store: Store, query: HistoryQuery, project: str, user: str, now
 
 
 def compute_history(store: Store, query: HistoryQuery, project: str, user: str, now: int) -> bytes:
-    """The `results` object of the history list (data, pagination, counts) as JSON bytes."""
+    """The response body of the history list as JSON bytes, computed."""
     return _answer(store, query, project, user, now)[0]
 
 
@@ -197,7 +190,15 @@ def _answer(
         counts, total, items, created = _listed(store, query, scope, now)
     pages = orjson.dumps(page_info(query.page, query.page_size, total))
     body = b"".join(
-        (b'{"data":[', items, b'],"pagination":', pages, b',"counts":', orjson.dumps(counts), b"}")
+        (
+            b'{"status":"ok","results":{"data":[',
+            items,
+            b'],"pagination":',
+            pages,
+            b',"counts":',
+            orjson.dumps(counts),
+            b"}}",
+        )
     )
     return body, created
 

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from functools import cached_property
 from typing import Any
-
-from starlette.datastructures import QueryParams
+from urllib.parse import parse_qsl
 
 from release_safety.evaluator.errors import ApiError, invalid
 
@@ -23,18 +21,31 @@ class Params:
     def __init__(self, raw: bytes) -> None:
         self.raw = raw
         self.errors: dict[str, dict[str, Any]] = {}
+        self._pairs: list[tuple[str, str]] | None = None
+        self._last: dict[str, str] | None = None
 
-    @cached_property
-    def query(self) -> QueryParams:
-        """The parsed query string (parsed on first use: most requests have none to read)."""
-        return QueryParams(self.raw)
+    @property
+    def pairs(self) -> list[tuple[str, str]]:
+        """The query string's (name, value) pairs, read as Starlette's `QueryParams` reads them
+        (latin-1, blank values kept), on first use: most requests have none to read. (Not a
+        `cached_property`, which takes a lock at every read before Python 3.12.)"""
+        if self._pairs is None:
+            self._pairs = parse_qsl(self.raw.decode("latin-1"), keep_blank_values=True)
+        return self._pairs
+
+    @property
+    def last(self) -> dict[str, str]:
+        """Each name's last value."""
+        if self._last is None:
+            self._last = dict(self.pairs)
+        return self._last
 
     def _fail(self, name: str, message: str, value: Any) -> None:
         self.errors[name] = {"message": message, "value": value}
 
     def integer(self, name: str, default: int) -> int:
         """An integer parameter (a repeated one keeps its last value)."""
-        text = self.query.get(name)
+        text = self.last.get(name)
         if text is None:
             return default
         match = _INTEGER.match(text.strip())
@@ -49,7 +60,7 @@ class Params:
 
     def enum(self, name: str, values: Sequence[str]) -> str | None:
         """One of `values`, or None when absent."""
-        text = self.query.get(name)
+        text = self.last.get(name)
         if text is None:
             return None
         if text not in values:
@@ -59,7 +70,7 @@ class Params:
 
     def enum_list(self, name: str, values: Sequence[str]) -> list[str]:
         """A repeated parameter whose every value is one of `values`."""
-        items = self.query.getlist(name)
+        items = self.texts(name)
         bad = [item for item in items if item not in values]
         if bad:
             self._fail(name, f"should be one of the following; [{', '.join(values)}]", items)
@@ -68,11 +79,11 @@ class Params:
 
     def text(self, name: str) -> str | None:
         """A free-text parameter."""
-        return self.query.get(name)
+        return self.last.get(name)
 
     def texts(self, name: str) -> list[str]:
-        """A repeated free-text parameter."""
-        return self.query.getlist(name)
+        """A repeated free-text parameter: every value, in order."""
+        return [value for key, value in self.pairs if key == name]
 
     def check(self) -> None:
         """Raise the 422 ValidateError naming every failing field, if any."""

@@ -20,12 +20,13 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
-from itertools import chain
+from itertools import accumulate, chain, groupby
 from operator import itemgetter
 from struct import Struct
 from typing import Any
 
 from release_safety.errors import CheckError
+from release_safety.evaluator.counts import TRIGGER_NAMES, Series
 
 
 class Texts:
@@ -109,42 +110,45 @@ class Texts:
         return [self._runs[text_id] for text_id in texts]
 
 
-# row id, created, runtime (NaN without one), scope, and the codes of trigger, language, status
-RECORD = Struct("<IqdIHHH")
+# row id, created, scope, the codes of trigger, language and status, the runtime as summed (0
+# without one) and as sorted by (-1 without one: sorts those runs last)
+RECORD = Struct("<IqIHHHdd")
+ROW_ID, CREATED, SCOPE, TRIGGER, LANGUAGE, STATUS, RUNTIME, RUNTIME_KEY = range(8)
 
 
 class Keys:
     """What a search filters, counts and sorts its matching runs by: a fixed-size record per
-    run (its trigger, language and status as codes), read in blocks (`Texts`); and each run's
-    uuid by row id (1, 2, ...), read only to order runs created at the same time."""
+    run, read in blocks (`Texts`; a text's runs end to end, so few places in memory), unpacked
+    in C and then read with C-level getters (`itemgetter`, `sort(key=...)`); and each run's uuid
+    by row id (1, 2, ...), read only to order runs created at the same time."""
 
     def __init__(self) -> None:
-        self._names: list[str] = []
         self._codes: dict[str, int] = {}
         self.uuid: list[str] = [""]
 
-    def _code(self, name: str) -> int:
-        code = self._codes.get(name)
-        if code is None:
-            code = self._codes[name] = len(self._names)
-            self._names.append(name)
-        return code
+    def code(self, name: str) -> int:
+        """The code of a trigger, language or status (-1 for a name no run has)."""
+        return self._codes.get(name, -1)
 
     def record(self, row: Sequence[Any]) -> bytes:
         """The key record of the next row: (rowid, uuid, scope, created, trigger, language,
         status, runtime, ...) as stored."""
-        rowid, uuid, scope, created, trigger, language, status, runtime = row[:8]
+        rowid, uuid, scope, created, _, _, _, runtime = row[:8]
         if rowid != len(self.uuid):
             raise CheckError(f"run row {rowid} stored out of order (expected {len(self.uuid)})")
         self.uuid.append(uuid)
+        codes = self._codes
+        trigger, language, status = (codes.setdefault(name, len(codes)) for name in row[4:7])
+        runtime = None if runtime is None else float(runtime)
         return RECORD.pack(
             rowid,
             created,
-            float("nan") if runtime is None else float(runtime),
             scope,
-            self._code(trigger),
-            self._code(language),
-            self._code(status),
+            trigger,
+            language,
+            status,
+            0.0 if runtime is None else runtime,
+            -1.0 if runtime is None else runtime,
         )
 
     def select(
@@ -153,28 +157,35 @@ class Keys:
         scope: int,
         language: str | None,
         statuses: Sequence[str],
-    ) -> list[tuple[int, str, int, float | None, float]]:
-        """(rowid, trigger, created, runtime, runtime key) of the runs of these key records that
-        are of a scope and pass the language and status filters, each once, newest first, then
-        by uuid. The runtime key is the runtime, or -1 without one (sorts those runs last)."""
-        names = self._names
-        wanted_language = None if language is None else self._codes.get(language, -1)
-        wanted = {self._codes.get(status, -1) for status in statuses}
-        rows = [
-            (rowid, names[trigger], created, None, -1.0)
-            if runtime != runtime
-            else (rowid, names[trigger], created, runtime, runtime)
-            for block in blocks
-            for rowid, created, runtime, in_scope, trigger, run_language, status in (
-                RECORD.iter_unpack(block)
-            )
-            if in_scope == scope
-            and (wanted_language is None or run_language == wanted_language)
-            and (not wanted or status in wanted)
-        ]
+    ) -> list[tuple[Any, ...]]:
+        """The records (fields at ROW_ID, CREATED, ...) of the runs of these blocks that are of a
+        scope and pass the language and status filters, each once, newest first, then by uuid."""
+        rows = [row for row in RECORD.iter_unpack(b"".join(blocks)) if row[SCOPE] == scope]
+        if language is not None:
+            code = self.code(language)
+            rows = [row for row in rows if row[LANGUAGE] == code]
+        if statuses:
+            codes = {self.code(status) for status in statuses}
+            rows = [row for row in rows if row[STATUS] in codes]
         if len(blocks) > 1:  # a run holding two matching texts is in two blocks
-            rows = list(dict(zip([row[0] for row in rows], rows, strict=True)).values())
-        if len({row[2] for row in rows}) < len(rows):  # a uuid orders runs created together
-            rows.sort(key=lambda row: self.uuid[row[0]])
-        rows.sort(key=itemgetter(2), reverse=True)  # stable: equal times stay in uuid order
+            rows = list(dict(zip(map(itemgetter(ROW_ID), rows), rows, strict=True)).values())
+        created = itemgetter(CREATED)
+        if len(set(map(created, rows))) < len(rows):  # a uuid orders runs created together
+            rows.sort(key=lambda row: self.uuid[row[ROW_ID]])
+        rows.sort(key=created, reverse=True)  # stable: equal times stay in uuid order
         return rows
+
+    def by_trigger(self, rows: Sequence[tuple[Any, ...]]) -> dict[str, list[Series]]:
+        """The series of each trigger of these records (in createdAt order)."""
+        code, created, runtime = itemgetter(TRIGGER), itemgetter(CREATED), itemgetter(RUNTIME)
+        found = {key: list(group) for key, group in groupby(sorted(rows, key=code), code)}
+        return {
+            name: [
+                Series(
+                    list(map(created, runs)),
+                    array("d", accumulate(map(runtime, runs), initial=0.0)),
+                )
+            ]
+            for name in TRIGGER_NAMES
+            for runs in (found.get(self.code(name), []),)
+        }

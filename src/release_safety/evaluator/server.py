@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import uvicorn
-from starlette.applications import Starlette
+from starlette.types import ASGIApp
 
 from release_safety.errors import CheckError, InputError
 from release_safety.evaluator.app import create_app
@@ -28,7 +28,7 @@ def clock_of(now: str | None) -> Callable[[], int]:
     return lambda: fixed
 
 
-def build_app(data_file: Path | None, db: Path | None, now: str | None) -> Starlette:
+def build_app(data_file: Path | None, db: Path | None, now: str | None) -> ASGIApp:
     """Load the data (or the bundled seed) into SQLite and build the application.
 
     A `db` that cannot be opened or written is exit 3, one that is not an SQLite database
@@ -40,7 +40,7 @@ def build_app(data_file: Path | None, db: Path | None, now: str | None) -> Starl
     return create_app(store, clock)
 
 
-def serve(app: Starlette, host: str, port: int) -> None:
+def serve(app: ASGIApp, host: str, port: int) -> None:
     """Serve until interrupted; a port that cannot be bound is an I/O error."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     with socket.socket(family, socket.SOCK_STREAM) as probe:
