@@ -153,3 +153,22 @@ def test_the_lint_defaults_are_the_settings_defaults() -> None:
     """With no settings file the lint reads as the default settings would have it."""
     assert Reading() == Reading.of(Settings())
     assert Settings().rules.off == ()
+
+
+def test_the_plain_json_call_is_answered_without_click_and_as_click_answers(
+    tmp_path: Path,
+) -> None:
+    """Start-up (issue 14): `lint-migrations FILE... --json` is answered without importing
+    click (`quicklint.py`), with the output of the same lint through click (`--format json`)."""
+    first = tmp_path / "001_add.sql"
+    first.write_text("CREATE TABLE users (id int);\n")
+    second = tmp_path / "002_drop.sql"
+    second.write_text("ALTER TABLE users DROP COLUMN id;\nCREATE INDEX i ON users (id);\n")
+    plain, modules = _fresh(tmp_path, "lint-migrations", str(first), "--json", str(second))
+    assert "click" not in modules
+    through_click, clicked = _fresh(
+        tmp_path, "lint-migrations", "--format", "json", str(first), str(second)
+    )
+    assert "click" in clicked
+    assert plain == through_click
+    assert [f["rule"] for f in json.loads(plain)["files"][1]["findings"]][:1] == ["drop-column"]
