@@ -83,8 +83,10 @@ def lint_files(
     off |= rules_off(excluded, "--exclude")
     documents: list[Document] = []
     texts: list[tuple[str, str, Format]] = []
-    for index, name in enumerate(files):
-        document = read_document(name, stdin_used=STDIN in files[:index])
+    stdin_used = False  # `-` named earlier (not `STDIN in files[:index]`: quadratic in files)
+    for name in files:
+        document = read_document(name, stdin_used=stdin_used)
+        stdin_used |= name == STDIN
         text = document.data.decode("utf-8", errors="replace")
         documents.append(document)
         texts.append((document.shown, text, _format(name, document.shown, text)))

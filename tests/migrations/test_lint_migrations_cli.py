@@ -172,3 +172,19 @@ def test_the_plain_json_call_is_answered_without_click_and_as_click_answers(
     assert "click" in clicked
     assert plain == through_click
     assert [f["rule"] for f in json.loads(plain)["files"][1]["findings"]][:1] == ["drop-column"]
+
+
+@pytest.mark.parametrize("form", [["--json"], ["--format", "json"]])
+def test_standard_input_is_read_once_among_many_files(tmp_path: Path, form: list[str]) -> None:
+    """`-` is standard input once, wherever it stands among the files (quick path and click)."""
+    named = tmp_path / "001_add.sql"
+    named.write_text("CREATE TABLE users (id int);\n")
+    argv = [sys.executable, "-m", "release_safety", "lint-migrations", *form]
+    once = subprocess.run(
+        [*argv, str(named), "-"], input="DROP TABLE users;\n", capture_output=True, text=True
+    )
+    assert once.returncode == 1
+    assert [f["file"] for f in json.loads(once.stdout)["files"]] == [str(named), "<stdin>"]
+    twice = subprocess.run([*argv, "-", str(named), "-"], input="", capture_output=True, text=True)
+    assert twice.returncode == 2
+    assert "`-` given twice" in twice.stdout + twice.stderr
