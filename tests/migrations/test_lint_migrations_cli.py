@@ -188,3 +188,14 @@ def test_standard_input_is_read_once_among_many_files(tmp_path: Path, form: list
     twice = subprocess.run([*argv, "-", str(named), "-"], input="", capture_output=True, text=True)
     assert twice.returncode == 2
     assert "`-` given twice" in twice.stdout + twice.stderr
+
+
+def test_a_missing_file_or_a_folder_is_named_as_its_path_shows_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Bad input, exit 2: the name in the message is the path's normal form."""
+    assert run(["lint-migrations", "--json", f"{tmp_path}//missing.sql"]) == 2
+    error = json.loads(capsys.readouterr().out)["error"]
+    assert error["message"] == f"{tmp_path}/missing.sql: no such file"
+    assert run(["lint-migrations", "--json", f"{tmp_path}/"]) == 2
+    assert json.loads(capsys.readouterr().out)["error"]["message"] == f"{tmp_path}: no such file"
