@@ -123,3 +123,11 @@ def test_lint_migrations_shows_the_acknowledgement_and_passes(
     path.write_text(f"{INDEX}\n")
     assert run(["lint-migrations", str(path)]) == 1
     assert "breaking blocking-table-lock" in capsys.readouterr().out
+
+
+def test_an_acknowledgement_is_found_in_any_ascii_case() -> None:
+    """The lint looks for the marker in the lowered text before loading the scanner: a marker
+    in capitals is found as the scanner finds it."""
+    text = f"-- RELEASE-SAFETY: acknowledge(blocking-table-lock): {REASON}\n{INDEX}\n"
+    found = [f for f in lint(text) if f.rule == "blocking-table-lock"]
+    assert [(f.severity, f.line) for f in found] == [("advisory", 2)]
