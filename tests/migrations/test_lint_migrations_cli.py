@@ -199,3 +199,17 @@ def test_a_missing_file_or_a_folder_is_named_as_its_path_shows_it(
     assert error["message"] == f"{tmp_path}/missing.sql: no such file"
     assert run(["lint-migrations", "--json", f"{tmp_path}/"]) == 2
     assert json.loads(capsys.readouterr().out)["error"]["message"] == f"{tmp_path}: no such file"
+
+
+@pytest.mark.parametrize("form", [["--json"], ["--format", "json"]])
+def test_a_reader_that_leaves_early_ends_the_lint_quietly(tmp_path: Path, form: list[str]) -> None:
+    """`lint-migrations ... | head`: exit 1 and nothing on standard error, through the quick
+    path as through click."""
+    path = tmp_path / "001_drop.sql"
+    path.write_text("ALTER TABLE users DROP COLUMN note;\n")
+    argv = [sys.executable, "-m", "release_safety", "lint-migrations", *form, *[str(path)] * 800]
+    with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as process:
+        assert process.stdout is not None and process.stderr is not None
+        process.stdout.close()  # the output (about 400 KB) outgrows the pipe
+        assert process.stderr.read() == b""
+        assert process.wait() == 1
