@@ -2,11 +2,11 @@
 
 Commands are imported only when invoked (`COMMANDS` maps each name to `module:attribute`; the
 click group is `commands/group.py`), so a quick command such as `upgrade-check` does not pay
-for the SQL and OpenAPI analysers, and its plain `--json` call is answered without click at
-all (`quickcheck.py`). Each command returns its exit code; `run` turns errors into one line (or
-a JSON object when `--json` was asked for) and the exit code the conventions give them;
-anything unexpected is exit 3 ("could not check") the same way, never a traceback and never
-the "unsafe" code 1.
+for the SQL and OpenAPI analysers, and the plain `--json` calls of `upgrade-check` and
+`lint-migrations` are answered without click at all (`quickcheck.py`, `quicklint.py`). Each
+command returns its exit code; `run` turns errors into one line (or a JSON object when `--json`
+was asked for) and the exit code the conventions give them; anything unexpected is exit 3
+("could not check") the same way, never a traceback and never the "unsafe" code 1.
 """
 
 from __future__ import annotations
@@ -94,15 +94,27 @@ def run(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     as_json = "--json" in args or "--format=json" in args or ("--format", "json") in pairwise(args)
     try:
-        from release_safety.quickcheck import quick_check
-
-        quick = quick_check(args)
+        quick = _quick(args)
         return _run_click(args, as_json) if quick is None else quick
     except ReleaseSafetyError as exc:
         return _report_error(exc.kind, exc.message, exc.exit_code, as_json)
     except Exception as exc:  # anything unexpected: could not check, never "unsafe" (1)
         detail = str(exc)[:MAX_DETAIL] or "no detail"
         return _report_error("internal", f"unexpected {type(exc).__name__}: {detail}", 3, as_json)
+
+
+def _quick(args: list[str]) -> int | None:
+    """The answer of a plain call one of the click-free paths takes (`quickcheck.py`,
+    `quicklint.py`), or None to leave the call to click; only that path's module is imported."""
+    if args[:1] == ["upgrade-check"]:
+        from release_safety.quickcheck import quick_check
+
+        return quick_check(args)
+    if args[:1] == ["lint-migrations"]:
+        from release_safety.quicklint import quick_lint
+
+        return quick_lint(args)
+    return None
 
 
 def _run_click(args: list[str], as_json: bool) -> int:

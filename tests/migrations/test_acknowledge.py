@@ -123,3 +123,18 @@ def test_lint_migrations_shows_the_acknowledgement_and_passes(
     path.write_text(f"{INDEX}\n")
     assert run(["lint-migrations", str(path)]) == 1
     assert "breaking blocking-table-lock" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("marker", ["release-safety", "RELEASE-SAFETY", "Release_Safety"])
+def test_the_lint_attaches_what_the_scanner_finds_in_any_ascii_case(marker: str) -> None:
+    """The lint looks for the marker in the lowered text before loading the scanner: whatever
+    the case, it attaches what the scanner itself finds."""
+    from release_safety.surfaces.declarations.annotations import scan
+    from release_safety.surfaces.declarations.comments import syntax_for
+
+    text = f"-- {marker}: acknowledge(blocking-table-lock): {REASON}\n{INDEX}\n"
+    syntax = syntax_for("m.sql")
+    assert syntax is not None
+    analysis = analyse_text(text, "m.sql", "sql", Reading())
+    assert analysis.acknowledgements == scan(text.encode(), syntax)
+    assert analysis.acknowledgements  # an acknowledgement, or a marker written wrongly

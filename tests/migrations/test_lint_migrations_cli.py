@@ -153,3 +153,63 @@ def test_the_lint_defaults_are_the_settings_defaults() -> None:
     """With no settings file the lint reads as the default settings would have it."""
     assert Reading() == Reading.of(Settings())
     assert Settings().rules.off == ()
+
+
+def test_the_plain_json_call_is_answered_without_click_and_as_click_answers(
+    tmp_path: Path,
+) -> None:
+    """Start-up (issue 14): `lint-migrations FILE... --json` is answered without importing
+    click (`quicklint.py`), with the output of the same lint through click (`--format json`)."""
+    first = tmp_path / "001_add.sql"
+    first.write_text("CREATE TABLE users (id int);\n")
+    second = tmp_path / "002_drop.sql"
+    second.write_text("ALTER TABLE users DROP COLUMN id;\nCREATE INDEX i ON users (id);\n")
+    plain, modules = _fresh(tmp_path, "lint-migrations", str(first), "--json", str(second))
+    assert "click" not in modules
+    through_click, clicked = _fresh(
+        tmp_path, "lint-migrations", "--format", "json", str(first), str(second)
+    )
+    assert "click" in clicked
+    assert plain == through_click
+    assert [f["rule"] for f in json.loads(plain)["files"][1]["findings"]][:1] == ["drop-column"]
+
+
+@pytest.mark.parametrize("form", [["--json"], ["--format", "json"]])
+def test_standard_input_is_read_once_among_many_files(tmp_path: Path, form: list[str]) -> None:
+    """`-` is standard input once, wherever it stands among the files (quick path and click)."""
+    named = tmp_path / "001_add.sql"
+    named.write_text("CREATE TABLE users (id int);\n")
+    argv = [sys.executable, "-m", "release_safety", "lint-migrations", *form]
+    once = subprocess.run(
+        [*argv, str(named), "-"], input="DROP TABLE users;\n", capture_output=True, text=True
+    )
+    assert once.returncode == 1
+    assert [f["file"] for f in json.loads(once.stdout)["files"]] == [str(named), "<stdin>"]
+    twice = subprocess.run([*argv, "-", str(named), "-"], input="", capture_output=True, text=True)
+    assert twice.returncode == 2
+    assert "`-` given twice" in twice.stdout + twice.stderr
+
+
+def test_a_missing_file_or_a_folder_is_named_as_its_path_shows_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Bad input, exit 2: the name in the message is the path's normal form."""
+    assert run(["lint-migrations", "--json", f"{tmp_path}//missing.sql"]) == 2
+    error = json.loads(capsys.readouterr().out)["error"]
+    assert error["message"] == f"{tmp_path}/missing.sql: no such file"
+    assert run(["lint-migrations", "--json", f"{tmp_path}/"]) == 2
+    assert json.loads(capsys.readouterr().out)["error"]["message"] == f"{tmp_path}: no such file"
+
+
+@pytest.mark.parametrize("form", [["--json"], ["--format", "json"]])
+def test_a_reader_that_leaves_early_ends_the_lint_quietly(tmp_path: Path, form: list[str]) -> None:
+    """`lint-migrations ... | head`: exit 1 and nothing on standard error, through the quick
+    path as through click."""
+    path = tmp_path / "001_drop.sql"
+    path.write_text("ALTER TABLE users DROP COLUMN note;\n")
+    argv = [sys.executable, "-m", "release_safety", "lint-migrations", *form, *[str(path)] * 800]
+    with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as process:
+        assert process.stdout is not None and process.stderr is not None
+        process.stdout.close()  # the output (about 400 KB) outgrows the pipe
+        assert process.stderr.read() == b""
+        assert process.wait() == 1
