@@ -94,8 +94,20 @@ def run(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     as_json = "--json" in args or "--format=json" in args or ("--format", "json") in pairwise(args)
     try:
+        return _answer(args, as_json)
+    except BrokenPipeError:
+        # The reader has gone (`| head`): exit 1 without a word, as click does; what is left
+        # in the buffer goes to the null device, so the interpreter's last flush cannot fail.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+
+
+def _answer(args: list[str], as_json: bool) -> int:
+    try:
         quick = _quick(args)
         return _run_click(args, as_json) if quick is None else quick
+    except BrokenPipeError:
+        raise
     except ReleaseSafetyError as exc:
         return _report_error(exc.kind, exc.message, exc.exit_code, as_json)
     except Exception as exc:  # anything unexpected: could not check, never "unsafe" (1)

@@ -4,6 +4,9 @@ the click command, for answers and for every kind of failure; any other form is 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -102,3 +105,32 @@ def test_a_url_index_matches_too(
 )
 def test_any_other_form_is_left_to_click(args: list[str]) -> None:
     assert quickcheck.plain_json_call(args) is None
+
+
+@pytest.mark.parametrize(
+    ("form", "span", "code", "stderr"),
+    [
+        (["--json"], ("1.4.0", "1.5.0"), 1, b""),
+        ([], ("1.4.0", "1.5.0"), 1, b""),
+        (["--json"], ("1.x", "1.5.0"), 1, b""),  # the error object goes to the gone reader
+        ([], ("1.x", "1.5.0"), 2, b"release-safety: '1.x'"),  # the error line to stderr
+    ],
+    ids=["quick-answer", "click-answer", "quick-error", "click-error"],
+)
+def test_a_reader_that_has_gone_ends_the_check_quietly(
+    index_file: Path, form: list[str], span: tuple[str, str], code: int, stderr: bytes
+) -> None:
+    """`upgrade-check ... | true`: exit 1 and no traceback, through the quick path as through
+    click; an error in text form still reaches standard error."""
+    reader, writer = os.pipe()
+    os.close(reader)  # gone before the first byte is written
+    args = ["upgrade-check", *form, "--from", span[0], "--to", span[1], "--index", str(index_file)]
+    done = subprocess.run(
+        [sys.executable, "-m", "release_safety", *args],
+        stdout=writer,
+        stderr=subprocess.PIPE,
+        check=False,
+    )
+    os.close(writer)
+    assert done.stderr.startswith(stderr) and done.stderr.count(b"\n") == (1 if stderr else 0)
+    assert done.returncode == code
