@@ -79,31 +79,46 @@ def _keys(scope: int, trigger: str, language: str, status: str) -> tuple[Key, ..
 
 
 class CountBuilder:
-    """Runs gathered in any order (as a load reads them), then sorted into series."""
+    """Runs gathered in any order (as a load reads them), then sorted once by creation time
+    (a stable sort: runs created together stay in the order they came) and dealt into the
+    series of their keys, which so come out sorted."""
 
     def __init__(self) -> None:
-        self._created: dict[Key, list[int]] = {}
-        self._runtimes: dict[Key, list[float | None]] = {}
+        self._kinds: dict[tuple[int, str, str, str], int] = {}  # scope, trigger, language, status
+        self._kind = array("I")  # of each run
+        self._created: list[int] = []
+        self._runtimes = array("d")  # 0 without one: what the running sums add
 
     def add(
         self, scope: int, trigger: str, language: str, status: str, created: int, runtime: Any
     ) -> None:
         """Gather one run."""
-        for key in _keys(scope, trigger, language, status):
-            times = self._created.get(key)
-            if times is None:
-                times = self._created[key] = []
-                self._runtimes[key] = []
-            times.append(created)
-            self._runtimes[key].append(runtime)
+        kinds = self._kinds
+        kind = (scope, trigger, language, status)
+        self._kind.append(kinds[kind] if kind in kinds else kinds.setdefault(kind, len(kinds)))
+        self._created.append(created)
+        self._runtimes.append(runtime or 0.0)
 
     def series(self) -> dict[Key, Series]:
-        """The series of every key, each sorted by creation time."""
+        """The series of every key, each sorted by creation time; the builder is emptied
+        as they are built (a load's peak of memory is here)."""
+        gathered: dict[Key, tuple[list[int], array[float]]] = {}
+        targets = [
+            [gathered.setdefault(key, ([], array("d"))) for key in _keys(*kind)]
+            for kind in self._kinds
+        ]
+        created, runtimes, kinds = self._created, self._runtimes, self._kind
+        self._kinds, self._kind, self._created, self._runtimes = {}, array("I"), [], array("d")
+        for index in sorted(range(len(created)), key=created.__getitem__):
+            moment, runtime = created[index], runtimes[index]
+            for times, times_runtimes in targets[kinds[index]]:
+                times.append(moment)
+                times_runtimes.append(runtime)
+        del created, runtimes, kinds, targets
         built = {}
-        for key, times in self._created.items():
-            runtimes = self._runtimes[key]
-            order = sorted(range(len(times)), key=times.__getitem__)
-            built[key] = Series.of([times[i] for i in order], [runtimes[i] for i in order])
+        while gathered:
+            key, lists = gathered.popitem()
+            built[key] = Series.of(*lists)
         return built
 
 

@@ -65,8 +65,7 @@ _FROM = re.compile(r"\bfrom\s+([^\s,;()]+)", re.IGNORECASE)
 _QUOTES = str.maketrans("", "", "\"'`")
 # The JSON text of a run's field definitions, as searched (one encoder, not one per run)
 _FIELDS_JSON = json.JSONEncoder(sort_keys=True, ensure_ascii=False).encode
-FIELD_TEXTS = 4_096  # distinct field definitions whose searched text is kept
-_field_texts: dict[bytes, str] = {}
+KEPT = 4_096  # distinct field definitions (and sublines) a Deriver keeps
 
 
 @dataclass(frozen=True)
@@ -154,19 +153,8 @@ def _text(value: Any) -> str | None:
 
 
 def fields_text(fields: Any) -> str:
-    """The searched JSON text of a run's field definitions. The runs of an explore repeat
-    theirs: the text is kept by the definitions' compact sorted form, which orjson writes
-    several times faster than the encoder writes the text (equal forms, equal values)."""
-    try:
-        key = orjson.dumps(fields, option=orjson.OPT_SORT_KEYS)
-    except orjson.JSONEncodeError:  # an integer past 64 bits
-        return _FIELDS_JSON(fields)
-    text = _field_texts.get(key)
-    if text is None:
-        if len(_field_texts) >= FIELD_TEXTS:
-            _field_texts.clear()
-        text = _field_texts[key] = _FIELDS_JSON(fields)
-    return text
+    """The searched JSON text of a run's field definitions."""
+    return _FIELDS_JSON(fields)
 
 
 def _run_labels(fields: Any) -> dict[str, str]:
@@ -182,51 +170,115 @@ def _run_labels(fields: Any) -> dict[str, str]:
 
 def derive(run: Mapping[str, Any], names: Names) -> Derived:
     """Compute every derived field of one stored run."""
-    params = run.get("requestParameters")
-    params = params if isinstance(params, dict) else {}
-    metric_query = run.get("metricQuery")
-    metric_query = metric_query if isinstance(metric_query, dict) else {}
-    language = language_of(params)
-    chart_uuid = _text(params.get("chartUuid"))
-    saved_sql_uuid = _text(params.get("savedSqlUuid"))
-    dashboard_uuid = _text(params.get("dashboardUuid"))
-    chart_name = names.charts.get(chart_uuid) if chart_uuid else None
-    sql_chart_name = names.sql_charts.get(saved_sql_uuid) if saved_sql_uuid else None
-    dashboard_name = names.dashboards.get(dashboard_uuid) if dashboard_uuid else None
-    explore_name = _text(metric_query.get("exploreName"))
-    compiled = run.get("compiledSql") or ""
-    if language == "sql":
-        sql = compiled or str(params.get("sql") or "")
-        title = chart_name or sql_chart_name or sql_title(sql) or "SQL query"
-        subline = first_line(compiled)
-    else:
-        title = explore_name or chart_name or "Query"
-        labels = names.labels.get(explore_name or "", {})
-        subline = semantic_subline(metric_query, labels, _run_labels(run.get("fields")))
-    if dashboard_name:
-        tile = f"“{chart_name}” on " if chart_name else ""
-        subline = f"{subline} — {tile}{dashboard_name}" if subline else f"{tile}{dashboard_name}"
-    if run.get("status") == "error" and _text(run.get("error")):
-        subline = str(run["error"])
-    fields = run.get("fields")
-    search_fields = (
-        compiled,
-        explore_name or "",
-        fields_text(fields) if fields else "",
-        chart_name or "",
-        sql_chart_name or "",
-        dashboard_name or "",
-    )
-    return Derived(
-        trigger=trigger_of(str(run.get("context"))),
-        language=language,
-        title=title,
-        subline=subline,
-        explore_name=explore_name,
-        chart_uuid=chart_uuid,
-        chart_name=chart_name,
-        saved_sql_uuid=saved_sql_uuid,
-        dashboard_uuid=dashboard_uuid,
-        dashboard_name=dashboard_name,
-        search_fields=tuple(map(str.lower, search_fields)),
-    )
+    return Deriver(names)(run)
+
+
+class Deriver:
+    """`derive` for the runs of one load, against one set of names. What runs repeat is kept
+    by the inputs that decide it (at most KEPT of each, the oldest dropped first): the searched
+    text and labels of each distinct set of field definitions (by their compact sorted JSON,
+    which orjson writes several times faster than the searched text is written), and the
+    subline of each explore, metrics, dimensions and field definitions."""
+
+    def __init__(self, names: Names) -> None:
+        self.names = names
+        self._definitions: dict[bytes, tuple[str, dict[str, str]]] = {}
+        self._sublines: dict[tuple[Any, ...], str] = {}
+
+    def definitions(self, fields: Any) -> tuple[bytes | None, str, dict[str, str]]:
+        """The key, searched text and labels of a run's field definitions (no key when they
+        cannot be kept: an integer past 64 bits)."""
+        if not fields:
+            return b"", "", {}
+        try:
+            key = orjson.dumps(fields, option=orjson.OPT_SORT_KEYS)
+        except orjson.JSONEncodeError:
+            return None, fields_text(fields), _run_labels(fields)
+        found = self._definitions.get(key)
+        if found is None:
+            found = _keep(self._definitions, key, (fields_text(fields), _run_labels(fields)))
+        return key, *found
+
+    def subline(
+        self, metric_query: Mapping[str, Any], explore_name: str | None, fields: tuple[Any, ...]
+    ) -> str:
+        """The semantic subline of a metric query with the run's field definitions."""
+        key, _, own = fields
+        metrics = metric_query.get("metrics")
+        dimensions = metric_query.get("dimensions")
+        try:
+            kept = (
+                None
+                if key is None
+                else (explore_name, key, tuple(metrics or ()), tuple(dimensions or ()))
+            )
+            found = None if kept is None else self._sublines.get(kept)
+        except TypeError:  # not a list of ids (only a run the schema did not check)
+            kept = found = None
+        if found is None:
+            labels = self.names.labels.get(explore_name or "", {})
+            found = semantic_subline(metric_query, labels, own)
+            if kept is not None:
+                _keep(self._sublines, kept, found)
+        return found
+
+    def __call__(self, run: Mapping[str, Any]) -> Derived:
+        """Every derived field of one run."""
+        get = run.get
+        names = self.names
+        params = get("requestParameters")
+        params = params if isinstance(params, dict) else {}
+        metric_query = get("metricQuery")
+        metric_query = metric_query if isinstance(metric_query, dict) else {}
+        chart_uuid = _text(params.get("chartUuid"))
+        saved_sql_uuid = _text(params.get("savedSqlUuid"))
+        dashboard_uuid = _text(params.get("dashboardUuid"))
+        chart_name = names.charts.get(chart_uuid) if chart_uuid else None
+        sql_chart_name = names.sql_charts.get(saved_sql_uuid) if saved_sql_uuid else None
+        dashboard_name = names.dashboards.get(dashboard_uuid) if dashboard_uuid else None
+        explore_name = _text(metric_query.get("exploreName"))
+        compiled = get("compiledSql") or ""
+        fields = self.definitions(get("fields"))
+        language = language_of(params)
+        if language == "semantic":
+            title = explore_name or chart_name or "Query"
+            subline = self.subline(metric_query, explore_name, fields)
+        else:
+            sql = compiled or str(params.get("sql") or "")
+            title = chart_name or sql_chart_name or sql_title(sql) or "SQL query"
+            subline = first_line(compiled)
+        if dashboard_name:
+            tile = f"“{chart_name}” on " if chart_name else ""
+            subline = (
+                f"{subline} — {tile}{dashboard_name}" if subline else f"{tile}{dashboard_name}"
+            )
+        if get("status") == "error" and _text(get("error")):
+            subline = str(run["error"])
+        return Derived(
+            trigger_of(str(get("context"))),
+            language,
+            title,
+            subline,
+            explore_name,
+            chart_uuid,
+            chart_name,
+            saved_sql_uuid,
+            dashboard_uuid,
+            dashboard_name,
+            (
+                compiled.lower(),
+                explore_name.lower() if explore_name else "",
+                fields[1].lower(),
+                chart_name.lower() if chart_name else "",
+                sql_chart_name.lower() if sql_chart_name else "",
+                dashboard_name.lower() if dashboard_name else "",
+            ),
+        )
+
+
+def _keep(kept: dict[Any, Any], key: Any, value: Any) -> Any:
+    """Keep a value by its key, dropping the oldest kept one past KEPT."""
+    if len(kept) >= KEPT:
+        del kept[next(iter(kept))]
+    kept[key] = value
+    return value

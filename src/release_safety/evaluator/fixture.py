@@ -11,7 +11,7 @@ from __future__ import annotations
 import codecs
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -33,6 +33,7 @@ _SPACE = re.compile(r"[ \t\n\r]*")
 BATCH_CHARS = 256 << 10  # runs read in one go by orjson: about this many characters
 BOUNDARY_TRIES = 3  # ends of a batch tried (a `}, {` may also be inside a run)
 BACKOFF = 256  # runs read one at a time after a batch orjson refused
+CHECKED = 256  # runs held in memory tested against the schema in one call
 # orjson reads integers past 64 bits as floats: text with 19 digits in a row is read carefully
 # (found as 19 zeros once every digit is a zero: a byte table, far faster than a pattern)
 _DIGITS_AS_ZERO = bytes.maketrans(b"0123456789", b"0" * 10)
@@ -186,8 +187,16 @@ class DataSet:
 
     def runs(self) -> Iterator[Any]:
         """The runs, unchecked, in file order."""
+        for runs in self.batches():
+            yield from runs
+
+    def batches(self) -> Iterator[list[Any]]:
+        """The runs, unchecked, in file order, a batch at a time (as read in one go, or a
+        run read alone)."""
         if self.path is None:
-            yield from self.run_list or []
+            runs = self.run_list or []
+            for start in range(0, len(runs), CHECKED):
+                yield runs[start : start + CHECKED]
             return
         reader = _Reader(self.path)
         try:
@@ -195,7 +204,7 @@ class DataSet:
         finally:
             reader.close()
 
-    def _walk(self, reader: _Reader) -> Iterator[Any]:
+    def _walk(self, reader: _Reader) -> Iterator[list[Any]]:
         reader.expect("{")
         seen: set[str] = set()
         after_runs = False
@@ -222,9 +231,9 @@ class DataSet:
             raise reader.fail("extra data after the document")
 
     @staticmethod
-    def _runs(reader: _Reader) -> Iterator[Any]:
+    def _runs(reader: _Reader) -> Iterator[list[Any]]:
         if reader.peek() != "[":
-            yield reader.value()  # not an array: the schema check names it
+            yield [reader.value()]  # not an array: the schema check names it
             return
         reader.expect("[")
         if reader.peek() == "]":
@@ -237,8 +246,9 @@ class DataSet:
             else:
                 batch = reader.values()
                 careful = 0 if batch else BACKOFF
-                yield from batch
-            yield reader.value()
+                if batch:
+                    yield batch
+            yield [reader.value()]
             if reader.peek() == "]":
                 reader.expect("]")
                 return
@@ -291,8 +301,9 @@ def _run_schema() -> dict[str, Any]:
 
 
 @cache
-def _fast_run_validator() -> jsonschema_rs.Validator:
-    """One compiled check of a run: its schema and the OpenAPI shapes of what it echoes."""
+def _run_checks() -> dict[str, Any]:
+    """One schema of a run: its schema and the OpenAPI shapes of what it echoes, beside the
+    definitions they refer to."""
     shapes = {
         "properties": {
             "requestParameters": {"$ref": "#/components/schemas/ExecuteAsyncQueryRequestParams"},
@@ -303,12 +314,31 @@ def _fast_run_validator() -> jsonschema_rs.Validator:
     }
     schema = _run_schema()
     run = {key: value for key, value in schema.items() if key not in ("$schema", "$defs")}
-    root = {
+    return {
         "$defs": schema["$defs"],
         "components": json_document()["components"],
         "allOf": [run, shapes],
     }
-    return jsonschema_rs.Draft202012Validator(root)
+
+
+@cache
+def _fast_run_validator() -> jsonschema_rs.Validator:
+    """One compiled check of a run."""
+    return jsonschema_rs.Draft202012Validator(_run_checks())
+
+
+@cache
+def _fast_batch_validator() -> jsonschema_rs.Validator:
+    """One compiled check of a list of runs (a call per run costs more than the check)."""
+    checks = _run_checks()
+    return jsonschema_rs.Draft202012Validator(
+        {
+            "$defs": checks["$defs"],
+            "components": checks["components"],
+            "type": "array",
+            "items": {"allOf": checks["allOf"]},
+        }
+    )
 
 
 def _schema_error(schema: dict[str, Any], value: Any, place: str) -> None:
@@ -392,27 +422,48 @@ class RunChecker:
         self.users = {u["uuid"] for u in data.parts["users"]}
         self.seen: set[str] = set()
 
-    def check(self, index: int, run: Any) -> Mapping[str, Any]:
-        """The run, checked (InputError naming its place otherwise)."""
-        place = f"{self.where}: /{RUNS}/{index}"
-        if not _fast_run_validator().is_valid(run):  # explain: the schema, else a shape
+    def check(self, index: int, run: Any, fits: bool) -> Mapping[str, Any]:
+        """The run, checked (InputError naming its place otherwise), given whether it fits
+        its schema (`runs_fit`)."""
+        if not fits:
+            place = f"{self.where}: /{RUNS}/{index}"  # explain: the schema, else a shape
             _schema_error(_run_schema(), run, place)
             _check_shape(run, "requestParameters", "ExecuteAsyncQueryRequestParams", place)
             if run.get("metricQuery") is not None:
                 _check_shape(run, "metricQuery", "MetricQuery", place)
-        if run["queryUuid"] in self.seen:
-            raise InputError(f"{place}/queryUuid: duplicate queryUuid {run['queryUuid']!r}")
-        self.seen.add(run["queryUuid"])
+        uuid = run["queryUuid"]
+        if uuid in self.seen:
+            raise InputError(
+                f"{self.where}: /{RUNS}/{index}/queryUuid: duplicate queryUuid {uuid!r}"
+            )
+        self.seen.add(uuid)
         for key, known in (("projectUuid", self.projects), ("userUuid", self.users)):
             if run[key] not in known:
-                raise InputError(f"{place}/{key}: unknown {run[key]!r}")
+                raise InputError(f"{self.where}: /{RUNS}/{index}/{key}: unknown {run[key]!r}")
         return run  # type: ignore[no-any-return]
+
+    def checked(self, batches: Iterable[list[Any]]) -> Iterator[tuple[int, Mapping[str, Any]]]:
+        """The runs of the batches with their places, each checked as it is taken (the schema
+        tested a batch at a time, `runs_fit`): a problem of a run is found only once the runs
+        before it were used, so the first problem of the data is the one reported."""
+        index = 0
+        for runs in batches:
+            for run, fits in zip(runs, runs_fit(runs), strict=True):
+                yield index, self.check(index, run, fits)
+                index += 1
+
+
+def runs_fit(runs: list[Any]) -> list[bool]:
+    """Whether each run fits its schema: one call for a batch that does (a call per run costs
+    more than the check), then one per run when it does not."""
+    if _fast_batch_validator().is_valid(runs):
+        return [True] * len(runs)
+    return [_fast_run_validator().is_valid(run) for run in runs]
 
 
 def check_data(data: Mapping[str, Any], where: str) -> None:
     """Check a whole data set held in memory (InputError on the first problem)."""
     dataset = dataset_of(data, where)
     check_parts(dataset)
-    checker = RunChecker(dataset)
-    for index, run in enumerate(dataset.runs()):
-        checker.check(index, run)
+    for _ in RunChecker(dataset).checked(dataset.batches()):
+        pass

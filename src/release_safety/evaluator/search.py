@@ -46,27 +46,28 @@ class Texts:
     def add(self, texts: Iterable[str], record: bytes) -> None:
         """Index the searched texts of one run, given its key record (empty texts hold no
         needle)."""
-        for text_id in {self._text_id(text) for text in texts if text}:
-            self._runs[text_id] += record
+        ids, runs = self._text_ids, self._runs
+        held = {ids[text] if text in ids else self._new_text(text) for text in texts if text}
+        for text_id in held:
+            runs[text_id] += record
 
-    def _text_id(self, text: str) -> int:
-        found = self._text_ids.get(text)
-        if found is None:
-            found = self._text_ids[text] = len(self._texts)
-            self._texts.append(text)
-            self._runs.append(bytearray())
-            for line in set(text.split("\n")):
-                line_id = self._line_ids.get(line)
-                if line_id is None:
-                    line_id = self._line_ids[line] = len(self._lines)
-                    self._lines.append(line)
-                    self._holders.append(array("I"))
-                    for gram in {line[i : i + 3] for i in range(len(line) - 2)}:
-                        lines = self._grams.get(gram)
-                        if lines is None:
-                            lines = self._grams[gram] = array("I")
-                        lines.append(line_id)
-                self._holders[line_id].append(found)
+    def _new_text(self, text: str) -> int:
+        """Keep a text not seen before, and its lines."""
+        found = self._text_ids[text] = len(self._texts)
+        self._texts.append(text)
+        self._runs.append(bytearray())
+        for line in set(text.split("\n")):
+            line_id = self._line_ids.get(line)
+            if line_id is None:
+                line_id = self._line_ids[line] = len(self._lines)
+                self._lines.append(line)
+                self._holders.append(array("I"))
+                for gram in {line[i : i + 3] for i in range(len(line) - 2)}:
+                    lines = self._grams.get(gram)
+                    if lines is None:
+                        lines = self._grams[gram] = array("I")
+                    lines.append(line_id)
+            self._holders[line_id].append(found)
         return found
 
     def _scan(self) -> tuple[str, array[int]]:

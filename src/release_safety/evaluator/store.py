@@ -26,7 +26,7 @@ import orjson
 from release_safety.errors import CheckError, InputError
 from release_safety.evaluator.answers import Answers
 from release_safety.evaluator.counts import CountBuilder, CountIndex
-from release_safety.evaluator.derive import Names, derive
+from release_safety.evaluator.derive import Deriver, Names
 from release_safety.evaluator.encoding import dumps
 from release_safety.evaluator.fixture import DataSet, RunChecker, check_parts, dataset_of
 from release_safety.evaluator.search import Keys, Texts
@@ -280,10 +280,10 @@ def _load(
         counted = CountBuilder()
         store.scopes.clear()
         store.items, store.texts, store.keys = Items(), Texts(), Keys()
-        runs = data.runs()
-        first = next(runs, None)  # the parts before the runs are read now
+        batches = data.batches()
+        first = next(batches, None)  # the parts before the runs are read now
         if attempt == 1 and any(key not in data.parts for key in REQUIRED) and data.path:
-            for _ in runs:  # the runs come before parts they need: read on, then again
+            for _ in batches:  # the runs come before parts they need: read on, then again
                 pass
             continue
         check_parts(data)
@@ -292,8 +292,7 @@ def _load(
         except ValueError as exc:
             raise InputError(f"{data.where}: {exc}") from exc
         if first is not None:
-            runs = itertools.chain([first], runs)
-            _load_runs(conn, data, runs, names, now, store, counted)
+            _load_runs(conn, data, itertools.chain([first], batches), names, now, store, counted)
         if not data.late_parts:
             break
     return counted
@@ -346,7 +345,7 @@ def _load_parts(conn: sqlite3.Connection, data: Mapping[str, Any], now: int) -> 
 def _load_runs(
     conn: sqlite3.Connection,
     data: DataSet,
-    runs: Iterable[Any],
+    batches: Iterator[list[Any]],
     names: Names,
     now: int,
     store: Store,
@@ -354,16 +353,16 @@ def _load_runs(
 ) -> None:
     """Check, derive and insert the runs in batches: no more than a batch is held at once."""
     checker = RunChecker(data)
+    deriver = Deriver(names)
     rows: list[tuple[Any, ...]] = []
     scopes, items, texts, keys = store.scopes, store.items, store.texts, store.keys
-    for index, raw in enumerate(runs):
-        run = checker.check(index, raw)
+    for index, run in checker.checked(batches):
         key = (run["projectUuid"], run["userUuid"])
         scope = scopes.get(key)
         if scope is None:
             scope = scopes[key] = len(scopes) + 1
         try:
-            row, searched, item = run_row(index + 1, scope, run, names, now)
+            row, searched, item = run_row(index + 1, scope, run, deriver, now)
         except ValueError as exc:
             raise InputError(f"{data.where}: /queryRuns/{index}: {exc}") from exc
         items.add(index + 1, item)
@@ -546,7 +545,7 @@ def insert_run(store: Store, conn: sqlite3.Connection, run: Mapping[str, Any], n
     if scope is None:
         cursor = conn.execute("INSERT INTO scopes (project_uuid, user_uuid) VALUES (?, ?)", key)
         scope = store.scopes[key] = int(cursor.lastrowid or 0)
-    values, searched, item = run_row(None, scope, run, names, now)
+    values, searched, item = run_row(None, scope, run, Deriver(names), now)
     rowid = int(conn.execute(_INSERT_RUN, values).lastrowid or 0)
     store.items.add(rowid, item)
     store.texts.add(searched, store.keys.record((rowid, *values[1:])))
@@ -555,30 +554,32 @@ def insert_run(store: Store, conn: sqlite3.Connection, run: Mapping[str, Any], n
 
 
 def run_row(
-    rowid: int | None, scope: int, run: Mapping[str, Any], names: Names, now: int
+    rowid: int | None, scope: int, run: Mapping[str, Any], deriver: Deriver, now: int
 ) -> tuple[tuple[Any, ...], tuple[str, ...], bytes]:
     """The stored row of a run, its six searched texts (lowercased) and its list item."""
-    derived = derive(run, names)
+    derived = deriver(run)
+    language = derived.language
+    get = run.get
+    uuid, status = run["queryUuid"], run["status"]
     created, created_text = resolve(run["createdAt"], now)
-    results_created = run.get("resultsCreatedAt")
+    results_created = get("resultsCreatedAt")
     cache_hit = isinstance(results_created, str) and resolve(results_created, now)[0] < created
-    semantic = derived.language == "semantic"
-    runtime = run.get("warehouseExecutionTimeMs")
+    runtime = get("warehouseExecutionTimeMs")
     if isinstance(runtime, int) and runtime >= 2**63:  # the data schema refuses negatives
         raise ValueError("warehouseExecutionTimeMs: an integer past the 64 bits the store holds")
     item = {
-        "queryUuid": run["queryUuid"],
+        "queryUuid": uuid,
         "createdAt": created_text,
         "projectUuid": run["projectUuid"],
         "context": run["context"],
         "trigger": derived.trigger,
-        "language": derived.language,
-        "status": run["status"],
+        "language": language,
+        "status": status,
         "title": derived.title,
         "subline": derived.subline,
-        "error": run.get("error"),
+        "error": get("error"),
         "exploreName": derived.explore_name,
-        "metricQuery": run.get("metricQuery") if semantic else None,
+        "metricQuery": get("metricQuery") if language == "semantic" else None,
         "requestParameters": run["requestParameters"],
         "chartUuid": derived.chart_uuid,
         "chartName": derived.chart_name,
@@ -586,22 +587,22 @@ def run_row(
         "dashboardUuid": derived.dashboard_uuid,
         "dashboardName": derived.dashboard_name,
         "compiledSql": run["compiledSql"],
-        "totalRowCount": run.get("totalRowCount"),
+        "totalRowCount": get("totalRowCount"),
         "warehouseExecutionTimeMs": runtime,
         "cacheHit": cache_hit,
-        "resultsExpiresAt": _opt_time(run.get("resultsExpiresAt"), now),
-        "resultsUpdatedAt": _opt_time(run.get("resultsUpdatedAt"), now),
-        "processingStartedAt": _opt_time(run.get("processingStartedAt"), now),
-        "erroredAt": _opt_time(run.get("erroredAt"), now),
+        "resultsExpiresAt": _opt_time(get("resultsExpiresAt"), now),
+        "resultsUpdatedAt": _opt_time(get("resultsUpdatedAt"), now),
+        "processingStartedAt": _opt_time(get("processingStartedAt"), now),
+        "erroredAt": _opt_time(get("erroredAt"), now),
     }
     row = (
         rowid,
-        run["queryUuid"],
+        uuid,
         scope,
         created,
         derived.trigger,
-        derived.language,
-        run["status"],
+        language,
+        status,
         runtime,
         -1 if runtime is None else runtime,
     )

@@ -55,15 +55,20 @@ def parse_time(text: str, now_us: int) -> int:
 
 def format_time(us: int) -> str:
     """Epoch microseconds as `YYYY-MM-DDTHH:MM:SS.mmmZ`, or `.mmmuuuZ` when the time has
-    sub-millisecond digits (printed by arithmetic: a datetime per time was most of a load)."""
-    days, rest = divmod(us, DAY_US)
-    seconds, micro = divmod(rest, 1_000_000)
-    minutes, seconds = divmod(seconds, 60)
-    hours, minutes = divmod(minutes, 60)
-    clock = f"{_date(days)}T{hours:02d}:{minutes:02d}:{seconds:02d}"
+    sub-millisecond digits (printed from tables of the pieces: a datetime per time was most of
+    a load)."""
+    seconds, micro = divmod(us, 1_000_000)
+    days, second = divmod(seconds, 86_400)
+    hour, second = divmod(second, 3_600)
+    clock = f"{_date(days)}{_HOURS[hour]}{_MINUTES_SECONDS[second]}"
     if micro % MS_US:
-        return f"{clock}.{micro:06d}Z"
-    return f"{clock}.{micro // MS_US:03d}Z"
+        return f"{clock}{micro:06d}Z"
+    return clock + _MILLISECONDS[micro // MS_US]
+
+
+_HOURS = [f"T{hour:02d}:" for hour in range(24)]
+_MINUTES_SECONDS = [f"{minute:02d}:{second:02d}." for minute in range(60) for second in range(60)]
+_MILLISECONDS = [f"{millisecond:03d}Z" for millisecond in range(1_000)]
 
 
 @lru_cache(maxsize=1_024)
