@@ -9,8 +9,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from release_safety.evaluator.errors import ApiError
 from release_safety.evaluator import history
+from release_safety.evaluator.errors import ApiError
 
 PIECES = [
     "search", "page", "pageSize", "trigger", "language", "status", "window", "sortBy", "x",

@@ -6,8 +6,8 @@ bounds on createdAt with an inclusive newer end (a run exactly 5 minutes old is 
 
 from __future__ import annotations
 
-from bisect import bisect_right
 import re
+from bisect import bisect_right
 from functools import lru_cache
 from operator import itemgetter
 from typing import Any, NamedTuple
@@ -22,9 +22,10 @@ from release_safety.evaluator.counts import (
     WINDOWS,
     steady_span,
     tally,
+    tally_runs,
 )
 from release_safety.evaluator.params import Params, offset_of, page_info, pagination
-from release_safety.evaluator.search import CREATED, ROW_ID, RUNTIME_KEY, TRIGGER
+from release_safety.evaluator.search import CREATED, ROW_ID, RUNTIME, RUNTIME_KEY, TRIGGER
 from release_safety.evaluator.store import Store
 from release_safety.evaluator.times import MINUTE_US
 
@@ -52,7 +53,12 @@ class HistoryQuery(NamedTuple):
 # A query string of distinct names, each with one value of unescaped characters (no `%`, `+`)
 _PLAIN = re.compile(rb"[\w.~-]+=[\w.~-]+(?:&[\w.~-]+=[\w.~-]+)*", re.ASCII)
 _COUNT = re.compile(r"[1-9][0-9]{0,8}")  # a page or pageSize that needs no further check
-_CHOICES = {"trigger": TRIGGER_NAMES, "language": LANGUAGES, "window": WINDOW_NAMES, "sortBy": SORTS}
+_CHOICES = {
+    "trigger": TRIGGER_NAMES,
+    "language": LANGUAGES,
+    "window": WINDOW_NAMES,
+    "sortBy": SORTS,
+}
 
 
 def parse_query(raw: bytes) -> HistoryQuery:
@@ -157,7 +163,15 @@ def _searched(store: Store, query: HistoryQuery, scope: int, now: int) -> Comput
         return oldest_first[bisect_right(created, older) : bisect_right(created, newer)]
 
     counted = between(now - SCOPE_MINUTES * MINUTE_US, now)
-    counts, total = tally(keys.by_trigger(counted), query.trigger, query.window, now)
+    counts, total = tally_runs(
+        list(map(itemgetter(CREATED), counted)),
+        list(map(itemgetter(TRIGGER), counted)),
+        list(map(itemgetter(RUNTIME), counted)),
+        keys.code,
+        query.trigger,
+        query.window,
+        now,
+    )
     chosen = between(*_bounds(query, now))[::-1]
     if query.trigger:
         code = keys.code(query.trigger)
