@@ -38,11 +38,14 @@ CODES = {"apps": 7, "interactive": 3}  # "scheduled" is a trigger no run has a c
     runs=runs,
     trigger=st.one_of(st.none(), st.sampled_from(TRIGGER_NAMES)),
     window=st.one_of(st.none(), st.sampled_from(WINDOW_NAMES)),
+    whole=st.booleans(),
 )
 def test_tally_of_runs_is_tally_of_their_series(
-    runs: list[tuple[int, str, float]], trigger: str | None, window: str | None
+    runs: list[tuple[int, str, float]], trigger: str | None, window: str | None, whole: bool
 ) -> None:
     runs = sorted(runs, key=lambda run: run[0])
+    if whole:  # whole milliseconds, summed exactly in any order
+        runs = [(t, name, float(round(r))) for t, name, r in runs]
     runs = [run for run in runs if run[1] in CODES]
     by_trigger = {
         name: [

@@ -235,6 +235,14 @@ def tally(
     return _counts(triggers, below, warehouse), below[high] - below[low]
 
 
+def _exact(runtimes: Sequence[float]) -> bool:
+    """Whether every sum of some of these runtimes is an exact float: whole numbers, all
+    together at most 2**53 in size."""
+    return all(map(float.is_integer, runtimes)) and (
+        not runtimes or len(runtimes) * max(max(runtimes), -min(runtimes)) <= 2**53
+    )
+
+
 def tally_runs(
     created: Sequence[int],
     codes: Sequence[int],
@@ -245,22 +253,26 @@ def tally_runs(
     now: int,
 ) -> tuple[dict[str, Any], int]:
     """`tally` of runs given one by one, in createdAt order, all in the scope (newer than 30
-    days, not newer than now): their creation times, trigger codes (`code_of` a trigger's
-    name) and runtimes. The same answer as `tally` of their series, float sums included (each
-    trigger's runtimes summed oldest first, from 0.0, as its running sum is)."""
+    days, not newer than now, each of a trigger of TRIGGER_NAMES): their creation times,
+    trigger codes (`code_of` a trigger's name) and runtimes. The same answer as `tally` of
+    their series, float sums included (each trigger's runtimes summed oldest first, from 0.0,
+    as its running sum is, unless every order gives the same sum)."""
     bounds = edges(now)
     at = list(map(bisect_right, repeat(created), bounds))
     week = at[EDGE_OFFSETS.index(SEVEN_DAYS_MINUTES * MINUTE_US)]
     low, high = _window_at(window)
-    triggers = {}
-    warehouse = 0.0
-    for name in TRIGGER_NAMES:
-        code = code_of(name)
-        triggers[name] = codes[at[low] : at[high]].count(code)
-        if trigger is None or trigger == name:
-            own = list(map(code.__eq__, codes))
-            before = reduce(add, compress(runtimes[:week], own), 0.0)
-            warehouse += reduce(add, compress(runtimes[week:], own[week:]), before) - before
+    triggers = {name: codes[at[low] : at[high]].count(code_of(name)) for name in TRIGGER_NAMES}
+    counted = TRIGGER_NAMES if trigger is None else (trigger,)
+    newer = runtimes[week:]
+    if trigger is None and _exact(runtimes):  # every order of the sums gives the same float
+        warehouse = float(sum(newer))
+    else:
+        warehouse = 0.0
+        for name in counted:
+            code = code_of(name)
+            before = reduce(add, compress(runtimes[:week], map(code.__eq__, codes[:week])), 0.0)
+            own = compress(newer, map(code.__eq__, codes[week:]))
+            warehouse += reduce(add, own, before) - before
     if trigger is not None:
         code = code_of(trigger)
         at = [codes[:end].count(code) for end in at]
