@@ -10,8 +10,9 @@ from urllib.parse import unquote
 
 import pytest
 from evaluator_support import ALICE_TOKEN, BOB_TOKEN, HISTORY, JAFFLE, NOW_US, Running
+from starlette.responses import Response
 
-from release_safety.evaluator.app import create_app
+from release_safety.evaluator.app import JsonBody, create_app
 
 PROJECTS = "/api/v2/projects"
 # (method, raw path, query string, token, root path, served by the front)
@@ -92,3 +93,21 @@ def test_the_front_answers_as_the_starlette_route(
     through_starlette = scope_of(method, path, query, token, root)
     assert answer(app, through_front) == answer(app.app, through_starlette)
     assert ("router" not in through_front) is front  # the router saw only what was handed on
+
+
+@pytest.mark.parametrize("body", [b"", b'{"status":"ok"}', b"[" + b"1," * 5000 + b"1]"])
+def test_a_json_body_is_sent_as_starlette_sends_it(body: bytes) -> None:
+    async def messages(response: Response) -> list[Any]:
+        sent: list[Any] = []
+
+        async def receive() -> dict[str, Any]:
+            return {"type": "http.request", "body": b"", "more_body": False}
+
+        async def send(message: Any) -> None:
+            sent.append(message)
+
+        await response({"type": "http", "method": "GET"}, receive, send)
+        return sent
+
+    expected = Response(body, media_type="application/json")
+    assert asyncio.run(messages(JsonBody(body))) == asyncio.run(messages(expected))

@@ -67,6 +67,22 @@ def _json(payload: Any, status_code: int = 200, headers: dict[str, str] | None =
     return Response(dumps(payload), status_code, headers, media_type="application/json")
 
 
+class JsonBody(Response):
+    """A 200 answer of a body already JSON, with the headers Starlette's `Response` gives it
+    (content-length, content-type), made without its general header handling."""
+
+    media_type = "application/json"
+
+    def __init__(self, body: bytes) -> None:
+        self.status_code = 200
+        self.background = None
+        self.body = body
+        self.raw_headers = [
+            (b"content-length", b"%d" % len(body)),
+            (b"content-type", b"application/json"),
+        ]
+
+
 def _error(exc: ApiError) -> Response:
     return _json(exc.payload(), exc.status_code)
 
@@ -130,7 +146,7 @@ def _serve(
             log.exception("unexpected error on %s %s", request.method, request.url.path)
             return _error(ApiError(500, "UnexpectedServerError", "Something went wrong."))
         if isinstance(results, bytes):  # the whole body, already JSON
-            return Response(results, media_type="application/json")
+            return JsonBody(results)
         return _json({"status": "ok", "results": results})
 
     return endpoint

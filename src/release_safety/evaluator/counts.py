@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_right, insort
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import accumulate, repeat
+from functools import reduce
+from itertools import accumulate, compress, repeat
 from operator import add
 from typing import Any
 
@@ -191,6 +192,25 @@ def steady_span(created_series: Iterable[Sequence[int]], now: int) -> tuple[int,
     return low, high
 
 
+def _window_at(window: str | None) -> tuple[int, int]:
+    """Positions in `edges` of a window's older and newer edge (the whole scope if none)."""
+    if window is None:
+        return 0, len(WINDOWS)
+    low = len(WINDOWS) - 1 - WINDOW_NAMES.index(window)
+    return low, low + 1
+
+
+def _counts(triggers: dict[str, int], below: Sequence[int], warehouse: float) -> dict[str, Any]:
+    """The counts object from the runs of each trigger, the counted runs at or before each
+    edge (oldest edge first) and their warehouse time."""
+    return {
+        "total": sum(triggers.values()),
+        "triggers": triggers,
+        "windows": {name: below[-1 - i] - below[-2 - i] for i, name in enumerate(WINDOW_NAMES)},
+        "warehouseTimeMsLast7Days": int(warehouse) if warehouse.is_integer() else warehouse,
+    }
+
+
 def tally(
     by_trigger: Mapping[str, Sequence[Series]], trigger: str | None, window: str | None, now: int
 ) -> tuple[dict[str, Any], int]:
@@ -200,11 +220,7 @@ def tally(
     the runtimes newer than 7 days over the runs of `windows`."""
     bounds = edges(now)
     week = bounds.index(now - SEVEN_DAYS_MINUTES * MINUTE_US)
-    # positions in `bounds` of the chosen window's older and newer edge (the whole scope if none)
-    low, high = (0, len(bounds) - 1)
-    if window:
-        low = len(WINDOWS) - 1 - WINDOW_NAMES.index(window)
-        high = low + 1
+    low, high = _window_at(window)
     triggers = dict.fromkeys(TRIGGER_NAMES, 0)
     below = [0] * len(bounds)  # counted runs at or before each edge, oldest edge first
     warehouse = 0.0
@@ -216,10 +232,48 @@ def tally(
             if counted:
                 below = list(map(add, below, at))
                 warehouse += series.runtime_before[at[-1]] - series.runtime_before[at[week]]
-    counts = {
-        "total": sum(triggers.values()),
-        "triggers": triggers,
-        "windows": {name: below[-1 - i] - below[-2 - i] for i, name in enumerate(WINDOW_NAMES)},
-        "warehouseTimeMsLast7Days": int(warehouse) if warehouse.is_integer() else warehouse,
-    }
-    return counts, below[high] - below[low]
+    return _counts(triggers, below, warehouse), below[high] - below[low]
+
+
+def _exact(runtimes: Sequence[float]) -> bool:
+    """Whether every sum of some of these runtimes is an exact float: whole numbers, all
+    together at most 2**53 in size."""
+    return all(map(float.is_integer, runtimes)) and (
+        not runtimes or len(runtimes) * max(max(runtimes), -min(runtimes)) <= 2**53
+    )
+
+
+def tally_runs(
+    created: Sequence[int],
+    codes: Sequence[int],
+    runtimes: Sequence[float],
+    code_of: Callable[[str], int],
+    trigger: str | None,
+    window: str | None,
+    now: int,
+) -> tuple[dict[str, Any], int]:
+    """`tally` of runs given one by one, in createdAt order, all in the scope (newer than 30
+    days, not newer than now, each of a trigger of TRIGGER_NAMES): their creation times,
+    trigger codes (`code_of` a trigger's name) and runtimes. The same answer as `tally` of
+    their series, float sums included (each trigger's runtimes summed oldest first, from 0.0,
+    as its running sum is, unless every order gives the same sum)."""
+    bounds = edges(now)
+    at = list(map(bisect_right, repeat(created), bounds))
+    week = at[EDGE_OFFSETS.index(SEVEN_DAYS_MINUTES * MINUTE_US)]
+    low, high = _window_at(window)
+    triggers = {name: codes[at[low] : at[high]].count(code_of(name)) for name in TRIGGER_NAMES}
+    counted = TRIGGER_NAMES if trigger is None else (trigger,)
+    newer = runtimes[week:]
+    if trigger is None and _exact(runtimes):  # every order of the sums gives the same float
+        warehouse = float(sum(newer))
+    else:
+        warehouse = 0.0
+        for name in counted:
+            code = code_of(name)
+            before = reduce(add, compress(runtimes[:week], map(code.__eq__, codes[:week])), 0.0)
+            own = compress(newer, map(code.__eq__, codes[week:]))
+            warehouse += reduce(add, own, before) - before
+    if trigger is not None:
+        code = code_of(trigger)
+        at = [codes[:end].count(code) for end in at]
+    return _counts(triggers, at, warehouse), at[high] - at[low]

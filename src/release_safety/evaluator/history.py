@@ -6,6 +6,7 @@ bounds on createdAt with an inclusive newer end (a run exactly 5 minutes old is 
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from functools import lru_cache
 from operator import itemgetter
@@ -21,9 +22,10 @@ from release_safety.evaluator.counts import (
     WINDOWS,
     steady_span,
     tally,
+    tally_runs,
 )
 from release_safety.evaluator.params import Params, offset_of, page_info, pagination
-from release_safety.evaluator.search import CREATED, ROW_ID, RUNTIME_KEY, TRIGGER
+from release_safety.evaluator.search import CREATED, ROW_ID, RUNTIME, RUNTIME_KEY, TRIGGER
 from release_safety.evaluator.store import Store
 from release_safety.evaluator.times import MINUTE_US
 
@@ -48,10 +50,56 @@ class HistoryQuery(NamedTuple):
     sort_by: str = "createdAt"
 
 
-@lru_cache(maxsize=PARSED)
+# A query string of distinct names, each with one value of unescaped characters (no `%`, `+`)
+_PLAIN = re.compile(rb"[\w.~-]+=[\w.~-]+(?:&[\w.~-]+=[\w.~-]+)*", re.ASCII)
+_COUNT = re.compile(r"[1-9][0-9]{0,8}")  # a page or pageSize that needs no further check
+_CHOICES = {
+    "trigger": TRIGGER_NAMES,
+    "language": LANGUAGES,
+    "window": WINDOW_NAMES,
+    "sortBy": SORTS,
+}
+
+
 def parse_query(raw: bytes) -> HistoryQuery:
-    """Read and check a raw query string (422 ValidateError or PaginationError); the answer
-    depends on the string alone, so the last few distinct ones are kept."""
+    """Read and check a raw query string (422 ValidateError or PaginationError)."""
+    return _plain(raw) or _parsed(raw)
+
+
+def _plain(raw: bytes) -> HistoryQuery | None:
+    """The query of a plain string whose every parameter is known and valid (as `_parsed`
+    reads it), else None: the common requests, read without `Params`."""
+    if _PLAIN.fullmatch(raw) is None:
+        return None
+    found = dict(pair.split("=") for pair in raw.decode("ascii").split("&"))
+    if len(found) != raw.count(b"&") + 1:  # a repeated name
+        return None
+    fields: dict[str, Any] = {}
+    for name, value in found.items():
+        if name == "search":
+            fields["search"] = value
+        elif name in ("page", "pageSize"):
+            if _COUNT.fullmatch(value) is None:
+                return None
+            if name == "page":
+                fields["page"] = int(value)
+            else:
+                fields["page_size"] = min(int(value), MAX_PAGE_SIZE)
+        elif name == "status":
+            if value not in STATUSES:
+                return None
+            fields["statuses"] = (value,)
+        elif value in _CHOICES.get(name, ()):
+            fields["sort_by" if name == "sortBy" else name] = value
+        else:
+            return None
+    return HistoryQuery(**fields)
+
+
+@lru_cache(maxsize=PARSED)
+def _parsed(raw: bytes) -> HistoryQuery:
+    """Read and check any raw query string; the answer depends on the string alone, so the
+    last few distinct ones are kept."""
     params = Params(raw)
     page = params.integer("page", 1)
     page_size = params.integer("pageSize", DEFAULT_PAGE_SIZE)
@@ -115,7 +163,15 @@ def _searched(store: Store, query: HistoryQuery, scope: int, now: int) -> Comput
         return oldest_first[bisect_right(created, older) : bisect_right(created, newer)]
 
     counted = between(now - SCOPE_MINUTES * MINUTE_US, now)
-    counts, total = tally(keys.by_trigger(counted), query.trigger, query.window, now)
+    counts, total = tally_runs(
+        list(map(itemgetter(CREATED), counted)),
+        list(map(itemgetter(TRIGGER), counted)),
+        list(map(itemgetter(RUNTIME), counted)),
+        keys.code,
+        query.trigger,
+        query.window,
+        now,
+    )
     chosen = between(*_bounds(query, now))[::-1]
     if query.trigger:
         code = keys.code(query.trigger)

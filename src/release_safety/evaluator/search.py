@@ -20,13 +20,12 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
-from itertools import accumulate, chain, groupby
+from itertools import chain
 from operator import itemgetter
 from struct import Struct
 from typing import Any
 
 from release_safety.errors import CheckError
-from release_safety.evaluator.counts import TRIGGER_NAMES, Series
 
 
 class Texts:
@@ -168,25 +167,12 @@ class Keys:
         if statuses:
             codes = {self.code(status) for status in statuses}
             rows = [row for row in rows if row[STATUS] in codes]
-        if len(blocks) > 1:  # a run holding two matching texts is in two blocks
+        if len(blocks) > 1 and len(set(map(itemgetter(ROW_ID), rows))) < len(rows):
+            # a run holding two matching texts is in two blocks
             rows = list(dict(zip(map(itemgetter(ROW_ID), rows), rows, strict=True)).values())
         created = itemgetter(CREATED)
+        rows.sort(key=created, reverse=True)
         if len(set(map(created, rows))) < len(rows):  # a uuid orders runs created together
-            rows.sort(key=lambda row: self.uuid[row[ROW_ID]])
-        rows.sort(key=created, reverse=True)  # stable: equal times stay in uuid order
+            uuid = self.uuid
+            rows.sort(key=lambda row: (-row[CREATED], uuid[row[ROW_ID]]))
         return rows
-
-    def by_trigger(self, rows: Sequence[tuple[Any, ...]]) -> dict[str, list[Series]]:
-        """The series of each trigger of these records (in createdAt order)."""
-        code, created, runtime = itemgetter(TRIGGER), itemgetter(CREATED), itemgetter(RUNTIME)
-        found = {key: list(group) for key, group in groupby(sorted(rows, key=code), code)}
-        return {
-            name: [
-                Series(
-                    list(map(created, runs)),
-                    array("d", accumulate(map(runtime, runs), initial=0.0)),
-                )
-            ]
-            for name in TRIGGER_NAMES
-            for runs in (found.get(self.code(name), []),)
-        }
