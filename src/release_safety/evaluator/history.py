@@ -81,10 +81,7 @@ def _plain(raw: bytes) -> HistoryQuery | None:
         elif name in ("page", "pageSize"):
             if _COUNT.fullmatch(value) is None:
                 return None
-            if name == "page":
-                fields["page"] = int(value)
-            else:
-                fields["page_size"] = min(int(value), MAX_PAGE_SIZE)
+            fields["page" if name == "page" else "page_size"] = int(value)
         elif name == "status":
             if value not in STATUSES:
                 return None
@@ -93,6 +90,9 @@ def _plain(raw: bytes) -> HistoryQuery | None:
             fields["sort_by" if name == "sortBy" else name] = value
         else:
             return None
+    fields["page"], fields["page_size"] = pagination(  # as `_parsed` caps them (both >= 1)
+        fields.get("page", 1), fields.get("page_size", DEFAULT_PAGE_SIZE), MAX_PAGE_SIZE
+    )
     return HistoryQuery(**fields)
 
 
