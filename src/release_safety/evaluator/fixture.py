@@ -426,21 +426,23 @@ class RunChecker:
         """The run, checked (InputError naming its place otherwise), given whether it fits
         its schema (`runs_fit`)."""
         if not fits:
-            place = f"{self.where}: /{RUNS}/{index}"  # explain: the schema, else a shape
+            place = self._place(index)  # explain: the schema, else a shape
             _schema_error(_run_schema(), run, place)
             _check_shape(run, "requestParameters", "ExecuteAsyncQueryRequestParams", place)
             if run.get("metricQuery") is not None:
                 _check_shape(run, "metricQuery", "MetricQuery", place)
         uuid = run["queryUuid"]
         if uuid in self.seen:
-            raise InputError(
-                f"{self.where}: /{RUNS}/{index}/queryUuid: duplicate queryUuid {uuid!r}"
-            )
+            raise InputError(f"{self._place(index)}/queryUuid: duplicate queryUuid {uuid!r}")
         self.seen.add(uuid)
         for key, known in (("projectUuid", self.projects), ("userUuid", self.users)):
             if run[key] not in known:
-                raise InputError(f"{self.where}: /{RUNS}/{index}/{key}: unknown {run[key]!r}")
+                raise InputError(f"{self._place(index)}/{key}: unknown {run[key]!r}")
         return run  # type: ignore[no-any-return]
+
+    def _place(self, index: int) -> str:
+        """Where a run is, for its messages (built only when one is needed)."""
+        return f"{self.where}: /{RUNS}/{index}"
 
     def checked(self, batches: Iterable[list[Any]]) -> Iterator[tuple[int, Mapping[str, Any]]]:
         """The runs of the batches with their places, each checked as it is taken (the schema
