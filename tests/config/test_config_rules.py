@@ -204,6 +204,80 @@ CASES = [
         ],
     ),
     (
+        "ts-envalid-default-changed",
+        {
+            "src/env.ts": (
+                "import { cleanEnv, str } from 'envalid';\n"
+                "export const env = cleanEnv(process.env, {\n"
+                "  DB_CLIENT: str({ choices: ['pg', 'sqlite3'], default: 'sqlite3' }),\n"
+                "});\n"
+            )
+        },
+        {
+            "src/env.ts": (
+                "import { cleanEnv, str } from 'envalid';\n"
+                "export const env = cleanEnv(process.env, {\n"
+                "  DB_CLIENT: str({ choices: clients, default: 'better-sqlite3' }),\n"
+                "});\n"
+            )
+        },
+        [
+            (
+                "config-default-changed",
+                "breaking",
+                "env var `DB_CLIENT` default changed `sqlite3` → `better-sqlite3`",
+            )
+        ],
+        [
+            ConfigDefaultChanged(
+                type="defaultChanged",
+                name="DB_CLIENT",
+                previousDefault="sqlite3",
+                defaultValue="better-sqlite3",
+            )
+        ],
+    ),
+    (
+        "ts-envalid-spec-in-consts",
+        {
+            "src/env.ts": (
+                "const base = { PORT: num({ default: 3000 }), CACHE_TTL: num({ default: 60 }) };\n"
+                "const spec = { ...base, JWT_SECRET: str({ devDefault: 'dev' }) };\n"
+                "export const env = envalid.cleanEnv(process.env, spec);\n"
+            )
+        },
+        {
+            "src/env.ts": (
+                "const base = { PORT: num({ default: 3000 }) };\n"
+                "const spec = {\n"
+                "  ...base,\n"
+                "  JWT_SECRET: str({ devDefault: 'dev' }),\n"
+                "  SIGNING_KEY: str(),\n"
+                "  REGION: str({ default: 'eu' }),\n"
+                "};\n"
+                "export const env = envalid.cleanEnv(process.env, spec);\n"
+            )
+        },
+        [
+            (
+                "config-var-removed",
+                "breaking",
+                "env var `CACHE_TTL` removed (previous default `60`)",
+            ),
+            (
+                "config-required-var-added",
+                "breaking",
+                "new env var `SIGNING_KEY` required at start-up with no default",
+            ),
+            (
+                "config-optional-var-added",
+                "advisory",
+                "new optional env var `REGION` (default `eu`)",
+            ),
+        ],
+        [ConfigRemoved(type="removed", name="CACHE_TTL", previousDefault="60")],
+    ),
+    (
         "ts-new-required-non-null",
         {"src/config.ts": "export const a = process.env.A ?? '1';\n"},
         {
@@ -477,6 +551,16 @@ def test_ambiguous_rename_is_removal_and_addition(release_pair: Pair) -> None:
     ("path", "text", "where"),
     [
         ("src/config.ts", "const = process.env.A;\n", "src/config.ts:1"),
+        (
+            "src/env.ts",
+            "import { spec } from './spec';\nexport const env = cleanEnv(process.env, spec);\n",
+            "src/env.ts:2",
+        ),
+        (
+            "src/env.ts",
+            "export const env = cleanEnv(process.env, {\n  PORT: port,\n});\n",
+            "src/env.ts:2",
+        ),
         ("app/settings.py", "import os\ndef (:\n", "app/settings.py:2"),
         ("cmd/app/main.go", 'package main\nfunc {\nos.Getenv("A")\n', "cmd/app/main.go:2"),
         (".env.example", "A=1\nthis is not a line\n", ".env.example:2"),

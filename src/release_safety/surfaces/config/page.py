@@ -166,9 +166,14 @@ SOURCE_KINDS: list[tuple[str, ...]] = [
         "TypeScript / JavaScript",
         "`.ts .mts .cts .tsx .js .mjs .cjs .jsx`",
         "tree-sitter",
-        "`process.env.X`, `process.env['X']`, `const { X, Y = 'd' } = process.env`",
-        "last operand of a `||` / `??` chain, the destructuring default",
-        "`process.env.X!`, `if (!process.env.X) throw ...`, a guard within three statements",
+        "`process.env.X`, `process.env['X']`, `const { X, Y = 'd' } = process.env`; envalid's"
+        " `cleanEnv(process.env, { X: str({ default: 'd' }) })` (validators written as an object"
+        " literal, or as `const`s of the same file, spreads included; validators it cannot see,"
+        " such as an imported object, make the source unreadable: not checked)",
+        "last operand of a `||` / `??` chain, the destructuring default, envalid's `default`",
+        "`process.env.X!`, `if (!process.env.X) throw ...`, a guard within three statements;"
+        " an envalid validator without `default` (`devDefault` does not count: production"
+        " refuses to start without the variable)",
     ),
     (
         "env file",

@@ -1,5 +1,6 @@
 """TypeScript and JavaScript sources, parsed with tree-sitter: `process.env.X`,
-`process.env['X']`, `const { X = 'd' } = process.env`.
+`process.env['X']`, `const { X = 'd' } = process.env`, and envalid's
+`cleanEnv(process.env, { X: str({ default: 'd' }) })`.
 
 A default is the last operand of a `||` / `??` chain when it is not itself an env read
 (`Number(process.env.PORT) || 3000` included: single-argument calls are looked through).
@@ -8,6 +9,12 @@ A read is required when asserted non-null (`process.env.X!`) or guarded by
 `if (!process.env.X) throw ...`, or by `const x = process.env.X; if (!x) throw ...` (or
 `process.exit(...)`) within the next three statements. Computed keys (`process.env[name]`) name
 no variable and are skipped.
+
+envalid's validators (an object literal, or a `const` of this file holding one, spreads of such
+`const`s included): each key is a variable; its spec's `default` is the default, and a validator
+without one is required (envalid refuses to start without it outside development; `devDefault`
+does not count). Validators this file does not spell out (imported, computed, a validator that
+is not a call) hide what the service reads: the source is refused, and the surface not checked.
 """
 
 from __future__ import annotations
@@ -55,6 +62,8 @@ def parse(source: bytes, dialect: str) -> list[EnvRead]:
     if tree.root_node.has_error:
         raise SourceError("syntax error", error_line(tree.root_node))
     reads: list[EnvRead] = []
+    objects: dict[str, Node] = {}
+    validated: list[Node] = []
     stack = [tree.root_node]
     while stack:
         node = stack.pop()
@@ -63,7 +72,14 @@ def parse(source: bytes, dialect: str) -> list[EnvRead]:
             reads += _chain_reads(node, name)
         elif node.type == "variable_declarator":
             reads += _destructured(node)
+            value = node.child_by_field_name("value")
+            if value is not None and value.type == "object":
+                objects[node_text(node.child_by_field_name("name"))] = value
+        elif _is_clean_env(node):
+            validated.append(node)
         stack.extend(reversed(node.named_children))
+    for call in validated:
+        reads += _validators(call, objects)
     return sorted(set(reads), key=lambda read: (read.line, read.name))
 
 
@@ -251,9 +267,7 @@ def _destructured(node: Node) -> list[EnvRead]:
             name = site = node_text(entry.child_by_field_name("left"))
             default_node = entry.child_by_field_name("right")
         elif entry.type == "pair_pattern":
-            name = _literal(entry.child_by_field_name("key")) or node_text(
-                entry.child_by_field_name("key")
-            )
+            name = _key(entry.child_by_field_name("key"))
             target = entry.child_by_field_name("value")
             if target is not None and target.type == "assignment_pattern":
                 default_node = target.child_by_field_name("right")
@@ -265,3 +279,77 @@ def _destructured(node: Node) -> list[EnvRead]:
                 EnvRead(name=name, line=entry.start_point.row + 1, default=default, site=site)
             )
     return reads
+
+
+def _arguments(call: Node) -> list[Node]:
+    args = call.child_by_field_name("arguments")
+    return [] if args is None else args.named_children
+
+
+def _is_clean_env(node: Node) -> bool:
+    """envalid's `cleanEnv(process.env, validators)` (or `envalid.cleanEnv(...)`)."""
+    if node.type != "call_expression":
+        return False
+    callee = node.child_by_field_name("function")
+    if callee is None or node_text(callee).rsplit(".", 1)[-1] != "cleanEnv":
+        return False
+    args = _arguments(node)
+    return len(args) >= 2 and _is_process_env(args[0])
+
+
+def _validators(call: Node, objects: dict[str, Node]) -> list[EnvRead]:
+    """The variables `cleanEnv(process.env, validators)` reads."""
+    reads: list[EnvRead] = []
+    pending, seen = [_arguments(call)[1]], set[str]()
+    while pending:
+        node = pending.pop()
+        while node.type in _WRAPPERS and node.named_child_count:
+            node = node.named_children[0]
+        if node.type == "identifier" and node_text(node) in objects:
+            if node_text(node) in seen:
+                continue
+            seen.add(node_text(node))
+            node = objects[node_text(node)]
+        if node.type != "object":
+            raise SourceError(
+                f"cleanEnv(process.env, {node_text(node)}): validators not written in this "
+                "file, so the variables it reads are not known",
+                node.start_point.row + 1,
+            )
+        for entry in node.named_children:
+            if entry.type == "spread_element" and entry.named_child_count:
+                pending.append(entry.named_children[0])
+            elif entry.type == "pair":
+                reads.append(_validator(entry))
+            elif entry.type != "comment":
+                raise SourceError(
+                    f"cleanEnv validator `{node_text(entry)}` is not `NAME: validator(...)`",
+                    entry.start_point.row + 1,
+                )
+    return reads
+
+
+def _validator(pair: Node) -> EnvRead:
+    """`NAME: str({ default: 'd' })`: the variable, its default, required without one."""
+    key, value = pair.child_by_field_name("key"), pair.child_by_field_name("value")
+    name = _key(key)
+    line = pair.start_point.row + 1
+    if value is None or value.type != "call_expression":
+        raise SourceError(
+            f"cleanEnv validator of {name} is not a call: its spec is not known", line
+        )
+    args = _arguments(value)
+    spec = args[0] if args else None
+    if spec is not None and spec.type != "object":
+        raise SourceError(f"cleanEnv validator of {name}: its spec is not an object literal", line)
+    default = None
+    for entry in spec.named_children if spec is not None else []:
+        key, value = entry.child_by_field_name("key"), entry.child_by_field_name("value")
+        if entry.type == "pair" and _key(key) == "default" and value is not None:
+            default = _value(value)
+    return EnvRead(name=name, line=line, default=default, required=default is None)
+
+
+def _key(node: Node | None) -> str:
+    """An object key as written: `X`, `'X'` or `"X"` all name X."""
+    return "" if node is None else _literal(node) or node_text(node)
