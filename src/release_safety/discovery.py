@@ -33,7 +33,7 @@ from release_safety.findings import (
     register,
 )
 from release_safety.patterns import compile_pattern
-from release_safety.settings import SETTINGS_FILE, glob_regex, is_glob, skipped
+from release_safety.settings import glob_regex, is_glob, skipped
 from release_safety.snapshot import Snapshot
 
 SETTINGS_PATH_UNMATCHED = register(
@@ -193,14 +193,13 @@ def tried(key: str, patterns: Sequence[str]) -> list[str]:
 
 
 def unmatched(
-    surface: Surface, key: str, patterns: Sequence[str], snapshot: Snapshot
+    surface: Surface, key: str, patterns: Sequence[str], snapshot: Snapshot, origin: str
 ) -> list[Finding]:
-    """A finding for every explicitly set entry that names no file at the snapshot's ref."""
+    """A finding for every explicitly set entry that names no file at the snapshot's ref
+    (`origin`: the settings file)."""
     return [
         SETTINGS_PATH_UNMATCHED.finding(
-            surface,
-            f"{SETTINGS_FILE}: key {key!r}: {pattern!r} matches nothing at {snapshot.ref}",
-            SETTINGS_FILE,
+            surface, f"{origin}: key {key!r}: {pattern!r} matches nothing at {snapshot.ref}", origin
         )
         for pattern in patterns
         if not matching(snapshot, pattern)
@@ -210,13 +209,14 @@ def unmatched(
 @dataclass(frozen=True)
 class Sought:
     """What a document surface looks for: the settings key and its entries, whether the
-    settings set them, and where discovery looks by default."""
+    settings set them, where discovery looks by default, and the settings file."""
 
     surface: Surface
     key: str
     patterns: Sequence[str]
     explicit: bool
     defaults: Sequence[str]
+    origin: str
 
 
 @dataclass
@@ -239,12 +239,12 @@ def locate(sought: Sought, old: Snapshot | None, new: Snapshot) -> Documents:
     surface, key, patterns = sought.surface, sought.key, sought.patterns
     found = Documents(tried=tried(key, patterns))
     if sought.explicit:
-        found.problems += unmatched(surface, key, patterns, new)
+        found.problems += unmatched(surface, key, patterns, new, sought.origin)
     new_docs = matched(new, patterns)
     if not sought.explicit and len(new_docs) > 1:
         message = (
             f"several candidate documents at {new.ref}: {', '.join(new_docs)}; name the one(s) "
-            f"to check in {SETTINGS_FILE} ({key} = [...])"
+            f"to check in {sought.origin} ({key} = [...])"
         )
         found.problems.append(not_checked_finding(surface, message, rule=DISCOVERY_AMBIGUOUS))
         return found
@@ -351,11 +351,13 @@ def absent_report(
     new: Snapshot,
     found: Sequence[str],
     looked: Sequence[str],
+    origin: str,
 ) -> R:
-    """The report of a surface declared absent: checked, with the reason as an advisory, and
-    an unknown finding when discovery (`looked`, what it tried) found documents after all."""
-    message = f"{surface} surface declared absent in {SETTINGS_FILE} ([{surface}] absent): {reason}"
-    findings = [DECLARED_ABSENT.finding(surface, message, SETTINGS_FILE)]
+    """The report of a surface declared absent in the settings file `origin`: checked, with the
+    reason as an advisory, and an unknown finding when discovery (`looked`, what it tried) found
+    documents after all."""
+    message = f"{surface} surface declared absent in {origin} ([{surface}] absent): {reason}"
+    findings = [DECLARED_ABSENT.finding(surface, message, origin)]
     if found:
         shown = ", ".join(found[:5]) + (f" and {len(found) - 5} more" if len(found) > 5 else "")
         message = f"{surface} surface declared absent, but {new.ref} has {shown}"
@@ -366,11 +368,16 @@ def absent_report(
 
 
 def declared_absent(
-    kind: type[R], surface: Surface, reason: str, new: Snapshot, defaults: Sequence[str]
+    kind: type[R],
+    surface: Surface,
+    reason: str,
+    new: Snapshot,
+    defaults: Sequence[str],
+    origin: str,
 ) -> R:
     """`absent_report` for a surface whose discovery is a list of globs."""
     looked = tried(f"{surface} (discovery)", defaults)
-    return absent_report(kind, surface, reason, new, matched(new, defaults), looked)
+    return absent_report(kind, surface, reason, new, matched(new, defaults), looked, origin)
 
 
 def reason_of(problems: Sequence[Finding]) -> str | None:

@@ -51,10 +51,11 @@ class ReleaseSettings:
         return self.previous is not None and self.previous.settings != self.current.settings
 
     def key(self) -> str:
-        """What the reports depend on, for the report cache."""
+        """What the reports depend on, for the report cache (the settings' file too: findings
+        name it)."""
         previous = self.previous if self.differ else None
         parts = [self.current.settings, previous.settings if previous else None]
-        texts = [p.model_dump_json() if p else "-" for p in parts]
+        texts = [f"{p.origin}\0{p.model_dump_json()}" if p else "-" for p in parts]
         return "\0".join([*texts, self.problem or ""])
 
 

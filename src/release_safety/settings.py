@@ -18,6 +18,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PrivateAttr,
     StrictInt,
     ValidationError,
     field_validator,
@@ -342,6 +343,18 @@ class Settings(_Closed):
     declarations: DeclarationSettings = DeclarationSettings()
     overrides: OverrideSettings = OverrideSettings()
     rules: RuleSettings = RuleSettings()
+    _origin: str = PrivateAttr(default=SETTINGS_FILE)
+
+    @property
+    def origin(self) -> str:
+        """The file the settings were read from, as findings and errors name it
+        (`.release-safety.toml`, `pyproject.toml`, or the file given with `--config`)."""
+        return self._origin
+
+    def read_from(self, origin: str) -> Settings:
+        """These settings, naming `origin` as their file."""
+        self._origin = origin
+        return self
 
     @field_validator("floor_version")
     @classmethod
@@ -404,9 +417,10 @@ def settings_at(snapshot: Snapshot, path: str = SETTINGS_FILE) -> Settings | Non
     if source is None:
         return None
     where = f"{source} at {snapshot.ref}"
-    return parse_settings(
+    found = parse_settings(
         settings_text(snapshot.read(source), where), where, table=source == PYPROJECT
     )
+    return found.read_from(source) if found is not None else None
 
 
 def load_settings(repo_path: Path, config: Path | None) -> Settings:
@@ -419,4 +433,4 @@ def load_settings(repo_path: Path, config: Path | None) -> Settings:
     found = parse_settings(read_settings(path), where, table=path.name == PYPROJECT)
     if found is None:
         raise InputError(f"{where}: no [tool.release-safety] table")
-    return found
+    return found.read_from(where)

@@ -180,3 +180,49 @@ def test_settings_at_a_ref_from_pyproject_table(
     surfaces = json.loads(evidence.read_text())["surfaces"]
     (settings,) = [s for s in surfaces if s["surface"] == "settings"]
     assert settings["coverage"]["tried"][0].startswith("settings: pyproject.toml at ")
+
+
+@pytest.mark.parametrize("holder", ["pyproject", "outside", "committed"])
+def test_findings_and_errors_name_the_settings_file_that_was_read(
+    make_repo: Callable[[str], RepoBuilder],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    holder: str,
+) -> None:
+    """A declared-absent advisory and a path that matches nothing name the file the settings
+    came from: `pyproject.toml`, the `--config` file, or `.release-safety.toml`."""
+    builder = make_repo("origin")
+    settings = f"{ABSENT}[config]\nsources = ['conf/app.env']\n"
+    files = {"conf/app.env": "PORT=8080\n"}
+    outside = tmp_path / "outside.toml"
+    if holder == "pyproject":
+        table = ("\n" + settings).replace("\n[", "\n[tool.release-safety.")
+        files["pyproject.toml"] = "[project]\nname = 'x'\n" + table
+        expected = "pyproject.toml"
+    elif holder == "outside":
+        outside.write_text(settings, encoding="utf-8")
+        expected = str(outside)
+    else:
+        files[".release-safety.toml"] = settings
+        expected = ".release-safety.toml"
+    builder.release("1.0.0", files)
+    builder.release("1.1.0", {"README.md": "next\n"})
+    args = ["generate", "--repo", str(builder.path)]
+    args += ["--config", str(outside)] if holder == "outside" else []
+    evidence = tmp_path / "e.json"
+    assert run([*args, "--to", "1.1.0", "--out", "-", "--evidence", str(evidence)]) == 0
+    advisories = [
+        finding
+        for finding in json.loads(evidence.read_text())["findings"]
+        if finding["rule"] == "surface-declared-absent"
+    ]
+    assert len(advisories) == 4
+    for finding in advisories:
+        assert finding["file"] == expected
+        assert f" declared absent in {expected} (" in finding["message"]
+    builder.delete("conf/app.env").release("1.2.0", {"README.md": "third\n"})
+    assert run([*args, "--to", "1.2.0", "--out", str(tmp_path / "a.json")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].endswith(
+        f"{expected}: key 'config.sources': 'conf/app.env' matches nothing at 1.2.0"
+    )

@@ -207,7 +207,11 @@ def analyse(new: Snapshot, settings: Settings, version: str) -> OverridesReport:
     coverage = Coverage.of([f"overrides.file = {path!r}"], {}, {path: blob})
     if blob is None:
         explicit = settings.explicitly_set("overrides", "file")
-        findings = unmatched("overrides", "overrides.file", [path], new) if explicit else []
+        findings = (
+            unmatched("overrides", "overrides.file", [path], new, settings.origin)
+            if explicit
+            else []
+        )
         return OverridesReport(
             surface="overrides",
             checked=not findings,

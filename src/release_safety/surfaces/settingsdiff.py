@@ -25,7 +25,7 @@ from release_safety.discovery import matched
 from release_safety.findings import Coverage, Finding, Rule, SurfaceReport, register
 from release_safety.releasesettings import SettingsAt
 from release_safety.rulesoff import turned_off
-from release_safety.settings import SETTINGS_FILE, ConfigSource, Settings
+from release_safety.settings import ConfigSource, Settings
 from release_safety.snapshot import Snapshot
 from release_safety.surfaces.config.sources import matched_sources
 from release_safety.surfaces.migrations.discover import migration_files
@@ -131,7 +131,7 @@ def _shown(entries: Sequence[str]) -> str:
 
 
 def _finding(rule: Rule, current: SettingsAt, key: str, message: str) -> Finding:
-    file = current.path or SETTINGS_FILE
+    file = current.settings.origin
     return rule.finding("settings", f"key {key!r}: {message}", file, key_line(current.text, key))
 
 
@@ -270,17 +270,19 @@ def analyse(
     problem: str | None = None,
 ) -> SurfaceReport:
     """The settings report: the settings used at each ref and how they changed."""
-    read_old = {previous.path or SETTINGS_FILE: previous.blob} if previous is not None else {}
+    read_old = {previous.settings.origin: previous.blob} if previous is not None else {}
     coverage = Coverage.of(
         [f"settings: {current.where}"]
         + ([f"previous settings: {previous.where}"] if previous is not None else []),
         read_old,
-        {current.path or SETTINGS_FILE: current.blob},
+        {current.settings.origin: current.blob},
     )
     findings: list[Finding] = []
     if problem is not None:
-        findings.append(SETTINGS_UNREADABLE.finding("settings", problem, SETTINGS_FILE, 1))
+        findings.append(
+            SETTINGS_UNREADABLE.finding("settings", problem, current.settings.origin, 1)
+        )
     elif previous is not None:
         findings = diff_settings(previous, current, [old, new])
-    findings += turned_off(current.settings.rules.off, current.path or SETTINGS_FILE)
+    findings += turned_off(current.settings.rules.off, current.settings.origin)
     return SurfaceReport(surface="settings", checked=True, findings=findings, coverage=coverage)

@@ -15,7 +15,6 @@ from release_safety.discovery import SETTINGS_PATH_UNMATCHED, declared_absent, r
 from release_safety.findings import ConfigReport, Coverage, Finding, not_checked_finding
 from release_safety.settings import (
     DEFAULT_CONFIG_SOURCES,
-    SETTINGS_FILE,
     ConfigSource,
     Settings,
 )
@@ -55,7 +54,9 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> ConfigRe
     """Diff the settings read at `old` and at `new`."""
     config = settings.config
     if config.absent is not None:
-        return declared_absent(ConfigReport, "config", config.absent, new, DEFAULT_CONFIG_SOURCES)
+        return declared_absent(
+            ConfigReport, "config", config.absent, new, DEFAULT_CONFIG_SOURCES, settings.origin
+        )
     sources = config.sources
     looked = tried("config.sources", [source.describe() for source in sources])
     new_files = matched_sources(new, sources)
@@ -66,9 +67,9 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> ConfigRe
         problems = [
             SETTINGS_PATH_UNMATCHED.finding(
                 "config",
-                f"{SETTINGS_FILE}: key 'config.sources': {source.path!r} matches nothing at "
+                f"{settings.origin}: key 'config.sources': {source.path!r} matches nothing at "
                 f"{new.ref}",
-                SETTINGS_FILE,
+                settings.origin,
             )
             for source in sources
             if source not in covered

@@ -254,7 +254,9 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> Declarat
     registry_path = settings.declarations.registry
     tried = [f"declarations.registry = {registry_path!r}"]
     if settings.explicitly_set("declarations", "registry"):
-        out.findings += unmatched("declarations", "declarations.registry", [registry_path], new)
+        out.findings += unmatched(
+            "declarations", "declarations.registry", [registry_path], new, settings.origin
+        )
     if settings.declarations.annotations:
         tried.append("annotations in every changed file")
         skip = (registry_path, settings.overrides.file)

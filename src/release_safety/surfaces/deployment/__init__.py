@@ -226,12 +226,17 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> SurfaceR
     deployment = settings.deployment
     if deployment.absent is not None:
         return declared_absent(
-            SurfaceReport, "deployment", deployment.absent, new, DEFAULT_DEPLOYMENT_SOURCES
+            SurfaceReport,
+            "deployment",
+            deployment.absent,
+            new,
+            DEFAULT_DEPLOYMENT_SOURCES,
+            settings.origin,
         )
     patterns = deployment.sources
     tried = discovery.tried("deployment.sources", patterns)
     problems = (
-        discovery.unmatched("deployment", "deployment.sources", patterns, new)
+        discovery.unmatched("deployment", "deployment.sources", patterns, new, settings.origin)
         if settings.explicitly_set("deployment", "sources")
         else []
     )

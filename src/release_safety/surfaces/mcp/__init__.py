@@ -22,9 +22,13 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> SurfaceR
     """Compare every configured (or the one discovered) MCP tool snapshot at both refs."""
     mcp = settings.mcp
     if mcp.absent is not None:
-        return declared_absent(SurfaceReport, "mcp", mcp.absent, new, DEFAULT_MCP_SNAPSHOTS)
+        return declared_absent(
+            SurfaceReport, "mcp", mcp.absent, new, DEFAULT_MCP_SNAPSHOTS, settings.origin
+        )
     explicit = settings.explicitly_set("mcp", "snapshots")
-    sought = Sought("mcp", "mcp.snapshots", mcp.snapshots, explicit, DEFAULT_MCP_SNAPSHOTS)
+    sought = Sought(
+        "mcp", "mcp.snapshots", mcp.snapshots, explicit, DEFAULT_MCP_SNAPSHOTS, settings.origin
+    )
     return document_surface(sought, old, new, _compare)
 
 

@@ -21,7 +21,6 @@ from release_safety.findings import (
 from release_safety.model import Heaviness, MigrationFile
 from release_safety.settings import (
     DEFAULT_MIGRATION_SOURCES,
-    SETTINGS_FILE,
     MigrationSource,
     Settings,
 )
@@ -87,9 +86,9 @@ def _unmatched_sources(settings: Settings, new: Snapshot) -> list[Finding]:
     return [
         SETTINGS_PATH_UNMATCHED.finding(
             "migrations",
-            f"{SETTINGS_FILE}: key 'migrations.sources[{i}]': {source.describe()} matches no "
+            f"{settings.origin}: key 'migrations.sources[{i}]': {source.describe()} matches no "
             f"migration file at {new.ref}",
-            SETTINGS_FILE,
+            settings.origin,
         )
         for i, source in enumerate(settings.migrations.sources)
         if i not in files.values()
@@ -117,7 +116,9 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> Migratio
     if migrations.absent is not None:
         found = sorted(migration_files(new, DEFAULT_MIGRATION_SOURCES))
         looked = _tried("migrations (discovery)", DEFAULT_MIGRATION_SOURCES)
-        return absent_report(MigrationsReport, "migrations", migrations.absent, new, found, looked)
+        return absent_report(
+            MigrationsReport, "migrations", migrations.absent, new, found, looked, settings.origin
+        )
     tried = _tried("migrations.sources", migrations.sources)
     problems = _unmatched_sources(settings, new)
     matched_new = migration_files(new, migrations.sources)

@@ -134,7 +134,9 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> SurfaceR
     break anything; `old` None is a first release)."""
     rest = settings.rest
     if rest.absent is not None:
-        return declared_absent(SurfaceReport, "rest", rest.absent, new, DEFAULT_REST_SPECS)
+        return declared_absent(
+            SurfaceReport, "rest", rest.absent, new, DEFAULT_REST_SPECS, settings.origin
+        )
 
     def compare(
         old: Snapshot | None, old_path: str | None, new: Snapshot, new_path: str
@@ -144,7 +146,7 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> SurfaceR
         return _compare(old, old_path, new, new_path, rest.external_refs)
 
     explicit = settings.explicitly_set("rest", "specs")
-    sought = Sought("rest", "rest.specs", rest.specs, explicit, DEFAULT_REST_SPECS)
+    sought = Sought("rest", "rest.specs", rest.specs, explicit, DEFAULT_REST_SPECS, settings.origin)
     return document_surface(sought, old, new, compare)
 
 
