@@ -278,6 +278,92 @@ CASES = [
         [ConfigRemoved(type="removed", name="CACHE_TTL", previousDefault="60")],
     ),
     (
+        "ts-zod-schema",
+        {
+            "src/env.ts": (
+                "const schema = z.object({\n"
+                "  PORT: z.coerce.number().default(3000),\n"
+                "  DATABASE_URL: z.string().url(),\n"
+                "  REDIS_URL: z.string().optional(),\n"
+                "});\n"
+                "export const env = schema.parse(process.env);\n"
+            )
+        },
+        {
+            "src/env.ts": (
+                "const base = z.object({ PORT: z.coerce.number().default(8080) });\n"
+                "const schema = base.extend({\n"
+                "  DATABASE_URL: z.string().url(),\n"
+                "  SIGNING_KEY: z.string().min(32),\n"
+                "  LOG_LEVEL: z.enum(['info', 'debug']).nullish(),\n"
+                "}).strict();\n"
+                "export const env = schema.safeParse(process.env);\n"
+            )
+        },
+        [
+            (
+                "config-default-changed",
+                "breaking",
+                "env var `PORT` default changed `3000` → `8080`",
+            ),
+            (
+                "config-required-var-added",
+                "breaking",
+                "new env var `SIGNING_KEY` required at start-up with no default",
+            ),
+            (
+                "config-var-removed",
+                "breaking",
+                "env var `REDIS_URL` removed (previous default (none))",
+            ),
+            (
+                "config-optional-var-added",
+                "advisory",
+                "new optional env var `LOG_LEVEL` (default (none))",
+            ),
+        ],
+        [
+            ConfigDefaultChanged(
+                type="defaultChanged", name="PORT", previousDefault="3000", defaultValue="8080"
+            ),
+            ConfigRemoved(type="removed", name="REDIS_URL", previousDefault=None),
+        ],
+    ),
+    (
+        "ts-t3-env",
+        {
+            "src/env.ts": (
+                "export const env = createEnv({\n"
+                "  server: { LOG_LEVEL: z.enum(['info', 'debug']).default('info') },\n"
+                "  runtimeEnv: process.env,\n"
+                "});\n"
+            )
+        },
+        {
+            "src/env.ts": (
+                "export const env = createEnv({\n"
+                "  server: { LOG_LEVEL: z.enum(['info', 'debug']).default('debug') },\n"
+                "  runtimeEnv: process.env,\n"
+                "});\n"
+            )
+        },
+        [
+            (
+                "config-default-changed",
+                "breaking",
+                "env var `LOG_LEVEL` default changed `info` → `debug`",
+            )
+        ],
+        [
+            ConfigDefaultChanged(
+                type="defaultChanged",
+                name="LOG_LEVEL",
+                previousDefault="info",
+                defaultValue="debug",
+            )
+        ],
+    ),
+    (
         "ts-new-required-non-null",
         {"src/config.ts": "export const a = process.env.A ?? '1';\n"},
         {
@@ -559,6 +645,23 @@ def test_ambiguous_rename_is_removal_and_addition(release_pair: Pair) -> None:
         (
             "src/env.ts",
             "export const env = cleanEnv(process.env, {\n  PORT: port,\n});\n",
+            "src/env.ts:2",
+        ),
+        (
+            "src/env.ts",
+            "import { schema } from './schema';\nexport const env = schema.parse(process.env);\n",
+            "src/env.ts:2",
+        ),
+        (
+            "src/env.ts",
+            "const schema = z.object({\n  ...shared,\n  PORT: z.number(),\n});\n"
+            "export const env = schema.parse(process.env);\n",
+            "src/env.ts:2",
+        ),
+        (
+            "src/env.ts",
+            "const schema = z.object({\n  PORT: portSchema,\n});\n"
+            "export const env = schema.parse(process.env);\n",
             "src/env.ts:2",
         ),
         ("app/settings.py", "import os\ndef (:\n", "app/settings.py:2"),

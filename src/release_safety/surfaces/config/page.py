@@ -166,14 +166,19 @@ SOURCE_KINDS: list[tuple[str, ...]] = [
         "TypeScript / JavaScript",
         "`.ts .mts .cts .tsx .js .mjs .cjs .jsx`",
         "tree-sitter",
-        "`process.env.X`, `process.env['X']`, `const { X, Y = 'd' } = process.env`; envalid's"
-        " `cleanEnv(process.env, { X: str({ default: 'd' }) })` (validators written as an object"
-        " literal, or as `const`s of the same file, spreads included; validators it cannot see,"
-        " such as an imported object, make the source unreadable: not checked)",
-        "last operand of a `||` / `??` chain, the destructuring default, envalid's `default`",
+        "`process.env.X`, `process.env['X']`, `const { X, Y = 'd' } = process.env`; env"
+        " schemas: envalid's `cleanEnv(process.env, { X: str({ default: 'd' }) })`, zod's"
+        " `z.object({ X: z.string().default('d') }).parse(process.env)` (`safeParse`,"
+        " `.extend`, `.merge` too), t3-env's `createEnv({ server: {...}, runtimeEnv })` (a"
+        " schema written as an object literal or as `const`s of the same file, spreads"
+        " included; one it cannot see, such as an imported object, makes the source"
+        " unreadable: not checked)",
+        "last operand of a `||` / `??` chain, the destructuring default, envalid's `default`,"
+        " zod's outermost `.default(d)` / `.catch(d)`",
         "`process.env.X!`, `if (!process.env.X) throw ...`, a guard within three statements;"
         " an envalid validator without `default` (`devDefault` does not count: production"
-        " refuses to start without the variable)",
+        " refuses to start without the variable); a zod field without a default that is not"
+        " `.optional()` / `.nullish()`",
     ),
     (
         "env file",

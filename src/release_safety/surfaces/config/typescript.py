@@ -1,6 +1,6 @@
 """TypeScript and JavaScript sources, parsed with tree-sitter: `process.env.X`,
-`process.env['X']`, `const { X = 'd' } = process.env`, and envalid's
-`cleanEnv(process.env, { X: str({ default: 'd' }) })`.
+`process.env['X']`, `const { X = 'd' } = process.env`, and the env-schema libraries
+`tsschemas` reads (envalid, zod, t3-env).
 
 A default is the last operand of a `||` / `??` chain when it is not itself an env read
 (`Number(process.env.PORT) || 3000` included: single-argument calls are looked through).
@@ -9,12 +9,6 @@ A read is required when asserted non-null (`process.env.X!`) or guarded by
 `if (!process.env.X) throw ...`, or by `const x = process.env.X; if (!x) throw ...` (or
 `process.exit(...)`) within the next three statements. Computed keys (`process.env[name]`) name
 no variable and are skipped.
-
-envalid's validators (an object literal, or a `const` of this file holding one, spreads of such
-`const`s included): each key is a variable; its spec's `default` is the default, and a validator
-without one is required (envalid refuses to start without it outside development; `devDefault`
-does not count). Validators this file does not spell out (imported, computed, a validator that
-is not a call) hide what the service reads: the source is refused, and the surface not checked.
 """
 
 from __future__ import annotations
@@ -27,15 +21,15 @@ from tree_sitter import Language, Node, Parser
 
 from release_safety.surfaces.config.reads import EnvRead, SourceError
 from release_safety.surfaces.config.syntax import error_line, node_text
+from release_safety.surfaces.config.tsnodes import (
+    WRAPPERS,
+    is_process_env,
+    key_name,
+    literal_of,
+    written,
+)
+from release_safety.surfaces.config.tsschemas import schema_kind, schema_reads
 
-_WRAPPERS = {
-    "parenthesized_expression",
-    "non_null_expression",
-    "as_expression",
-    "satisfies_expression",
-    "type_assertion",
-    "await_expression",
-}
 _SITES = {
     "variable_declarator": "name",
     "pair": "key",
@@ -62,8 +56,8 @@ def parse(source: bytes, dialect: str) -> list[EnvRead]:
     if tree.root_node.has_error:
         raise SourceError("syntax error", error_line(tree.root_node))
     reads: list[EnvRead] = []
-    objects: dict[str, Node] = {}
-    validated: list[Node] = []
+    consts: dict[str, Node] = {}
+    schemas: list[Node] = []
     stack = [tree.root_node]
     while stack:
         node = stack.pop()
@@ -73,49 +67,23 @@ def parse(source: bytes, dialect: str) -> list[EnvRead]:
         elif node.type == "variable_declarator":
             reads += _destructured(node)
             value = node.child_by_field_name("value")
-            if value is not None and value.type == "object":
-                objects[node_text(node.child_by_field_name("name"))] = value
-        elif _is_clean_env(node):
-            validated.append(node)
+            if value is not None:
+                consts[node_text(node.child_by_field_name("name"))] = value
+        elif schema_kind(node) is not None:
+            schemas.append(node)
         stack.extend(reversed(node.named_children))
-    for call in validated:
-        reads += _validators(call, objects)
+    for call in schemas:
+        reads += schema_reads(call, consts)
     return sorted(set(reads), key=lambda read: (read.line, read.name))
-
-
-def _is_process_env(node: Node | None) -> bool:
-    if node is None or node.type != "member_expression":
-        return False
-    obj, prop = node.child_by_field_name("object"), node.child_by_field_name("property")
-    return node_text(obj) == "process" and node_text(prop) == "env"
-
-
-def _literal(node: Node | None) -> str | None:
-    """The value of a string literal (or a template with no substitutions), else None."""
-    if node is None:
-        return None
-    if node.type == "string":
-        return "".join(node_text(part) for part in node.named_children)
-    if node.type == "template_string" and not any(
-        child.type == "template_substitution" for child in node.named_children
-    ):
-        return node_text(node)[1:-1]
-    return None
-
-
-def _value(node: Node) -> str:
-    """A default as written: a string's value, else the expression's source text."""
-    literal = _literal(node)
-    return literal if literal is not None else node_text(node)
 
 
 def _env_name(node: Node) -> str | None:
     """The variable named by `process.env.X` or `process.env['X']`, else None."""
-    if node.type == "member_expression" and _is_process_env(node.child_by_field_name("object")):
+    if node.type == "member_expression" and is_process_env(node.child_by_field_name("object")):
         prop = node.child_by_field_name("property")
         return node_text(prop) if prop is not None and prop.type == "property_identifier" else None
-    if node.type == "subscript_expression" and _is_process_env(node.child_by_field_name("object")):
-        return _literal(node.child_by_field_name("index"))
+    if node.type == "subscript_expression" and is_process_env(node.child_by_field_name("object")):
+        return literal_of(node.child_by_field_name("index"))
     return None
 
 
@@ -123,7 +91,7 @@ def _climb(node: Node) -> Node:
     """From a read up through wrappers and single-argument calls (`Number(process.env.X)`)."""
     while node.parent is not None:
         parent = node.parent
-        if parent.type in _WRAPPERS:
+        if parent.type in WRAPPERS:
             node = parent
         elif parent.type == "arguments" and parent.named_child_count >= 1:
             call = parent.parent
@@ -155,7 +123,7 @@ def _read_in(node: Node) -> tuple[str, Node] | None:
         name = _env_name(node)
         if name is not None:
             return name, node
-        if node.type in _WRAPPERS and node.named_child_count:
+        if node.type in WRAPPERS and node.named_child_count:
             node = node.named_children[0]
         elif node.type == "call_expression":
             args = node.child_by_field_name("arguments")
@@ -178,7 +146,7 @@ def _chain_reads(read: Node, name: str) -> list[EnvRead]:
     if not found or found[0][0][1] != read:
         return [] if found else [_read(read, name, None, None, top)]
     last = operands[-1]
-    default = None if _read_in(last) is not None else _value(last)
+    default = None if _read_in(last) is not None else written(last)
     primary = found[0][0][0]
     return [
         _read(node, hit_name, default if len(operands) > 1 else None, primary, top)
@@ -256,7 +224,7 @@ def _site(node: Node) -> str | None:
 def _destructured(node: Node) -> list[EnvRead]:
     """`const { A, B = 'd', C: local = 'e' } = process.env`."""
     pattern, value = node.child_by_field_name("name"), node.child_by_field_name("value")
-    if pattern is None or pattern.type != "object_pattern" or not _is_process_env(value):
+    if pattern is None or pattern.type != "object_pattern" or not is_process_env(value):
         return []
     reads: list[EnvRead] = []
     for entry in pattern.named_children:
@@ -267,89 +235,15 @@ def _destructured(node: Node) -> list[EnvRead]:
             name = site = node_text(entry.child_by_field_name("left"))
             default_node = entry.child_by_field_name("right")
         elif entry.type == "pair_pattern":
-            name = _key(entry.child_by_field_name("key"))
+            name = key_name(entry.child_by_field_name("key"))
             target = entry.child_by_field_name("value")
             if target is not None and target.type == "assignment_pattern":
                 default_node = target.child_by_field_name("right")
                 target = target.child_by_field_name("left")
             site = node_text(target)
         if name:
-            default = None if default_node is None else _value(default_node)
+            default = None if default_node is None else written(default_node)
             reads.append(
                 EnvRead(name=name, line=entry.start_point.row + 1, default=default, site=site)
             )
     return reads
-
-
-def _arguments(call: Node) -> list[Node]:
-    args = call.child_by_field_name("arguments")
-    return [] if args is None else args.named_children
-
-
-def _is_clean_env(node: Node) -> bool:
-    """envalid's `cleanEnv(process.env, validators)` (or `envalid.cleanEnv(...)`)."""
-    if node.type != "call_expression":
-        return False
-    callee = node.child_by_field_name("function")
-    if callee is None or node_text(callee).rsplit(".", 1)[-1] != "cleanEnv":
-        return False
-    args = _arguments(node)
-    return len(args) >= 2 and _is_process_env(args[0])
-
-
-def _validators(call: Node, objects: dict[str, Node]) -> list[EnvRead]:
-    """The variables `cleanEnv(process.env, validators)` reads."""
-    reads: list[EnvRead] = []
-    pending, seen = [_arguments(call)[1]], set[str]()
-    while pending:
-        node = pending.pop()
-        while node.type in _WRAPPERS and node.named_child_count:
-            node = node.named_children[0]
-        if node.type == "identifier" and node_text(node) in objects:
-            if node_text(node) in seen:
-                continue
-            seen.add(node_text(node))
-            node = objects[node_text(node)]
-        if node.type != "object":
-            raise SourceError(
-                f"cleanEnv(process.env, {node_text(node)}): validators not written in this "
-                "file, so the variables it reads are not known",
-                node.start_point.row + 1,
-            )
-        for entry in node.named_children:
-            if entry.type == "spread_element" and entry.named_child_count:
-                pending.append(entry.named_children[0])
-            elif entry.type == "pair":
-                reads.append(_validator(entry))
-            elif entry.type != "comment":
-                raise SourceError(
-                    f"cleanEnv validator `{node_text(entry)}` is not `NAME: validator(...)`",
-                    entry.start_point.row + 1,
-                )
-    return reads
-
-
-def _validator(pair: Node) -> EnvRead:
-    """`NAME: str({ default: 'd' })`: the variable, its default, required without one."""
-    key, value = pair.child_by_field_name("key"), pair.child_by_field_name("value")
-    name = _key(key)
-    line = pair.start_point.row + 1
-    if value is None or value.type != "call_expression":
-        raise SourceError(
-            f"cleanEnv validator of {name} is not a call: its spec is not known", line
-        )
-    args = _arguments(value)
-    spec = args[0] if args else None
-    if spec is not None and spec.type != "object":
-        raise SourceError(f"cleanEnv validator of {name}: its spec is not an object literal", line)
-    default = None
-    for entry in spec.named_children if spec is not None else []:
-        key, value = entry.child_by_field_name("key"), entry.child_by_field_name("value")
-        if entry.type == "pair" and _key(key) == "default" and value is not None:
-            default = _value(value)
-    return EnvRead(name=name, line=line, default=default, required=default is None)
-
-
-def _key(node: Node | None) -> str:
-    """An object key as written: `X`, `'X'` or `"X"` all name X."""
-    return "" if node is None else _literal(node) or node_text(node)

@@ -1,0 +1,52 @@
+"""Small readers of tree-sitter TypeScript / JavaScript nodes the config readers share."""
+
+from __future__ import annotations
+
+from tree_sitter import Node
+
+from release_safety.surfaces.config.syntax import node_text
+
+WRAPPERS = {
+    "parenthesized_expression",
+    "non_null_expression",
+    "as_expression",
+    "satisfies_expression",
+    "type_assertion",
+    "await_expression",
+}
+
+
+def is_process_env(node: Node | None) -> bool:
+    if node is None or node.type != "member_expression":
+        return False
+    obj, prop = node.child_by_field_name("object"), node.child_by_field_name("property")
+    return node_text(obj) == "process" and node_text(prop) == "env"
+
+
+def literal_of(node: Node | None) -> str | None:
+    """The value of a string literal (or a template with no substitutions), else None."""
+    if node is None:
+        return None
+    if node.type == "string":
+        return "".join(node_text(part) for part in node.named_children)
+    if node.type == "template_string" and not any(
+        child.type == "template_substitution" for child in node.named_children
+    ):
+        return node_text(node)[1:-1]
+    return None
+
+
+def written(node: Node) -> str:
+    """A default as written: a string's value, else the expression's source text."""
+    literal = literal_of(node)
+    return literal if literal is not None else node_text(node)
+
+
+def key_name(node: Node | None) -> str:
+    """An object key as written: `X`, `'X'` or `"X"` all name X."""
+    return "" if node is None else literal_of(node) or node_text(node)
+
+
+def call_arguments(call: Node) -> list[Node]:
+    args = call.child_by_field_name("arguments")
+    return [] if args is None else args.named_children
