@@ -296,7 +296,7 @@ CASES = [
                 "  DATABASE_URL: z.string().url(),\n"
                 "  SIGNING_KEY: z.string().min(32),\n"
                 "  LOG_LEVEL: z.enum(['info', 'debug']).nullish(),\n"
-                "}).strict();\n"
+                "}).strict().refine((env) => env.PORT > 0);\n"
                 "export const env = schema.safeParse(process.env);\n"
             )
         },

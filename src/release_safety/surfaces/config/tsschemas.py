@@ -61,7 +61,18 @@ _ZOD_DEFAULT = {"default", "catch"}
 
 _ZOD_OBJECT = {"object", "strictObject", "looseObject"}
 
-_ZOD_SAME = {"passthrough", "strict", "strip", "readonly", "describe"}
+_ZOD_SAME = {
+    "passthrough",
+    "strict",
+    "strip",
+    "readonly",
+    "describe",
+    "refine",
+    "superRefine",
+    "transform",
+    "brand",
+}
+"""Methods of an object schema that keep the fields it reads from the input."""
 
 _T3_GROUPS = {"server", "client", "shared"}
 
