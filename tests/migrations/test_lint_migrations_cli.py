@@ -102,6 +102,21 @@ def test_a_file_without_annotations_loads_no_declarations_surface(tmp_path: Path
     assert not {"release_safety.surfaces.declarations", "release_safety.discovery"} & modules
 
 
+def test_a_lint_without_settings_loads_no_toml_parser_nor_hashes(tmp_path: Path) -> None:
+    """Start-up (issue 14): the TOML parser is loaded only for a settings file, and hashlib
+    only to key a release's migrations (the one-shot lint remembers nothing); with a settings
+    file both the settings and the lint still apply."""
+    path = tmp_path / "001_add.sql"
+    path.write_text("ALTER TABLE users ALTER COLUMN note TYPE bigint;\n")
+    report, modules = _lint_in_fresh_process(path)
+    assert not {"tomllib", "hashlib", "_hashlib"} & modules
+    assert "lock-timeout-missing" in {f["rule"] for f in report["findings"]}  # type: ignore[attr-defined]
+    (tmp_path / ".release-safety.toml").write_text('[rules]\noff = ["lock-timeout-missing"]\n')
+    report, modules = _lint_in_fresh_process(path)
+    assert "tomllib" in modules
+    assert "lock-timeout-missing" not in {f["rule"] for f in report["findings"]}  # type: ignore[attr-defined]
+
+
 def test_ddl_is_linted_without_loading_sqlglot(tmp_path: Path) -> None:
     """Start-up (issues 14/18): DDL and simple data statements are read from our lexer's
     tokens; sqlglot (its parser) is loaded only for a statement that needs a syntax tree, and

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from release_safety.surfaces.migrations.coltypes import ColType, DomainFacts
@@ -130,23 +130,24 @@ class Schema:
     mine: set[str] = field(default_factory=set, repr=False, compare=False)
     """Tables this schema may change in place; the others are shared with the schema it was
     copied from, and copied on their first change (`edit`)."""
-    shared: set[str] = field(default_factory=set, repr=False, compare=False)
-    """The collections shared with a copy (or the original): copied on their first change."""
+    owned: set[str] = field(default_factory=set, repr=False, compare=False)
+    """The collections this schema may change in place; the others may be shared with a copy
+    (or the original), and are copied on their first change (`own_*`)."""
 
     def copy(self) -> Schema:
         """A copy sharing every collection and table with this schema; whichever of the two
         changes one first changes its own copy (`own_*`, `edit`)."""
         copied = object.__new__(type(self))  # copy.copy's reduce protocol costs four times this
         copied.__dict__.update(self.__dict__)
-        copied.shared, copied.mine = set(_COLLECTIONS), set()
-        self.shared, self.mine = set(_COLLECTIONS), set()
+        copied.owned, copied.mine = set(), set()
+        self.owned, self.mine = set(), set()
         return copied
 
     def _own(self, name: str) -> Any:
-        """The collection `name`, copied first when it is shared."""
-        if name in self.shared:
+        """The collection `name`, copied first when it may be shared."""
+        if name not in self.owned:
             setattr(self, name, getattr(self, name).copy())
-            self.shared.discard(name)
+            self.owned.add(name)
         return getattr(self, name)
 
     def own_tables(self) -> dict[str, Table]:
@@ -437,8 +438,3 @@ def _remove(names: dict[str, tuple[str, ...]], table: str, name: str) -> None:
         names[table] = left
     else:
         del names[table]
-
-
-_COLLECTIONS = frozenset(
-    f.name for f in fields(Schema) if f.name not in ("unknown", "mine", "shared")
-)
