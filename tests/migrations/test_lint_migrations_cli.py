@@ -216,6 +216,36 @@ def test_a_missing_file_or_a_folder_is_named_as_its_path_shows_it(
     assert json.loads(capsys.readouterr().out)["error"]["message"] == f"{tmp_path}: no such file"
 
 
+@pytest.mark.parametrize(
+    "form", [["--json"], ["--format", "text"], ["--format", "text", "missing.sql"]]
+)
+def test_the_command_prints_all_of_its_output_and_exit_code(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    form: list[str],
+) -> None:
+    """The command ends without tearing the interpreter down (`cli._exit_at_once`): what it
+    prints, on both streams, is still all of what `run` prints, with the same exit code."""
+    paths = []
+    for k in range(300):
+        path = tmp_path / f"{k:03d}_add.sql"
+        path.write_text(f"ALTER TABLE t{k % 7} ADD COLUMN c{k} int NOT NULL DEFAULT 0;\n")
+        paths.append(str(path))
+    argv = ["lint-migrations", *form, *paths]
+    done = subprocess.run(
+        [sys.executable, "-m", "release_safety", *argv],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    monkeypatch.chdir(tmp_path)
+    code = run(argv)
+    printed = capsys.readouterr()
+    assert (done.returncode, done.stdout, done.stderr) == (code, printed.out, printed.err)
+    assert code == 2 if "missing.sql" in form else len(done.stdout) > 65536
+
+
 @pytest.mark.parametrize("form", [["--json"], ["--format", "json"]])
 def test_a_reader_that_leaves_early_ends_the_lint_quietly(tmp_path: Path, form: list[str]) -> None:
     """`lint-migrations ... | head`: exit 1 and nothing on standard error, through the quick
