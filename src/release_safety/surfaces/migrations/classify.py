@@ -113,7 +113,8 @@ def classify(sql: str, ctx: Context, read: list[Tok] | None = None) -> Statement
     try:
         _bounded(sql)
         toks = tokenize(sql) if read is None else read
-        _nesting(toks)
+        if sql.count("(") + sql.count("[") > MAX_BRACKET_NESTING:  # else no bound can be passed
+            _nesting(toks)
         _dispatch(sql, toks, facts, ctx)
     except Unclassified as exc:
         _forget(ctx, toks, str(exc), anything=exc.anything)

@@ -165,9 +165,12 @@ def apply(
     it leaves."""
     after_key = next_key(history.key, path, blob)
     replay = before is None
-    key = (history.key, before.key if before else "", after_key, ",".join(sorted(release_created)))
-    remembered = bool(blob and history.key)
-    if not replay and remembered and key in _ANALYSES:
+    key = (
+        (history.key, before.key if before else "", after_key, ",".join(sorted(release_created)))
+        if blob and history.key
+        else None
+    )
+    if not replay and key is not None and key in _ANALYSES:
         cached, schema = _ANALYSES[key]
         return cached, History(after_key, schema)
     extracted = _extracted(text, blob, path, fmt, reading, read_module)
@@ -190,7 +193,7 @@ def apply(
             schema.lose_everything(f"{path}: over budget: {exc}")
             found = _unreadable(f"over budget: {exc}")
         analysis = None if replay else found
-    if analysis is not None and remembered:
+    if analysis is not None and key is not None:
         remember(_ANALYSES, key, (analysis, schema))
     return analysis, History(after_key, schema)
 
