@@ -77,19 +77,23 @@ def analyse_extracted(extracted: Extracted, ctx: Context, budget: Budget) -> Fil
     statements = extracted.statements
     Budget.check_count(len(statements))
     classified: list[tuple[int, StatementFacts]] = []
+    created: set[str] = set()
+    one_transaction = extracted.transactional
     for statement in statements:
         budget.check()
         if statement.sql is None:
             reason = statement.reason or "statement text not determined"
             ctx.schema.lose_everything(reason)
-            classified.append((statement.line, StatementFacts(unknown=reason)))
+            facts = StatementFacts(unknown=reason)
         else:
-            classified.append((statement.line, classify(statement.sql, ctx, statement.toks)))
-    one_transaction = extracted.transactional and not any(
-        f.outside_transaction for _, f in classified
-    )
-    created = {t for _, f in classified for t, fact in f.tables.items() if fact.created}
-    result = FileAnalysis(statement_lines=tuple(sorted({s.line for s in statements})))
+            facts = classify(statement.sql, ctx, statement.toks)
+            one_transaction = one_transaction and not facts.outside_transaction
+            for table, fact in facts.tables.items():
+                if fact.created:
+                    created.add(table)
+        classified.append((statement.line, facts))
+    lines = [s.line for s in statements]
+    result = FileAnalysis(statement_lines=tuple(lines if len(lines) < 2 else sorted(set(lines))))
     locks = rewrites = scans = lock_timeout = False
     maybe_locks = maybe_rewrites = maybe_scans = False
     explicit = False
@@ -127,13 +131,14 @@ def analyse_extracted(extracted: Extracted, ctx: Context, budget: Budget) -> Fil
             if fact.lock is not None and fact.lock > lock:
                 held[table] = lock = fact.lock
             strong = lock.blocks_traffic
+            work = fact.work
             rewrites |= fact.rewrites
-            scans |= fact.scans or fact.full_change or fact.rewrites
+            scans |= work
             maybe_rewrites |= fact.maybe_rewrites
             maybe_work = fact.maybe_work
             maybe_scans |= maybe_work
             maybe_locks |= strong and maybe_work
-            if strong and fact.work:
+            if strong and work:
                 locks = True
                 result.heavy.append(HeavyLock(table, line, lock, fact.rewrites))
                 if fact.lock is None or not fact.lock.blocks_traffic:
@@ -145,7 +150,7 @@ def analyse_extracted(extracted: Extracted, ctx: Context, budget: Budget) -> Fil
                             "reads or changes every row",
                         )
                     )
-            if strong and not lock_timeout and not warned_queue and not fact.work:
+            if strong and not lock_timeout and not warned_queue and not work:
                 warned_queue = True
                 result.issues.append(
                     LineIssue(
