@@ -27,6 +27,8 @@ TriState = bool | Literal["unknown"]
 
 @dataclass(frozen=True)
 class LineIssue:
+    """A rule hit on one line of the file."""
+
     rule: RuleId
     line: int
     message: str
