@@ -149,4 +149,20 @@ def main() -> None:
     # The CLI loads no pydantic plugins unless asked to: the entry-point scan costs every
     # command tens of milliseconds (set PYDANTIC_DISABLE_PLUGINS yourself to choose).
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
-    sys.exit(run())
+    code = run()
+    if sys.argv[1:2] == ["lint-migrations"]:
+        _exit_at_once(code)
+    sys.exit(code)
+
+
+def _exit_at_once(code: int) -> None:
+    """End a lint without tearing the interpreter down: freeing every file's statements and
+    schemas one object at a time costs a 2,000-file run 3 to 5 % of its time, and a lint leaves
+    nothing to clean up (no thread, no atexit hook; mypy ends the same way). The output is
+    flushed first; a reader that has gone leaves the ending to `sys.exit`, as before."""
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BrokenPipeError:
+        return
+    os._exit(code)

@@ -3,7 +3,6 @@ pydantic, so a lint with no settings file starts fast (`settings` validates a fi
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +23,8 @@ DEFAULT_SERVER_TIMEZONE = "UTC"
 def settings_data(text: str, where: str, table: bool = False) -> tuple[dict[str, Any], str] | None:
     """The settings TOML text holds and where to say they are (from its `[tool.release-safety]`
     table when `table`: None when it has none); bad TOML is bad input naming `where`."""
+    import tomllib  # here: a lint without a settings file never loads the TOML parser
+
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -102,6 +102,21 @@ def test_a_file_without_annotations_loads_no_declarations_surface(tmp_path: Path
     assert not {"release_safety.surfaces.declarations", "release_safety.discovery"} & modules
 
 
+def test_a_lint_without_settings_loads_no_toml_parser_nor_hashes(tmp_path: Path) -> None:
+    """Start-up (issue 14): the TOML parser is loaded only for a settings file, and hashlib
+    only to key a release's migrations (the one-shot lint remembers nothing); with a settings
+    file both the settings and the lint still apply."""
+    path = tmp_path / "001_add.sql"
+    path.write_text("ALTER TABLE users ALTER COLUMN note TYPE bigint;\n")
+    report, modules = _lint_in_fresh_process(path)
+    assert not {"tomllib", "hashlib", "_hashlib"} & modules
+    assert "lock-timeout-missing" in {f["rule"] for f in report["findings"]}  # type: ignore[attr-defined]
+    (tmp_path / ".release-safety.toml").write_text('[rules]\noff = ["lock-timeout-missing"]\n')
+    report, modules = _lint_in_fresh_process(path)
+    assert "tomllib" in modules
+    assert "lock-timeout-missing" not in {f["rule"] for f in report["findings"]}  # type: ignore[attr-defined]
+
+
 def test_ddl_is_linted_without_loading_sqlglot(tmp_path: Path) -> None:
     """Start-up (issues 14/18): DDL and simple data statements are read from our lexer's
     tokens; sqlglot (its parser) is loaded only for a statement that needs a syntax tree, and
@@ -199,6 +214,36 @@ def test_a_missing_file_or_a_folder_is_named_as_its_path_shows_it(
     assert error["message"] == f"{tmp_path}/missing.sql: no such file"
     assert run(["lint-migrations", "--json", f"{tmp_path}/"]) == 2
     assert json.loads(capsys.readouterr().out)["error"]["message"] == f"{tmp_path}: no such file"
+
+
+@pytest.mark.parametrize(
+    "form", [["--json"], ["--format", "text"], ["--format", "text", "missing.sql"]]
+)
+def test_the_command_prints_all_of_its_output_and_exit_code(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    form: list[str],
+) -> None:
+    """The command ends without tearing the interpreter down (`cli._exit_at_once`): what it
+    prints, on both streams, is still all of what `run` prints, with the same exit code."""
+    paths = []
+    for k in range(300):
+        path = tmp_path / f"{k:03d}_add.sql"
+        path.write_text(f"ALTER TABLE t{k % 7} ADD COLUMN c{k} int NOT NULL DEFAULT 0;\n")
+        paths.append(str(path))
+    argv = ["lint-migrations", *form, *paths]
+    done = subprocess.run(
+        [sys.executable, "-m", "release_safety", *argv],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    monkeypatch.chdir(tmp_path)
+    code = run(argv)
+    printed = capsys.readouterr()
+    assert (done.returncode, done.stdout, done.stderr) == (code, printed.out, printed.err)
+    assert code == 2 if "missing.sql" in form else len(done.stdout) > 65536
 
 
 @pytest.mark.parametrize("form", [["--json"], ["--format", "json"]])

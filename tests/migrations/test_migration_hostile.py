@@ -15,12 +15,15 @@ from release_safety.findings import SURFACES, SurfaceReport
 from release_safety.settings import Settings
 from release_safety.surfaces.migrations.analyse import analyse
 from release_safety.surfaces.migrations.budget import (
+    MAX_BRACKET_NESTING,
     MAX_FILE_CHARS,
+    MAX_NESTING,
     MAX_STATEMENT_CHARS,
     MAX_STATEMENTS,
     Budget,
     OverBudget,
 )
+from release_safety.surfaces.migrations.classify import classify
 from release_safety.surfaces.migrations.context import Context
 from release_safety.surfaces.migrations.heaviness import analyse_extracted
 from release_safety.surfaces.migrations.lint import lint_texts
@@ -80,6 +83,20 @@ def test_nested_array_brackets_are_unknown_not_a_hang(
 ) -> None:
     code, data = lint(tmp_path, capsys, "SELECT " + "ARRAY[" * 300 + "1" + "]" * 300 + ";")
     assert code == 1 and "migration-statement-unknown" in rules_of(data)
+
+
+@pytest.mark.parametrize(
+    ("opening", "depth"),
+    [("ARRAY[", MAX_BRACKET_NESTING), ("(", MAX_NESTING), ("(ARRAY[", MAX_BRACKET_NESTING)],
+)
+def test_nesting_is_bounded_at_exactly_its_depth(opening: str, depth: int) -> None:
+    """One level past a bound is unknown, the bound itself is read (classification skips the
+    count when the text holds too few brackets to pass one)."""
+    for levels, unknown in ((depth, False), (depth + 1, True)):
+        closing = {"(": ")", "ARRAY[": "]", "(ARRAY[": "])"}[opening] * levels
+        sql = "SELECT " + opening * levels + "1" + closing + ";"
+        found = classify(sql, Context()).unknown
+        assert (found is not None and "nested more than" in found) == unknown, (levels, found)
 
 
 def test_a_huge_migration_is_over_budget(

@@ -1,6 +1,7 @@
 """A schema copy shares its collections and tables with the schema it was copied from until
 either changes one (`Schema.copy`, `own_*`, `edit`): a migration never changes the schema an
-earlier one left (an earlier History, the previous release's `before`)."""
+earlier one left (an earlier History, the previous release's `before`). The names of each
+table's indexes and constraints stay what a scan of the collections finds, in their order."""
 
 from __future__ import annotations
 
@@ -12,7 +13,19 @@ from test_simpledata import _generate
 
 from release_safety.surfaces.migrations.lint import History, _constant, apply, start
 from release_safety.surfaces.migrations.reading import Reading
-from release_safety.surfaces.migrations.schema import Column, Index, Schema, Table
+from release_safety.surfaces.migrations.schema import Column, Constraint, Index, Schema, Table
+
+
+def _assert_names_by_table(schema: Schema) -> None:
+    """`index_names` and `constraint_names` hold what a scan of the collections finds."""
+    indexes: dict[str, list[str]] = {}
+    for name, index in schema.indexes.items():
+        indexes.setdefault(index.table, []).append(name)
+    constraints: dict[str, list[str]] = {}
+    for table, name in schema.constraints:
+        constraints.setdefault(table, []).append(name)
+    assert {t: list(n) for t, n in schema.index_names.items()} == indexes
+    assert {t: list(n) for t, n in schema.constraint_names.items()} == constraints
 
 
 def _run_unchanged(texts: list[str]) -> History:
@@ -25,8 +38,10 @@ def _run_unchanged(texts: list[str]) -> History:
         if k % 25 == 0:  # a deep snapshot now and then: they cost as much as the schema
             earlier.append((history, copy.deepcopy(history.schema)))
         _, history = apply(history, f"{k}.sql", "", _constant(text), "sql", reading, before=history)
+        _assert_names_by_table(history.schema)
     for kept, snapshot in earlier:
         assert kept.schema == snapshot
+        _assert_names_by_table(kept.schema)
         assert {n: t.columns for n, t in kept.schema.tables.items()} == {
             n: t.columns for n, t in snapshot.tables.items()
         }
@@ -47,19 +62,43 @@ def test_no_migration_of_the_benchmark_changes_an_earlier_schema(tmp_path: Path)
 def test_a_copy_and_its_original_change_apart() -> None:
     original = Schema(unknown="u")
     original.add_table("t", Table(columns={"a": Column()}))
-    original.own_indexes()["t_a"] = Index("t", ("a",))
+    original.put_index("t_a", Index("t", ("a",)))
     copied = original.copy()
     assert copied.tables is original.tables  # shared until one changes it
 
     copied.add_table("u", Table())
     copied.edit("t").columns["b"] = Column()  # type: ignore[union-attr]
-    copied.own_indexes().pop("t_a")
+    copied.pop_index("t_a")
     copied.known_again("u")
     copied.taint(["t"], "why")
     assert set(original.tables) == {"t"} and set(original.tables["t"].columns) == {"a"}
     assert set(original.indexes) == {"t_a"} and not original.tainted
+    assert original.index_names == {"t": ("t_a",)} and not copied.index_names
     assert original.fresh == {"t"}
 
     original.rename_column("t", "a", "z")  # the original changing after the copy
     assert set(copied.tables["t"].columns) == {"a", "b"}
     assert not copied.renamed_columns and set(original.tables["t"].columns) == {"z"}
+
+
+def test_names_by_table_follow_every_change() -> None:
+    schema = Schema()
+    schema.put_index("a", Index("t", ("x",)))
+    schema.put_index("b", Index("u", ("x",)))
+    schema.put_index("c", Index("t", ("y",)))
+    schema.put_index("a", Index("u", ("x",)))  # the name moves to another table, in its place
+    assert schema.index_names == {"t": ("c",), "u": ("a", "b")}
+    schema.put_constraint("t", "k", Constraint("check", ("x",)))
+    schema.put_constraint("u", "k", Constraint("check", ("y",)))
+    schema.put_constraint("v", "fk", Constraint("foreign", ("x",), references="t"))
+    schema.rename_table("t", "u")  # onto a table with indexes and a constraint of that name
+    _assert_names_by_table(schema)
+    assert schema.index_names == {"u": ("a", "b", "c")}
+    assert schema.constraints[("v", "fk")].references == "u"
+    schema.rename_column("u", "x", "z")
+    schema.drop_column("u", "y")
+    _assert_names_by_table(schema)
+    assert schema.index_names == {"u": ("a", "b")} and schema.indexes["a"].columns == ("z",)
+    schema.drop_table("u")
+    _assert_names_by_table(schema)
+    assert schema.index_names == {} and schema.constraint_names == {"v": ("fk",)}

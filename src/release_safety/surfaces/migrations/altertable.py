@@ -78,8 +78,8 @@ def _action(cur: Cursor, alter: Alter) -> None:
             cur.skip_optional(("IF", "EXISTS"))
             name = cur.name() or ""
             facts.touch(table, AEL)
-            ctx.schema.own_constraints().pop((table, name), None)
-            ctx.schema.own_indexes().pop(name, None)
+            ctx.schema.pop_constraint(table, name)
+            ctx.schema.pop_index(name)
         else:
             cur.accept("COLUMN")
             cur.skip_optional(("IF", "EXISTS"))
@@ -211,21 +211,25 @@ def _register_column(column: ColumnDef, alter: Alter) -> None:
     if column.serial or column.identity:
         schema.own_sequences().add(f"{table}_{column.name}_seq")
     if column.primary:
-        schema.own_indexes()[f"{table}_pkey"] = Index(table, (column.name,), unique=True)
-        schema.own_constraints()[(table, f"{table}_pkey")] = Constraint("primary", (column.name,))
+        schema.put_index(f"{table}_pkey", Index(table, (column.name,), unique=True))
+        schema.put_constraint(table, f"{table}_pkey", Constraint("primary", (column.name,)))
     if column.unique:
         name = f"{table}_{column.name}_key"
-        schema.own_indexes()[name] = Index(table, (column.name,), unique=True)
-        schema.own_constraints()[(table, name)] = Constraint("unique", (column.name,))
+        schema.put_index(name, Index(table, (column.name,), unique=True))
+        schema.put_constraint(table, name, Constraint("unique", (column.name,)))
     for given, check in column.checks:
-        key = (table, given or f"{table}_{column.name}_check")
         nn = [t.up for t in check[1:]] == ["IS", "NOT", "NULL"]
-        schema.own_constraints()[key] = Constraint(
-            "check", (column.name,), not_null_of=column.name if nn else None
+        schema.put_constraint(
+            table,
+            given or f"{table}_{column.name}_check",
+            Constraint("check", (column.name,), not_null_of=column.name if nn else None),
         )
     for ref in column.references:
-        key = (table, f"{table}_{column.name}_fkey")
-        schema.own_constraints()[key] = Constraint("foreign", (column.name,), references=ref)
+        schema.put_constraint(
+            table,
+            f"{table}_{column.name}_fkey",
+            Constraint("foreign", (column.name,), references=ref),
+        )
 
 
 def add_constraint(constraint: ConstraintDef, alter: Alter) -> None:
@@ -244,11 +248,15 @@ def add_constraint(constraint: ConstraintDef, alter: Alter) -> None:
         if not new and not constraint.not_valid:
             facts.issue(RuleId.ADD_CONSTRAINT_VALIDATING, f"{label} validates every row")
         name = constraint.name or f"{table}_{'_'.join(constraint.columns)}_fkey"
-        schema.own_constraints()[(table, name)] = Constraint(
-            "foreign",
-            tuple(constraint.columns),
-            not constraint.not_valid,
-            references=constraint.references,
+        schema.put_constraint(
+            table,
+            name,
+            Constraint(
+                "foreign",
+                tuple(constraint.columns),
+                not constraint.not_valid,
+                references=constraint.references,
+            ),
         )
         return
     if kind == "CHECK":
@@ -260,8 +268,12 @@ def add_constraint(constraint: ConstraintDef, alter: Alter) -> None:
             _restricts_nulls(alter, column, f"CHECK ({column} IS NOT NULL) on {table}")
         name = constraint.name or f"{table}_check"
         mentioned = {t.text if t.kind == "ident" else t.text.lower() for t in constraint.check}
-        schema.own_constraints()[(table, name)] = Constraint(
-            "check", tuple(sorted(mentioned)), not constraint.not_valid, not_null_of=column
+        schema.put_constraint(
+            table,
+            name,
+            Constraint(
+                "check", tuple(sorted(mentioned)), not constraint.not_valid, not_null_of=column
+            ),
         )
         return
     using = constraint.using_index
@@ -284,11 +296,15 @@ def add_constraint(constraint: ConstraintDef, alter: Alter) -> None:
         f"{table}_pkey" if kind == "PRIMARY" else f"{table}_{'_'.join(columns)}_key"
     )
     if using is not None:
-        schema.own_indexes().pop(using, None)
-    schema.own_indexes()[name] = Index(table, tuple(columns), unique=kind in ("PRIMARY", "UNIQUE"))
-    schema.own_constraints()[(table, name)] = Constraint(
-        "primary" if kind == "PRIMARY" else "unique" if kind == "UNIQUE" else "exclude",
-        tuple(columns),
+        schema.pop_index(using)
+    schema.put_index(name, Index(table, tuple(columns), unique=kind in ("PRIMARY", "UNIQUE")))
+    schema.put_constraint(
+        table,
+        name,
+        Constraint(
+            "primary" if kind == "PRIMARY" else "unique" if kind == "UNIQUE" else "exclude",
+            tuple(columns),
+        ),
     )
 
 
@@ -450,9 +466,7 @@ def _change_type(toks: list[Tok], alter: Alter, column: str) -> None:
     rebuilds = change.rebuilds_indexes or (collate and schema.indexed(table, column) is not False)
     # Constraints on the column are added again for the new type, and CHECKs validated again.
     rebuilds = rebuilds or any(
-        c.kind == "check" and column in c.columns
-        for (on, _), c in schema.constraints.items()
-        if on == table
+        c.kind == "check" and column in c.columns for c in schema.constraints_of(table)
     )
     if alter.new:
         facts.touch(table, AEL)
@@ -514,12 +528,12 @@ def _rename(cur: Cursor, alter: Alter) -> None:
         old = cur.name() or "?"
         cur.accept("TO")
         new = cur.name() or "?"
-        found = ctx.schema.own_constraints().pop((table, old), None)
+        found = ctx.schema.pop_constraint(table, old)
         if found is not None:
-            ctx.schema.own_constraints()[(table, new)] = found
-        index = ctx.schema.own_indexes().pop(old, None)
+            ctx.schema.put_constraint(table, new, found)
+        index = ctx.schema.pop_index(old)
         if index is not None:
-            ctx.schema.own_indexes()[new] = index
+            ctx.schema.put_index(new, index)
         return
     cur.accept("COLUMN")
     column = cur.name() or "?"
@@ -541,8 +555,10 @@ def _validate(name: str, alter: Alter) -> None:
     if found.references is not None:
         ref = found.references
         facts.touch(ref, Lock.ROW_SHARE, scans=not ctx.new(ref))
-    ctx.schema.own_constraints()[(table, name)] = Constraint(
-        found.kind, found.columns, True, found.references, found.not_null_of
+    ctx.schema.put_constraint(
+        table,
+        name,
+        Constraint(found.kind, found.columns, True, found.references, found.not_null_of),
     )
 
 

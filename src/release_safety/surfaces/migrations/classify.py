@@ -113,7 +113,8 @@ def classify(sql: str, ctx: Context, read: list[Tok] | None = None) -> Statement
     try:
         _bounded(sql)
         toks = tokenize(sql) if read is None else read
-        _nesting(toks)
+        if sql.count("(") + sql.count("[") > MAX_BRACKET_NESTING:  # else no bound can be passed
+            _nesting(toks)
         _dispatch(sql, toks, facts, ctx)
     except Unclassified as exc:
         _forget(ctx, toks, str(exc), anything=exc.anything)
@@ -335,7 +336,9 @@ def _alter_index(cur: Cursor, ctx: Context) -> None:
     if rest[:1] not in (["RENAME"], ["SET"], ["RESET"], ["ALTER"], ["ATTACH"]):
         raise Unclassified("ALTER INDEX action not recognised")
     if rest[:2] == ["RENAME", "TO"] and index in ctx.schema.indexes:
-        ctx.schema.own_indexes()[cur.toks[-1].text.lower()] = ctx.schema.own_indexes().pop(index)
+        renamed = ctx.schema.pop_index(index)
+        assert renamed is not None
+        ctx.schema.put_index(cur.toks[-1].text.lower(), renamed)
 
 
 def _alter_domain(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
@@ -521,7 +524,7 @@ def _create_index(cur: Cursor, facts: StatementFacts, ctx: Context, *, unique: b
         cur.i += 1
     columns = _index_columns(cur.skip_parens())
     name = index or f"{table.rsplit('.', 1)[-1]}_{'_'.join(columns) or 'expr'}_idx"
-    ctx.schema.own_indexes()[name] = Index(table, columns, unique=unique)
+    ctx.schema.put_index(name, Index(table, columns, unique=unique))
     ctx.schema.known_again(name)
     new = ctx.new(table)
     facts.outside_transaction |= concurrently
@@ -631,7 +634,7 @@ def _drop(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
                 facts.touch(table, SUE if concurrently else AEL)
             elif not concurrently:
                 facts.unnamed_lock = AEL
-            schema.own_indexes().pop(index, None)
+            schema.pop_index(index)
     elif cur.accept("TYPE") or cur.accept("DOMAIN"):
         cur.skip_optional(("IF", "EXISTS"))
         for name in cur.names():
@@ -922,9 +925,7 @@ def _keys(ctx: Context, table: str) -> tuple[frozenset[str], ...]:
     if ctx.schema.table(table) is None:
         return (frozenset({"id"}),)
     return tuple(
-        frozenset(i.columns)
-        for i in ctx.schema.indexes.values()
-        if i.table == table and i.unique and i.columns
+        frozenset(i.columns) for i in ctx.schema.indexes_of(table) if i.unique and i.columns
     )
 
 

@@ -23,7 +23,7 @@ class Lock(IntEnum):
     @property
     def blocks_traffic(self) -> bool:
         """SHARE or stronger blocks writes (ACCESS EXCLUSIVE also blocks reads)."""
-        return self >= Lock.SHARE
+        return self >= _SHARE
 
     @property
     def label(self) -> str:
@@ -35,6 +35,12 @@ class Lock(IntEnum):
         words = mode.removesuffix("Lock")
         key = "".join("_" + c if c.isupper() and i else c for i, c in enumerate(words))
         return cls[key.upper().replace(" ", "_").replace("__", "_")]
+
+
+# A member read through its class costs five times a module global (EnumType's lookup): the
+# hot paths use these.
+WEAKEST = Lock.ACCESS_SHARE
+_SHARE = Lock.SHARE
 
 
 @dataclass

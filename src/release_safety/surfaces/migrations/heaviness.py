@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Literal
 from release_safety.surfaces.migrations.budget import Budget
 from release_safety.surfaces.migrations.classify import classify
 from release_safety.surfaces.migrations.context import Context
-from release_safety.surfaces.migrations.facts import Lock, StatementFacts
+from release_safety.surfaces.migrations.facts import WEAKEST, Lock, StatementFacts
 from release_safety.surfaces.migrations.rules.ids import RuleId
 from release_safety.surfaces.migrations.statements import Extracted
 
@@ -27,6 +27,8 @@ TriState = bool | Literal["unknown"]
 
 @dataclass(frozen=True)
 class LineIssue:
+    """A rule hit on one line of the file."""
+
     rule: RuleId
     line: int
     message: str
@@ -74,21 +76,26 @@ def _tri(value: bool, unknown: bool) -> TriState:
 def analyse_extracted(extracted: Extracted, ctx: Context, budget: Budget) -> FileAnalysis:
     """Classify every statement in order against `ctx` (whose schema each statement changes)
     and fold them into the file's facts. Raises OverBudget past the file's bounds."""
-    Budget.check_count(len(extracted.statements))
+    statements = extracted.statements
+    Budget.check_count(len(statements))
     classified: list[tuple[int, StatementFacts]] = []
-    for statement in extracted.statements:
+    created: set[str] = set()
+    one_transaction = extracted.transactional
+    for statement in statements:
         budget.check()
         if statement.sql is None:
             reason = statement.reason or "statement text not determined"
             ctx.schema.lose_everything(reason)
-            classified.append((statement.line, StatementFacts(unknown=reason)))
+            facts = StatementFacts(unknown=reason)
         else:
-            classified.append((statement.line, classify(statement.sql, ctx, statement.toks)))
-    one_transaction = extracted.transactional and not any(
-        f.outside_transaction for _, f in classified
-    )
-    created = {t for _, f in classified for t, fact in f.tables.items() if fact.created}
-    result = FileAnalysis(statement_lines=tuple(sorted({s.line for s in extracted.statements})))
+            facts = classify(statement.sql, ctx, statement.toks)
+            one_transaction = one_transaction and not facts.outside_transaction
+            for table, fact in facts.tables.items():
+                if fact.created:
+                    created.add(table)
+        classified.append((statement.line, facts))
+    lines = [s.line for s in statements]
+    result = FileAnalysis(statement_lines=tuple(lines if len(lines) < 2 else sorted(set(lines))))
     locks = rewrites = scans = lock_timeout = False
     maybe_locks = maybe_rewrites = maybe_scans = False
     explicit = False
@@ -116,40 +123,42 @@ def analyse_extracted(extracted: Extracted, ctx: Context, budget: Budget) -> Fil
                     f"{facts.unnamed_lock.label} lock requested without lock_timeout",
                 )
             )
-        for rule, message in ((i.rule, i.message) for i in facts.issues):
-            result.issues.append(LineIssue(rule, line, message))
+        for issue in facts.issues:
+            result.issues.append(LineIssue(issue.rule, line, issue.message))
         for table, fact in facts.tables.items():
             tables.add(table)
             if table in created:
                 continue
-            if fact.lock is not None and fact.lock > held.get(table, Lock.ACCESS_SHARE):
-                held[table] = fact.lock
-            strong = held.get(table, Lock.ACCESS_SHARE).blocks_traffic
+            lock = held.get(table, WEAKEST)
+            if fact.lock is not None and fact.lock > lock:
+                held[table] = lock = fact.lock
+            strong = lock.blocks_traffic
+            work = fact.work
             rewrites |= fact.rewrites
-            scans |= fact.scans or fact.full_change or fact.rewrites
+            scans |= work
             maybe_rewrites |= fact.maybe_rewrites
             maybe_work = fact.maybe_work
             maybe_scans |= maybe_work
             maybe_locks |= strong and maybe_work
-            if strong and fact.work:
+            if strong and work:
                 locks = True
-                result.heavy.append(HeavyLock(table, line, held[table], fact.rewrites))
+                result.heavy.append(HeavyLock(table, line, lock, fact.rewrites))
                 if fact.lock is None or not fact.lock.blocks_traffic:
                     result.issues.append(
                         LineIssue(
                             RuleId.LOCK_HELD_DURING_WORK,
                             line,
-                            f"{table} stays locked ({held[table].label}) while this statement "
+                            f"{table} stays locked ({lock.label}) while this statement "
                             "reads or changes every row",
                         )
                     )
-            if strong and not lock_timeout and not warned_queue and not fact.work:
+            if strong and not lock_timeout and not warned_queue and not work:
                 warned_queue = True
                 result.issues.append(
                     LineIssue(
                         RuleId.LOCK_TIMEOUT_MISSING,
                         line,
-                        f"{held[table].label} lock on {table} requested without lock_timeout",
+                        f"{lock.label} lock on {table} requested without lock_timeout",
                     )
                 )
     result.tables = sorted(t for t in tables if t != "?")

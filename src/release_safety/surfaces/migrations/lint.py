@@ -8,7 +8,6 @@ remembered, so consecutive releases (a backfill) redo only what is new.
 
 from __future__ import annotations
 
-import hashlib
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
@@ -58,22 +57,29 @@ def remember(cache: OrderedDict[K, V], key: K, value: V) -> V:
 
 @dataclass(frozen=True)
 class History:
-    """The schema a sequence of migrations leaves, under the key of that sequence."""
+    """The schema a sequence of migrations leaves, under the key of that sequence ("" when
+    unkeyed: nothing is remembered of it, nor of the sequences that continue it)."""
 
     key: str
     schema: Schema
 
 
+def _sha1(text: str) -> str:
+    import hashlib  # here: the one-shot lint keys nothing, and need not load it
+
+    return hashlib.sha1(text.encode()).hexdigest()
+
+
 def next_key(key: str, path: str, blob: str) -> str:
-    """The key of a sequence of migrations followed by one more file."""
-    return hashlib.sha1(f"{key}\0{path}\0{blob}".encode()).hexdigest()
+    """The key of a sequence of migrations followed by one more file ("" after "")."""
+    return _sha1(f"{key}\0{path}\0{blob}") if key else ""
 
 
 def start(reading: Reading, schema: Schema | None = None) -> History:
     """The history before any migration: an empty schema (a fresh database), or `schema`."""
     base = schema if schema is not None else Schema()
-    digest = hashlib.sha1(repr(base).encode()).hexdigest() if schema is not None else ""
-    return History(hashlib.sha1(f"{reading.key()}\0{digest}".encode()).hexdigest(), base)
+    digest = _sha1(repr(base)) if schema is not None else ""
+    return History(_sha1(f"{reading.key()}\0{digest}"), base)
 
 
 def _constant(text: str) -> Callable[[], str]:
@@ -159,8 +165,12 @@ def apply(
     it leaves."""
     after_key = next_key(history.key, path, blob)
     replay = before is None
-    key = (history.key, before.key if before else "", after_key, ",".join(sorted(release_created)))
-    if not replay and key in _ANALYSES and blob:
+    key = (
+        (history.key, before.key if before else "", after_key, ",".join(sorted(release_created)))
+        if blob and history.key
+        else None
+    )
+    if not replay and key is not None and key in _ANALYSES:
         cached, schema = _ANALYSES[key]
         return cached, History(after_key, schema)
     extracted = _extracted(text, blob, path, fmt, reading, read_module)
@@ -183,7 +193,7 @@ def apply(
             schema.lose_everything(f"{path}: over budget: {exc}")
             found = _unreadable(f"over budget: {exc}")
         analysis = None if replay else found
-    if analysis is not None and blob:
+    if analysis is not None and key is not None:
         remember(_ANALYSES, key, (analysis, schema))
     return analysis, History(after_key, schema)
 
@@ -214,8 +224,9 @@ def analyse_text(
 
 def lint_texts(files: Sequence[tuple[str, str, Format]], reading: Reading) -> list[FileAnalysis]:
     """Analyse files (path, text, format) in the order given, each against the schema the ones
-    before it built (the first against an unknown one)."""
-    history = start(reading, Schema(unknown=NO_HISTORY))
+    before it built (the first against an unknown one). Nothing is remembered of them (no
+    blob ids), so their history has no key."""
+    history = History("", Schema(unknown=NO_HISTORY))
     out = []
     for path, text, fmt in files:
         analysis, after = apply(history, path, "", _constant(text), fmt, reading, before=history)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from release_safety.surfaces.migrations.coltypes import ColType, DomainFacts
@@ -117,36 +117,41 @@ class Schema:
     """The name a renamed table had before (new name -> old name)."""
     renamed_columns: Mapping[tuple[str, str], str] = field(default_factory=dict)
     """The name a renamed column had before ((table, new name) -> old name)."""
+    index_names: Mapping[str, tuple[str, ...]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
+    """The names of each table's indexes, in the order `indexes` holds them (derived from
+    it: changed only with it, through `put_index` and `pop_index`)."""
+    constraint_names: Mapping[str, tuple[str, ...]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
+    """The names of each table's constraints, in the order `constraints` holds them (derived
+    from it: changed only with it, through `put_constraint` and `pop_constraint`)."""
     mine: set[str] = field(default_factory=set, repr=False, compare=False)
     """Tables this schema may change in place; the others are shared with the schema it was
     copied from, and copied on their first change (`edit`)."""
-    shared: set[str] = field(default_factory=set, repr=False, compare=False)
-    """The collections shared with a copy (or the original): copied on their first change."""
+    owned: set[str] = field(default_factory=set, repr=False, compare=False)
+    """The collections this schema may change in place; the others may be shared with a copy
+    (or the original), and are copied on their first change (`own_*`)."""
 
     def copy(self) -> Schema:
         """A copy sharing every collection and table with this schema; whichever of the two
         changes one first changes its own copy (`own_*`, `edit`)."""
         copied = object.__new__(type(self))  # copy.copy's reduce protocol costs four times this
         copied.__dict__.update(self.__dict__)
-        copied.shared, copied.mine = set(_COLLECTIONS), set()
-        self.shared, self.mine = set(_COLLECTIONS), set()
+        copied.owned, copied.mine = set(), set()
+        self.owned, self.mine = set(), set()
         return copied
 
     def _own(self, name: str) -> Any:
-        """The collection `name`, copied first when it is shared."""
-        if name in self.shared:
+        """The collection `name`, copied first when it may be shared."""
+        if name not in self.owned:
             setattr(self, name, getattr(self, name).copy())
-            self.shared.discard(name)
+            self.owned.add(name)
         return getattr(self, name)
 
     def own_tables(self) -> dict[str, Table]:
         return self._own("tables")  # type: ignore[no-any-return]
-
-    def own_indexes(self) -> dict[str, Index]:
-        return self._own("indexes")  # type: ignore[no-any-return]
-
-    def own_constraints(self) -> dict[tuple[str, str], Constraint]:
-        return self._own("constraints")  # type: ignore[no-any-return]
 
     def own_domains(self) -> dict[str, Domain]:
         return self._own("domains")  # type: ignore[no-any-return]
@@ -171,6 +176,54 @@ class Schema:
 
     def own_renamed_columns(self) -> dict[tuple[str, str], str]:
         return self._own("renamed_columns")  # type: ignore[no-any-return]
+
+    # --- indexes and constraints, with their names by table --------------------------------
+
+    def indexes_of(self, table: str) -> list[Index]:
+        """The table's indexes, in the order `indexes` holds them."""
+        indexes = self.indexes
+        return [indexes[name] for name in self.index_names.get(table, ())]
+
+    def constraints_of(self, table: str) -> list[Constraint]:
+        """The table's constraints, in the order `constraints` holds them."""
+        constraints = self.constraints
+        return [constraints[(table, name)] for name in self.constraint_names.get(table, ())]
+
+    def put_index(self, name: str, index: Index) -> None:
+        """Add the index, or replace the one of that name (keeping its place)."""
+        was = self.indexes.get(name)
+        self._own("indexes")[name] = index
+        if was is None:
+            _append(self._own("index_names"), index.table, name)
+        elif was.table != index.table:
+            _remove(self._own("index_names"), was.table, name)
+            self._own("index_names")[index.table] = tuple(
+                n for n, i in self.indexes.items() if i.table == index.table
+            )
+
+    def pop_index(self, name: str) -> Index | None:
+        """Drop the index of that name: what it was, or None when there was none."""
+        was = self.indexes.get(name)
+        if was is not None:
+            del self._own("indexes")[name]
+            _remove(self._own("index_names"), was.table, name)
+        return was
+
+    def put_constraint(self, table: str, name: str, constraint: Constraint) -> None:
+        """Add the table's constraint, or replace the one of that name (keeping its place)."""
+        key = (table, name)
+        known = key in self.constraints
+        self._own("constraints")[key] = constraint
+        if not known:
+            _append(self._own("constraint_names"), table, name)
+
+    def pop_constraint(self, table: str, name: str) -> Constraint | None:
+        """Drop the table's constraint of that name: what it was, or None."""
+        was = self.constraints.get((table, name))
+        if was is not None:
+            del self._own("constraints")[(table, name)]
+            _remove(self._own("constraint_names"), table, name)
+        return was
 
     # --- what the history could not say ---------------------------------------------------
 
@@ -243,16 +296,14 @@ class Schema:
         """Whether an index of the table covers the column; None when not known."""
         if self.doubt(table) is not None or table not in self.tables:
             return None
-        return any(column in i.columns for i in self.indexes.values() if i.table == table)
+        return any(column in i.columns for i in self.indexes_of(table))
 
     def has_null_check(self, table: str, column: str, *, valid: bool) -> bool | None:
         """A `CHECK (column IS NOT NULL)` exists on the table (validated, with `valid`)."""
         if self.table(table) is None:
             return None
         return any(
-            c.not_null_of == column and (c.valid or not valid)
-            for (t, _), c in self.constraints.items()
-            if t == table
+            c.not_null_of == column and (c.valid or not valid) for c in self.constraints_of(table)
         )
 
     def tables_with_domain(self, domain: str) -> list[str] | None:
@@ -308,10 +359,10 @@ class Schema:
     def drop_table(self, name: str) -> None:
         if name in self.tables:
             del self.own_tables()[name]
-        for index in [n for n, i in self.indexes.items() if i.table == name]:
-            del self.own_indexes()[index]
-        for key in [k for k in self.constraints if k[0] == name]:
-            del self.own_constraints()[key]
+        for index in self.index_names.get(name, ()):
+            self.pop_index(index)
+        for constraint in self.constraint_names.get(name, ()):
+            self.pop_constraint(name, constraint)
 
     def rename_table(self, old: str, new: str) -> None:
         self.own_renamed()[new] = old
@@ -323,15 +374,15 @@ class Schema:
             tables[new] = tables.pop(old)
             if old in self.mine:
                 self.mine.add(new)
-        for name in [n for n, i in self.indexes.items() if i.table == old]:
-            self.own_indexes()[name] = replace(self.indexes[name], table=new)
-        for key, c in list(self.constraints.items()):
-            if key[0] == old:
-                constraints = self.own_constraints()
-                del constraints[key]
-                constraints[(new, key[1])] = c
-        for key in [k for k, c in self.constraints.items() if c.references == old]:
-            self.own_constraints()[key] = replace(self.constraints[key], references=new)
+        for name in self.index_names.get(old, ()):
+            self.put_index(name, replace(self.indexes[name], table=new))
+        for name in self.constraint_names.get(old, ()):
+            moved = self.pop_constraint(old, name)
+            assert moved is not None
+            self.put_constraint(new, name, moved)
+        for (table, name), c in list(self.constraints.items()):
+            if c.references == old:
+                self.put_constraint(table, name, replace(c, references=new))
         for name in [n for n, t in self.tables.items() if t.parent == old]:
             child = self.edit(name)
             assert child is not None
@@ -346,38 +397,44 @@ class Schema:
         found = self.edit(table)
         if found is not None and old in found.columns:
             found.columns = {new if n == old else n: c for n, c in found.columns.items()}
-        for name in [n for n, i in self.indexes.items() if i.table == table and old in i.columns]:
+        for name in self.index_names.get(table, ()):
             index = self.indexes[name]
-            columns = tuple(new if c == old else c for c in index.columns)
-            self.own_indexes()[name] = replace(index, columns=columns)
-        for key in [
-            k
-            for k, c in self.constraints.items()
-            if k[0] == table and (old in c.columns or c.not_null_of == old)
-        ]:
-            c = self.constraints[key]
-            self.own_constraints()[key] = replace(
-                c,
-                columns=tuple(new if x == old else x for x in c.columns),
-                not_null_of=new if c.not_null_of == old else c.not_null_of,
-            )
+            if old in index.columns:
+                columns = tuple(new if c == old else c for c in index.columns)
+                self.put_index(name, replace(index, columns=columns))
+        for name in self.constraint_names.get(table, ()):
+            c = self.constraints[(table, name)]
+            if old in c.columns or c.not_null_of == old:
+                self.put_constraint(
+                    table,
+                    name,
+                    replace(
+                        c,
+                        columns=tuple(new if x == old else x for x in c.columns),
+                        not_null_of=new if c.not_null_of == old else c.not_null_of,
+                    ),
+                )
 
     def drop_column(self, table: str, column: str) -> None:
         found = self.edit(table)
         if found is not None:
             found.columns.pop(column, None)
-        for name in [
-            n for n, i in self.indexes.items() if i.table == table and column in i.columns
-        ]:
-            del self.own_indexes()[name]
-        for key in [
-            k
-            for k, c in self.constraints.items()
-            if k[0] == table and (column in c.columns or c.not_null_of == column)
-        ]:
-            del self.own_constraints()[key]
+        for name in self.index_names.get(table, ()):
+            if column in self.indexes[name].columns:
+                self.pop_index(name)
+        for name in self.constraint_names.get(table, ()):
+            c = self.constraints[(table, name)]
+            if column in c.columns or c.not_null_of == column:
+                self.pop_constraint(table, name)
 
 
-_COLLECTIONS = frozenset(
-    f.name for f in fields(Schema) if f.name not in ("unknown", "mine", "shared")
-)
+def _append(names: dict[str, tuple[str, ...]], table: str, name: str) -> None:
+    names[table] = (*names.get(table, ()), name)
+
+
+def _remove(names: dict[str, tuple[str, ...]], table: str, name: str) -> None:
+    left = tuple(n for n in names[table] if n != name)
+    if left:
+        names[table] = left
+    else:
+        del names[table]
