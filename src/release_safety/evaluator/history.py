@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Sequence
 from functools import lru_cache
 from operator import itemgetter
 from typing import Any, NamedTuple
@@ -25,7 +26,7 @@ from release_safety.evaluator.counts import (
     tally_runs,
 )
 from release_safety.evaluator.params import Params, offset_of, page_info, pagination
-from release_safety.evaluator.search import CREATED, ROW_ID, RUNTIME, RUNTIME_KEY, TRIGGER
+from release_safety.evaluator.search import ROW_ID, RUNTIME_KEY, TRIGGER
 from release_safety.evaluator.store import Store
 from release_safety.evaluator.times import MINUTE_US
 
@@ -144,7 +145,7 @@ def _filters(query: HistoryQuery) -> tuple[str, list[Any]]:
     return clauses, args
 
 
-Computed = tuple[dict[str, Any], int, bytes, list[list[int]]]
+Computed = tuple[dict[str, Any], int, bytes, Sequence[Sequence[int]]]
 """Counts, total, the page's items, and the creation times (each list sorted) the answer
 depends on the clock through."""
 
@@ -153,34 +154,37 @@ def _searched(store: Store, query: HistoryQuery, scope: int, now: int) -> Comput
     """Counts, total and page of a search: every matching run of the scope is counted. The
     answer depends on the creation times of the matching runs alone."""
     keys = store.keys
-    newest_first = keys.select(
-        store.texts.runs_holding(query.search.lower()), scope, query.language, query.statuses
+    oldest_first = keys.select(
+        store.texts.runs_holding(query.search.lower(), scope), query.language, query.statuses
     )
-    oldest_first = newest_first[::-1]
-    created = list(map(itemgetter(CREATED), oldest_first))
-
-    def between(older: int, newer: int) -> list[tuple[Any, ...]]:  # oldest first
-        return oldest_first[bisect_right(created, older) : bisect_right(created, newer)]
-
-    counted = between(now - SCOPE_MINUTES * MINUTE_US, now)
+    if not oldest_first:
+        counts = tally_runs((), (), (), keys.code, query.trigger, query.window, now)[0]
+        return counts, 0, b"", []
+    row_ids, created, _, triggers, _, _, runtimes, _ = zip(*oldest_first, strict=True)
+    lo, hi = bisect_right(created, now - SCOPE_MINUTES * MINUTE_US), bisect_right(created, now)
     counts, total = tally_runs(
-        list(map(itemgetter(CREATED), counted)),
-        list(map(itemgetter(TRIGGER), counted)),
-        list(map(itemgetter(RUNTIME), counted)),
+        created[lo:hi],
+        triggers[lo:hi],
+        runtimes[lo:hi],
         keys.code,
         query.trigger,
         query.window,
         now,
     )
-    chosen = between(*_bounds(query, now))[::-1]
-    if query.trigger:
-        code = keys.code(query.trigger)
-        chosen = [row for row in chosen if row[TRIGGER] == code]
-    if query.sort_by == "runtime":  # stable: runs of equal runtime stay newest first
-        chosen.sort(key=itemgetter(RUNTIME_KEY), reverse=True)
+    older, newer = _bounds(query, now)
+    lo, hi = bisect_right(created, older), bisect_right(created, newer)
     start = offset_of(query.page, query.page_size)
-    page = chosen[start : start + query.page_size]
-    return counts, total, store.items.joined(map(itemgetter(ROW_ID), page)), [created]
+    if query.trigger is None and query.sort_by == "createdAt":  # the window's runs, newest first
+        page: Sequence[int] = row_ids[lo:hi][::-1][start : start + query.page_size]
+    else:
+        chosen = oldest_first[lo:hi][::-1]
+        if query.trigger:
+            code = keys.code(query.trigger)
+            chosen = [row for row in chosen if row[TRIGGER] == code]
+        if query.sort_by == "runtime":  # stable: runs of equal runtime stay newest first
+            chosen.sort(key=itemgetter(RUNTIME_KEY), reverse=True)
+        page = [row[ROW_ID] for row in chosen[start : start + query.page_size]]
+    return counts, total, store.items.joined(page), [created]
 
 
 def _listed(store: Store, query: HistoryQuery, scope: int, now: int) -> Computed:
@@ -234,10 +238,10 @@ def compute_history(store: Store, query: HistoryQuery, project: str, user: str, 
 
 def _answer(
     store: Store, query: HistoryQuery, project: str, user: str, now: int
-) -> tuple[bytes, list[list[int]]]:
+) -> tuple[bytes, Sequence[Sequence[int]]]:
     """The answer, and the sorted creation times it depends on the clock through."""
     scope = store.scope(project, user)
-    created: list[list[int]] = []
+    created: Sequence[Sequence[int]] = []
     if scope is None:
         counts, total, items = tally({}, query.trigger, query.window, now)[0], 0, b""
     elif query.search:

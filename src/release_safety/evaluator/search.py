@@ -3,9 +3,10 @@
 A run is searched over six texts (lowercased when stored). Runs repeat their texts (the SQL a
 chart compiles to, an explore's field definitions, a dashboard's name), and texts repeat their
 lines (SQL written from a template), so each distinct text is kept once with the key records of
-the runs that hold it (`Keys`; end to end, so a text's runs are read from one place in memory),
-and each distinct line of those texts once with the texts that hold it (2,031 lines, 45 kB, for
-the benchmark's 120,000 runs). A needle without a newline is looked up by its trigrams: the
+the runs that hold it, one block per scope (`Keys`; end to end, so a text's runs of one scope
+are read from one place in memory, and a search never reads another scope's), and each
+distinct line of those texts once with the texts that hold it (2,031 lines, 45 kB, for the
+benchmark's 120,000 runs). A needle without a newline is looked up by its trigrams: the
 lines holding its rarest one (each line is listed once under every trigram it holds) are
 tested with `in`. One under three characters is found by scanning the distinct lines, kept end
 to end in one string, each followed by a newline (C speed), each hit naming the one line it
@@ -34,7 +35,8 @@ class Texts:
     def __init__(self) -> None:
         self._text_ids: dict[str, int] = {}
         self._texts: list[str] = []
-        self._runs: list[bytearray] = []  # the key records of the runs holding each text
+        # the key records of the runs holding each text, by scope << 32 | text id
+        self._blocks: dict[int, bytearray] = {}
         self._line_ids: dict[str, int] = {}
         self._holders: list[array[int]] = []  # text ids of the texts holding each line
         self._lines: list[str] = []
@@ -45,16 +47,22 @@ class Texts:
     def add(self, texts: Iterable[str], record: bytes) -> None:
         """Index the searched texts of one run, given its key record (empty texts hold no
         needle)."""
-        ids, runs = self._text_ids, self._runs
-        held = {ids[text] if text in ids else self._new_text(text) for text in texts if text}
-        for text_id in held:
-            runs[text_id] += record
+        ids, blocks = self._text_ids, self._blocks
+        scope = _SCOPE_OF(record)[0] << 32
+        for text in set(texts):
+            if text:
+                text_id = ids.get(text)
+                key = scope | (self._new_text(text) if text_id is None else text_id)
+                block = blocks.get(key)
+                if block is None:
+                    blocks[key] = bytearray(record)
+                else:
+                    block += record
 
     def _new_text(self, text: str) -> int:
         """Keep a text not seen before, and its lines."""
         found = self._text_ids[text] = len(self._texts)
         self._texts.append(text)
-        self._runs.append(bytearray())
         for line in set(text.split("\n")):
             line_id = self._line_ids.get(line)
             if line_id is None:
@@ -80,47 +88,55 @@ class Texts:
             self._joined += "".join(chain.from_iterable((line, "\n") for line in new))
         return self._joined, self._starts
 
-    def _lines_holding(self, piece: str) -> Iterable[int]:
+    def _lines_holding(self, piece: str) -> list[int]:
         """The ids of the lines that hold `piece` (which has no newline, and is not empty)."""
         if len(piece) >= 3:
             grams = self._grams
-            rarest = min((grams.get(piece[i : i + 3], ()) for i in range(len(piece) - 2)), key=len)
+            rarest = min([grams.get(piece[i : i + 3], ()) for i in range(len(piece) - 2)], key=len)
             lines = self._lines
-            yield from (line for line in rarest if piece in lines[line])
-            return
+            return [line for line in rarest if piece in lines[line]]
         joined, starts = self._scan()
+        found = []
         at = joined.find(piece)
         while at >= 0:
             line = bisect_right(starts, at) - 1
-            yield line
+            found.append(line)
             at = joined.find(piece, starts[line + 1])
+        return found
 
-    def runs_holding(self, needle: str) -> list[bytearray]:
-        """The key records of the runs one of whose texts holds `needle` (not empty), one
-        block per matching text (a run holding two such texts is in two blocks)."""
+    def runs_holding(self, needle: str, scope: int) -> list[bytearray]:
+        """The key records of the runs of a scope one of whose texts holds `needle` (not
+        empty), one block per matching text (a run holding two such texts is in two blocks):
+        other scopes' records are never read."""
         pieces = needle.split("\n")
         longest = max(pieces, key=len)
-        holders = self._holders
         if longest:
-            texts = {t for line in self._lines_holding(longest) for t in holders[line]}
+            texts = set(
+                chain.from_iterable(map(self._holders.__getitem__, self._lines_holding(longest)))
+            )
         else:  # newlines only: any text of more lines than that
             texts = set(range(len(self._texts)))
         if len(pieces) > 1:
             texts = {t for t in texts if needle in self._texts[t]}
-        return [self._runs[text_id] for text_id in texts]
+        base, blocks = scope << 32, self._blocks
+        return [block for t in texts if (block := blocks.get(base | t)) is not None]
 
 
 # row id, created, scope, the codes of trigger, language and status, the runtime as summed (0
 # without one) and as sorted by (-1 without one: sorts those runs last)
 RECORD = Struct("<IqIHHHdd")
 ROW_ID, CREATED, SCOPE, TRIGGER, LANGUAGE, STATUS, RUNTIME, RUNTIME_KEY = range(8)
+_SCOPE_OF = Struct("<12xI").unpack_from  # a record's scope
+_CREATED_OF = itemgetter(CREATED)
+_ROW_ID_OF = itemgetter(ROW_ID)
 
 
 class Keys:
     """What a search filters, counts and sorts its matching runs by: a fixed-size record per
-    run, read in blocks (`Texts`; a text's runs end to end, so few places in memory), unpacked
-    in C and then read with C-level getters (`itemgetter`, `sort(key=...)`); and each run's uuid
-    by row id (1, 2, ...), read only to order runs created at the same time."""
+    run, read in blocks (`Texts`; a text's runs of one scope end to end, so few places in
+    memory), unpacked in C and then read with C-level getters (`itemgetter`, `sort(key=...)`);
+    and each run's uuid by row id (1, 2, ...), read only to order runs created at the same
+    time."""
 
     def __init__(self) -> None:
         self._codes: dict[str, int] = {}
@@ -133,46 +149,38 @@ class Keys:
     def record(self, row: Sequence[Any]) -> bytes:
         """The key record of the next row: (rowid, uuid, scope, created, trigger, language,
         status, runtime, ...) as stored."""
-        rowid, uuid, scope, created, _, _, _, runtime = row[:8]
+        rowid, uuid, scope, created, trigger, language, status, runtime = row[:8]
         if rowid != len(self.uuid):
             raise CheckError(f"run row {rowid} stored out of order (expected {len(self.uuid)})")
         self.uuid.append(uuid)
         codes = self._codes
-        trigger, language, status = (codes.setdefault(name, len(codes)) for name in row[4:7])
-        runtime = None if runtime is None else float(runtime)
-        return RECORD.pack(
-            rowid,
-            created,
-            scope,
-            trigger,
-            language,
-            status,
-            0.0 if runtime is None else runtime,
-            -1.0 if runtime is None else runtime,
-        )
+        trigger = codes.setdefault(trigger, len(codes))
+        language = codes.setdefault(language, len(codes))
+        status = codes.setdefault(status, len(codes))
+        if runtime is None:
+            return RECORD.pack(rowid, created, scope, trigger, language, status, 0.0, -1.0)
+        runtime = float(runtime)
+        return RECORD.pack(rowid, created, scope, trigger, language, status, runtime, runtime)
 
     def select(
-        self,
-        blocks: Sequence[bytes | bytearray],
-        scope: int,
-        language: str | None,
-        statuses: Sequence[str],
+        self, blocks: Sequence[bytes | bytearray], language: str | None, statuses: Sequence[str]
     ) -> list[tuple[Any, ...]]:
-        """The records (fields at ROW_ID, CREATED, ...) of the runs of these blocks that are of a
-        scope and pass the language and status filters, each once, newest first, then by uuid."""
-        rows = [row for row in RECORD.iter_unpack(b"".join(blocks)) if row[SCOPE] == scope]
+        """The records (fields at ROW_ID, CREATED, ...) of the runs of these blocks that pass
+        the language and status filters, each once, oldest first: the reverse of newest first,
+        then by uuid."""
+        rows = list(RECORD.iter_unpack(blocks[0] if len(blocks) == 1 else b"".join(blocks)))
         if language is not None:
             code = self.code(language)
             rows = [row for row in rows if row[LANGUAGE] == code]
         if statuses:
             codes = {self.code(status) for status in statuses}
             rows = [row for row in rows if row[STATUS] in codes]
-        if len(blocks) > 1 and len(set(map(itemgetter(ROW_ID), rows))) < len(rows):
-            # a run holding two matching texts is in two blocks
-            rows = list(dict(zip(map(itemgetter(ROW_ID), rows), rows, strict=True)).values())
-        created = itemgetter(CREATED)
-        rows.sort(key=created, reverse=True)
-        if len(set(map(created, rows))) < len(rows):  # a uuid orders runs created together
+        rows.sort(key=_CREATED_OF)
+        if len(set(map(_CREATED_OF, rows))) < len(rows):
+            # a run holding two matching texts is in two blocks (its records are equal)
+            rows = list(dict(zip(map(_ROW_ID_OF, rows), rows, strict=True)).values())
+            # and a uuid orders runs created together
             uuid = self.uuid
             rows.sort(key=lambda row: (-row[CREATED], uuid[row[ROW_ID]]))
+            rows.reverse()
         return rows
