@@ -1,6 +1,7 @@
-"""The cursor's reads (`tokens.Cursor`, `split_top`) against their plain definitions (kept
-here: the cursor's were rewritten for speed, issue 14), on the tokens of every SQL text of the
-suite and the benchmark's files: every read at every position."""
+"""The cursor's reads (`tokens.Cursor`: accept, skip_parens, name; `split_top`) against
+their plain definitions (kept here: the cursor's were rewritten for speed, issue 14), on the
+tokens of every SQL text of the suite and the benchmark's files: every read at every
+position."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from test_lexer import TEST_SQL
 from test_simpledata import _generate
 
 from release_safety.surfaces.migrations.lexer import Tok, TokenError
-from release_safety.surfaces.migrations.tokens import Cursor, split_top, tokenize
+from release_safety.surfaces.migrations.tokens import Cursor, normalise, split_top, tokenize
 
 
 def _accept(toks: list[Tok], i: int, words: tuple[str, ...]) -> int | None:
@@ -33,6 +34,17 @@ def _skip_parens(toks: list[Tok], i: int) -> tuple[list[Tok], int]:
         if depth == 0:
             break
     return toks[start + 1 : i - 1], i
+
+
+def _name(toks: list[Tok], i: int) -> tuple[str | None, int]:
+    parts: list[str] = []
+    while i < len(toks) and toks[i].kind in ("word", "ident"):
+        parts.append(toks[i].text.lower() if toks[i].kind == "word" else toks[i].text)
+        i += 1
+        if i >= len(toks) or toks[i].key != ".":
+            break
+        i += 1
+    return (normalise(parts) if parts else None), i
 
 
 def _split_top(toks: list[Tok], sep: str = ",") -> list[list[Tok]]:
@@ -67,6 +79,9 @@ def _reads_alike(toks: list[Tok]) -> None:
         cur.i = i
         inner = cur.skip_parens()
         assert (inner, cur.i) == _skip_parens(toks, i)
+        cur.i = i
+        name = cur.name()
+        assert (name, cur.i) == _name(toks, i)
 
 
 def _check(texts: list[str]) -> int:

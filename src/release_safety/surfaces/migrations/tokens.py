@@ -88,8 +88,17 @@ class Cursor:
 
     def name(self) -> str | None:
         """A possibly qualified name, normalised (see `normalise`), or None."""
-        parts: list[str] = []
         toks, i, n = self.toks, self.i, len(self.toks)
+        if i < n and (i + 1 == n or toks[i + 1].key != "."):  # one part, most names
+            tok = toks[i]
+            if tok.kind == "word":
+                self.i = i + 1
+                return tok.text.lower()
+            if tok.kind == "ident":
+                self.i = i + 1
+                return tok.text
+            return None
+        parts: list[str] = []
         while i < n:
             tok = toks[i]
             if tok.kind == "word":
