@@ -26,8 +26,10 @@ import ast
 import contextlib
 import importlib.util
 import sys
+from collections.abc import Iterable
 from itertools import pairwise
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -36,8 +38,9 @@ from sqlglot.dialects.postgres import Postgres
 from sqlglot.errors import TokenError as SqlglotTokenError
 from sqlglot.tokenizer_core import TokenType
 
-from release_safety.surfaces.migrations import lexer
+from release_safety.surfaces.migrations import lexer, plpgsql
 from release_safety.surfaces.migrations.classify import classify
+from release_safety.surfaces.migrations.columns import Unclassified
 from release_safety.surfaces.migrations.context import Context
 from release_safety.surfaces.migrations.facts import Lock
 from release_safety.surfaces.migrations.lexer import Kind, Tok, TokenError, tokenize
@@ -170,7 +173,7 @@ def test_same_tokens_as_sqlglot_on_the_suites_sql() -> None:
         assert_same(sql)
 
 
-def test_same_tokens_as_sqlglot_on_the_benchmarks_files(tmp_path: Path) -> None:
+def _bench() -> ModuleType:
     spec = importlib.util.spec_from_file_location(
         "bench_migrations", ROOT / "bench/bench_migrations.py"
     )
@@ -178,7 +181,11 @@ def test_same_tokens_as_sqlglot_on_the_benchmarks_files(tmp_path: Path) -> None:
     bench = importlib.util.module_from_spec(spec)
     sys.modules["bench_migrations"] = bench
     spec.loader.exec_module(bench)
-    texts = {path.read_text() for path in bench.generate(tmp_path, 2000)}
+    return bench
+
+
+def test_same_tokens_as_sqlglot_on_the_benchmarks_files(tmp_path: Path) -> None:
+    texts = {path.read_text() for path in _bench().generate(tmp_path, 2000)}
     assert len(texts) > 1000
     for sql in sorted(_expand(texts)):
         assert_same(sql)
@@ -266,6 +273,64 @@ def test_a_command_with_a_space_before_its_semicolon_is_read() -> None:
         "orders": Lock.ACCESS_EXCLUSIVE,
     }
     assert [issue.rule for issue in facts.issues] == [RuleId.ADD_NOT_NULL_COLUMN_WITHOUT_DEFAULT]
+
+
+def _units_read_as_their_text(bodies: Iterable[str]) -> int:
+    """Each statement a PL/pgSQL body runs that carries the body's tokens (`lexer.joined`)
+    carries what `tokenize` gives for its text; the number that carry them."""
+    carried = 0
+    for body in bodies:
+        try:
+            units = plpgsql._units(body)
+        except (Unclassified, TokenError, IndexError, ValueError):  # what classify catches
+            continue
+        for sql, toks in units:
+            if toks is not None:
+                assert toks == tokenize(sql), (body, sql)
+                carried += 1
+    return carried
+
+
+def test_body_statements_carry_their_own_tokens_in_the_suites_sql() -> None:
+    assert _units_read_as_their_text(TEST_SQL) > 20
+
+
+def test_body_statements_carry_their_own_tokens_in_the_benchmarks_files(tmp_path: Path) -> None:
+    texts = {path.read_text() for path in _bench().generate(tmp_path, 2000)}
+    assert _units_read_as_their_text(_expand(texts)) > 150
+
+
+_PLPGSQL = [
+    *("BEGIN ", "END; ", "IF ", " THEN ", "ELSIF ", "ELSE ", "END IF; ", "LOOP ", "END LOOP; "),
+    *("FOR r IN ", "WHILE ", "PERFORM ", "RETURN ", "RETURN QUERY ", "EXECUTE ", "x := ", " = "),
+    *("SELECT ", " INTO ", "STRICT ", " FROM t", " WHERE ", "a", "b.c", "f(", ")", "(", ", ", ";"),
+    *("1", "1.5", ".5", "@", "@ ", "$1", "$a$", "$$", "double", " precision", "char ", "varying"),
+    *("DOUBLE", " PRECISION", " INTO DOUBLE PRECISION ", "INTO double", "ORDER BY ", "KEY "),
+    *("user", "-defined", "E'\\n'", "'x'", "''", "x -- c\n", "/* c */", "||", "::int", "<", "-"),
+]
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(_PLPGSQL) | st.sampled_from(FRAGMENTS), max_size=24))
+def test_body_statements_carry_their_own_tokens_in_generated_bodies(parts: list[str]) -> None:
+    _units_read_as_their_text(["BEGIN " + "".join(parts) + " END"])
+
+
+@pytest.mark.parametrize(
+    ("body", "carried"),
+    [
+        ("BEGIN SELECT a INTO b FROM t; x := f(1); PERFORM g(); END", [True, True, True]),
+        ("BEGIN SELECT @ INTO x 1.5; END", [False]),  # `@ 1.5` reads `1` `.5`
+        ("BEGIN SELECT double INTO x precision FROM t; END", [False]),  # one keyword now
+        ("BEGIN PERFORM f($1); SELECT $$a$$; END", [False, True]),  # `$1` reads ahead
+    ],
+)
+def test_a_body_statement_carries_tokens_only_where_they_read_the_same(
+    body: str, carried: list[bool]
+) -> None:
+    units = plpgsql._units(body)
+    assert [toks is not None for _, toks in units] == carried
+    assert all(toks == tokenize(sql) for sql, toks in units if toks is not None)
 
 
 def test_multi_word_keywords_are_capital_words_spanning_the_keyword() -> None:

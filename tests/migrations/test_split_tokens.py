@@ -74,6 +74,58 @@ def test_same_statements_on_generated_text(parts: list[str]) -> None:
     _same("".join(parts))
 
 
+_BODY = st.lists(
+    st.sampled_from([*FRAGMENTS, ";", "atomic", "BEGIN ATOMIC", "atom\u0131c"]), max_size=8
+)
+_QUOTE = st.sampled_from(["$$", "$a$", "$_x1$", "$fn$", "$a;b$", "$1$", "$\u00e9$", "$ $"])
+
+
+@settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.sampled_from([*FRAGMENTS, "DO ", "AS ", ";", " ;\n", "atomic"])
+        | st.tuples(_QUOTE, _BODY, st.booleans()).map(
+            lambda q: f"{q[0]}{''.join(q[1])}{q[0] if q[2] else ''}"
+        ),
+        max_size=10,
+    )
+)
+def test_same_statements_on_generated_text_with_dollar_quotes(parts: list[str]) -> None:
+    """Dollar-quoted bodies holding anything, among fragments, closed or not."""
+    _same("".join(parts))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "DO $$ BEGIN IF x THEN SELECT 1; END IF; END $$;\nALTER TABLE t ADD c int;",
+        "CREATE FUNCTION f() RETURNS text AS $fn$ SELECT 'a' || E'\\n' /* ; */ $fn$ LANGUAGE sql;",
+        "DO $$ BEGIN ATOMIC; {# $$; SELECT $a$ | $a$;",
+        "SELECT $$a$$$$b$$, 1; SELECT 2",
+    ],
+)
+def test_dollar_quoted_text_is_split_by_the_lexer(text: str) -> None:
+    """Whatever a dollar quote holds, both read it whole; the rest decides."""
+    assert _same(text)
+    assert all(s.toks is not None for s in _statements(text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "DO $$ x $$; SELECT $1;",  # a parameter
+        "SELECT '$$'; SELECT 1 |/* c; */ 2;",  # a `$` in a string, a guarded construct outside
+        "DO $$ x $$; SELECT a #-- c; x\n;",
+        "SELECT $a-b$ ; $a-b$;",  # a tag the splitter does not read
+        "SELECT x$$ ; $$;",  # a `$` inside a word
+        "DO $$ x $$; CREATE FUNCTION f() BEGIN ATOMIC SELECT 1; END;",
+    ],
+)
+def test_text_around_dollar_quotes_is_checked(text: str) -> None:
+    _same(text)
+    assert all(s.toks is None for s in _statements(text))
+
+
 def test_the_lexer_splits_at_semicolon_tokens_only() -> None:
     text = "-- first\nALTER TABLE t ADD c text; ;\n UPDATE t SET c = 'a;b' -- x;\n;SELECT 1"
     statements = _statements(text)
@@ -96,6 +148,7 @@ def test_the_lexer_splits_at_semicolon_tokens_only() -> None:
         "SELECT a |/* c; */ 1;",  # the operator |/ takes the comment's /
         "SELECT 1 {# c; #};",  # a comment for sqlglot only
         "CREATE FUNCTION f() RETURNS int LANGUAGE sql BEGIN ATOMIC SELECT 1; END;",
+        "CREATE FUNCTION f() RETURNS int LANGUAGE sql BEGIN ATOM\u0131C SELECT 1; END;",
     ],
 )
 def test_text_the_two_read_differently_is_split_by_the_splitter(text: str) -> None:

@@ -220,6 +220,37 @@ def _scan(sql: str, offset: int, statements: list[tuple[int, int, list[Tok]]] | 
     return out
 
 
+def joined(source: str, parts: list[list[Tok]], prefix: str = "") -> tuple[str, list[Tok] | None]:
+    """`prefix` and the source text of the non-empty `parts` (tokens of `source`) joined by
+    spaces, with the tokens `tokenize` gives for that text, taken from the parts' own; None
+    instead where a part might read differently there: a number first (after a parameter it
+    takes no decimal point), a `$` parameter (read up to the next `$`), a keyword that could
+    join the first word after the space (`DOUBLE` `PRECISION`), a part that starts or ends
+    inside a multi-word keyword (whose words both span it). Where each part starts and ends,
+    its tokens do (`tests/migrations/test_lexer.py` checks it on every body)."""
+    parts = [part for part in parts if part]
+    texts = [source[part[0].start : part[-1].end + 1] for part in parts]
+    sql = prefix + " ".join(texts)
+    toks = tokenize(prefix) if prefix else []
+    at = len(prefix)
+    for part, text in zip(parts, texts, strict=True):
+        first, last = part[0], part[-1]
+        if (
+            first.kind == "number"
+            or (toks and toks[-1].up in _MULTI_FIRST)
+            or (first.kind == "word" and not text.startswith(first.text))
+            or (last.kind == "word" and not text.endswith(last.text))
+        ):
+            return sql, None
+        delta = at - part[0].start
+        for kind, word, start, end, up, key in part:
+            if kind == "punct" and word[0] == "$":
+                return sql, None
+            toks.append(tuple.__new__(Tok, (kind, word, start + delta, end + delta, up, key)))
+        at += len(text) + 1
+    return sql, toks
+
+
 def _after_parameter(tok: Tok) -> bool:
     """sqlglot reads `@` and a `$` that opens no string as parameters."""
     return tok.kind == "punct" and (tok.text == "@" or tok.text[0] == "$")

@@ -17,11 +17,14 @@ from collections.abc import Callable
 from release_safety.surfaces.migrations.columns import Unclassified
 from release_safety.surfaces.migrations.context import Context
 from release_safety.surfaces.migrations.facts import StatementFacts
+from release_safety.surfaces.migrations.lexer import joined
 from release_safety.surfaces.migrations.schema import Function
 from release_safety.surfaces.migrations.sqlfile import split_sql
 from release_safety.surfaces.migrations.tokens import Tok, tokenize
 
-Classifier = Callable[[str, Context], StatementFacts]
+Classifier = Callable[[str, Context, list[Tok] | None], StatementFacts]
+Unit = tuple[str, list[Tok] | None]
+"""A statement of a body: its text, and its tokens when the body's give them."""
 _QUIET = frozenset({"RETURN", "EXIT", "CONTINUE", "NULL", "RAISE", "ASSERT", "GET", "CLOSE"})
 _QUIET |= {"FETCH", "MOVE"}
 _QUERIES = frozenset({"SELECT", "WITH", "VALUES", "TABLE"})
@@ -48,7 +51,7 @@ def function_body(
     if function.language == "plpgsql":
         units = _units(function.body)
     else:
-        units = [s.sql for s in split_sql(function.body) if s.sql]
+        units = [(s.sql, None) for s in split_sql(function.body) if s.sql]
     ctx.depth += 1
     try:
         _run(units, "function", facts, ctx, classify)
@@ -57,10 +60,10 @@ def function_body(
 
 
 def _run(
-    units: list[str], what: str, facts: StatementFacts, ctx: Context, classify: Classifier
+    units: list[Unit], what: str, facts: StatementFacts, ctx: Context, classify: Classifier
 ) -> None:
-    for sql in units:
-        inner = classify(sql, ctx)
+    for sql, toks in units:
+        inner = classify(sql, ctx, toks)
         if inner.unknown is not None:
             raise Unclassified(f"{what}: {inner.unknown}")
         for fact in inner.tables.values():
@@ -70,8 +73,9 @@ def _run(
         facts.unnamed_lock = facts.unnamed_lock or inner.unnamed_lock
 
 
-def _units(body: str) -> list[str]:
-    """The SQL a PL/pgSQL body runs, in order: statements, and queries in control flow."""
+def _units(body: str) -> list[Unit]:
+    """The SQL a PL/pgSQL body runs, in order: statements, and queries in control flow,
+    with their tokens taken from the body's (`joined`) where they read the same."""
     walker = _Walker(body, tokenize(body))
     walker.block()
     return walker.units
@@ -84,7 +88,7 @@ class _Walker:
         self.body = body
         self.toks = toks
         self.i = 0
-        self.units: list[str] = []
+        self.units: list[Unit] = []
 
     def up(self, offset: int = 0) -> str:
         k = self.i + offset
@@ -126,10 +130,6 @@ class _Walker:
             self.i += 1
         raise Unclassified(f"PL/pgSQL body: {' or '.join(stops)} missing")
 
-    def text(self, toks: list[Tok]) -> str:
-        """The source text of consecutive tokens."""
-        return self.body[toks[0].start : toks[-1].end + 1] if toks else ""
-
     def query(self, toks: list[Tok]) -> None:
         """A SQL statement, its PL/pgSQL `INTO targets` left out."""
         if not toks:
@@ -149,9 +149,9 @@ class _Walker:
                 end += 1
                 while end + 1 < len(toks) and toks[end].text in (".", ","):
                     end += 2
-            self.units.append(f"{self.text(toks[:k])} {self.text(toks[end:])}".strip())
+            self.units.append(joined(self.body, [toks[:k], toks[end:]]))
             return
-        self.units.append(self.text(toks))
+        self.units.append(joined(self.body, [toks]))
 
     def expression(self, toks: list[Tok]) -> None:
         """An expression PL/pgSQL evaluates with a query: classified when it reads tables or
@@ -161,7 +161,7 @@ class _Walker:
             for k, t in enumerate(toks)
         )
         if calls or any(t.up == "SELECT" for t in toks):
-            self.units.append("SELECT " + self.text(toks))
+            self.units.append(joined(self.body, [toks], "SELECT "))
 
     def block(self) -> None:
         self.label()
@@ -238,7 +238,7 @@ class _Walker:
                 self.expression(stmt[1:])
         elif head == "PERFORM":
             stmt = self.until(";")
-            self.units.append("SELECT " + self.text(stmt[1:]))
+            self.units.append(joined(self.body, [stmt[1:]], "SELECT "))
         elif head == "EXECUTE":
             self.execute(self.until(";")[1:])
         elif head == "OPEN":
@@ -291,7 +291,7 @@ class _Walker:
         constant = _constant(toks[:at])
         if constant is None:
             raise Unclassified("runs SQL built at run time (EXECUTE)", anything=True)
-        self.units.extend(s.sql for s in split_sql(constant) if s.sql)
+        self.units.extend((s.sql, None) for s in split_sql(constant) if s.sql)
 
 
 def _constant(toks: list[Tok]) -> str | None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from release_safety.surfaces.migrations.budget import MAX_STATEMENT_CHARS
-from release_safety.surfaces.migrations.lexer import TokenError, split_tokens
+from release_safety.surfaces.migrations.lexer import Tok, TokenError, split_tokens
 from release_safety.surfaces.migrations.reading import Reading
 from release_safety.surfaces.migrations.statements import Extracted, Statement
 
@@ -30,9 +30,15 @@ _INSIDE = re.compile(
 )
 # What the lexer (sqlglot's reading) and the splitter may read differently: dollar quotes,
 # backslash escapes, `{#` comments, operators that end in `-` before a `--` or in `/` before a
-# `/*` (`#-`, `-|-`, `|/`), `\r` ending a `--` comment for the lexer only, nested comments,
-# and BEGIN ATOMIC bodies (whose `;` the splitter keeps). A `;` token elsewhere is a split.
-_LEXER_DIFFERS = re.compile(r"[$\\{#|\r]|/\*|atomic", re.IGNORECASE)
+# `/*` (`#-`, `-|-`, `|/`), `\r` ending a `--` comment for the lexer only, nested comments
+# (`/*`), and BEGIN ATOMIC bodies (whose `;` the splitter keeps: any `atomic`, `ı` being a
+# word character the splitter upper-cases to `I`). A `;` token elsewhere is a split. One
+# character class is sought many times faster than an alternation, so `/*` and `atomic` are
+# sought apart (`_reads_alike`).
+_LEXER_DIFFERS = re.compile(r"[$\\{#|\r]")
+# A dollar quote both read alike: `$$` or a tag of ASCII letters, digits and `_` (see
+# `_dollar_tag`); text inside one is skipped by both, whatever it holds.
+_DOLLAR_OPENER = re.compile(r"\$(?:[A-Za-z_][A-Za-z0-9_]*)?\$")
 _COMMENT_MARK = re.compile(r"/\*|\*/")
 _ROUTINE = frozenset({"FUNCTION", "PROCEDURE"})
 _QUOTED = {
@@ -192,20 +198,56 @@ def extract_sql(text: str, settings: Reading) -> Extracted:
 
 def _statements(text: str) -> list[Statement]:
     """`split_sql(text)`, each statement with its tokens: read in one pass of the lexer when
-    the text holds nothing the two read differently (see `_LEXER_DIFFERS`) and is no longer
-    than a statement may be (so the pass costs no more than tokenizing one), else split here
-    and tokenized by classification, statement by statement within the file's bounds."""
-    if len(text) <= MAX_STATEMENT_CHARS and _LEXER_DIFFERS.search(text) is None:
-        try:
-            parts = split_tokens(text)
-        except TokenError:
-            parts = None
-        if parts is not None:
-            statements: list[Statement] = []
-            line, counted = 1, 0
-            for start, end, toks in parts:
-                line += text.count("\n", counted, start)
-                counted = start
-                statements.append(Statement(text[start:end].strip(), line, toks=toks))
-            return statements
-    return split_sql(text)
+    the two read the text's `;` alike (`_lexer_split`) and it is no longer than a statement
+    may be (so the pass costs no more than tokenizing one), else split here and tokenized by
+    classification, statement by statement within the file's bounds."""
+    parts = _lexer_split(text) if len(text) <= MAX_STATEMENT_CHARS else None
+    if parts is None:
+        return split_sql(text)
+    statements: list[Statement] = []
+    line, counted = 1, 0
+    for start, end, toks in parts:
+        line += text.count("\n", counted, start)
+        counted = start
+        statements.append(Statement(text[start:end].strip(), line, toks=toks))
+    return statements
+
+
+def _lexer_split(text: str) -> list[tuple[int, int, list[Tok]]] | None:
+    """The lexer's statements (`split_tokens`) when the splitter's are the same: the text
+    holds nothing the two read differently, dollar-quoted text aside (`_outside_dollars`);
+    else None."""
+    dollars = "$" in text
+    if not dollars and not _reads_alike(text):
+        return None
+    try:
+        parts = split_tokens(text)
+    except TokenError:
+        return None
+    if dollars and not _reads_alike(_outside_dollars(text, parts)):
+        return None
+    return parts
+
+
+def _reads_alike(text: str) -> bool:
+    """Whether `text` holds none of what the lexer and the splitter read differently (see
+    `_LEXER_DIFFERS`)."""
+    if _LEXER_DIFFERS.search(text) is not None or "/*" in text:
+        return False
+    lowered = text.lower()
+    return "atomic" not in lowered and "atom\u0131c" not in lowered
+
+
+def _outside_dollars(text: str, parts: list[tuple[int, int, list[Tok]]]) -> str:
+    """`text` without the dollar-quoted strings the lexer read whose quote the splitter reads
+    alike (`_DOLLAR_OPENER`): both skip such a string whole, so only the rest can differ."""
+    kept: list[str] = []
+    after = 0
+    for begin, _, toks in parts:
+        for tok in toks:
+            at = begin + tok.start
+            if tok.kind == "string" and text[at] == "$" and _DOLLAR_OPENER.match(text, at):
+                kept.append(text[after:at])
+                after = begin + tok.end + 1
+    kept.append(text[after:])
+    return "".join(kept)

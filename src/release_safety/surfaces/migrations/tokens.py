@@ -51,6 +51,8 @@ def parse_one(sql: str) -> exp.Expr:
 class Cursor:
     """A position in a token list with the small reads a DDL grammar needs."""
 
+    __slots__ = ("i", "toks")
+
     def __init__(self, toks: list[Tok]) -> None:
         self.toks = toks
         self.i = 0
@@ -66,11 +68,16 @@ class Cursor:
     def accept(self, *words: str) -> bool:
         """Consume the exact keyword sequence if it is next."""
         i, toks = self.i, self.toks
-        end = i + len(words)
-        if end > len(toks) or (words and toks[i].key != words[0]):
+        if len(words) == 1:  # most calls
+            if i < len(toks) and toks[i].key == words[0]:
+                self.i = i + 1
+                return True
             return False
-        for k in range(i + 1, end):
-            if toks[k].key != words[k - i]:
+        end = i + len(words)
+        if end > len(toks):
+            return False
+        for k, word in enumerate(words, i):
+            if toks[k].key != word:
                 return False
         self.i = end
         return True
@@ -81,8 +88,17 @@ class Cursor:
 
     def name(self) -> str | None:
         """A possibly qualified name, normalised (see `normalise`), or None."""
-        parts: list[str] = []
         toks, i, n = self.toks, self.i, len(self.toks)
+        if i < n and (i + 1 == n or toks[i + 1].key != "."):  # one part, most names
+            tok = toks[i]
+            if tok.kind == "word":
+                self.i = i + 1
+                return tok.text.lower()
+            if tok.kind == "ident":
+                self.i = i + 1
+                return tok.text
+            return None
+        parts: list[str] = []
         while i < n:
             tok = toks[i]
             if tok.kind == "word":
@@ -110,18 +126,23 @@ class Cursor:
 
     def skip_parens(self) -> list[Tok]:
         """Consume a parenthesised group at the cursor and return its inner tokens."""
-        if self.peek() != "(":
+        toks, i = self.toks, self.i
+        n = len(toks)
+        if i >= n or toks[i].key != "(":
             return []
         depth = 0
-        start = self.i
-        while not self.at_end():
-            text = self.peek()
-            depth += text == "("
-            depth -= text == ")"
-            self.i += 1
+        start = i
+        while i < n:
+            key = toks[i].key
+            if key == "(":
+                depth += 1
+            elif key == ")":
+                depth -= 1
+            i += 1
             if depth == 0:
                 break
-        return self.toks[start + 1 : self.i - 1]
+        self.i = i
+        return toks[start + 1 : i - 1]
 
     def rest(self) -> list[Tok]:
         out = self.toks[self.i :]
@@ -138,17 +159,21 @@ def normalise(parts: list[str]) -> str:
 
 def split_top(toks: list[Tok], sep: str = ",") -> list[list[Tok]]:
     """Split tokens at separators outside parentheses and brackets."""
-    groups: list[list[Tok]] = [[]]
+    groups: list[list[Tok]] = []
+    group: list[Tok] = []
     depth = 0
     for tok in toks:
-        if tok.kind == "punct" and tok.text in ("(", "["):
+        key = tok.key  # a punctuation token's text; no other token's is punctuation
+        if key == "(" or key == "[":
             depth += 1
-        elif tok.kind == "punct" and tok.text in (")", "]"):
+        elif key == ")" or key == "]":
             depth -= 1
-        if depth == 0 and tok.kind == "punct" and tok.text == sep:
-            groups.append([])
+        if depth == 0 and key == sep and tok.kind == "punct":
+            groups.append(group)
+            group = []
         else:
-            groups[-1].append(tok)
+            group.append(tok)
+    groups.append(group)
     return [g for g in groups if g]
 
 
