@@ -330,6 +330,65 @@ CASES = [
         ],
     ),
     (
+        "ts-zod-helpers",
+        {
+            "src/env.ts": (
+                "const optionalText = () =>\n"
+                "  z.preprocess((v) => (v === '' ? undefined : v), z.string().min(1).optional());\n"
+                "function requiredUrl() {\n"
+                "  return z.string().url();\n"
+                "}\n"
+                "const schema = z.object({\n"
+                "  DATABASE_URL: requiredUrl(),\n"
+                "  PROXY: optionalText(),\n"
+                "  BASE_URL: requiredUrl().default('https://a.example'),\n"
+                "});\n"
+                "export const env = schema.parse(process.env);\n"
+            )
+        },
+        {
+            "src/env.ts": (
+                "const optionalText = () =>\n"
+                "  z.preprocess((v) => (v === '' ? undefined : v), z.string().min(1).optional());\n"
+                "function requiredUrl() {\n"
+                "  return z.string().url();\n"
+                "}\n"
+                "const schema = z.object({\n"
+                "  DATABASE_URL: requiredUrl(),\n"
+                "  PROXY: requiredUrl(),\n"
+                "  BASE_URL: requiredUrl().default('https://b.example'),\n"
+                "  TRACE: optionalText(),\n"
+                "});\n"
+                "export const env = schema.parse(process.env);\n"
+            )
+        },
+        [
+            (
+                "config-var-became-required",
+                "breaking",
+                "env var `PROXY` became required (no default)",
+            ),
+            (
+                "config-default-changed",
+                "breaking",
+                "env var `BASE_URL` default changed `https://a.example` → `https://b.example`",
+            ),
+            (
+                "config-optional-var-added",
+                "advisory",
+                "new optional env var `TRACE` (default (none))",
+            ),
+        ],
+        [
+            ConfigDefaultChanged(
+                type="defaultChanged",
+                name="BASE_URL",
+                previousDefault="https://a.example",
+                defaultValue="https://b.example",
+            )
+        ],
+    ),
+    (
         "ts-t3-env",
         {
             "src/env.ts": (
@@ -657,6 +716,12 @@ def test_ambiguous_rename_is_removal_and_addition(release_pair: Pair) -> None:
             "const schema = z.object({\n  ...shared,\n  PORT: z.number(),\n});\n"
             "export const env = schema.parse(process.env);\n",
             "src/env.ts:2",
+        ),
+        (
+            "src/env.ts",
+            "import { port } from './fields';\nconst schema = z.object({\n  PORT: port(),\n});\n"
+            "export const env = schema.parse(process.env);\n",
+            "src/env.ts:3",
         ),
         (
             "src/env.ts",

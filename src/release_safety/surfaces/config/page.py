@@ -170,9 +170,9 @@ SOURCE_KINDS: list[tuple[str, ...]] = [
         " schemas: envalid's `cleanEnv(process.env, { X: str({ default: 'd' }) })`, zod's"
         " `z.object({ X: z.string().default('d') }).parse(process.env)` (`safeParse`,"
         " `.extend`, `.merge` too), t3-env's `createEnv({ server: {...}, runtimeEnv })` (a"
-        " schema written as an object literal or as `const`s of the same file, spreads"
-        " included; one it cannot see, such as an imported object, makes the source"
-        " unreadable: not checked)",
+        " schema written as an object literal, `const`s or helper functions of the same file,"
+        " spreads and `z.preprocess` included; one it cannot see, such as an imported object,"
+        " makes the source unreadable: not checked)",
         "last operand of a `||` / `??` chain, the destructuring default, envalid's `default`,"
         " zod's outermost `.default(d)` / `.catch(d)`",
         "`process.env.X!`, `if (!process.env.X) throw ...`, a guard within three statements;"

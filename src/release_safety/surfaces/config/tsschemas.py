@@ -7,7 +7,8 @@ Each key of the schema is a variable. envalid: the spec's `default` is the defau
 validator without one is required (envalid refuses to start without it outside development;
 `devDefault` does not count). zod: the outermost `.default(d)` / `.catch(d)` is the default,
 `.optional()` / `.nullish()` make it optional, anything else is required. A schema written as
-an object literal or a `const` of the same file is read (spreads, `.extend`, `.merge` included);
+an object literal, a `const` or a helper function of the same file is read (spreads, `.extend`,
+`.merge`, `z.preprocess` included);
 one this file does not spell out (imported, computed) hides what the service reads: the source
 is refused (SourceError), and the surface not checked.
 """
@@ -192,19 +193,50 @@ def _envalid(pair: Node) -> EnvRead:
 
 def _zod(pair: Node, consts: dict[str, Node]) -> EnvRead:
     """`NAME: z.string().default('d')`: the outermost `.default` / `.catch` is the default;
-    `.optional()` / `.nullish()` make it optional; otherwise it is required."""
+    `.optional()` / `.nullish()` make it optional; otherwise it is required. The chain is
+    followed into `z.preprocess(fn, schema)`'s schema and into the body of a helper of this
+    file (`const optionalString = () => z.string().optional()`)."""
     name = key_name(pair.child_by_field_name("key"))
     line = pair.start_point.row + 1
     value = pair.child_by_field_name("value")
-    node = _resolved(value, consts, set()) if value is not None else None
+    seen: set[str] = set()
+    node = _resolved(value, consts, seen) if value is not None else None
     optional = False
-    while node is not None and node.type == "call_expression":
+    for _ in range(64):
+        if node is None or node.type != "call_expression":
+            break
         method, target = _method(node)
         args = call_arguments(node)
         if method in _ZOD_DEFAULT and args:
             return EnvRead(name=name, line=line, default=written(args[0]))
         optional |= method in _ZOD_OPTIONAL
-        node = _resolved(target, consts, set()) if target is not None else None
-    if node is None or node_text(node).rsplit(".", 1)[0] not in ("z", "zod", "z.coerce"):
+        if target is None:
+            node = _helper_body(method, consts, seen)
+        elif method == "preprocess" and node_text(target) in _ZOD_ROOTS and len(args) >= 2:
+            node = _resolved(args[1], consts, seen)
+        else:
+            node = _resolved(target, consts, seen)
+    if node is None or node_text(node) not in _ZOD_ROOTS:
         raise _unseen(f"the schema of {name}", value, line)
     return EnvRead(name=name, line=line, required=not optional)
+
+
+_ZOD_ROOTS = {"z", "zod", "z.coerce", "zod.coerce"}
+
+
+def _helper_body(name: str, consts: dict[str, Node], seen: set[str]) -> Node | None:
+    """What a helper function of this file returns (an arrow's expression body, or a body of
+    one `return`), None when `name` is no such helper."""
+    helper = consts.get(name)
+    if helper is None or name in seen:
+        return None
+    seen.add(name)
+    body = helper.child_by_field_name("body")
+    if helper.type not in ("arrow_function", "function_expression", "function_declaration"):
+        return None
+    if body is not None and body.type == "statement_block":
+        returns = [part for part in body.named_children if part.type == "return_statement"]
+        if len(returns) != 1 or len(body.named_children) != 1 or not returns[0].named_child_count:
+            return None
+        body = returns[0].named_children[0]
+    return _resolved(body, consts, seen) if body is not None else None

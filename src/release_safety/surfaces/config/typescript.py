@@ -69,6 +69,8 @@ def parse(source: bytes, dialect: str) -> list[EnvRead]:
             value = node.child_by_field_name("value")
             if value is not None:
                 consts[node_text(node.child_by_field_name("name"))] = value
+        elif node.type == "function_declaration":
+            consts[node_text(node.child_by_field_name("name"))] = node
         elif schema_kind(node) is not None:
             schemas.append(node)
         stack.extend(reversed(node.named_children))
