@@ -52,6 +52,17 @@ def go_default(value: str) -> str:
 
 
 # (case id, old files, new files, expected (rule, severity, message), expected changes)
+ZOD_HELPERS = (
+    "const optionalText = () =>\n"
+    "  z.preprocess((v) => (v === '' ? undefined : v), z.string().min(1).optional());\n"
+    "function requiredUrl() {\n"
+    "  return z.string().url();\n"
+    "}\n"
+    "const schema = z.object({\n"
+    "  DATABASE_URL: requiredUrl(),\n"
+)
+"""An env file's zod helpers (a `z.preprocess` arrow, a function) and the start of its schema."""
+
 CASES = [
     (
         "dotenv-removed",
@@ -332,14 +343,8 @@ CASES = [
     (
         "ts-zod-helpers",
         {
-            "src/env.ts": (
-                "const optionalText = () =>\n"
-                "  z.preprocess((v) => (v === '' ? undefined : v), z.string().min(1).optional());\n"
-                "function requiredUrl() {\n"
-                "  return z.string().url();\n"
-                "}\n"
-                "const schema = z.object({\n"
-                "  DATABASE_URL: requiredUrl(),\n"
+            "src/env.ts": ZOD_HELPERS
+            + (
                 "  PROXY: optionalText(),\n"
                 "  BASE_URL: requiredUrl().default('https://a.example'),\n"
                 "});\n"
@@ -347,14 +352,8 @@ CASES = [
             )
         },
         {
-            "src/env.ts": (
-                "const optionalText = () =>\n"
-                "  z.preprocess((v) => (v === '' ? undefined : v), z.string().min(1).optional());\n"
-                "function requiredUrl() {\n"
-                "  return z.string().url();\n"
-                "}\n"
-                "const schema = z.object({\n"
-                "  DATABASE_URL: requiredUrl(),\n"
+            "src/env.ts": ZOD_HELPERS
+            + (
                 "  PROXY: requiredUrl(),\n"
                 "  BASE_URL: requiredUrl().default('https://b.example'),\n"
                 "  TRACE: optionalText(),\n"
