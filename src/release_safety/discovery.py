@@ -198,12 +198,17 @@ def unmatched(
     """A finding for every explicitly set entry that names no file at the snapshot's ref
     (`origin`: the settings file)."""
     return [
-        SETTINGS_PATH_UNMATCHED.finding(
-            surface, f"{origin}: key {key!r}: {pattern!r} matches nothing at {snapshot.ref}", origin
-        )
+        unmatched_finding(surface, key, pattern, snapshot.ref, origin)
         for pattern in patterns
         if not matching(snapshot, pattern)
     ]
+
+
+def unmatched_finding(surface: Surface, key: str, entry: str, ref: str, origin: str) -> Finding:
+    """An explicitly set entry of the settings file `origin` that names no file at `ref`."""
+    return SETTINGS_PATH_UNMATCHED.finding(
+        surface, f"{origin}: key {key!r}: {entry!r} matches nothing at {ref}", origin
+    )
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from functools import partial
 from pathlib import PurePosixPath
 from typing import Any, NoReturn
 
-from release_safety.discovery import SETTINGS_PATH_UNMATCHED, declared_absent, reason_of, tried
+from release_safety.discovery import declared_absent, reason_of, tried, unmatched_finding
 from release_safety.findings import ConfigReport, Coverage, Finding, not_checked_finding
 from release_safety.settings import (
     DEFAULT_CONFIG_SOURCES,
@@ -65,12 +65,7 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> ConfigRe
     if settings.explicitly_set("config", "sources"):
         covered = set(new_files.values())
         problems = [
-            SETTINGS_PATH_UNMATCHED.finding(
-                "config",
-                f"{settings.origin}: key 'config.sources': {source.path!r} matches nothing at "
-                f"{new.ref}",
-                settings.origin,
-            )
+            unmatched_finding("config", "config.sources", source.path, new.ref, settings.origin)
             for source in sources
             if source not in covered
         ]

@@ -8,9 +8,8 @@ validator without one is required (envalid refuses to start without it outside d
 `devDefault` does not count). zod: the outermost `.default(d)` / `.catch(d)` is the default,
 `.optional()` / `.nullish()` make it optional, anything else is required. A schema written as
 an object literal, a `const` or a helper function of the same file is read (spreads, `.extend`,
-`.merge`, `z.preprocess` included);
-one this file does not spell out (imported, computed) hides what the service reads: the source
-is refused (SourceError), and the surface not checked.
+`.merge`, `z.preprocess` included); one this file does not spell out (imported, computed) hides
+what the service reads: the source is refused (SourceError), and the surface not checked.
 """
 
 from __future__ import annotations
@@ -77,10 +76,13 @@ _ZOD_SAME = {
 
 _T3_GROUPS = {"server", "client", "shared"}
 
+_ZOD_CALL = "schema.parse(process.env)"
+"""How errors name a zod schema's parse."""
 
-def schema_reads(call: Node, consts: dict[str, Node]) -> list[EnvRead]:
-    """The variables an env-schema call reads, each with its default (required without one)."""
-    kind = schema_kind(call)
+
+def schema_reads(call: Node, kind: str, consts: dict[str, Node]) -> list[EnvRead]:
+    """The variables an env-schema call of that kind (`schema_kind`) reads, each with its
+    default (required without one)."""
     line = call.start_point.row + 1
     if kind == "envalid":
         fields = _fields(call_arguments(call)[1], consts, "cleanEnv(process.env, {})", line)
@@ -153,20 +155,20 @@ def _zod_fields(schema: Node | None, consts: dict[str, Node], line: int) -> list
         item = pending.pop()
         node = _resolved(item, consts, seen) if item is not None else None
         if node is None or node.type != "call_expression":
-            raise _unseen("schema.parse(process.env)", node, line)
+            raise _unseen(_ZOD_CALL, node, line)
         method, target = _method(node)
         args = call_arguments(node)
         if method in _ZOD_OBJECT and args:
-            pairs += _fields(args[0], consts, "schema.parse(process.env)", line)
+            pairs += _fields(args[0], consts, _ZOD_CALL, line)
         elif method == "extend" and args:
-            pairs += _fields(args[0], consts, "schema.parse(process.env)", line)
+            pairs += _fields(args[0], consts, _ZOD_CALL, line)
             pending.append(target)
         elif method == "merge" and args:
             pending += [target, args[0]]
         elif method in _ZOD_SAME:
             pending.append(target)
         else:
-            raise _unseen("schema.parse(process.env)", node, line)
+            raise _unseen(_ZOD_CALL, node, line)
     return pairs
 
 
@@ -231,9 +233,9 @@ def _helper_body(name: str, consts: dict[str, Node], seen: set[str]) -> Node | N
     if helper is None or name in seen:
         return None
     seen.add(name)
-    body = helper.child_by_field_name("body")
     if helper.type not in ("arrow_function", "function_expression", "function_declaration"):
         return None
+    body = helper.child_by_field_name("body")
     if body is not None and body.type == "statement_block":
         returns = [part for part in body.named_children if part.type == "return_statement"]
         if len(returns) != 1 or len(body.named_children) != 1 or not returns[0].named_child_count:

@@ -57,7 +57,7 @@ def parse(source: bytes, dialect: str) -> list[EnvRead]:
         raise SourceError("syntax error", error_line(tree.root_node))
     reads: list[EnvRead] = []
     consts: dict[str, Node] = {}
-    schemas: list[Node] = []
+    schemas: list[tuple[Node, str]] = []
     stack = [tree.root_node]
     while stack:
         node = stack.pop()
@@ -71,11 +71,11 @@ def parse(source: bytes, dialect: str) -> list[EnvRead]:
                 consts[node_text(node.child_by_field_name("name"))] = value
         elif node.type == "function_declaration":
             consts[node_text(node.child_by_field_name("name"))] = node
-        elif schema_kind(node) is not None:
-            schemas.append(node)
+        elif (kind := schema_kind(node)) is not None:
+            schemas.append((node, kind))
         stack.extend(reversed(node.named_children))
-    for call in schemas:
-        reads += schema_reads(call, consts)
+    for call, kind in schemas:
+        reads += schema_reads(call, kind, consts)
     return sorted(set(reads), key=lambda read: (read.line, read.name))
 
 
