@@ -15,6 +15,7 @@ import re
 from release_safety.surfaces.migrations.budget import MAX_STATEMENT_CHARS
 from release_safety.surfaces.migrations.lexer import Tok, TokenError, split_tokens
 from release_safety.surfaces.migrations.reading import Reading
+from release_safety.surfaces.migrations.sections import up_section
 from release_safety.surfaces.migrations.statements import Extracted, Statement
 
 _TEMPLATE = re.compile(r"\{\{.*?\}\}", re.DOTALL)
@@ -190,10 +191,14 @@ def _atomic_depth(words: list[str], word: str, depth: int) -> int:
 
 
 def extract_sql(text: str, settings: Reading) -> Extracted:
-    """A SQL file's statements after template substitution; the file runs in one transaction
-    (the tools that apply SQL files send it as one script) unless classification finds a
-    statement that cannot run inside one."""
-    return Extracted(statements=_statements(substitute(text, settings)), transactional=True)
+    """A SQL file's statements after template substitution, of its up section alone when it
+    holds both directions (`sections`); the file runs in one transaction (the tools that apply
+    SQL files send it as one script, goose and the like wrap it in one) unless its markers say
+    otherwise or classification finds a statement that cannot run inside one."""
+    transactional = True
+    if (up := up_section(text)) is not None:
+        text, transactional = up
+    return Extracted(_statements(substitute(text, settings)), transactional)
 
 
 def _statements(text: str) -> list[Statement]:

@@ -191,7 +191,10 @@ class _Normaliser(SchemaBuilder):
     def external(self, ref: str, target: str) -> Any:
         """The root of the file an external `$ref` names, read once."""
         if self.fetch is None:
-            raise SpecError(f"external $ref {ref!r} not followed (external refs are off)")
+            raise SpecError(
+                f"external $ref {ref!r} not followed (external refs are off:"
+                " `rest.external_refs = true` follows the repository's own files)"
+            )
         if "://" in target:
             raise SpecError(f"remote $ref {ref!r} not followed")
         if target.startswith("/"):

@@ -45,6 +45,15 @@ cannot run inside one (`CONCURRENTLY`, `VACUUM`): then each statement commits on
 Explicit `BEGIN` / `COMMIT` are honoured. A knex file's transaction mode comes from its
 `config.transaction`. A UTF-8 byte-order mark at the start of a file is ignored.
 
+A file that holds both directions counts its up section alone, read as its tool reads it:
+goose (`-- +goose Up` / `-- +goose Down`; `-- +goose NO TRANSACTION` runs it outside a
+transaction), sql-migrate (`-- +migrate Up` / `-- +migrate Down`; `notransaction` after Up) and
+dbmate (`-- migrate:up` / `-- migrate:down`; `transaction:false` after up). Its line numbers are
+the file's. A file its tool would refuse (no up marker, two of them, down before up, statements
+before up, two tools' markers) is unparseable, and so is a goose up section that substitutes
+environment variables (`-- +goose ENVSUB ON` with a `${...}`): its statements are known only
+when it runs.
+
 ## The schema as of the previous release
 
 Whether a statement breaks old code, rewrites or reads a table often depends on the schema it
