@@ -91,11 +91,16 @@ class MigrationSource(_Closed):
 
     def matches(self, path: str) -> bool:
         """True when the repository path is a migration file of this source."""
-        folder, _, name = path.rpartition("/")
+        name = path.rpartition("/")[2]
         if not compile_pattern(self.pattern).fullmatches(name):
             return False
         if self.exclude and compile_pattern(self.exclude).fullmatches(name):
             return False
+        return self.holds(path)
+
+    def holds(self, path: str) -> bool:
+        """True when the repository path lies in a folder of this source, whatever its name."""
+        folder = path.rpartition("/")[0]
         if not folder or not compile_pattern(glob_regex(self.path)).fullmatches(folder):
             return False
         return not skipped(self.path + "/**", path)

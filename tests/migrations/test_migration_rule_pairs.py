@@ -99,6 +99,7 @@ def test_every_rule_has_a_firing_and_a_quiet_example_on_postgres() -> None:
     assert {entry.id for entry in CATALOGUE if entry.release} == {
         "shipped-migration-edited",
         "shipped-migration-deleted",
+        "migration-not-read",
     }
 
 

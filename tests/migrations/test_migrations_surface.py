@@ -67,6 +67,42 @@ def test_edited_shipped_migration_and_unknown_statement() -> None:
     assert only.heaviness.locksTable == "unknown"
 
 
+def test_a_migration_written_in_code_is_unknown(
+    make_repo: Callable[[str], RepoBuilder],
+) -> None:
+    """goose runs `<version>_name.go` beside its SQL files and Flyway `V<n>__name.java`: a
+    release adding one is not weighed from its SQL alone. Helpers, tests, type declarations and
+    numbered files outside a migrations folder are not migrations."""
+    repo = make_repo("svc")
+    repo.write("db/migrations/001_init.sql", "CREATE TABLE users (id int, email text);\n")
+    old = repo.commit("init")
+    backfill = "package migrations\n\nfunc init() { goose.AddMigration(up, down) }\n"
+    for path in (
+        "db/migrations/002_backfill.go",
+        "db/migrations/V3__Backfill.java",
+        "db/migrations/helpers.go",
+        "db/migrations/002_backfill_test.go",
+        "db/migrations/004_types.d.ts",
+        "db/migrations/README.md",
+        "cmd/tools/005_seed.go",
+    ):
+        repo.write(path, backfill)
+    new = repo.commit("a backfill in Go")
+    git = GitRepo(repo.path)
+    report = analyse(git.snapshot(old), git.snapshot(new), Settings())
+    assert [(f.rule, f.severity, f.file, f.line) for f in report.unknown()] == [
+        ("migration-not-read", "unknown", "db/migrations/002_backfill.go", 1),
+        ("migration-not-read", "unknown", "db/migrations/V3__Backfill.java", 1),
+    ]
+    assert report.files == []
+    repo.write("db/migrations/002_backfill.go", backfill + "// batched\n")
+    edited = repo.commit("the shipped one edited")
+    report = analyse(git.snapshot(new), git.snapshot(edited), Settings())
+    assert [(f.rule, f.file) for f in report.unknown()] == [
+        ("shipped-migration-edited", "db/migrations/002_backfill.go")
+    ]
+
+
 def test_templates_are_substituted_from_settings() -> None:
     settings = parse_settings('[migrations]\ntemplate_default = "tenant"\n', ".release-safety.toml")
     new = MemorySnapshot(

@@ -37,6 +37,7 @@ UNACKNOWLEDGEABLE = frozenset(
     {
         RuleId.MIGRATION_UNPARSEABLE.value,
         RuleId.MIGRATION_OVER_BUDGET.value,
+        RuleId.MIGRATION_NOT_READ.value,
         ACKNOWLEDGEMENT_INVALID.id,
         ACKNOWLEDGEMENT_UNUSED.id,
     }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -11,9 +12,19 @@ from release_safety.findings import Finding
 from release_safety.settings import MigrationSource, Settings
 from release_safety.snapshot import Snapshot, changes_between
 from release_safety.surfaces.migrations.rules import (
+    MIGRATION_NOT_READ,
     SHIPPED_MIGRATION_DELETED,
     SHIPPED_MIGRATION_EDITED,
 )
+
+# Named as migration tools name the migrations they run from code: goose's
+# `20240101120000_backfill.go`, Flyway's `V3__backfill.java`, a numbered `.py`, `.rb` or `.ts`.
+_CODE_MIGRATION = re.compile(
+    r"(?:\d+_|V\d+(?:[._]\d+)*__)[\w.-]*"
+    r"\.(?:go|py|rb|java|kt|scala|ts|mts|cts|js|mjs|cjs|rs|ex|exs|php|cs)"
+)
+# ... but tests and type declarations beside them are not migrations.
+_NOT_A_MIGRATION = re.compile(r".*(?:_test\.(?:go|py)|_spec\.rb|\.d\.[cm]?ts|\.(?:test|spec)\.\w+)")
 
 
 @dataclass(frozen=True)
@@ -65,10 +76,22 @@ def _claims(sources: tuple[MigrationSource, ...]) -> dict[str, int | None]:
     return {}
 
 
+def in_code(path: str, settings: Settings) -> bool:
+    """True when a path no source reads is a migration its tool runs from code: named like one,
+    in a folder of a migrations source."""
+    name = path.rpartition("/")[2]
+    return (
+        _CODE_MIGRATION.fullmatch(name) is not None
+        and _NOT_A_MIGRATION.fullmatch(name) is None
+        and any(source.holds(path) for source in settings.migrations.sources)
+    )
+
+
 def discover(
     old: Snapshot | None, new: Snapshot, settings: Settings
 ) -> tuple[list[MigrationPath], list[Finding]]:
-    """Migrations added between the refs, in path order, and findings for shipped ones touched.
+    """Migrations added between the refs, in path order, and findings for shipped ones touched
+    and for migrations added in code (`in_code`), which nothing here reads.
 
     A migration moved to another path is an addition (tools key applied migrations by name).
     """
@@ -76,9 +99,15 @@ def discover(
     findings: list[Finding] = []
     for change in changes_between(old, new):
         source = source_of(change.path, settings)
-        if source is None:
+        if source is None and not in_code(change.path, settings):
             continue
-        if change.status == "added":
+        if source is None and change.status == "added":
+            message = (
+                f"{change.path} is a migration written in code: its tool runs it, and what it "
+                "locks, rewrites, scans or breaks is not known"
+            )
+            findings.append(MIGRATION_NOT_READ.finding("migrations", message, change.path, 1))
+        elif source is not None and change.status == "added":
             added.append(MigrationPath(change.path, source, source.edition_of(change.path)))
         elif change.status in ("modified", "deleted"):
             edited = change.status == "modified"

@@ -1014,6 +1014,19 @@ CATALOGUE: tuple[MigrationRule, ...] = (
         "Keep shipped migrations; squash only with a documented minimum previous version.",
         release=True,
     ),
+    _rule(
+        RuleId.MIGRATION_NOT_READ,
+        "unknown",
+        "A migration written in code was added",
+        "The migration tool runs it (goose runs `<version>_name.go` beside its SQL files, "
+        "Flyway `V<n>__name.java`), but it is code, not SQL or knex: what it locks, rewrites, "
+        "scans or changes under the previous release's code is unknown, and so is the schema "
+        "after it.",
+        "migrations/20260814121501_backfill_triggered_at.go, a goose migration in Go.",
+        "Write the schema change as a SQL migration; run a data backfill as a job of the new "
+        "release, after the rollout, in batches.",
+        release=True,
+    ),
 )
 
 # Safe shapes with no rule of their own, confirmed on PostgreSQL all the same.
@@ -1086,3 +1099,4 @@ ACKNOWLEDGEMENT_INVALID = BY_ID[RuleId.ACKNOWLEDGEMENT_INVALID]
 ACKNOWLEDGEMENT_UNUSED = BY_ID[RuleId.ACKNOWLEDGEMENT_UNUSED]
 SHIPPED_MIGRATION_EDITED = BY_ID[RuleId.SHIPPED_MIGRATION_EDITED]
 SHIPPED_MIGRATION_DELETED = BY_ID[RuleId.SHIPPED_MIGRATION_DELETED]
+MIGRATION_NOT_READ = BY_ID[RuleId.MIGRATION_NOT_READ]

@@ -55,3 +55,4 @@ class RuleId(StrEnum):
     # the release's migration files themselves
     SHIPPED_MIGRATION_EDITED = "shipped-migration-edited"
     SHIPPED_MIGRATION_DELETED = "shipped-migration-deleted"
+    MIGRATION_NOT_READ = "migration-not-read"
