@@ -80,6 +80,7 @@ def test_a_migration_written_in_code_is_unknown(
     for path in (
         "db/migrations/002_backfill.go",
         "db/migrations/V3__Backfill.java",
+        "db/migrations/1588102412422-Init.ts",
         "db/migrations/helpers.go",
         "db/migrations/002_backfill_test.go",
         "db/migrations/004_types.d.ts",
@@ -92,6 +93,7 @@ def test_a_migration_written_in_code_is_unknown(
     report = analyse(git.snapshot(old), git.snapshot(new), Settings())
     assert [(f.rule, f.severity, f.file, f.line) for f in report.unknown()] == [
         ("migration-not-read", "unknown", "db/migrations/002_backfill.go", 1),
+        ("migration-not-read", "unknown", "db/migrations/1588102412422-Init.ts", 1),
         ("migration-not-read", "unknown", "db/migrations/V3__Backfill.java", 1),
     ]
     assert report.files == []

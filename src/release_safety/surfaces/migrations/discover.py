@@ -18,9 +18,10 @@ from release_safety.surfaces.migrations.rules import (
 )
 
 # Named as migration tools name the migrations they run from code: goose's
-# `20240101120000_backfill.go`, Flyway's `V3__backfill.java`, a numbered `.py`, `.rb` or `.ts`.
+# `20240101120000_backfill.go`, Flyway's `V3__backfill.java`, TypeORM's and sequelize's
+# `1588102412422-Init.ts`, Django's `0001_initial.py`, Rails' `20240101000000_add.rb`.
 _CODE_MIGRATION = re.compile(
-    r"(?:\d+_|V\d+(?:[._]\d+)*__)[\w.-]*"
+    r"(?:\d+[_-]|V\d+(?:[._]\d+)*__)[\w.-]*"
     r"\.(?:go|py|rb|java|kt|scala|ts|mts|cts|js|mjs|cjs|rs|ex|exs|php|cs)"
 )
 # ... but tests and type declarations beside them are not migrations.
