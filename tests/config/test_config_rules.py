@@ -204,6 +204,30 @@ CASES = [
         ],
     ),
     (
+        "ts-empty-default-added",
+        {"src/config.ts": "const cloudMode = process.env.CLOUD_MODE;\n"},
+        {"src/config.ts": "const cloudMode = process.env.CLOUD_MODE || '';\n"},
+        [],
+        [],
+    ),
+    (
+        "ts-empty-default-removed",
+        {"src/config.ts": "const cloudMode = process.env.CLOUD_MODE || '';\n"},
+        {"src/config.ts": "const cloudMode = process.env.CLOUD_MODE;\n"},
+        [
+            (
+                "config-default-changed",
+                "breaking",
+                "env var `CLOUD_MODE` default changed `` → (none)",
+            )
+        ],
+        [
+            ConfigDefaultChanged(
+                type="defaultChanged", name="CLOUD_MODE", previousDefault="", defaultValue=None
+            )
+        ],
+    ),
+    (
         "ts-destructured-default-changed",
         {"src/env.ts": "const { REGION = 'eu', TIER } = process.env;\n"},
         {"src/env.ts": "const { REGION = 'us', TIER } = process.env;\n"},

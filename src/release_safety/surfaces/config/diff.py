@@ -98,6 +98,13 @@ def collect(reads: Iterable[tuple[str, EnvRead]]) -> dict[str, Var]:
     return variables
 
 
+def _empty_added(was: Var, now: Var) -> bool:
+    """An empty default where there was none: an unset variable reads as empty already (Go's
+    `os.Getenv`, `process.env.X || ''`), so nothing changes for an install that leaves it unset.
+    The other way is a change (code may now meet `undefined` where it met `''`)."""
+    return was.default is None and not was.required and now.default == ""
+
+
 def _site(file: str, site: str) -> str:
     """A site within its file, unless the reader placed it already (`folder#const NAME`)."""
     return site if "#" in site else f"{file}#{site}"
@@ -133,7 +140,7 @@ def diff(
         deltas.append(Delta(kind, name, None, new[name]))
     for name in sorted(old.keys() & new.keys()):
         was, now = old[name], new[name]
-        if was.default != now.default:
+        if was.default != now.default and not _empty_added(was, now):
             kind = "default-added" if was.default is None and was.required else "default-changed"
             deltas.append(Delta(kind, name, was, now))
         elif now.required and not was.required:

@@ -90,9 +90,11 @@ and only one to one (when one name could pair with two, it is no pair):
 What stays unpaired is a removal (breaking) or an addition: required with no default is
 breaking (no existing deployment sets it, the release does not start), otherwise an advisory.
 A default that changes is breaking, except a default added to a variable that was required
-(every deployment already sets it: advisory). An optional variable that becomes required is
-breaking. The first ref where sources exist (or a first release) is a baseline: nothing is
-reported. Sources matched at the old ref but none at the new: not checked.
+(every deployment already sets it: advisory) and an empty default where there was none (an
+unset variable reads as empty already: `process.env.X || ''`, Go's `os.Getenv`), which is no
+change; the other way, an empty default removed, is breaking. An optional variable that
+becomes required is breaking. The first ref where sources exist (or a first release) is a
+baseline: nothing is reported. Sources matched at the old ref but none at the new: not checked.
 
 `file`/`line` point at the read in the new ref (the old ref for a removal).
 

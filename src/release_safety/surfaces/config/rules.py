@@ -56,7 +56,8 @@ RULES: dict[DeltaKind, Rule] = {
             surface="config",
             severity="breaking",
             title="An environment variable's default changed",
-            why="Deployments that rely on the default change behaviour without any edit.",
+            why="Deployments that rely on the default change behaviour without any edit. An "
+            "empty default where there was none is no change: an unset variable reads as empty.",
             unsafe="`process.env.POOL_SIZE || 10` becomes `|| 50`.",
             safe="Keep the default, or declare the change and tell operators to pin the value.",
         )
