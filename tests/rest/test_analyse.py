@@ -157,11 +157,10 @@ def test_external_refs_are_followed_when_enabled(make_repo: MakeRepo) -> None:
     files = {
         "api/openapi.yaml": SPEC_WITH_FILES,
         "api/schemas/pet.yaml": PET_FILE,
-        "api/common.yaml": "Tag: {type: string, maxLength: 10}\n",
+        "api/common.yaml": "Other: {type: integer}\nTag: {type: string, maxLength: 10}\n",
     }
-    old, new = _two_commits(
-        make_repo, files, {"api/common.yaml": "Tag: {type: string, maxLength: 20}\n"}
-    )
+    loosened = "Other: {type: integer}\nTag: {type: string, maxLength: 20}\n"
+    old, new = _two_commits(make_repo, files, {"api/common.yaml": loosened})
     on = Settings.model_validate({"rest": {"specs": ["api/openapi.yaml"], "external_refs": True}})
     report = analyse(old, new, on)
     assert report.checked
@@ -171,6 +170,8 @@ def test_external_refs_are_followed_when_enabled(make_repo: MakeRepo) -> None:
             "GET /pets — /api/common.yaml#/Tag: maxLength loosened from 10 to 20",
         )
     ]
+    # the file and line of the schema that changed, not the root document's first line
+    assert [(f.file, f.line) for f in report.findings] == [("api/common.yaml", 2)]
     off = Settings.model_validate({"rest": {"specs": ["api/openapi.yaml"]}})
     refused = analyse(old, new, off)
     assert not refused.checked

@@ -52,11 +52,14 @@ def changes(
         text = rule.say(delta)
         label = op.label if op is not None else ""
         removed = delta.kind is ApiKind.ENDPOINT_REMOVED
-        doc, file = (old, old_file) if removed else (new, new_file)
+        api, file = (old, old_file) if removed else (new, new_file)
+        document = api.document
         if delta.origin is not None:
             key: tuple[str, ...] = (rule.id, delta.origin, text)
-            # a schema of another file (an external `$ref`) has no line in this document
-            line_keys = pointer_parts(delta.origin) if delta.origin[:2] == "#/" else ("",)
+            target = delta.origin.partition("#")[0].lstrip("/")
+            if target in api.files:  # a schema of a file an external `$ref` read: its line there
+                file, document = target, api.files[target]
+            line_keys = pointer_parts(delta.origin) if not target or target in api.files else ("",)
         else:
             key = (rule.id, label, delta.place, text)
             if op is not None:
@@ -67,7 +70,7 @@ def changes(
                 line_keys = (delta.place,)
         group = groups.get(key)
         if group is None:
-            line = doc.document.line_of(*line_keys)
+            line = document.line_of(*line_keys)
             group = _Group(rule, text, delta.place, delta.origin, file, line)
             groups[key] = group
         if label and label not in group.operations:

@@ -89,6 +89,8 @@ class Api:
     issues: frozenset[SpecIssue]
     # what the normalisation read, for the next version's; kept by the newest document only
     trace: Trace | None = field(default=None, repr=False, compare=False)
+    # the files external `$ref`s read, by repository path, for line lookups
+    files: dict[str, Document] = field(default_factory=dict, repr=False, compare=False)
 
 
 def endpoint_key(method: str, path: str) -> tuple[str, str]:
@@ -180,6 +182,7 @@ class _Normaliser(SchemaBuilder):
         self.fetch = fetch
         self.base = base
         self.files: dict[str, Any] = {}
+        self.texts: dict[str, str] = {}
         self.reuse = Reuse(previous, self.trace, MAX_DEPTH) if previous is not None else None
         self.defined = scheme_names(document.root)
         self.root_security: list[Requirement] | None = [frozenset()]
@@ -207,9 +210,10 @@ class _Normaliser(SchemaBuilder):
             data = self.fetch(path)
             if data is None:
                 raise SpecError(f"$ref {ref!r}: {path} not found")
-            root = read_value(read_text(data))
+            text = read_text(data)
+            root = read_value(text)
             _absolute_refs(root, path)
-            self.files[path] = root
+            self.files[path], self.texts[path] = root, text
         return self.files[path]
 
     def lookup(self, ref: str) -> Any:
@@ -258,7 +262,8 @@ class _Normaliser(SchemaBuilder):
         # The raw tree is kept in the trace only, which the next version's normalisation drops.
         document = Document({}, self.doc.version, self.doc.text)
         trace = self.trace if not self.files else None
-        return Api(operations, servers, schemes, document, issues, trace)
+        files = {path: Document({}, self.doc.version, text) for path, text in self.texts.items()}
+        return Api(operations, servers, schemes, document, issues, trace, files)
 
     def path_item(self, path: str, item: Any) -> PathTrace:
         """Normalise the operations of one path item, recording what they followed."""
