@@ -105,6 +105,52 @@ def test_a_migration_written_in_code_is_unknown(
     ]
 
 
+GOOSE = "-- +goose Up\nALTER TABLE users ADD COLUMN note text;\n-- +goose Down\nSELECT 1;\n"
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "text", "kept"),
+    [
+        # goose, golang-migrate and dbmate key applied migrations by version: not run again
+        ("migrations/20240101_add_note.sql", "migrations/20240101_add_a_note.sql", GOOSE, True),
+        (
+            "migrations/7_note.up.sql",
+            "migrations/7_a_note.up.sql",
+            "ALTER TABLE users ADD COLUMN n text;",
+            True,
+        ),
+        (
+            "migrations/7_note.sql",
+            "migrations/7_a.sql",
+            "-- migrate:up\nSELECT 1;\n-- migrate:down\n",
+            True,
+        ),
+        # a new version runs again; plain SQL and sql-migrate files may be keyed by name
+        ("migrations/20240101_add_note.sql", "migrations/20240102_add_note.sql", GOOSE, False),
+        (
+            "migrations/7_note.sql",
+            "migrations/7_a_note.sql",
+            "ALTER TABLE users ADD COLUMN n text;",
+            False,
+        ),
+        ("migrations/7_note.sql", "migrations/7_a.sql", "-- +migrate Up\nSELECT 1;\n", False),
+    ],
+)
+def test_a_migration_renamed_keeping_its_version(
+    before: str, after: str, text: str, kept: bool
+) -> None:
+    base = {"migrations/1_init.sql": "CREATE TABLE users (id int);"}
+    old = MemorySnapshot({**base, before: text})
+    report = analyse(old, MemorySnapshot({**base, after: text}), Settings())
+    moved = [(f.rule, f.file) for f in report.unknown()], [f.name for f in report.files]
+    if kept:
+        assert moved == ([], [])
+    else:
+        assert moved == ([("shipped-migration-deleted", before)], [after.rpartition("/")[2]])
+    edited = analyse(old, MemorySnapshot({**base, after: text + "\n"}), Settings())
+    assert ("shipped-migration-deleted", before) in [(f.rule, f.file) for f in edited.unknown()]
+
+
 def test_templates_are_substituted_from_settings() -> None:
     settings = parse_settings('[migrations]\ntemplate_default = "tenant"\n', ".release-safety.toml")
     new = MemorySnapshot(

@@ -10,12 +10,13 @@ from typing import Literal
 
 from release_safety.findings import Finding
 from release_safety.settings import MigrationSource, Settings
-from release_safety.snapshot import Snapshot, changes_between
+from release_safety.snapshot import Change, Snapshot, changes_between, read_text
 from release_safety.surfaces.migrations.rules import (
     MIGRATION_NOT_READ,
     SHIPPED_MIGRATION_DELETED,
     SHIPPED_MIGRATION_EDITED,
 )
+from release_safety.surfaces.migrations.sections import tool_of
 
 # Named as migration tools name the migrations they run from code: goose's
 # `20240101120000_backfill.go`, Flyway's `V3__backfill.java`, TypeORM's and sequelize's
@@ -24,6 +25,8 @@ _CODE_MIGRATION = re.compile(
     r"(?:\d+[_-]|V\d+(?:[._]\d+)*__)[\w.-]*"
     r"\.(?:go|py|rb|java|kt|scala|ts|mts|cts|js|mjs|cjs|rs|ex|exs|php|cs)"
 )
+# The version a tool that keys applied migrations by version reads from a file name.
+_VERSION = re.compile(r"(\d+)_")
 # ... but tests and type declarations beside them are not migrations.
 _NOT_A_MIGRATION = re.compile(r".*(?:_test\.(?:go|py)|_spec\.rb|\.d\.[cm]?ts|\.(?:test|spec)\.\w+)")
 
@@ -94,13 +97,17 @@ def discover(
     """Migrations added between the refs, in path order, and findings for shipped ones touched
     and for migrations added in code (`in_code`), which nothing here reads.
 
-    A migration moved to another path is an addition (tools key applied migrations by name).
+    A migration moved to another path is an addition (knex and sql-migrate key applied
+    migrations by name), unless it kept its bytes and its version in a format whose tool keys
+    them by version (`_kept_by_version`).
     """
     added: list[MigrationPath] = []
     findings: list[Finding] = []
-    for change in changes_between(old, new):
+    changes = changes_between(old, new)
+    kept = _kept_by_version(old, new, changes)
+    for change in changes:
         source = source_of(change.path, settings)
-        if source is None and not in_code(change.path, settings):
+        if change.path in kept or (source is None and not in_code(change.path, settings)):
             continue
         if source is None and change.status == "added":
             message = (
@@ -125,3 +132,36 @@ def discover(
                 )
             )
     return sorted(added, key=lambda m: (m.name, m.path)), findings
+
+
+def _kept_by_version(old: Snapshot | None, new: Snapshot, changes: list[Change]) -> set[str]:
+    """Both paths of each migration renamed with its bytes and its version kept (a new
+    description), in a format whose tool keys applied migrations by version: golang-migrate's
+    `*.up.sql`, goose, dbmate. The tool does not run it again: nothing was added or deleted."""
+    deleted: dict[str | None, list[str]] = {}
+    for change in changes:
+        if change.status == "deleted" and old is not None:
+            deleted.setdefault(old.blob_id(change.path), []).append(change.path)
+    kept: set[str] = set()
+    for change in changes if deleted else ():
+        if change.status != "added":
+            continue
+        version = _version(change.path)
+        renamed = [b for b in deleted.get(new.blob_id(change.path), ()) if _version(b) == version]
+        if version is not None and renamed and _keyed_by_version(new, change.path):
+            kept |= {renamed[0], change.path}
+    return kept
+
+
+def _version(path: str) -> str | None:
+    found = _VERSION.match(path.rpartition("/")[2])
+    return found.group(1) if found else None
+
+
+def _keyed_by_version(snapshot: Snapshot, path: str) -> bool:
+    if path.endswith(".up.sql"):
+        return True
+    try:
+        return tool_of(read_text(snapshot, path)) in ("+goose", "migrate:")
+    except ValueError:  # two tools' markers: the file is refused anyway
+        return False

@@ -27,16 +27,30 @@ _HINT = re.compile(r"--[ \t]*(?:\+goose|\+migrate|migrate:)", re.IGNORECASE)
 _COMMENTS_AND_BLANKS = re.compile(r"(?:\s*--[^\n]*)*\s*")
 
 
-def up_section(text: str) -> tuple[str, bool] | None:
-    """`text` with every line outside the up section emptied (lines keep their numbers), and
-    whether the tool runs it in one transaction; None for a file without a tool's markers."""
-    markers = list(_MARKER.finditer(text)) if _HINT.search(text) is not None else []
-    if not markers:
-        return None
+def tool_of(text: str) -> str | None:
+    """The marker prefix of the tool a file is written for (`+goose`, `+migrate`, `migrate:`
+    for dbmate), or None for a file without markers; ValueError for two tools' markers."""
+    return _tool(_markers(text))
+
+
+def _markers(text: str) -> list[re.Match[str]]:
+    return list(_MARKER.finditer(text)) if _HINT.search(text) is not None else []
+
+
+def _tool(markers: list[re.Match[str]]) -> str | None:
     tools = {m["tool"].lower() for m in markers}
     if len(tools) > 1:
         raise ValueError(f"markers of two migration tools ({', '.join(sorted(tools))})")
-    tool = tools.pop()
+    return tools.pop() if tools else None
+
+
+def up_section(text: str) -> tuple[str, bool] | None:
+    """`text` with every line outside the up section emptied (lines keep their numbers), and
+    whether the tool runs it in one transaction; None for a file without a tool's markers."""
+    markers = _markers(text)
+    tool = _tool(markers)
+    if tool is None:
+        return None
     up_line, down_line = (
         f"-- {tool}{'' if tool == 'migrate:' else ' '}{d}" for d in ("up", "down")
     )

@@ -52,7 +52,10 @@ dbmate (`-- migrate:up` / `-- migrate:down`; `transaction:false` after up). Its 
 the file's. A file its tool would refuse (no up marker, two of them, down before up, statements
 before up, two tools' markers) is unparseable, and so is a goose up section that substitutes
 environment variables (`-- +goose ENVSUB ON` with a `${...}`): its statements are known only
-when it runs.
+when it runs. A migration renamed with its bytes and its version kept (a new description) in a
+format whose tool keys applied migrations by version (golang-migrate's `*.up.sql`, goose,
+dbmate) is neither added nor deleted: the tool does not run it again. Elsewhere a rename is a
+deletion and an addition (knex and sql-migrate key them by name).
 
 ## The schema as of the previous release
 
