@@ -120,9 +120,10 @@ class Probe:
         for conn in (self.conn, self.blocker, self.reader):
             conn.close()
 
-    def run(self, sql: str, setup: str = "") -> Measured:
+    def run(self, sql: str, setup: str = "", each: bool = False) -> Measured:
         """Run one migration on a fresh schema (the fixture, then `setup`: earlier releases'
-        migrations, not measured); return what PostgreSQL did."""
+        migrations, not measured); return what PostgreSQL did. `each`: every statement in a
+        transaction of its own, as a tool runs a file it is told not to wrap in one."""
         self.counter += 1
         schema = f"case{self.counter}"
         conn = self.conn
@@ -134,7 +135,7 @@ class Probe:
             conn.execute(setup)
             conn.commit()
         try:
-            return self.measure(schema, sql)
+            return self.measure(schema, sql, each)
         finally:
             conn.rollback()
             conn.autocommit = True
@@ -145,9 +146,10 @@ class Probe:
             conn.execute("SET search_path = public")
             conn.autocommit = False
 
-    def measure(self, schema: str, sql: str) -> Measured:
+    def measure(self, schema: str, sql: str, each: bool = False) -> Measured:
         """Run one migration on `schema` as it is now (the search path set to it) and return
-        what PostgreSQL did; the caller commits or rolls back what it left open."""
+        what PostgreSQL did (`each`: see `run`); the caller commits or rolls back what it left
+        open."""
         conn = self.conn
         relations = conn.execute(_RELATIONS, [schema]).fetchall()
         rows = {
@@ -159,7 +161,7 @@ class Probe:
         except ValueError:  # PostgreSQL says what is wrong with it
             statements = [sql]
         self.statements += len(statements)
-        if any(_outside_transaction(s) for s in statements):
+        if each or any(_outside_transaction(s) for s in statements):
             return self._run_each(schema, statements, relations, rows, sql)
         return self._run_transaction(statements, relations, rows, sql)
 

@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
+from pgprobe import Probe
 
 from release_safety.cli import run
 from release_safety.surfaces.migrations.sections import up_section
@@ -75,22 +76,29 @@ def test_the_schema_replays_up_sections_alone(
 
 
 @pytest.mark.parametrize("tool", TOOLS)
-def test_the_tools_transaction_marker_is_honoured(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], tool: str
+def test_the_tools_transaction_marker_is_honoured_as_postgres_shows(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], probe: Probe, tool: str
 ) -> None:
     """In one transaction the ACCESS EXCLUSIVE lock of ADD COLUMN is held while the backfill
-    reads every row; outside one each statement's locks end with it."""
+    reads every row; outside one (the tool's marker) each statement's locks end with it. The
+    flags are those PostgreSQL shows running the statements in one transaction, and each in
+    its own."""
     up, down, no_transaction = TOOLS[tool]
-    body = "SET lock_timeout = '1s';\nALTER TABLE users ADD COLUMN n text;\n"
-    body += "UPDATE users SET n = 'a';\n"
-    wrapped = tmp_path / "001_wrapped.sql"
-    wrapped.write_text(f"{up}\n{body}{down}\nALTER TABLE users DROP COLUMN n;\n")
-    bare = tmp_path / "001_bare.sql"
-    bare.write_text(f"{no_transaction}\n{body}{down}\nALTER TABLE users DROP COLUMN n;\n")
-    (inside,) = _lint(capsys, wrapped)
-    (outside,) = _lint(capsys, bare)
-    assert inside["heaviness"] == {"locksTable": True, "rewritesTable": False, "scansTable": True}
-    assert outside["heaviness"] == {"locksTable": False, "rewritesTable": False, "scansTable": True}
+    body = "ALTER TABLE users ADD COLUMN n text;\nUPDATE users SET n = 'a';\n"
+    flags = {}
+    for marker, each in ((up, False), (no_transaction, True)):
+        path = tmp_path / "001_backfill.sql"
+        path.write_text(f"{marker}\n{body}{down}\nALTER TABLE users DROP COLUMN n;\n")
+        (report,) = _lint(capsys, path)
+        shown = probe.run(body, each=each)
+        flags[each] = report["heaviness"]
+        assert flags[each] == {
+            "locksTable": shown.locks,
+            "rewritesTable": shown.rewrites,
+            "scansTable": shown.scans,
+        }
+    assert flags[False] == {"locksTable": True, "rewritesTable": False, "scansTable": True}
+    assert flags[True] == {"locksTable": False, "rewritesTable": False, "scansTable": True}
 
 
 @pytest.mark.parametrize(
