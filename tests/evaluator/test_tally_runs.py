@@ -11,6 +11,7 @@ from release_safety.evaluator.counts import (
     TRIGGER_NAMES,
     WINDOW_NAMES,
     Series,
+    edge_positions,
     tally,
     tally_runs,
 )
@@ -31,6 +32,15 @@ runs = st.lists(
     max_size=40,
 )
 CODES = {"apps": 7, "interactive": 3}  # "scheduled" is a trigger no run has a code for
+# runs a search also finds, older than the scope or after now (of any code): never counted
+outside = st.lists(
+    st.tuples(
+        st.one_of(st.integers(NOW - 2 * SCOPE, NOW - SCOPE), st.integers(NOW + 1, NOW + SCOPE)),
+        st.sampled_from([7, 3, 99]),
+        st.floats(0, 1e6, allow_nan=False),
+    ),
+    max_size=10,
+)
 
 
 @settings(max_examples=400, deadline=None)
@@ -39,9 +49,14 @@ CODES = {"apps": 7, "interactive": 3}  # "scheduled" is a trigger no run has a c
     trigger=st.one_of(st.none(), st.sampled_from(TRIGGER_NAMES)),
     window=st.one_of(st.none(), st.sampled_from(WINDOW_NAMES)),
     whole=st.booleans(),
+    others=outside,
 )
 def test_tally_of_runs_is_tally_of_their_series(
-    runs: list[tuple[int, str, float]], trigger: str | None, window: str | None, whole: bool
+    runs: list[tuple[int, str, float]],
+    trigger: str | None,
+    window: str | None,
+    whole: bool,
+    others: list[tuple[int, int, float]],
 ) -> None:
     runs = sorted(runs, key=lambda run: run[0])
     if whole:  # whole milliseconds, summed exactly in any order
@@ -53,10 +68,12 @@ def test_tally_of_runs_is_tally_of_their_series(
         ]
         for name in TRIGGER_NAMES
     }
-    created = [t for t, _, _ in runs]
-    codes = [CODES[name] for _, name, _ in runs]
-    runtimes = [r for _, _, r in runs]
+    given = sorted([(t, CODES[name], r) for t, name, r in runs] + others, key=lambda run: run[0])
+    created = [t for t, _, _ in given]
+    codes = [code for _, code, _ in given]
+    runtimes = [r for _, _, r in given]
     code_of = lambda name: CODES.get(name, -1)  # noqa: E731
-    assert tally_runs(created, codes, runtimes, code_of, trigger, window, NOW) == tally(
+    at = edge_positions(created, NOW)
+    assert tally_runs(at, codes, runtimes, code_of, trigger, window) == tally(
         by_trigger, trigger, window, NOW
     )

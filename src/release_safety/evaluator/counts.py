@@ -174,6 +174,11 @@ def edges(now: int) -> list[int]:
     return [now - offset for offset in EDGE_OFFSETS]
 
 
+def edge_positions(created: Sequence[int], now: int) -> list[int]:
+    """How many of these sorted creation times lie at or before each edge, oldest first."""
+    return list(map(bisect_right, repeat(created), edges(now)))
+
+
 def steady_span(created_series: Iterable[Sequence[int]], now: int) -> tuple[int, int]:
     """The clocks [low, high) around `now` at which no creation time crosses a window edge.
 
@@ -183,12 +188,19 @@ def steady_span(created_series: Iterable[Sequence[int]], now: int) -> tuple[int,
     comes out the same."""
     low, high = -(2**63), 2**63
     for created in created_series:
-        for offset in EDGE_OFFSETS:
-            at = bisect_right(created, now - offset)
-            if at:
-                low = max(low, created[at - 1] + offset)
-            if at < len(created):
-                high = min(high, created[at] + offset)
+        one_low, one_high = span_at(created, edge_positions(created, now))
+        low, high = max(low, one_low), min(high, one_high)
+    return low, high
+
+
+def span_at(created: Sequence[int], at: Sequence[int]) -> tuple[int, int]:
+    """`steady_span` of one series, given its `edge_positions`."""
+    low, high = -(2**63), 2**63
+    for offset, before in zip(EDGE_OFFSETS, at, strict=True):
+        if before:
+            low = max(low, created[before - 1] + offset)
+        if before < len(created):
+            high = min(high, created[before] + offset)
     return low, high
 
 
@@ -244,36 +256,35 @@ def _exact(runtimes: Sequence[float]) -> bool:
 
 
 def tally_runs(
-    created: Sequence[int],
+    at: Sequence[int],
     codes: Sequence[int],
     runtimes: Sequence[float],
     code_of: Callable[[str], int],
     trigger: str | None,
     window: str | None,
-    now: int,
 ) -> tuple[dict[str, Any], int]:
-    """`tally` of runs given one by one, in createdAt order, all in the scope (newer than 30
-    days, not newer than now, each of a trigger of TRIGGER_NAMES): their creation times,
-    trigger codes (`code_of` a trigger's name) and runtimes. The same answer as `tally` of
-    their series, float sums included (each trigger's runtimes summed oldest first, from 0.0,
-    as its running sum is, unless every order gives the same sum)."""
-    bounds = edges(now)
-    at = list(map(bisect_right, repeat(created), bounds))
-    week = at[EDGE_OFFSETS.index(SEVEN_DAYS_MINUTES * MINUTE_US)]
+    """`tally` of runs given one by one, in createdAt order (of any time), by the
+    `edge_positions` of their creation times, their trigger codes (`code_of` a trigger's
+    name; each run in the scope is of a trigger of TRIGGER_NAMES) and runtimes. The same
+    answer as `tally` of their series, float sums included (each trigger's runtimes in the
+    scope summed oldest first, from 0.0, as its running sum is, unless every order gives the
+    same sum)."""
+    first, week, last = at[0], at[EDGE_OFFSETS.index(SEVEN_DAYS_MINUTES * MINUTE_US)], at[-1]
     low, high = _window_at(window)
     triggers = {name: codes[at[low] : at[high]].count(code_of(name)) for name in TRIGGER_NAMES}
     counted = TRIGGER_NAMES if trigger is None else (trigger,)
-    newer = runtimes[week:]
-    if trigger is None and _exact(runtimes):  # every order of the sums gives the same float
+    newer = runtimes[week:last]
+    if trigger is None and _exact(runtimes[first:last]):  # every order gives the same sum
         warehouse = float(sum(newer))
     else:
         warehouse = 0.0
         for name in counted:
             code = code_of(name)
-            before = reduce(add, compress(runtimes[:week], map(code.__eq__, codes[:week])), 0.0)
-            own = compress(newer, map(code.__eq__, codes[week:]))
+            older = compress(runtimes[first:week], map(code.__eq__, codes[first:week]))
+            before = reduce(add, older, 0.0)
+            own = compress(newer, map(code.__eq__, codes[week:last]))
             warehouse += reduce(add, own, before) - before
     if trigger is not None:
         code = code_of(trigger)
-        at = [codes[:end].count(code) for end in at]
+        at = [codes[first:end].count(code) for end in at]
     return _counts(triggers, at, warehouse), at[high] - at[low]

@@ -21,12 +21,14 @@ from release_safety.evaluator.counts import (
     TRIGGER_NAMES,
     WINDOW_NAMES,
     WINDOWS,
+    edge_positions,
+    span_at,
     steady_span,
     tally,
     tally_runs,
 )
 from release_safety.evaluator.params import Params, offset_of, page_info, pagination
-from release_safety.evaluator.search import ROW_ID, RUNTIME_KEY, TRIGGER
+from release_safety.evaluator.search import CREATED, ROW_ID, RUNTIME, RUNTIME_KEY, TRIGGER
 from release_safety.evaluator.store import Store
 from release_safety.evaluator.times import MINUTE_US
 
@@ -36,6 +38,8 @@ SORTS = ("createdAt", "runtime")
 DEFAULT_PAGE_SIZE = 25
 MAX_PAGE_SIZE = 100
 PARSED = 256  # query strings whose checked parameters are kept (clients repeat a few)
+_ROW_ID_OF, _CREATED_OF, _TRIGGER_OF = itemgetter(ROW_ID), itemgetter(CREATED), itemgetter(TRIGGER)
+_RUNTIME_OF, _RUNTIME_KEY_OF = itemgetter(RUNTIME), itemgetter(RUNTIME_KEY)
 
 
 class HistoryQuery(NamedTuple):
@@ -145,9 +149,9 @@ def _filters(query: HistoryQuery) -> tuple[str, list[Any]]:
     return clauses, args
 
 
-Computed = tuple[dict[str, Any], int, bytes, Sequence[Sequence[int]]]
-"""Counts, total, the page's items, and the creation times (each list sorted) the answer
-depends on the clock through."""
+Computed = tuple[dict[str, Any], int, Sequence[int], tuple[int, int]]
+"""Counts, total, the row ids of the page, and the span of clocks the answer holds for (see
+`steady_span`)."""
 
 
 def _searched(store: Store, query: HistoryQuery, scope: int, now: int) -> Computed:
@@ -157,34 +161,27 @@ def _searched(store: Store, query: HistoryQuery, scope: int, now: int) -> Comput
     oldest_first = keys.select(
         store.texts.runs_holding(query.search.lower(), scope), query.language, query.statuses
     )
-    if not oldest_first:
-        counts = tally_runs((), (), (), keys.code, query.trigger, query.window, now)[0]
-        return counts, 0, b"", []
-    row_ids, created, _, triggers, _, _, runtimes, _ = zip(*oldest_first, strict=True)
-    lo, hi = bisect_right(created, now - SCOPE_MINUTES * MINUTE_US), bisect_right(created, now)
+    created = list(map(_CREATED_OF, oldest_first))
+    at = edge_positions(created, now)
     counts, total = tally_runs(
-        created[lo:hi],
-        triggers[lo:hi],
-        runtimes[lo:hi],
+        at,
+        list(map(_TRIGGER_OF, oldest_first)),
+        list(map(_RUNTIME_OF, oldest_first)),
         keys.code,
         query.trigger,
         query.window,
-        now,
     )
     older, newer = _bounds(query, now)
-    lo, hi = bisect_right(created, older), bisect_right(created, newer)
+    chosen = oldest_first[bisect_right(created, older) : bisect_right(created, newer)]
+    chosen.reverse()  # newest first
     start = offset_of(query.page, query.page_size)
-    if query.trigger is None and query.sort_by == "createdAt":  # the window's runs, newest first
-        page: Sequence[int] = row_ids[lo:hi][::-1][start : start + query.page_size]
-    else:
-        chosen = oldest_first[lo:hi][::-1]
-        if query.trigger:
-            code = keys.code(query.trigger)
-            chosen = [row for row in chosen if row[TRIGGER] == code]
-        if query.sort_by == "runtime":  # stable: runs of equal runtime stay newest first
-            chosen.sort(key=itemgetter(RUNTIME_KEY), reverse=True)
-        page = [row[ROW_ID] for row in chosen[start : start + query.page_size]]
-    return counts, total, store.items.joined(page), [created]
+    if query.trigger:
+        code = keys.code(query.trigger)
+        chosen = [row for row in chosen if row[TRIGGER] == code]
+    if query.sort_by == "runtime":  # stable: runs of equal runtime stay newest first
+        chosen.sort(key=_RUNTIME_KEY_OF, reverse=True)
+    page = list(map(_ROW_ID_OF, chosen[start : start + query.page_size]))
+    return counts, total, page, span_at(created, at)
 
 
 def _listed(store: Store, query: HistoryQuery, scope: int, now: int) -> Computed:
@@ -214,8 +211,8 @@ def _listed(store: Store, query: HistoryQuery, scope: int, now: int) -> Computed
             offset_of(query.page, query.page_size),
         ],
     )
-    items = store.items.joined(row[0] for row in rows)
-    return counts, total, items, store.counts.created(scope)
+    page = [row[0] for row in rows]
+    return counts, total, page, steady_span(store.counts.created(scope), now)
 
 
 def list_history(store: Store, query: HistoryQuery, project: str, user: str, now: int) -> bytes:
@@ -226,8 +223,8 @@ def list_history(store: Store, query: HistoryQuery, project: str, user: str, now
     generation = store.generation
     body = store.answers.get(key, generation, now)
     if body is None:
-        body, created = _answer(store, query, project, user, now)
-        store.answers.put(key, Answer(generation, *steady_span(created, now), body))
+        body, span = _answer(store, query, project, user, now)
+        store.answers.put(key, Answer(generation, *span, body))
     return body
 
 
@@ -238,29 +235,27 @@ def compute_history(store: Store, query: HistoryQuery, project: str, user: str, 
 
 def _answer(
     store: Store, query: HistoryQuery, project: str, user: str, now: int
-) -> tuple[bytes, Sequence[Sequence[int]]]:
-    """The answer, and the sorted creation times it depends on the clock through."""
+) -> tuple[bytes, tuple[int, int]]:
+    """The answer, and the span of clocks it holds for."""
     scope = store.scope(project, user)
-    created: Sequence[Sequence[int]] = []
     if scope is None:
-        counts, total, items = tally({}, query.trigger, query.window, now)[0], 0, b""
+        counts, total = tally({}, query.trigger, query.window, now)[0], 0
+        page: Sequence[int] = []
+        span = steady_span((), now)
     elif query.search:
-        counts, total, items, created = _searched(store, query, scope, now)
+        counts, total, page, span = _searched(store, query, scope, now)
     else:
-        counts, total, items, created = _listed(store, query, scope, now)
-    pages = orjson.dumps(page_info(query.page, query.page_size, total))
-    body = b"".join(
+        counts, total, page, span = _listed(store, query, scope, now)
+    tail = b"".join(
         (
-            b'{"status":"ok","results":{"data":[',
-            items,
             b'],"pagination":',
-            pages,
+            orjson.dumps(page_info(query.page, query.page_size, total)),
             b',"counts":',
             orjson.dumps(counts),
             b"}}",
         )
     )
-    return body, created
+    return store.items.joined(page, b'{"status":"ok","results":{"data":[', tail), span
 
 
 def run_status(store: Store, scope: int | None, query_uuid: str) -> dict[str, Any] | None:

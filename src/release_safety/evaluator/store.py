@@ -111,26 +111,38 @@ def token_hash(token: str) -> str:
 class Items:
     """The list items of the runs, by row id (1, 2, ...), end to end in one buffer: as many
     small bytes objects, each left behind by a larger buffer of the encoder, took six times
-    their size."""
+    their size. A page is joined from views of the buffer (one copy, not two); the buffer
+    cannot grow while a view of it is held, so a lock keeps `add` (a writer on any thread)
+    from growing it while a page is joined."""
 
     def __init__(self) -> None:
         self._buffer = bytearray()
         self._ends = array("q", [0])  # where item i ends is _ends[i]
+        self._lock = threading.Lock()
 
     def add(self, rowid: int, item: bytes) -> None:
         """Keep the item of the next row id."""
         if rowid != len(self._ends):
             raise CheckError(f"run row {rowid} stored out of order (expected {len(self._ends)})")
-        self._buffer += item
+        with self._lock:
+            self._buffer += item
         self._ends.append(len(self._buffer))
 
     def __getitem__(self, rowid: int) -> bytearray:
         return self._buffer[self._ends[rowid - 1] : self._ends[rowid]]
 
-    def joined(self, rowids: Iterable[int]) -> bytes:
-        """The items of these row ids, in that order, joined by commas."""
-        buffer, ends = self._buffer, self._ends
-        return b",".join([buffer[ends[i - 1] : ends[i]] for i in rowids])
+    def joined(self, rowids: Iterable[int], head: bytes = b"", tail: bytes = b"") -> bytes:
+        """`head`, the items of these row ids in that order joined by commas, then `tail`:
+        one copy of each item."""
+        ends = self._ends
+        with self._lock, memoryview(self._buffer) as buffer:
+            views = [buffer[ends[i - 1] : ends[i]] for i in rowids]
+            if not views:
+                return head + tail
+            parts: list[bytes | memoryview] = [b","] * (2 * len(views) + 1)
+            parts[1::2] = views
+            parts[0], parts[-1] = head, tail
+            return b"".join(parts)
 
 
 @dataclass(frozen=True)
