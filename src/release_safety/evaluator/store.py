@@ -111,9 +111,9 @@ def token_hash(token: str) -> str:
 class Items:
     """The list items of the runs, by row id (1, 2, ...), end to end in one buffer: as many
     small bytes objects, each left behind by a larger buffer of the encoder, took six times
-    their size. A page is joined from views of the buffer (one copy, not two); the buffer
-    cannot grow while a view of it is held, so a lock keeps `add` (a writer on any thread)
-    from growing it while a page is joined."""
+    their size. A page is joined from views of the buffer (one copy of each item); the buffer
+    cannot grow while a view of it is held, so `joined` holds a lock while its views exist,
+    and `add` (a writer on any thread), refused by a held view, waits for that lock."""
 
     def __init__(self) -> None:
         self._buffer = bytearray()
@@ -124,8 +124,11 @@ class Items:
         """Keep the item of the next row id."""
         if rowid != len(self._ends):
             raise CheckError(f"run row {rowid} stored out of order (expected {len(self._ends)})")
-        with self._lock:
+        try:
             self._buffer += item
+        except BufferError:  # a page is being joined from views of it: wait for the join
+            with self._lock:
+                self._buffer += item
         self._ends.append(len(self._buffer))
 
     def __getitem__(self, rowid: int) -> bytearray:
@@ -136,13 +139,16 @@ class Items:
         one copy of each item."""
         ends = self._ends
         with self._lock, memoryview(self._buffer) as buffer:
-            views = [buffer[ends[i - 1] : ends[i]] for i in rowids]
-            if not views:
-                return head + tail
-            parts: list[bytes | memoryview] = [b","] * (2 * len(views) + 1)
-            parts[1::2] = views
-            parts[0], parts[-1] = head, tail
-            return b"".join(parts)
+            parts: list[bytes | memoryview] = [head]
+            for i in rowids:
+                parts += (buffer[ends[i - 1] : ends[i]], b",")
+            if len(parts) > 1:
+                parts.pop()
+            parts.append(tail)
+            try:
+                return b"".join(parts)
+            finally:
+                parts.clear()  # no view of the buffer outlives the lock
 
 
 @dataclass(frozen=True)
