@@ -11,6 +11,7 @@ was asked for) and the exit code the conventions give them; anything unexpected 
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from collections.abc import Sequence
@@ -149,8 +150,13 @@ def main() -> None:
     # The CLI loads no pydantic plugins unless asked to: the entry-point scan costs every
     # command tens of milliseconds (set PYDANTIC_DISABLE_PLUGINS yourself to choose).
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    lint = sys.argv[1:2] == ["lint-migrations"]
+    if lint:
+        # A lint allocates a schema per file and leaves no cycles: the cyclic collector would
+        # walk the growing heap for nothing (5 % of a 2,000-file run), and it ends in os._exit.
+        gc.disable()
     code = run()
-    if sys.argv[1:2] == ["lint-migrations"]:
+    if lint:
         _exit_at_once(code)
     sys.exit(code)
 

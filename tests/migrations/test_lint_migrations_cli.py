@@ -258,3 +258,24 @@ def test_a_reader_that_leaves_early_ends_the_lint_quietly(tmp_path: Path, form: 
         process.stdout.close()  # the output (about 400 KB) outgrows the pipe
         assert process.stderr.read() == b""
         assert process.wait() == 1
+
+
+def test_the_lint_runs_without_the_cyclic_collector(tmp_path: Path) -> None:
+    """`cli.main` turns the cyclic collector off for a lint (it makes no cycles, and ends in
+    `os._exit`), and only for a lint."""
+    path = tmp_path / "001_add.sql"
+    path.write_text("ALTER TABLE users ADD COLUMN note text;\n")
+    probe = (
+        "import gc, sys\n"
+        "import release_safety.cli as cli\n"
+        "run = cli.run\n"
+        "def probe(argv=None):\n"
+        "    print(gc.isenabled(), file=sys.stderr)\n"
+        "    return run(argv)\n"
+        "cli.run = probe\n"
+        "cli.main()\n"
+    )
+    for command, enabled in (("lint-migrations", "False"), ("rules", "True")):
+        argv = [sys.executable, "-c", probe, command, *([str(path)] if command != "rules" else [])]
+        done = subprocess.run(argv, capture_output=True, text=True, cwd=tmp_path)
+        assert done.stderr.splitlines()[0] == enabled
