@@ -101,6 +101,23 @@ def test_the_tools_transaction_marker_is_honoured_as_postgres_shows(
     assert flags[True] == {"locksTable": False, "rewritesTable": False, "scansTable": True}
 
 
+@pytest.mark.parametrize("tool", TOOLS)
+def test_concurrently_in_the_transaction_the_tool_opens_fails(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], tool: str
+) -> None:
+    """PostgreSQL refuses CREATE INDEX CONCURRENTLY in a transaction block (the rule's
+    example on PostgreSQL): the tool's wrapping makes one unless its marker turns it off."""
+    up, down, no_transaction = TOOLS[tool]
+    index = "CREATE INDEX CONCURRENTLY users_email_idx ON users (email);\n"
+    path = tmp_path / "001_index.sql"
+    path.write_text(f"{up}\n{index}{down}\nDROP INDEX users_email_idx;\n")
+    (report,) = _lint(capsys, path)
+    assert _findings(report) == [("cannot-run-in-transaction", 2)]
+    path.write_text(f"{no_transaction}\n{index}{down}\nDROP INDEX users_email_idx;\n")
+    (report,) = _lint(capsys, path)
+    assert _findings(report) == []
+
+
 @pytest.mark.parametrize(
     ("text", "why"),
     [

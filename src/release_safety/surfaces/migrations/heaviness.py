@@ -112,6 +112,16 @@ def analyse_extracted(extracted: Extracted, ctx: Context, budget: Budget) -> Fil
             explicit = facts.transaction == "begin"
             continue
         lock_timeout |= facts.sets_lock_timeout
+        if facts.outside_transaction and (explicit or extracted.wrapped):
+            where = "after BEGIN" if explicit else "in the transaction its tool wraps the file in"
+            result.issues.append(
+                LineIssue(
+                    RuleId.CANNOT_RUN_IN_TRANSACTION,
+                    line,
+                    f"this statement cannot run in a transaction block, and runs {where}: "
+                    "the migration fails",
+                )
+            )
         if not one_transaction and not explicit:
             held.clear()
         if facts.unnamed_lock is not None and not lock_timeout and not warned_queue:

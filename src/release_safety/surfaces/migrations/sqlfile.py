@@ -195,10 +195,10 @@ def extract_sql(text: str, settings: Reading) -> Extracted:
     holds both directions (`sections`); the file runs in one transaction (the tools that apply
     SQL files send it as one script, goose and the like wrap it in one) unless its markers say
     otherwise or classification finds a statement that cannot run inside one."""
-    transactional = True
-    if (up := up_section(text)) is not None:
-        text, transactional = up
-    return Extracted(_statements(substitute(text, settings)), transactional)
+    if (up := up_section(text)) is None:
+        return Extracted(_statements(substitute(text, settings)))
+    text, transactional = up
+    return Extracted(_statements(substitute(text, settings)), transactional, transactional)
 
 
 def _statements(text: str) -> list[Statement]:

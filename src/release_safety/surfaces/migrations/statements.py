@@ -30,3 +30,6 @@ class Extracted:
 
     statements: list[Statement] = field(default_factory=list)
     transactional: bool = True
+    wrapped: bool = False
+    """The tool that runs the file wraps it in a transaction for certain (its markers, knex's
+    default): a statement that cannot run in one fails there."""

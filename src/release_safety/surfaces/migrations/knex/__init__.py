@@ -63,7 +63,7 @@ def _extract(text: str, path: str, read_module: ReadModule | None) -> Extracted:
         return Extracted([Statement(None, 1, "no up function found")], transactional)
     interpreter.transactional = transactional
     interpreter.execute(interpreter.invoke(up, [Knex()]))
-    return Extracted(interpreter.statements, transactional)
+    return Extracted(interpreter.statements, transactional, transactional)
 
 
 def _first_error_line(node: Node) -> int:

@@ -544,6 +544,30 @@ CATALOGUE: tuple[MigrationRule, ...] = (
         E("ALTER TABLE contacts ALTER COLUMN phone TYPE email_address", "lrs", C),
     ),
     _rule(
+        RuleId.CANNOT_RUN_IN_TRANSACTION,
+        "breaking",
+        "A statement that cannot run in a transaction runs inside one",
+        "CREATE INDEX CONCURRENTLY, DROP INDEX CONCURRENTLY, REINDEX CONCURRENTLY and VACUUM "
+        "refuse to run in a transaction block: after an explicit BEGIN, or in a file its tool "
+        "wraps in a transaction (goose, dbmate and sql-migrate up sections without their "
+        "marker, knex without `config.transaction = false`), the migration fails and the "
+        "release cannot roll out.",
+        "-- migrate:up\nCREATE INDEX CONCURRENTLY users_status_idx ON users (status);",
+        "-- migrate:up transaction:false\nCREATE INDEX CONCURRENTLY users_status_idx ON "
+        "users (status);",
+        E(
+            "BEGIN;\nCREATE INDEX CONCURRENTLY users_status_idx ON users (status);\nCOMMIT;",
+            "error",
+            U,
+        ),
+        Q(
+            "BEGIN;\nSET lock_timeout = '1s';\nALTER TABLE users ADD COLUMN nickname text;\n"
+            "COMMIT;\nCREATE INDEX CONCURRENTLY users_nickname_idx ON users (nickname);",
+            "s",
+            U,
+        ),
+    ),
+    _rule(
         RuleId.CREATE_INDEX_NON_CONCURRENTLY,
         "advisory",
         "An index is built without CONCURRENTLY",

@@ -45,6 +45,7 @@ class RuleId(StrEnum):
     FULL_TABLE_DATA_CHANGE = "full-table-data-change"
     LOCK_HELD_DURING_WORK = "lock-held-during-work"
     LOCK_TIMEOUT_MISSING = "lock-timeout-missing"
+    CANNOT_RUN_IN_TRANSACTION = "cannot-run-in-transaction"
     ACKNOWLEDGEMENT_UNUSED = "acknowledgement-unused"
     # unknown: the text cannot say
     ACKNOWLEDGEMENT_INVALID = "acknowledgement-invalid"
