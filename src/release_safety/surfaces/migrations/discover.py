@@ -25,10 +25,10 @@ _CODE_MIGRATION = re.compile(
     r"(?:\d+[_-]|V\d+(?:[._]\d+)*__)[\w.-]*"
     r"\.(?:go|py|rb|java|kt|scala|ts|mts|cts|js|mjs|cjs|rs|ex|exs|php|cs)"
 )
-# The version a tool that keys applied migrations by version reads from a file name.
-_VERSION = re.compile(r"(\d+)_")
 # ... but tests and type declarations beside them are not migrations.
 _NOT_A_MIGRATION = re.compile(r".*(?:_test\.(?:go|py)|_spec\.rb|\.d\.[cm]?ts|\.(?:test|spec)\.\w+)")
+# The version a tool that keys applied migrations by version reads from a file name.
+_VERSION = re.compile(r"(\d+)_")
 
 
 @dataclass(frozen=True)

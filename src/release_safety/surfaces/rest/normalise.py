@@ -181,8 +181,7 @@ class _Normaliser(SchemaBuilder):
         super().__init__(document.root, trace.schemas, trace.refs, trace.heights, trace.issues)
         self.fetch = fetch
         self.base = base
-        self.files: dict[str, Any] = {}
-        self.texts: dict[str, str] = {}
+        self.files: dict[str, Document] = {}  # what external `$ref`s read, by repository path
         self.reuse = Reuse(previous, self.trace, MAX_DEPTH) if previous is not None else None
         self.defined = scheme_names(document.root)
         self.root_security: list[Requirement] | None = [frozenset()]
@@ -213,8 +212,8 @@ class _Normaliser(SchemaBuilder):
             text = read_text(data)
             root = read_value(text)
             _absolute_refs(root, path)
-            self.files[path], self.texts[path] = root, text
-        return self.files[path]
+            self.files[path] = Document(root, self.doc.version, text)
+        return self.files[path].root
 
     def lookup(self, ref: str) -> Any:
         target, _, pointer = ref.partition("#")
@@ -262,7 +261,7 @@ class _Normaliser(SchemaBuilder):
         # The raw tree is kept in the trace only, which the next version's normalisation drops.
         document = Document({}, self.doc.version, self.doc.text)
         trace = self.trace if not self.files else None
-        files = {path: Document({}, self.doc.version, text) for path, text in self.texts.items()}
+        files = {path: Document({}, read.version, read.text) for path, read in self.files.items()}
         return Api(operations, servers, schemes, document, issues, trace, files)
 
     def path_item(self, path: str, item: Any) -> PathTrace:
