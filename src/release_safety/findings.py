@@ -96,12 +96,16 @@ def all_findings(reports: Sequence[SurfaceReport]) -> list[Finding]:
 
 
 def not_checked_finding(
-    surface: Surface, reason: str, file: str | None = None, rule: Rule | None = None
+    surface: Surface,
+    reason: str,
+    file: str | None = None,
+    rule: Rule | None = None,
+    line: int | None = None,
 ) -> Finding:
     """The unknown finding that says why a surface was not checked (rule `surface-not-checked`
-    unless another is named)."""
+    unless another is named), at the file and line that could not be read when known."""
     return (rule or SURFACE_NOT_CHECKED).finding(
-        surface, f"{surface} surface not checked: {reason}", file
+        surface, f"{surface} surface not checked: {reason}", file, line
     )
 
 

@@ -228,6 +228,34 @@ CASES = [
         ],
     ),
     (
+        "ts-default-spelled-as-a-subscript",
+        {"src/env.ts": "const path = process.env.CONFIG_PATH || DEFAULTS.CONFIG_PATH;\n"},
+        {"src/env.ts": "const path = process.env['CONFIG_PATH'] || DEFAULTS['CONFIG_PATH'];\n"},
+        [],
+        [],
+    ),
+    (
+        "ts-default-subscript-changed",
+        {"src/env.ts": "const path = process.env.CONFIG_PATH || DEFAULTS['CONFIG_PATH'];\n"},
+        {"src/env.ts": "const path = process.env.CONFIG_PATH || DEFAULTS['ENV_PATH'];\n"},
+        [
+            (
+                "config-default-changed",
+                "breaking",
+                "env var `CONFIG_PATH` default changed `DEFAULTS.CONFIG_PATH` → "
+                "`DEFAULTS.ENV_PATH`",
+            )
+        ],
+        [
+            ConfigDefaultChanged(
+                type="defaultChanged",
+                name="CONFIG_PATH",
+                previousDefault="DEFAULTS.CONFIG_PATH",
+                defaultValue="DEFAULTS.ENV_PATH",
+            )
+        ],
+    ),
+    (
         "ts-destructured-default-changed",
         {"src/env.ts": "const { REGION = 'eu', TIER } = process.env;\n"},
         {"src/env.ts": "const { REGION = 'us', TIER } = process.env;\n"},
@@ -772,8 +800,9 @@ def test_unparseable_source_is_not_checked(
     report = analyse(before, after)
     assert report.checked is False
     assert report.reason is not None and report.reason.startswith(f"{where} at v1.0.1: ")
-    assert [(f.rule, f.severity, f.file) for f in report.findings] == [
-        ("surface-not-checked", "unknown", path)
+    line = int(where.rsplit(":", 1)[1])
+    assert [(f.rule, f.severity, f.file, f.line) for f in report.findings] == [
+        ("surface-not-checked", "unknown", path, line)
     ]
     assert report.changes == []
 

@@ -44,10 +44,11 @@ consecutive releases share the ref between them, and most of its files."""
 
 
 class _NotChecked(Exception):
-    def __init__(self, reason: str, file: str) -> None:
+    def __init__(self, reason: str, file: str, line: int | None = None) -> None:
         super().__init__(reason)
         self.reason = reason
         self.file = file
+        self.line = line
 
 
 def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> ConfigReport:
@@ -88,7 +89,8 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> ConfigRe
         if old is not None and old_files:
             before = _read(old, old_files, old_blobs, sources)
     except _NotChecked as exc:
-        return _not_checked([not_checked_finding("config", exc.reason, exc.file)], coverage)
+        problem = not_checked_finding("config", exc.reason, exc.file, line=exc.line)
+        return _not_checked([problem], coverage)
     if before is None:  # a first release, or sources new at this one: nothing can break
         return ConfigReport(surface="config", checked=True, coverage=coverage)
     declared = {**_moves(before, now), **config.renames}
@@ -147,7 +149,7 @@ def _cached(key: tuple[Any, ...], make: Callable[[], Any]) -> Any:
 
 def _raise(snapshot: Snapshot, path: str, error: SourceError) -> NoReturn:
     where = f"{error.path or path}:{error.line} at {snapshot.ref}"
-    raise _NotChecked(f"{where}: {error.message}", error.path or path)
+    raise _NotChecked(f"{where}: {error.message}", error.path or path, error.line)
 
 
 def _read(

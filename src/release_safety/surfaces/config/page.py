@@ -60,9 +60,13 @@ renames = { DATABASE_HOST = "DB_HOST" }                      # declared renames,
 
 SOURCES
 
-A non-literal default is kept as its source text (`DEFAULT_PORT`), so changing it is still seen.
-Computed names (`process.env[key]`, `os.getenv(name)` with a local variable) name no variable
-and are skipped. When a variable is read in several places, its defaults are joined
+A non-literal default is kept as its source text (`DEFAULT_PORT`; `DEFAULTS['PORT']` is written
+`DEFAULTS.PORT`), so changing it is still seen. Computed names (`process.env[key]`,
+`os.getenv(name)` with a local variable) name no variable and are skipped; a TypeScript /
+JavaScript source that copies the whole environment outside an env schema (`{ ...process.env }`,
+`Object.entries(process.env)`, `for (const key in process.env)`) reads names it does not
+write, from a table of defaults or a pattern elsewhere, and makes the surface not checked,
+naming the file and line. When a variable is read in several places, its defaults are joined
 (`3000 | 8080`); it is required when it has no default anywhere and some read requires it. A
 source with a syntax error makes the whole surface not checked, naming the file and line; a Go
 or Rust file that mentions nothing the readers look for (no getter, no wrapper, no struct tag,

@@ -37,9 +37,23 @@ def literal_of(node: Node | None) -> str | None:
 
 
 def written(node: Node) -> str:
-    """A default as written: a string's value, else the expression's source text."""
+    """A default as written: a string's value, else the expression's source text, with
+    `DEFAULTS['PORT']` written as `DEFAULTS.PORT` (the same value, however it is spelled)."""
     literal = literal_of(node)
-    return literal if literal is not None else node_text(node)
+    return literal if literal is not None else _dotted(node)
+
+
+def _dotted(node: Node) -> str:
+    """A member chain with each literal subscript that is a name written as `.name`."""
+    if node.type == "member_expression":
+        obj, prop = node.child_by_field_name("object"), node.child_by_field_name("property")
+        if obj is not None and prop is not None and node_text(node).count("?.") == 0:
+            return f"{_dotted(obj)}.{node_text(prop)}"
+    if node.type == "subscript_expression":
+        obj, key = node.child_by_field_name("object"), literal_of(node.child_by_field_name("index"))
+        if obj is not None and key is not None and key.isidentifier() and key.isascii():
+            return f"{_dotted(obj)}.{key}"
+    return node_text(node)
 
 
 def key_name(node: Node | None) -> str:

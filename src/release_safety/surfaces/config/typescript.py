@@ -8,7 +8,9 @@ Other env reads in the chain are fallbacks of the first (`process.env.NEW ?? pro
 A read is required when asserted non-null (`process.env.X!`) or guarded by
 `if (!process.env.X) throw ...`, or by `const x = process.env.X; if (!x) throw ...` (or
 `process.exit(...)`) within the next three statements. Computed keys (`process.env[name]`) name
-no variable and are skipped.
+no variable and are skipped; a source that copies the whole environment outside an env schema
+(`{ ...process.env }`, `Object.entries(process.env)`, `for (k in process.env)`) reads names it
+does not write, and is refused (SourceError): the surface is not checked.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from release_safety.surfaces.config.reads import EnvRead, SourceError
 from release_safety.surfaces.config.syntax import error_line, node_text
 from release_safety.surfaces.config.tsnodes import (
     WRAPPERS,
+    call_arguments,
     is_process_env,
     key_name,
     literal_of,
@@ -73,10 +76,42 @@ def parse(source: bytes, dialect: str) -> list[EnvRead]:
             consts[node_text(node.child_by_field_name("name"))] = node
         elif (kind := schema_kind(node)) is not None:
             schemas.append((node, kind))
+        elif _copies_env(node) and not _in_schema(node):
+            raise SourceError(f"process.env is copied whole: {_WHOLE}", node.start_point.row + 1)
         stack.extend(reversed(node.named_children))
     for call, kind in schemas:
         reads += schema_reads(call, kind, consts)
     return sorted(set(reads), key=lambda read: (read.line, read.name))
+
+
+_WHOLE = "the variables the service reads are named elsewhere (a table of defaults, a pattern)"
+_OBJECT_READS = {"Object.entries", "Object.keys", "Object.values", "Object.assign"}
+
+
+def _copies_env(node: Node) -> bool:
+    """`{ ...process.env }`, `Object.entries(process.env)` (`keys`, `values`, `assign`) or
+    `for (const key in process.env)`: every variable taken, none named here."""
+    if node.type == "spread_element":
+        return is_process_env(node.named_children[0] if node.named_children else None)
+    if node.type == "call_expression":
+        function = node.child_by_field_name("function")
+        if function is None or node_text(function) not in _OBJECT_READS:
+            return False
+        return any(is_process_env(arg) for arg in call_arguments(node))
+    if node.type == "for_in_statement":
+        operator = node.child_by_field_name("operator")
+        return node_text(operator) == "in" and is_process_env(node.child_by_field_name("right"))
+    return False
+
+
+def _in_schema(node: Node) -> bool:
+    """Inside an env-schema call, whose reads `tsschemas` names."""
+    parent = node.parent
+    while parent is not None:
+        if schema_kind(parent) is not None:
+            return True
+        parent = parent.parent
+    return False
 
 
 def _env_name(node: Node) -> str | None:

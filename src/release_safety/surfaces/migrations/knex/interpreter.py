@@ -268,12 +268,14 @@ class Interpreter:
 
     def _bind_import(self, local: str, origin: str, exported: str | None) -> None:
         exports = self.modules.exports_of(origin)
+        code = origin if origin.startswith(".") else None
         if exports is None:
-            value: object = Unknown(f"'{local}' is imported from '{origin}'")
+            value: object = Unknown(f"'{local}' is imported from '{origin}'", code)
         elif exported is None:
             value = {k: v for k, v in exports.items() if not isinstance(v, Unknown)}
         else:
-            value = exports.get(exported, Unknown(f"'{local}' is not a constant of '{origin}'"))
+            missing = Unknown(f"'{local}' is not a constant of '{origin}'", code)
+            value = exports.get(exported, missing)
         self.module.names[local] = value
 
     def _module_assignment(self, node: Node) -> None:
@@ -664,7 +666,25 @@ class Interpreter:
 
     def _await(self, node: Node, scope: Scope) -> object:
         inner = node.named_children[0] if node.named_children else None
-        return self.execute(self.eval(inner, scope)) if inner is not None else UNDEFINED
+        if inner is None:
+            return UNDEFINED
+        value = self.execute(self.eval(inner, scope))
+        if isinstance(value, Unknown) and value.origin and inner.type in _CALLS:
+            reason = (
+                f"dynamic SQL: awaits {self.snippet(_callee(inner))}, code of '{value.origin}'"
+                " that is not followed: it may run SQL on a connection of its own"
+            )
+            self.statements.append(Statement(None, self.line, reason))
+        return value
+
+    def _new(self, node: Node, scope: Scope) -> object:
+        """`new X(...)` of a class not defined in this file: an opaque call."""
+        constructor = _callee(node)
+        arguments = node.child_by_field_name("arguments")
+        callee = self.eval(constructor, scope)
+        args = self._arguments(arguments, scope) if arguments is not None else []
+        self.line = constructor.start_point[0] + 1
+        return self._opaque_call(f"new {self.snippet(constructor)}", args, callee)
 
     def _binary(self, node: Node, scope: Scope) -> object:
         left_node = node.child_by_field_name("left")
@@ -906,14 +926,17 @@ class Interpreter:
         if shown == "require" and args and isinstance(args[0], str):
             exports = self.modules.exports_of(args[0])
             if exports is None:
-                return Unknown(f"a value imported from '{args[0]}'")
+                code = args[0] if args[0].startswith(".") else None
+                return Unknown(f"a value imported from '{args[0]}'", code)
             return exports.get("default", exports)
         return self._opaque_call(shown, args, callee)
 
     def _opaque_call(self, shown: str, args: list[object], receiver: object) -> object:
         """A call whose target is not in this file: knex handed to it is a dynamic statement;
-        callbacks handed to it are run once, as they may run."""
-        if any(isinstance(a, Knex | Runnable) for a in args):
+        callbacks handed to it are run once, as they may run. A result of repository code
+        keeps its origin, unless knex was handed to it (that statement is already unknown)."""
+        handed = any(_holds_knex(a) for a in args)
+        if handed:
             reason = f"dynamic SQL: knex is passed to {shown}, which is not defined in this file"
             self.statements.append(Statement(None, self.line, reason))
         for arg in args:
@@ -923,7 +946,8 @@ class Interpreter:
                     note, lambda a=arg: self.execute(self.invoke(a, [Unknown("callback argument")]))
                 )
         if isinstance(receiver, Unknown):
-            return Unknown(f"result of {shown} on {receiver.reason}")
+            origin = None if handed else receiver.origin
+            return Unknown(f"result of {shown} on {receiver.reason}", origin)
         return Unknown(f"result of {shown}")
 
     def _list_method(self, items: list[object], name: str, args: list[object]) -> object:
@@ -1045,7 +1069,28 @@ _EXPRESSIONS: dict[str, Callable[[Interpreter, Node, Scope], object]] = {
     "member_expression": Interpreter._member,
     "subscript_expression": Interpreter._subscript,
     "call_expression": Interpreter._call,
+    "new_expression": Interpreter._new,
 }
+
+_CALLS = frozenset(["call_expression", "new_expression"])
+
+
+def _callee(node: Node) -> Node:
+    """The function a call or `new` expression calls (the node itself when it has none)."""
+    return node.child_by_field_name("function") or node.child_by_field_name("constructor") or node
+
+
+def _holds_knex(value: object, depth: int = 0) -> bool:
+    """knex itself or a builder, or one inside an object or list (`{ knex, schema }`)."""
+    if isinstance(value, Knex | Runnable):
+        return True
+    if depth >= 3:
+        return False
+    if isinstance(value, dict):
+        return any(_holds_knex(v, depth + 1) for v in value.values())
+    if isinstance(value, list):
+        return any(_holds_knex(v, depth + 1) for v in value)
+    return False
 
 
 _TRANSPARENT = frozenset(

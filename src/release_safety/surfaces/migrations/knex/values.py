@@ -24,9 +24,11 @@ UNDEFINED = _Undefined()
 
 @dataclass(frozen=True)
 class Unknown:
-    """A value that is only known when the migration runs."""
+    """A value that is only known when the migration runs; `origin` names the repository
+    module when the value is that module's code (or what it returned), which is not followed."""
 
     reason: str
+    origin: str | None = None
 
 
 class Dynamic(Exception):

@@ -1,0 +1,115 @@
+"""A knex migration that runs the service's own code (directus' `ItemsService`,
+`SettingsService`): the SQL that code sends is not read, so the migration is not weighed as
+if it sent none. The real CLI on real git repositories."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from release_safety.cli import run
+from release_safety.repobuilder import RepoBuilder
+
+SETTINGS = (
+    "[[migrations.sources]]\n"
+    'path = "api/src/database/migrations"\n'
+    "pattern = '\\d+[A-Z]-[^.]+\\.ts'\n"
+    'format = "knex"\n'
+    '[mcp]\nabsent = "the service exposes no MCP server to agents"\n'
+    '[rest]\nabsent = "the worker has no HTTP API at all, only a queue"\n'
+    '[config]\nabsent = "configuration lives in the database, edited in the UI"\n'
+    '[deployment]\nabsent = "operators run the worker from their own manifests; none ship"\n'
+)
+FOLDER = "api/src/database/migrations"
+INIT = (
+    "import type { Knex } from 'knex';\n"
+    "export async function up(knex: Knex): Promise<void> {\n"
+    "\tawait knex.schema.createTable('directus_users', (table) => {\n"
+    "\t\ttable.uuid('id').primary();\n"
+    "\t\ttable.string('status');\n"
+    "\t});\n"
+    "}\n"
+)
+HEAD = (
+    "import type { Knex } from 'knex';\n"
+    "import { ItemsService } from '../../services/items.js';\n"
+    "import { SettingsService } from '../../services/settings.js';\n"
+    "import { getSchema } from '../../utils/get-schema.js';\n"
+    "import { useLogger } from '../../logger/index.js';\n"
+    "export async function up(knex: Knex): Promise<void> {\n"
+)
+MIGRATIONS = {
+    # knex handed to a constructor inside an object: the service runs SQL with it
+    "knex-in-a-constructor": (
+        "\tconst service = new ItemsService('directus_users', { knex, schema: {} });\n"
+        "\tservice.updateByQuery({}, { status: 'active' });\n",
+        7,
+        "knex is passed to new ItemsService",
+    ),
+    # no knex handed over: the service's own connection
+    "awaited-service-method": (
+        "\tconst settings = new SettingsService({ schema: {} });\n"
+        "\tawait settings.setOwner({ project_owner: 'a@b.c' });\n",
+        8,
+        "awaits settings.setOwner, code of '../../services/settings.js'",
+    ),
+    "awaited-helper": (
+        "\tconst schema = await getSchema();\n",
+        7,
+        "awaits getSchema, code of '../../utils/get-schema.js'",
+    ),
+}
+
+
+def _generate(repo: RepoBuilder, tmp_path: Path, to: str) -> dict:
+    evidence = tmp_path / f"{to}.evidence.json"
+    args = ["generate", "--repo", str(repo.path), "--to", to, "--out", str(tmp_path / "a.json")]
+    assert run([*args, "--evidence", str(evidence)]) == 0
+    return json.loads(evidence.read_text())
+
+
+def _repo(make_repo: Callable[[str], RepoBuilder], name: str) -> RepoBuilder:
+    repo = make_repo(name)
+    files = {".release-safety.toml": SETTINGS, f"{FOLDER}/20240101A-init.ts": INIT}
+    repo.release("1.0.0", files)
+    return repo
+
+
+@pytest.mark.parametrize("case", sorted(MIGRATIONS))
+def test_a_migration_running_the_services_code_is_unknown(
+    make_repo: Callable[[str], RepoBuilder], tmp_path: Path, case: str
+) -> None:
+    body, line, reason = MIGRATIONS[case]
+    repo = _repo(make_repo, case)
+    path = f"{FOLDER}/20240201A-{case}.ts"
+    repo.release("1.1.0", {path: HEAD + body + "}\n"})
+    evidence = _generate(repo, tmp_path, "1.1.0")
+    assert evidence["rollingUpdateSafe"] == "unknown"
+    [finding] = evidence["because"]
+    assert (finding["rule"], finding["file"], finding["line"]) == (
+        "migration-statement-unknown",
+        path,
+        line,
+    )
+    assert reason in finding["message"]
+
+
+def test_the_services_code_not_awaited_and_given_no_knex_changes_nothing(
+    make_repo: Callable[[str], RepoBuilder], tmp_path: Path
+) -> None:
+    """A logger, or a service built and left unused, sends no SQL: the release stays `true`."""
+    repo = _repo(make_repo, "logger")
+    body = (
+        "\tconst logger = useLogger();\n"
+        "\tlogger.info('adding a note');\n"
+        "\tawait knex.schema.alterTable('directus_users', (table) => {\n"
+        "\t\ttable.string('note').nullable();\n"
+        "\t});\n"
+    )
+    repo.release("1.1.0", {f"{FOLDER}/20240201A-note.ts": HEAD + body + "}\n"})
+    evidence = _generate(repo, tmp_path, "1.1.0")
+    assert evidence["rollingUpdateSafe"] is True
+    assert [f["rule"] for f in evidence["findings"] if f["severity"] != "advisory"] == []
