@@ -264,6 +264,13 @@ class ConfigSource(_Closed):
     env_separator: str = Field(
         default="__", description="what joins nested keys in the variable's name"
     )
+    defaults_table: str | None = Field(
+        default=None,
+        description="a TypeScript / JavaScript file's object literal (by its name) whose keys "
+        "are the environment variables the service reads and whose values are their defaults, "
+        "for code that merges the environment over it (`{ ...DEFAULTS, ...process.env }`)",
+        pattern=r"^[A-Za-z_$][\w$]*$",
+    )
 
     @model_validator(mode="before")
     @classmethod

@@ -87,3 +87,77 @@ def test_an_env_schema_given_a_copy_of_the_environment_is_still_read(
     assert [(f["rule"], f["file"], f["line"]) for f in evidence["because"]] == [
         ("config-default-changed", "src/env.ts", 4)
     ]
+
+
+TABLED = SETTINGS.replace(
+    'sources = ["src/env.ts"]', 'sources = [{ path = "src/env.ts", defaults_table = "DEFAULTS" }]'
+)
+MERGED = "const env = { ...DEFAULTS, ...process.env };\nexport default env;\n"
+
+
+@pytest.mark.parametrize(
+    ("table", "verdict", "because"),
+    [
+        # a default of the table changed: the line of its entry
+        ("const DEFAULTS = {\n  PORT: 8055,\n  CACHE_TTL: '1h',\n};\n", False, [3]),
+        # a variable gone from the table
+        ("const DEFAULTS = {\n  PORT: 8055,\n};\n", False, [3]),
+        # the same values spelled otherwise (a bundler's `8.055e3`), one added with a default
+        ("const DEFAULTS = {\n  PORT: 8.055e3,\n  CACHE_TTL: '5m',\n  TUS: false,\n};\n", True, []),
+    ],
+)
+def test_a_named_table_of_defaults_is_read(
+    make_repo: Callable[[str], RepoBuilder],
+    tmp_path: Path,
+    table: str,
+    verdict: bool,
+    because: list[int],
+) -> None:
+    repo = make_repo("tabled")
+    repo.release("1.0.0", {".release-safety.toml": TABLED, "src/env.ts": DEFAULTS + MERGED})
+    repo.release("1.1.0", {"src/env.ts": table + MERGED})
+    code, evidence = _generate(repo, tmp_path, "1.1.0")
+    assert code == 0
+    assert evidence["rollingUpdateSafe"] is verdict
+    assert [(f["file"], f["line"]) for f in evidence["because"]] == [
+        ("src/env.ts", line) for line in because
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "says"),
+    [
+        (MERGED, 1, "no object literals named DEFAULTS"),
+        ("const DEFAULTS = {\n  PORT: 8055,\n  ...STORAGE,\n};\n" + MERGED, 3, "...STORAGE"),
+        ("const DEFAULTS = {\n  [key]: 1,\n};\n" + MERGED, 2, "[key]: 1"),
+        ("const DEFAULTS = load();\n" + MERGED, 1, "is not an object literal"),
+    ],
+)
+def test_a_table_of_defaults_that_cannot_be_read_is_not_checked(
+    make_repo: Callable[[str], RepoBuilder], tmp_path: Path, text: str, line: int, says: str
+) -> None:
+    repo = make_repo("unread")
+    repo.release("1.0.0", {".release-safety.toml": TABLED, "src/env.ts": DEFAULTS + MERGED})
+    repo.release("1.1.0", {"src/env.ts": text})
+    code, evidence = _generate(repo, tmp_path, "1.1.0")
+    assert code == 0
+    assert evidence["rollingUpdateSafe"] == "unknown"
+    [finding] = evidence["because"]
+    assert (finding["rule"], finding["file"], finding["line"]) == (
+        "surface-not-checked",
+        "src/env.ts",
+        line,
+    )
+    assert says in finding["message"]
+
+
+def test_dropping_the_table_of_defaults_narrows_the_settings(
+    make_repo: Callable[[str], RepoBuilder], tmp_path: Path
+) -> None:
+    repo = make_repo("dropped")
+    repo.release("1.0.0", {".release-safety.toml": TABLED, "src/env.ts": DEFAULTS + MERGED})
+    repo.release("1.1.0", {".release-safety.toml": SETTINGS, "src/env.ts": DEFAULTS})
+    code, evidence = _generate(repo, tmp_path, "1.1.0")
+    assert code == 0
+    assert evidence["rollingUpdateSafe"] == "unknown"
+    assert "settings-narrowed" in [f["rule"] for f in evidence["because"]]

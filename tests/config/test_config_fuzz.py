@@ -83,5 +83,5 @@ def test_parsing_is_memoised_per_blob() -> None:
     size = len(_CACHE)
     report = analyse(old, new, settings)
     assert len(_CACHE) == size
-    assert ("ts", new.blob_id("src/a.ts")) in _CACHE
+    assert ("ts None False", new.blob_id("src/a.ts")) in _CACHE  # no table of defaults
     assert report.findings == []

@@ -196,11 +196,13 @@ by the file's kind (unset), names only (false)."""
 
 def _narrows(before: ConfigSource, after: ConfigSource) -> bool:
     """True when an entry's new options can make the surface read or weigh less: an exclude
-    added or widened, values no longer taken as defaults, the names of a file's keys changed."""
+    added or widened, values no longer taken as defaults, the names of a file's keys changed,
+    a table of defaults no longer read or another one read."""
     return (
         bool(set(after.exclude) - set(before.exclude))
         or _DEFAULTS_RANK[after.defaults] < _DEFAULTS_RANK[before.defaults]
         or (after.env_prefix, after.env_separator) != (before.env_prefix, before.env_separator)
+        or before.defaults_table not in (None, after.defaults_table)
     )
 
 

@@ -184,6 +184,7 @@ def _fold(snapshot: Snapshot, files: dict[str, ConfigSource], blobs: dict[str, s
         rust[path] = _parsed(snapshot, path, "rust", rust_src.parse)
         located += [(path, read) for read in rust[path].reads]
     result = _Ref({})
+    tabled = any(source.defaults_table for source in files.values())
     for path, kind in kinds.items():
         source = files[path]
         reads: list[EnvRead]
@@ -212,7 +213,10 @@ def _fold(snapshot: Snapshot, files: dict[str, ConfigSource], blobs: dict[str, s
         elif kind == "python":
             reads = _parsed(snapshot, path, kind, python_src.parse)
         elif kind in ("ts", "tsx", "js"):
-            reads = _parsed(snapshot, path, kind, partial(typescript.parse, dialect=kind))
+            table = source.defaults_table
+            how = f"{kind} {table} {tabled}"
+            read = partial(typescript.parse, dialect=kind, table=table, copies_named=tabled)
+            reads = _parsed(snapshot, path, how, read)
         else:  # go and rust: read above
             continue
         located += [(path, read) for read in reads]

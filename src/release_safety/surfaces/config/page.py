@@ -38,6 +38,7 @@ sources = [
   { path = "server/src/**/*.rs", exclude = ["server/src/bench/**"] },
   { path = "server/config.default.toml", env_prefix = "APP_" },  # keys read as APP_<KEY>
   { path = "deploy/defaults.env", defaults = true },         # values are the defaults
+  { path = "src/env/defaults.ts", defaults_table = "DEFAULTS" },  # { ...DEFAULTS, ...process.env }
 ]
 renames = { DATABASE_HOST = "DB_HOST" }                      # declared renames, new = old
 ```
@@ -53,6 +54,11 @@ renames = { DATABASE_HOST = "DB_HOST" }                      # declared renames,
   code that loads the file (figment's `Env::prefixed("APP_").split("__")`, config-rs's
   `Environment::with_prefix("APP").separator("__")`, the file named by `include_str!` or a
   `::file(..)` / `File::with_name(..)` loader), else the keys are config keys (`database.port`).
+- `defaults_table` names the object literal (`const DEFAULTS = { PORT: 8055, ... }`) of a
+  TypeScript / JavaScript source that the service merges the environment over: each key is a
+  variable, its value the default. A spread or a computed key in it, or no single object of
+  that name, makes the surface not checked (file and line). With a table named, a copy of the
+  whole environment (`{ ...process.env }`) reads names written there, and is not refused.
 - Values are defaults in config files, and only names in env files and in templates or examples
   (a name with `.tmpl`, `.template`, `.example`, `.sample`, `.dist`, `.in`, or containing
   `example` / `sample`): `defaults = true` / `false` says otherwise. A variable the code

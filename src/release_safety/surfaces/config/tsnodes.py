@@ -37,10 +37,21 @@ def literal_of(node: Node | None) -> str | None:
 
 
 def written(node: Node) -> str:
-    """A default as written: a string's value, else the expression's source text, with
-    `DEFAULTS['PORT']` written as `DEFAULTS.PORT` (the same value, however it is spelled)."""
+    """A default as written: a string's value, a number's value, else the expression's source
+    text with `DEFAULTS['PORT']` written as `DEFAULTS.PORT` (one value, however it is spelled)."""
     literal = literal_of(node)
-    return literal if literal is not None else _dotted(node)
+    if literal is not None:
+        return literal
+    return _number(node_text(node)) if node.type == "number" else _dotted(node)
+
+
+def _number(text: str) -> str:
+    """A number literal as its value (`1e3`, `1_000` and `1000` are one default)."""
+    try:
+        value = float(text.replace("_", ""))
+    except ValueError:
+        return text
+    return str(int(value)) if value.is_integer() and abs(value) < 2**53 else repr(value)
 
 
 def _dotted(node: Node) -> str:

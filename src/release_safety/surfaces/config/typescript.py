@@ -53,14 +53,20 @@ def _parser(dialect: str) -> Parser:
     return Parser(language)
 
 
-def parse(source: bytes, dialect: str) -> list[EnvRead]:
-    """Every env read of a TypeScript / JavaScript source."""
+def parse(
+    source: bytes, dialect: str, table: str | None = None, copies_named: bool = False
+) -> list[EnvRead]:
+    """Every env read of a TypeScript / JavaScript source; with `table`, the entries of the
+    object literal of that name too (each key a variable, its value the default).
+    `copies_named`: the settings name a table of defaults, so a copy of the whole environment
+    reads names written there."""
     tree = _parser(dialect).parse(source)
     if tree.root_node.has_error:
         raise SourceError("syntax error", error_line(tree.root_node))
     reads: list[EnvRead] = []
     consts: dict[str, Node] = {}
     schemas: list[tuple[Node, str]] = []
+    tables: list[Node] = []
     stack = [tree.root_node]
     while stack:
         node = stack.pop()
@@ -71,17 +77,51 @@ def parse(source: bytes, dialect: str) -> list[EnvRead]:
             reads += _destructured(node)
             value = node.child_by_field_name("value")
             if value is not None:
-                consts[node_text(node.child_by_field_name("name"))] = value
+                declared = node_text(node.child_by_field_name("name"))
+                consts[declared] = value
+                if declared == table:
+                    tables.append(value)
         elif node.type == "function_declaration":
             consts[node_text(node.child_by_field_name("name"))] = node
         elif (kind := schema_kind(node)) is not None:
             schemas.append((node, kind))
-        elif _copies_env(node) and not _in_schema(node):
+        elif not copies_named and _copies_env(node) and not _in_schema(node):
             raise SourceError(f"process.env is copied whole: {_WHOLE}", node.start_point.row + 1)
         stack.extend(reversed(node.named_children))
     for call, kind in schemas:
         reads += schema_reads(call, kind, consts)
+    if table is not None:
+        if len(tables) != 1:
+            found = "no" if not tables else f"{len(tables)}"
+            raise SourceError(f"{found} object literals named {table} (defaults_table)")
+        reads += _table_reads(tables[0], table)
     return sorted(set(reads), key=lambda read: (read.line, read.name))
+
+
+def _table_reads(value: Node, table: str) -> list[EnvRead]:
+    """`const DEFAULTS = { PORT: 8055, HOST: '0.0.0.0' }`: each key a variable, each value its
+    default; a spread or a computed key names variables elsewhere (SourceError)."""
+    while value.type in WRAPPERS and value.named_child_count:
+        value = value.named_children[0]
+    if value.type != "object":
+        raise SourceError(f"{table} (defaults_table) is not an object literal", _line(value))
+    reads: list[EnvRead] = []
+    for entry in value.named_children:
+        key = entry.child_by_field_name("key") if entry.type == "pair" else None
+        default = entry.child_by_field_name("value") if entry.type == "pair" else None
+        if entry.type == "comment":
+            continue
+        if key is None or default is None or key.type == "computed_property_name":
+            shown = node_text(entry).split("\n")[0][:40]
+            raise SourceError(
+                f"{table} (defaults_table) has an entry not read: {shown}", _line(entry)
+            )
+        reads.append(EnvRead(name=key_name(key), line=_line(entry), default=written(default)))
+    return reads
+
+
+def _line(node: Node) -> int:
+    return node.start_point.row + 1
 
 
 _WHOLE = "the variables the service reads are named elsewhere (a table of defaults, a pattern)"
