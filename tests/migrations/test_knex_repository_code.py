@@ -78,14 +78,31 @@ def _repo(make_repo: Callable[[str], RepoBuilder], name: str) -> RepoBuilder:
     return repo
 
 
+SERVICES = {
+    "api/src/services/items.ts": "export class ItemsService {\n\tasync updateByQuery() {}\n}\n",
+    "api/src/services/settings.ts": "export class SettingsService {\n\tasync setOwner() {}\n}\n",
+    "api/src/utils/get-schema.ts": "export async function getSchema() {\n\treturn {};\n}\n",
+    "api/src/logger/index.ts": "export const useLogger = () => console;\n",
+}
+"""The service's code the migrations import, as TypeScript sources (imported as `.js`, as
+TypeScript's ES modules write it) or as the JavaScript a build makes of them; read for their
+constants: they export none."""
+MODULES = {
+    "ts": SERVICES,
+    "js": {path.removesuffix(".ts") + ".js": text for path, text in SERVICES.items()},
+    "missing": {},
+}
+
+
+@pytest.mark.parametrize("modules", sorted(MODULES))
 @pytest.mark.parametrize("case", sorted(MIGRATIONS))
 def test_a_migration_running_the_services_code_is_unknown(
-    make_repo: Callable[[str], RepoBuilder], tmp_path: Path, case: str
+    make_repo: Callable[[str], RepoBuilder], tmp_path: Path, case: str, modules: str
 ) -> None:
     body, line, reason = MIGRATIONS[case]
     repo = _repo(make_repo, case)
     path = f"{FOLDER}/20240201A-{case}.ts"
-    repo.release("1.1.0", {path: HEAD + body + "}\n"})
+    repo.release("1.1.0", {path: HEAD + body + "}\n", **MODULES[modules]})
     evidence = _generate(repo, tmp_path, "1.1.0")
     assert evidence["rollingUpdateSafe"] == "unknown"
     [finding] = evidence["because"]
@@ -109,7 +126,33 @@ def test_the_services_code_not_awaited_and_given_no_knex_changes_nothing(
         "\t\ttable.string('note').nullable();\n"
         "\t});\n"
     )
-    repo.release("1.1.0", {f"{FOLDER}/20240201A-note.ts": HEAD + body + "}\n"})
+    repo.release("1.1.0", {f"{FOLDER}/20240201A-note.ts": HEAD + body + "}\n", **SERVICES})
     evidence = _generate(repo, tmp_path, "1.1.0")
     assert evidence["rollingUpdateSafe"] is True
     assert [f["rule"] for f in evidence["findings"] if f["severity"] != "advisory"] == []
+
+
+def test_a_constant_imported_as_js_is_read_from_its_typescript_source(
+    make_repo: Callable[[str], RepoBuilder], tmp_path: Path
+) -> None:
+    """TypeScript's ES modules import `../constants.js`, which the build makes of
+    `constants.ts`: the table name is read from the source the repository holds."""
+    repo = _repo(make_repo, "constants")
+    migration = (
+        "import type { Knex } from 'knex';\n"
+        "import { USERS } from '../constants.js';\n"
+        "export async function up(knex: Knex): Promise<void> {\n"
+        "\tawait knex.schema.alterTable(USERS, (table) => {\n"
+        "\t\ttable.dropColumn('status');\n"
+        "\t});\n"
+        "}\n"
+    )
+    path = f"{FOLDER}/20240201A-drop-status.ts"
+    constants = {"api/src/database/constants.ts": "export const USERS = 'directus_users';\n"}
+    repo.release("1.1.0", {path: migration, **constants})
+    evidence = _generate(repo, tmp_path, "1.1.0")
+    assert evidence["rollingUpdateSafe"] is False
+    assert [(f["rule"], f["file"], f["line"]) for f in evidence["because"]] == [
+        ("drop-column", path, 5)
+    ]
+    assert "directus_users.status" in evidence["because"][0]["message"]

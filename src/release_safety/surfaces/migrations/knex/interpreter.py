@@ -274,8 +274,9 @@ class Interpreter:
         elif exported is None:
             value = {k: v for k, v in exports.items() if not isinstance(v, Unknown)}
         else:
-            missing = Unknown(f"'{local}' is not a constant of '{origin}'", code)
-            value = exports.get(exported, missing)
+            value = exports.get(exported, Unknown(f"'{local}' is not a constant of '{origin}'"))
+            if isinstance(value, Unknown) and code is not None:  # a function or class of it
+                value = Unknown(value.reason, code)
         self.module.names[local] = value
 
     def _module_assignment(self, node: Node) -> None:

@@ -12,6 +12,7 @@ MAX_IMPORT_DEPTH = 3
 
 
 _EXTENSIONS = ("", ".ts", ".js", ".cjs", "/index.ts", "/index.js")
+_TYPED = {".js": ".ts", ".mjs": ".mts", ".cjs": ".cts"}
 
 
 class Modules:
@@ -31,12 +32,16 @@ class Modules:
         if self.read_module is None or not origin.startswith("."):
             return None
         base = posixpath.normpath(posixpath.join(posixpath.dirname(self.path), origin))
-        for candidate in (base + ext for ext in _EXTENSIONS):
+        stem, ext = posixpath.splitext(base)
+        typed = [stem + _TYPED[ext]] if ext in _TYPED else []  # TypeScript's `./x.js` is x.ts
+        for candidate in [*(base + ext for ext in _EXTENSIONS), *typed]:
             if candidate in self.cache:
                 cached = self.cache[candidate]
                 return cached if isinstance(cached, dict) else None
             text = (
-                self.read_module(candidate) if candidate.endswith((".ts", ".js", ".cjs")) else None
+                self.read_module(candidate)
+                if candidate.endswith((".ts", ".js", ".cjs", ".mts", ".cts"))
+                else None
             )
             if text is not None:
                 self.cache[candidate] = None  # a cycle reads as unknown
