@@ -277,6 +277,14 @@ class ConfigSource(_Closed):
     def _from_path(cls, value: object) -> object:
         return {"path": value} if isinstance(value, str) else value
 
+    @model_validator(mode="after")
+    def _table_in_one_file(self) -> ConfigSource:
+        if self.defaults_table is not None and is_glob(self.path):
+            raise ValueError(
+                "defaults_table names an object of one file: give its path, not a glob"
+            )
+        return self
+
     def excluded(self, path: str) -> bool:
         """True when the entry leaves `path` out: its `exclude` globs, or, for a glob entry,
         a test file."""

@@ -161,3 +161,15 @@ def test_dropping_the_table_of_defaults_narrows_the_settings(
     assert code == 0
     assert evidence["rollingUpdateSafe"] == "unknown"
     assert "settings-narrowed" in [f["rule"] for f in evidence["because"]]
+
+
+def test_a_table_of_defaults_on_a_glob_is_bad_settings(
+    make_repo: Callable[[str], RepoBuilder], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = make_repo("glob")
+    settings = TABLED.replace('path = "src/env.ts"', 'path = "src/*.ts"')
+    repo.release("1.0.0", {".release-safety.toml": settings, "src/env.ts": DEFAULTS + MERGED})
+    repo.release("1.1.0")
+    args = ["generate", "--repo", str(repo.path), "--to", "1.1.0", "--out", str(tmp_path / "a")]
+    assert run(args) == 2
+    assert "defaults_table names an object of one file" in capsys.readouterr().err

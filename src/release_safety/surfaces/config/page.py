@@ -54,8 +54,9 @@ renames = { DATABASE_HOST = "DB_HOST" }                      # declared renames,
   code that loads the file (figment's `Env::prefixed("APP_").split("__")`, config-rs's
   `Environment::with_prefix("APP").separator("__")`, the file named by `include_str!` or a
   `::file(..)` / `File::with_name(..)` loader), else the keys are config keys (`database.port`).
-- `defaults_table` names the object literal (`const DEFAULTS = { PORT: 8055, ... }`) of a
-  TypeScript / JavaScript source that the service merges the environment over: each key is a
+- `defaults_table`, on an entry that names one file (not a glob), names the object literal
+  (`const DEFAULTS = { PORT: 8055, ... }`) of a TypeScript / JavaScript source that the service
+  merges the environment over: each key is a
   variable, its value the default. A spread or a computed key in it, or no single object of
   that name, makes the surface not checked (file and line). With a table named, a copy of the
   whole environment (`{ ...process.env }`) reads names written there, and is not refused.
