@@ -235,6 +235,26 @@ CASES = [
         [],
     ),
     (
+        "ts-default-inside-a-call-changed",
+        {"src/env.ts": "const path = resolve(process.env.CONFIG_PATH || DEFAULTS.CONFIG_PATH);\n"},
+        {"src/env.ts": "const path = resolve(process.env.CONFIG_PATH || '.env');\n"},
+        [
+            (
+                "config-default-changed",
+                "breaking",
+                "env var `CONFIG_PATH` default changed `DEFAULTS.CONFIG_PATH` → `.env`",
+            )
+        ],
+        [
+            ConfigDefaultChanged(
+                type="defaultChanged",
+                name="CONFIG_PATH",
+                previousDefault="DEFAULTS.CONFIG_PATH",
+                defaultValue=".env",
+            )
+        ],
+    ),
+    (
         "ts-default-subscript-changed",
         {"src/env.ts": "const path = process.env.CONFIG_PATH || DEFAULTS['CONFIG_PATH'];\n"},
         {"src/env.ts": "const path = process.env.CONFIG_PATH || DEFAULTS['ENV_PATH'];\n"},

@@ -38,6 +38,7 @@ HEAD = (
     "import { ItemsService } from '../../services/items.js';\n"
     "import { SettingsService } from '../../services/settings.js';\n"
     "import { getSchema } from '../../utils/get-schema.js';\n"
+    "import * as utils from '../../utils/get-schema.js';\n"
     "import { useLogger } from '../../logger/index.js';\n"
     "export async function up(knex: Knex): Promise<void> {\n"
 )
@@ -46,19 +47,24 @@ MIGRATIONS = {
     "knex-in-a-constructor": (
         "\tconst service = new ItemsService('directus_users', { knex, schema: {} });\n"
         "\tservice.updateByQuery({}, { status: 'active' });\n",
-        7,
+        8,
         "knex is passed to new ItemsService",
     ),
     # no knex handed over: the service's own connection
     "awaited-service-method": (
         "\tconst settings = new SettingsService({ schema: {} });\n"
         "\tawait settings.setOwner({ project_owner: 'a@b.c' });\n",
-        8,
+        9,
         "awaits settings.setOwner, code of '../../services/settings.js'",
+    ),
+    "awaited-namespace-member": (
+        "\tconst schema = await utils.getSchema();\n",
+        8,
+        "awaits utils.getSchema, code of '../../utils/get-schema.js'",
     ),
     "awaited-helper": (
         "\tconst schema = await getSchema();\n",
-        7,
+        8,
         "awaits getSchema, code of '../../utils/get-schema.js'",
     ),
 }
@@ -102,7 +108,9 @@ def test_a_migration_running_the_services_code_is_unknown(
     body, line, reason = MIGRATIONS[case]
     repo = _repo(make_repo, case)
     path = f"{FOLDER}/20240201A-{case}.ts"
-    repo.release("1.1.0", {path: HEAD + body + "}\n", **MODULES[modules]})
+    # the text differs per variant: a file's statements are remembered per blob in a process
+    text = HEAD + body + f"}}\n// the service's modules: {modules}\n"
+    repo.release("1.1.0", {path: text, **MODULES[modules]})
     evidence = _generate(repo, tmp_path, "1.1.0")
     assert evidence["rollingUpdateSafe"] == "unknown"
     [finding] = evidence["because"]

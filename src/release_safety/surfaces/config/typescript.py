@@ -164,13 +164,14 @@ def _env_name(node: Node) -> str | None:
     return None
 
 
-def _climb(node: Node) -> Node:
-    """From a read up through wrappers and single-argument calls (`Number(process.env.X)`)."""
+def _climb(node: Node, calls: bool = True) -> Node:
+    """From a read up through wrappers and single-argument calls (`Number(process.env.X)`);
+    without `calls`, through wrappers only."""
     while node.parent is not None:
         parent = node.parent
         if parent.type in WRAPPERS:
             node = parent
-        elif parent.type == "arguments" and parent.named_child_count >= 1:
+        elif calls and parent.type == "arguments" and parent.named_child_count >= 1:
             call = parent.parent
             if call is None or call.type != "call_expression" or parent.named_children[0] != node:
                 return node
@@ -217,7 +218,8 @@ def _chain_reads(read: Node, name: str) -> list[EnvRead]:
     the others, so each read is reported once)."""
     top = _climb(read)
     while _logical(top.parent) and top.parent is not None:
-        top = _climb(top.parent)
+        # a chain that is a call's argument is whole: `resolve(process.env.X || DEFAULT)`
+        top = _climb(top.parent, calls=False)
     operands = _operands(top) if _logical(top) else [top]
     found = [(hit, op) for op in operands if (hit := _read_in(op)) is not None]
     if not found or found[0][0][1] != read:

@@ -271,12 +271,11 @@ class Interpreter:
         code = origin if origin.startswith(".") else None
         if exports is None:
             value: object = Unknown(f"'{local}' is imported from '{origin}'", code)
-        elif exported is None:
-            value = {k: v for k, v in exports.items() if not isinstance(v, Unknown)}
+        elif exported is None:  # a namespace: its functions and classes keep their origin
+            value = {k: _of(v, code) for k, v in exports.items()}
         else:
-            value = exports.get(exported, Unknown(f"'{local}' is not a constant of '{origin}'"))
-            if isinstance(value, Unknown) and code is not None:  # a function or class of it
-                value = Unknown(value.reason, code)
+            missing = Unknown(f"'{local}' is not a constant of '{origin}'")
+            value = _of(exports.get(exported, missing), code)  # a function or class of it
         self.module.names[local] = value
 
     def _module_assignment(self, node: Node) -> None:
@@ -903,6 +902,8 @@ class Interpreter:
             return string_method(receiver, name, args)
         if isinstance(receiver, dict) and isinstance(receiver.get(name), Closure):
             return self.invoke(receiver[name], args)
+        if isinstance(receiver, dict) and isinstance(receiver.get(name), Unknown):
+            return self._opaque_call(f".{name}()", args, receiver[name])
         return self._opaque_call(f".{name}()", args, receiver)
 
     def _transaction(self, callback: object) -> object:
@@ -1074,6 +1075,13 @@ _EXPRESSIONS: dict[str, Callable[[Interpreter, Node, Scope], object]] = {
 }
 
 _CALLS = frozenset(["call_expression", "new_expression"])
+
+
+def _of(value: object, origin: str | None) -> object:
+    """An imported value; one only known at run time is code of `origin` (when relative)."""
+    if isinstance(value, Unknown) and origin is not None:
+        return Unknown(value.reason, origin)
+    return value
 
 
 def _callee(node: Node) -> Node:
