@@ -7,6 +7,10 @@ bests) of wall and CPU time, with the load average at the start and the end:
 
     .venv/bin/python bench/bench_migrations.py [--runs 5] [--files 2000] [--squawk PATH]
 
+It runs the `release-safety` beside the Python running it: the venv of the README's install
+(`pip install .`, the lint compiled) measures what users run; the editable `.venv` of
+`scripts/bootstrap` measures the pure-Python sources.
+
 squawk comes from PyPI (`pip install squawk-cli` into a throwaway venv, then `--squawk
 /that/venv/bin/squawk`); without `--squawk` the script looks beside the Python running it,
 then on PATH.
@@ -133,6 +137,8 @@ def main() -> int:
         print("squawk not found: pip install squawk-cli", file=sys.stderr)
         return 2
     version = subprocess.run([str(squawk), "--version"], capture_output=True, text=True)
+    build = subprocess.run([str(ours), "--version"], capture_output=True, text=True)
+    print(build.stdout.strip())  # the build measured: the lint compiled or pure Python
     print(f"load average at the start: {_load()}")
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)

@@ -6,7 +6,7 @@ import importlib
 
 import click
 
-from release_safety import __version__
+from release_safety import __version__, compiled
 from release_safety.cli import COMMANDS
 
 
@@ -35,6 +35,9 @@ class LazyGroup(click.Group):
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="release-safety")
+@click.version_option(
+    f"{__version__} (migration lint: {'compiled' if compiled() else 'pure Python'})",
+    prog_name="release-safety",
+)
 def cli() -> None:
     """Is upgrading to a release safe to roll, and why."""

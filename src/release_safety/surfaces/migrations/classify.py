@@ -116,23 +116,28 @@ def classify(sql: str, ctx: Context, read: list[Tok] | None = None) -> Statement
         if sql.count("(") + sql.count("[") > MAX_BRACKET_NESTING:  # else no bound can be passed
             _nesting(toks)
         _dispatch(sql, toks, facts, ctx)
-    except Unclassified as exc:
-        _forget(ctx, toks, str(exc), anything=exc.anything)
-        return StatementFacts(unknown=str(exc))
-    except (TokenError, ValueError, KeyError, IndexError, RecursionError) as exc:
-        # Text outside the grammar this classifier reads: unknown, never a crash.
-        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        reason = f"could not parse: {first[:120]}"
+    except Unclassified as unclassified:
+        _forget(ctx, toks, str(unclassified), anything=unclassified.anything)
+        return StatementFacts(unknown=str(unclassified))
+    except (TokenError, ValueError, KeyError, IndexError, RecursionError) as error:
+        # Text outside the grammar this classifier reads: unknown, never a crash. (Each clause
+        # names its exception apart: compiled, one name would keep the first clause's type.)
+        reason = _unparsed(error)
         _forget(ctx, toks, reason, anything=not toks)
         return StatementFacts(unknown=reason)
-    except Exception as exc:  # sqlglot's parse errors, imported lazily
-        if not type(exc).__module__.startswith("sqlglot"):
+    except Exception as other:  # sqlglot's parse errors, imported lazily
+        if not type(other).__module__.startswith("sqlglot"):
             raise
-        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        reason = f"could not parse: {first[:120]}"
+        reason = _unparsed(other)
         _forget(ctx, toks, reason, anything=False)
         return StatementFacts(unknown=reason)
     return facts
+
+
+def _unparsed(error: Exception) -> str:
+    """Why a statement the tokenizer or sqlglot could not read is unknown."""
+    first = str(error).splitlines()[0] if str(error) else type(error).__name__
+    return f"could not parse: {first[:120]}"
 
 
 def _bounded(sql: str) -> None:

@@ -137,9 +137,7 @@ class Schema:
     def copy(self) -> Schema:
         """A copy sharing every collection and table with this schema; whichever of the two
         changes one first changes its own copy (`own_*`, `edit`)."""
-        copied = object.__new__(type(self))  # copy.copy's reduce protocol costs four times this
-        copied.__dict__.update(self.__dict__)
-        copied.owned, copied.mine = set(), set()
+        copied = replace(self, owned=set(), mine=set())  # compiled (mypyc), it has no __dict__
         self.owned, self.mine = set(), set()
         return copied
 

@@ -1,0 +1,93 @@
+"""Build hook: a wheel carries the migration lint's hot path compiled with mypyc where it can.
+
+`pip install .` (any build of a wheel) compiles the modules below into C extensions beside their
+sources; Python imports an extension before a `.py` of the same name. Where that cannot be done
+(no C compiler or no Python headers) the wheel is the pure-Python package, which gives the same
+answers more slowly, and the build says so. An editable install (`pip install -e .`, what
+`scripts/bootstrap` makes) is never compiled, so an edited source is what runs.
+
+RELEASE_SAFETY_COMPILE=0 builds the pure package; =1 makes a failed compilation fail the build.
+mypy reads the modules with imports outside this list skipped, whatever else the build
+environment holds, so every build compiles the same code.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import sysconfig
+
+from setuptools import Distribution, setup
+from setuptools.command.build_ext import build_ext
+
+COMPILED = [
+    f"src/release_safety/surfaces/migrations/{name}.py"
+    for name in (
+        "lexer",
+        "tokens",
+        "sections",
+        "sqlfile",
+        "simpledata",
+        "classify",
+        "altertable",
+        "columns",
+        "coltypes",
+        "plpgsql",
+        "facts",
+        "heaviness",
+        "schema",
+    )
+]
+MYPY_OPTIONS = ["--config-file=", "--follow-imports=skip", "--ignore-missing-imports"]
+
+
+class CompiledWhereItCan(build_ext):
+    """build_ext that compiles COMPILED with mypyc when building a wheel, else nothing."""
+
+    def finalize_options(self) -> None:
+        self.mode = os.environ.get("RELEASE_SAFETY_COMPILE", "auto")
+        self.distribution.ext_modules = []
+        wheel = "bdist_wheel" in self.distribution.commands  # not metadata, not editable_wheel
+        if self.mode != "0" and wheel and not self.editable_mode and not self.inplace:
+            try:
+                from mypyc.build import mypycify
+
+                self.distribution.ext_modules = mypycify([*MYPY_OPTIONS, *COMPILED])
+            except (Exception, SystemExit) as error:  # no mypy, or mypy refused the code
+                self.pure(error)
+        super().finalize_options()
+        self.parallel = self.parallel or os.cpu_count() or 1
+
+    def run(self) -> None:
+        if not self.extensions:
+            self.remove_compiled()
+            return
+        try:
+            super().run()
+        except Exception as error:  # no compiler or no headers
+            self.remove_compiled()
+            self.pure(error)
+
+    def remove_compiled(self) -> None:
+        """No extension is left in the build folder (half a build, or an earlier build's)."""
+        suffix = sysconfig.get_config_var("EXT_SUFFIX")
+        for built in glob.glob(f"{self.build_lib}/**/*{suffix}", recursive=True):
+            os.remove(built)
+
+    def pure(self, error: BaseException) -> None:
+        """Go on with the pure-Python package, unless compiling was required."""
+        if self.mode == "1":
+            raise error
+        print(
+            f"release-safety: not compiled ({type(error).__name__}: {str(error)[:200]}); pure Python"
+        )
+
+
+class MayHoldExtensions(Distribution):
+    """Always runs build_ext (which decides) and tags the wheel for this platform."""
+
+    def has_ext_modules(self) -> bool:
+        return True
+
+
+setup(distclass=MayHoldExtensions, cmdclass={"build_ext": CompiledWhereItCan})

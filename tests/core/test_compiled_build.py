@@ -1,0 +1,90 @@
+"""The build (`setup.py`): a wheel carries the migration lint compiled with mypyc where it can,
+else the pure-Python package; never half of each. `.ci/run` builds the compiled wheel and runs
+the migration tests against it (`RELEASE_SAFETY_COMPILE=1`)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import release_safety
+from release_safety.cli import run
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _project(tmp_path: Path) -> Path:
+    project = tmp_path / "project"
+    shutil.copytree(ROOT, project, ignore=shutil.ignore_patterns(".*", "build", "tests", "bench"))
+    return project
+
+
+def _wheel(tmp_path: Path, **env: str) -> tuple[subprocess.CompletedProcess[str], list[str]]:
+    """Build a wheel of a copy of the project with this venv's setuptools and mypy; the build's
+    output and the files of the wheel (none when the build failed)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-v"]
+        + ["-w", str(tmp_path / "dist"), str(_project(tmp_path))],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+        check=False,
+    )
+    wheels = list((tmp_path / "dist").glob("*.whl"))
+    return done, zipfile.ZipFile(wheels[0]).namelist() if wheels else []
+
+
+def _extensions(names: list[str]) -> list[str]:
+    return [name for name in names if name.endswith(".so") or name.endswith(".pyd")]
+
+
+def test_a_wheel_built_not_to_compile_is_the_pure_package(tmp_path: Path) -> None:
+    done, names = _wheel(tmp_path, RELEASE_SAFETY_COMPILE="0")
+    assert done.returncode == 0, done.stderr
+    assert "release_safety/surfaces/migrations/lexer.py" in names
+    assert _extensions(names) == []
+
+
+def test_a_wheel_whose_compiler_fails_is_the_pure_package_and_says_so(tmp_path: Path) -> None:
+    done, names = _wheel(tmp_path, CC="false", RELEASE_SAFETY_COMPILE="auto")
+    assert done.returncode == 0, done.stderr
+    assert "release-safety: not compiled (" in done.stdout + done.stderr
+    assert "release_safety/surfaces/migrations/lexer.py" in names
+    assert _extensions(names) == []
+
+
+def test_compiling_when_required_fails_the_build_when_it_cannot(tmp_path: Path) -> None:
+    done, names = _wheel(tmp_path, CC="false", RELEASE_SAFETY_COMPILE="1")
+    assert done.returncode != 0
+    assert names == []
+
+
+def test_an_editable_install_runs_the_sources(tmp_path: Path) -> None:
+    project = _project(tmp_path)
+    hook = "from setuptools import build_meta; print(build_meta.build_editable(%r))"
+    done = subprocess.run(
+        [sys.executable, "-c", hook % str(tmp_path)],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "RELEASE_SAFETY_COMPILE": "1"},
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    wheel = tmp_path / done.stdout.split()[-1]
+    assert _extensions(zipfile.ZipFile(wheel).namelist()) == []
+    assert _extensions([str(p) for p in project.rglob("*")]) == []
+
+
+def test_the_version_names_the_build_that_runs(capsys: object) -> None:
+    lexer = sys.modules.get("release_safety.surfaces.migrations.lexer")
+    if lexer is None:
+        from release_safety.surfaces.migrations import lexer
+    built = "compiled" if not str(lexer.__file__).endswith(".py") else "pure Python"
+    assert release_safety.compiled() is (built == "compiled")
+    assert run(["--version"]) == 0
+    assert f"(migration lint: {built})" in capsys.readouterr().out  # type: ignore[attr-defined]
