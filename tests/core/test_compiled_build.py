@@ -4,6 +4,7 @@ the migration tests against it (`RELEASE_SAFETY_COMPILE=1`)."""
 
 from __future__ import annotations
 
+import ast
 import os
 import shutil
 import subprocess
@@ -13,8 +14,10 @@ from pathlib import Path
 
 import release_safety
 from release_safety.cli import run
+from release_safety.surfaces.migrations.lexer import lower
 
 ROOT = Path(__file__).resolve().parents[2]
+PIP_WHEEL = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-v"]
 
 
 def _project(tmp_path: Path) -> Path:
@@ -27,8 +30,7 @@ def _wheel(tmp_path: Path, **env: str) -> tuple[subprocess.CompletedProcess[str]
     """Build a wheel of a copy of the project with this venv's setuptools and mypy; the build's
     output and the files of the wheel (none when the build failed)."""
     done = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-v"]
-        + ["-w", str(tmp_path / "dist"), str(_project(tmp_path))],
+        [*PIP_WHEEL, "-w", str(tmp_path / "dist"), str(_project(tmp_path))],
         capture_output=True,
         text=True,
         env={**os.environ, **env},
@@ -88,3 +90,33 @@ def test_the_version_names_the_build_that_runs(capsys: object) -> None:
     assert release_safety.compiled() is (built == "compiled")
     assert run(["--version"]) == 0
     assert f"(migration lint: {built})" in capsys.readouterr().out  # type: ignore[attr-defined]
+
+
+def _hot_modules() -> list[Path]:
+    """The modules setup.py compiles (its HOT)."""
+    tree = ast.parse((ROOT / "setup.py").read_text(encoding="utf-8"))
+    hot = next(
+        node.value
+        for node in tree.body
+        if isinstance(node, ast.Assign) and ast.unparse(node.targets[0]) == "HOT"
+    )
+    folder = ROOT / "src" / "release_safety" / "surfaces" / "migrations"
+    return [folder / f"{name}.py" for name in ast.literal_eval(hot)]
+
+
+def test_compiled_modules_lower_text_as_cpython_does() -> None:
+    # mypyc's own str.lower gives "ασ" for "ΑΣ" (no final sigma); `lower` gives CPython's,
+    # compiled or not (`.ci/run` runs this against the compiled build too).
+    for text in ("ΑΣ", "aΣ b", "ΣΑΣ.ΑΣ", "İ", "ǅ", "Users", ""):
+        assert lower(text) == text.lower()
+    modules = _hot_modules()
+    assert modules and all(path.exists() for path in modules)
+    calls = [
+        f"{path.name}:{node.lineno}"
+        for path in modules
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "lower"
+    ]
+    assert [call.split(":")[0] for call in calls] == ["lexer.py"], calls  # `lower` itself

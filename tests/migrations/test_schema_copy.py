@@ -5,6 +5,7 @@ table's indexes and constraints stay what a scan of the collections finds, in th
 
 from __future__ import annotations
 
+from dataclasses import fields
 from pathlib import Path
 
 from test_lexer import TEST_SQL
@@ -53,6 +54,16 @@ def test_no_migration_of_the_benchmark_changes_an_earlier_schema(tmp_path: Path)
     texts = [path.read_text() for path in _generate(tmp_path, 600)]
     final = _run_unchanged(texts)
     assert final.schema.renamed_columns and final.schema.enums and final.schema.fresh
+
+
+def test_a_copy_shares_every_collection_but_what_each_may_change() -> None:
+    schema = _run_unchanged(list(TEST_SQL)).schema
+    copied = schema.copy()
+    for field in fields(Schema):
+        if field.name in ("mine", "owned"):
+            assert getattr(copied, field.name) == set()
+        else:
+            assert getattr(copied, field.name) is getattr(schema, field.name), field.name
 
 
 def test_a_copy_and_its_original_change_apart() -> None:

@@ -16,6 +16,7 @@ from release_safety.surfaces.migrations.columns import (
 )
 from release_safety.surfaces.migrations.context import Context
 from release_safety.surfaces.migrations.facts import Lock, StatementFacts
+from release_safety.surfaces.migrations.lexer import lower
 from release_safety.surfaces.migrations.rules.ids import RuleId
 from release_safety.surfaces.migrations.schema import Column, Constraint, Index
 from release_safety.surfaces.migrations.tokens import Cursor, Tok, normalise, split_top, words
@@ -267,7 +268,7 @@ def add_constraint(constraint: ConstraintDef, alter: Alter) -> None:
         if column is not None:
             _restricts_nulls(alter, column, f"CHECK ({column} IS NOT NULL) on {table}")
         name = constraint.name or f"{table}_check"
-        mentioned = {t.text if t.kind == "ident" else t.text.lower() for t in constraint.check}
+        mentioned = {t.text if t.kind == "ident" else lower(t.text) for t in constraint.check}
         schema.put_constraint(
             table,
             name,

@@ -37,6 +37,7 @@ from release_safety.surfaces.migrations.columns import (
 )
 from release_safety.surfaces.migrations.context import Context
 from release_safety.surfaces.migrations.facts import Lock, StatementFacts
+from release_safety.surfaces.migrations.lexer import lower
 from release_safety.surfaces.migrations.rules.ids import RuleId
 from release_safety.surfaces.migrations.schema import Domain, Function, Index, Table
 from release_safety.surfaces.migrations.simpledata import Reference, references
@@ -273,7 +274,7 @@ def _alter_other(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
         rest = words(cur.rest())
         facts.touch(view, AEL)
         if rest[:2] == ["RENAME", "TO"]:
-            target = normalise([cur.toks[-1].text.lower()]) if cur.toks else "?"
+            target = normalise([lower(cur.toks[-1].text)]) if cur.toks else "?"
             schema.rename_table(view, target)
             if ctx.new(view):
                 facts.touch(target, AEL, created=True)
@@ -291,7 +292,7 @@ def _alter_other(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
         rest = words(cur.rest())
         if rest[:2] == ["RENAME", "TO"] and name in schema.enums:
             schema.own_enums().discard(name)
-            schema.own_enums().add(cur.toks[-1].text.lower())
+            schema.own_enums().add(lower(cur.toks[-1].text))
         if ctx.new_in_release(name):
             return
         if rest[:2] == ["RENAME", "VALUE"]:
@@ -319,7 +320,7 @@ def _alter_other(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
         cur.skip_parens()
         after = cur.rest()
         if words(after)[:2] == ["RENAME", "TO"] and function in schema.functions:
-            schema.own_functions()[after[-1].text.lower()] = schema.own_functions().pop(function)
+            schema.own_functions()[lower(after[-1].text)] = schema.own_functions().pop(function)
     elif kind in _INERT_OBJECTS or kind in (
         "DATABASE",
         "SYSTEM",
@@ -343,7 +344,7 @@ def _alter_index(cur: Cursor, ctx: Context) -> None:
     if rest[:2] == ["RENAME", "TO"] and index in ctx.schema.indexes:
         renamed = ctx.schema.pop_index(index)
         assert renamed is not None
-        ctx.schema.put_index(cur.toks[-1].text.lower(), renamed)
+        ctx.schema.put_index(lower(cur.toks[-1].text), renamed)
 
 
 def _alter_domain(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
@@ -490,7 +491,7 @@ def _create_function(cur: Cursor, ctx: Context) -> None:
     cur.skip_parens()
     rest = cur.rest()
     up = words(rest)
-    language = next((b.lower() for a, b in pairwise(up) if a == "LANGUAGE"), "sql")
+    language = next((lower(b) for a, b in pairwise(up) if a == "LANGUAGE"), "sql")
     volatility = "i" if "IMMUTABLE" in up else "s" if "STABLE" in up else "v"
     as_at = next((k for k, t in enumerate(rest) if t.up == "AS"), None)
     body = None
@@ -690,7 +691,7 @@ def _comment(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
     elif cur.accept("COLUMN"):
         parts: list[str] = []
         while not cur.at_end() and (tok := cur.toks[cur.i]).kind in ("word", "ident"):
-            parts.append(tok.text if tok.kind == "ident" else tok.text.lower())
+            parts.append(tok.text if tok.kind == "ident" else lower(tok.text))
             cur.i += 1
             if not cur.accept("."):
                 break
@@ -767,8 +768,8 @@ def _call(name: str, facts: StatementFacts, ctx: Context) -> None:
 
 def _relation(ctx: Context, name: str) -> bool:
     """A name in FROM that is a user table (not a catalog relation or a known sequence)."""
-    lower = name.lower()
-    if lower.startswith(_CATALOG_SCHEMAS) or lower.startswith("pg_"):
+    folded = lower(name)
+    if folded.startswith(_CATALOG_SCHEMAS) or folded.startswith("pg_"):
         return False
     return name not in ctx.schema.sequences
 
@@ -777,7 +778,7 @@ def _table_name(table: exp.Table) -> str:
     from sqlglot import exp
 
     parts = [
-        part.this if part.quoted else part.this.lower()
+        part.this if part.quoted else lower(part.this)
         for part in (table.args.get("db"), table.this)
         if isinstance(part, exp.Identifier)
     ]
@@ -867,12 +868,12 @@ def _references(sql: str) -> list[Reference]:
     tree = parse_one(sql)
     if isinstance(tree, exp.Command):
         raise Unclassified("data statement not parsed")
-    ctes = {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
+    ctes = {lower(cte.alias_or_name) for cte in tree.find_all(exp.CTE)}
     writes = dict(_writes(tree))
     out: list[Reference] = []
     for table in tree.find_all(exp.Table):
         name = _table_name(table)
-        if not name or name.lower() in ctes:
+        if not name or lower(name) in ctes:
             continue
         write = writes.get(id(table))
         out.append(Reference(name, *write) if write else Reference(name, None, _read(table)))
@@ -964,7 +965,7 @@ def _pinned(where: Any) -> frozenset[str]:
         literal = _literal(where.expression)
     else:
         literal = bool(where.expressions) and all(_literal(e) for e in where.expressions)
-    return frozenset({column.name.lower()}) if literal else frozenset()
+    return frozenset({lower(column.name)}) if literal else frozenset()
 
 
 def _literal(value: Any) -> bool:

@@ -17,6 +17,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from release_safety.surfaces.migrations import pgcatalog
+from release_safety.surfaces.migrations.lexer import lower
 from release_safety.surfaces.migrations.tokens import Tok
 
 # Spellings of built-in types, as PostgreSQL's type names (pg_type.typname).
@@ -110,7 +111,7 @@ SERIAL_TYPES = frozenset({"SERIAL", "BIGSERIAL", "SMALLSERIAL", "SERIAL2", "SERI
 def is_utc(zone: str) -> bool:
     """The zone has a fixed offset of zero (PostgreSQL then converts timestamp and timestamptz
     without touching the stored value)."""
-    return zone.strip().strip("'\"").lower() in _UTC
+    return lower(zone.strip().strip("'\"")) in _UTC
 
 
 @dataclass(frozen=True)
@@ -153,13 +154,13 @@ def parse_type(toks: list[Tok]) -> ColType | None:
     k = 1
     mods: tuple[int, ...] = ()
     if toks[0].kind == "ident" or (len(toks) > 2 and toks[1].text == "."):
-        parts = [toks[0].text if toks[0].kind == "ident" else toks[0].text.lower()]
+        parts = [toks[0].text if toks[0].kind == "ident" else lower(toks[0].text)]
         while k + 1 < len(toks) and toks[k].text == "." and toks[k + 1].kind in ("word", "ident"):
             nxt = toks[k + 1]
-            parts.append(nxt.text if nxt.kind == "ident" else nxt.text.lower())
+            parts.append(nxt.text if nxt.kind == "ident" else lower(nxt.text))
             k += 2
         if parts[:-1] in (["pg_catalog"], ["public"]) and parts[-1] in _PLAIN | set(_ALIASES):
-            name, builtin = parts[-1].lower(), True
+            name, builtin = lower(parts[-1]), True
         else:
             name, builtin = ".".join(p for p in parts if p not in ("public",)), False
     elif first == "DOUBLE" and up[1:2] == ["PRECISION"]:
@@ -173,10 +174,10 @@ def parse_type(toks: list[Tok]) -> ColType | None:
         name, builtin = ("float4" if mods and mods[0] <= 24 else "float8"), True
     elif first in _ALIASES:
         name, builtin = _ALIASES[first], True
-    elif first.lower() in _PLAIN:
-        name, builtin = first.lower(), True
+    elif lower(first) in _PLAIN:
+        name, builtin = lower(first), True
     else:
-        name, builtin = toks[0].text.lower(), False
+        name, builtin = lower(toks[0].text), False
     if name != "float4" and name != "float8":
         mods, k = _mods(toks, k)
     if name in ("timestamp", "time") and up[k : k + 3] == ["WITH", "TIME", "ZONE"]:

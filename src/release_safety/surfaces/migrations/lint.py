@@ -19,6 +19,7 @@ from release_safety.surfaces.migrations.budget import Budget, OverBudget
 from release_safety.surfaces.migrations.coltypes import is_utc
 from release_safety.surfaces.migrations.context import Context
 from release_safety.surfaces.migrations.heaviness import FileAnalysis, LineIssue, analyse_extracted
+from release_safety.surfaces.migrations.lexer import lower
 from release_safety.surfaces.migrations.reading import Reading
 from release_safety.surfaces.migrations.rules import BLOCKING_TABLE_LOCK, BY_ID
 from release_safety.surfaces.migrations.rules.ids import RuleId
@@ -241,7 +242,7 @@ def with_acknowledgements(
 ) -> FileAnalysis:
     """The analysis with the file's acknowledgement comments attached."""
     acknowledgements: tuple[Parsed, ...] = ()
-    if _MAY_ANNOTATE in text.lower():
+    if _MAY_ANNOTATE in lower(text):
         from release_safety.surfaces.declarations.annotations import scan
         from release_safety.surfaces.declarations.comments import syntax_for
 

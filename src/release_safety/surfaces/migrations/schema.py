@@ -137,7 +137,22 @@ class Schema:
     def copy(self) -> Schema:
         """A copy sharing every collection and table with this schema; whichever of the two
         changes one first changes its own copy (`own_*`, `edit`)."""
-        copied = replace(self, owned=set(), mine=set())  # compiled (mypyc), it has no __dict__
+        copied = Schema(  # every field but `mine` and `owned` (a test holds the list whole)
+            self.tables,
+            self.indexes,
+            self.constraints,
+            self.domains,
+            self.enums,
+            self.sequences,
+            self.functions,
+            self.unknown,
+            self.tainted,
+            self.fresh,
+            self.renamed,
+            self.renamed_columns,
+            self.index_names,
+            self.constraint_names,
+        )
         self.owned, self.mine = set(), set()
         return copied
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from release_safety.surfaces.migrations.lexer import lower
+
 # A marker line: at the start of a line, `--`, the tool's prefix and one of its commands
 # (a comment such as `-- migrate: add users` is not one).
 _MARKER = re.compile(
@@ -38,7 +40,7 @@ def _markers(text: str) -> list[re.Match[str]]:
 
 
 def _tool(markers: list[re.Match[str]]) -> str | None:
-    tools = {m["tool"].lower() for m in markers}
+    tools = {lower(m["tool"]) for m in markers}
     if len(tools) > 1:
         raise ValueError(f"markers of two migration tools ({', '.join(sorted(tools))})")
     return tools.pop() if tools else None
@@ -57,13 +59,13 @@ def up_section(text: str) -> tuple[str, bool] | None:
     up = down = None
     transactional, envsub = True, False
     for marker in markers:
-        command = " ".join(marker["command"].lower().split())
+        command = " ".join(lower(marker["command"]).split())
         line = text.count("\n", 0, marker.start()) + 1
         if command == "up":
             if up is not None or down is not None:
                 raise ValueError(f"line {line}: a second or late '{up_line}' line")
             up = marker
-            options = marker["options"].lower().split()
+            options = lower(marker["options"]).split()
             if "notransaction" in options or "transaction:false" in options:
                 transactional = False
         elif command == "down":

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from release_safety.surfaces.migrations.lexer import lower
 from release_safety.surfaces.migrations.tokens import Tok, normalise
 
 
@@ -184,7 +185,7 @@ class _Reader:
         column = self.part()
         if self.accept("."):
             column = self.part()
-        return column.lower()
+        return lower(column)
 
     def part(self) -> str:
         """A name or a part of a qualified one: a word that is no keyword, or quoted."""
@@ -196,7 +197,7 @@ class _Reader:
             return tok.text
         if tok.kind == "word" and tok.up not in RESERVED and _NAME.match(tok.text):
             self.i += 1
-            return tok.text.lower()
+            return lower(tok.text)
         raise _NotSimple
 
     def name(self) -> str:

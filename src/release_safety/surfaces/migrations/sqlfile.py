@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from release_safety.surfaces.migrations.budget import MAX_STATEMENT_CHARS
-from release_safety.surfaces.migrations.lexer import Tok, TokenError, split_tokens
+from release_safety.surfaces.migrations.lexer import Tok, TokenError, lower, split_tokens
 from release_safety.surfaces.migrations.reading import Reading
 from release_safety.surfaces.migrations.sections import up_section
 from release_safety.surfaces.migrations.statements import Extracted, Statement
@@ -239,7 +239,7 @@ def _reads_alike(text: str) -> bool:
     `_LEXER_DIFFERS`)."""
     if _LEXER_DIFFERS.search(text) is not None or "/*" in text:
         return False
-    lowered = text.lower()
+    lowered = lower(text)
     return "atomic" not in lowered and "atom\u0131c" not in lowered
 
 

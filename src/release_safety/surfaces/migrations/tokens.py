@@ -6,7 +6,7 @@ from __future__ import annotations
 from functools import cache
 from typing import TYPE_CHECKING
 
-from release_safety.surfaces.migrations.lexer import Tok, TokenError, tokenize
+from release_safety.surfaces.migrations.lexer import Tok, TokenError, lower, tokenize
 
 if TYPE_CHECKING:
     from sqlglot import exp
@@ -93,7 +93,7 @@ class Cursor:
             tok = toks[i]
             if tok.kind == "word":
                 self.i = i + 1
-                return tok.text.lower()
+                return lower(tok.text)
             if tok.kind == "ident":
                 self.i = i + 1
                 return tok.text
@@ -102,7 +102,7 @@ class Cursor:
         while i < n:
             tok = toks[i]
             if tok.kind == "word":
-                parts.append(tok.text.lower())
+                parts.append(lower(tok.text))
             elif tok.kind == "ident":
                 parts.append(tok.text)
             else:

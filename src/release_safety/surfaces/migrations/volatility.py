@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Literal
 
 from release_safety.surfaces.migrations import pgcatalog
+from release_safety.surfaces.migrations.lexer import lower
 from release_safety.surfaces.migrations.schema import Schema
 from release_safety.surfaces.migrations.tokens import Tok
 
@@ -166,8 +167,8 @@ def calls(expr: list[Tok]) -> list[str]:
         before = expr[start - 1] if start else None
         if before is not None and (before.text == "::" or before.up in _NOT_CALLED_AFTER):
             continue
-        name = tok.text if tok.kind == "ident" else tok.text.lower()
-        schema = expr[start].text.lower() if start < k else ""
+        name = tok.text if tok.kind == "ident" else lower(tok.text)
+        schema = lower(expr[start].text) if start < k else ""
         if schema and schema not in ("pg_catalog", "public"):
             name = f"{schema}.{name}"
         if name not in SYNTAX:
