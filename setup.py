@@ -37,7 +37,6 @@ HOT = (
     "context",
     "volatility",
     "budget",
-    "lint",
 )
 """The modules of `release_safety.surfaces.migrations` compiled: the lint's hot path."""
 COMPILED = [f"src/release_safety/surfaces/migrations/{name}.py" for name in HOT]
@@ -62,8 +61,8 @@ class CompiledWhereItCan(build_ext):
         self.parallel = self.parallel or os.cpu_count() or 1
 
     def run(self) -> None:
+        self.remove_compiled()  # an earlier build's, of modules no longer listed or not wanted
         if not self.extensions:
-            self.remove_compiled()
             return
         try:
             super().run()
@@ -72,7 +71,7 @@ class CompiledWhereItCan(build_ext):
             self.pure(error)
 
     def remove_compiled(self) -> None:
-        """No extension is left in the build folder (half a build, or an earlier build's)."""
+        """No extension is left in the build folder (an earlier build's, or half of this one)."""
         suffix = sysconfig.get_config_var("EXT_SUFFIX")
         for built in glob.glob(f"{self.build_lib}/**/*{suffix}", recursive=True):
             os.remove(built)

@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 import zipfile
 from pathlib import Path
 
@@ -26,11 +27,14 @@ def _project(tmp_path: Path) -> Path:
     return project
 
 
-def _wheel(tmp_path: Path, **env: str) -> tuple[subprocess.CompletedProcess[str], list[str]]:
-    """Build a wheel of a copy of the project with this venv's setuptools and mypy; the build's
-    output and the files of the wheel (none when the build failed)."""
+def _wheel(
+    tmp_path: Path, project: Path | None = None, **env: str
+) -> tuple[subprocess.CompletedProcess[str], list[str]]:
+    """Build a wheel of (a copy of) the project with this venv's setuptools and mypy; the
+    build's output and the files of the wheel (none when the build failed)."""
+    project = project or _project(tmp_path)
     done = subprocess.run(
-        [*PIP_WHEEL, "-w", str(tmp_path / "dist"), str(_project(tmp_path))],
+        [*PIP_WHEEL, "-w", str(tmp_path / "dist"), str(project)],
         capture_output=True,
         text=True,
         env={**os.environ, **env},
@@ -45,7 +49,13 @@ def _extensions(names: list[str]) -> list[str]:
 
 
 def test_a_wheel_built_not_to_compile_is_the_pure_package(tmp_path: Path) -> None:
-    done, names = _wheel(tmp_path, RELEASE_SAFETY_COMPILE="0")
+    project = _project(tmp_path)  # with an earlier build's extension left in its build folder
+    built = project / "build" / f"lib.{sysconfig.get_platform()}-{sys.implementation.cache_tag}"
+    stale = built / "release_safety" / "surfaces" / "migrations" / "lexer.so"
+    stale = stale.with_name("lexer" + sysconfig.get_config_var("EXT_SUFFIX"))
+    stale.parent.mkdir(parents=True)
+    stale.write_bytes(b"an earlier build's")
+    done, names = _wheel(tmp_path, project, RELEASE_SAFETY_COMPILE="0")
     assert done.returncode == 0, done.stderr
     assert "release_safety/surfaces/migrations/lexer.py" in names
     assert _extensions(names) == []
@@ -90,6 +100,16 @@ def test_the_version_names_the_build_that_runs(capsys: object) -> None:
     assert release_safety.compiled() is (built == "compiled")
     assert run(["--version"]) == 0
     assert f"(migration lint: {built})" in capsys.readouterr().out  # type: ignore[attr-defined]
+
+
+def test_a_build_holds_the_hot_modules_compiled_or_none() -> None:
+    # Run against the source (none) and, by `.ci/run`, against the compiled wheel (each, and
+    # nothing an earlier build left).
+    package = Path(release_safety.__file__).parent
+    suffix = sysconfig.get_config_var("EXT_SUFFIX")
+    found = {path.name.removesuffix(suffix) for path in package.rglob(f"*{suffix}")}
+    assert found in (set(), {path.stem for path in _hot_modules()})
+    assert bool(found) is release_safety.compiled()
 
 
 def _hot_modules() -> list[Path]:
