@@ -606,6 +606,24 @@ CASES = [
         ],
     ),
     (
+        "py-same-default-unrelated-names",
+        {"app/settings.py": "from os import getenv\nA = getenv('CACHE_PERMISSIONS', 'true')\n"},
+        {"app/settings.py": "from os import getenv\nB = getenv('WEBSOCKET_LOGS', 'true')\n"},
+        [
+            (
+                "config-optional-var-added",
+                "advisory",
+                "new optional env var `WEBSOCKET_LOGS` (default `true`)",
+            ),
+            (
+                "config-var-removed",
+                "breaking",
+                "env var `CACHE_PERMISSIONS` removed (previous default `true`)",
+            ),
+        ],
+        [ConfigRemoved(type="removed", name="CACHE_PERMISSIONS", previousDefault="true")],
+    ),
+    (
         "py-renamed-with-nested-fallback",
         {"app/settings.py": "import os\nT = os.getenv('TIMEOUT', '5')\n"},
         {

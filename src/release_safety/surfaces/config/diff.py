@@ -9,13 +9,16 @@ Renames are paired, in this order, and only one to one (an ambiguous pairing is 
    as it was to another key;
 3. same reading site: a removed and an added variable whose value goes to the same place in
    the same file (the assigned name, object key or struct field: `port: process.env.X`);
-4. same default: a removed and an added variable with the same non-empty default.
+4. same default: a removed and an added variable with the same non-empty default whose names
+   share a word (`TIMEOUT_MS` -> `REQUEST_TIMEOUT_MS`, `WORKERS` -> `WORKER_COUNT`;
+   `CACHE_PERMISSIONS` and `WEBSOCKETS_LOGS_ENABLED`, both `true`, are not a rename).
 
 Whatever stays unpaired is a removal or an addition.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
@@ -148,12 +151,19 @@ def diff(
     return sorted(deltas, key=lambda d: (d.name, d.kind))
 
 
-def _same_site(a: Var, b: Var) -> bool:
-    return not b.fallback_only and bool(a.sites & b.sites)
+def _same_site(a: str, was: Var, b: str, now: Var) -> bool:
+    return not now.fallback_only and bool(was.sites & now.sites)
 
 
-def _same_default(a: Var, b: Var) -> bool:
-    return a.default is not None and a.default == b.default
+def _same_default(a: str, was: Var, b: str, now: Var) -> bool:
+    return was.default is not None and was.default == now.default and _share_a_word(a, b)
+
+
+def _share_a_word(a: str, b: str) -> bool:
+    """The names share a word of three letters or more, or one's word starts the other's
+    (`WORKERS`, `WORKER_COUNT`)."""
+    words = [[w for w in re.split(r"[^A-Z0-9]+", name.upper()) if len(w) >= 3] for name in (a, b)]
+    return any(x.startswith(y) or y.startswith(x) for x in words[0] for y in words[1])
 
 
 def _pairs(
@@ -161,10 +171,10 @@ def _pairs(
     added: list[str],
     old: dict[str, Var],
     new: dict[str, Var],
-    same: Callable[[Var, Var], bool],
+    same: Callable[[str, Var, str, Var], bool],
 ) -> list[tuple[str, str]]:
     """Removed/added names that match each other and nothing else."""
-    matches = {r: [a for a in added if same(old[r], new[a])] for r in removed}
+    matches = {r: [a for a in added if same(r, old[r], a, new[a])] for r in removed}
     claimed: dict[str, int] = {}
     for found in matches.values():
         for a in found:

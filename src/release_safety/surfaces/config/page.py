@@ -96,7 +96,9 @@ and only one to one (when one name could pair with two, it is no pair):
 3. **same reading site**: both are read into the same place: the same variable, struct field
    or object key in the same file, the same constant (`const tcrQPSLimit = "..."`), the same
    field of a settings struct (`Config.SMTP.MaxFrequency`), the same key of a config file;
-4. **same default**: both have the same non-empty default.
+4. **same default**: both have the same non-empty default and their names share a word
+   (`TIMEOUT_MS` and `REQUEST_TIMEOUT_MS`, `WORKERS` and `WORKER_COUNT`; not
+   `CACHE_PERMISSIONS` and `WEBSOCKETS_LOGS_ENABLED`, both `true`).
 
 What stays unpaired is a removal (breaking) or an addition: required with no default is
 breaking (no existing deployment sets it, the release does not start), otherwise an advisory.
