@@ -13,12 +13,17 @@ import sysconfig
 import zipfile
 from pathlib import Path
 
+import pytest
+
 import release_safety
 from release_safety.cli import run
+from release_safety.surfaces.migrations import lexer
 from release_safety.surfaces.migrations.lexer import lower
 
 ROOT = Path(__file__).resolve().parents[2]
 PIP_WHEEL = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-v"]
+SUFFIX = sysconfig.get_config_var("EXT_SUFFIX")
+"""A compiled module's file name ends so (`.cpython-311-x86_64-linux-gnu.so`)."""
 
 
 def _project(tmp_path: Path) -> Path:
@@ -45,14 +50,13 @@ def _wheel(
 
 
 def _extensions(names: list[str]) -> list[str]:
-    return [name for name in names if name.endswith(".so") or name.endswith(".pyd")]
+    return [name for name in names if name.endswith(SUFFIX)]
 
 
 def test_a_wheel_built_not_to_compile_is_the_pure_package(tmp_path: Path) -> None:
     project = _project(tmp_path)  # with an earlier build's extension left in its build folder
     built = project / "build" / f"lib.{sysconfig.get_platform()}-{sys.implementation.cache_tag}"
-    stale = built / "release_safety" / "surfaces" / "migrations" / "lexer.so"
-    stale = stale.with_name("lexer" + sysconfig.get_config_var("EXT_SUFFIX"))
+    stale = built / "release_safety" / "surfaces" / "migrations" / f"lexer{SUFFIX}"
     stale.parent.mkdir(parents=True)
     stale.write_bytes(b"an earlier build's")
     done, names = _wheel(tmp_path, project, RELEASE_SAFETY_COMPILE="0")
@@ -92,22 +96,18 @@ def test_an_editable_install_runs_the_sources(tmp_path: Path) -> None:
     assert _extensions([str(p) for p in project.rglob("*")]) == []
 
 
-def test_the_version_names_the_build_that_runs(capsys: object) -> None:
-    lexer = sys.modules.get("release_safety.surfaces.migrations.lexer")
-    if lexer is None:
-        from release_safety.surfaces.migrations import lexer
-    built = "compiled" if not str(lexer.__file__).endswith(".py") else "pure Python"
+def test_the_version_names_the_build_that_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    built = "pure Python" if str(lexer.__file__).endswith(".py") else "compiled"
     assert release_safety.compiled() is (built == "compiled")
     assert run(["--version"]) == 0
-    assert f"(migration lint: {built})" in capsys.readouterr().out  # type: ignore[attr-defined]
+    assert f"(migration lint: {built})" in capsys.readouterr().out
 
 
 def test_a_build_holds_the_hot_modules_compiled_or_none() -> None:
     # Run against the source (none) and, by `.ci/run`, against the compiled wheel (each, and
     # nothing an earlier build left).
     package = Path(release_safety.__file__).parent
-    suffix = sysconfig.get_config_var("EXT_SUFFIX")
-    found = {path.name.removesuffix(suffix) for path in package.rglob(f"*{suffix}")}
+    found = {path.name.removesuffix(SUFFIX) for path in package.rglob(f"*{SUFFIX}")}
     assert found in (set(), {path.stem for path in _hot_modules()})
     assert bool(found) is release_safety.compiled()
 

@@ -86,7 +86,7 @@ def parse(
         elif (kind := schema_kind(node)) is not None:
             schemas.append((node, kind))
         elif not copies_named and _copies_env(node) and not _in_schema(node):
-            raise SourceError(f"process.env is copied whole: {_WHOLE}", node.start_point.row + 1)
+            raise SourceError(f"process.env is copied whole: {_WHOLE}", _line(node))
         stack.extend(reversed(node.named_children))
     for call, kind in schemas:
         reads += schema_reads(call, kind, consts)
@@ -107,10 +107,10 @@ def _table_reads(value: Node, table: str) -> list[EnvRead]:
         raise SourceError(f"{table} (defaults_table) is not an object literal", _line(value))
     reads: list[EnvRead] = []
     for entry in value.named_children:
-        key = entry.child_by_field_name("key") if entry.type == "pair" else None
-        default = entry.child_by_field_name("value") if entry.type == "pair" else None
         if entry.type == "comment":
             continue
+        key = entry.child_by_field_name("key") if entry.type == "pair" else None
+        default = entry.child_by_field_name("value") if entry.type == "pair" else None
         if key is None or default is None or key.type == "computed_property_name":
             shown = node_text(entry).split("\n")[0][:40]
             raise SourceError(
