@@ -125,6 +125,15 @@ def _descendants(pid: int) -> set[int]:
     return found
 
 
+def _cmdline(pid: int) -> bytes:
+    """The process's command line, or nothing when it ended meanwhile (reading /proc of a
+    process that exits between two looks raises ProcessLookupError)."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
 def _running(pid: int) -> bool:
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
@@ -148,7 +157,7 @@ def test_kill_9_of_a_parallel_backfill_leaves_no_process_behind(
     seen: set[int] = set()
     for _ in range(600):  # until both workers and a git reader run (or the backfill ended)
         seen |= _descendants(backfill.pid)
-        commands = [Path(f"/proc/{p}/cmdline").read_bytes() for p in seen if _running(p)]
+        commands = [_cmdline(p) for p in seen if _running(p)]
         if sum(b"git" in c for c in commands) and len(seen) >= 3:
             break
         if backfill.poll() is not None:
@@ -161,7 +170,7 @@ def test_kill_9_of_a_parallel_backfill_leaves_no_process_behind(
         if not left:
             break
         time.sleep(0.1)
-    assert not left, [Path(f"/proc/{p}/cmdline").read_bytes() for p in left]
+    assert not left, [_cmdline(p) for p in left]
 
 
 def test_temporaries_of_killed_writers_are_removed_by_the_next_write(tmp_path: Path) -> None:
