@@ -37,6 +37,7 @@ HOT = (
     "context",
     "volatility",
     "budget",
+    "statements",
 )
 """The modules of `release_safety.surfaces.migrations` compiled: the lint's hot path."""
 COMPILED = [f"src/release_safety/surfaces/migrations/{name}.py" for name in HOT]

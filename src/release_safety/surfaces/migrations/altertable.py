@@ -28,13 +28,18 @@ SRE = Lock.SHARE_ROW_EXCLUSIVE
 _CONSTRAINT_KINDS = ("CONSTRAINT", "CHECK", "UNIQUE", "PRIMARY", "FOREIGN", "EXCLUDE")
 
 
-@dataclass
+@dataclass(init=False)
 class Alter:
     """One ALTER TABLE statement's table, facts and context."""
 
     table: str
     facts: StatementFacts
     ctx: Context
+
+    def __init__(self, table: str, facts: StatementFacts, ctx: Context) -> None:
+        self.table = table
+        self.facts = facts
+        self.ctx = ctx
 
     @property
     def new(self) -> bool:

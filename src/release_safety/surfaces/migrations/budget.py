@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Final
 
 MAX_FILE_CHARS = 2_000_000
 MAX_STATEMENTS = 20_000
@@ -28,11 +29,14 @@ class OverBudget(Exception):
     """A file beyond a bound: what was exceeded."""
 
 
-@dataclass(frozen=True)
+@dataclass(init=False, unsafe_hash=True)
 class Budget:
     """The CPU deadline of one file's classification."""
 
-    deadline: float
+    deadline: Final[float]
+
+    def __init__(self, deadline: float) -> None:
+        self.deadline = deadline
 
     @staticmethod
     def check_size(text: str) -> None:

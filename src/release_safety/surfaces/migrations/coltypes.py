@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
+from typing import Final
 
 from release_safety.surfaces.migrations import pgcatalog
 from release_safety.surfaces.migrations.lexer import lower
@@ -114,15 +115,23 @@ def is_utc(zone: str) -> bool:
     return lower(zone.strip().strip("'\"")) in _UTC
 
 
-@dataclass(frozen=True)
+@dataclass(init=False, unsafe_hash=True)
 class ColType:
     """A column type: PostgreSQL's name for a built-in type (`int4`, `varchar`), else the name
     of a user type (enum, domain); its length or precision and scale; an array of it."""
 
-    name: str
-    mods: tuple[int, ...] = ()
-    array: bool = False
-    builtin: bool = True
+    name: Final[str]
+    mods: Final[tuple[int, ...]]
+    array: Final[bool]
+    builtin: Final[bool]
+
+    def __init__(
+        self, name: str, mods: tuple[int, ...] = (), array: bool = False, builtin: bool = True
+    ) -> None:
+        self.name = name
+        self.mods = mods
+        self.array = array
+        self.builtin = builtin
 
     def __str__(self) -> str:
         mods = f"({','.join(map(str, self.mods))})" if self.mods else ""
@@ -204,26 +213,37 @@ def parse_type(toks: list[Tok]) -> ColType | None:
     return ColType(name, mods, array, builtin)
 
 
-@dataclass(frozen=True)
+@dataclass(init=False, unsafe_hash=True)
 class DomainFacts:
     """What a type change needs to know of a domain: its base type and whether it has
     constraints (NOT NULL or CHECK)."""
 
-    base: ColType | None
-    constrained: bool
+    base: Final[ColType | None]
+    constrained: Final[bool]
+
+    def __init__(self, base: ColType | None, constrained: bool) -> None:
+        self.base = base
+        self.constrained = constrained
 
 
 Domains = Callable[[str], "DomainFacts | None"]
 
 
-@dataclass(frozen=True)
+@dataclass(init=False, unsafe_hash=True)
 class TypeChange:
     """What `ALTER COLUMN ... TYPE` does to a column's rows, indexes and old code; None where
     the old type is not known."""
 
-    rewrites: bool | None
-    rebuilds_indexes: bool | None
-    compatible: bool | None
+    rewrites: Final[bool | None]
+    rebuilds_indexes: Final[bool | None]
+    compatible: Final[bool | None]
+
+    def __init__(
+        self, rewrites: bool | None, rebuilds_indexes: bool | None, compatible: bool | None
+    ) -> None:
+        self.rewrites = rewrites
+        self.rebuilds_indexes = rebuilds_indexes
+        self.compatible = compatible
 
 
 def _wider(name: str, old: tuple[int, ...], new: tuple[int, ...]) -> bool:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import pairwise
 
 from release_safety.surfaces.migrations.coltypes import SERIAL_TYPES, ColType, parse_type
@@ -36,21 +36,47 @@ class Unclassified(Exception):
         self.anything = anything
 
 
-@dataclass
+@dataclass(init=False)
 class ColumnDef:
     """A column definition: name, type and what its constraint clauses say."""
 
     name: str
     type: ColType | None
     type_words: list[str]
-    not_null: bool = False
-    default: list[Tok] | None = None
-    identity: bool = False
-    stored: bool = False
-    primary: bool = False
-    unique: bool = False
-    checks: list[tuple[str | None, list[Tok]]] = field(default_factory=list)
-    references: list[str] = field(default_factory=list)
+    not_null: bool
+    default: list[Tok] | None
+    identity: bool
+    stored: bool
+    primary: bool
+    unique: bool
+    checks: list[tuple[str | None, list[Tok]]]
+    references: list[str]
+
+    def __init__(
+        self,
+        name: str,
+        type: ColType | None,
+        type_words: list[str],
+        not_null: bool = False,
+        default: list[Tok] | None = None,
+        identity: bool = False,
+        stored: bool = False,
+        primary: bool = False,
+        unique: bool = False,
+        checks: list[tuple[str | None, list[Tok]]] | None = None,
+        references: list[str] | None = None,
+    ) -> None:
+        self.name = name
+        self.type = type
+        self.type_words = type_words
+        self.not_null = not_null
+        self.default = default
+        self.identity = identity
+        self.stored = stored
+        self.primary = primary
+        self.unique = unique
+        self.checks = [] if checks is None else checks
+        self.references = [] if references is None else references
 
     @property
     def serial(self) -> bool:
@@ -127,17 +153,36 @@ def parse_column(toks: list[Tok]) -> ColumnDef:
     return column
 
 
-@dataclass
+@dataclass(init=False)
 class ConstraintDef:
-    """A table constraint: kind, name, columns, and what else it says."""
+    """A table constraint: kind (CHECK, FOREIGN, PRIMARY, UNIQUE, EXCLUDE), name, columns, and
+    what else it says."""
 
-    kind: str  # CHECK, FOREIGN, PRIMARY, UNIQUE, EXCLUDE
+    kind: str
     name: str | None
     columns: list[str]
-    not_valid: bool = False
-    using_index: str | None = None
-    references: str | None = None
-    check: list[Tok] = field(default_factory=list)
+    not_valid: bool
+    using_index: str | None
+    references: str | None
+    check: list[Tok]
+
+    def __init__(
+        self,
+        kind: str,
+        name: str | None,
+        columns: list[str],
+        not_valid: bool = False,
+        using_index: str | None = None,
+        references: str | None = None,
+        check: list[Tok] | None = None,
+    ) -> None:
+        self.kind = kind
+        self.name = name
+        self.columns = columns
+        self.not_valid = not_valid
+        self.using_index = using_index
+        self.references = references
+        self.check = [] if check is None else check
 
     def not_null_of(self) -> str | None:
         """The column of a `CHECK (column IS NOT NULL)`, else None."""

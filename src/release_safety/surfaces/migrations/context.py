@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from release_safety.surfaces.migrations.schema import Column, Schema
 
 
-@dataclass
+@dataclass(init=False)
 class Context:
     """The schema the next statement runs against and what the file has done so far.
 
@@ -19,15 +19,38 @@ class Context:
     migrations replayed to build it).
     """
 
-    schema: Schema = field(default_factory=Schema)
-    before: Schema = field(default_factory=Schema)
-    postgres_version: int = 15
-    utc: bool = True
-    server_utc: bool = True
-    created: set[str] = field(default_factory=set)
-    release_created: frozenset[str] = frozenset()
-    replay: bool = False
-    depth: int = 0  # function bodies being classified, one inside the other
+    schema: Schema
+    before: Schema
+    postgres_version: int
+    utc: bool
+    server_utc: bool
+    created: set[str]
+    release_created: frozenset[str]
+    replay: bool
+    depth: int
+    """Function bodies being classified, one inside the other."""
+
+    def __init__(
+        self,
+        schema: Schema | None = None,
+        before: Schema | None = None,
+        postgres_version: int = 15,
+        utc: bool = True,
+        server_utc: bool = True,
+        created: set[str] | None = None,
+        release_created: frozenset[str] = frozenset(),
+        replay: bool = False,
+        depth: int = 0,
+    ) -> None:
+        self.schema = Schema() if schema is None else schema
+        self.before = Schema() if before is None else before
+        self.postgres_version = postgres_version
+        self.utc = utc
+        self.server_utc = server_utc
+        self.created = set() if created is None else created
+        self.release_created = release_created
+        self.replay = replay
+        self.depth = depth
 
     def new(self, name: str) -> bool:
         """Created by this file: no rows yet."""

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import IntEnum
+from typing import Final
 
 from release_safety.surfaces.migrations.rules.ids import RuleId
 
@@ -43,20 +44,42 @@ WEAKEST = Lock.ACCESS_SHARE
 _SHARE = Lock.SHARE
 
 
-@dataclass
+@dataclass(init=False)
 class TableFact:
     """One statement's effect on one table (or view, materialized view). `maybe_rewrites` and
     `maybe_scans` are work that depends on a schema fact the history does not tell."""
 
     table: str
-    lock: Lock | None = None
-    rewrites: bool = False
-    scans: bool = False
-    full_change: bool = False
-    created: bool = False
-    dropped: bool = False
-    maybe_rewrites: bool = False
-    maybe_scans: bool = False
+    lock: Lock | None
+    rewrites: bool
+    scans: bool
+    full_change: bool
+    created: bool
+    dropped: bool
+    maybe_rewrites: bool
+    maybe_scans: bool
+
+    def __init__(
+        self,
+        table: str,
+        lock: Lock | None = None,
+        rewrites: bool = False,
+        scans: bool = False,
+        full_change: bool = False,
+        created: bool = False,
+        dropped: bool = False,
+        maybe_rewrites: bool = False,
+        maybe_scans: bool = False,
+    ) -> None:
+        self.table = table
+        self.lock = lock
+        self.rewrites = rewrites
+        self.scans = scans
+        self.full_change = full_change
+        self.created = created
+        self.dropped = dropped
+        self.maybe_rewrites = maybe_rewrites
+        self.maybe_scans = maybe_scans
 
     def merge(self, other: TableFact) -> None:
         if other.lock is not None and (self.lock is None or other.lock > self.lock):
@@ -80,25 +103,50 @@ class TableFact:
         return not self.work and (self.maybe_rewrites or self.maybe_scans)
 
 
-@dataclass(frozen=True)
+@dataclass(init=False, unsafe_hash=True)
 class Issue:
     """A rule hit by one statement: the rule id and what exactly was seen."""
 
-    rule: RuleId
-    message: str
+    rule: Final[RuleId]
+    message: Final[str]
+
+    def __init__(self, rule: RuleId, message: str) -> None:
+        self.rule = rule
+        self.message = message
 
 
-@dataclass
+@dataclass(init=False)
 class StatementFacts:
-    """A classified statement; `unknown` holds the reason when it could not be classified."""
+    """A classified statement; `unknown` holds the reason when it could not be classified.
+    `transaction` is "begin" or "commit" for transaction control statements;
+    `outside_transaction` a statement that cannot run inside a transaction block;
+    `unnamed_lock` a lock on a table the text does not name (DROP INDEX)."""
 
-    tables: dict[str, TableFact] = field(default_factory=dict)
-    issues: list[Issue] = field(default_factory=list)
-    unknown: str | None = None
-    transaction: str | None = None  # "begin" | "commit" for transaction control statements
-    outside_transaction: bool = False  # cannot run inside a transaction block
-    sets_lock_timeout: bool = False
-    unnamed_lock: Lock | None = None  # a lock on a table the text does not name (DROP INDEX)
+    tables: dict[str, TableFact]
+    issues: list[Issue]
+    unknown: str | None
+    transaction: str | None
+    outside_transaction: bool
+    sets_lock_timeout: bool
+    unnamed_lock: Lock | None
+
+    def __init__(
+        self,
+        tables: dict[str, TableFact] | None = None,
+        issues: list[Issue] | None = None,
+        unknown: str | None = None,
+        transaction: str | None = None,
+        outside_transaction: bool = False,
+        sets_lock_timeout: bool = False,
+        unnamed_lock: Lock | None = None,
+    ) -> None:
+        self.tables = {} if tables is None else tables
+        self.issues = [] if issues is None else issues
+        self.unknown = unknown
+        self.transaction = transaction
+        self.outside_transaction = outside_transaction
+        self.sets_lock_timeout = sets_lock_timeout
+        self.unnamed_lock = unnamed_lock
 
     def touch(
         self,

@@ -9,8 +9,8 @@ one (CONCURRENTLY, VACUUM); explicit BEGIN / COMMIT are honoured either way.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Literal
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Final, Literal
 
 from release_safety.surfaces.migrations.budget import Budget
 from release_safety.surfaces.migrations.classify import classify
@@ -25,40 +25,73 @@ if TYPE_CHECKING:
 TriState = bool | Literal["unknown"]
 
 
-@dataclass(frozen=True)
+@dataclass(init=False, unsafe_hash=True)
 class LineIssue:
     """A rule hit on one line of the file."""
 
-    rule: RuleId
-    line: int
-    message: str
+    rule: Final[RuleId]
+    line: Final[int]
+    message: Final[str]
+
+    def __init__(self, rule: RuleId, line: int, message: str) -> None:
+        self.rule = rule
+        self.line = line
+        self.message = message
 
 
-@dataclass(frozen=True)
+@dataclass(init=False, unsafe_hash=True)
 class HeavyLock:
     """A table that existed before the file, locked against traffic (SHARE or stronger) while
     a statement rewrites or reads every one of its rows: the locksTable fact, per table and
     statement (each such statement can be acknowledged on its own)."""
 
-    table: str
-    line: int
-    lock: Lock
-    rewrites: bool
+    table: Final[str]
+    line: Final[int]
+    lock: Final[Lock]
+    rewrites: Final[bool]
+
+    def __init__(self, table: str, line: int, lock: Lock, rewrites: bool) -> None:
+        self.table = table
+        self.line = line
+        self.lock = lock
+        self.rewrites = rewrites
 
 
-@dataclass
+@dataclass(init=False)
 class FileAnalysis:
     """What one migration file does, independent of its path."""
 
-    tables: list[str] = field(default_factory=list)
-    locks: TriState = False
-    rewrites: TriState = False
-    scans: TriState = False
-    issues: list[LineIssue] = field(default_factory=list)
-    heavy: list[HeavyLock] = field(default_factory=list)
-    created: frozenset[str] = frozenset()
-    statement_lines: tuple[int, ...] = ()
-    acknowledgements: tuple[Parsed, ...] = ()
+    tables: list[str]
+    locks: TriState
+    rewrites: TriState
+    scans: TriState
+    issues: list[LineIssue]
+    heavy: list[HeavyLock]
+    created: frozenset[str]
+    statement_lines: tuple[int, ...]
+    acknowledgements: tuple[Parsed, ...]
+
+    def __init__(
+        self,
+        tables: list[str] | None = None,
+        locks: TriState = False,
+        rewrites: TriState = False,
+        scans: TriState = False,
+        issues: list[LineIssue] | None = None,
+        heavy: list[HeavyLock] | None = None,
+        created: frozenset[str] = frozenset(),
+        statement_lines: tuple[int, ...] = (),
+        acknowledgements: tuple[Parsed, ...] = (),
+    ) -> None:
+        self.tables = [] if tables is None else tables
+        self.locks = locks
+        self.rewrites = rewrites
+        self.scans = scans
+        self.issues = [] if issues is None else issues
+        self.heavy = [] if heavy is None else heavy
+        self.created = created
+        self.statement_lines = statement_lines
+        self.acknowledgements = acknowledgements
 
     def with_acknowledgements(self, found: tuple[Parsed, ...]) -> FileAnalysis:
         return replace(self, acknowledgements=found)

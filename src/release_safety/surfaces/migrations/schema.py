@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from release_safety.surfaces.migrations.coltypes import ColType, DomainFacts
 
@@ -23,26 +23,52 @@ TableKind = Literal["table", "partitioned", "view", "matview"]
 ConstraintKind = Literal["check", "foreign", "primary", "unique", "exclude"]
 
 
-@dataclass(frozen=True)
+@dataclass(init=False, unsafe_hash=True)
 class Column:
     """A column: its type (None when not known), NOT NULL, default, identity."""
 
-    type: ColType | None = None
-    not_null: bool = False
-    default: bool = False
-    identity: bool = False
+    type: Final[ColType | None]
+    not_null: Final[bool]
+    default: Final[bool]
+    identity: Final[bool]
+
+    def __init__(
+        self,
+        type: ColType | None = None,
+        not_null: bool = False,
+        default: bool = False,
+        identity: bool = False,
+    ) -> None:
+        self.type = type
+        self.not_null = not_null
+        self.default = default
+        self.identity = identity
 
 
-@dataclass
+@dataclass(init=False)
 class Table:
     """A table, partitioned table, view or materialized view. `complete` is false when its
     columns are not all known (CREATE TABLE AS, a column list the text does not show)."""
 
-    kind: TableKind = "table"
-    columns: dict[str, Column] = field(default_factory=dict)
-    complete: bool = True
-    parent: str | None = None
-    default_partition: bool = False
+    kind: TableKind
+    columns: dict[str, Column]
+    complete: bool
+    parent: str | None
+    default_partition: bool
+
+    def __init__(
+        self,
+        kind: TableKind = "table",
+        columns: dict[str, Column] | None = None,
+        complete: bool = True,
+        parent: str | None = None,
+        default_partition: bool = False,
+    ) -> None:
+        self.kind = kind
+        self.columns = {} if columns is None else columns
+        self.complete = complete
+        self.parent = parent
+        self.default_partition = default_partition
 
     def copy(self) -> Table:
         return Table(
@@ -50,89 +76,152 @@ class Table:
         )
 
 
-@dataclass(frozen=True)
+@dataclass(init=False, unsafe_hash=True)
 class Index:
     """An index: its table, plain columns (expression parts are left out), and whether it is
     unique (a primary key's or a unique constraint's index included)."""
 
-    table: str
-    columns: tuple[str, ...] = ()
-    unique: bool = False
+    table: Final[str]
+    columns: Final[tuple[str, ...]]
+    unique: Final[bool]
+
+    def __init__(self, table: str, columns: tuple[str, ...] = (), unique: bool = False) -> None:
+        self.table = table
+        self.columns = columns
+        self.unique = unique
 
 
-@dataclass(frozen=True)
+@dataclass(init=False, unsafe_hash=True)
 class Constraint:
     """A table constraint. `not_null_of` names the column of a `CHECK (col IS NOT NULL)`."""
 
-    kind: ConstraintKind
-    columns: tuple[str, ...] = ()
-    valid: bool = True
-    references: str | None = None
-    not_null_of: str | None = None
+    kind: Final[ConstraintKind]
+    columns: Final[tuple[str, ...]]
+    valid: Final[bool]
+    references: Final[str | None]
+    not_null_of: Final[str | None]
+
+    def __init__(
+        self,
+        kind: ConstraintKind,
+        columns: tuple[str, ...] = (),
+        valid: bool = True,
+        references: str | None = None,
+        not_null_of: str | None = None,
+    ) -> None:
+        self.kind = kind
+        self.columns = columns
+        self.valid = valid
+        self.references = references
+        self.not_null_of = not_null_of
 
 
-@dataclass(frozen=True)
+@dataclass(init=False, unsafe_hash=True)
 class Domain:
     """A domain: its base type and constraints (NOT NULL, named CHECKs)."""
 
-    base: ColType | None
-    not_null: bool = False
-    checks: frozenset[str] = frozenset()
+    base: Final[ColType | None]
+    not_null: Final[bool]
+    checks: Final[frozenset[str]]
+
+    def __init__(
+        self, base: ColType | None, not_null: bool = False, checks: frozenset[str] = frozenset()
+    ) -> None:
+        self.base = base
+        self.not_null = not_null
+        self.checks = checks
 
     @property
     def facts(self) -> DomainFacts:
         return DomainFacts(self.base, self.not_null or bool(self.checks))
 
 
-@dataclass(frozen=True)
+@dataclass(init=False, unsafe_hash=True)
 class Function:
     """A function or procedure the migrations created: its body when it is a constant, its
     language and its declared volatility (`v`, `s` or `i`)."""
 
-    body: str | None
-    language: str = "sql"
-    volatility: str = "v"
+    body: Final[str | None]
+    language: Final[str]
+    volatility: Final[str]
+
+    def __init__(self, body: str | None, language: str = "sql", volatility: str = "v") -> None:
+        self.body = body
+        self.language = language
+        self.volatility = volatility
 
 
-@dataclass
+@dataclass(init=False)
 class Schema:
     """Every object the migrations created, by normalised name (`tokens.normalise`)."""
 
     # The collections are read through these (read-only) types and changed through `own_*`:
     # a copy shares them with the schema it was copied from until either changes one.
-    tables: Mapping[str, Table] = field(default_factory=dict)
-    indexes: Mapping[str, Index] = field(default_factory=dict)
-    constraints: Mapping[tuple[str, str], Constraint] = field(default_factory=dict)
-    domains: Mapping[str, Domain] = field(default_factory=dict)
-    enums: AbstractSet[str] = field(default_factory=set)
-    sequences: AbstractSet[str] = field(default_factory=set)
-    functions: Mapping[str, Function] = field(default_factory=dict)
-    unknown: str | None = None
+    tables: Mapping[str, Table]
+    indexes: Mapping[str, Index]
+    constraints: Mapping[tuple[str, str], Constraint]
+    domains: Mapping[str, Domain]
+    enums: AbstractSet[str]
+    sequences: AbstractSet[str]
+    functions: Mapping[str, Function]
+    unknown: str | None
     """Why nothing in the schema can be trusted (the first such reason)."""
-    tainted: Mapping[str, str] = field(default_factory=dict)
+    tainted: Mapping[str, str]
     """Names a statement of unknown effect mentions, with the reason."""
-    fresh: AbstractSet[str] = field(default_factory=set)
+    fresh: AbstractSet[str]
     """Names created since the schema or the name became unknown: known again."""
-    renamed: Mapping[str, str] = field(default_factory=dict)
+    renamed: Mapping[str, str]
     """The name a renamed table had before (new name -> old name)."""
-    renamed_columns: Mapping[tuple[str, str], str] = field(default_factory=dict)
+    renamed_columns: Mapping[tuple[str, str], str]
     """The name a renamed column had before ((table, new name) -> old name)."""
-    index_names: Mapping[str, tuple[str, ...]] = field(
-        default_factory=dict, repr=False, compare=False
-    )
+    index_names: Mapping[str, tuple[str, ...]] = field(repr=False, compare=False)
     """The names of each table's indexes, in the order `indexes` holds them (derived from
     it: changed only with it, through `put_index` and `pop_index`)."""
-    constraint_names: Mapping[str, tuple[str, ...]] = field(
-        default_factory=dict, repr=False, compare=False
-    )
+    constraint_names: Mapping[str, tuple[str, ...]] = field(repr=False, compare=False)
     """The names of each table's constraints, in the order `constraints` holds them (derived
     from it: changed only with it, through `put_constraint` and `pop_constraint`)."""
-    mine: set[str] = field(default_factory=set, repr=False, compare=False)
+    mine: set[str] = field(repr=False, compare=False)
     """Tables this schema may change in place; the others are shared with the schema it was
     copied from, and copied on their first change (`edit`)."""
-    owned: set[str] = field(default_factory=set, repr=False, compare=False)
+    owned: set[str] = field(repr=False, compare=False)
     """The collections this schema may change in place; the others may be shared with a copy
     (or the original), and are copied on their first change (`own_*`)."""
+
+    def __init__(
+        self,
+        tables: Mapping[str, Table] | None = None,
+        indexes: Mapping[str, Index] | None = None,
+        constraints: Mapping[tuple[str, str], Constraint] | None = None,
+        domains: Mapping[str, Domain] | None = None,
+        enums: AbstractSet[str] | None = None,
+        sequences: AbstractSet[str] | None = None,
+        functions: Mapping[str, Function] | None = None,
+        unknown: str | None = None,
+        tainted: Mapping[str, str] | None = None,
+        fresh: AbstractSet[str] | None = None,
+        renamed: Mapping[str, str] | None = None,
+        renamed_columns: Mapping[tuple[str, str], str] | None = None,
+        index_names: Mapping[str, tuple[str, ...]] | None = None,
+        constraint_names: Mapping[str, tuple[str, ...]] | None = None,
+        mine: set[str] | None = None,
+        owned: set[str] | None = None,
+    ) -> None:
+        self.tables = {} if tables is None else tables
+        self.indexes = {} if indexes is None else indexes
+        self.constraints = {} if constraints is None else constraints
+        self.domains = {} if domains is None else domains
+        self.enums = set() if enums is None else enums
+        self.sequences = set() if sequences is None else sequences
+        self.functions = {} if functions is None else functions
+        self.unknown = unknown
+        self.tainted = {} if tainted is None else tainted
+        self.fresh = set() if fresh is None else fresh
+        self.renamed = {} if renamed is None else renamed
+        self.renamed_columns = {} if renamed_columns is None else renamed_columns
+        self.index_names = {} if index_names is None else index_names
+        self.constraint_names = {} if constraint_names is None else constraint_names
+        self.mine = set() if mine is None else mine
+        self.owned = set() if owned is None else owned
 
     def copy(self) -> Schema:
         """A copy sharing every collection and table with this schema; whichever of the two

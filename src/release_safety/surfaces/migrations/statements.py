@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:
     from release_safety.surfaces.migrations.lexer import Tok
 
 
-@dataclass(frozen=True)
+@dataclass(init=False, unsafe_hash=True)
 class Statement:
     """One SQL statement of a migration, or a statement whose text could not be determined.
 
@@ -17,19 +17,38 @@ class Statement:
     `reason` then says why. `line` is 1-based in the migration file.
     """
 
-    sql: str | None
-    line: int
-    reason: str | None = None
-    toks: list[Tok] | None = field(default=None, compare=False, repr=False)
-    """Its tokens when the split already read them (`tokenize(sql)`), else None."""
+    sql: Final[str | None]
+    line: Final[int]
+    reason: Final[str | None]
+    toks: list[Tok] | None = field(compare=False, repr=False)
+    """Its tokens when the split already read them (`tokenize(sql)`), else None (read-only,
+    as every field: mypy refuses assignments to the others, which are Final)."""
+
+    def __init__(
+        self, sql: str | None, line: int, reason: str | None = None, toks: list[Tok] | None = None
+    ) -> None:
+        self.sql = sql
+        self.line = line
+        self.reason = reason
+        self.toks = toks
 
 
-@dataclass(frozen=True)
+@dataclass(init=False, unsafe_hash=True)
 class Extracted:
-    """A migration file's statements and whether they run in one transaction."""
+    """A migration file's statements and whether they run in one transaction. `wrapped`: the
+    tool that runs the file wraps it in a transaction for certain (its markers, knex's
+    default), so a statement that cannot run in one fails there."""
 
-    statements: list[Statement] = field(default_factory=list)
-    transactional: bool = True
-    wrapped: bool = False
-    """The tool that runs the file wraps it in a transaction for certain (its markers, knex's
-    default): a statement that cannot run in one fails there."""
+    statements: Final[list[Statement]]
+    transactional: Final[bool]
+    wrapped: Final[bool]
+
+    def __init__(
+        self,
+        statements: list[Statement] | None = None,
+        transactional: bool = True,
+        wrapped: bool = False,
+    ) -> None:
+        self.statements = [] if statements is None else statements
+        self.transactional = transactional
+        self.wrapped = wrapped
