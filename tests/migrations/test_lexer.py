@@ -27,6 +27,7 @@ import contextlib
 import importlib.util
 import sys
 from collections.abc import Iterable
+from dataclasses import astuple
 from itertools import pairwise
 from pathlib import Path
 from types import ModuleType
@@ -114,7 +115,7 @@ def _direct(sql: str) -> list[Tok]:
 
 def _outcome(tokenizer: object, sql: str) -> tuple[str, object]:
     try:
-        return "tokens", [tuple(t) for t in tokenizer(sql)]  # type: ignore[operator]
+        return "tokens", [astuple(t) for t in tokenizer(sql)]  # type: ignore[operator]
     except (TokenError, SqlglotTokenError) as exc:
         return "error", str(exc)
 
@@ -334,7 +335,7 @@ def test_a_body_statement_carries_tokens_only_where_they_read_the_same(
 
 
 def test_multi_word_keywords_are_capital_words_spanning_the_keyword() -> None:
-    assert [tuple(t)[:4] for t in tokenize("a primary\n key(b)", 10)] == [
+    assert [astuple(t)[:4] for t in tokenize("a primary\n key(b)", 10)] == [
         ("word", "a", 10, 10),
         ("word", "PRIMARY", 12, 23),
         ("word", "KEY", 12, 23),
