@@ -414,6 +414,23 @@ def test_history_that_cannot_be_replayed_makes_the_facts_it_decides_unknown(
     assert "0002_broken.sql" in fact.message
 
 
+def test_a_statement_of_unknown_effect_on_a_table_created_after_the_history_was_lost() -> None:
+    """On an unknown schema (`lint-migrations`, or after an unreadable file) a table created
+    since is known again, until a statement that could not be read names it: `c` may be NOT
+    NULL by then, so dropping its default is unknown, not the advisory of a nullable column."""
+    create = "CREATE TABLE t (id int, c int DEFAULT 0)"
+    unread = "ALTER TABLE t FROBNICATE c"
+    drop = "SET lock_timeout = '1s';\nALTER TABLE t ALTER COLUMN c DROP DEFAULT"
+    reading = Reading()
+    files = [("1.sql", create, "sql"), ("2.sql", unread, "sql"), ("3.sql", drop, "sql")]
+    _, read, dropped = lint_texts(files, reading)
+    assert [i.rule for i in read.issues] == ["migration-statement-unknown"]
+    assert [(i.rule, i.line) for i in dropped.issues] == [("schema-fact-unknown", 2)]
+    assert "ALTER TABLE action FROBNICATE not recognised" in dropped.issues[0].message
+    _, known = lint_texts([("1.sql", create, "sql"), ("3.sql", drop, "sql")], reading)
+    assert [i.rule for i in known.issues] == ["drop-default"]
+
+
 def test_a_table_renamed_in_a_linted_file_keeps_what_the_earlier_files_said(probe: Probe) -> None:
     """`lint-migrations` starts on an unknown schema; a table an earlier file created stays
     known under its new name (harbor's 0004 renames `replication_target` to `registry`, then

@@ -335,8 +335,11 @@ class Schema:
             self.unknown = reason
 
     def taint(self, names: Iterable[str], reason: str) -> None:
-        """Every object of these names is unknown from now on."""
+        """Every object of these names is unknown from now on (one created since the schema
+        became unknown too: it is no longer known again)."""
         for name in names:
+            if name in self.fresh:
+                self.own_fresh().discard(name)
             if name not in self.tainted:
                 self.own_tainted()[name] = reason
 
@@ -345,10 +348,10 @@ class Schema:
         for name in names:
             if name in self.fresh:
                 continue
-            if self.unknown is not None:
-                return self.unknown
             if name in self.tainted:
                 return self.tainted[name]
+            if self.unknown is not None:
+                return self.unknown
         return None
 
     def known_again(self, name: str) -> None:
