@@ -56,6 +56,29 @@ def test_no_migration_of_the_benchmark_changes_an_earlier_schema(tmp_path: Path)
     assert final.schema.renamed_columns and final.schema.enums and final.schema.fresh
 
 
+def _previous_release_facts(schema: Schema) -> str:
+    """What a PreviousRelease view reads, in full: tables with their columns, what is known."""
+    return repr((schema.tables, schema.unknown, schema.tainted, sorted(schema.fresh)))
+
+
+def test_a_handed_over_copy_keeps_what_the_previous_release_reads(tmp_path: Path) -> None:
+    """`lint-migrations` keeps no earlier history: each file's schema is read only as the next
+    file's previous release, so the next one changes the other collections in place; what that
+    view reads stays as it was."""
+    reading = Reading()
+    history = History("", Schema(unknown="unknown before the first"))  # no key: not kept
+    texts = [*TEST_SQL, *(path.read_text() for path in _generate(tmp_path, 300))]
+    earlier: list[tuple[Schema, str]] = []
+    for k, text in enumerate(texts):
+        if k % 25 == 0:
+            earlier.append((history.schema, _previous_release_facts(history.schema)))
+        _, history = apply(history, f"{k}.sql", "", _constant(text), "sql", reading, before=history)
+        _assert_names_by_table(history.schema)
+    for kept, snapshot in earlier:
+        assert _previous_release_facts(kept) == snapshot
+    assert earlier[-1][0].indexes is history.schema.indexes  # handed over, not copied
+
+
 def test_a_copy_shares_every_collection_but_what_each_may_change() -> None:
     schema = Schema(unknown="u")  # a field the copy left out would be a new default, not it
     copied = schema.copy()

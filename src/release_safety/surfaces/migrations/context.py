@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from release_safety.surfaces.migrations.schema import Column, Schema
+from release_safety.surfaces.migrations.schema import Column, PreviousRelease, Schema
 
 
 @dataclass(init=False)
@@ -20,7 +20,7 @@ class Context:
     """
 
     schema: Schema
-    before: Schema
+    before: PreviousRelease
     postgres_version: int
     utc: bool
     server_utc: bool
@@ -33,7 +33,7 @@ class Context:
     def __init__(
         self,
         schema: Schema | None = None,
-        before: Schema | None = None,
+        before: PreviousRelease | None = None,
         postgres_version: int = 15,
         utc: bool = True,
         server_utc: bool = True,

@@ -175,7 +175,8 @@ def apply(
         cached, schema = _ANALYSES[key]
         return cached, History(after_key, schema)
     extracted = _extracted(text, blob, path, fmt, reading, read_module)
-    schema = history.schema.copy()
+    # a history without a key is not kept: its schema is read only as the previous release
+    schema = history.schema.copy(hand_over=before is history and not history.key)
     analysis: FileAnalysis | None
     if isinstance(extracted, str):
         schema.lose_everything(f"{path}: {extracted}")

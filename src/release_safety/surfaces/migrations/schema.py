@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, Protocol
 
 from release_safety.surfaces.migrations.coltypes import ColType, DomainFacts
 
@@ -151,6 +151,38 @@ class Function:
         self.volatility = volatility
 
 
+class PreviousRelease(Protocol):
+    """What classification reads of the schema as of the previous release (what old code was
+    written against): its tables and columns, and whether facts about them hold. Nothing
+    else: a schema continued with `copy(hand_over=True)` keeps only these intact."""
+
+    @property
+    def tables(self) -> Mapping[str, Table]: ...
+
+    def doubt(self, *names: str) -> str | None: ...
+
+    def column(self, table: str, column: str) -> Column | None: ...
+
+    def has_column(self, table: str, column: str) -> bool | None: ...
+
+
+# The collections a PreviousRelease view does not read (`doubt` reads `fresh` and `tainted`).
+_HANDED_OVER = frozenset(
+    (
+        "indexes",
+        "constraints",
+        "domains",
+        "enums",
+        "sequences",
+        "functions",
+        "renamed",
+        "renamed_columns",
+        "index_names",
+        "constraint_names",
+    )
+)
+
+
 @dataclass(init=False)
 class Schema:
     """Every object the migrations created, by normalised name (`tokens.normalise`)."""
@@ -223,9 +255,13 @@ class Schema:
         self.mine = set() if mine is None else mine
         self.owned = set() if owned is None else owned
 
-    def copy(self) -> Schema:
+    def copy(self, *, hand_over: bool = False) -> Schema:
         """A copy sharing every collection and table with this schema; whichever of the two
-        changes one first changes its own copy (`own_*`, `edit`)."""
+        changes one first changes its own copy (`own_*`, `edit`). With `hand_over`, the copy
+        changes in place the collections a PreviousRelease view does not read: this schema is
+        then read only as that view (the previous file's schema when the files before it are
+        not kept, as `lint-migrations` reads them; each would otherwise copy the indexes, the
+        constraints and the types every earlier file created)."""
         copied = Schema(  # every field but `mine` and `owned` (a test holds the list whole)
             self.tables,
             self.indexes,
@@ -243,6 +279,8 @@ class Schema:
             self.constraint_names,
         )
         self.owned, self.mine = set(), set()
+        if hand_over:
+            copied.owned = set(_HANDED_OVER)
         return copied
 
     def _own(self, name: str) -> Any:
