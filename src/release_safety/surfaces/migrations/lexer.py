@@ -110,13 +110,13 @@ _MULTI_WORD = (
     "SORT BY",
     "SQL SECURITY",
 )
-_MULTI_WORDS = frozenset(tuple(key.split()) for key in (*_MULTI_WORD, "USER -DEFINED"))
-_MULTI_FIRST = frozenset(first for first, _ in _MULTI_WORDS)
+_MULTI_WORDS: Final = frozenset(tuple(key.split()) for key in (*_MULTI_WORD, "USER -DEFINED"))
+_MULTI_FIRST: Final = frozenset(first for first, _ in _MULTI_WORDS)
 # the rest of a multi-word keyword, one token (sqlglot's trie walk) when whitespace, a
 # single-character token or the end follows it; USER-DEFINED whatever follows
-_NEXT_WORD = re.compile(rf"\s+([A-Za-z]+)(?=[\s{_S}]|\Z)|(-[Dd][Ee][Ff][Ii][Nn][Ee][Dd])")
+_NEXT_WORD: Final = re.compile(rf"\s+([A-Za-z]+)(?=[\s{_S}]|\Z)|(-[Dd][Ee][Ff][Ii][Nn][Ee][Dd])")
 _DIGITS_TAIL = r"(?:[+-](?=[0-9])[0-9]*)"
-_TOKEN = re.compile(
+_TOKEN: Final = re.compile(
     rf"""\s*(?:
     (?P<str>[nNbBxXeE]?'|[uU]&')
     |(?P<word>[A-Za-z_][^\s{_W}]*)
@@ -178,8 +178,8 @@ def _scan(sql: str, offset: int, statements: list[tuple[int, int, list[Tok]]] | 
     begin = 0
     while (m := match(sql, pos)) is not None:
         group = m.lastgroup
-        start = m.start(group)  # type: ignore[arg-type]  # every alternative is named
-        pos = m.end()
+        # every alternative is one named group, ending where the match ends
+        start, pos = m.span(group)  # type: ignore[arg-type]
         if first and group != "line" and group != "block":
             if group == "punct" and sql[start] == ";":
                 continue
