@@ -116,9 +116,12 @@ _MULTI_FIRST: Final = frozenset(first for first, _ in _MULTI_WORDS)
 # single-character token or the end follows it; USER-DEFINED whatever follows
 _NEXT_WORD: Final = re.compile(rf"\s+([A-Za-z]+)(?=[\s{_S}]|\Z)|(-[Dd][Ee][Ff][Ii][Nn][Ee][Dd])")
 _DIGITS_TAIL = r"(?:[+-](?=[0-9])[0-9]*)"
+# One token after whitespace; alternatives are tried in order: `sep` first (the commonest
+# punctuation, which nothing else starts with), `punct` after the operators.
 _TOKEN: Final = re.compile(
     rf"""\s*(?:
-    (?P<str>[nNbBxXeE]?'|[uU]&')
+    (?P<sep>[(),;])
+    |(?P<str>[nNbBxXeE]?'|[uU]&')
     |(?P<word>[A-Za-z_][^\s{_W}]*)
     |(?P<op>{"|".join(re.escape(op) for op in _OPERATORS)})
     |(?P<line>--[^\n\r]*)
@@ -181,7 +184,7 @@ def _scan(sql: str, offset: int, statements: list[tuple[int, int, list[Tok]]] | 
         # every alternative is one named group, ending where the match ends
         start, pos = m.span(group)  # type: ignore[arg-type]
         if first and group != "line" and group != "block":
-            if group == "punct" and sql[start] == ";":
+            if group == "sep" and sql[start] == ";":
                 continue
             first = False
             begin, offset = start, -start
@@ -196,7 +199,7 @@ def _scan(sql: str, offset: int, statements: list[tuple[int, int, list[Tok]]] | 
                         append(Tok("word", word, start + offset, pos - 1 + offset, word, word))
                     continue
             append(Tok("word", text, start + offset, pos - 1 + offset, up, up))
-        elif group == "punct" or group == "op":
+        elif group == "sep" or group == "punct" or group == "op":
             text = sql[start:pos]
             if text == ";" and statements is not None:
                 statements.append((begin, start, out))
