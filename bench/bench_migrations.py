@@ -6,6 +6,12 @@ interleaved so both see the same load, on the same files, both writing JSON; med
 bests) of wall and CPU time, with the load average at the start and the end:
 
     .venv/bin/python bench/bench_migrations.py [--runs 5] [--files 2000] [--squawk PATH]
+                                               [--instructions]
+
+`--instructions` also counts the instructions one run of each executes on the 2,000 files
+under valgrind's callgrind (threads counted together): a measure of the work that no other
+load on the machine moves, to compare two builds of the lint where their wall times are
+within this machine's noise (valgrind runs each about fifty times slower).
 
 It runs the `release-safety` beside the Python running it: the venv of the README's install
 (`pip install .`, the lint compiled) measures what users run; the editable `.venv` of
@@ -118,6 +124,23 @@ def _print(names: tuple[str, str], pair: list[tuple[float, ...]]) -> None:
     )
 
 
+def instructions(argv: list[str]) -> int:
+    """The instructions one run of `argv` executes (valgrind's callgrind, every thread)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = subprocess.run(
+            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={tmp}/callgrind.out", *argv],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            check=False,
+            env={**ENV, "PYTHONHASHSEED": "0"},
+        ).stderr
+    counted = [line for line in out.splitlines() if "Collected :" in line]
+    if not counted:
+        raise SystemExit(f"bench_migrations: valgrind counted nothing: {out.strip()[-300:]}")
+    return int(counted[-1].rsplit(":", 1)[1])
+
+
 def _load() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
@@ -127,7 +150,13 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--files", type=int, default=2000)
     parser.add_argument("--squawk", help="path of the squawk binary")
+    parser.add_argument(
+        "--instructions", action="store_true", help="count instructions too (needs valgrind)"
+    )
     args = parser.parse_args()
+    if args.instructions and shutil.which("valgrind") is None:
+        print("--instructions needs valgrind (apt-get install valgrind)", file=sys.stderr)
+        return 2
     bindir = Path(sys.executable).parent
     ours = bindir / "release-safety"
     squawk = args.squawk or (
@@ -149,6 +178,11 @@ def main() -> int:
         report = [str(squawk), "--reporter", "json"]
         many = side_by_side([*lint, *files], [*report, *files], args.runs)
         one = side_by_side([*lint, files[0]], [*report, files[0]], args.runs * 3)
+        counts = (
+            (instructions([*lint, *files]), instructions([*report, *files]))
+            if args.instructions
+            else None
+        )
         os.chdir("/")
     print(f"load average at the end: {_load()}")
     names = ("release-safety lint-migrations --json", f"{version.stdout.strip()} --reporter json")
@@ -156,6 +190,11 @@ def main() -> int:
     _print(names, many)
     print(f"one file, {args.runs * 3} runs each, interleaved:")
     _print(names, one)
+    if counts is not None:
+        print(f"instructions on the {len(files)} files (callgrind, one run each):")
+        for name, count in zip(names, counts, strict=True):
+            print(f"  {name}: {count:,}")
+        print(f"  ratio release-safety / squawk: {counts[0] / counts[1]:.2f}x")
     return 0
 
 
