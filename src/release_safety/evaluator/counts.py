@@ -167,6 +167,7 @@ class CountIndex:
 
 # How far each window edge lies before now, oldest first: 30 days ... 5 minutes, 0.
 EDGE_OFFSETS = (*(older * MINUTE_US for _, _, older in reversed(WINDOWS)), 0)
+WEEK_EDGE = EDGE_OFFSETS.index(SEVEN_DAYS_MINUTES * MINUTE_US)  # the 7-day edge's position
 
 
 def edges(now: int) -> list[int]:
@@ -204,7 +205,7 @@ def span_at(created: Sequence[int], at: Sequence[int]) -> tuple[int, int]:
     return low, high
 
 
-def _window_at(window: str | None) -> tuple[int, int]:
+def window_at(window: str | None) -> tuple[int, int]:
     """Positions in `edges` of a window's older and newer edge (the whole scope if none)."""
     if window is None:
         return 0, len(WINDOWS)
@@ -231,8 +232,7 @@ def tally(
     `windows` ignores the window filter, `triggers` the trigger filter; the warehouse time sums
     the runtimes newer than 7 days over the runs of `windows`."""
     bounds = edges(now)
-    week = bounds.index(now - SEVEN_DAYS_MINUTES * MINUTE_US)
-    low, high = _window_at(window)
+    low, high = window_at(window)
     triggers = dict.fromkeys(TRIGGER_NAMES, 0)
     below = [0] * len(bounds)  # counted runs at or before each edge, oldest edge first
     warehouse = 0.0
@@ -243,7 +243,7 @@ def tally(
             triggers[name] += at[high] - at[low]
             if counted:
                 below = list(map(add, below, at))
-                warehouse += series.runtime_before[at[-1]] - series.runtime_before[at[week]]
+                warehouse += series.runtime_before[at[-1]] - series.runtime_before[at[WEEK_EDGE]]
     return _counts(triggers, below, warehouse), below[high] - below[low]
 
 
@@ -251,8 +251,14 @@ def _exact(runtimes: Sequence[float]) -> bool:
     """Whether every sum of some of these runtimes is an exact float: whole numbers, all
     together at most 2**53 in size."""
     return all(map(float.is_integer, runtimes)) and (
-        not runtimes or len(runtimes) * max(max(runtimes), -min(runtimes)) <= 2**53
+        not runtimes or exact_sums(len(runtimes), max(max(runtimes), -min(runtimes)))
     )
+
+
+def exact_sums(count: int, largest: float) -> bool:
+    """Whether any sum of up to `count` whole numbers, none larger than `largest` in size, is
+    an exact float."""
+    return count * largest <= 2**53
 
 
 def tally_runs(
@@ -262,19 +268,20 @@ def tally_runs(
     code_of: Callable[[str], int],
     trigger: str | None,
     window: str | None,
+    whole: bool = False,
 ) -> tuple[dict[str, Any], int]:
     """`tally` of runs given one by one, in createdAt order (of any time), by the
     `edge_positions` of their creation times, their trigger codes (`code_of` a trigger's
     name; each run in the scope is of a trigger of TRIGGER_NAMES) and runtimes. The same
     answer as `tally` of their series, float sums included (each trigger's runtimes in the
     scope summed oldest first, from 0.0, as its running sum is, unless every order gives the
-    same sum)."""
-    first, week, last = at[0], at[EDGE_OFFSETS.index(SEVEN_DAYS_MINUTES * MINUTE_US)], at[-1]
-    low, high = _window_at(window)
+    same sum: `whole` says so of every runtime given, else they are looked at)."""
+    first, week, last = at[0], at[WEEK_EDGE], at[-1]
+    low, high = window_at(window)
     triggers = {name: codes[at[low] : at[high]].count(code_of(name)) for name in TRIGGER_NAMES}
     counted = TRIGGER_NAMES if trigger is None else (trigger,)
     newer = runtimes[week:last]
-    if trigger is None and _exact(runtimes[first:last]):  # every order gives the same sum
+    if trigger is None and (whole or _exact(runtimes[first:last])):  # any order, one sum
         warehouse = float(sum(newer))
     else:
         warehouse = 0.0

@@ -7,7 +7,6 @@ bounds on createdAt with an inclusive newer end (a run exactly 5 minutes old is 
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from collections.abc import Sequence
 from functools import lru_cache
 from operator import itemgetter
@@ -26,6 +25,7 @@ from release_safety.evaluator.counts import (
     steady_span,
     tally,
     tally_runs,
+    window_at,
 )
 from release_safety.evaluator.params import Params, offset_of, page_info, pagination
 from release_safety.evaluator.search import CREATED, ROW_ID, RUNTIME, RUNTIME_KEY, TRIGGER
@@ -170,9 +170,10 @@ def _searched(store: Store, query: HistoryQuery, scope: int, now: int) -> Comput
         keys.code,
         query.trigger,
         query.window,
+        keys.whole_sums,
     )
-    older, newer = _bounds(query, now)
-    chosen = oldest_first[bisect_right(created, older) : bisect_right(created, newer)]
+    older, newer = window_at(query.window)  # the window's edges: its runs lie between
+    chosen = oldest_first[at[older] : at[newer]]
     chosen.reverse()  # newest first
     start = offset_of(query.page, query.page_size)
     if query.trigger:

@@ -27,6 +27,7 @@ from struct import Struct
 from typing import Any
 
 from release_safety.errors import CheckError
+from release_safety.evaluator.counts import exact_sums
 
 
 class Texts:
@@ -108,18 +109,24 @@ class Texts:
         """The key records of the runs of a scope one of whose texts holds `needle` (not
         empty), one block per matching text (a run holding two such texts is in two blocks):
         other scopes' records are never read."""
-        pieces = needle.split("\n")
-        longest = max(pieces, key=len)
-        if longest:
-            texts = set(
-                chain.from_iterable(map(self._holders.__getitem__, self._lines_holding(longest)))
-            )
-        else:  # newlines only: any text of more lines than that
-            texts = set(range(len(self._texts)))
-        if len(pieces) > 1:
-            texts = {t for t in texts if needle in self._texts[t]}
-        base, blocks = scope << 32, self._blocks
-        return [block for t in texts if (block := blocks.get(base | t)) is not None]
+        texts: Iterable[int]
+        if "\n" not in needle:
+            lines = self._lines_holding(needle)
+            # one line's holders are distinct texts; a text may hold several such lines
+            texts = self._holders[lines[0]] if len(lines) == 1 else self._holding(lines)
+        else:
+            longest = max(needle.split("\n"), key=len)
+            if longest:
+                texts = self._holding(self._lines_holding(longest))
+            else:  # newlines only: any text of more lines than that
+                texts = range(len(self._texts))
+            texts = [t for t in texts if needle in self._texts[t]]
+        blocks = map(self._blocks.get, map((scope << 32).__or__, texts))
+        return [block for block in blocks if block is not None]
+
+    def _holding(self, lines: Iterable[int]) -> set[int]:
+        """The ids of the texts holding any of these lines."""
+        return set(chain.from_iterable(map(self._holders.__getitem__, lines)))
 
 
 # row id, created, scope, the codes of trigger, language and status, the runtime as summed (0
@@ -136,11 +143,21 @@ class Keys:
     run, read in blocks (`Texts`; a text's runs of one scope end to end, so few places in
     memory), unpacked in C and then read with C-level getters (`itemgetter`, `sort(key=...)`);
     and each run's uuid by row id (1, 2, ...), read only to order runs created at the same
-    time."""
+    time; and whether the runtimes recorded so far are all whole and small enough that any sum
+    of them is exact (`whole_sums`: then a search's warehouse time adds its runs' runtimes
+    without looking at them first)."""
 
     def __init__(self) -> None:
         self._codes: dict[str, int] = {}
         self.uuid: list[str] = [""]
+        self._whole = True  # every runtime is a whole number
+        self._largest = 0.0  # the largest runtime
+
+    @property
+    def whole_sums(self) -> bool:
+        """Whether every sum of the runtimes of some runs is an exact float, whatever their
+        order (so the runtimes need not be looked at)."""
+        return self._whole and exact_sums(len(self.uuid) - 1, self._largest)
 
     def code(self, name: str) -> int:
         """The code of a trigger, language or status (-1 for a name no run has)."""
@@ -160,6 +177,8 @@ class Keys:
         if runtime is None:
             return RECORD.pack(rowid, created, scope, trigger, language, status, 0.0, -1.0)
         runtime = float(runtime)
+        self._whole = self._whole and runtime.is_integer()
+        self._largest = max(self._largest, abs(runtime))
         return RECORD.pack(rowid, created, scope, trigger, language, status, runtime, runtime)
 
     def select(
