@@ -1,4 +1,5 @@
-"""Build hook: a wheel carries the migration lint's hot path compiled with mypyc where it can.
+"""Build hook: a wheel carries the migration lint's hot path and the evaluator's history answer
+compiled with mypyc where it can.
 
 `pip install .` (any build of a wheel) compiles the modules below into C extensions beside their
 sources; Python imports an extension before a `.py` of the same name. Where that cannot be done
@@ -21,26 +22,35 @@ from setuptools import Distribution, setup
 from setuptools.command.build_ext import build_ext
 
 HOT = (
-    "lexer",
-    "tokens",
-    "sections",
-    "sqlfile",
-    "simpledata",
-    "classify",
-    "altertable",
-    "columns",
-    "coltypes",
-    "plpgsql",
-    "facts",
-    "heaviness",
-    "schema",
-    "context",
-    "volatility",
-    "budget",
-    "statements",
+    *(
+        f"release_safety.surfaces.migrations.{name}"
+        for name in (
+            "lexer",
+            "tokens",
+            "sections",
+            "sqlfile",
+            "simpledata",
+            "classify",
+            "altertable",
+            "columns",
+            "coltypes",
+            "plpgsql",
+            "facts",
+            "heaviness",
+            "schema",
+            "context",
+            "volatility",
+            "budget",
+            "statements",
+        )
+    ),
+    *(
+        f"release_safety.evaluator.{name}"
+        for name in ("search", "counts", "history", "params", "times", "answers")
+    ),
 )
-"""The modules of `release_safety.surfaces.migrations` compiled: the lint's hot path."""
-COMPILED = [f"src/release_safety/surfaces/migrations/{name}.py" for name in HOT]
+"""The modules compiled: the migration lint's hot path and the evaluator's history answer."""
+COMPILED = [f"src/{module.replace('.', '/')}.py" for module in HOT]
 MYPY_OPTIONS = ["--config-file=", "--follow-imports=skip", "--ignore-missing-imports"]
 
 

@@ -107,21 +107,24 @@ def test_a_build_holds_the_hot_modules_compiled_or_none() -> None:
     # Run against the source (none) and, by `.ci/run`, against the compiled wheel (each, and
     # nothing an earlier build left).
     package = Path(release_safety.__file__).parent
-    found = {path.name.removesuffix(SUFFIX) for path in package.rglob(f"*{SUFFIX}")}
-    assert found in (set(), {path.stem for path in _hot_modules()})
+    found = {
+        ".".join(path.relative_to(package.parent).parts).removesuffix(SUFFIX)
+        for path in package.rglob(f"*{SUFFIX}")
+    }
+    assert found in (set(), set(_hot_modules()))
     assert bool(found) is release_safety.compiled()
 
 
-def _hot_modules() -> list[Path]:
-    """The modules setup.py compiles (its HOT)."""
+def _hot_modules() -> dict[str, Path]:
+    """The modules setup.py compiles (its HOT), by name."""
     tree = ast.parse((ROOT / "setup.py").read_text(encoding="utf-8"))
     hot = next(
         node.value
         for node in tree.body
         if isinstance(node, ast.Assign) and ast.unparse(node.targets[0]) == "HOT"
     )
-    folder = ROOT / "src" / "release_safety" / "surfaces" / "migrations"
-    return [folder / f"{name}.py" for name in ast.literal_eval(hot)]
+    names = eval(compile(ast.Expression(hot), "setup.py", "eval"), {})  # a tuple of names
+    return {name: ROOT / "src" / f"{name.replace('.', '/')}.py" for name in names}
 
 
 def test_compiled_modules_lower_text_as_cpython_does() -> None:
@@ -130,16 +133,17 @@ def test_compiled_modules_lower_text_as_cpython_does() -> None:
     for text in ("ΑΣ", "aΣ b", "ΣΑΣ.ΑΣ", "İ", "ǅ", "Users", ""):
         assert lower(text) == text.lower()
     modules = _hot_modules()
-    assert modules and all(path.exists() for path in modules)
+    assert modules and all(path.exists() for path in modules.values())
     calls = [
-        f"{path.name}:{node.lineno}"
-        for path in modules
+        f"{name}:{node.lineno}"
+        for name, path in modules.items()
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
         if isinstance(node, ast.Call)
         and isinstance(node.func, ast.Attribute)
         and node.func.attr == "lower"
     ]
-    assert [call.split(":")[0] for call in calls] == ["lexer.py"], calls  # `lower` itself
+    lowering = "release_safety.surfaces.migrations.lexer"  # `lower` itself
+    assert [call.split(":")[0] for call in calls] == [lowering], calls
 
 
 def _dataclass_decorator(node: ast.ClassDef) -> ast.expr | None:
@@ -153,7 +157,7 @@ def test_compiled_dataclasses_build_their_instances_natively() -> None:
     # per field in field order, each assigned (the dataclass keeps repr, eq and hash); an
     # immutable one declares its fields Final, which mypy holds, instead of frozen=True.
     checked = []
-    for path in _hot_modules():
+    for path in _hot_modules().values():
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             decorator = isinstance(node, ast.ClassDef) and _dataclass_decorator(node)
             if not decorator:

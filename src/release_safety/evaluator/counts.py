@@ -13,7 +13,7 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_right, insort
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import reduce
 from itertools import accumulate, compress, repeat
 from operator import add
@@ -35,12 +35,18 @@ SCOPE_MINUTES = 43_200
 SEVEN_DAYS_MINUTES = 10_080
 
 
-@dataclass
+@dataclass(init=False)
 class Series:
     """Creation times in ascending order, and the running sum of the runtimes before each."""
 
-    created: list[int] = field(default_factory=list)
-    runtime_before: array[float] = field(default_factory=lambda: array("d", [0.0]))
+    created: list[int]
+    runtime_before: array[float]
+
+    def __init__(
+        self, created: list[int] | None = None, runtime_before: array[float] | None = None
+    ) -> None:
+        self.created = [] if created is None else created
+        self.runtime_before = array("d", [0.0]) if runtime_before is None else runtime_before
 
     @classmethod
     def of(cls, created: Sequence[int], runtimes: Sequence[float | None]) -> Series:

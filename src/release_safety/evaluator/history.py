@@ -31,6 +31,7 @@ from release_safety.evaluator.params import Params, offset_of, page_info, pagina
 from release_safety.evaluator.search import CREATED, ROW_ID, RUNTIME, RUNTIME_KEY, TRIGGER
 from release_safety.evaluator.store import Store
 from release_safety.evaluator.times import MINUTE_US
+from release_safety.surfaces.migrations.lexer import lower  # CPython's, compiled or not
 
 LANGUAGES = ("semantic", "sql")
 STATUSES = ("pending", "queued", "executing", "expired", "ready", "error", "cancelled")
@@ -159,7 +160,7 @@ def _searched(store: Store, query: HistoryQuery, scope: int, now: int) -> Comput
     answer depends on the creation times of the matching runs alone."""
     keys = store.keys
     oldest_first = keys.select(
-        store.texts.runs_holding(query.search.lower(), scope), query.language, query.statuses
+        store.texts.runs_holding(lower(query.search), scope), query.language, query.statuses
     )
     created = list(map(_CREATED_OF, oldest_first))
     at = edge_positions(created, now)
