@@ -71,3 +71,26 @@ def test_a_search_sums_runtimes_added_after_load_as_the_count_index_does() -> No
     counts = _counts(store, search)
     assert counts == _counts(store, HistoryQuery())
     assert b'"warehouseTimeMsLast7Days":2}' in counts
+
+
+def test_a_run_added_between_loaded_ones_is_summed_where_it_falls() -> None:
+    # A float sum depends on its order: 1e16, then 1.0, then 2.0 gives 1e16 + 2 (1e16 + 1 rounds
+    # to 1e16), while 1e16 + 2.0 + 1.0 gives 1e16 + 4. The run of 1.0, created between the
+    # other two but recorded after the load, is summed in its place, as a load of the three
+    # sums it, on the default page (the count index's running sums) as in a search.
+    def at(minutes: int) -> str:
+        return format_time(NOW_US - minutes * MINUTE_US)
+
+    old = make_run("old", at(8 * 1440), runtime=1e16, sql="select")
+    middle = make_run("middle", at(60), runtime=1.0, sql="select")
+    new = make_run("new", at(30), runtime=2.0, sql="select")
+    whole = Store()
+    whole.load(dataset([old, middle, new]), NOW_US)
+    store = Store()
+    store.load(dataset([old, new]), NOW_US)
+    with store.writing() as conn:
+        insert_run(store, conn, middle, NOW_US)
+    expected = _counts(whole, HistoryQuery())
+    assert b'"warehouseTimeMsLast7Days":2}' in expected
+    assert _counts(store, HistoryQuery()) == expected
+    assert _counts(store, HistoryQuery(search="select")) == expected

@@ -11,7 +11,7 @@ integer object at every step (three times the instructions).
 from __future__ import annotations
 
 from array import array
-from bisect import bisect_right, insort
+from bisect import bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import reduce
@@ -37,40 +37,49 @@ SEVEN_DAYS_MINUTES = 10_080
 
 @dataclass(init=False)
 class Series:
-    """Creation times in ascending order, and the running sum of the runtimes before each."""
+    """Creation times in ascending order, each run's runtime (0.0 without one), and the running
+    sum of the runtimes before each run, summed oldest first however the runs came (a float sum
+    depends on its order: a search sums a window's runtimes the same way)."""
 
     created: list[int]
+    runtimes: array[float]
     runtime_before: array[float]
 
     def __init__(
-        self, created: list[int] | None = None, runtime_before: array[float] | None = None
+        self,
+        created: list[int] | None = None,
+        runtimes: array[float] | None = None,
+        runtime_before: array[float] | None = None,
     ) -> None:
         self.created = [] if created is None else created
+        self.runtimes = array("d") if runtimes is None else runtimes
         self.runtime_before = array("d", [0.0]) if runtime_before is None else runtime_before
 
     @classmethod
     def of(cls, created: Sequence[int], runtimes: Sequence[float | None]) -> Series:
         """The series of runs given in createdAt order."""
-        return cls(
-            list(created),
-            array("d", accumulate((runtime or 0.0 for runtime in runtimes), initial=0.0)),
-        )
+        each = array("d", (runtime or 0.0 for runtime in runtimes))
+        return cls(list(created), each, array("d", accumulate(each, initial=0.0)))
 
     def append(self, created: int, runtime: float | None) -> None:
         """Add a run no older than the newest one."""
         self.created.append(created)
+        self.runtimes.append(runtime or 0.0)
         self.runtime_before.append(self.runtime_before[-1] + (runtime or 0.0))
 
     def insert(self, created: int, runtime: float | None) -> None:
-        """Add a run anywhere: the running sums after it move by its runtime."""
+        """Add a run anywhere (after the runs created at the same time): the running sums from
+        it on are summed again, oldest first."""
         at = bisect_right(self.created, created)
         if at == len(self.created):
             self.append(created, runtime)
             return
-        insort(self.created, created)
-        self.runtime_before.insert(at + 1, self.runtime_before[at])
-        for index in range(at + 1, len(self.runtime_before)):
-            self.runtime_before[index] += runtime or 0.0
+        self.created.insert(at, created)
+        self.runtimes.insert(at, runtime or 0.0)
+        sums = accumulate(self.runtimes[at:], initial=self.runtime_before[at])
+        next(sums)  # the sum before the new run, already there
+        del self.runtime_before[at + 1 :]
+        self.runtime_before.extend(sums)
 
 
 Key = tuple[int, str, str | None, str | None]  # scope, trigger, language or None, status or None
