@@ -18,7 +18,7 @@ import pytest
 import release_safety
 from release_safety.cli import run
 from release_safety.surfaces.migrations import lexer
-from release_safety.surfaces.migrations.lexer import lower
+from release_safety.textcase import lower
 
 ROOT = Path(__file__).resolve().parents[2]
 PIP_WHEEL = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-v"]
@@ -142,7 +142,7 @@ def test_compiled_modules_lower_text_as_cpython_does() -> None:
         and isinstance(node.func, ast.Attribute)
         and node.func.attr == "lower"
     ]
-    lowering = "release_safety.surfaces.migrations.lexer"  # `lower` itself
+    lowering = "release_safety.textcase"  # `lower` itself
     assert [call.split(":")[0] for call in calls] == [lowering], calls
 
 

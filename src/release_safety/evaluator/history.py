@@ -31,7 +31,7 @@ from release_safety.evaluator.params import Params, offset_of, page_info, pagina
 from release_safety.evaluator.search import CREATED, ROW_ID, RUNTIME, RUNTIME_KEY, TRIGGER
 from release_safety.evaluator.store import Store
 from release_safety.evaluator.times import MINUTE_US
-from release_safety.surfaces.migrations.lexer import lower  # CPython's, compiled or not
+from release_safety.textcase import lower
 
 LANGUAGES = ("semantic", "sql")
 STATUSES = ("pending", "queued", "executing", "expired", "ready", "error", "cancelled")

@@ -16,11 +16,11 @@ from release_safety.surfaces.migrations.columns import (
 )
 from release_safety.surfaces.migrations.context import Context
 from release_safety.surfaces.migrations.facts import Lock, StatementFacts
-from release_safety.surfaces.migrations.lexer import lower
 from release_safety.surfaces.migrations.rules.ids import RuleId
 from release_safety.surfaces.migrations.schema import Column, Constraint, Index
 from release_safety.surfaces.migrations.tokens import Cursor, Tok, normalise, split_top, words
 from release_safety.surfaces.migrations.volatility import volatility
+from release_safety.textcase import lower
 
 AEL = Lock.ACCESS_EXCLUSIVE
 SUE = Lock.SHARE_UPDATE_EXCLUSIVE

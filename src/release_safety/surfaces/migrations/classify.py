@@ -37,7 +37,6 @@ from release_safety.surfaces.migrations.columns import (
 )
 from release_safety.surfaces.migrations.context import Context
 from release_safety.surfaces.migrations.facts import Lock, StatementFacts
-from release_safety.surfaces.migrations.lexer import lower
 from release_safety.surfaces.migrations.rules.ids import RuleId
 from release_safety.surfaces.migrations.schema import Domain, Function, Index, Table
 from release_safety.surfaces.migrations.simpledata import Reference, references
@@ -52,6 +51,7 @@ from release_safety.surfaces.migrations.tokens import (
     words,
 )
 from release_safety.surfaces.migrations.volatility import RUNS_SQL, calls, function_volatility
+from release_safety.textcase import lower
 
 if TYPE_CHECKING:
     from sqlglot import exp

@@ -30,7 +30,6 @@ raises `TokenError` with sqlglot's message, which classification reports.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final, Literal
 
@@ -61,16 +60,6 @@ class Tok:
         self.end = end
         self.up = up
         self.key = key
-
-
-_CPYTHON_LOWER: Callable[[str], str] = str.lower
-
-
-def lower(text: str) -> str:
-    """`text.lower()`, the same compiled or not: mypyc's own lowers a word-final 'Σ' to 'σ'
-    where CPython gives 'ς', so text that is not ASCII goes to CPython's (every module setup.py
-    compiles lowers through this; a test holds them to it)."""
-    return text.lower() if text.isascii() else _CPYTHON_LOWER(text)
 
 
 class TokenError(ValueError):

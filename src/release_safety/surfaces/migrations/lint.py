@@ -19,13 +19,13 @@ from release_safety.surfaces.migrations.budget import Budget, OverBudget
 from release_safety.surfaces.migrations.coltypes import is_utc
 from release_safety.surfaces.migrations.context import Context
 from release_safety.surfaces.migrations.heaviness import FileAnalysis, LineIssue, analyse_extracted
-from release_safety.surfaces.migrations.lexer import lower
 from release_safety.surfaces.migrations.reading import Reading
 from release_safety.surfaces.migrations.rules import BLOCKING_TABLE_LOCK, BY_ID
 from release_safety.surfaces.migrations.rules.ids import RuleId
 from release_safety.surfaces.migrations.schema import Schema
 from release_safety.surfaces.migrations.sqlfile import extract_sql
 from release_safety.surfaces.migrations.statements import Extracted
+from release_safety.textcase import lower
 
 if TYPE_CHECKING:
     from release_safety.surfaces.declarations.annotations import Parsed

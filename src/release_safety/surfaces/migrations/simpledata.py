@@ -21,8 +21,8 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from release_safety.surfaces.migrations.lexer import lower
 from release_safety.surfaces.migrations.tokens import Tok, normalise
+from release_safety.textcase import lower
 
 
 class Reference(NamedTuple):
