@@ -1,6 +1,7 @@
-"""The build (`setup.py`): a wheel carries the migration lint compiled with mypyc where it can,
-else the pure-Python package; never half of each. `.ci/run` builds the compiled wheel and runs
-the migration tests against it (`RELEASE_SAFETY_COMPILE=1`)."""
+"""The build (`setup.py`): a wheel carries the migration lint and the evaluator's history answer
+compiled with mypyc where it can, else the pure-Python package; never half of each. `.ci/run`
+builds the compiled wheel and runs the migration and evaluator tests against it
+(`RELEASE_SAFETY_COMPILE=1`)."""
 
 from __future__ import annotations
 
