@@ -23,11 +23,31 @@ COVERAGE_LISTED = 200
 """At most this many files are listed per ref in a surface's coverage; the rest are counted."""
 
 
+class Unmodelled(BaseModel):
+    """Something a surface found and could not model: a read through a computed name, a call
+    into a library it does not know, a code migration, an image not in the catalogue, a file
+    of an unknown kind. `blocking`: it stands between the tool and what it must judge (an
+    unmodelled config loader), so it makes every release unknown, not only one that touches
+    its file. `way_out` says, for this case, how to resolve it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    file: str
+    line: int | None = None
+    what: str
+    way_out: str
+    blocking: bool = False
+
+
 class Coverage(BaseModel):
     """What a surface looked for and what it read: the settings entries it searched (`tried`),
     the files it read at each ref with their blob ids (`old`, `new`, at most COVERAGE_LISTED
     each, `unlisted` counting the rest), how many files its patterns matched at each ref
-    (`matched`), and, for a surface the maintainer declared absent, the reason given."""
+    (`matched`), and, for a surface the maintainer declared absent, the reason given.
+
+    Checked means understood: `understood` names what the surface modelled at the new ref,
+    each with where it is defined (`PORT` -> `src/config.ts:12`), and `unmodelled` what it
+    found there and could not model."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -37,6 +57,8 @@ class Coverage(BaseModel):
     unlisted: dict[str, int] = {}
     matched: dict[str, int] = {}
     absent: str | None = None
+    understood: dict[str, str] = {}
+    unmodelled: list[Unmodelled] = []
 
     @classmethod
     def of(

@@ -1,10 +1,18 @@
 """The environment-config surface: the variables and config keys the service reads, with their
 defaults, at both refs (Go, Rust, Python, TypeScript/JavaScript code; env files; TOML, YAML and
 JSON config files), and what changed between them.
+
+Checked means understood. Every reader reports, beside the variables it resolved, the gaps it
+met (a read through a computed name, a config library it does not model). The coverage keeps
+both (`understood`, `unmodelled`), and the surface is not checked when a gap is blocking (it
+stands between the tool and the variables) or lies in a file the release changed, when the
+sources read no variable at all, or when most of what the previous release resolved
+disappears at once (a loader moved or lost its prefix: one finding, not hundreds of removals).
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -12,7 +20,8 @@ from pathlib import PurePosixPath
 from typing import Any, NoReturn
 
 from release_safety.discovery import declared_absent, reason_of, tried, unmatched_finding
-from release_safety.findings import ConfigReport, Coverage, Finding, not_checked_finding
+from release_safety.findings import ConfigReport, Coverage, Finding, Unmodelled, not_checked_finding
+from release_safety.model import ConfigChange
 from release_safety.settings import (
     DEFAULT_CONFIG_SOURCES,
     ConfigSource,
@@ -27,10 +36,16 @@ from release_safety.surfaces.config import (
     structured,
     typescript,
 )
-from release_safety.surfaces.config.diff import Var, collect, diff, unlisted
+from release_safety.surfaces.config.diff import Delta, Var, collect, diff, unlisted
 from release_safety.surfaces.config.memo import Memo
-from release_safety.surfaces.config.reads import EnvRead, SourceError
-from release_safety.surfaces.config.rules import change, finding
+from release_safety.surfaces.config.reads import EnvRead, Gap, SourceError
+from release_safety.surfaces.config.rules import (
+    LOADER_LOST,
+    NOT_UNDERSTOOD,
+    NOTHING_READ,
+    change,
+    finding,
+)
 from release_safety.surfaces.config.sources import matched_sources, source_kind
 
 __all__ = ["analyse", "source_kind"]
@@ -91,15 +106,104 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> ConfigRe
     except _NotChecked as exc:
         problem = not_checked_finding("config", exc.reason, exc.file, line=exc.line)
         return _not_checked([problem], coverage)
+    coverage.understood = {
+        name: f"{var.file}:{var.line}" for name, var in sorted(now.variables.items())
+    }
+    coverage.unmodelled = [_unmodelled(path, gap) for path, gap in now.gaps]
+    changed = {p for p, blob in new_blobs.items() if old_blobs.get(p) != blob}
+    problems = [
+        _gap_finding(path, gap)
+        for path, gap in now.gaps
+        if gap.blocking or (before is not None and path in changed)
+    ]
+    if not now.variables and not now.gaps and (before is None or not before.variables):
+        files = ", ".join(list(new_files)[:3]) + (", ..." if len(new_files) > 3 else "")
+        problems.append(
+            NOTHING_READ.finding(
+                "config",
+                f"config surface not checked: the sources matched {len(new_files)} file(s) "
+                f"({files}) and none of them reads an environment variable or config key",
+                next(iter(new_files)),
+            )
+        )
     if before is None:  # a first release, or sources new at this one: nothing can break
-        return ConfigReport(surface="config", checked=True, coverage=coverage)
+        return _report([], problems, coverage)
     declared = {**_moves(before, now), **config.renames}
     deltas = diff(before.variables, now.variables, declared)
     deltas += unlisted(before.variables, now.variables)
+    lost = _lost(before.variables, deltas)
+    if lost is not None:
+        problems.append(lost)
+        deltas = [delta for delta in deltas if delta.kind != "removed"]
     changes = [entry for entry in map(change, deltas) if entry is not None]
-    findings = sorted((finding(delta) for delta in deltas), key=Finding.sort_key)
+    return _report(changes, problems + [finding(delta) for delta in deltas], coverage)
+
+
+def _report(changes: list[ConfigChange], found: list[Finding], coverage: Coverage) -> ConfigReport:
+    """The report: not checked when a finding is unknown (its reason said), else checked."""
+    unknown = [f for f in found if f.severity == "unknown"]
     return ConfigReport(
-        surface="config", checked=True, changes=changes, findings=findings, coverage=coverage
+        surface="config",
+        checked=not unknown,
+        reason=reason_of(unknown),
+        changes=changes,
+        findings=sorted(found, key=Finding.sort_key),
+        coverage=coverage,
+    )
+
+
+def _unmodelled(path: str, gap: Gap) -> Unmodelled:
+    return Unmodelled(
+        file=gap.path or path,
+        line=gap.line,
+        what=gap.what,
+        way_out=gap.way_out,
+        blocking=gap.blocking,
+    )
+
+
+def _gap_finding(path: str, gap: Gap) -> Finding:
+    """The unknown finding of a gap the release cannot be judged past."""
+    file = gap.path or path
+    why = "it loads the variables" if gap.blocking else "the release changes this file"
+    return NOT_UNDERSTOOD.finding(
+        "config",
+        f"config surface not checked: {file}:{gap.line}: {gap.what} ({why})",
+        file,
+        gap.line,
+        hint=gap.way_out,
+    )
+
+
+LOST_AT_ONCE = 10
+"""Removals from this many on, and more than half of what the previous release resolved, are
+a lost loader, not a release that stopped reading its variables."""
+
+
+def _lost(before: dict[str, Var], deltas: list[Delta]) -> Finding | None:
+    """One unknown finding when most of the previous release's variables vanish at once,
+    naming the loader most of them came through."""
+    removed = [delta.old for delta in deltas if delta.kind == "removed" and delta.old]
+    if len(removed) < LOST_AT_ONCE or 2 * len(removed) <= len(before):
+        return None
+    loaders = Counter(var.via or f"the reads of {var.file}" for var in removed)
+    loader, count = loaders.most_common(1)[0]
+    first = min(
+        (var for var in removed if (var.via or f"the reads of {var.file}") == loader),
+        key=lambda var: (var.file, var.line),
+    )
+    return LOADER_LOST.finding(
+        "config",
+        f"config surface not checked: {len(removed)} of the {len(before)} variables the "
+        f"previous release resolved are gone at once ({count} of them through {loader}): "
+        "a loader that moved or lost its prefix, not a release that stopped reading them",
+        first.file,
+        first.line,
+        hint=(
+            f"If {loader} moved, widen `config.sources` to the file that now loads the "
+            "variables (or set its `env_prefix`); if the release really stops reading them, "
+            "declare the break."
+        ),
     )
 
 
@@ -120,6 +224,7 @@ class _Ref:
 
     variables: dict[str, Var]
     documents: dict[str, tuple[Any, str | None, str]] = field(default_factory=dict)
+    gaps: list[tuple[str, Gap]] = field(default_factory=list)
 
 
 def _moves(before: _Ref, now: _Ref) -> dict[str, str]:
@@ -172,7 +277,7 @@ def _fold(snapshot: Snapshot, files: dict[str, ConfigSource], blobs: dict[str, s
         if kind is None:
             raise _NotChecked(f"{path}: cannot tell what kind of source this is", path)
         kinds[path] = kind
-    located: list[tuple[str, EnvRead]] = []
+    located: list[tuple[str, EnvRead | Gap]] = []
     go_blobs = {p: blobs[p] for p, k in kinds.items() if k == "go"}
     if go_blobs:
         try:
@@ -187,7 +292,7 @@ def _fold(snapshot: Snapshot, files: dict[str, ConfigSource], blobs: dict[str, s
     tabled = any(source.defaults_table for source in files.values())
     for path, kind in kinds.items():
         source = files[path]
-        reads: list[EnvRead]
+        reads: list[EnvRead | Gap]
         if kind in structured.KINDS.values():
             prefix, separator = _prefix(path, source, rust)
             defaults = source.defaults if source.defaults is not None else not _template(path)
@@ -220,7 +325,8 @@ def _fold(snapshot: Snapshot, files: dict[str, ConfigSource], blobs: dict[str, s
         else:  # go and rust: read above
             continue
         located += [(path, read) for read in reads]
-    result.variables = collect(located)
+    result.variables = collect((p, r) for p, r in located if isinstance(r, EnvRead))
+    result.gaps = [(p, r) for p, r in located if isinstance(r, Gap)]
     return result
 
 

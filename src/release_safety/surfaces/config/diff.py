@@ -55,6 +55,8 @@ class Var:
     """A config-file key, not an environment variable."""
     fallback_only: bool = False
     """Every read of it is a fallback of another variable."""
+    via: str | None = None
+    """The loader its first read comes through (`EnvRead.via`)."""
 
 
 @dataclass(frozen=True)
@@ -97,6 +99,7 @@ def collect(reads: Iterable[tuple[str, EnvRead]]) -> dict[str, Var]:
             listed=any(read.listed for _, read in located),
             key=all(read.key for _, read in located),
             fallback_only=all(read.fallback_for for _, read in located),
+            via=first.via,
         )
     return variables
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from release_safety.findings import RULES
 from release_safety.settings import DEFAULT_CONFIG_EXCLUDES
-from release_safety.surfaces.config.rules import RULES
+from release_safety.surfaces.config import rules as _registered  # noqa: F401  (registers them)
 
 INTRO = """# Config rules
 
@@ -222,7 +223,7 @@ def render() -> str:
     kinds = [_row(header), _row(("---",) * 6), *map(_row, SOURCE_KINDS)]
     intro = INTRO.replace("EXCLUDES", excludes).replace("SOURCES", "\n".join(kinds))
     lines = [intro, _row(("id", "severity", "title", "unsafe", "safe")), _row(("---",) * 5)]
-    for rule in RULES.values():
+    for rule in (rule for rule in RULES.values() if rule.surface == "config"):
         lines.append(
             _row((f"`{rule.id}`", rule.severity, rule.title, rule.unsafe or "—", rule.safe))
         )

@@ -1,4 +1,8 @@
-"""What a source says about the environment: one `EnvRead` per place a variable is read."""
+"""What a source says about the environment: one `EnvRead` per place a variable is read, and
+one `Gap` per place configuration is read in a way the reader does not model.
+
+A reader returns both in one list (`Reading`); the surface keeps the reads as variables and
+the gaps as its coverage's `unmodelled` record."""
 
 from __future__ import annotations
 
@@ -41,3 +45,30 @@ class EnvRead:
     fallback_for: str | None = None
     listed: bool = False
     key: bool = False
+    via: str | None = None
+    """The loader the name comes from, when it is not read directly (`envconfig.Process at
+    cmd/config.go:40`): a loader lost at once takes all its variables with it."""
+
+
+@dataclass(frozen=True)
+class Gap:
+    """A place a source reads configuration in a way the reader does not model.
+
+    - `what`: what is not modelled, in one line (`process.env[key]: a computed name`,
+      `koanf.Load: the koanf library is not modelled`);
+    - `way_out`: how to resolve it, for this case (a settings key to add, a source to name);
+    - `blocking`: the gap stands between the tool and the variables (an unmodelled config
+      library loads them), so every release is unknown while it is there; otherwise only a
+      release that changes its file is;
+    - `path`: the file, when a reader of several files reports it.
+    """
+
+    line: int
+    what: str
+    way_out: str
+    blocking: bool = False
+    path: str | None = None
+
+
+Reading = list[EnvRead | Gap]
+"""What a reader returns: every read it resolved and every gap it met, in source order."""

@@ -121,6 +121,47 @@ RULES: dict[DeltaKind, Rule] = {
 }
 
 
+NOT_UNDERSTOOD = register(
+    Rule(
+        id="config-read-not-understood",
+        surface="config",
+        severity="unknown",
+        title="Configuration is read in a way the tool does not model",
+        why="A variable read through a computed name, or a config library the tool does not "
+        "model, may be removed or change its default without the tool seeing it: the surface "
+        "is not understood, so it is not checked.",
+        unsafe="`process.env[prefix + key]`; `k.Load(file.Provider(path), yaml.Parser())`",
+        safe="Read the variable by a literal name, or name the variables' definition in "
+        "`config.sources` (a schema, a defaults table, an `env_prefix`).",
+    )
+)
+LOADER_LOST = register(
+    Rule(
+        id="config-loader-lost",
+        surface="config",
+        severity="unknown",
+        title="Most of the variables the previous release resolved are gone at once",
+        why="A loader that moved out of the sources, or lost its prefix, looks like hundreds "
+        "of removals; the tool cannot tell that from a release that stopped reading them.",
+        unsafe='`envconfig.Process("app", &cfg)` moves to a package outside the glob.',
+        safe="Point `config.sources` at the loader's new place, or declare the break.",
+    )
+)
+NOTHING_READ = register(
+    Rule(
+        id="config-nothing-read",
+        surface="config",
+        severity="unknown",
+        title="The config sources read no variable",
+        why="Files that read no variable prove nothing about the variables the service reads.",
+        unsafe='`config.sources = ["src/**/*.ts"]` where the service reads its settings '
+        "from a file outside the glob.",
+        safe="Name the files that read the configuration, or declare config `absent` with a "
+        "reason.",
+    )
+)
+
+
 def _show(value: str | None) -> str:
     return "(none)" if value is None else f"`{value}`"
 
