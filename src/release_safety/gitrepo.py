@@ -1,5 +1,11 @@
 """Git access: refs and release tags, changed paths, commit dates, and batched blob reads.
 
+What is judged is what git stores, never what the repository's own configuration makes git
+show: every git process runs with replace objects ignored (`GIT_NO_REPLACE_OBJECTS`) and no
+repository-configured command (`core.fsmonitor`); a short name that two refs give different
+commits (`refs/v1.1.0` beside the tag `v1.1.0`) is refused, and so is a shallow or grafted
+history, whose earlier releases git cannot show.
+
 Blobs are read through one long-lived `git cat-file --batch` process and kept in a byte-bounded
 cache keyed by blob id, so a blob is read once per run; diffs between commits come from one
 long-lived `git diff-tree --stdin` process, and the tree of a commit diffed against one whose
@@ -10,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import os
 import select
 import subprocess
 import sys
@@ -38,6 +45,22 @@ _PIPE_HOLDS = getattr(select, "PIPE_BUF", 512)  # POSIX guarantees at least 512
 _DIFF_TREE = ("--stdin", "-r", "--raw", "--no-abbrev", "--no-renames", "-z", "--always")
 # Tree-entry modes of files (100644, 100755); links (120000) and submodules are not files.
 _FILE_MODES = frozenset({"100"})
+
+
+GIT_ENV = {
+    "GIT_NO_REPLACE_OBJECTS": "1",
+    "GIT_CONFIG_COUNT": "1",
+    "GIT_CONFIG_KEY_0": "core.fsmonitor",
+    "GIT_CONFIG_VALUE_0": "false",
+}
+"""Set on every git process: the objects as stored, no repository-configured command."""
+_QUALIFIED = ("refs/{}", "refs/tags/{}", "refs/heads/{}", "refs/remotes/{}")
+"""The full refs git's short-name lookup tries (gitrevisions(7)), for ambiguity checks."""
+
+
+def _git_env() -> dict[str, str]:
+    """This process's environment with GIT_ENV over it (for the long-lived git processes)."""
+    return {**os.environ, **GIT_ENV}
 
 
 @dataclass(frozen=True)
@@ -104,6 +127,7 @@ class CatFile:
         if self._process is None or self._process.poll() is not None:
             self._process = subprocess.Popen(
                 ["git", "--git-dir", self.git_dir, "cat-file", "--batch"],
+                env=_git_env(),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
@@ -185,6 +209,7 @@ class DiffTree:
             self._process = subprocess.Popen(
                 ["git", "--git-dir", self.git_dir, "diff-tree", *_DIFF_TREE],
                 bufsize=0,  # one system call per write, and per read of what git has written
+                env=_git_env(),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
@@ -241,7 +266,9 @@ class GitRepo:
             self.repo = git.Repo(path, search_parent_directories=False)
         except (git.InvalidGitRepositoryError, git.NoSuchPathError) as exc:
             raise CheckError(f"{path}: not a git repository") from exc
+        self.repo.git.update_environment(**GIT_ENV)
         self.path = Path(self.repo.working_tree_dir or self.repo.git_dir)
+        self._refuse_partial_history()
         self.blobs = BlobCache()
         self.cat_file = CatFile(str(self.repo.git_dir))
         self._trees: dict[str, dict[str, str]] = {}
@@ -257,6 +284,23 @@ class GitRepo:
         self.cat_file.close()
         self.repo.close()
 
+    def _refuse_partial_history(self) -> None:
+        """A shallow or grafted history hides earlier releases and the migrations they
+        shipped: a release judged on it would look new. Refused, with the fix."""
+        git_dir = Path(self.repo.git_dir)
+        if (git_dir / "shallow").exists():
+            raise CheckError(
+                f"{self.path}: a shallow clone: earlier releases and their migrations are not "
+                "there to compare; fetch the whole history (`git fetch --unshallow --tags`, or "
+                "`fetch-depth: 0` with actions/checkout)"
+            )
+        if (git_dir / "info" / "grafts").exists():
+            raise CheckError(
+                f"{self.path}: .git/info/grafts rewrites the history git shows; remove it "
+                "(or convert it with `git replace --convert-graft-file`, whose replacements "
+                "release-safety ignores)"
+            )
+
     def _git(self, *args: str) -> str:
         try:
             out: str = self.repo.git.execute(["git", *args])
@@ -271,11 +315,23 @@ class GitRepo:
         if ref in self._commits:
             return ref
         name = f"{ref}^{{commit}}"
-        found = None if "\n" in ref else self.cat_file.objects([name])[name]
+        qualified = [] if ref.startswith("refs/") else [q.format(ref) for q in _QUALIFIED]
+        names = [name, *(f"{q}^{{commit}}" for q in qualified)]
+        answers = {} if "\n" in ref else self.cat_file.objects(names)
+        found = answers.get(name)
         if found is None:
             near = self.close_refs(ref)
             hint = f" (did you mean {' or '.join(near)}?)" if near else ""
             raise InputError(f"{ref!r}: no such ref or commit in {self.path}{hint}")
+        others = [
+            q for q in qualified if (a := answers.get(f"{q}^{{commit}}")) and a[0] != found[0]
+        ]
+        if others:
+            raise InputError(
+                f"{ref!r} is ambiguous in {self.path}: {' and '.join(others)} name another "
+                f"commit than git's first match; name the ref in full (refs/tags/{ref}) or "
+                "delete the stray ref"
+            )
         if len(self._commits) >= 4096:
             self._commits.clear()
         self._commits.add(found[0])
@@ -338,7 +394,14 @@ class GitRepo:
                 continue
             when = iso_utc(datetime.fromtimestamp(int(stamp), UTC))
             tag = ReleaseTag(version, name, commit, when)
-            if version not in found or name < found[version].tag:
+            twin = found.get(version)
+            if twin is not None and twin.commit != commit:
+                first, second = sorted((twin.tag, name))
+                raise InputError(
+                    f"tags {first!r} and {second!r} both name release {version} at different "
+                    "commits; delete the stray tag or narrow `tag_pattern`"
+                )
+            if twin is None or name < twin.tag:
                 found[version] = tag
         return [found[v] for v in sorted(found)]
 
