@@ -284,12 +284,13 @@ class FileLock:
     """An exclusive lock (`flock`) on `.NAME.lock` beside `path`, for writers that read a file,
     change it and write it back: one at a time, each re-reading under the lock. Waits up to
     `timeout` seconds for another holder, then fails (CheckError, exit 3). The lock file stays
-    (removing it would let two writers lock two different files)."""
+    (removing it would let two writers lock two different files), and it is taken beside the
+    file the path resolves to, so writers naming one file through links lock the same one."""
 
     def __init__(self, path: Path, timeout: float, what: str) -> None:
         from pathlib import Path
 
-        self.path = Path(path)
+        self.path = Path(path).resolve()
         folder = self.path.parent if str(self.path.parent) else Path(".")
         self.lock_path = folder / f".{self.path.name}.lock"
         self.timeout = timeout

@@ -32,17 +32,24 @@ def indexed(index: Path) -> list[str]:
     return [entry["version"] for entry in json.loads(index.read_text())["entries"]]
 
 
-def test_concurrent_index_updates_lose_no_entry(tmp_path: Path) -> None:
+@pytest.mark.parametrize("linked", [False, True], ids=["one-path", "half-through-a-link"])
+def test_concurrent_index_updates_lose_no_entry(tmp_path: Path, linked: bool) -> None:
+    """Half the writers name the index through a link to it (issue 35 class 6): the lock is
+    taken on the file the path resolves to, so they wait for each other too."""
     index = tmp_path / "release-safety-index.json"
-    versions = [f"1.{minor}.0" for minor in range(12)]
+    link = tmp_path / "link" / "index.json"
+    link.parent.mkdir()
+    link.symlink_to(index)
+    versions = [f"1.{minor}.0" for minor in range(20 if linked else 12)]
     artifacts = [write_artifact(tmp_path, v, None) for v in versions]
     updates = [
         subprocess.Popen(
-            [*CLI, "index", "update", "--index", str(index), "--artifact", str(artifact)],
+            [*CLI, "index", "update", "--index", str(link if linked and i % 2 else index)]
+            + ["--artifact", str(artifact)],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
         )
-        for artifact in artifacts
+        for i, artifact in enumerate(artifacts)
     ]
     for update in updates:
         _, err = update.communicate()
