@@ -171,8 +171,22 @@ def test_page_past_the_end_and_page_size_cap(client: Client) -> None:
     capped = client.history(pageSize=1000)
     assert capped["pagination"]["pageSize"] == 100
     assert len(capped["data"]) == min(total, 100)
-    far = client.history(page=2**53 - 1)  # the largest page taken (an exact JSON number)
+    far = client.history(page=2**53 - 1)  # the largest page echoed (an exact JSON number)
     assert far["data"] == []
+
+
+@pytest.mark.parametrize("digits", [19, 31, 400])
+def test_any_page_or_page_size_past_what_a_number_holds_is_past_the_end_or_capped(
+    client: Client, digits: int
+) -> None:
+    """The document bounds page and pageSize only from below (issue 35 class 10): a page of
+    any size past the end is an empty page, any page size is capped."""
+    huge = "1" + "0" * (digits - 1)
+    far = client.history(page=huge)
+    assert far["data"] == [] and far["pagination"]["page"] == 2**53 - 1
+    capped = client.history(pageSize=huge)
+    assert capped["pagination"]["pageSize"] == 100
+    assert client.get(HISTORY, params={"page": "-" + huge}).status_code == 422
 
 
 def test_pages_are_disjoint_and_complete(client: Client) -> None:

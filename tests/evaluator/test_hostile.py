@@ -77,14 +77,16 @@ def test_any_page_or_page_size_is_200_or_422(seeded: Running, page: Any, size: A
             assert error_of(response)["name"] in ("ValidateError", "PaginationError")
 
 
-def test_5000_digit_page_names_the_field(client: Client) -> None:
+def test_5000_digit_numbers_are_read_without_parsing_them(client: Client) -> None:
+    """A 5,000-digit page is past the end (never parsed: int() refuses such digits); a
+    5,000-digit negative page size is refused, naming the field."""
     response = client.get(HISTORY, params={"page": "9" * 5_000, "pageSize": "-" + "9" * 5_000})
     assert response.status_code == 422
     error = error_of(response)
     assert error["name"] == "ValidateError"
-    assert set(error["data"]) == {"page", "pageSize"}
-    assert client.get(HISTORY, params={"page": str(2**53 - 1)}).status_code == 200
-    assert client.get(HISTORY, params={"page": str(2**53)}).status_code == 422
+    assert set(error["data"]) == {"pageSize"}
+    assert client.get(HISTORY, params={"page": "9" * 5_000}).status_code == 200
+    assert client.get(HISTORY, params={"page": str(2**53)}).status_code == 200
 
 
 def nested(depth: int, kind: str) -> str:
@@ -156,19 +158,21 @@ def test_announced_body_over_the_cap_is_413_unread(seeded: Running) -> None:
     assert payload["error"]["statusCode"] == 413
 
 
-def test_streamed_body_over_the_cap_is_413(seeded: Running) -> None:
+def test_streamed_body_over_the_cap_is_413(start_server: Callable[..., Running]) -> None:
+    running = start_server()  # the body within the cap records a run: not on the shared seed
+
     def chunks() -> Any:
         yield b'{"sql": "'
         for _ in range(3 * MAX_BODY_BYTES // 65536):
             yield b"x" * 65536
         yield b'"}'
 
-    with httpx.Client(base_url=seeded.url, timeout=60) as http:
+    with httpx.Client(base_url=running.url, timeout=60) as http:
         response = http.post(SQL, content=chunks(), headers=AUTH)  # chunked: no length given
     assert response.status_code == 413
     assert error_of(response)["name"] == "PayloadTooLargeError"
     within = '{"sql": "' + "x" * (MAX_BODY_BYTES - 100) + '"}'
-    with httpx.Client(base_url=seeded.url, timeout=60) as http:
+    with httpx.Client(base_url=running.url, timeout=60) as http:
         assert http.post(SQL, content=within.encode(), headers=AUTH).status_code == 200
 
 

@@ -200,8 +200,8 @@ def org_users(call: Call) -> list[dict[str, Any]]:
 def list_content(call: Call) -> dict[str, Any]:
     projects = call.params.texts("projectUuids")
     call.params.enum_list("contentTypes", ("dashboard",))
-    page = call.params.integer("page", 1)
-    page_size = call.params.integer("pageSize", 25)
+    page = call.params.integer("page", 1, saturate=True)
+    page_size = call.params.integer("pageSize", 25, saturate=True)
     sort_by = call.params.enum("sortBy", tuple(content.CONTENT_SORTS)) or "lastUpdatedAt"
     direction = call.params.enum("sortDirection", ("asc", "desc")) or "desc"
     call.params.check()
@@ -234,8 +234,8 @@ def update_access(call: Call) -> dict[str, Any]:
 
 def catalog_metrics(call: Call) -> dict[str, Any]:
     project = call.path["projectUuid"]
-    page = call.params.integer("page", 1)
-    page_size = call.params.integer("pageSize", 50)
+    page = call.params.integer("page", 1, saturate=True)
+    page_size = call.params.integer("pageSize", 50, saturate=True)
     sort = call.params.enum("sort", tuple(content.CATALOG_SORTS)) or "name"
     order = call.params.enum("order", ("asc", "desc")) or "asc"
     tags = call.params.texts("tags")

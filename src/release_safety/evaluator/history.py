@@ -107,8 +107,8 @@ def _parsed(raw: bytes) -> HistoryQuery:
     """Read and check any raw query string; the answer depends on the string alone, so the
     last few distinct ones are kept."""
     params = Params(raw)
-    page = params.integer("page", 1)
-    page_size = params.integer("pageSize", DEFAULT_PAGE_SIZE)
+    page = params.integer("page", 1, saturate=True)
+    page_size = params.integer("pageSize", DEFAULT_PAGE_SIZE, saturate=True)
     trigger = params.enum("trigger", TRIGGER_NAMES)
     language = params.enum("language", LANGUAGES)
     statuses = params.enum_list("status", STATUSES)

@@ -43,8 +43,10 @@ class Params:
     def _fail(self, name: str, message: str, value: Any) -> None:
         self.errors[name] = {"message": message, "value": value}
 
-    def integer(self, name: str, default: int) -> int:
-        """An integer parameter (a repeated one keeps its last value)."""
+    def integer(self, name: str, default: int, saturate: bool = False) -> int:
+        """An integer parameter (a repeated one keeps its last value). With `saturate` (page
+        and pageSize, which the document bounds only from below), a positive value past
+        MAX_INTEGER reads as MAX_INTEGER: a page past the end, a page size at the cap."""
         text = self.last.get(name)
         if text is None:
             return default
@@ -53,7 +55,10 @@ class Params:
             self._fail(name, "invalid integer number", text)
             return default
         sign, digits = match.groups()
-        if len(digits) > len(str(MAX_INTEGER)) or int(digits) > MAX_INTEGER:
+        beyond = len(digits) > len(str(MAX_INTEGER)) or int(digits) > MAX_INTEGER
+        if beyond and saturate and sign != "-":
+            return MAX_INTEGER
+        if beyond:
             self._fail(name, f"integer out of range (at most {MAX_INTEGER} in size)", text)
             return default
         return int(sign + digits)
