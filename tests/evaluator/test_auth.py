@@ -15,7 +15,7 @@ from evaluator_support import (
     uuid_of,
 )
 
-from release_safety.evaluator.store import token_hash
+from release_safety.evaluator.fixture import token_hash
 
 
 @pytest.mark.parametrize(

@@ -240,3 +240,14 @@ def test_a_large_file_loads_as_the_same_runs_held_in_memory(tmp_path: Path) -> N
     ]
     assert streamed.scope(JAFFLE, ALICE) == held.scope(JAFFLE, ALICE) == 1
     assert streamed.counts.series.keys() == held.counts.series.keys()
+
+
+def test_two_users_sharing_a_token_are_refused(tmp_path: Path) -> None:
+    """A token authenticates one user (issue 35 class 10): loaded, it would sign in as
+    whichever user was stored last."""
+    data = json.loads(json.dumps(SEED))
+    users = data["users"]
+    shared = next(token for token in users[0]["tokens"])
+    users[1].setdefault("tokens", []).append(dict(shared))
+    message = load_error(tmp_path, data)
+    assert f"users {users[0]['uuid']} and {users[1]['uuid']} share a token" in message

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from release_safety.evaluator.errors import forbidden, not_found, unauthorized
-from release_safety.evaluator.store import Store, token_hash
+from release_safety.evaluator.fixture import token_hash
+from release_safety.evaluator.store import Store
 
 _HEADER = re.compile(r"^ApiKey (ldpat_[0-9a-f]{32})$")
 PROJECT_ROLES = ("viewer", "interactive_viewer", "editor", "developer", "admin")

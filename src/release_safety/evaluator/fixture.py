@@ -9,6 +9,7 @@ content...) are read whole, the `queryRuns` array one run at a time, each checke
 from __future__ import annotations
 
 import codecs
+import hashlib
 import json
 import re
 from collections.abc import Iterable, Iterator, Mapping
@@ -42,6 +43,11 @@ _LONG_DIGITS = b"0" * 19
 
 def _reject_constant(name: str) -> None:
     raise ValueError(f"{name} is not JSON")
+
+
+def token_hash(token: str) -> str:
+    """The stored form of a personal access token: its SHA-256 hex digest."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
@@ -367,6 +373,16 @@ def check_parts(data: DataSet) -> None:
     emails = [u["email"].lower() for u in parts["users"]]
     if len(set(emails)) != len(emails):
         raise InputError(f"{where}: /users: duplicate email")
+    owners: dict[str, str] = {}
+    for user in parts["users"]:
+        for token in user.get("tokens", []):
+            digest = token.get("tokenHash") or token_hash(token["token"])
+            owner = owners.setdefault(digest, user["uuid"])
+            if owner != user["uuid"]:
+                raise InputError(
+                    f"{where}: /users: users {owner} and {user['uuid']} share a token "
+                    f"(digest {digest[:12]}...): a token authenticates one user"
+                )
     projects = {p["uuid"] for p in parts["projects"]}
     users = {u["uuid"] for u in parts["users"]}
     spaces = {s["uuid"] for s in parts.get("spaces", [])}

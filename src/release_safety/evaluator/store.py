@@ -9,7 +9,6 @@ counts and one covering index per sort for its row ids, then joins the items of 
 from __future__ import annotations
 
 import gc
-import hashlib
 import itertools
 import sqlite3
 import threading
@@ -28,7 +27,13 @@ from release_safety.evaluator.answers import Answers
 from release_safety.evaluator.counts import CountBuilder, CountIndex
 from release_safety.evaluator.derive import Deriver, Names
 from release_safety.evaluator.encoding import dumps
-from release_safety.evaluator.fixture import DataSet, RunChecker, check_parts, dataset_of
+from release_safety.evaluator.fixture import (
+    DataSet,
+    RunChecker,
+    check_parts,
+    dataset_of,
+    token_hash,
+)
 from release_safety.evaluator.search import Keys, Texts
 from release_safety.evaluator.times import format_time, parse_time, resolve
 
@@ -101,11 +106,6 @@ BATCH = 2_000
 # what the count index gathers of a run's stored row
 _COUNTED = itemgetter(2, 4, 5, 6, 3, 7)  # scope, trigger, language, status, created, runtime
 REQUIRED = ("organization", "projects", "users")
-
-
-def token_hash(token: str) -> str:
-    """The stored form of a personal access token: its SHA-256 hex digest."""
-    return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
 class Items:
