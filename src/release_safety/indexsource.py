@@ -121,16 +121,16 @@ def _sha256(body: bytes) -> str:
 
 
 def _read_file(path: str, max_bytes: int) -> bytes:
+    from release_safety.localfile import read_regular
+
     try:
-        with open(path, "rb") as handle:
-            body = handle.read(max_bytes + 1)
+        return read_regular(path, max_bytes)
     except FileNotFoundError as exc:
         raise CheckError(f"{path}: could not read the index: no such file") from exc
     except OSError as exc:
         raise CheckError(f"{path}: could not read the index: {exc.strerror or exc}") from exc
-    if len(body) > max_bytes:
-        raise CheckError(f"{path}: could not read the index: larger than {max_bytes:,} bytes")
-    return body
+    except InputError as exc:
+        raise CheckError(f"could not read the index: {exc.message}") from exc
 
 
 class _Cache:

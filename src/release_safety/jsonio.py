@@ -131,9 +131,10 @@ def parse_json(text: str, where: str, *, strict: bool = False, depth_bounded: bo
 
 def read_text(path: Path) -> str:
     """A UTF-8 file's text; missing or unreadable is an I/O error, not UTF-8 bad input."""
+    from release_safety.localfile import read_regular
+
     try:
-        with open(path, encoding="utf-8") as handle:
-            return handle.read()
+        return read_regular(path).decode("utf-8")
     except FileNotFoundError as exc:
         raise CheckError(f"{path}: no such file") from exc
     except UnicodeDecodeError as exc:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from release_safety.errors import InputError
 from release_safety.gitrepo import GitRepo
+from release_safety.localfile import read_regular
 from release_safety.settings import (
     SETTINGS_FILE,
     Settings,
@@ -101,9 +102,11 @@ def uncommitted(repo: GitRepo, where: str | Path, current: SettingsAt, to_ref: s
     differs from the committed one the release is judged with."""
     if isinstance(where, Path) or repo.resolve(to_ref) != repo.resolve("HEAD"):
         return None
+    path = (repo.path / (current.path or where)).resolve()
     try:
-        working: str | None = (repo.path / (current.path or where)).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        path.relative_to(repo.path.resolve())  # a link out of the repository is not read
+        working: str | None = read_regular(path).decode("utf-8")
+    except (OSError, UnicodeDecodeError, ValueError, InputError):
         working = None
     if working == current.text:
         return None

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from release_safety.errors import InputError
+from release_safety.localfile import read_regular
 
 SETTINGS_FILE = ".release-safety.toml"
 PYPROJECT = "pyproject.toml"
@@ -47,7 +48,7 @@ def settings_text(data: bytes, where: str) -> str:
 def read_settings(path: Path) -> str:
     """A settings file's text; an unreadable or non-UTF-8 one is bad input."""
     try:
-        data = path.read_bytes()
+        data = read_regular(path)
     except OSError as exc:
         raise InputError(f"{path}: cannot read settings: {exc.strerror or exc}") from exc
     return settings_text(data, str(path))
