@@ -44,8 +44,15 @@ def test_concurrent_index_updates_lose_no_entry(tmp_path: Path, linked: bool) ->
     artifacts = [write_artifact(tmp_path, v, None) for v in versions]
     updates = [
         subprocess.Popen(
-            [*CLI, "index", "update", "--index", str(link if linked and i % 2 else index)]
-            + ["--artifact", str(artifact)],
+            [
+                *CLI,
+                "index",
+                "update",
+                "--index",
+                str(link if linked and i % 2 else index),
+                "--artifact",
+                str(artifact),
+            ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
         )
