@@ -1,7 +1,9 @@
 """Structural diff of two schema graphs into typed deltas: facts, never judgements.
 
 A named schema (`origin`) is compared once per direction and its deltas carry the schema's own
-location, so one edit reached from many places stays one fact. Cycles are allowed. Keywords
+location, so one edit reached from many places stays one fact: a schema that reaches a named
+one along many paths (2^30 through thirty `$ref`s that each name the next twice) holds its
+deltas once, so the work grows with the schemas, not with the paths. Cycles are allowed. Keywords
 that were a spec error on either side (`Schema.unknown`) are not compared.
 """
 
@@ -182,6 +184,7 @@ class SchemaDiffer:
         open_enum: bool,
     ) -> list[SchemaDelta]:
         out: list[SchemaDelta] = []
+        held: set[int] = set()  # the deltas in `out`: a named pair's, reached twice, once
         skip = old.unknown | new.unknown if old.unknown or new.unknown else frozenset()
         if EVERYTHING in skip:
             return out
@@ -192,7 +195,10 @@ class SchemaDiffer:
             out.append(Delta(kind, direction, place, origin, at, before, after))
 
         def deeper(was: Schema, now: Schema, at: tuple[str, ...], open_enum: bool = False) -> None:
-            out.extend(self.compare(was, now, direction, place, at, open_enum))
+            for delta in self.compare(was, now, direction, place, at, open_enum):
+                if id(delta) not in held:
+                    held.add(id(delta))
+                    out.append(delta)
 
         def same(was: Schema, now: Schema) -> bool:
             return not self.compare(was, now, direction, "")
