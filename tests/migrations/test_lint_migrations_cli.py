@@ -213,7 +213,8 @@ def test_a_missing_file_or_a_folder_is_named_as_its_path_shows_it(
     error = json.loads(capsys.readouterr().out)["error"]
     assert error["message"] == f"{tmp_path}/missing.sql: no such file"
     assert run(["lint-migrations", "--json", f"{tmp_path}/"]) == 2
-    assert json.loads(capsys.readouterr().out)["error"]["message"] == f"{tmp_path}: no such file"
+    message = json.loads(capsys.readouterr().out)["error"]["message"]
+    assert message == f"{tmp_path}: a folder, not a regular file: not read"
 
 
 @pytest.mark.parametrize(

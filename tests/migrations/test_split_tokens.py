@@ -142,7 +142,6 @@ def test_the_lexer_splits_at_semicolon_tokens_only() -> None:
     "text",
     [
         "SELECT $a;b$ x $a;b$;",  # a dollar quote the splitter does not read as one
-        "SELECT 1 -- c\r; SELECT 2\n;",  # \r ends a comment for the lexer only
         "SELECT a #-- c; x\n;",  # the operator #- takes the comment's first -
         "SELECT a -|-- c; x\n;",
         "SELECT a |/* c; */ 1;",  # the operator |/ takes the comment's /

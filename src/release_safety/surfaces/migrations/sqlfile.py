@@ -24,20 +24,21 @@ _TEMPLATE = re.compile(r"\{\{.*?\}\}", re.DOTALL)
 _WORD = re.compile(r"\w+")
 _PLAIN = re.compile(r"[^\w\s;'\"$/\-]+")
 _SPACE = re.compile(r"\s+")
+_LINE_COMMENT = re.compile(r"--[^\n\r]*")
 # Inside a statement whose words no longer matter, everything up to what the lexer acts on,
 # line comments and quoted text without a backslash (read alike with or without E) included;
 # a quote stops it where the quoted text, read greedily, does not end (see `_QUOTED`).
 _INSIDE = re.compile(
-    r"""(?:[^;'"$/\-]+|-(?!-)|/(?!\*)|--[^\n]*\n?|'(?:[^'\\]|'')*+'|"(?:[^"]|"")*+")*"""
+    r"""(?:[^;'"$/\-]+|-(?!-)|/(?!\*)|--[^\n\r]*|'(?:[^'\\]|'')*+'|"(?:[^"]|"")*+")*"""
 )
 # What the lexer (sqlglot's reading) and the splitter may read differently: dollar quotes,
 # backslash escapes, `{#` comments, operators that end in `-` before a `--` or in `/` before a
-# `/*` (`#-`, `-|-`, `|/`), `\r` ending a `--` comment for the lexer only, nested comments
+# `/*` (`#-`, `-|-`, `|/`), nested comments
 # (`/*`), and BEGIN ATOMIC bodies (whose `;` the splitter keeps: any `atomic`, `ı` being a
 # word character the splitter upper-cases to `I`). A `;` token elsewhere is a split. One
 # character class is sought many times faster than an alternation, so `/*` and `atomic` are
 # sought apart (`_reads_alike`).
-_LEXER_DIFFERS = re.compile(r"[$\\{#|\r]")
+_LEXER_DIFFERS = re.compile(r"[$\\{#|]")
 # A dollar quote both read alike: `$$` or a tag of ASCII letters, digits and `_` (see
 # `_dollar_tag`); text inside one is skipped by both, whatever it holds.
 _DOLLAR_OPENER = re.compile(r"\$(?:[A-Za-z_][A-Za-z0-9_]*)?\$")
@@ -133,9 +134,8 @@ def split_sql(text: str) -> list[Statement]:
             space = _SPACE.match(text, i)
             i = space.end() if space else i + 1
             continue
-        if text.startswith("--", i):
-            newline = text.find("\n", i)
-            i = n if newline < 0 else newline + 1
+        if text.startswith("--", i):  # to the end of the line: `\n` or `\r`, as PostgreSQL reads
+            i = _LINE_COMMENT.match(text, i).end()  # type: ignore[union-attr]  # matches "--"
             continue
         if text.startswith("/*", i):
             i = _skip_block_comment(text, i)
