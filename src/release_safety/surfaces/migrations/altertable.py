@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from release_safety.surfaces.migrations.coltypes import parse_type, type_change
+from release_safety.surfaces.migrations.coltypes import ColType, parse_type, type_change
 from release_safety.surfaces.migrations.columns import (
     ColumnDef,
     ConstraintDef,
@@ -25,6 +25,7 @@ from release_safety.textcase import lower
 AEL = Lock.ACCESS_EXCLUSIVE
 SUE = Lock.SHARE_UPDATE_EXCLUSIVE
 SRE = Lock.SHARE_ROW_EXCLUSIVE
+_TYPE_PUNCT = frozenset({"(", ")", ",", "[", "]", "."})
 _CONSTRAINT_KINDS = ("CONSTRAINT", "CHECK", "UNIQUE", "PRIMARY", "FOREIGN", "EXCLUDE")
 
 
@@ -437,16 +438,24 @@ def _drop_default(alter: Alter, column: str, what: str) -> None:
         facts.issue(RuleId.DROP_DEFAULT, f"{where}: old inserts that leave it out store NULL")
 
 
-def _using_is_plain(toks: list[Tok], column: str) -> bool:
-    """`USING column` or `USING column::type`: the same as no USING."""
+def _using_is_plain(toks: list[Tok], column: str, new_type: ColType | None) -> bool:
+    """`USING column` or `USING column::type` with the target type, parenthesised or not (the
+    form knex's `.alter()` writes): the same as no USING, as PostgreSQL finds the bare column
+    once the cast to the column's own target type is folded away."""
     at = next((k for k, t in enumerate(toks) if t.up == "USING"), None)
     if at is None:
         return True
     expr = toks[at + 1 :]
-    return (
-        bool(expr)
-        and Cursor(expr[:1]).name() == column
-        and (len(expr) == 1 or expr[1].text == "::")
+    while len(expr) > 2 and expr[0].key == "(" and Cursor(expr).skip_parens() == expr[1:-1]:
+        expr = expr[1:-1]
+    if not expr or Cursor(expr[:1]).name() != column:
+        return False
+    cast = expr[2:]
+    return len(expr) == 1 or (
+        expr[1].text == "::"
+        and new_type is not None
+        and all(t.kind != "punct" or t.text in _TYPE_PUNCT for t in cast)
+        and parse_type(cast) == new_type
     )
 
 
@@ -461,7 +470,7 @@ def _change_type(toks: list[Tok], alter: Alter, column: str) -> None:
     change = type_change(
         current.type if current is not None else None,
         new_type,
-        using=not _using_is_plain(toks, column),
+        using=not _using_is_plain(toks, column, new_type),
         indexed=schema.indexed(table, column),
         domains=domains,
         enums=schema.enums,
