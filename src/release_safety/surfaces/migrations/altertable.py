@@ -15,7 +15,7 @@ from release_safety.surfaces.migrations.columns import (
     parse_constraint,
 )
 from release_safety.surfaces.migrations.context import Context
-from release_safety.surfaces.migrations.facts import Lock, StatementFacts
+from release_safety.surfaces.migrations.facts import Issue, Lock, StatementFacts
 from release_safety.surfaces.migrations.rules.ids import RuleId
 from release_safety.surfaces.migrations.schema import Column, Constraint, Index
 from release_safety.surfaces.migrations.tokens import Cursor, Tok, normalise, split_top, words
@@ -339,12 +339,13 @@ def _implicit_not_null(alter: Alter, column: str) -> None:
     ctx.schema.set_column(table, column, not_null=True)
 
 
-def _restricts_nulls(alter: Alter, column: str, what: str) -> None:
+def _restricts_nulls(alter: Alter, column: str, what: str, *, at_commit: bool = False) -> None:
     """A statement that rejects NULL in a column old code may leave NULL (SET NOT NULL, a
     CHECK (col IS NOT NULL), valid or not: both apply to new writes at once) breaks old code,
-    unless the column was already NOT NULL or so checked, or old code never leaves it NULL: the
-    table is new in the release, or the column is and has a default (old code does not know
-    the column and leaves it out)."""
+    unless the column was already NOT NULL or so checked (now, or at the previous release: old
+    code never left it NULL), or old code never leaves it NULL: the table is new in the
+    release, or the column is and has a default (old code does not know the column and leaves
+    it out). `at_commit`: judged again on the column its transaction commits."""
     table, facts, ctx = alter.table, alter.facts, alter.ctx
     if alter.new_in_release:
         return
@@ -356,7 +357,57 @@ def _restricts_nulls(alter: Alter, column: str, what: str) -> None:
         return
     if ctx.column_is_new(table, column) and (current.default or current.identity):
         return
-    facts.issue(RuleId.SET_NOT_NULL, f"{what}: old code leaving it NULL fails")
+    before = ctx.before_column(table, column)
+    if before is not None and before.not_null:
+        return
+    facts.issue(
+        RuleId.SET_NOT_NULL,
+        f"{what}: old code leaving it NULL fails",
+        (table, column) if at_commit else None,
+    )
+
+
+def _drop_not_null(alter: Alter, column: str) -> None:
+    """DROP NOT NULL on a column old code knew NOT NULL: new code may now leave it NULL, and
+    old code reading those rows meets a NULL it never expected (an advisory, judged on the
+    column its transaction commits)."""
+    table, ctx = alter.table, alter.ctx
+    if alter.new_in_release or ctx.column_is_new(table, column):
+        return
+    before = ctx.before_column(table, column)
+    if before is None or not before.not_null:
+        return
+    alter.facts.issue(
+        RuleId.DROP_NOT_NULL,
+        f"DROP NOT NULL on {table}.{column}: the previous release's code reads {column} as "
+        "never NULL; rows the new code leaves NULL reach its reads",
+        (table, column),
+    )
+
+
+def at_commit(issue: Issue, end: Column | None) -> Issue | None:
+    """An issue on a column's nullability or default, judged again on the column as its
+    transaction commits it (`end`; None when gone or not known: the issue as raised): a NOT
+    NULL set or dropped and undone, a default dropped and set again, is nothing old code sees;
+    a default dropped from a column the transaction also makes nullable stores NULL."""
+    if end is None or issue.column is None:
+        return issue
+    rule = issue.rule
+    if rule == RuleId.SET_NOT_NULL or rule == RuleId.DROP_NOT_NULL:
+        return issue if end.not_null == (rule == RuleId.SET_NOT_NULL) else None
+    if rule != RuleId.DROP_DEFAULT_NOT_NULL_COLUMN and rule != RuleId.DROP_DEFAULT:
+        return issue
+    if end.default or end.identity:
+        return None
+    if rule == RuleId.DROP_DEFAULT_NOT_NULL_COLUMN and not end.not_null:
+        table, column = issue.column
+        return Issue(
+            RuleId.DROP_DEFAULT,
+            f"DROP DEFAULT on {table}.{column}, made nullable in the same transaction: old "
+            "inserts that leave it out store NULL",
+            issue.column,
+        )
+    return issue
 
 
 def _alter_column(cur: Cursor, alter: Alter, column: str) -> None:
@@ -378,10 +429,11 @@ def _alter_column(cur: Cursor, alter: Alter, column: str) -> None:
             scans=known and not alter.new and not proven,
             maybe_scans=not known and not alter.new,
         )
-        _restricts_nulls(alter, column, f"SET NOT NULL on {where}")
+        _restricts_nulls(alter, column, f"SET NOT NULL on {where}", at_commit=True)
         schema.set_column(table, column, not_null=True)
     elif cur.accept("DROP", "NOT", "NULL"):
         facts.touch(table, AEL)
+        _drop_not_null(alter, column)
         schema.set_column(table, column, not_null=False)
     elif cur.accept("SET", "DEFAULT"):
         facts.touch(table, AEL)
@@ -432,10 +484,16 @@ def _drop_default(alter: Alter, column: str, what: str) -> None:
         facts.issue(RuleId.DROP_IDENTITY, f"{where}: old inserts that leave it out fail")
     elif current.not_null:
         facts.issue(
-            RuleId.DROP_DEFAULT_NOT_NULL_COLUMN, f"{where}: old inserts that leave it out fail"
+            RuleId.DROP_DEFAULT_NOT_NULL_COLUMN,
+            f"{where}: old inserts that leave it out fail",
+            (table, column),
         )
     else:
-        facts.issue(RuleId.DROP_DEFAULT, f"{where}: old inserts that leave it out store NULL")
+        facts.issue(
+            RuleId.DROP_DEFAULT,
+            f"{where}: old inserts that leave it out store NULL",
+            (table, column),
+        )
 
 
 def _using_is_plain(toks: list[Tok], column: str, new_type: ColType | None) -> bool:

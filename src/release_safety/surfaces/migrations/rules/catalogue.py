@@ -303,6 +303,12 @@ CATALOGUE: tuple[MigrationRule, ...] = (
         Q("ALTER TABLE contacts ALTER COLUMN tag SET NOT NULL", "", C),
         Q("ALTER TABLE contacts ALTER COLUMN code SET NOT NULL", "", C),
         Q(
+            "ALTER TABLE contacts ALTER COLUMN code DROP NOT NULL;\n"
+            "ALTER TABLE contacts ALTER COLUMN code SET NOT NULL",
+            "ls",
+            C,
+        ),
+        Q(
             "ALTER TABLE users ADD COLUMN tier text DEFAULT 'free';\n"
             "ALTER TABLE users ALTER COLUMN tier SET NOT NULL",
             "ls",
@@ -370,6 +376,25 @@ CATALOGUE: tuple[MigrationRule, ...] = (
             U,
         ),
         Q("ALTER TABLE contacts ALTER COLUMN note DROP DEFAULT", "", C),
+        E(
+            "ALTER TABLE contacts ALTER COLUMN score DROP DEFAULT;\nCOMMIT;\n"
+            "ALTER TABLE contacts ALTER COLUMN score DROP NOT NULL",
+            "",
+            C,
+        ),
+        Q(
+            "ALTER TABLE contacts ALTER COLUMN score DROP DEFAULT;\n"
+            "ALTER TABLE contacts ALTER COLUMN score DROP NOT NULL;\n"
+            "ALTER TABLE contacts ALTER COLUMN score TYPE integer USING (score::integer)",
+            "",
+            C,
+        ),
+        Q(
+            "ALTER TABLE contacts ALTER COLUMN score DROP DEFAULT;\n"
+            "ALTER TABLE contacts ALTER COLUMN score SET DEFAULT 1",
+            "",
+            C,
+        ),
     ),
     _rule(
         RuleId.CHANGE_COLUMN_TYPE,
@@ -738,12 +763,44 @@ CATALOGUE: tuple[MigrationRule, ...] = (
         RuleId.DROP_DEFAULT,
         "advisory",
         "A column default is dropped",
-        "If the column is NOT NULL, old code that omits it relied on the default and fails; "
-        "the analysis cannot see the column's nullability here.",
+        "Old code that omits a nullable column relied on the default and now stores NULL "
+        "(judged on the column its transaction commits: knex's `.alter()` drops the default and "
+        "NOT NULL together); a NOT NULL column's is drop-default-not-null-column.",
         "ALTER TABLE users ALTER COLUMN created_at DROP DEFAULT;",
         "Ship code that always writes the column first, then drop the default.",
         E("ALTER TABLE contacts ALTER COLUMN note DROP DEFAULT", "", C),
+        E(
+            "ALTER TABLE contacts ALTER COLUMN score DROP DEFAULT;\n"
+            "ALTER TABLE contacts ALTER COLUMN score DROP NOT NULL;\n"
+            "ALTER TABLE contacts ALTER COLUMN score TYPE integer USING (score::integer)",
+            "",
+            C,
+        ),
         Q("ALTER TABLE users ALTER COLUMN email DROP DEFAULT", "", U),
+    ),
+    _rule(
+        RuleId.DROP_NOT_NULL,
+        "advisory",
+        "A NOT NULL column becomes nullable",
+        "Old code reads the column as never NULL; once the new code leaves it NULL, the old "
+        "code's reads meet values it does not handle (during the rollout, or after a rollback).",
+        "ALTER TABLE contacts ALTER COLUMN code DROP NOT NULL;",
+        "Make sure the previous release reads NULL safely before the new code writes one; "
+        "write a value until no old pod is left.",
+        E("ALTER TABLE contacts ALTER COLUMN code DROP NOT NULL", "", C),
+        E(
+            "ALTER TABLE contacts ALTER COLUMN code DROP NOT NULL;\nCOMMIT;\n"
+            "ALTER TABLE contacts ALTER COLUMN code SET NOT NULL",
+            "ls",
+            C,
+        ),
+        Q(
+            "ALTER TABLE contacts ALTER COLUMN code DROP NOT NULL;\n"
+            "ALTER TABLE contacts ALTER COLUMN code SET NOT NULL",
+            "ls",
+            C,
+        ),
+        Q("ALTER TABLE users ALTER COLUMN email DROP NOT NULL", "", U),
     ),
     _rule(
         RuleId.REFRESH_MATERIALIZED_VIEW,

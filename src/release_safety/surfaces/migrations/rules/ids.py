@@ -40,6 +40,7 @@ class RuleId(StrEnum):
     ADD_UNIQUE_CONSTRAINT_BUILDS_INDEX = "add-unique-constraint-builds-index"
     ADD_PRIMARY_KEY = "add-primary-key"
     DROP_DEFAULT = "drop-default"
+    DROP_NOT_NULL = "drop-not-null"
     REFRESH_MATERIALIZED_VIEW = "refresh-materialized-view"
     TRUNCATE_TABLE = "truncate-table"
     FULL_TABLE_DATA_CHANGE = "full-table-data-change"
