@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from release_safety.surfaces.migrations.checkvalues import allowed, constant, passes
 from release_safety.surfaces.migrations.coltypes import ColType, parse_type, type_change
 from release_safety.surfaces.migrations.columns import (
     ColumnDef,
@@ -85,8 +86,11 @@ def _action(cur: Cursor, alter: Alter) -> None:
             cur.skip_optional(("IF", "EXISTS"))
             name = cur.name() or ""
             facts.touch(table, AEL)
-            ctx.schema.pop_constraint(table, name)
+            dropped = ctx.schema.pop_constraint(table, name)
             ctx.schema.pop_index(name)
+            if dropped is not None and dropped.allowed is not None:
+                for column in dropped.columns:
+                    _refresh_allowed(alter, column)
         else:
             cur.accept("COLUMN")
             cur.skip_optional(("IF", "EXISTS"))
@@ -211,9 +215,16 @@ def _register_column(column: ColumnDef, alter: Alter) -> None:
     """Put the column, its sequence, index and constraints into the schema."""
     table, schema = alter.table, alter.ctx.schema
     found = schema.edit(table)
+    value = constant(column.default) if column.default else None
+    lists = [allowed(check, column.name) for _, check in column.checks]
     if found is not None:
         found.columns[column.name] = Column(
-            column.type, column.not_null, column.has_default, column.identity
+            column.type,
+            column.not_null,
+            column.has_default,
+            column.identity,
+            value,
+            _intersection([a for a in lists if a is not None]),
         )
     if column.serial or column.identity:
         schema.own_sequences().add(f"{table}_{column.name}_seq")
@@ -224,12 +235,14 @@ def _register_column(column: ColumnDef, alter: Alter) -> None:
         name = f"{table}_{column.name}_key"
         schema.put_index(name, Index(table, (column.name,), unique=True))
         schema.put_constraint(table, name, Constraint("unique", (column.name,)))
-    for given, check in column.checks:
+    for (given, check), listed in zip(column.checks, lists, strict=True):
         nn = [t.up for t in check[1:]] == ["IS", "NOT", "NULL"]
         schema.put_constraint(
             table,
             given or f"{table}_{column.name}_check",
-            Constraint("check", (column.name,), not_null_of=column.name if nn else None),
+            Constraint(
+                "check", (column.name,), not_null_of=column.name if nn else None, allowed=listed
+            ),
         )
     for ref in column.references:
         schema.put_constraint(
@@ -275,13 +288,25 @@ def add_constraint(constraint: ConstraintDef, alter: Alter) -> None:
             _restricts_nulls(alter, column, f"CHECK ({column} IS NOT NULL) on {table}")
         name = constraint.name or f"{table}_check"
         mentioned = {t.text if t.kind == "ident" else lower(t.text) for t in constraint.check}
+        found = schema.table(table)
+        checked = [c for c in mentioned if found is not None and c in found.columns]
+        one = checked[0] if len(checked) == 1 else None
+        listed = allowed(constraint.check, one) if one is not None else None
+        if one is not None:
+            _rejects_old_writes(alter, constraint, name, one)
         schema.put_constraint(
             table,
             name,
             Constraint(
-                "check", tuple(sorted(mentioned)), not constraint.not_valid, not_null_of=column
+                "check",
+                tuple(sorted(mentioned)),
+                not constraint.not_valid,
+                not_null_of=column,
+                allowed=listed,
             ),
         )
+        if one is not None:
+            _refresh_allowed(alter, one)
         return
     using = constraint.using_index
     columns = list(constraint.columns)
@@ -313,6 +338,57 @@ def add_constraint(constraint: ConstraintDef, alter: Alter) -> None:
             tuple(columns),
         ),
     )
+
+
+def _intersection(sets: list[frozenset[str]]) -> frozenset[str] | None:
+    """The values every one of `sets` allows; None when there is none."""
+    if not sets:
+        return None
+    common = sets[0]
+    for more in sets[1:]:
+        common &= more
+    return common
+
+
+def _refresh_allowed(alter: Alter, column: str) -> None:
+    """The column's allowed values, from the CHECKs on its table that list them."""
+    schema, table = alter.ctx.schema, alter.table
+    lists = [
+        c.allowed
+        for c in schema.constraints_of(table)
+        if c.kind == "check" and c.allowed is not None and column in c.columns
+    ]
+    schema.set_column(table, column, allowed=_intersection(lists))
+
+
+def _rejects_old_writes(alter: Alter, constraint: ConstraintDef, name: str, column: str) -> None:
+    """A CHECK (valid or NOT VALID: both apply to new writes at once) that rejects what the
+    previous release's code writes breaks it: the column's constant default, which old code's
+    inserts that leave the column out store, or a value the column's CHECKs allowed then."""
+    table, ctx = alter.table, alter.ctx
+    if alter.new_in_release:
+        return
+    current = ctx.schema.column(table, column)
+    before = ctx.before_column(table, column)
+    new_column = ctx.column_is_new(table, column)
+    relies = new_column or (before is not None and (before.default or before.identity))
+    where = f"CHECK {name} on {table}"
+    value = current.value if current is not None and relies else None
+    if value is not None and passes(constraint.check, column, value) is False:
+        alter.facts.issue(
+            RuleId.CHECK_REJECTS_OLD_WRITES,
+            f"{where} rejects {column}'s default {value}: old code's inserts that "
+            f"leave {column} out fail",
+        )
+    if new_column or before is None or before.allowed is None:
+        return
+    removed = sorted(v for v in before.allowed if passes(constraint.check, column, v) is False)
+    if removed:
+        alter.facts.issue(
+            RuleId.CHECK_REJECTS_OLD_WRITES,
+            f"{where} no longer allows {column} = {', '.join(removed)}, which the previous "
+            "release allowed: old code writing it fails",
+        )
 
 
 def _implicit_not_null(alter: Alter, column: str) -> None:
@@ -437,15 +513,15 @@ def _alter_column(cur: Cursor, alter: Alter, column: str) -> None:
         schema.set_column(table, column, not_null=False)
     elif cur.accept("SET", "DEFAULT"):
         facts.touch(table, AEL)
-        schema.set_column(table, column, default=True)
+        schema.set_column(table, column, default=True, value=constant(cur.rest()))
     elif cur.accept("DROP", "DEFAULT"):
         facts.touch(table, AEL)
         _drop_default(alter, column, "DROP DEFAULT")
-        schema.set_column(table, column, default=False)
+        schema.set_column(table, column, default=False, value=None)
     elif cur.accept("DROP", "IDENTITY"):
         facts.touch(table, AEL)
         _drop_default(alter, column, "DROP IDENTITY")
-        schema.set_column(table, column, identity=False, default=False)
+        schema.set_column(table, column, identity=False, default=False, value=None)
     elif cur.accept("ADD", "GENERATED"):
         facts.touch(table, AEL)
         schema.set_column(table, column, identity=True, default=True)
@@ -631,7 +707,9 @@ def _validate(name: str, alter: Alter) -> None:
     ctx.schema.put_constraint(
         table,
         name,
-        Constraint(found.kind, found.columns, True, found.references, found.not_null_of),
+        Constraint(
+            found.kind, found.columns, True, found.references, found.not_null_of, found.allowed
+        ),
     )
 
 

@@ -423,6 +423,49 @@ CATALOGUE: tuple[MigrationRule, ...] = (
         Q("ALTER TABLE contacts ALTER COLUMN seen TYPE timestamptz", "ls", C),
     ),
     _rule(
+        RuleId.CHECK_REJECTS_OLD_WRITES,
+        "breaking",
+        "A CHECK rejects what the previous release's code writes",
+        "A CHECK applies to new writes at once (NOT VALID only skips the existing rows): one "
+        "that rejects the column's default fails old inserts that leave the column out, and "
+        "one that allows fewer values than before fails old code writing the values dropped.",
+        "ALTER TABLE members ADD CONSTRAINT members_plan_check CHECK (plan IN ('pro', 'team')) NOT VALID;",
+        "Ship code that stops writing the values (and writes the column) first; narrow the CHECK "
+        "a release later.",
+        E(
+            "ALTER TABLE members ADD CONSTRAINT members_plan_check CHECK (plan IN ('pro', 'team')) NOT VALID",
+            "",
+            ("members",),
+        ),
+        E(
+            "ALTER TABLE members DROP CONSTRAINT members_kind_check, "
+            "ADD CONSTRAINT members_kind_check CHECK (kind IN ('a', 'b'))",
+            "ls",
+            ("members",),
+        ),
+        E(
+            "ALTER TABLE members ADD CONSTRAINT members_nick_check CHECK ((nick)::text <> 'x'::text) NOT VALID",
+            "",
+            ("members",),
+        ),
+        Q(
+            "ALTER TABLE members ADD CONSTRAINT members_plan_check CHECK (plan = ANY (ARRAY['free'::text, 'pro'::text]))",
+            "ls",
+            ("members",),
+        ),
+        Q(
+            "ALTER TABLE members DROP CONSTRAINT members_kind_check, "
+            "ADD CONSTRAINT members_kind_check CHECK (kind IN ('a', 'b', 'c', 'd'))",
+            "ls",
+            ("members",),
+        ),
+        Q(
+            "ALTER TABLE members ADD CONSTRAINT members_nick_check CHECK (length(nick) < 9)",
+            "ls",
+            ("members",),
+        ),
+    ),
+    _rule(
         RuleId.REVOKE_PRIVILEGES,
         "breaking",
         "Privileges are revoked",

@@ -28,6 +28,7 @@ class RuleId(StrEnum):
     DROP_DEFAULT_NOT_NULL_COLUMN = "drop-default-not-null-column"
     DROP_IDENTITY = "drop-identity"
     CHANGE_COLUMN_TYPE = "change-column-type"
+    CHECK_REJECTS_OLD_WRITES = "check-rejects-old-writes"
     ENABLE_ROW_LEVEL_SECURITY = "enable-row-level-security"
     REVOKE_PRIVILEGES = "revoke-privileges"
     # breaking: traffic stops while the migration works
