@@ -482,6 +482,7 @@ def at_commit(issue: Issue, end: Column | None) -> Issue | None:
             f"DROP DEFAULT on {table}.{column}, made nullable in the same transaction: old "
             "inserts that leave it out store NULL",
             issue.column,
+            issue.line,
         )
     return issue
 

@@ -228,7 +228,7 @@ def _dispatch(sql: str, toks: list[Tok], facts: StatementFacts, ctx: Context) ->
     elif cur.accept("REFRESH", "MATERIALIZED", "VIEW"):
         _refresh(cur, facts, ctx)
     elif cur.accept("DO"):
-        plpgsql.do_block(toks, facts, ctx, classify)
+        plpgsql.do_block(sql, toks, facts, ctx, classify)
     elif cur.accept("CALL"):
         _call(cur.name() or "?", facts, ctx)
     elif first in ("EXECUTE", "PREPARE", "COPY", "MERGE", "IMPORT", "LOAD"):

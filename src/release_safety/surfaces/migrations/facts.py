@@ -107,16 +107,21 @@ class TableFact:
 class Issue:
     """A rule hit by one statement: the rule id and what exactly was seen. `column` (table,
     column) marks a judgement of old code's compatibility with that column's nullability and
-    default, made again on the column as its transaction commits it."""
+    default, made again on the column as its transaction commits it; `line` counts the lines
+    of the statement before the one that raised it (a statement of a DO block)."""
 
     rule: Final[RuleId]
     message: Final[str]
     column: Final[tuple[str, str] | None]
+    line: Final[int]
 
-    def __init__(self, rule: RuleId, message: str, column: tuple[str, str] | None = None) -> None:
+    def __init__(
+        self, rule: RuleId, message: str, column: tuple[str, str] | None = None, line: int = 0
+    ) -> None:
         self.rule = rule
         self.message = message
         self.column = column
+        self.line = line
 
 
 @dataclass(init=False)

@@ -201,7 +201,7 @@ def analyse_extracted(extracted: Extracted, ctx: Context, budget: Budget) -> Fil
             if raised.column is not None:
                 judged = at_commit(raised, states[commits[k]].get(raised.column))
             if judged is not None:
-                result.issues.append(LineIssue(judged.rule, line, judged.message))
+                result.issues.append(LineIssue(judged.rule, line + judged.line, judged.message))
         for table, fact in facts.tables.items():
             tables.add(table)
             if table in created:
