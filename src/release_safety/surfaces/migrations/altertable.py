@@ -97,7 +97,12 @@ def _action(cur: Cursor, alter: Alter) -> None:
             column = cur.name() or "?"
             facts.touch(table, AEL)
             if not ctx.column_is_new(table, column):
-                facts.issue(RuleId.DROP_COLUMN, f"DROP COLUMN {table}.{column}")
+                facts.issue(
+                    RuleId.DROP_COLUMN,
+                    f"DROP COLUMN {table}.{column}",
+                    hint=f"Ship a release whose code no longer reads or writes {table}.{column}; "
+                    "drop the column in the release after it.",
+                )
             ctx.schema.drop_column(table, column)
     elif cur.accept("ALTER"):
         cur.accept("COLUMN")
@@ -199,6 +204,8 @@ def add_column(column: ColumnDef, alter: Alter, *, if_not_exists: bool = False) 
         facts.issue(
             RuleId.ADD_NOT_NULL_COLUMN_WITHOUT_DEFAULT,
             f"ADD COLUMN {where} NOT NULL without a default",
+            hint=f"Give {where} a constant DEFAULT (old code's inserts leave it out), or add it "
+            "nullable, ship code that writes it, then SET NOT NULL a release later.",
         )
     if rewrite:
         facts.issue(RuleId.TABLE_REWRITE, f"ADD COLUMN {where} rewrites the table")
@@ -282,7 +289,13 @@ def add_constraint(constraint: ConstraintDef, alter: Alter) -> None:
     if kind == "CHECK":
         facts.touch(table, AEL, scans=not new and not constraint.not_valid)
         if not new and not constraint.not_valid:
-            facts.issue(RuleId.ADD_CONSTRAINT_VALIDATING, f"{label} validates every row")
+            named = constraint.name or f"{table}_check"
+            facts.issue(
+                RuleId.ADD_CONSTRAINT_VALIDATING,
+                f"{label} validates every row",
+                hint=f"Add {named} NOT VALID, then ALTER TABLE {table} VALIDATE CONSTRAINT "
+                f"{named} in its own transaction.",
+            )
         column = constraint.not_null_of()
         if column is not None:
             _restricts_nulls(alter, column, f"CHECK ({column} IS NOT NULL) on {table}")
@@ -379,6 +392,8 @@ def _rejects_old_writes(alter: Alter, constraint: ConstraintDef, name: str, colu
             RuleId.CHECK_REJECTS_OLD_WRITES,
             f"{where} rejects {column}'s default {value}: old code's inserts that "
             f"leave {column} out fail",
+            hint=f"Change the default of {table}.{column} to a value {name} allows (or ship "
+            f"code that always writes {column}) first; add {name} a release later.",
         )
     if new_column or before is None or before.allowed is None:
         return
@@ -388,6 +403,8 @@ def _rejects_old_writes(alter: Alter, constraint: ConstraintDef, name: str, colu
             RuleId.CHECK_REJECTS_OLD_WRITES,
             f"{where} no longer allows {column} = {', '.join(removed)}, which the previous "
             "release allowed: old code writing it fails",
+            hint=f"Ship code that no longer writes {', '.join(removed)} to {table}.{column} "
+            f"first; narrow {name} a release later.",
         )
 
 
@@ -440,6 +457,9 @@ def _restricts_nulls(alter: Alter, column: str, what: str, *, at_commit: bool = 
         RuleId.SET_NOT_NULL,
         f"{what}: old code leaving it NULL fails",
         (table, column) if at_commit else None,
+        hint=f"Ship code that always writes {table}.{column} first; then ADD CONSTRAINT "
+        f"{table}_{column}_not_null CHECK ({column} IS NOT NULL) NOT VALID, VALIDATE it in "
+        "its own transaction, and SET NOT NULL a release later.",
     )
 
 
@@ -458,6 +478,8 @@ def _drop_not_null(alter: Alter, column: str) -> None:
         f"DROP NOT NULL on {table}.{column}: the previous release's code reads {column} as "
         "never NULL; rows the new code leaves NULL reach its reads",
         (table, column),
+        hint=f"Check that the previous release reads a NULL {table}.{column} safely, or keep "
+        "writing a value until no pod of it is left.",
     )
 
 
@@ -483,6 +505,7 @@ def at_commit(issue: Issue, end: Column | None) -> Issue | None:
             "inserts that leave it out store NULL",
             issue.column,
             issue.line,
+            _default_hint(table, column),
         )
     return issue
 
@@ -558,19 +581,29 @@ def _drop_default(alter: Alter, column: str, what: str) -> None:
     if before is not None and not (new_column or before.default or before.identity):
         return
     if what == "DROP IDENTITY":
-        facts.issue(RuleId.DROP_IDENTITY, f"{where}: old inserts that leave it out fail")
+        facts.issue(
+            RuleId.DROP_IDENTITY,
+            f"{where}: old inserts that leave it out fail",
+            hint=_default_hint(table, column),
+        )
     elif current.not_null:
         facts.issue(
             RuleId.DROP_DEFAULT_NOT_NULL_COLUMN,
             f"{where}: old inserts that leave it out fail",
             (table, column),
+            hint=_default_hint(table, column),
         )
     else:
         facts.issue(
             RuleId.DROP_DEFAULT,
             f"{where}: old inserts that leave it out store NULL",
             (table, column),
+            hint=_default_hint(table, column),
         )
+
+
+def _default_hint(table: str, column: str) -> str:
+    return f"Ship code that always writes {table}.{column} first; drop its default a release later."
 
 
 def _using_is_plain(toks: list[Tok], column: str, new_type: ColType | None) -> bool:
@@ -630,7 +663,12 @@ def _change_type(toks: list[Tok], alter: Alter, column: str) -> None:
             maybe_scans=change.rebuilds_indexes is None,
         )
         if change.rewrites:
-            facts.issue(RuleId.TABLE_REWRITE, f"ALTER COLUMN {where} TYPE rewrites the table")
+            facts.issue(
+                RuleId.TABLE_REWRITE,
+                f"ALTER COLUMN {where} TYPE rewrites the table",
+                hint=f"Add a column of type {new_type} beside {where}, write both, backfill it in "
+                "batches, switch reads, then drop the old column.",
+            )
         elif change.rewrites is None:
             alter.unknown(f"whether ALTER COLUMN {where} TYPE rewrites the table", column)
     if not ctx.column_is_new(table, column):
@@ -655,6 +693,8 @@ def _change_type(toks: list[Tok], alter: Alter, column: str) -> None:
             facts.issue(
                 RuleId.CHANGE_COLUMN_TYPE,
                 f"ALTER COLUMN {where} TYPE {old} -> {target}: old code's values no longer fit",
+                hint=f"Add a column of type {target} beside {where}, write both from one release, "
+                "backfill, switch reads in the next, and drop the old column after it.",
             )
         elif compatible is None:
             alter.unknown(f"the type of {where} at the previous release (now {target})", column)
@@ -671,7 +711,12 @@ def _rename(cur: Cursor, alter: Alter) -> None:
         if alter.new_in_release:
             ctx.created.add(target)
         else:
-            facts.issue(RuleId.RENAME_TABLE, f"RENAME {table} TO {target}")
+            facts.issue(
+                RuleId.RENAME_TABLE,
+                f"RENAME {table} TO {target}",
+                hint=f"Create {target} (or a view {table} over it) so both names work for a "
+                f"release; drop the name {table} once no code uses it.",
+            )
         ctx.schema.rename_table(table, target)
         return
     if cur.accept("CONSTRAINT"):
@@ -690,7 +735,12 @@ def _rename(cur: Cursor, alter: Alter) -> None:
     cur.accept("TO")
     target = cur.name() or "?"
     if not ctx.column_is_new(table, column):
-        facts.issue(RuleId.RENAME_COLUMN, f"RENAME COLUMN {table}.{column} TO {target}")
+        facts.issue(
+            RuleId.RENAME_COLUMN,
+            f"RENAME COLUMN {table}.{column} TO {target}",
+            hint=f"Add {table}.{target}, write both {column} and {target}, backfill, switch "
+            f"reads, and drop {column} a release later.",
+        )
     ctx.schema.rename_column(table, column, target)
 
 

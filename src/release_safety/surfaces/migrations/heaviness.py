@@ -29,16 +29,19 @@ TriState = bool | Literal["unknown"]
 
 @dataclass(init=False, unsafe_hash=True)
 class LineIssue:
-    """A rule hit on one line of the file."""
+    """A rule hit on one line of the file; `hint` the way out written for it (None: the
+    rule's safe alternative)."""
 
     rule: Final[RuleId]
     line: Final[int]
     message: Final[str]
+    hint: Final[str | None]
 
-    def __init__(self, rule: RuleId, line: int, message: str) -> None:
+    def __init__(self, rule: RuleId, line: int, message: str, hint: str | None = None) -> None:
         self.rule = rule
         self.line = line
         self.message = message
+        self.hint = hint
 
 
 @dataclass(init=False, unsafe_hash=True)
@@ -201,7 +204,9 @@ def analyse_extracted(extracted: Extracted, ctx: Context, budget: Budget) -> Fil
             if raised.column is not None:
                 judged = at_commit(raised, states[commits[k]].get(raised.column))
             if judged is not None:
-                result.issues.append(LineIssue(judged.rule, line + judged.line, judged.message))
+                result.issues.append(
+                    LineIssue(judged.rule, line + judged.line, judged.message, judged.hint)
+                )
         for table, fact in facts.tables.items():
             tables.add(table)
             if table in created:

@@ -83,7 +83,7 @@ def _run(
             facts.touch(fact.table, fact.lock).merge(fact)
         for issue in inner.issues:
             after = 0 if lines is None else lines + line + issue.line
-            facts.issues.append(Issue(issue.rule, issue.message, issue.column, after))
+            facts.issues.append(Issue(issue.rule, issue.message, issue.column, after, issue.hint))
         facts.outside_transaction |= inner.outside_transaction
         facts.unnamed_lock = facts.unnamed_lock or inner.unnamed_lock
 
