@@ -54,7 +54,8 @@ def test_an_undeclared_break_fails_with_annotations_summary_and_a_new_sticky_com
     assert errors == [
         f"::error file={MIGRATION},line=1,title=release-safety drop-column::"
         "DROP COLUMN users.legacy_id%0A"
-        "Stop reading and writing the column one release before dropping it."
+        "Ship a release whose code no longer reads or writes users.legacy_id; "
+        "drop the column in the release after it."
     ]
     assert "undeclared breaking change" in result.summary
     assert "## If released as is" in result.summary

@@ -106,8 +106,8 @@ def test_github_is_the_default_inside_actions_and_escapes_properties(
     escaped = "db/migrations/0%2C2.sql"
     assert (
         f"::error file={escaped},line=2,title=release-safety drop-column::"
-        "DROP COLUMN users.legacy%0AStop reading and writing the column one release before"
-        " dropping it." in lines
+        "DROP COLUMN users.legacy%0AShip a release whose code no longer reads or writes"
+        " users.legacy; drop the column in the release after it." in lines
     )
     assert any(line.startswith("::notice ") for line in lines)
     assert run(["lint-migrations", "--format", "text", f"../{MIGRATION}"]) == 1

@@ -59,6 +59,11 @@ CREATE TABLE logs (id bigint, at date) PARTITION BY RANGE (at);
 CREATE TABLE logs_2024 PARTITION OF logs FOR VALUES FROM ('2024-01-01') TO ('2025-01-01');
 CREATE TABLE logs_rest PARTITION OF logs DEFAULT;
 INSERT INTO logs SELECT i, date '2024-01-01' + (i % 900) FROM generate_series(1, 600) i;
+CREATE TABLE members (
+  id char(36) PRIMARY KEY, plan text NOT NULL DEFAULT 'free', kind text, nick text DEFAULT 'x',
+  CONSTRAINT members_kind_check CHECK (kind IN ('a', 'b', 'c')));
+INSERT INTO members SELECT lpad(i::text, 36, '0'), 'free', CASE WHEN i % 2 = 0 THEN 'a' END
+  FROM generate_series(1, 300) i;
 """
 _RELATIONS = """
 SELECT c.oid::int, c.relname, c.relkind::text, c.relfilenode::int,

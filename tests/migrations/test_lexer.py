@@ -285,7 +285,7 @@ def _units_read_as_their_text(bodies: Iterable[str]) -> int:
             units = plpgsql._units(body)
         except (Unclassified, TokenError, IndexError, ValueError):  # what classify catches
             continue
-        for sql, toks in units:
+        for sql, toks, _ in units:
             if toks is not None:
                 assert toks == tokenize(sql), (body, sql)
                 carried += 1
@@ -330,8 +330,8 @@ def test_a_body_statement_carries_tokens_only_where_they_read_the_same(
     body: str, carried: list[bool]
 ) -> None:
     units = plpgsql._units(body)
-    assert [toks is not None for _, toks in units] == carried
-    assert all(toks == tokenize(sql) for sql, toks in units if toks is not None)
+    assert [toks is not None for _, toks, _ in units] == carried
+    assert all(toks == tokenize(sql) for sql, toks, _ in units if toks is not None)
 
 
 def test_multi_word_keywords_are_capital_words_spanning_the_keyword() -> None:

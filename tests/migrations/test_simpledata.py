@@ -64,7 +64,7 @@ def _with_units(texts: set[str]) -> set[str]:
             out.update(s.sql for s in split_sql(text) if s.sql)
     for text in list(out):
         with contextlib.suppress(Unclassified, TokenError, IndexError):
-            out.update(sql for sql, _ in plpgsql._units(text))
+            out.update(sql for sql, _, _ in plpgsql._units(text))
     return out
 
 

@@ -97,7 +97,17 @@ def acknowledge(
         assert isinstance(attempt, Annotation)
         at = bisect_left(statement_lines, attempt.line)
         target = statement_lines[at] if at < len(statement_lines) else None
-        hits = [i for i, f in enumerate(out) if f.line == target and f.rule in attempt.rules]
+        # the statement's findings: on its first line, or on a line within (a DO block's)
+        end = statement_lines[at + 1] if at + 1 < len(statement_lines) else None
+        hits = [
+            i
+            for i, f in enumerate(out)
+            if target is not None
+            and f.line is not None
+            and target <= f.line
+            and (end is None or f.line < end)
+            and f.rule in attempt.rules
+        ]
         where = f"{path}:{attempt.line}: {attempt.reason}"
         for i in hits:
             out[i] = replace(

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from release_safety.surfaces.migrations.coltypes import parse_type, type_change
+from release_safety.surfaces.migrations.checkvalues import allowed, constant, passes
+from release_safety.surfaces.migrations.coltypes import ColType, parse_type, type_change
 from release_safety.surfaces.migrations.columns import (
     ColumnDef,
     ConstraintDef,
@@ -15,7 +16,7 @@ from release_safety.surfaces.migrations.columns import (
     parse_constraint,
 )
 from release_safety.surfaces.migrations.context import Context
-from release_safety.surfaces.migrations.facts import Lock, StatementFacts
+from release_safety.surfaces.migrations.facts import Issue, Lock, StatementFacts
 from release_safety.surfaces.migrations.rules.ids import RuleId
 from release_safety.surfaces.migrations.schema import Column, Constraint, Index
 from release_safety.surfaces.migrations.tokens import Cursor, Tok, normalise, split_top, words
@@ -25,6 +26,7 @@ from release_safety.textcase import lower
 AEL = Lock.ACCESS_EXCLUSIVE
 SUE = Lock.SHARE_UPDATE_EXCLUSIVE
 SRE = Lock.SHARE_ROW_EXCLUSIVE
+_TYPE_PUNCT = frozenset({"(", ")", ",", "[", "]", "."})
 _CONSTRAINT_KINDS = ("CONSTRAINT", "CHECK", "UNIQUE", "PRIMARY", "FOREIGN", "EXCLUDE")
 
 
@@ -84,15 +86,23 @@ def _action(cur: Cursor, alter: Alter) -> None:
             cur.skip_optional(("IF", "EXISTS"))
             name = cur.name() or ""
             facts.touch(table, AEL)
-            ctx.schema.pop_constraint(table, name)
+            dropped = ctx.schema.pop_constraint(table, name)
             ctx.schema.pop_index(name)
+            if dropped is not None and dropped.allowed is not None:
+                for column in dropped.columns:
+                    _refresh_allowed(alter, column)
         else:
             cur.accept("COLUMN")
             cur.skip_optional(("IF", "EXISTS"))
             column = cur.name() or "?"
             facts.touch(table, AEL)
             if not ctx.column_is_new(table, column):
-                facts.issue(RuleId.DROP_COLUMN, f"DROP COLUMN {table}.{column}")
+                facts.issue(
+                    RuleId.DROP_COLUMN,
+                    f"DROP COLUMN {table}.{column}",
+                    hint=f"Ship a release whose code no longer reads or writes {table}.{column}; "
+                    "drop the column in the release after it.",
+                )
             ctx.schema.drop_column(table, column)
     elif cur.accept("ALTER"):
         cur.accept("COLUMN")
@@ -194,6 +204,8 @@ def add_column(column: ColumnDef, alter: Alter, *, if_not_exists: bool = False) 
         facts.issue(
             RuleId.ADD_NOT_NULL_COLUMN_WITHOUT_DEFAULT,
             f"ADD COLUMN {where} NOT NULL without a default",
+            hint=f"Give {where} a constant DEFAULT (old code's inserts leave it out), or add it "
+            "nullable, ship code that writes it, then SET NOT NULL a release later.",
         )
     if rewrite:
         facts.issue(RuleId.TABLE_REWRITE, f"ADD COLUMN {where} rewrites the table")
@@ -210,9 +222,16 @@ def _register_column(column: ColumnDef, alter: Alter) -> None:
     """Put the column, its sequence, index and constraints into the schema."""
     table, schema = alter.table, alter.ctx.schema
     found = schema.edit(table)
+    value = constant(column.default) if column.default else None
+    lists = [allowed(check, column.name) for _, check in column.checks]
     if found is not None:
         found.columns[column.name] = Column(
-            column.type, column.not_null, column.has_default, column.identity
+            column.type,
+            column.not_null,
+            column.has_default,
+            column.identity,
+            value,
+            _intersection([a for a in lists if a is not None]),
         )
     if column.serial or column.identity:
         schema.own_sequences().add(f"{table}_{column.name}_seq")
@@ -223,12 +242,14 @@ def _register_column(column: ColumnDef, alter: Alter) -> None:
         name = f"{table}_{column.name}_key"
         schema.put_index(name, Index(table, (column.name,), unique=True))
         schema.put_constraint(table, name, Constraint("unique", (column.name,)))
-    for given, check in column.checks:
+    for (given, check), listed in zip(column.checks, lists, strict=True):
         nn = [t.up for t in check[1:]] == ["IS", "NOT", "NULL"]
         schema.put_constraint(
             table,
             given or f"{table}_{column.name}_check",
-            Constraint("check", (column.name,), not_null_of=column.name if nn else None),
+            Constraint(
+                "check", (column.name,), not_null_of=column.name if nn else None, allowed=listed
+            ),
         )
     for ref in column.references:
         schema.put_constraint(
@@ -268,19 +289,37 @@ def add_constraint(constraint: ConstraintDef, alter: Alter) -> None:
     if kind == "CHECK":
         facts.touch(table, AEL, scans=not new and not constraint.not_valid)
         if not new and not constraint.not_valid:
-            facts.issue(RuleId.ADD_CONSTRAINT_VALIDATING, f"{label} validates every row")
+            named = constraint.name or f"{table}_check"
+            facts.issue(
+                RuleId.ADD_CONSTRAINT_VALIDATING,
+                f"{label} validates every row",
+                hint=f"Add {named} NOT VALID, then ALTER TABLE {table} VALIDATE CONSTRAINT "
+                f"{named} in its own transaction.",
+            )
         column = constraint.not_null_of()
         if column is not None:
             _restricts_nulls(alter, column, f"CHECK ({column} IS NOT NULL) on {table}")
         name = constraint.name or f"{table}_check"
         mentioned = {t.text if t.kind == "ident" else lower(t.text) for t in constraint.check}
+        found = schema.table(table)
+        checked = [c for c in mentioned if found is not None and c in found.columns]
+        one = checked[0] if len(checked) == 1 else None
+        listed = allowed(constraint.check, one) if one is not None else None
+        if one is not None:
+            _rejects_old_writes(alter, constraint, name, one)
         schema.put_constraint(
             table,
             name,
             Constraint(
-                "check", tuple(sorted(mentioned)), not constraint.not_valid, not_null_of=column
+                "check",
+                tuple(sorted(mentioned)),
+                not constraint.not_valid,
+                not_null_of=column,
+                allowed=listed,
             ),
         )
+        if one is not None:
+            _refresh_allowed(alter, one)
         return
     using = constraint.using_index
     columns = list(constraint.columns)
@@ -314,6 +353,61 @@ def add_constraint(constraint: ConstraintDef, alter: Alter) -> None:
     )
 
 
+def _intersection(sets: list[frozenset[str]]) -> frozenset[str] | None:
+    """The values every one of `sets` allows; None when there is none."""
+    if not sets:
+        return None
+    common = sets[0]
+    for more in sets[1:]:
+        common &= more
+    return common
+
+
+def _refresh_allowed(alter: Alter, column: str) -> None:
+    """The column's allowed values, from the CHECKs on its table that list them."""
+    schema, table = alter.ctx.schema, alter.table
+    lists = [
+        c.allowed
+        for c in schema.constraints_of(table)
+        if c.kind == "check" and c.allowed is not None and column in c.columns
+    ]
+    schema.set_column(table, column, allowed=_intersection(lists))
+
+
+def _rejects_old_writes(alter: Alter, constraint: ConstraintDef, name: str, column: str) -> None:
+    """A CHECK (valid or NOT VALID: both apply to new writes at once) that rejects what the
+    previous release's code writes breaks it: the column's constant default, which old code's
+    inserts that leave the column out store, or a value the column's CHECKs allowed then."""
+    table, ctx = alter.table, alter.ctx
+    if alter.new_in_release:
+        return
+    current = ctx.schema.column(table, column)
+    before = ctx.before_column(table, column)
+    new_column = ctx.column_is_new(table, column)
+    relies = new_column or (before is not None and (before.default or before.identity))
+    where = f"CHECK {name} on {table}"
+    value = current.value if current is not None and relies else None
+    if value is not None and passes(constraint.check, column, value) is False:
+        alter.facts.issue(
+            RuleId.CHECK_REJECTS_OLD_WRITES,
+            f"{where} rejects {column}'s default {value}: old code's inserts that "
+            f"leave {column} out fail",
+            hint=f"Change the default of {table}.{column} to a value {name} allows (or ship "
+            f"code that always writes {column}) first; add {name} a release later.",
+        )
+    if new_column or before is None or before.allowed is None:
+        return
+    removed = sorted(v for v in before.allowed if passes(constraint.check, column, v) is False)
+    if removed:
+        alter.facts.issue(
+            RuleId.CHECK_REJECTS_OLD_WRITES,
+            f"{where} no longer allows {column} = {', '.join(removed)}, which the previous "
+            "release allowed: old code writing it fails",
+            hint=f"Ship code that no longer writes {', '.join(removed)} to {table}.{column} "
+            f"first; narrow {name} a release later.",
+        )
+
+
 def _implicit_not_null(alter: Alter, column: str) -> None:
     """A primary key's column becomes NOT NULL: a scan (unless a validated CHECK proves it,
     PostgreSQL 12+) and a break for old code that leaves it out."""
@@ -338,12 +432,13 @@ def _implicit_not_null(alter: Alter, column: str) -> None:
     ctx.schema.set_column(table, column, not_null=True)
 
 
-def _restricts_nulls(alter: Alter, column: str, what: str) -> None:
+def _restricts_nulls(alter: Alter, column: str, what: str, *, at_commit: bool = False) -> None:
     """A statement that rejects NULL in a column old code may leave NULL (SET NOT NULL, a
     CHECK (col IS NOT NULL), valid or not: both apply to new writes at once) breaks old code,
-    unless the column was already NOT NULL or so checked, or old code never leaves it NULL: the
-    table is new in the release, or the column is and has a default (old code does not know
-    the column and leaves it out)."""
+    unless the column was already NOT NULL or so checked (now, or at the previous release: old
+    code never left it NULL), or old code never leaves it NULL: the table is new in the
+    release, or the column is and has a default (old code does not know the column and leaves
+    it out). `at_commit`: judged again on the column its transaction commits."""
     table, facts, ctx = alter.table, alter.facts, alter.ctx
     if alter.new_in_release:
         return
@@ -355,7 +450,64 @@ def _restricts_nulls(alter: Alter, column: str, what: str) -> None:
         return
     if ctx.column_is_new(table, column) and (current.default or current.identity):
         return
-    facts.issue(RuleId.SET_NOT_NULL, f"{what}: old code leaving it NULL fails")
+    before = ctx.before_column(table, column)
+    if before is not None and before.not_null:
+        return
+    facts.issue(
+        RuleId.SET_NOT_NULL,
+        f"{what}: old code leaving it NULL fails",
+        (table, column) if at_commit else None,
+        hint=f"Ship code that always writes {table}.{column} first; then ADD CONSTRAINT "
+        f"{table}_{column}_not_null CHECK ({column} IS NOT NULL) NOT VALID, VALIDATE it in "
+        "its own transaction, and SET NOT NULL a release later.",
+    )
+
+
+def _drop_not_null(alter: Alter, column: str) -> None:
+    """DROP NOT NULL on a column old code knew NOT NULL: new code may now leave it NULL, and
+    old code reading those rows meets a NULL it never expected (an advisory, judged on the
+    column its transaction commits)."""
+    table, ctx = alter.table, alter.ctx
+    if alter.new_in_release or ctx.column_is_new(table, column):
+        return
+    before = ctx.before_column(table, column)
+    if before is None or not before.not_null:
+        return
+    alter.facts.issue(
+        RuleId.DROP_NOT_NULL,
+        f"DROP NOT NULL on {table}.{column}: the previous release's code reads {column} as "
+        "never NULL; rows the new code leaves NULL reach its reads",
+        (table, column),
+        hint=f"Check that the previous release reads a NULL {table}.{column} safely, or keep "
+        "writing a value until no pod of it is left.",
+    )
+
+
+def at_commit(issue: Issue, end: Column | None) -> Issue | None:
+    """An issue on a column's nullability or default, judged again on the column as its
+    transaction commits it (`end`; None when gone or not known: the issue as raised): a NOT
+    NULL set or dropped and undone, a default dropped and set again, is nothing old code sees;
+    a default dropped from a column the transaction also makes nullable stores NULL."""
+    if end is None or issue.column is None:
+        return issue
+    rule = issue.rule
+    if rule == RuleId.SET_NOT_NULL or rule == RuleId.DROP_NOT_NULL:
+        return issue if end.not_null == (rule == RuleId.SET_NOT_NULL) else None
+    if rule != RuleId.DROP_DEFAULT_NOT_NULL_COLUMN and rule != RuleId.DROP_DEFAULT:
+        return issue
+    if end.default or end.identity:
+        return None
+    if rule == RuleId.DROP_DEFAULT_NOT_NULL_COLUMN and not end.not_null:
+        table, column = issue.column
+        return Issue(
+            RuleId.DROP_DEFAULT,
+            f"DROP DEFAULT on {table}.{column}, made nullable in the same transaction: old "
+            "inserts that leave it out store NULL",
+            issue.column,
+            issue.line,
+            _default_hint(table, column),
+        )
+    return issue
 
 
 def _alter_column(cur: Cursor, alter: Alter, column: str) -> None:
@@ -377,22 +529,23 @@ def _alter_column(cur: Cursor, alter: Alter, column: str) -> None:
             scans=known and not alter.new and not proven,
             maybe_scans=not known and not alter.new,
         )
-        _restricts_nulls(alter, column, f"SET NOT NULL on {where}")
+        _restricts_nulls(alter, column, f"SET NOT NULL on {where}", at_commit=True)
         schema.set_column(table, column, not_null=True)
     elif cur.accept("DROP", "NOT", "NULL"):
         facts.touch(table, AEL)
+        _drop_not_null(alter, column)
         schema.set_column(table, column, not_null=False)
     elif cur.accept("SET", "DEFAULT"):
         facts.touch(table, AEL)
-        schema.set_column(table, column, default=True)
+        schema.set_column(table, column, default=True, value=constant(cur.rest()))
     elif cur.accept("DROP", "DEFAULT"):
         facts.touch(table, AEL)
         _drop_default(alter, column, "DROP DEFAULT")
-        schema.set_column(table, column, default=False)
+        schema.set_column(table, column, default=False, value=None)
     elif cur.accept("DROP", "IDENTITY"):
         facts.touch(table, AEL)
         _drop_default(alter, column, "DROP IDENTITY")
-        schema.set_column(table, column, identity=False, default=False)
+        schema.set_column(table, column, identity=False, default=False, value=None)
     elif cur.accept("ADD", "GENERATED"):
         facts.touch(table, AEL)
         schema.set_column(table, column, identity=True, default=True)
@@ -428,25 +581,49 @@ def _drop_default(alter: Alter, column: str, what: str) -> None:
     if before is not None and not (new_column or before.default or before.identity):
         return
     if what == "DROP IDENTITY":
-        facts.issue(RuleId.DROP_IDENTITY, f"{where}: old inserts that leave it out fail")
+        facts.issue(
+            RuleId.DROP_IDENTITY,
+            f"{where}: old inserts that leave it out fail",
+            hint=_default_hint(table, column),
+        )
     elif current.not_null:
         facts.issue(
-            RuleId.DROP_DEFAULT_NOT_NULL_COLUMN, f"{where}: old inserts that leave it out fail"
+            RuleId.DROP_DEFAULT_NOT_NULL_COLUMN,
+            f"{where}: old inserts that leave it out fail",
+            (table, column),
+            hint=_default_hint(table, column),
         )
     else:
-        facts.issue(RuleId.DROP_DEFAULT, f"{where}: old inserts that leave it out store NULL")
+        facts.issue(
+            RuleId.DROP_DEFAULT,
+            f"{where}: old inserts that leave it out store NULL",
+            (table, column),
+            hint=_default_hint(table, column),
+        )
 
 
-def _using_is_plain(toks: list[Tok], column: str) -> bool:
-    """`USING column` or `USING column::type`: the same as no USING."""
+def _default_hint(table: str, column: str) -> str:
+    return f"Ship code that always writes {table}.{column} first; drop its default a release later."
+
+
+def _using_is_plain(toks: list[Tok], column: str, new_type: ColType | None) -> bool:
+    """`USING column` or `USING column::type` with the target type, parenthesised or not (the
+    form knex's `.alter()` writes): the same as no USING, as PostgreSQL finds the bare column
+    once the cast to the column's own target type is folded away."""
     at = next((k for k, t in enumerate(toks) if t.up == "USING"), None)
     if at is None:
         return True
     expr = toks[at + 1 :]
-    return (
-        bool(expr)
-        and Cursor(expr[:1]).name() == column
-        and (len(expr) == 1 or expr[1].text == "::")
+    while len(expr) > 2 and expr[0].key == "(" and Cursor(expr).skip_parens() == expr[1:-1]:
+        expr = expr[1:-1]
+    if not expr or Cursor(expr[:1]).name() != column:
+        return False
+    cast = expr[2:]
+    return len(expr) == 1 or (
+        expr[1].text == "::"
+        and new_type is not None
+        and all(t.kind != "punct" or t.text in _TYPE_PUNCT for t in cast)
+        and parse_type(cast) == new_type
     )
 
 
@@ -461,7 +638,7 @@ def _change_type(toks: list[Tok], alter: Alter, column: str) -> None:
     change = type_change(
         current.type if current is not None else None,
         new_type,
-        using=not _using_is_plain(toks, column),
+        using=not _using_is_plain(toks, column, new_type),
         indexed=schema.indexed(table, column),
         domains=domains,
         enums=schema.enums,
@@ -486,7 +663,12 @@ def _change_type(toks: list[Tok], alter: Alter, column: str) -> None:
             maybe_scans=change.rebuilds_indexes is None,
         )
         if change.rewrites:
-            facts.issue(RuleId.TABLE_REWRITE, f"ALTER COLUMN {where} TYPE rewrites the table")
+            facts.issue(
+                RuleId.TABLE_REWRITE,
+                f"ALTER COLUMN {where} TYPE rewrites the table",
+                hint=f"Add a column of type {new_type} beside {where}, write both, backfill it in "
+                "batches, switch reads, then drop the old column.",
+            )
         elif change.rewrites is None:
             alter.unknown(f"whether ALTER COLUMN {where} TYPE rewrites the table", column)
     if not ctx.column_is_new(table, column):
@@ -511,6 +693,8 @@ def _change_type(toks: list[Tok], alter: Alter, column: str) -> None:
             facts.issue(
                 RuleId.CHANGE_COLUMN_TYPE,
                 f"ALTER COLUMN {where} TYPE {old} -> {target}: old code's values no longer fit",
+                hint=f"Add a column of type {target} beside {where}, write both from one release, "
+                "backfill, switch reads in the next, and drop the old column after it.",
             )
         elif compatible is None:
             alter.unknown(f"the type of {where} at the previous release (now {target})", column)
@@ -527,7 +711,12 @@ def _rename(cur: Cursor, alter: Alter) -> None:
         if alter.new_in_release:
             ctx.created.add(target)
         else:
-            facts.issue(RuleId.RENAME_TABLE, f"RENAME {table} TO {target}")
+            facts.issue(
+                RuleId.RENAME_TABLE,
+                f"RENAME {table} TO {target}",
+                hint=f"Create {target} (or a view {table} over it) so both names work for a "
+                f"release; drop the name {table} once no code uses it.",
+            )
         ctx.schema.rename_table(table, target)
         return
     if cur.accept("CONSTRAINT"):
@@ -546,7 +735,12 @@ def _rename(cur: Cursor, alter: Alter) -> None:
     cur.accept("TO")
     target = cur.name() or "?"
     if not ctx.column_is_new(table, column):
-        facts.issue(RuleId.RENAME_COLUMN, f"RENAME COLUMN {table}.{column} TO {target}")
+        facts.issue(
+            RuleId.RENAME_COLUMN,
+            f"RENAME COLUMN {table}.{column} TO {target}",
+            hint=f"Add {table}.{target}, write both {column} and {target}, backfill, switch "
+            f"reads, and drop {column} a release later.",
+        )
     ctx.schema.rename_column(table, column, target)
 
 
@@ -564,7 +758,9 @@ def _validate(name: str, alter: Alter) -> None:
     ctx.schema.put_constraint(
         table,
         name,
-        Constraint(found.kind, found.columns, True, found.references, found.not_null_of),
+        Constraint(
+            found.kind, found.columns, True, found.references, found.not_null_of, found.allowed
+        ),
     )
 
 

@@ -228,7 +228,7 @@ def _dispatch(sql: str, toks: list[Tok], facts: StatementFacts, ctx: Context) ->
     elif cur.accept("REFRESH", "MATERIALIZED", "VIEW"):
         _refresh(cur, facts, ctx)
     elif cur.accept("DO"):
-        plpgsql.do_block(toks, facts, ctx, classify)
+        plpgsql.do_block(sql, toks, facts, ctx, classify)
     elif cur.accept("CALL"):
         _call(cur.name() or "?", facts, ctx)
     elif first in ("EXECUTE", "PREPARE", "COPY", "MERGE", "IMPORT", "LOAD"):
@@ -537,7 +537,12 @@ def _create_index(cur: Cursor, facts: StatementFacts, ctx: Context, *, unique: b
     builds = not new and not only
     facts.touch(table, SUE if concurrently else Lock.SHARE, scans=builds)
     if builds and not concurrently:
-        facts.issue(RuleId.CREATE_INDEX_NON_CONCURRENTLY, f"CREATE INDEX on {table}")
+        facts.issue(
+            RuleId.CREATE_INDEX_NON_CONCURRENTLY,
+            f"CREATE INDEX on {table}",
+            hint=f"CREATE INDEX CONCURRENTLY on {table}, in a migration of its own that runs "
+            "outside a transaction.",
+        )
 
 
 def _create_table(sql: str, cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
@@ -625,7 +630,12 @@ def _drop(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
         for name in cur.names():
             facts.touch(name, AEL, dropped=True)
             if not ctx.new_in_release(name):
-                facts.issue(rule, f"DROP {kind} {name}")
+                facts.issue(
+                    rule,
+                    f"DROP {kind} {name}",
+                    hint=f"Ship a release whose code no longer uses {name}; drop it in the "
+                    "release after it.",
+                )
             ctx.created.discard(name)
             for part in schema.partitions(name):
                 schema.drop_table(part)

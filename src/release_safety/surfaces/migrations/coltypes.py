@@ -327,6 +327,9 @@ def _compatible(old: ColType, new: ColType, domains: Domains, enums: AbstractSet
         return new.name == "text" or (new.name == "varchar" and not new.mods)
     if (old.name, new.name) == ("text", "varchar"):
         return not new.mods
+    if old.name == "bpchar" and new.name in ("varchar", "text"):
+        # every char(n) value fits a varchar(m >= n) or text; only its padding is dropped
+        return _wider("varchar", old.mods, new.mods)
     return (old.name, new.name) in _WIDENING
 
 

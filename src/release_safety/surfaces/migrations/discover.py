@@ -11,6 +11,7 @@ from typing import Literal
 from release_safety.findings import Finding
 from release_safety.settings import MigrationSource, Settings
 from release_safety.snapshot import Change, Snapshot, changes_between, read_text
+from release_safety.surfaces.migrations.edits import edited_line
 from release_safety.surfaces.migrations.rules import (
     MIGRATION_NOT_READ,
     SHIPPED_MIGRATION_DELETED,
@@ -126,12 +127,18 @@ def discover(
                     severity=rule.severity,
                     surface="migrations",
                     file=change.path,
-                    line=1 if change.status == "modified" else None,
+                    line=_edited_line(old, new, change.path) if edited else None,
                     message=f"shipped migration {change.path} was {change.status}",
                     hint=rule.safe,
                 )
             )
     return sorted(added, key=lambda m: (m.name, m.path)), findings
+
+
+def _edited_line(old: Snapshot | None, new: Snapshot, path: str) -> int:
+    """The line of the statement a shipped migration's first edit falls in."""
+    before = read_text(old, path) if old is not None else ""
+    return edited_line(before, read_text(new, path), sql=path.endswith(".sql"))
 
 
 def _kept_by_version(old: Snapshot | None, new: Snapshot, changes: list[Change]) -> set[str]:

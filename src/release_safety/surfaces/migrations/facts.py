@@ -105,14 +105,31 @@ class TableFact:
 
 @dataclass(init=False, unsafe_hash=True)
 class Issue:
-    """A rule hit by one statement: the rule id and what exactly was seen."""
+    """A rule hit by one statement: the rule id and what exactly was seen. `column` (table,
+    column) marks a judgement of old code's compatibility with that column's nullability and
+    default, made again on the column as its transaction commits it; `line` counts the lines
+    of the statement before the one that raised it (a statement of a DO block); `hint` the way
+    out written for this case (None: the rule's safe alternative)."""
 
     rule: Final[RuleId]
     message: Final[str]
+    column: Final[tuple[str, str] | None]
+    line: Final[int]
+    hint: Final[str | None]
 
-    def __init__(self, rule: RuleId, message: str) -> None:
+    def __init__(
+        self,
+        rule: RuleId,
+        message: str,
+        column: tuple[str, str] | None = None,
+        line: int = 0,
+        hint: str | None = None,
+    ) -> None:
         self.rule = rule
         self.message = message
+        self.column = column
+        self.line = line
+        self.hint = hint
 
 
 @dataclass(init=False)
@@ -173,5 +190,12 @@ class StatementFacts:
         self.tables[table] = fact
         return fact
 
-    def issue(self, rule: RuleId, message: str) -> None:
-        self.issues.append(Issue(rule, message))
+    def issue(
+        self,
+        rule: RuleId,
+        message: str,
+        column: tuple[str, str] | None = None,
+        *,
+        hint: str | None = None,
+    ) -> None:
+        self.issues.append(Issue(rule, message, column, 0, hint))

@@ -12,11 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Final, Literal
 
+from release_safety.surfaces.migrations.altertable import at_commit
 from release_safety.surfaces.migrations.budget import Budget
 from release_safety.surfaces.migrations.classify import classify
 from release_safety.surfaces.migrations.context import Context
-from release_safety.surfaces.migrations.facts import WEAKEST, Lock, StatementFacts
+from release_safety.surfaces.migrations.facts import WEAKEST, Issue, Lock, StatementFacts
 from release_safety.surfaces.migrations.rules.ids import RuleId
+from release_safety.surfaces.migrations.schema import Column
 from release_safety.surfaces.migrations.statements import Extracted
 
 if TYPE_CHECKING:
@@ -27,16 +29,19 @@ TriState = bool | Literal["unknown"]
 
 @dataclass(init=False, unsafe_hash=True)
 class LineIssue:
-    """A rule hit on one line of the file."""
+    """A rule hit on one line of the file; `hint` the way out written for it (None: the
+    rule's safe alternative)."""
 
     rule: Final[RuleId]
     line: Final[int]
     message: Final[str]
+    hint: Final[str | None]
 
-    def __init__(self, rule: RuleId, line: int, message: str) -> None:
+    def __init__(self, rule: RuleId, line: int, message: str, hint: str | None = None) -> None:
         self.rule = rule
         self.line = line
         self.message = message
+        self.hint = hint
 
 
 @dataclass(init=False, unsafe_hash=True)
@@ -106,6 +111,26 @@ def _tri(value: bool, unknown: bool) -> TriState:
     return True if value else "unknown" if unknown else False
 
 
+def _commits(classified: list[tuple[int, StatementFacts]], one_transaction: bool) -> list[int]:
+    """For each statement, the index of the last statement of its transaction: the file's
+    (explicit BEGIN / COMMIT honoured), or the statement's own outside one."""
+    groups: list[int] = []
+    group, explicit = 0, False
+    for _, facts in classified:
+        if facts.transaction is not None:
+            explicit = facts.transaction == "begin"
+            group += 1
+        elif not one_transaction and not explicit:
+            group += 1
+        groups.append(group)
+        if facts.transaction is not None:
+            group += 1
+    last: dict[int, int] = {}
+    for k, g in enumerate(groups):
+        last[g] = k
+    return [last[g] for g in groups]
+
+
 def analyse_extracted(extracted: Extracted, ctx: Context, budget: Budget) -> FileAnalysis:
     """Classify every statement in order against `ctx` (whose schema each statement changes)
     and fold them into the file's facts. Raises OverBudget past the file's bounds."""
@@ -114,6 +139,9 @@ def analyse_extracted(extracted: Extracted, ctx: Context, budget: Budget) -> Fil
     classified: list[tuple[int, StatementFacts]] = []
     created: set[str] = set()
     one_transaction = extracted.transactional
+    # the columns whose issues are judged as their transaction commits, after each statement
+    watched: dict[tuple[str, str], None] = {}
+    states: list[dict[tuple[str, str], Column | None]] = []
     for statement in statements:
         budget.check()
         if statement.sql is None:
@@ -127,6 +155,11 @@ def analyse_extracted(extracted: Extracted, ctx: Context, budget: Budget) -> Fil
                 if fact.created:
                     created.add(table)
         classified.append((statement.line, facts))
+        for raised in facts.issues:
+            if raised.column is not None:
+                watched[raised.column] = None
+        states.append({w: ctx.schema.column(*w) for w in watched} if watched else {})
+    commits = _commits(classified, one_transaction)
     lines = [s.line for s in statements]
     result = FileAnalysis(statement_lines=tuple(lines if len(lines) < 2 else sorted(set(lines))))
     locks = rewrites = scans = lock_timeout = False
@@ -135,7 +168,7 @@ def analyse_extracted(extracted: Extracted, ctx: Context, budget: Budget) -> Fil
     held: dict[str, Lock] = {}
     warned_queue = False
     tables: set[str] = set()
-    for line, facts in classified:
+    for k, (line, facts) in enumerate(classified):
         if facts.unknown is not None:
             maybe_locks = maybe_rewrites = maybe_scans = True
             result.issues.append(LineIssue(RuleId.MIGRATION_STATEMENT_UNKNOWN, line, facts.unknown))
@@ -166,8 +199,14 @@ def analyse_extracted(extracted: Extracted, ctx: Context, budget: Budget) -> Fil
                     f"{facts.unnamed_lock.label} lock requested without lock_timeout",
                 )
             )
-        for issue in facts.issues:
-            result.issues.append(LineIssue(issue.rule, line, issue.message))
+        for raised in facts.issues:
+            judged: Issue | None = raised
+            if raised.column is not None:
+                judged = at_commit(raised, states[commits[k]].get(raised.column))
+            if judged is not None:
+                result.issues.append(
+                    LineIssue(judged.rule, line + judged.line, judged.message, judged.hint)
+                )
         for table, fact in facts.tables.items():
             tables.add(table)
             if table in created:

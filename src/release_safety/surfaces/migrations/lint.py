@@ -257,13 +257,15 @@ def with_acknowledgements(
 def findings_of(
     analysis: FileAnalysis, path: str, new_tables: Collection[str] = ()
 ) -> list[Finding]:
-    """The file's rule hits as findings with its path, line and the rule's safe alternative;
+    """The file's rule hits as findings with its path, line and the way out written for the
+    case (the rule's safe alternative where none was);
     a blocking lock on a table that existed at the previous release (not one of `new_tables`,
     created by an earlier migration of the same release) is a breaking finding of its own; the
     file's acknowledgements are applied last."""
     findings: list[Finding] = []
     for issue in analysis.issues:
-        findings.append(BY_ID[issue.rule].finding("migrations", issue.message, path, issue.line))
+        rule = BY_ID[issue.rule]
+        findings.append(rule.finding("migrations", issue.message, path, issue.line, issue.hint))
     for heavy in analysis.heavy:
         if heavy.table in new_tables:
             continue

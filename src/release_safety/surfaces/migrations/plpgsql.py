@@ -16,28 +16,34 @@ from collections.abc import Callable
 
 from release_safety.surfaces.migrations.columns import Unclassified
 from release_safety.surfaces.migrations.context import Context
-from release_safety.surfaces.migrations.facts import StatementFacts
+from release_safety.surfaces.migrations.facts import Issue, StatementFacts
 from release_safety.surfaces.migrations.lexer import joined
 from release_safety.surfaces.migrations.schema import Function
 from release_safety.surfaces.migrations.sqlfile import split_sql
 from release_safety.surfaces.migrations.tokens import Tok, tokenize
 
 Classifier = Callable[[str, Context, list[Tok] | None], StatementFacts]
-Unit = tuple[str, list[Tok] | None]
-"""A statement of a body: its text, and its tokens when the body's give them."""
+Unit = tuple[str, list[Tok] | None, int]
+"""A statement of a body: its text, its tokens when the body's give them, and the lines of
+the body before it."""
 _QUIET = frozenset({"RETURN", "EXIT", "CONTINUE", "NULL", "RAISE", "ASSERT", "GET", "CLOSE"})
 _QUIET |= {"FETCH", "MOVE"}
 _QUERIES = frozenset({"SELECT", "WITH", "VALUES", "TABLE"})
 MAX_CALL_DEPTH = 8
 
 
-def do_block(toks: list[Tok], facts: StatementFacts, ctx: Context, classify: Classifier) -> None:
-    """Merge the facts of a DO block's statements into `facts`."""
+def do_block(
+    sql: str, toks: list[Tok], facts: StatementFacts, ctx: Context, classify: Classifier
+) -> None:
+    """Merge the facts of a DO block's statements into `facts`, their issues on the lines of
+    the statements that raise them."""
     bodies = [t for t in toks[1:] if t.kind == "string"]
     language = [t.up for t in toks if t.kind == "word"]
     if len(bodies) != 1 or ("LANGUAGE" in language and "PLPGSQL" not in language):
         raise Unclassified("DO block body not readable", anything=True)
-    _run(_units(bodies[0].text), "DO block", facts, ctx, classify)
+    body = bodies[0]
+    lines = sql.count("\n", 0, body.start)  # a body's opening quote holds no line break
+    _run(_units(body.text), "DO block", facts, ctx, classify, lines)
 
 
 def function_body(
@@ -51,7 +57,7 @@ def function_body(
     if function.language == "plpgsql":
         units = _units(function.body)
     else:
-        units = [(s.sql, None) for s in split_sql(function.body) if s.sql]
+        units = [(s.sql, None, 0) for s in split_sql(function.body) if s.sql]
     ctx.depth += 1
     try:
         _run(units, "function", facts, ctx, classify)
@@ -60,15 +66,24 @@ def function_body(
 
 
 def _run(
-    units: list[Unit], what: str, facts: StatementFacts, ctx: Context, classify: Classifier
+    units: list[Unit],
+    what: str,
+    facts: StatementFacts,
+    ctx: Context,
+    classify: Classifier,
+    lines: int | None = None,
 ) -> None:
-    for sql, toks in units:
+    """Classify the units into `facts`; `lines`, the lines of the statement before the body,
+    puts each unit's issues on its own line (None: a function's, on the calling statement's)."""
+    for sql, toks, line in units:
         inner = classify(sql, ctx, toks)
         if inner.unknown is not None:
             raise Unclassified(f"{what}: {inner.unknown}")
         for fact in inner.tables.values():
             facts.touch(fact.table, fact.lock).merge(fact)
-        facts.issues.extend(inner.issues)
+        for issue in inner.issues:
+            after = 0 if lines is None else lines + line + issue.line
+            facts.issues.append(Issue(issue.rule, issue.message, issue.column, after, issue.hint))
         facts.outside_transaction |= inner.outside_transaction
         facts.unnamed_lock = facts.unnamed_lock or inner.unnamed_lock
 
@@ -96,6 +111,14 @@ class _Walker:
             return ""
         tok = self.toks[k]
         return tok.up if tok.kind == "word" else tok.text if tok.kind == "punct" else ""
+
+    def line(self, toks: list[Tok]) -> int:
+        """The lines of the body before the first of `toks`."""
+        return self.body.count("\n", 0, toks[0].start) if toks else 0
+
+    def add(self, toks: list[Tok], unit: tuple[str, list[Tok] | None]) -> None:
+        """A statement (from `joined`) that starts where `toks` does."""
+        self.units.append((unit[0], unit[1], self.line(toks)))
 
     def accept(self, *words: str) -> bool:
         if all(self.up(k) == w for k, w in enumerate(words)):
@@ -149,9 +172,9 @@ class _Walker:
                 end += 1
                 while end + 1 < len(toks) and toks[end].text in (".", ","):
                     end += 2
-            self.units.append(joined(self.body, [toks[:k], toks[end:]]))
+            self.add(toks, joined(self.body, [toks[:k], toks[end:]]))
             return
-        self.units.append(joined(self.body, [toks]))
+        self.add(toks, joined(self.body, [toks]))
 
     def expression(self, toks: list[Tok]) -> None:
         """An expression PL/pgSQL evaluates with a query: classified when it reads tables or
@@ -161,7 +184,7 @@ class _Walker:
             for k, t in enumerate(toks)
         )
         if calls or any(t.up == "SELECT" for t in toks):
-            self.units.append(joined(self.body, [toks], "SELECT "))
+            self.add(toks, joined(self.body, [toks], "SELECT "))
 
     def block(self) -> None:
         self.label()
@@ -238,7 +261,7 @@ class _Walker:
                 self.expression(stmt[1:])
         elif head == "PERFORM":
             stmt = self.until(";")
-            self.units.append(joined(self.body, [stmt[1:]], "SELECT "))
+            self.add(stmt, joined(self.body, [stmt[1:]], "SELECT "))
         elif head == "EXECUTE":
             self.execute(self.until(";")[1:])
         elif head == "OPEN":
@@ -291,7 +314,8 @@ class _Walker:
         constant = _constant(toks[:at])
         if constant is None:
             raise Unclassified("runs SQL built at run time (EXECUTE)", anything=True)
-        self.units.extend((s.sql, None) for s in split_sql(constant) if s.sql)
+        line = self.line(toks)
+        self.units.extend((s.sql, None, line) for s in split_sql(constant) if s.sql)
 
 
 def _constant(toks: list[Tok]) -> str | None:

@@ -25,12 +25,16 @@ ConstraintKind = Literal["check", "foreign", "primary", "unique", "exclude"]
 
 @dataclass(init=False, unsafe_hash=True)
 class Column:
-    """A column: its type (None when not known), NOT NULL, default, identity."""
+    """A column: its type (None when not known), NOT NULL, default, identity; `value` the
+    default when it is a constant (a SQL literal), `allowed` the values its CHECKs list (SQL
+    literals; None when no CHECK lists them)."""
 
     type: Final[ColType | None]
     not_null: Final[bool]
     default: Final[bool]
     identity: Final[bool]
+    value: Final[str | None]
+    allowed: Final[frozenset[str] | None]
 
     def __init__(
         self,
@@ -38,11 +42,15 @@ class Column:
         not_null: bool = False,
         default: bool = False,
         identity: bool = False,
+        value: str | None = None,
+        allowed: frozenset[str] | None = None,
     ) -> None:
         self.type = type
         self.not_null = not_null
         self.default = default
         self.identity = identity
+        self.value = value
+        self.allowed = allowed
 
 
 @dataclass(init=False)
@@ -93,13 +101,15 @@ class Index:
 
 @dataclass(init=False, unsafe_hash=True)
 class Constraint:
-    """A table constraint. `not_null_of` names the column of a `CHECK (col IS NOT NULL)`."""
+    """A table constraint. `not_null_of` names the column of a `CHECK (col IS NOT NULL)`;
+    `allowed` the values a CHECK lists for its one column."""
 
     kind: Final[ConstraintKind]
     columns: Final[tuple[str, ...]]
     valid: Final[bool]
     references: Final[str | None]
     not_null_of: Final[str | None]
+    allowed: Final[frozenset[str] | None]
 
     def __init__(
         self,
@@ -108,12 +118,14 @@ class Constraint:
         valid: bool = True,
         references: str | None = None,
         not_null_of: str | None = None,
+        allowed: frozenset[str] | None = None,
     ) -> None:
         self.kind = kind
         self.columns = columns
         self.valid = valid
         self.references = references
         self.not_null_of = not_null_of
+        self.allowed = allowed
 
 
 @dataclass(init=False, unsafe_hash=True)

@@ -303,6 +303,12 @@ CATALOGUE: tuple[MigrationRule, ...] = (
         Q("ALTER TABLE contacts ALTER COLUMN tag SET NOT NULL", "", C),
         Q("ALTER TABLE contacts ALTER COLUMN code SET NOT NULL", "", C),
         Q(
+            "ALTER TABLE contacts ALTER COLUMN code DROP NOT NULL;\n"
+            "ALTER TABLE contacts ALTER COLUMN code SET NOT NULL",
+            "ls",
+            C,
+        ),
+        Q(
             "ALTER TABLE users ADD COLUMN tier text DEFAULT 'free';\n"
             "ALTER TABLE users ALTER COLUMN tier SET NOT NULL",
             "ls",
@@ -370,6 +376,25 @@ CATALOGUE: tuple[MigrationRule, ...] = (
             U,
         ),
         Q("ALTER TABLE contacts ALTER COLUMN note DROP DEFAULT", "", C),
+        E(
+            "ALTER TABLE contacts ALTER COLUMN score DROP DEFAULT;\nCOMMIT;\n"
+            "ALTER TABLE contacts ALTER COLUMN score DROP NOT NULL",
+            "",
+            C,
+        ),
+        Q(
+            "ALTER TABLE contacts ALTER COLUMN score DROP DEFAULT;\n"
+            "ALTER TABLE contacts ALTER COLUMN score DROP NOT NULL;\n"
+            "ALTER TABLE contacts ALTER COLUMN score TYPE integer USING (score::integer)",
+            "",
+            C,
+        ),
+        Q(
+            "ALTER TABLE contacts ALTER COLUMN score DROP DEFAULT;\n"
+            "ALTER TABLE contacts ALTER COLUMN score SET DEFAULT 1",
+            "",
+            C,
+        ),
     ),
     _rule(
         RuleId.CHANGE_COLUMN_TYPE,
@@ -393,7 +418,52 @@ CATALOGUE: tuple[MigrationRule, ...] = (
         E("ALTER TABLE orders ALTER COLUMN user_id TYPE int", "lrs", ("orders",)),
         E("ALTER TABLE users ALTER COLUMN name TYPE varchar(20)", "lrs", U),
         Q("ALTER TABLE users ALTER COLUMN name TYPE varchar(200)", "", U),
+        Q("ALTER TABLE members ALTER COLUMN id TYPE varchar(36)", "lrs", ("members",)),
+        Q("ALTER TABLE members ALTER COLUMN id TYPE text", "lrs", ("members",)),
         Q("ALTER TABLE contacts ALTER COLUMN seen TYPE timestamptz", "ls", C),
+    ),
+    _rule(
+        RuleId.CHECK_REJECTS_OLD_WRITES,
+        "breaking",
+        "A CHECK rejects what the previous release's code writes",
+        "A CHECK applies to new writes at once (NOT VALID only skips the existing rows): one "
+        "that rejects the column's default fails old inserts that leave the column out, and "
+        "one that allows fewer values than before fails old code writing the values dropped.",
+        "ALTER TABLE members ADD CONSTRAINT members_plan_check CHECK (plan IN ('pro', 'team')) NOT VALID;",
+        "Ship code that stops writing the values (and writes the column) first; narrow the CHECK "
+        "a release later.",
+        E(
+            "ALTER TABLE members ADD CONSTRAINT members_plan_check CHECK (plan IN ('pro', 'team')) NOT VALID",
+            "",
+            ("members",),
+        ),
+        E(
+            "ALTER TABLE members DROP CONSTRAINT members_kind_check, "
+            "ADD CONSTRAINT members_kind_check CHECK (kind IN ('a', 'b'))",
+            "ls",
+            ("members",),
+        ),
+        E(
+            "ALTER TABLE members ADD CONSTRAINT members_nick_check CHECK ((nick)::text <> 'x'::text) NOT VALID",
+            "",
+            ("members",),
+        ),
+        Q(
+            "ALTER TABLE members ADD CONSTRAINT members_plan_check CHECK (plan = ANY (ARRAY['free'::text, 'pro'::text]))",
+            "ls",
+            ("members",),
+        ),
+        Q(
+            "ALTER TABLE members DROP CONSTRAINT members_kind_check, "
+            "ADD CONSTRAINT members_kind_check CHECK (kind IN ('a', 'b', 'c', 'd'))",
+            "ls",
+            ("members",),
+        ),
+        Q(
+            "ALTER TABLE members ADD CONSTRAINT members_nick_check CHECK (length(nick) < 9)",
+            "ls",
+            ("members",),
+        ),
     ),
     _rule(
         RuleId.REVOKE_PRIVILEGES,
@@ -499,6 +569,10 @@ CATALOGUE: tuple[MigrationRule, ...] = (
         E("ALTER TABLE users ADD COLUMN n int GENERATED ALWAYS AS IDENTITY", "lrs", U),
         E("ALTER TABLE users ADD COLUMN age2 int GENERATED ALWAYS AS (age * 2) STORED", "lrs", U),
         E("ALTER TABLE users ALTER COLUMN age TYPE text USING age::text", "lrs", U),
+        E('ALTER TABLE users ALTER COLUMN age TYPE integer USING ("age"::integer + 0)', "lrs", U),
+        E('ALTER TABLE users ALTER COLUMN mood TYPE mood USING ("mood"::text::mood)', "lrs", U),
+        Q('ALTER TABLE users ALTER COLUMN age TYPE integer USING ("age"::integer)', "", U),
+        Q("ALTER TABLE users ALTER COLUMN name TYPE varchar(50) USING (name::varchar(50))", "", U),
         E("ALTER TABLE users SET UNLOGGED", "lrs", U),
         E("CLUSTER users USING users_pkey", "lrs", U),
         E("VACUUM FULL orders", "lrs", ("orders",)),
@@ -732,12 +806,44 @@ CATALOGUE: tuple[MigrationRule, ...] = (
         RuleId.DROP_DEFAULT,
         "advisory",
         "A column default is dropped",
-        "If the column is NOT NULL, old code that omits it relied on the default and fails; "
-        "the analysis cannot see the column's nullability here.",
+        "Old code that omits a nullable column relied on the default and now stores NULL "
+        "(judged on the column its transaction commits: knex's `.alter()` drops the default and "
+        "NOT NULL together); a NOT NULL column's is drop-default-not-null-column.",
         "ALTER TABLE users ALTER COLUMN created_at DROP DEFAULT;",
         "Ship code that always writes the column first, then drop the default.",
         E("ALTER TABLE contacts ALTER COLUMN note DROP DEFAULT", "", C),
+        E(
+            "ALTER TABLE contacts ALTER COLUMN score DROP DEFAULT;\n"
+            "ALTER TABLE contacts ALTER COLUMN score DROP NOT NULL;\n"
+            "ALTER TABLE contacts ALTER COLUMN score TYPE integer USING (score::integer)",
+            "",
+            C,
+        ),
         Q("ALTER TABLE users ALTER COLUMN email DROP DEFAULT", "", U),
+    ),
+    _rule(
+        RuleId.DROP_NOT_NULL,
+        "advisory",
+        "A NOT NULL column becomes nullable",
+        "Old code reads the column as never NULL; once the new code leaves it NULL, the old "
+        "code's reads meet values it does not handle (during the rollout, or after a rollback).",
+        "ALTER TABLE contacts ALTER COLUMN code DROP NOT NULL;",
+        "Make sure the previous release reads NULL safely before the new code writes one; "
+        "write a value until no old pod is left.",
+        E("ALTER TABLE contacts ALTER COLUMN code DROP NOT NULL", "", C),
+        E(
+            "ALTER TABLE contacts ALTER COLUMN code DROP NOT NULL;\nCOMMIT;\n"
+            "ALTER TABLE contacts ALTER COLUMN code SET NOT NULL",
+            "ls",
+            C,
+        ),
+        Q(
+            "ALTER TABLE contacts ALTER COLUMN code DROP NOT NULL;\n"
+            "ALTER TABLE contacts ALTER COLUMN code SET NOT NULL",
+            "ls",
+            C,
+        ),
+        Q("ALTER TABLE users ALTER COLUMN email DROP NOT NULL", "", U),
     ),
     _rule(
         RuleId.REFRESH_MATERIALIZED_VIEW,

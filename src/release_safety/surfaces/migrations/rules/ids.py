@@ -28,6 +28,7 @@ class RuleId(StrEnum):
     DROP_DEFAULT_NOT_NULL_COLUMN = "drop-default-not-null-column"
     DROP_IDENTITY = "drop-identity"
     CHANGE_COLUMN_TYPE = "change-column-type"
+    CHECK_REJECTS_OLD_WRITES = "check-rejects-old-writes"
     ENABLE_ROW_LEVEL_SECURITY = "enable-row-level-security"
     REVOKE_PRIVILEGES = "revoke-privileges"
     # breaking: traffic stops while the migration works
@@ -40,6 +41,7 @@ class RuleId(StrEnum):
     ADD_UNIQUE_CONSTRAINT_BUILDS_INDEX = "add-unique-constraint-builds-index"
     ADD_PRIMARY_KEY = "add-primary-key"
     DROP_DEFAULT = "drop-default"
+    DROP_NOT_NULL = "drop-not-null"
     REFRESH_MATERIALIZED_VIEW = "refresh-materialized-view"
     TRUNCATE_TABLE = "truncate-table"
     FULL_TABLE_DATA_CHANGE = "full-table-data-change"
