@@ -132,6 +132,8 @@ class Builtin:
 
 # The knex objects a call can be made on: the instance, knex.fn and the builders.
 _KNEX_OBJECTS = (Knex, Fn, SchemaBuilder, QueryBuilder, TableProxy, ColumnProxy, ForeignProxy)
+_EVALUATORS = frozenset({"eval", "Function", "globalThis.eval", "window.eval"})
+"""What runs text as code: whatever it holds may call knex (the migration's `knex` is in reach)."""
 
 
 _GLOBALS: dict[str, object] = {
@@ -406,17 +408,28 @@ class Interpreter:
             for child in pattern.named_children:
                 self.bind(child, unknown_part(value), scope)
 
+    def _part(self, value: object, key: str, node: Node) -> object:
+        """`key` taken out of `value` by destructuring: a knex object's member as `.key`
+        reads it (a method taken out of its builder is not followed: unknown SQL)."""
+        if isinstance(value, dict):
+            return value.get(key, UNDEFINED)
+        if isinstance(value, _KNEX_OBJECTS):
+            part = self.member(value, key, node)
+            if isinstance(part, Unknown):
+                self.line = node.start_point[0] + 1
+                return self._dynamic(f"`{key}` is taken out of a knex object and not followed")
+            return part
+        return unknown_part(value)
+
     def _bind_property(self, child: Node, value: object, scope: Scope) -> None:
         if child.type == "shorthand_property_identifier_pattern":
             key = self.text(child)
-            scope.names[key] = (
-                value.get(key, UNDEFINED) if isinstance(value, dict) else unknown_part(value)
-            )
+            scope.names[key] = self._part(value, key, child)
         elif child.type == "pair_pattern":
             key_node = child.child_by_field_name("key")
             target = child.child_by_field_name("value")
             key = self._property_key(key_node, scope) if key_node is not None else ""
-            item = value.get(key, UNDEFINED) if isinstance(value, dict) else unknown_part(value)
+            item = self._part(value, key, child)
             if target is not None:
                 self.bind(target, item, scope)
         elif child.type == "object_assignment_pattern":
@@ -424,7 +437,7 @@ class Interpreter:
             right = child.child_by_field_name("right")
             if left is not None:
                 key = self.text(left)
-                item = value.get(key, UNDEFINED) if isinstance(value, dict) else unknown_part(value)
+                item = self._part(value, key, child)
                 if item is UNDEFINED and right is not None:
                     item = self.eval(right, scope)
                 self.bind(left, item, scope)
@@ -684,6 +697,8 @@ class Interpreter:
         callee = self.eval(constructor, scope)
         args = self._arguments(arguments, scope) if arguments is not None else []
         self.line = constructor.start_point[0] + 1
+        if self.snippet(constructor) in _EVALUATORS:
+            return self._dynamic("new Function() runs code built at run time, with knex in reach")
         return self._opaque_call(f"new {self.snippet(constructor)}", args, callee)
 
     def _binary(self, node: Node, scope: Scope) -> object:
@@ -732,12 +747,19 @@ class Interpreter:
         return Unknown(f"value of {self.snippet(node)}")
 
     def _ternary(self, node: Node, scope: Scope) -> object:
+        """The chosen branch; on a condition known only at run time, each branch runs under
+        a note (as `if` does: what either may send is judged) and the value is unknown."""
         condition = node.child_by_field_name("condition")
         value = self.eval(condition, scope) if condition is not None else UNDEFINED
         chosen = "consequence" if truthy(value) else "alternative"
         if is_plain(value):
             branch = node.child_by_field_name(chosen)
             return self.eval(branch, scope) if branch is not None else UNDEFINED
+        shown = self.snippet(condition) if condition is not None else "?"
+        for side, note in (("consequence", "runs only if"), ("alternative", "runs only if not")):
+            branch = node.child_by_field_name(side)
+            if branch is not None:
+                self._noted(f"{note} {shown}", lambda b=branch: self.execute(self.eval(b, scope)))
         return Unknown(f"value of {self.snippet(node)}")
 
     def _assign(self, node: Node, scope: Scope) -> object:
@@ -781,6 +803,11 @@ class Interpreter:
         obj = self.eval(obj_node, scope)
         return self.member(obj, self.text(prop_node), node)
 
+    def _dynamic(self, reason: str) -> Unknown:
+        """A statement knex sends that cannot be followed: unknown, never nothing."""
+        self.statements.append(Statement(None, self.line, f"dynamic SQL: {reason}"))
+        return Unknown(reason)
+
     def member(self, obj: object, name: str, node: Node) -> object:
         if isinstance(obj, dict):
             return obj.get(name, UNDEFINED)
@@ -799,6 +826,11 @@ class Interpreter:
             return Unknown("incomplete subscript")
         obj = self.eval(obj_node, scope)
         index = self.eval(index_node, scope)
+        if isinstance(obj, _KNEX_OBJECTS):
+            if isinstance(index, str):
+                return self.member(obj, index, node)
+            self.line = node.start_point[0] + 1
+            return self._dynamic(f"{self.snippet(node)} names a knex member at run time")
         if isinstance(obj, list) and isinstance(index, int) and not isinstance(index, bool):
             return obj[index] if 0 <= index < len(obj) else UNDEFINED
         if isinstance(obj, dict) and isinstance(index, str | int) and not isinstance(index, bool):
@@ -819,6 +851,19 @@ class Interpreter:
             args = self._arguments(arguments, scope)
             self.line = prop.start_point[0] + 1
             return self.call_method(receiver, self.text(prop), args, arguments)
+        if function.type == "subscript_expression":  # `knex.schema['dropTable'](...)`
+            obj_node = function.child_by_field_name("object")
+            index_node = function.child_by_field_name("index")
+            receiver = self.eval(obj_node, scope) if obj_node is not None else UNDEFINED
+            if isinstance(receiver, _KNEX_OBJECTS) and index_node is not None:
+                name = self.eval(index_node, scope)
+                args = self._arguments(arguments, scope)
+                self.line = function.start_point[0] + 1
+                if isinstance(name, str):
+                    return self.call_method(receiver, name, args, arguments)
+                return self._dynamic(
+                    f"{self.snippet(function)} calls a knex method chosen at run time"
+                )
         callee = self.eval(function, scope)
         args = self._arguments(arguments, scope)
         self.line = function.start_point[0] + 1
@@ -925,6 +970,8 @@ class Interpreter:
             return callee.call_self(args, self)
         if isinstance(callee, Builtin):
             return builtin_call(callee.name, args)
+        if shown in _EVALUATORS:
+            return self._dynamic(f"{shown}() runs code built at run time, with knex in reach")
         if shown == "require" and args and isinstance(args[0], str):
             exports = self.modules.exports_of(args[0])
             if exports is None:
