@@ -23,7 +23,7 @@ from release_safety.surfaces.config.reads import EnvRead, SourceError
 _GETTERS = {"get", "setdefault"}
 
 
-class _Names:
+class Names:
     """How this module spells `os`, `os.environ` and `os.getenv`."""
 
     def __init__(self, tree: ast.Module) -> None:
@@ -62,19 +62,29 @@ class _Names:
 
 def parse(data: bytes) -> list[EnvRead]:
     """Every env read of a Python module."""
+    tree, text = syntax_tree(data)
+    return reads(tree, text)
+
+
+def syntax_tree(data: bytes) -> tuple[ast.Module, str]:
+    """A module's syntax tree and text (SourceError when it does not parse)."""
     text = data.decode("utf-8", errors="replace")
     try:
-        tree = ast.parse(text)
+        return ast.parse(text), text
     except SyntaxError as exc:
         raise SourceError(f"syntax error: {exc.msg}", exc.lineno or 1) from exc
     except (ValueError, RecursionError, MemoryError) as exc:
         raise SourceError(f"not parseable: {type(exc).__name__}") from exc
-    names = _Names(tree)
+
+
+def reads(tree: ast.Module, text: str) -> list[EnvRead]:
+    """The env reads of a parsed module whose names are literals."""
+    names = Names(tree)
     parents: dict[ast.AST, ast.AST] = {}
     for node in ast.walk(tree):
         for child in ast.iter_child_nodes(node):
             parents[child] = node
-    reads: list[EnvRead] = _settings_classes(tree, text)
+    result: list[EnvRead] = _settings_classes(tree, text)
     consumed: set[ast.AST] = set()
     for node in ast.walk(tree):
         if node in consumed:
@@ -95,7 +105,7 @@ def parse(data: bytes) -> list[EnvRead]:
             default_node = fallback_nodes[-1]
         default = _default(default_node, names, text)
         site = _site(node, parents, text)
-        reads.append(
+        result.append(
             EnvRead(
                 name=name,
                 line=getattr(node, "lineno", 1),
@@ -108,7 +118,7 @@ def parse(data: bytes) -> list[EnvRead]:
             consumed.add(fallback)
             found = _read(fallback, names)
             if found is not None:
-                reads.append(
+                result.append(
                     EnvRead(
                         name=found[0],
                         line=fallback.lineno,
@@ -117,14 +127,14 @@ def parse(data: bytes) -> list[EnvRead]:
                         fallback_for=name,
                     )
                 )
-    return sorted(set(reads), key=lambda r: (r.line, r.name))
+    return sorted(set(result), key=lambda r: (r.line, r.name))
 
 
 def _key(node: ast.expr) -> str | None:
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 
 
-def _read(node: ast.AST, names: _Names) -> tuple[str, bool, ast.expr | None] | None:
+def _read(node: ast.AST, names: Names) -> tuple[str, bool, ast.expr | None] | None:
     """(name, required, default expression) when `node` reads one env variable."""
     if (
         isinstance(node, ast.Subscript)
@@ -154,7 +164,7 @@ def _later_in_or(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> list[ast.exp
     return []
 
 
-def _nested(node: ast.expr | None, names: _Names) -> list[ast.expr]:
+def _nested(node: ast.expr | None, names: Names) -> list[ast.expr]:
     """Env reads nested as defaults: `getenv("NEW", getenv("OLD", getenv("OLDER")))`."""
     found: list[ast.expr] = []
     while node is not None:
@@ -166,7 +176,7 @@ def _nested(node: ast.expr | None, names: _Names) -> list[ast.expr]:
     return found
 
 
-def _default(node: ast.expr | None, names: _Names, text: str) -> str | None:
+def _default(node: ast.expr | None, names: Names, text: str) -> str | None:
     while node is not None:
         read = _read(node, names)
         if read is None:
@@ -198,7 +208,7 @@ def _site(node: ast.AST, parents: dict[ast.AST, ast.AST], text: str) -> str | No
     return None
 
 
-_NO_NAMES = _Names(ast.Module(body=[], type_ignores=[]))
+_NO_NAMES = Names(ast.Module(body=[], type_ignores=[]))
 """No `os` names: a field's default is never an env read."""
 
 
