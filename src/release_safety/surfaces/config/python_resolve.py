@@ -293,12 +293,14 @@ def _guarded(snapshot: Snapshot, path: str) -> PyFile | SourceError:
 
 
 def imported(snapshot: Snapshot, blobs: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
-    """The files (path, blob id) of the repository the Python sources import, transitively:
-    what their reads depend on besides themselves."""
+    """The files (path, blob id) of the repository the Python sources import, transitively,
+    and the settings files their loaders name: what their reads depend on besides themselves."""
     resolver = _Resolver(snapshot, blobs)
-    return tuple(
-        (path, snapshot.blob_id(path) or "") for path in sorted(resolver.files) if path not in blobs
-    )
+    paths = {path for path in resolver.files if path not in blobs}
+    for path in blobs:
+        for loader in resolver.files[path].settings_files:
+            paths |= {_settings_path(snapshot, path, written) or "" for written in loader.files}
+    return tuple((path, snapshot.blob_id(path) or "") for path in sorted(paths - {""}))
 
 
 def reads(snapshot: Snapshot, blobs: Mapping[str, str]) -> list[tuple[str, EnvRead | Gap]]:
@@ -319,11 +321,9 @@ def _settings_files(
     """The keys of the files a dynaconf loader names, beside the code or at the root; a named
     file that is not in the repository is a gap (its keys are out of sight)."""
     found: list[tuple[str, EnvRead | Gap]] = []
-    folder = path.rpartition("/")[0]
     for written in loader.files:
         kind = structured.KINDS.get("." + written.rpartition(".")[2].lower())
-        places = [f"{folder}/{written}" if folder else written, written]
-        named = next((p for p in places if snapshot.blob_id(p) is not None), None)
+        named = _settings_path(snapshot, path, written)
         if kind is None or named is None:
             found.append((path, _missing(path, loader, written)))
             continue
@@ -339,6 +339,13 @@ def _settings_files(
         via = f"Dynaconf at {path}:{loader.line}"
         found += [(named, replace(r, via=via, key=loader.prefix is None)) for r in reads]
     return found
+
+
+def _settings_path(snapshot: Snapshot, path: str, written: str) -> str | None:
+    """A settings file named by the code at `path`: beside it, else at the root."""
+    folder = path.rpartition("/")[0]
+    places = [f"{folder}/{written}" if folder else written, written]
+    return next((p for p in places if snapshot.blob_id(p) is not None), None)
 
 
 def _unlayered(read: EnvRead, prefix: str, layer: str) -> EnvRead:
