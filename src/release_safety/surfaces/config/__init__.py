@@ -32,6 +32,7 @@ from release_safety.surfaces.config import (
     dotenv,
     go_resolve,
     python_resolve,
+    rust_resolve,
     rust_src,
     structured,
     typescript,
@@ -300,6 +301,8 @@ def _fold(snapshot: Snapshot, files: dict[str, ConfigSource], blobs: dict[str, s
     for path in (p for p, k in kinds.items() if k == "rust"):
         rust[path] = _parsed(snapshot, path, "rust", rust_src.parse)
         located += [(path, read) for read in rust[path].reads]
+    if rust:
+        located += rust_resolve.reads(rust)
     result = _Ref({})
     tabled = any(source.defaults_table for source in files.values())
     for path, kind in kinds.items():
