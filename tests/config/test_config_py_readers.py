@@ -81,7 +81,7 @@ def test_a_reader_parameter_default_change_is_breaking(judge: Judge) -> None:
 
 
 def test_a_computed_name_in_a_changed_file_is_unknown(judge: Judge) -> None:
-    new = BASE + 'prefix = "APP"\nextra = env_str(f"{prefix}_EXTRA")\n'
+    new = BASE + 'for prefix in ("A", "B"):\n    extra = env_str(f"{prefix}_EXTRA")\n'
     report = judge(repo(BASE), repo(new), SOURCES)
     assert report.checked is False
     gap = next(f for f in report.findings if f.rule == "config-read-not-understood")
@@ -126,3 +126,26 @@ def test_readers_through_module_imports_and_package_reexports(judge: Judge) -> N
         ("config-default-changed", "env var `B_PORT` default changed `2` → `3`")
     ]
     assert sorted(report.coverage.understood) == ["A_PORT", "B_PORT"]
+
+
+SECRETS = (
+    "import os\n\n\n"
+    "def envsecret(s, default=None):\n"
+    '    if path := os.getenv(s + "_FILE"):\n'
+    "        return open(path).read()\n"
+    "    return os.getenv(s, default)\n\n\n"
+    'PREFIX = "APP"\n'
+    'SECRET_KEY = envsecret("SECRET_KEY", "dev")\n'
+    'TOKEN = os.getenv(f"{PREFIX}_TOKEN", "t")\n'
+)
+
+
+def test_a_reader_reads_every_name_it_builds_from_its_parameter(judge: Judge) -> None:
+    report = judge({"app/config.py": SECRETS}, {"app/config.py": SECRETS + "# c\n"}, SOURCES)
+    assert report.checked is True, report.reason
+    assert sorted(report.coverage.understood) == ["APP_TOKEN", "SECRET_KEY", "SECRET_KEY_FILE"]
+    removed = SECRETS.replace('    if path := os.getenv(s + "_FILE"):\n', "    if False:\n")
+    report = judge({"app/config.py": SECRETS}, {"app/config.py": removed}, SOURCES)
+    assert [(f.rule, f.message) for f in report.findings] == [
+        ("config-var-removed", "env var `SECRET_KEY_FILE` removed (previous default (none))")
+    ]

@@ -29,6 +29,8 @@ class Value:
     literal: str | None = None
     string: bool = False
     name: str | None = None
+    affix: tuple[str, str] = ("", "")
+    """Literal text before and after `name` (`prefix + "_URL"`, `f"{name}_FILE"`)."""
 
 
 @dataclass(frozen=True)
@@ -77,7 +79,27 @@ def value(node: ast.expr, text: str) -> Value:
         return Value(source, str(literal), isinstance(node.value, str))
     if isinstance(node, ast.UnaryOp) and isinstance(node.operand, ast.Constant):
         return Value(source, source)
+    parts = _parts(node)
+    names = [part for part in parts if isinstance(part, ast.Name)]
+    strings = [p.value for p in parts if isinstance(p, ast.Constant) and isinstance(p.value, str)]
+    if len(names) == 1 and len(parts) > 1 and len(strings) == len(parts) - 1:
+        at = parts.index(names[0])
+        return Value(source, name=names[0].id, affix=("".join(strings[:at]), "".join(strings[at:])))
     return Value(source, name=node.id if isinstance(node, ast.Name) else None)
+
+
+def _parts(node: ast.expr) -> list[ast.expr]:
+    """The operands of a string built by `+` or an f-string, in order."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return [*_parts(node.left), *_parts(node.right)]
+    if isinstance(node, ast.JoinedStr):
+        return [
+            v.value
+            if isinstance(v, ast.FormattedValue) and not v.format_spec and v.conversion == -1
+            else v
+            for v in node.values
+        ]
+    return [node]
 
 
 def callee(node: ast.expr) -> tuple[str, ...] | None:

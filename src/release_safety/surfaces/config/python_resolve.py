@@ -20,7 +20,7 @@ import is followed; each file is parsed once per blob id.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from functools import partial
 
@@ -55,11 +55,13 @@ class Reader:
     default: int | str | None
     required: bool
     defaults: tuple[Value | None, ...] = ()
+    affix: tuple[str, str] = ("", "")
+    """Text the reader puts before and after the name it is given (`os.getenv(s + "_FILE")`)."""
 
 
 _BUILTIN = {
-    ENV_GET: Reader(("key", "default"), 0, 1, False),
-    ENV_ITEM: Reader(("key",), 0, None, True),
+    ENV_GET: (Reader(("key", "default"), 0, 1, False),),
+    ENV_ITEM: (Reader(("key",), 0, None, True),),
 }
 
 
@@ -75,7 +77,7 @@ class _Resolver:
         self.snapshot = snapshot
         self.blobs = dict(blobs)
         self.files: dict[str, PyFile] = {}
-        self.readers: dict[tuple[str, str], Reader] = {}
+        self.readers: dict[tuple[str, str], frozenset[Reader]] = {}
         self._modules: dict[str, list[str]] | None = None
         for path in blobs:
             self._load(path)
@@ -167,11 +169,12 @@ class _Resolver:
         target = self._module_path(path, written)
         return self.function(target, callee[1:], depth + 1) if target is not None else None
 
-    def reader(self, path: str, callee: tuple[str, ...]) -> Reader | None:
+    def reader(self, path: str, callee: tuple[str, ...]) -> Iterable[Reader]:
+        """The reads a call of `callee` makes (a function may read several variables)."""
         if callee[0] in _BUILTIN:
             return _BUILTIN[callee[0]]
         found = self.function(path, callee)
-        return self.readers.get(found) if found is not None else None
+        return self.readers.get(found, ()) if found is not None else ()
 
     def constant(self, path: str, name: str, depth: int = 0) -> str | None:
         module = self.files[path].module
@@ -189,18 +192,22 @@ class _Resolver:
             grown = False
             for path, facts in list(self.files.items()):
                 for call in facts.module.calls:
-                    if call.scope is None or (path, call.scope) in self.readers:
+                    if call.scope is None:
                         continue
-                    made = self._wrapper(path, call)
-                    if made is not None:
-                        self.readers[(path, call.scope)] = made
+                    known = self.readers.get((path, call.scope), frozenset())
+                    made = {
+                        found
+                        for r in self.reader(path, call.callee)
+                        if (found := self._wrapper(path, call, r)) is not None
+                    } - known
+                    if made:
+                        self.readers[(path, call.scope)] = known | made
                         grown = True
             if not grown:
                 return
 
-    def _wrapper(self, path: str, call: Call) -> Reader | None:
-        reader = self.reader(path, call.callee)
-        if reader is None or call.scope is None:
+    def _wrapper(self, path: str, call: Call, reader: Reader) -> Reader | None:
+        if call.scope is None:
             return None
         key = call.arg(reader.name, reader.params[reader.name])
         if key is None or key.name not in call.params:
@@ -217,17 +224,16 @@ class _Resolver:
         elif given is not None:
             default = given.literal if given.literal is not None else given.text
         required = default is None and (reader.required or function.stops)
-        return Reader(
-            function.params, function.params.index(key.name), default, required, function.defaults
-        )
+        affix = (key.affix[0] + reader.affix[0], reader.affix[1] + key.affix[1])
+        index = function.params.index(key.name)
+        return Reader(function.params, index, default, required, function.defaults, affix)
 
     def reads(self, path: str) -> Reading:
         facts = self.files[path]
         found: Reading = list(facts.reads)
-        for call in facts.module.calls:
-            reader = self.reader(path, call.callee)
-            if reader is None:
-                continue
+        for call, reader in (
+            (c, r) for c in facts.module.calls for r in self.reader(path, c.callee)
+        ):
             key = call.arg(reader.name, reader.params[reader.name])
             if key is None:
                 continue
@@ -236,7 +242,9 @@ class _Resolver:
             name = key.literal if key.string else None
             if name is None and key.name is not None and key.name not in call.params:
                 name = self.constant(path, key.name)
-            if name is None:
+            if name is not None:
+                name = key.affix[0] + reader.affix[0] + name + reader.affix[1] + key.affix[1]
+            else:
                 found.append(_computed(path, call, key))
                 continue
             given = call.orelse or _given_default(call, reader)
