@@ -73,7 +73,7 @@ class Module:
 
 
 def value(node: ast.expr, text: str) -> Value:
-    source = ast.get_source_segment(text, node) or ast.dump(node)
+    source = python_src.segment(text, node) or ast.dump(node)
     if isinstance(node, ast.Constant) and node.value is not None:
         literal = node.value if isinstance(node.value, str) else source
         return Value(source, str(literal), isinstance(node.value, str))
@@ -192,14 +192,14 @@ class _Calls(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_Assign(self, node: ast.Assign) -> None:
-        site = ast.get_source_segment(self.text, node.targets[0])
+        site = python_src.segment(self.text, node.targets[0])
         if site:
             for child in ast.walk(node.value):
                 self.sites.setdefault(id(child), site)
         self.generic_visit(node)
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
-        site = ast.get_source_segment(self.text, node.target)
+        site = python_src.segment(self.text, node.target)
         if site and node.value is not None:
             for child in ast.walk(node.value):
                 self.sites.setdefault(id(child), site)

@@ -17,10 +17,32 @@ module is also read key by key (`APP_DB__HOST`). The module is read, never impor
 from __future__ import annotations
 
 import ast
+from functools import lru_cache
 
 from release_safety.surfaces.config.reads import EnvRead, SourceError
 
 _GETTERS = {"get", "setdefault"}
+
+
+def segment(text: str, node: ast.AST) -> str | None:
+    """`ast.get_source_segment` without splitting the text again for every node."""
+    end_line, end_col = getattr(node, "end_lineno", None), getattr(node, "end_col_offset", None)
+    if end_line is None or end_col is None:
+        return None
+    data, starts = _lines(text)
+    start = starts[node.lineno - 1] + node.col_offset  # type: ignore[attr-defined]
+    return data[start : starts[end_line - 1] + end_col].decode("utf-8", errors="replace")
+
+
+@lru_cache(maxsize=8)
+def _lines(text: str) -> tuple[bytes, list[int]]:
+    """The text in UTF-8 (the unit of `col_offset`) and where each line starts in it."""
+    data = text.encode("utf-8", errors="surrogateescape")
+    starts = [0]
+    for index, byte in enumerate(data):
+        if byte == 10:
+            starts.append(index + 1)
+    return data, starts
 
 
 class Names:
@@ -186,7 +208,7 @@ def _default(node: ast.expr | None, names: Names, text: str) -> str | None:
         return None
     if isinstance(node, ast.Constant):
         return None if node.value is None else str(node.value)
-    return ast.get_source_segment(text, node) or ast.dump(node)
+    return segment(text, node) or ast.dump(node)
 
 
 def _site(node: ast.AST, parents: dict[ast.AST, ast.AST], text: str) -> str | None:
@@ -196,14 +218,14 @@ def _site(node: ast.AST, parents: dict[ast.AST, ast.AST], text: str) -> str | No
         if parent is None:
             return None
         if isinstance(parent, ast.Assign) and parent.targets:
-            return ast.get_source_segment(text, parent.targets[0])
+            return segment(text, parent.targets[0])
         if isinstance(parent, ast.AnnAssign | ast.AugAssign):
-            return ast.get_source_segment(text, parent.target)
+            return segment(text, parent.target)
         if isinstance(parent, ast.keyword) and parent.arg:
             return parent.arg
         if isinstance(parent, ast.Dict) and current in parent.values:
             key = parent.keys[parent.values.index(current)]
-            return ast.get_source_segment(text, key) if key is not None else None
+            return segment(text, key) if key is not None else None
         current = parent
     return None
 
@@ -300,7 +322,7 @@ def _fields(
         if not isinstance(statement, ast.AnnAssign) or not isinstance(statement.target, ast.Name):
             continue
         field = statement.target.id
-        annotation = ast.get_source_segment(text, statement.annotation) or ""
+        annotation = segment(text, statement.annotation) or ""
         if field.startswith("_") or field == "model_config" or "ClassVar" in annotation:
             continue
         names, default, required = _field_spec(statement.value, text)
@@ -338,7 +360,7 @@ def _field_spec(value: ast.expr | None, text: str) -> tuple[list[str], str | Non
             break
     given = value.args[0] if value.args else keywords.get("default")
     if given is None and "default_factory" in keywords:
-        return names, ast.get_source_segment(text, keywords["default_factory"]), False
+        return names, segment(text, keywords["default_factory"]), False
     if given is None or (isinstance(given, ast.Constant) and given.value is Ellipsis):
         return names, None, True
     return names, _default(given, _NO_NAMES, text), False
