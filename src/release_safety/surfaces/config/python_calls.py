@@ -32,6 +32,13 @@ class Value:
     affix: tuple[str, str] = ("", "")
     """Literal text before and after `name` (`prefix + "_URL"`, `f"{name}_FILE"`)."""
 
+    @property
+    def shown(self) -> str | None:
+        """As a default: the literal, or the text; None for `None` (no default)."""
+        if self.text == "None" and self.literal is None:
+            return None
+        return self.literal if self.literal is not None else self.text
+
 
 @dataclass(frozen=True)
 class Call:
@@ -60,7 +67,7 @@ class Function:
     params: tuple[str, ...]
     defaults: tuple[Value | None, ...]
     stops: bool
-    """The body raises or exits (a wrapper that stops when the variable is unset)."""
+    """The body raises or exits when a value it read is unset (`if v is None: raise ..`)."""
 
 
 @dataclass
@@ -144,9 +151,20 @@ def _function(node: ast.FunctionDef | ast.AsyncFunctionDef, text: str) -> Functi
     defaults: list[Value | None] = [None] * (len(positional) - len(node.args.defaults))
     defaults += [value(d, text) for d in node.args.defaults]
     kwonly = [value(d, text) if d is not None else None for d in node.args.kw_defaults]
+    assigned = {
+        target.id
+        for n in ast.walk(node)
+        for target in (
+            n.targets
+            if isinstance(n, ast.Assign)
+            else [n.target]
+            if isinstance(n, ast.NamedExpr)
+            else []
+        )
+        if isinstance(target, ast.Name)
+    }
     stops = any(
-        isinstance(n, ast.Raise)
-        or (isinstance(n, ast.Call) and (c := callee(n.func)) is not None and c[-1] in _STOPS)
+        isinstance(n, ast.If) and _unset(n.test) in assigned and any(map(_stop, n.body))
         for n in ast.walk(node)
     )
     return Function(
@@ -154,6 +172,31 @@ def _function(node: ast.FunctionDef | ast.AsyncFunctionDef, text: str) -> Functi
         (*defaults, *kwonly),
         stops,
     )
+
+
+def _unset(test: ast.expr) -> str | None:
+    """The name an `if` tests for being unset: `not v`, `v is None`, `v == ""`."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return test.operand.id if isinstance(test.operand, ast.Name) else None
+    if (
+        isinstance(test, ast.Compare)
+        and isinstance(test.left, ast.Name)
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.Is | ast.Eq)
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value in (None, "")
+    ):
+        return test.left.id
+    return None
+
+
+def _stop(statement: ast.stmt) -> bool:
+    """A statement that stops the program: `raise`, `sys.exit(..)`, `abort(..)`."""
+    if isinstance(statement, ast.Raise):
+        return True
+    call = statement.value if isinstance(statement, ast.Expr) else None
+    name = callee(call.func) if isinstance(call, ast.Call) else None
+    return name is not None and name[-1] in _STOPS
 
 
 class _Calls(ast.NodeVisitor):

@@ -222,7 +222,7 @@ class _Resolver:
         if given is not None and given.name in function.params:
             default = function.params.index(given.name)
         elif given is not None:
-            default = given.literal if given.literal is not None else given.text
+            default = given.shown
         required = default is None and (reader.required or function.stops)
         affix = (key.affix[0] + reader.affix[0], reader.affix[1] + key.affix[1])
         index = function.params.index(key.name)
@@ -250,7 +250,7 @@ class _Resolver:
             given = call.orelse or _given_default(call, reader)
             default = reader.default if isinstance(reader.default, str) else None
             if given is not None:
-                default = given.literal if given.literal is not None else given.text
+                default = given.shown
             found.append(
                 EnvRead(name, call.line, default, reader.required and default is None, call.site)
             )
@@ -265,7 +265,7 @@ def _given_default(call: Call, reader: Reader) -> Value | None:
     given = call.arg(index, reader.params[index])
     if given is None and index < len(reader.defaults):
         given = reader.defaults[index]
-    return given
+    return given if given is not None and given.shown is not None else None
 
 
 def _computed(path: str, call: Call, key: Value) -> Gap:
