@@ -154,3 +154,16 @@ def test_an_unmodelled_library_is_unknown_naming_it(judge: Judge) -> None:
     assert "python-decouple" in found[0].message
     assert "app/settings.py" in (found[0].hint or "")
     assert report.coverage.unmodelled[0].blocking is True
+
+
+def test_dynaconf_environments_read_the_default_layer(judge: Judge) -> None:
+    code = DYNACONF.replace(
+        'settings_files=["settings.toml"]', 'settings_files=["settings.toml"], environments=True'
+    )
+    layered = "[default]\nport = 8000\n[production]\nport = 80\n"
+    report = judge(
+        case(code, layered), case(code, layered.replace("8000", "8001")), ["app/settings.py"]
+    )
+    assert [(f.rule, f.message) for f in report.findings] == [
+        ("config-default-changed", "env var `APP_PORT` default changed `8000` → `8001`")
+    ]

@@ -162,3 +162,20 @@ def test_an_unmodelled_crate_is_unknown_naming_it(judge: Judge) -> None:
     found = [f for f in report.findings if f.rule == "config-read-not-understood"]
     assert len(found) == 1 and found[0].line == 1 and "envconfig" in found[0].message
     assert "src/main.rs" in (found[0].hint or "")
+
+
+def test_an_unparseable_file_naming_a_reader_is_a_gap_only_then(judge: Judge) -> None:
+    unparseable = 'fn f() { let S { #[allow(x)] a } = s; let b = env_or("B", 1); }\n'
+    quiet = "fn f() { let S { #[allow(x)] a } = s; }\n"
+    for other, checked in ((unparseable, False), (quiet, True)):
+        old = repo(MAIN) | {"src/other.rs": other}
+        report = judge(old, old | {"src/other.rs": other + "// c\n"}, SOURCES)
+        assert report.checked is checked, report.findings
+    report = judge(
+        repo(MAIN) | {"src/other.rs": unparseable},
+        repo(MAIN) | {"src/other.rs": unparseable + "// c\n"},
+        SOURCES,
+    )
+    assert [(f.rule, f.file, f.line) for f in report.findings] == [
+        ("config-read-not-understood", "src/other.rs", 1)
+    ]

@@ -101,6 +101,10 @@ class _Crate:
         required = default is None and (reader.required or call.required)
         return Reader(call.params.index(key.ident), default, required)
 
+    def named(self, words: frozenset[str]) -> bool:
+        """`words` name a reader function."""
+        return any(name in words for _, name in self.readers)
+
     def constant(self, name: str) -> str | None:
         values = self.consts.get(name, set())
         return next(iter(values)) if len(values) == 1 else None
@@ -221,7 +225,8 @@ def _unmodelled(path: str, crate: str, line: int) -> Gap:
 def _unparsed(path: str, line: int) -> Gap:
     return Gap(
         line,
-        "the Rust parser cannot read this file; calls of reader functions in it are not followed",
+        "the Rust parser cannot read this file, which names a reader function: its calls are "
+        "not followed",
         f"If {path} reads no setting of the service, leave it out of `config.sources` (an "
         f"`exclude`); else rewrite the construct at line {line} the parser stops at.",
     )
@@ -237,6 +242,6 @@ def reads(facts: Mapping[str, RustFacts]) -> Located:
         found += crate.reads(path) + crate.envy(path) + crate.defaults(path)
         found += [(path, _unmodelled(path, name, line)) for name, line in facts[path].unmodelled]
         unparsed = facts[path].unparsed
-        if unparsed is not None:
+        if unparsed is not None and crate.named(facts[path].words):
             found.append((path, _unparsed(path, unparsed)))
     return found

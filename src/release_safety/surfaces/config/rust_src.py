@@ -128,6 +128,8 @@ class RustFacts:
     """Config crates used and not modelled: (crate, line of first use)."""
     unparsed: int | None = None
     """Where the parser gave up on a file that mentions no configuration of its own."""
+    words: frozenset[str] = frozenset()
+    """The identifiers of such a file (does it name a reader function?)."""
 
 
 @cache
@@ -148,7 +150,8 @@ def parse(source: bytes) -> RustFacts:
     if root.has_error and _MENTIONS.search(source):
         raise SourceError("syntax error", error_line(root))
     if root.has_error:
-        return RustFacts((), (), (), unparsed=error_line(root))
+        words = frozenset(re.findall(r"[A-Za-z_]\w*", source.decode("utf-8", errors="replace")))
+        return RustFacts((), (), (), unparsed=error_line(root), words=words)
     nodes = _walk(root)
     consts: dict[str, str] = {}
     for item in (n for n in nodes if n.type in ("const_item", "static_item")):
