@@ -11,6 +11,7 @@ tree's `src` to compare two versions of the tool.
 
 from __future__ import annotations
 
+import itertools
 import subprocess
 import sys
 import tempfile
@@ -29,7 +30,7 @@ def main(name: str, sources: str, tags: list[str]) -> None:
         source = Path("/work/.mirror") / name / "repo"
         subprocess.run(["git", "clone", "-q", "--bare", str(source), str(target)], check=True)
         repo = GitRepo(target)
-        for old, new in zip(tags, tags[1:], strict=False):
+        for old, new in itertools.pairwise(tags):
             start = time.perf_counter()
             report = analyse(repo.snapshot(old), repo.snapshot(new), settings)
             took = time.perf_counter() - start
@@ -41,7 +42,11 @@ def main(name: str, sources: str, tags: list[str]) -> None:
                 f"({took:.2f}s)"
             )
             for found in report.findings:
-                print(f"    {found.severity} {found.rule} {found.file}:{found.line} {found.message}")
+                print(
+                    f"    {found.severity} {found.rule} {found.file}:{found.line} {found.message}"
+                )
+            for gap in report.coverage.unmodelled:
+                print(f"    gap {gap.file}:{gap.line} {gap.what}")
         repo.close()
 
 

@@ -149,3 +149,24 @@ def test_a_reader_reads_every_name_it_builds_from_its_parameter(judge: Judge) ->
     assert [(f.rule, f.message) for f in report.findings] == [
         ("config-var-removed", "env var `SECRET_KEY_FILE` removed (previous default (none))")
     ]
+
+
+GUARDED = (
+    "import os\n\n\n"
+    "def get_int_from_env(key, default=None):\n"
+    "    if key not in os.environ:\n"
+    "        return default\n"
+    "    return int(os.environ[key])\n\n\n"
+    'COUNT = get_int_from_env("PROXY_COUNT", 2)\n'
+)
+
+
+def test_a_reader_that_tests_the_environment_first_is_not_required(judge: Judge) -> None:
+    new = GUARDED + 'LIMIT = get_int_from_env("LIMIT")\n'
+    report = judge({"app/config.py": GUARDED}, {"app/config.py": new}, SOURCES)
+    assert [(f.rule, f.message) for f in report.findings] == [
+        ("config-optional-var-added", "new optional env var `LIMIT` (default (none))")
+    ]
+    changed = GUARDED.replace(", 2)", ", 3)")
+    report = judge({"app/config.py": GUARDED}, {"app/config.py": changed}, SOURCES)
+    assert [f.rule for f in report.findings] == ["config-default-changed"]

@@ -68,6 +68,10 @@ class Function:
     defaults: tuple[Value | None, ...]
     stops: bool
     """The body raises or exits when a value it read is unset (`if v is None: raise ..`)."""
+    guards: tuple[tuple[str, Value | None], ...] = ()
+    """Names it tests against the environment before reading them, with what it gives when
+    they are unset: `if key not in os.environ: return default`,
+    `os.environ[key] if key in os.environ else d`."""
 
 
 @dataclass
@@ -132,7 +136,7 @@ def module(tree: ast.Module, text: str) -> Module:
             ):
                 found.constants[target.id] = given.value
         elif isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
-            found.functions[statement.name] = _function(statement, text)
+            found.functions[statement.name] = _function(statement, names, text)
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
             base = "." * node.level + (node.module or "")
@@ -146,7 +150,9 @@ def module(tree: ast.Module, text: str) -> Module:
     return found
 
 
-def _function(node: ast.FunctionDef | ast.AsyncFunctionDef, text: str) -> Function:
+def _function(
+    node: ast.FunctionDef | ast.AsyncFunctionDef, names: python_src.Names, text: str
+) -> Function:
     positional = [*node.args.posonlyargs, *node.args.args]
     defaults: list[Value | None] = [None] * (len(positional) - len(node.args.defaults))
     defaults += [value(d, text) for d in node.args.defaults]
@@ -171,7 +177,34 @@ def _function(node: ast.FunctionDef | ast.AsyncFunctionDef, text: str) -> Functi
         tuple(a.arg for a in [*positional, *node.args.kwonlyargs]),
         (*defaults, *kwonly),
         stops,
+        tuple(_guards(node, names, text)),
     )
+
+
+def _guards(
+    node: ast.FunctionDef | ast.AsyncFunctionDef, names: python_src.Names, text: str
+) -> list[tuple[str, Value | None]]:
+    found: list[tuple[str, Value | None]] = []
+    for n in ast.walk(node):
+        if not isinstance(n, ast.If | ast.IfExp):
+            continue
+        test = n.test
+        if not (
+            isinstance(test, ast.Compare)
+            and isinstance(test.left, ast.Name)
+            and len(test.ops) == 1
+            and isinstance(test.ops[0], ast.In | ast.NotIn)
+            and names.is_environ(test.comparators[0])
+        ):
+            continue
+        unset = n.orelse if isinstance(test.ops[0], ast.In) else n.body
+        given: ast.expr | None = None
+        if isinstance(unset, ast.expr):
+            given = unset
+        elif unset and isinstance(unset[0], ast.Return):
+            given = unset[0].value
+        found.append((test.left.id, value(given, text) if given is not None else None))
+    return found
 
 
 def _unset(test: ast.expr) -> str | None:

@@ -223,7 +223,15 @@ class _Resolver:
             default = function.params.index(given.name)
         elif given is not None:
             default = given.shown
-        required = default is None and (reader.required or function.stops)
+        guard = dict(function.guards)
+        if key.name in guard and default is None:
+            given = guard[key.name]
+            if given is not None and given.name in function.params:
+                default = function.params.index(given.name)
+            elif given is not None:
+                default = given.shown
+        required = default is None and key.name not in guard
+        required = required and (reader.required or function.stops)
         affix = (key.affix[0] + reader.affix[0], reader.affix[1] + key.affix[1])
         index = function.params.index(key.name)
         return Reader(function.params, index, default, required, function.defaults, affix)
