@@ -82,12 +82,6 @@ class Names:
         return node.attr in _GETTERS and self.is_environ(node.value)
 
 
-def parse(data: bytes) -> list[EnvRead]:
-    """Every env read of a Python module."""
-    tree, text = syntax_tree(data)
-    return reads(tree, text)
-
-
 def syntax_tree(data: bytes) -> tuple[ast.Module, str]:
     """A module's syntax tree and text (SourceError when it does not parse)."""
     text = data.decode("utf-8", errors="replace")
