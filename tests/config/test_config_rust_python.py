@@ -147,7 +147,7 @@ CASES: list[tuple[str, tuple[str, ...], Files, Files, list[tuple[str, str]]]] = 
         [
             (
                 "config-default-changed",
-                "env var `APP_DATABASE__POOL` default changed `10` → `20`",
+                "env var `APP__DATABASE__POOL` default changed `10` → `20`",
             )
         ],
     ),

@@ -31,7 +31,8 @@ from release_safety.snapshot import Snapshot
 from release_safety.surfaces.config import (
     dotenv,
     go_resolve,
-    python_src,
+    python_resolve,
+    rust_resolve,
     rust_src,
     structured,
     typescript,
@@ -263,9 +264,15 @@ def _read(
     blobs: dict[str, str],
     sources: Sequence[ConfigSource],
 ) -> _Ref:
-    """The variables the matched files of one ref (with their blob ids) read, once per set of
-    files: which entry a file belongs to follows from its path and the entries."""
-    key = (tuple(sources), tuple(blobs.items()))
+    """The variables the matched files of one ref (with their blob ids, and those of the
+    Python modules they import) read, once per set of files: which entry a file belongs to
+    follows from its path and the entries."""
+    python = {p: blob for p, blob in blobs.items() if source_kind(p) == "python"}
+    try:
+        imported = python_resolve.imported(snapshot, python) if python else ()
+    except SourceError as exc:
+        _raise(snapshot, exc.path or next(iter(python)), exc)
+    key = (tuple(sources), tuple(blobs.items()), imported)
     return _REFS.get(key, lambda: _fold(snapshot, files, blobs))
 
 
@@ -284,10 +291,18 @@ def _fold(snapshot: Snapshot, files: dict[str, ConfigSource], blobs: dict[str, s
             located += go_resolve.reads(snapshot, go_blobs)
         except SourceError as exc:
             _raise(snapshot, next(iter(go_blobs)), exc)
+    python_blobs = {p: blobs[p] for p, k in kinds.items() if k == "python"}
+    if python_blobs:
+        try:
+            located += python_resolve.reads(snapshot, python_blobs)
+        except SourceError as exc:
+            _raise(snapshot, next(iter(python_blobs)), exc)
     rust: dict[str, rust_src.RustFacts] = {}
     for path in (p for p, k in kinds.items() if k == "rust"):
         rust[path] = _parsed(snapshot, path, "rust", rust_src.parse)
         located += [(path, read) for read in rust[path].reads]
+    if rust:
+        located += rust_resolve.reads(rust)
     result = _Ref({})
     tabled = any(source.defaults_table for source in files.values())
     for path, kind in kinds.items():
@@ -315,14 +330,12 @@ def _fold(snapshot: Snapshot, files: dict[str, ConfigSource], blobs: dict[str, s
                 f"dotenv {defaults}",
                 partial(_dotenv, defaults=defaults),
             )
-        elif kind == "python":
-            reads = _parsed(snapshot, path, kind, python_src.parse)
         elif kind in ("ts", "tsx", "js"):
             table = source.defaults_table
             how = f"{kind} {table} {tabled}"
             read = partial(typescript.parse, dialect=kind, table=table, copies_named=tabled)
             reads = _parsed(snapshot, path, how, read)
-        else:  # go and rust: read above
+        else:  # go, rust and python: read above
             continue
         located += [(path, read) for read in reads]
     result.variables = collect((p, r) for p, r in located if isinstance(r, EnvRead))

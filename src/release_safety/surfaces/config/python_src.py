@@ -17,13 +17,35 @@ module is also read key by key (`APP_DB__HOST`). The module is read, never impor
 from __future__ import annotations
 
 import ast
+from functools import lru_cache
 
 from release_safety.surfaces.config.reads import EnvRead, SourceError
 
 _GETTERS = {"get", "setdefault"}
 
 
-class _Names:
+def segment(text: str, node: ast.AST) -> str | None:
+    """`ast.get_source_segment` without splitting the text again for every node."""
+    end_line, end_col = getattr(node, "end_lineno", None), getattr(node, "end_col_offset", None)
+    if end_line is None or end_col is None:
+        return None
+    data, starts = _lines(text)
+    start = starts[node.lineno - 1] + node.col_offset  # type: ignore[attr-defined]
+    return data[start : starts[end_line - 1] + end_col].decode("utf-8", errors="replace")
+
+
+@lru_cache(maxsize=8)
+def _lines(text: str) -> tuple[bytes, list[int]]:
+    """The text in UTF-8 (the unit of `col_offset`) and where each line starts in it."""
+    data = text.encode("utf-8", errors="surrogateescape")
+    starts = [0]
+    for index, byte in enumerate(data):
+        if byte == 10:
+            starts.append(index + 1)
+    return data, starts
+
+
+class Names:
     """How this module spells `os`, `os.environ` and `os.getenv`."""
 
     def __init__(self, tree: ast.Module) -> None:
@@ -60,21 +82,25 @@ class _Names:
         return node.attr in _GETTERS and self.is_environ(node.value)
 
 
-def parse(data: bytes) -> list[EnvRead]:
-    """Every env read of a Python module."""
+def syntax_tree(data: bytes) -> tuple[ast.Module, str]:
+    """A module's syntax tree and text (SourceError when it does not parse)."""
     text = data.decode("utf-8", errors="replace")
     try:
-        tree = ast.parse(text)
+        return ast.parse(text), text
     except SyntaxError as exc:
         raise SourceError(f"syntax error: {exc.msg}", exc.lineno or 1) from exc
     except (ValueError, RecursionError, MemoryError) as exc:
         raise SourceError(f"not parseable: {type(exc).__name__}") from exc
-    names = _Names(tree)
+
+
+def reads(tree: ast.Module, text: str) -> list[EnvRead]:
+    """The env reads of a parsed module whose names are literals."""
+    names = Names(tree)
     parents: dict[ast.AST, ast.AST] = {}
     for node in ast.walk(tree):
         for child in ast.iter_child_nodes(node):
             parents[child] = node
-    reads: list[EnvRead] = _settings_classes(tree, text)
+    result: list[EnvRead] = _settings_classes(tree, text)
     consumed: set[ast.AST] = set()
     for node in ast.walk(tree):
         if node in consumed:
@@ -95,7 +121,7 @@ def parse(data: bytes) -> list[EnvRead]:
             default_node = fallback_nodes[-1]
         default = _default(default_node, names, text)
         site = _site(node, parents, text)
-        reads.append(
+        result.append(
             EnvRead(
                 name=name,
                 line=getattr(node, "lineno", 1),
@@ -108,7 +134,7 @@ def parse(data: bytes) -> list[EnvRead]:
             consumed.add(fallback)
             found = _read(fallback, names)
             if found is not None:
-                reads.append(
+                result.append(
                     EnvRead(
                         name=found[0],
                         line=fallback.lineno,
@@ -117,14 +143,14 @@ def parse(data: bytes) -> list[EnvRead]:
                         fallback_for=name,
                     )
                 )
-    return sorted(set(reads), key=lambda r: (r.line, r.name))
+    return sorted(set(result), key=lambda r: (r.line, r.name))
 
 
 def _key(node: ast.expr) -> str | None:
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 
 
-def _read(node: ast.AST, names: _Names) -> tuple[str, bool, ast.expr | None] | None:
+def _read(node: ast.AST, names: Names) -> tuple[str, bool, ast.expr | None] | None:
     """(name, required, default expression) when `node` reads one env variable."""
     if (
         isinstance(node, ast.Subscript)
@@ -154,7 +180,7 @@ def _later_in_or(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> list[ast.exp
     return []
 
 
-def _nested(node: ast.expr | None, names: _Names) -> list[ast.expr]:
+def _nested(node: ast.expr | None, names: Names) -> list[ast.expr]:
     """Env reads nested as defaults: `getenv("NEW", getenv("OLD", getenv("OLDER")))`."""
     found: list[ast.expr] = []
     while node is not None:
@@ -166,7 +192,7 @@ def _nested(node: ast.expr | None, names: _Names) -> list[ast.expr]:
     return found
 
 
-def _default(node: ast.expr | None, names: _Names, text: str) -> str | None:
+def _default(node: ast.expr | None, names: Names, text: str) -> str | None:
     while node is not None:
         read = _read(node, names)
         if read is None:
@@ -176,7 +202,7 @@ def _default(node: ast.expr | None, names: _Names, text: str) -> str | None:
         return None
     if isinstance(node, ast.Constant):
         return None if node.value is None else str(node.value)
-    return ast.get_source_segment(text, node) or ast.dump(node)
+    return segment(text, node) or ast.dump(node)
 
 
 def _site(node: ast.AST, parents: dict[ast.AST, ast.AST], text: str) -> str | None:
@@ -186,19 +212,19 @@ def _site(node: ast.AST, parents: dict[ast.AST, ast.AST], text: str) -> str | No
         if parent is None:
             return None
         if isinstance(parent, ast.Assign) and parent.targets:
-            return ast.get_source_segment(text, parent.targets[0])
+            return segment(text, parent.targets[0])
         if isinstance(parent, ast.AnnAssign | ast.AugAssign):
-            return ast.get_source_segment(text, parent.target)
+            return segment(text, parent.target)
         if isinstance(parent, ast.keyword) and parent.arg:
             return parent.arg
         if isinstance(parent, ast.Dict) and current in parent.values:
             key = parent.keys[parent.values.index(current)]
-            return ast.get_source_segment(text, key) if key is not None else None
+            return segment(text, key) if key is not None else None
         current = parent
     return None
 
 
-_NO_NAMES = _Names(ast.Module(body=[], type_ignores=[]))
+_NO_NAMES = Names(ast.Module(body=[], type_ignores=[]))
 """No `os` names: a field's default is never an env read."""
 
 
@@ -290,7 +316,7 @@ def _fields(
         if not isinstance(statement, ast.AnnAssign) or not isinstance(statement.target, ast.Name):
             continue
         field = statement.target.id
-        annotation = ast.get_source_segment(text, statement.annotation) or ""
+        annotation = segment(text, statement.annotation) or ""
         if field.startswith("_") or field == "model_config" or "ClassVar" in annotation:
             continue
         names, default, required = _field_spec(statement.value, text)
@@ -328,7 +354,7 @@ def _field_spec(value: ast.expr | None, text: str) -> tuple[list[str], str | Non
             break
     given = value.args[0] if value.args else keywords.get("default")
     if given is None and "default_factory" in keywords:
-        return names, ast.get_source_segment(text, keywords["default_factory"]), False
+        return names, segment(text, keywords["default_factory"]), False
     if given is None or (isinstance(given, ast.Constant) and given.value is Ellipsis):
         return names, None, True
     return names, _default(given, _NO_NAMES, text), False
