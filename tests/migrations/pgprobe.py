@@ -23,6 +23,9 @@ FIXTURE_SQL = """
 CREATE SCHEMA IF NOT EXISTS legacy;
 CREATE TYPE mood AS ENUM ('happy', 'sad');
 CREATE TYPE priority AS ENUM ('low', 'high');
+CREATE SEQUENCE invoice_numbers;
+CREATE FUNCTION full_name(first text, last text) RETURNS text LANGUAGE sql
+  AS 'SELECT first || '' '' || last';
 CREATE TABLE users (
   id bigint PRIMARY KEY, email text, name varchar(50), age int, status text, mood mood,
   region text, created_at timestamptz NOT NULL DEFAULT now());

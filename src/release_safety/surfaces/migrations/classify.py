@@ -97,6 +97,9 @@ _INERT_OBJECTS = frozenset(
         "TABLESPACE",
     }
 )
+_SESSION_WIDE = frozenset({"ROLE", "USER", "GROUP", "DATABASE", "SYSTEM"})
+"""ALTER of these reaches every session the old code opens: a login refused, a database made
+read-only. Not modelled, so unknown, never nothing."""
 # accepted in this order, each at most once
 _CREATE_MODIFIERS = ("GLOBAL", "LOCAL", "TEMP", "TEMPORARY", "UNLOGGED", "RECURSIVE")
 _DATA = frozenset({"UPDATE", "DELETE", "INSERT", "SELECT", "WITH", "VALUES", "TABLE"})
@@ -251,6 +254,13 @@ def _set(toks: list[Tok], facts: StatementFacts, ctx: Context) -> None:
         cur.i += 1
         cur.skip_optional(("TO",), ("=",))
     facts.sets_lock_timeout = not reset and name == "LOCK_TIMEOUT"
+    value = "" if cur.at_end() else cur.toks[cur.i].text.strip("'").upper()
+    if name == "STANDARD_CONFORMING_STRINGS" and value in ("OFF", "FALSE", "0", "NO"):
+        raise Unclassified(
+            "SET standard_conforming_strings = off: later string literals end where PostgreSQL "
+            "reads backslashes as escapes, which the tool does not",
+            anything=True,
+        )
     if name not in ("TIMEZONE", "ALL"):
         return
     value = "" if cur.at_end() else cur.toks[cur.i].text
@@ -321,9 +331,12 @@ def _alter_other(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
         after = cur.rest()
         if words(after)[:2] == ["RENAME", "TO"] and function in schema.functions:
             schema.own_functions()[lower(after[-1].text)] = schema.own_functions().pop(function)
+    elif kind in _SESSION_WIDE:
+        raise Unclassified(
+            f"ALTER {kind} changes what every session of the running code may do (logins, "
+            "settings such as default_transaction_read_only); not modelled"
+        )
     elif kind in _INERT_OBJECTS or kind in (
-        "DATABASE",
-        "SYSTEM",
         "POLICY",
         "STATISTICS",
         "SEQUENCE",
@@ -428,11 +441,20 @@ def _create(sql: str, cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
         if at is None:
             raise Unclassified("CREATE TRIGGER without ON table")
         facts.touch(Cursor(rest[at + 1 :]).name() or "?", SRE)
-    elif cur.accept("POLICY") or cur.accept("RULE"):
+    elif cur.accept("POLICY"):
         rest = cur.rest()
-        at = next((k for k, t in enumerate(rest) if t.up in ("ON", "TO")), None)
+        at = next((k for k, t in enumerate(rest) if t.up == "ON"), None)
         if at is not None:
             facts.touch(Cursor(rest[at + 1 :]).name() or "?", AEL)
+    elif cur.accept("RULE"):  # CREATE RULE name AS ON event TO table ... DO [ALSO|INSTEAD]
+        rest = cur.rest()
+        at = next((k for k, t in enumerate(rest) if t.up == "TO"), None)
+        table = Cursor(rest[at + 1 :]).name() or "?" if at is not None else "?"
+        facts.touch(table, AEL)
+        if "INSTEAD" in words(rest):
+            raise Unclassified(
+                f"a rule DO INSTEAD on {table} replaces what the running code's statements do"
+            )
     elif cur.accept("STATISTICS"):
         rest = cur.rest()
         at = next((k for k, t in enumerate(rest) if t.up == "FROM"), None)
@@ -452,8 +474,11 @@ def _create(sql: str, cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
         name = cur.name()
         if name is not None:
             schema.own_sequences().add(name)
+            ctx.created.add(name)
     elif cur.accept("FUNCTION") or cur.accept("PROCEDURE"):
-        _create_function(cur, ctx)
+        created = _create_function(cur, ctx)
+        if not replace:  # OR REPLACE may replace the previous release's function
+            ctx.created.add(created)
     elif cur.accept("SCHEMA"):
         cur.skip_optional(("IF", "NOT", "EXISTS"))
         name = cur.name()
@@ -483,8 +508,9 @@ def _create_domain(cur: Cursor, ctx: Context) -> None:
     ctx.created.add(name)
 
 
-def _create_function(cur: Cursor, ctx: Context) -> None:
-    """Remember a function's body and volatility: a call to it is classified from its body."""
+def _create_function(cur: Cursor, ctx: Context) -> str:
+    """Remember a function's body and volatility: a call to it is classified from its body.
+    Returns its name."""
     name = cur.name()
     if name is None:
         raise Unclassified("CREATE FUNCTION without a name")
@@ -499,6 +525,7 @@ def _create_function(cur: Cursor, ctx: Context) -> None:
         body = rest[as_at + 1].text
     ctx.schema.own_functions()[name] = Function(body, language, volatility)
     ctx.schema.known_again(name)
+    return name
 
 
 def _index_columns(toks: list[Tok]) -> tuple[str, ...]:
@@ -671,14 +698,39 @@ def _drop(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
     elif cur.accept("SEQUENCE"):
         cur.skip_optional(("IF", "EXISTS"))
         for name in cur.names():
+            _dropped_object(facts, ctx, "SEQUENCE", name)
             schema.own_sequences().discard(name)
     elif cur.accept("FUNCTION") or cur.accept("PROCEDURE"):
         cur.skip_optional(("IF", "EXISTS"))
-        schema.own_functions().pop(cur.name() or "", None)
-    elif kind in _INERT_OBJECTS or kind in ("OWNED", "STATISTICS", "DATABASE"):
+        name = cur.name() or "?"
+        _dropped_object(facts, ctx, kind, name)
+        schema.own_functions().pop(name, None)
+    elif cur.accept("FOREIGN", "TABLE"):
+        cur.skip_optional(("IF", "EXISTS"))
+        for name in cur.names():
+            facts.touch(name, AEL, dropped=True)
+            _dropped_object(facts, ctx, "FOREIGN TABLE", name)
+            schema.drop_table(name)
+    elif kind in ("EXTENSION", "SERVER", "DATABASE", "OWNED"):
+        cur.accept(kind)
+        cur.skip_optional(("IF", "EXISTS"), ("BY",))
+        what = " ".join(t.text for t in cur.rest()[:8])
+        _dropped_object(facts, ctx, "OWNED BY" if kind == "OWNED" else kind, what)
+    elif kind in _INERT_OBJECTS or kind == "STATISTICS":
         cur.rest()
     else:
         raise Unclassified(f"DROP {kind or '?'} not recognised")
+
+
+def _dropped_object(facts: StatementFacts, ctx: Context, kind: str, name: str) -> None:
+    """DROP of something old code may use, unless this release created it."""
+    if not ctx.new_in_release(name):
+        facts.issue(
+            RuleId.DROP_OBJECT,
+            f"DROP {kind} {name}",
+            hint=f"Ship a release whose code no longer uses {name}; drop it in the release "
+            "after that.",
+        )
 
 
 def _lock(cur: Cursor, facts: StatementFacts) -> None:

@@ -269,6 +269,34 @@ CATALOGUE: tuple[MigrationRule, ...] = (
         Q("CREATE SCHEMA reporting;\nDROP SCHEMA reporting", "", ()),
     ),
     _rule(
+        RuleId.DROP_OBJECT,
+        "breaking",
+        "An object old code may use is dropped",
+        "A sequence, function, procedure, foreign table, extension (its types and functions, "
+        "and with CASCADE the columns of those types), foreign server, database, or "
+        "everything a role owns: old code calling `nextval`, the function or the table fails.",
+        "DROP SEQUENCE invoice_numbers;",
+        "Ship a release whose code no longer uses it; drop it in the release after that.",
+        E("DROP SEQUENCE invoice_numbers", "", ()),
+        E("DROP FUNCTION full_name(text, text)", "", ()),
+        E("DROP FOREIGN TABLE IF EXISTS remote_users", "", ("remote_users",), pg=False),
+        E("DROP EXTENSION IF EXISTS citext CASCADE", "", (), pg=False),
+        E("DROP OWNED BY reporting_role", "", (), pg=False),
+        Q("CREATE SEQUENCE fresh_numbers;\nDROP SEQUENCE fresh_numbers", "", ()),
+        E(
+            "CREATE OR REPLACE FUNCTION full_name(first text, last text) RETURNS text "
+            "LANGUAGE sql AS 'SELECT last';\nDROP FUNCTION full_name(text, text)",
+            "",
+            (),
+        ),
+        Q(
+            "CREATE FUNCTION shout(t text) RETURNS text LANGUAGE sql AS 'SELECT upper(t)';\n"
+            "DROP FUNCTION shout(text)",
+            "",
+            (),
+        ),
+    ),
+    _rule(
         RuleId.SET_NOT_NULL,
         "breaking",
         "A column becomes NOT NULL",

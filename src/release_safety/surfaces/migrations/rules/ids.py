@@ -22,6 +22,7 @@ class RuleId(StrEnum):
     SET_SCHEMA = "set-schema"
     RENAME_SCHEMA = "rename-schema"
     DROP_SCHEMA = "drop-schema"
+    DROP_OBJECT = "drop-object"
     SET_NOT_NULL = "set-not-null"
     ADD_NOT_NULL_COLUMN_WITHOUT_DEFAULT = "add-not-null-column-without-default"
     ADD_PRIMARY_KEY_NULLABLE_COLUMN = "add-primary-key-nullable-column"
