@@ -351,3 +351,27 @@ def test_an_unmodelled_config_library_is_unknown_naming_it(judge: Judge) -> None
     finding = by_rule["config-read-not-understood"]
     assert "cleanenv.ReadEnv: the cleanenv config library is not modelled" in finding.message
     assert (finding.file, finding.line) == ("main.go", 15)
+
+
+# test helpers -----------------------------------------------------------------------------------
+
+MAILHOG = (
+    'package x\n\nimport (\n\t"os"\n\n\t"github.com/ory/dockertest/v3"\n)\n\n'
+    'func MailhogAPI(pool *dockertest.Pool) string {{\n\treturn os.Getenv("{name}")\n}}\n'
+)
+TESTHELPER = (
+    'package testhelpers\n\nimport (\n\t"os"\n\t"testing"\n)\n\n'
+    'func DSN(t *testing.T) string {{\n\treturn os.Getenv("{name}")\n}}\n'
+)
+
+
+@pytest.mark.parametrize("helper", [MAILHOG, TESTHELPER], ids=["dockertest", "testing"])
+def test_a_test_helper_is_not_the_services_configuration(judge: Judge, helper: str) -> None:
+    service = {"cmd/main.go": 'package main\n\nimport "os"\n\nvar port = os.Getenv("PORT")\n'}
+    report = judge(
+        {**service, "x/helper.go": helper.format(name="TEST_MAILHOG_API")},
+        {**service, "x/helper.go": helper.format(name="TEST_MAILHOG_URL")},
+        SOURCES,
+    )
+    assert report.checked is True and report.findings == []
+    assert report.coverage.understood == {"PORT": "cmd/main.go:5"}

@@ -29,6 +29,9 @@ ory/x configx loader whose config file or JSON Schema is not among the sources (
 way out is the settings entry that names it), a viper config file not among the sources, and
 any call into a config library not modelled (blocking, naming it).
 
+A file that imports test support (`testing`, `httptest`, testify, dockertest: a test helper
+such as a mail-catcher client) reads the tests' configuration: its reads and gaps are left out.
+
 Only files that mention what is sought are parsed: a file's identifiers are indexed once per
 blob id, and its facts (`go_src`) parsed once per blob id, when a search needs them.
 """
@@ -64,13 +67,19 @@ _WORD_BYTES = bytes(
 """Every byte that cannot be part of an identifier becomes a space."""
 _MARKERS = (
     *(b"Getenv", b"LookupEnv", b"envconfig", b"viper", b"caarlos0", b"urfave", b"alecthomas"),
-    *(path.split("/")[1].encode() for path in LIBRARIES),
+    *(marker.encode() for _, marker in LIBRARIES.values()),
 )
-"""Words of the files that read the environment or import a config library (a library by
-its owner: `knadh` for koanf)."""
+"""Words of the files that read the environment or import a config library."""
 _DECODERS = frozenset({"Decode", "Set", "UnmarshalText", "UnmarshalBinary"})
 """Methods by which a type parses its own variable (envconfig's `Decoder`, `Setter`,
 `encoding.TextUnmarshaler`, `encoding.BinaryUnmarshaler`)."""
+_TEST_SUPPORT = (
+    *("testing", "net/http/httptest", "github.com/stretchr/testify", "github.com/ory/dockertest"),
+    *("github.com/onsi/ginkgo", "github.com/onsi/gomega", "github.com/testcontainers/"),
+)
+"""Imports that make a file that is not a `_test.go` file a test helper (a mail-catcher client
+started with dockertest, a `testhelpers` package taking a `*testing.T`): what it reads is the
+tests' configuration, not the service's."""
 _KOANF_SEPARATOR = re.compile(r'"(_+)"\s*,\s*"\."')
 _KOANF_PREFIX = re.compile(r'Prefix:\s*"([^"]*)"')
 _GETTERS = {"Getenv": 0, "LookupEnv": 0}
@@ -173,6 +182,10 @@ class _Resolver:
         if path not in self._imports:
             self._imports[path] = dict(self.repo.facts(path).imports)
         return self._imports[path]
+
+    def test_helper(self, path: str) -> bool:
+        """A file that imports test support (`_TEST_SUPPORT`)."""
+        return any(i.startswith(_TEST_SUPPORT) for i in self.imports(path).values())
 
     def target_folder(self, path: str, qualifier: str | None) -> str | None:
         """The folder a call's or type's qualifier names (the file's own when None)."""
@@ -421,7 +434,7 @@ class _Resolver:
                     self.reads += [(path, g) for g in self._koanf(path, found, sources)]
                 else:
                     first = min(found, key=lambda lib: lib.call.line).call
-                    self.reads.append((path, _unmodelled(LIBRARIES[library], first)))
+                    self.reads.append((path, _unmodelled(LIBRARIES[library][0], first)))
 
     def _configx(self, path: str, found: list[LibCall], sources: frozenset[str]) -> list[Gap]:
         gaps = []
@@ -774,7 +787,8 @@ def reads(
     resolver.flags()
     resolver.viper(sources)
     resolver.libraries(sources)
-    return sorted(set(resolver.reads), key=_order)
+    found = {(path, read) for path, read in resolver.reads if not resolver.test_helper(path)}
+    return sorted(found, key=_order)
 
 
 def _order(item: tuple[str, EnvRead | Gap]) -> tuple[str, int, str]:

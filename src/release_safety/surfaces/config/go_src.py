@@ -34,22 +34,22 @@ VIPER = "github.com/spf13/viper"
 KONG = "github.com/alecthomas/kong"
 URFAVE = re.compile(r"github\.com/urfave/cli(?:/v\d+)?")
 LIBRARIES = {
-    "github.com/knadh/koanf": "koanf",
-    "github.com/ory/x/configx": "ory/x configx",
-    "github.com/ilyakaznacheev/cleanenv": "cleanenv",
-    "github.com/sethvargo/go-envconfig": "sethvargo/go-envconfig",
-    "github.com/joeshaw/envdecode": "envdecode",
-    "github.com/vrischmann/envconfig": "vrischmann/envconfig",
-    "github.com/Netflix/go-env": "Netflix/go-env",
-    "github.com/jessevdk/go-flags": "go-flags",
-    "github.com/peterbourgon/ff": "peterbourgon/ff",
-    "github.com/gookit/config": "gookit/config",
-    "github.com/heetch/confita": "confita",
-    "github.com/kkyr/fig": "kkyr/fig",
-    "github.com/cristalhq/aconfig": "aconfig",
+    "github.com/knadh/koanf": ("koanf", "koanf"),
+    "github.com/ory/x/configx": ("ory/x configx", "configx"),
+    "github.com/ilyakaznacheev/cleanenv": ("cleanenv", "cleanenv"),
+    "github.com/sethvargo/go-envconfig": ("sethvargo/go-envconfig", "sethvargo"),
+    "github.com/joeshaw/envdecode": ("envdecode", "envdecode"),
+    "github.com/vrischmann/envconfig": ("vrischmann/envconfig", "vrischmann"),
+    "github.com/Netflix/go-env": ("Netflix/go-env", "Netflix"),
+    "github.com/jessevdk/go-flags": ("go-flags", "jessevdk"),
+    "github.com/peterbourgon/ff": ("peterbourgon/ff", "peterbourgon"),
+    "github.com/gookit/config": ("gookit/config", "gookit"),
+    "github.com/heetch/confita": ("confita", "confita"),
+    "github.com/kkyr/fig": ("kkyr/fig", "kkyr"),
+    "github.com/cristalhq/aconfig": ("aconfig", "aconfig"),
 }
-"""Config libraries whose calls are kept, import path prefix -> name (the first two are
-modelled as the files they load; the others are not modelled)."""
+"""Config libraries whose calls are kept, import path prefix -> (name, a word every file
+importing it has); the first two are modelled as the files they load, the others are not."""
 _TAG = re.compile(r'(\w+):"((?:[^"\\]|\\.)*)"')
 _STOPS = re.compile(r"\b(?:panic|log\.Fatal\w*|os\.Exit|klog\.Fatal\w*|logger\.Fatal\w*)\(")
 _SITE_THROUGH = {"argument_list", "call_expression", "parenthesized_expression", "unary_expression"}
