@@ -29,8 +29,9 @@ ory/x configx loader whose config file or JSON Schema is not among the sources (
 way out is the settings entry that names it), a viper config file not among the sources, and
 any call into a config library not modelled (blocking, naming it).
 
-A file that imports test support (`testing`, `httptest`, testify, dockertest: a test helper
-such as a mail-catcher client) reads the tests' configuration: its reads and gaps are left out.
+Test helpers read the tests' configuration, not the service's: a function that takes a
+`*testing.T` (or `TB`, `B`, `F`), and a file that starts test containers (dockertest,
+testcontainers: a mail-catcher client) are left out.
 
 Only files that mention what is sought are parsed: a file's identifiers are indexed once per
 blob id, and its facts (`go_src`) parsed once per blob id, when a search needs them.
@@ -73,13 +74,11 @@ _MARKERS = (
 _DECODERS = frozenset({"Decode", "Set", "UnmarshalText", "UnmarshalBinary"})
 """Methods by which a type parses its own variable (envconfig's `Decoder`, `Setter`,
 `encoding.TextUnmarshaler`, `encoding.BinaryUnmarshaler`)."""
-_TEST_SUPPORT = (
-    *("testing", "net/http/httptest", "github.com/stretchr/testify", "github.com/ory/dockertest"),
-    *("github.com/onsi/ginkgo", "github.com/onsi/gomega", "github.com/testcontainers/"),
-)
+_TEST_SUPPORT = ("github.com/ory/dockertest", "github.com/testcontainers/")
 """Imports that make a file that is not a `_test.go` file a test helper (a mail-catcher client
-started with dockertest, a `testhelpers` package taking a `*testing.T`): what it reads is the
-tests' configuration, not the service's."""
+started in a container): what it reads is the tests' configuration, not the service's.
+`testing` or testify alone are not enough: services keep `MustNew(t, ...)` helpers beside
+their config loader."""
 _KOANF_SEPARATOR = re.compile(r'"(_+)"\s*,\s*"\."')
 _KOANF_PREFIX = re.compile(r'Prefix:\s*"([^"]*)"')
 _GETTERS = {"Getenv": 0, "LookupEnv": 0}
@@ -282,6 +281,8 @@ class _Resolver:
             }
             chains: dict[int, str] = {}
             for call in sorted(facts.calls, key=lambda c: c.chain or (0, 0)):
+                if call.enclosing in facts.tests:
+                    continue
                 how = self.getter(path, call)
                 if how is None or how.name >= len(call.args):
                     continue
@@ -422,37 +423,51 @@ class _Resolver:
     def libraries(self, sources: frozenset[str]) -> None:
         """koanf and configx loaders (their file, or a blocking gap naming the settings entry
         that adds it), and a blocking gap per file calling a library not modelled."""
+        configx: list[tuple[str, Call]] = []
         for path in self.repo.seeds:
-            calls = self.repo.facts(path).libraries
+            facts = self.repo.facts(path)
             by_library: dict[str, list[LibCall]] = {}
-            for lib in calls:
+            for lib in (c for c in facts.libraries if c.call.enclosing not in facts.tests):
                 by_library.setdefault(lib.library, []).append(lib)
             for library, found in sorted(by_library.items()):
                 if library == "github.com/ory/x/configx":
-                    self.reads += [(path, g) for g in self._configx(path, found, sources)]
+                    loaders = (lib.call for lib in found if lib.call.name in ("New", "NewCustom"))
+                    configx += [(path, call) for call in loaders]
                 elif library == "github.com/knadh/koanf":
                     self.reads += [(path, g) for g in self._koanf(path, found, sources)]
                 else:
                     first = min(found, key=lambda lib: lib.call.line).call
                     self.reads.append((path, _unmodelled(LIBRARIES[library][0], first)))
+        self._configx(configx, sources)
 
-    def _configx(self, path: str, found: list[LibCall], sources: frozenset[str]) -> list[Gap]:
-        gaps = []
-        for call in (lib.call for lib in found if lib.call.name in ("New", "NewCustom")):
-            schema = self.embedded(path, call.args[1]) if len(call.args) > 1 else None
+    def _configx(self, found: list[tuple[str, Call]], sources: frozenset[str]) -> None:
+        """configx loaders: the JSON Schema each loads must be a source. A schema the resolver
+        cannot follow (`t.ConfigSchema`) is blocking only when no loader of the ref names one
+        (else it is most likely the same schema handed on)."""
+        schemas = [
+            (path, call, self.embedded(path, call.args[1]) if len(call.args) > 1 else None)
+            for path, call in found
+        ]
+        named = any(schema for _, _, schema in schemas)
+        for path, call, schema in schemas:
             if schema is not None and _among(schema, sources):
                 continue
             shown = schema or "<the JSON Schema it loads>"
-            what = (
-                f"configx.{call.name}: ory/x configx loads the configuration from the JSON "
-                f"Schema {shown} (keys `a.b.c` read from env vars `A_B_C`), not among "
-                "`config.sources`"
-            )
             entry = (
                 f'{{ path = "{shown}", kind = "jsonschema", env_prefix = "", env_separator = "_" }}'
             )
-            gaps.append(Gap(call.line, what, f"add `{entry}` to `config.sources`", blocking=True))
-        return gaps
+            loads = (
+                f"configx.{call.name}: ory/x configx loads the configuration from the JSON Schema"
+            )
+            if schema is None:
+                given = call.args[1][1] if len(call.args) > 1 else "no schema"
+                what = f"{loads} `{given}`, which the resolver cannot follow"
+                way_out = f"pass it a `//go:embed` variable, or add `{entry}` to `config.sources`"
+            else:
+                what = f"{loads} {schema} (keys `a.b.c` from env vars `A_B_C`), not a source"
+                way_out = f"add `{entry}` to `config.sources`"
+            gap = Gap(call.line, what, way_out, blocking=schema is not None or not named)
+            self.reads.append((path, gap))
 
     def _koanf(self, path: str, found: list[LibCall], sources: frozenset[str]) -> list[Gap]:
         imports = self.imports(path)

@@ -50,6 +50,7 @@ LIBRARIES = {
 }
 """Config libraries whose calls are kept, import path prefix -> (name, a word every file
 importing it has); the first two are modelled as the files they load, the others are not."""
+_TESTING = re.compile(r"\btesting\.(?:T|TB|B|F)\b")
 _TAG = re.compile(r'(\w+):"((?:[^"\\]|\\.)*)"')
 _STOPS = re.compile(r"\b(?:panic|log\.Fatal\w*|os\.Exit|klog\.Fatal\w*|logger\.Fatal\w*)\(")
 _SITE_THROUGH = {"argument_list", "call_expression", "parenthesized_expression", "unary_expression"}
@@ -156,6 +157,8 @@ class GoFacts:
     """(variable, file pattern) of `//go:embed` variables."""
     libraries: tuple[LibCall, ...] = ()
     flags: tuple[Flag, ...] = ()
+    tests: frozenset[str] = frozenset()
+    """Functions only tests can call: they take a `*testing.T` (`TB`, `B`, `F`)."""
 
 
 _CAPTURES = """
@@ -274,6 +277,11 @@ def parse(source: bytes) -> GoFacts:
         methods=tuple(_method(node) for node in found.get("method", [])),
         embeds=tuple(_embeds(root)),
         libraries=tuple(libraries),
+        tests=frozenset(
+            node_text(node.child_by_field_name("name"))
+            for node in found.get("function", [])
+            if _TESTING.search(node_text(node.child_by_field_name("parameters")))
+        ),
         flags=tuple(
             flag
             for node in found.get("composite", [])
