@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -39,12 +40,13 @@ def one(repo: str, old: str, new: str) -> dict[str, object]:
 
     settings = parse_settings(SETTINGS, "bench.toml")
     git = GitRepo(Path(repo))
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     report = analyse(git.snapshot(old), git.snapshot(new), settings)
-    elapsed = time.perf_counter() - start
+    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
     coverage = report.coverage
     return {
         "seconds": round(elapsed, 2),
+        "cpu_seconds": round(cpu, 2),
         "go_files": len(matched_sources(git.snapshot(new), settings.config.sources)),
         "resolved": len(coverage.understood) if coverage else 0,
         "gaps": len(coverage.unmodelled) if coverage else 0,
@@ -55,8 +57,9 @@ def one(repo: str, old: str, new: str) -> dict[str, object]:
     }
 
 
-def generate(repo: Path, old: str, new: str, work: Path) -> float:
-    """Seconds of a cold `release-safety generate` (fresh process, empty report cache)."""
+def generate(repo: Path, old: str, new: str, work: Path) -> tuple[float, float]:
+    """Seconds (wall, then CPU of the process and its git children) of a cold
+    `release-safety generate` (fresh process, empty report cache)."""
     settings = work / "settings.toml"
     settings.write_text(SETTINGS)
     cache = tempfile.mkdtemp(dir=work)
@@ -64,7 +67,7 @@ def generate(repo: Path, old: str, new: str, work: Path) -> float:
         *(sys.executable, "-m", "release_safety", "generate", "--repo", str(repo)),
         *("--from", old, "--to", new, "--config", str(settings), "--out", str(work / "o.json")),
     ]
-    start = time.perf_counter()
+    start, before = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
     done = subprocess.run(
         command,
         env={**os.environ, "RELEASE_SAFETY_CACHE_DIR": cache},
@@ -74,7 +77,9 @@ def generate(repo: Path, old: str, new: str, work: Path) -> float:
     )
     if done.returncode not in (0, 1):
         raise SystemExit(f"generate failed: {done.stderr.strip()}")
-    return time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return round(time.perf_counter() - start, 2), round(cpu, 2)
 
 
 def main() -> None:
@@ -102,7 +107,8 @@ def main() -> None:
                 done = subprocess.run(command, capture_output=True, text=True, check=True)
                 result = json.loads(done.stdout)
                 if args.generate:
-                    result["generate_seconds"] = round(generate(clone, old, new, work), 2)
+                    wall, cpu = generate(clone, old, new, work)
+                    result["generate_seconds"], result["generate_cpu_seconds"] = wall, cpu
                 print(f"{name} {old}..{new}: {json.dumps(result)}")
 
 
