@@ -375,3 +375,18 @@ def test_a_test_helper_is_not_the_services_configuration(judge: Judge, helper: s
     )
     assert report.checked is True and report.findings == []
     assert report.coverage.understood == {"PORT": "cmd/main.go:5"}
+
+
+def test_a_loader_whose_struct_is_not_a_source_is_unknown(judge: Judge) -> None:
+    load = LOAD.format(package="main", function="main")
+    files = {"internal/config/config.go": CONFIG, "cmd/app/main.go": load}
+    report = judge(files, {**files, "README.md": "x\n"}, ["cmd/**/*.go"])
+    assert report.checked is False
+    [finding] = report.findings
+    assert (finding.rule, finding.file, finding.line) == (
+        "config-read-not-understood",
+        "cmd/app/main.go",
+        11,
+    )
+    assert "envconfig.Process: the struct it fills, config.Config, is not among" in finding.message
+    assert finding.hint == "widen `config.sources` to the Go package that declares `config.Config`"

@@ -379,6 +379,7 @@ class _Resolver:
             for bind in self.repo.facts(path).binds:
                 found = self.struct(path, bind.target) if bind.target else None
                 if found is None:
+                    self.reads.append((path, _unfilled(bind)))
                     continue
                 prefix = self.default(path, bind.prefix) or ""
                 walk = _WALKS[bind.library]
@@ -694,6 +695,24 @@ def _unreached(name: str, field: Field) -> Gap:
         "loader (the loader may have moved to another package)"
     )
     return Gap(field.line, what, way_out)
+
+
+def _unfilled(bind: go_src.Bind) -> Gap:
+    """A loader call whose struct is not among the sources (or not known where it is called:
+    a loader wrapper handed `any`)."""
+    target = bind.target
+    named = f"{target.qualifier}.{target.name}" if target and target.qualifier else None
+    named = named or (target.name if target else None)
+    if named:
+        what = f"{bind.call}: the struct it fills, {named}, is not among the sources"
+        way_out = f"widen `config.sources` to the Go package that declares `{named}`"
+    else:
+        what = f"{bind.call}: the struct it fills is not known here (a loader handed `any`)"
+        way_out = (
+            f"call {bind.call} on the config struct itself (`&cfg` of a named struct type), "
+            "or list the variables in an env example file among `config.sources`"
+        )
+    return Gap(bind.line, what, way_out, blocking=True)
 
 
 def _unmodelled(library: str, call: Call) -> Gap:
