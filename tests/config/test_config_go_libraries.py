@@ -390,3 +390,22 @@ def test_a_loader_whose_struct_is_not_a_source_is_unknown(judge: Judge) -> None:
     )
     assert "envconfig.Process: the struct it fills, config.Config, is not among" in finding.message
     assert finding.hint == "widen `config.sources` to the Go package that declares `config.Config`"
+
+
+WRAPPED = (
+    'package main\n\nimport "os"\n\nfunc getEnv(key, fallback string) string {{\n'
+    "\tif v, ok := os.LookupEnv(key); ok {{\n\t\treturn v\n\t}}\n\treturn fallback\n}}\n\n"
+    'func main() {{\n\t_ = getEnv("PORT", "8080")\n'
+    '\tfor _, name := range []string{{"A", "B"}} {{\n\t\t_ = getEnv(name, "{default}")\n\t}}\n}}\n'
+)
+
+
+def test_a_wrapper_fed_a_computed_name_in_a_changed_file_is_unknown(judge: Judge) -> None:
+    report = judge(
+        {"main.go": WRAPPED.format(default="x")}, {"main.go": WRAPPED.format(default="y")}, SOURCES
+    )
+    assert report.checked is False
+    [finding] = report.findings
+    assert (finding.rule, finding.line) == ("config-read-not-understood", 15)
+    assert "getEnv(name): a computed variable name" in finding.message
+    assert report.coverage.understood == {"PORT": "main.go:13"}
