@@ -409,3 +409,22 @@ def test_a_wrapper_fed_a_computed_name_in_a_changed_file_is_unknown(judge: Judge
     assert (finding.rule, finding.line) == ("config-read-not-understood", 15)
     assert "getEnv(name): a computed variable name" in finding.message
     assert report.coverage.understood == {"PORT": "main.go:13"}
+
+
+def test_viper_setup_moved_out_of_the_sources_is_one_finding_naming_it(judge: Judge) -> None:
+    gets = "".join(f'\t_ = viper.GetString("key{i}")\n' for i in range(12))
+    setup = (
+        'package {package}\n\nimport "github.com/spf13/viper"\n\nfunc {function}() {{\n'
+        '\tviper.SetEnvPrefix("app")\n\tviper.AutomaticEnv()\n{gets}}}\n'
+    )
+    old = {"cmd/main.go": setup.format(package="main", function="main", gets=gets)}
+    new = {
+        "cmd/main.go": 'package main\n\nimport "example.com/app/setup"\n\nfunc main() {\n'
+        "\tsetup.Load()\n}\n",
+        "setup/setup.go": setup.format(package="setup", function="Load", gets=gets),
+    }
+    report = judge(old, new, ["cmd/**/*.go"])
+    assert report.checked is False
+    [lost] = report.findings
+    assert lost.rule == "config-loader-lost"
+    assert "(12 of them through viper.SetEnvPrefix at cmd/main.go:6)" in lost.message

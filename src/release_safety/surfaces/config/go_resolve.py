@@ -740,6 +740,7 @@ def _viper(
     (whose keys `AutomaticEnv` also reads from the environment) that is not a source."""
     prefix, automatic, replace = "", False, [("", "")]
     config: tuple[str, int, str | None] | None = None
+    via: str | None = None
     defaults: dict[str, str] = {}
     keys: dict[str, tuple[str, int]] = {}
     bound: list[tuple[str, int, str, tuple[str, ...]]] = []
@@ -747,8 +748,10 @@ def _viper(
         values = [resolver.default(path, arg) or "" for arg in call.args]
         if call.name == "SetEnvPrefix" and values:
             prefix = values[0]
+            via = f"viper.SetEnvPrefix at {path}:{call.line}"
         elif call.name == "AutomaticEnv":
             automatic = True
+            via = via or f"viper.AutomaticEnv at {path}:{call.line}"
         elif call.name == "SetEnvKeyReplacer" and call.args:
             replace = _REPLACER.findall(call.args[0][1]) or replace
         elif call.name == "SetDefault" and len(values) >= 2:
@@ -795,16 +798,16 @@ def _viper(
         explicit.add(key)
         site = f"{folder}#viper {key}"
         primary = names[0] if names else env(key)
-        reads.append((path, EnvRead(primary, line, defaults.get(key), site=site)))
+        reads.append((path, EnvRead(primary, line, defaults.get(key), site=site, via=via)))
         reads += [
-            (path, EnvRead(n, line, defaults.get(key), site=site, fallback_for=primary))
+            (path, EnvRead(n, line, defaults.get(key), site=site, fallback_for=primary, via=via))
             for n in names[1:]
         ]
     if automatic:
         for key, (path, line) in sorted(keys.items()):
             if key not in explicit:
                 site = f"{folder}#viper {key}"
-                reads.append((path, EnvRead(env(key), line, defaults.get(key), site=site)))
+                reads.append((path, EnvRead(env(key), line, defaults.get(key), site=site, via=via)))
     return reads
 
 
