@@ -473,8 +473,8 @@ class _Resolver:
     def _koanf(self, path: str, found: list[LibCall], sources: frozenset[str]) -> list[Gap]:
         imports = self.imports(path)
         provider = [lib.call for lib in found if lib.call.name.startswith("Provider")]
-        envs = [c for c in provider if imports.get(c.qualifier or "", "").count("/env")]
-        files = [c for c in provider if imports.get(c.qualifier or "", "").count("/file")]
+        envs = [c for c in provider if "/providers/env" in imports.get(c.qualifier or "", "")]
+        files = [c for c in provider if "/providers/file" in imports.get(c.qualifier or "", "")]
         prefix, separator = "", "_"
         for call in envs:
             text = " ".join(a[1] for a in call.args)
