@@ -428,3 +428,11 @@ def test_viper_setup_moved_out_of_the_sources_is_one_finding_naming_it(judge: Ju
     [lost] = report.findings
     assert lost.rule == "config-loader-lost"
     assert "(12 of them through viper.SetEnvPrefix at cmd/main.go:6)" in lost.message
+
+
+def test_urfave_cli_v1_env_var_lists_its_names(judge: Judge) -> None:
+    flag = 'Name: "dsn", EnvVar: "DATABASE_URL,DB_URL"'
+    report = judge(cli(flag, version=""), cli('Name: "dsn", EnvVar: "DB_URL"', version=""), SOURCES)
+    assert [(r, m.split(" (")[0]) for r, m in rules(report)] == [
+        ("config-var-removed", "env var `DATABASE_URL` removed")
+    ]
