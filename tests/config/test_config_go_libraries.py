@@ -436,3 +436,23 @@ def test_urfave_cli_v1_env_var_lists_its_names(judge: Judge) -> None:
     assert [(r, m.split(" (")[0]) for r, m in rules(report)] == [
         ("config-var-removed", "env var `DATABASE_URL` removed")
     ]
+
+
+EXPAND = (
+    'package main\n\nimport "os"\n\nfunc main() {{\n'
+    '\t_ = os.ExpandEnv("${{CACHE_DIR}}/{sub}")\n\tdata, _ := os.ReadFile("config.yaml")\n'
+    "\t_ = os.ExpandEnv(string(data)){comment}\n}}\n"
+)
+
+
+def test_expand_env_reads_the_names_it_is_given(judge: Judge) -> None:
+    report = judge(
+        {"main.go": EXPAND.format(sub="x", comment="")},
+        {"main.go": EXPAND.format(sub="y", comment=" // expanded")},
+        SOURCES,
+    )
+    assert report.checked is False
+    [finding] = report.findings
+    assert (finding.rule, finding.line) == ("config-read-not-understood", 8)
+    assert "os.ExpandEnv(string(data)): env vars named inside text" in finding.message
+    assert report.coverage.understood == {"CACHE_DIR": "main.go:6"}

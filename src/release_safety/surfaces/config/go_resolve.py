@@ -2,6 +2,8 @@
 
 - `os.Getenv` / `os.LookupEnv` with a literal, a constant of the same package (any file of the
   folder) or of an imported package of the repository (`common.CoreURL`);
+- `os.ExpandEnv("${HOME}/x")`: each variable a literal names (text known only at run time,
+  such as a config file's contents, is a gap);
 - wrappers: a function of the repository that passes one of its parameters to a getter (or to
   another wrapper) is a getter too (`getEnv("X", "d")`, `utils.ReadEnv(key)`); a parameter it
   returns or assigns when the variable is unset is the default, and a wrapper that stops the
@@ -79,6 +81,8 @@ _TEST_SUPPORT = ("github.com/ory/dockertest", "github.com/testcontainers/")
 started in a container): what it reads is the tests' configuration, not the service's.
 `testing` or testify alone are not enough: services keep `MustNew(t, ...)` helpers beside
 their config loader."""
+_EXPANDED = re.compile(r"\$(?:\{(\w+)\}|(\w+))")
+"""A variable `os.ExpandEnv` substitutes: `${NAME}` or `$NAME`."""
 _KOANF_SEPARATOR = re.compile(r'"(_+)"\s*,\s*"\."')
 _KOANF_PREFIX = re.compile(r'Prefix:\s*"([^"]*)"')
 _GETTERS = {"Getenv": 0, "LookupEnv": 0}
@@ -270,7 +274,7 @@ class _Resolver:
 
     def calls(self) -> None:
         """Every read through a getter or a wrapper."""
-        names = {name for _, name in self.wrappers} | set(_GETTERS)
+        names = {name for _, name in self.wrappers} | set(_GETTERS) | {"ExpandEnv"}
         fields: dict[str, tuple[str, Call, Arg]] = {}
         for path in self.repo.mentioning(names):
             facts = self.repo.facts(path)
@@ -282,6 +286,12 @@ class _Resolver:
             chains: dict[int, str] = {}
             for call in sorted(facts.calls, key=lambda c: c.chain or (0, 0)):
                 if call.enclosing in facts.tests:
+                    continue
+                if (
+                    call.name == "ExpandEnv"
+                    and self.imports(path).get(call.qualifier or "") == "os"
+                ):
+                    self.reads += [(path, read) for read in _expanded(call)]
                     continue
                 how = self.getter(path, call)
                 if how is None or how.name >= len(call.args):
@@ -673,6 +683,21 @@ def _computed(call: Call, arg: Arg) -> Gap:
         "among `config.sources`"
     )
     return Gap(call.line, what, way_out)
+
+
+def _expanded(call: Call) -> list[EnvRead | Gap]:
+    """`os.ExpandEnv("${HOME}/cache")`: each variable the literal names; a gap when the text
+    is only known at run time (a config file's contents expanded)."""
+    kind, text = call.args[0] if call.args else ("expr", "")
+    if kind == "str":
+        names = [braced or bare for braced, bare in _EXPANDED.findall(text)]
+        return [EnvRead(name, call.line, site=call.site) for name in names]
+    what = f"os.ExpandEnv({text}): env vars named inside text only known at run time"
+    way_out = (
+        f"list the variables `{text}` may name (`${{NAME}}`) in an env example file among "
+        "`config.sources`, or add the file it expands as a source"
+    )
+    return [Gap(call.line, what, way_out)]
 
 
 def _computed_flag(line: int, names: tuple[Arg, ...]) -> Gap:
