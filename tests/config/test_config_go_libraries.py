@@ -456,3 +456,10 @@ def test_expand_env_reads_the_names_it_is_given(judge: Judge) -> None:
     assert (finding.rule, finding.line) == ("config-read-not-understood", 8)
     assert "os.ExpandEnv(string(data)): env vars named inside text" in finding.message
     assert report.coverage.understood == {"CACHE_DIR": "main.go:6"}
+
+
+def test_configx_with_its_schema_as_a_source_is_not_a_gap(judge: Judge) -> None:
+    changed = {**CONFIGX, "cmd/main.go": CONFIGX["cmd/main.go"] + "// comment\n"}
+    report = judge(CONFIGX, changed, ["**/*.go", "embedx/config.schema.json"])
+    assert not [f for f in report.findings if f.rule == "config-read-not-understood"]
+    assert not [u for u in report.coverage.unmodelled if "configx" in u.what]
