@@ -39,7 +39,12 @@ def analyse(old: Snapshot | None, new: Snapshot) -> ConfigReport:
 
 
 def go_struct(*fields: str) -> str:
-    return "package app\n\ntype C struct {\n" + "".join(f"\t{f}\n" for f in fields) + "}\n"
+    """A struct caarlos0/env fills (struct tags no loader reaches are a gap, not variables)."""
+    return (
+        'package app\n\nimport "github.com/caarlos0/env/v11"\n\ntype C struct {\n'
+        + "".join(f"\t{f}\n" for f in fields)
+        + "}\n\nfunc Load() {\n\tvar c C\n\t_ = env.Parse(&c)\n}\n"
+    )
 
 
 def go_main(*body: str, imports: str = '"os"') -> str:

@@ -287,8 +287,9 @@ def _fold(snapshot: Snapshot, files: dict[str, ConfigSource], blobs: dict[str, s
     located: list[tuple[str, EnvRead | Gap]] = []
     go_blobs = {p: blobs[p] for p, k in kinds.items() if k == "go"}
     if go_blobs:
+        others = frozenset(p for p, k in kinds.items() if k != "go")
         try:
-            located += go_resolve.reads(snapshot, go_blobs)
+            located += go_resolve.reads(snapshot, go_blobs, others)
         except SourceError as exc:
             _raise(snapshot, next(iter(go_blobs)), exc)
     python_blobs = {p: blobs[p] for p, k in kinds.items() if k == "python"}

@@ -6,9 +6,12 @@ resolution across files (`go_resolve` joins the files of a ref):
   function result their value goes to, and the default set right after
   (`if v == "" { v = "d" }`, `if !ok { return d }`);
 - functions (their parameters, and whether they stop the program: `panic`, `log.Fatal`);
-- string constants, struct types with their fields and tags, `envconfig.Process` /
-  `env.Parse` calls with the struct they fill, viper calls, and keyed composite literals
-  (`{EnvKey: "X", DefaultValue: "d"}`).
+- string constants, struct types with their fields and tags, methods (a type with its own
+  decoder), `//go:embed` variables, `envconfig.Process` / `env.Parse` / `kong.Parse` calls with
+  the struct they fill, viper calls, urfave/cli flags (`EnvVars`, `Sources`, `Value`,
+  `Required`), keyed composite literals (`{EnvKey: "X", DefaultValue: "d"}`), and every call
+  into a config library (`LIBRARIES`: koanf and configx loaders, and the libraries not
+  modelled).
 
 Facts depend on the file's bytes only, so they are parsed once per blob id.
 """
@@ -28,6 +31,26 @@ from release_safety.surfaces.config.syntax import error_line, node_text
 ENVCONFIG = "github.com/kelseyhightower/envconfig"
 CAARLOS0 = re.compile(r"github\.com/caarlos0/env(?:/v\d+)?")
 VIPER = "github.com/spf13/viper"
+KONG = "github.com/alecthomas/kong"
+URFAVE = re.compile(r"github\.com/urfave/cli(?:/v\d+)?")
+LIBRARIES = {
+    "github.com/knadh/koanf": ("koanf", "koanf"),
+    "github.com/ory/x/configx": ("ory/x configx", "configx"),
+    "github.com/ilyakaznacheev/cleanenv": ("cleanenv", "cleanenv"),
+    "github.com/sethvargo/go-envconfig": ("sethvargo/go-envconfig", "sethvargo"),
+    "github.com/joeshaw/envdecode": ("envdecode", "envdecode"),
+    "github.com/vrischmann/envconfig": ("vrischmann/envconfig", "vrischmann"),
+    "github.com/Netflix/go-env": ("Netflix/go-env", "Netflix"),
+    "github.com/jessevdk/go-flags": ("go-flags", "jessevdk"),
+    "github.com/peterbourgon/ff": ("peterbourgon/ff", "peterbourgon"),
+    "github.com/gookit/config": ("gookit/config", "gookit"),
+    "github.com/heetch/confita": ("confita", "confita"),
+    "github.com/kkyr/fig": ("kkyr/fig", "kkyr"),
+    "github.com/cristalhq/aconfig": ("aconfig", "aconfig"),
+}
+"""Config libraries whose calls are kept, import path prefix -> (name, a word every file
+importing it has); the first two are modelled as the files they load, the others are not."""
+_TESTING = re.compile(r"\btesting\.(?:T|TB|B|F)\b")
 _TAG = re.compile(r'(\w+):"((?:[^"\\]|\\.)*)"')
 _STOPS = re.compile(r"\b(?:panic|log\.Fatal\w*|os\.Exit|klog\.Fatal\w*|logger\.Fatal\w*)\(")
 _SITE_THROUGH = {"argument_list", "call_expression", "parenthesized_expression", "unary_expression"}
@@ -79,11 +102,34 @@ class Field:
 
 @dataclass(frozen=True)
 class Bind:
-    """`envconfig.Process(prefix, &spec)` or caarlos0's `env.Parse(&spec, env.Options{...})`."""
+    """`envconfig.Process(prefix, &spec)`, caarlos0's `env.Parse(&spec, env.Options{...})` or
+    `kong.Parse(&cli)`: `call` as written, at `line`."""
 
     library: str
     prefix: Arg | None
     target: TypeRef | None
+    call: str = ""
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class LibCall:
+    """A call into a config library (`LIBRARIES`): `file.Provider("config.yaml")`."""
+
+    library: str
+    call: Call
+
+
+@dataclass(frozen=True)
+class Flag:
+    """A urfave/cli flag read from the environment: `&cli.StringFlag{EnvVars: []string{"X"},
+    Value: "d", Required: true}`."""
+
+    names: tuple[Arg, ...]
+    value: Arg | None
+    required: bool
+    line: int
+    name: str | None
 
 
 @dataclass(frozen=True)
@@ -105,6 +151,14 @@ class GoFacts:
     binds: tuple[Bind, ...]
     viper: tuple[Call, ...]
     keyed: tuple[Keyed, ...]
+    methods: tuple[tuple[str, str], ...] = ()
+    """(receiver type, method name)."""
+    embeds: tuple[tuple[str, str], ...] = ()
+    """(variable, file pattern) of `//go:embed` variables."""
+    libraries: tuple[LibCall, ...] = ()
+    flags: tuple[Flag, ...] = ()
+    tests: frozenset[str] = frozenset()
+    """Functions only tests can call: they take a `*testing.T` (`TB`, `B`, `F`)."""
 
 
 _CAPTURES = """
@@ -116,6 +170,8 @@ _CAPTURES = """
 (literal_value (keyed_element)) @keyed
 (parameter_declaration) @param
 (short_var_declaration) @short
+(method_declaration) @method
+(composite_literal) @composite
 """
 
 
@@ -183,12 +239,16 @@ def parse(source: bytes) -> GoFacts:
     calls: list[Call] = []
     binds: list[Bind] = []
     viper: list[Call] = []
+    libraries: list[LibCall] = []
     for node in found.get("call", []):
         call = _call(node)
         if call is None:
             continue
         library = imports.get(call.qualifier or "", "")
-        if library == ENVCONFIG or CAARLOS0.fullmatch(library):
+        known = next((p for p in LIBRARIES if library.startswith(p)), None)
+        if known is not None:
+            libraries.append(LibCall(known, call))
+        elif library in (ENVCONFIG, KONG) or CAARLOS0.fullmatch(library):
             bind = _bind(node, call, library, types)
             if bind is not None:
                 binds.append(bind)
@@ -214,7 +274,83 @@ def parse(source: bytes) -> GoFacts:
         binds=tuple(binds),
         viper=tuple(viper),
         keyed=tuple(keyed),
+        methods=tuple(_method(node) for node in found.get("method", [])),
+        embeds=tuple(_embeds(root)),
+        libraries=tuple(libraries),
+        tests=frozenset(
+            node_text(node.child_by_field_name("name"))
+            for node in found.get("function", [])
+            if _TESTING.search(node_text(node.child_by_field_name("parameters")))
+        ),
+        flags=tuple(
+            flag
+            for node in found.get("composite", [])
+            if (flag := _flag(node, imports)) is not None
+        ),
     )
+
+
+def _method(node: Node) -> tuple[str, str]:
+    """(receiver type, name) of a method declaration."""
+    receiver = node.child_by_field_name("receiver")
+    declared = receiver.named_children[0] if receiver and receiver.named_children else None
+    kind = _type_ref(declared.child_by_field_name("type")) if declared is not None else None
+    return (kind.name if kind else ""), node_text(node.child_by_field_name("name"))
+
+
+def _embeds(root: Node) -> list[tuple[str, str]]:
+    """`//go:embed config.schema.json` then `var ConfigSchema []byte`: (variable, file)."""
+    found = []
+    for node in root.named_children:
+        comment = node.prev_named_sibling
+        if node.type != "var_declaration" or comment is None or comment.type != "comment":
+            continue
+        written = node_text(comment).removeprefix("//go:embed").strip()
+        if node_text(comment).startswith("//go:embed") and written:
+            found += [
+                (node_text(name), written.split()[0])
+                for spec in node.named_children
+                for name in spec.children_by_field_name("name")
+            ]
+    return found
+
+
+def _flag(node: Node, imports: dict[str, str]) -> Flag | None:
+    """A urfave/cli flag literal that names environment variables."""
+    kind = _type_ref(node.child_by_field_name("type"))
+    if kind is None or kind.qualifier is None or not kind.name.endswith("Flag"):
+        return None
+    if not URFAVE.fullmatch(imports.get(kind.qualifier, "")):
+        return None
+    body = node.child_by_field_name("body")
+    names: list[Arg] = []
+    value = name = None
+    required = False
+    for element in body.named_children if body is not None else []:
+        if element.type != "keyed_element" or element.named_child_count != 2:
+            continue
+        key, given = (
+            c.named_children[0] if c.named_children else c for c in element.named_children
+        )
+        field = node_text(key)
+        if field == "EnvVar":  # v1: "X,Y"
+            text = _string(given)
+            names += [("str", n.strip()) for n in (text or "").split(",") if n.strip()]
+        elif field in ("EnvVars", "Sources"):
+            inner = given.child_by_field_name("body" if field == "EnvVars" else "arguments")
+            elements = inner.named_children if inner is not None else []
+            names += [
+                arg_of(e.named_children[0] if e.type == "literal_element" else e) for e in elements
+            ]
+        elif field == "Value":
+            value = arg_of(given)
+        elif field == "Required":
+            required = node_text(given) == "true"
+        elif field == "Name":
+            name = _string(given)
+    if not names:
+        return None
+    return Flag(tuple(names), value, required, node.start_point.row + 1, name)
 
 
 def _imports(root: Node) -> dict[str, str]:
@@ -512,17 +648,22 @@ def _bind(node: Node, call: Call, library: str, types: dict[str, TypeRef]) -> Bi
     """A `Process` / `Parse` call with the struct type it fills."""
     args = node.child_by_field_name("arguments")
     operands = list(args.named_children) if args is not None else []
+    label, line = f"{call.qualifier}.{call.name}", call.line
     if library == ENVCONFIG:
         if call.name not in ("Process", "MustProcess", "CheckDisallowed") or len(operands) < 2:
             return None
-        return Bind("envconfig", arg_of(operands[0]), _target(operands[1], types))
+        return Bind("envconfig", arg_of(operands[0]), _target(operands[1], types), label, line)
+    if library == KONG:
+        if call.name not in ("Parse", "New", "Must") or not operands:
+            return None
+        return Bind("kong", None, _target(operands[0], types), label, line)
     if call.name.startswith("ParseAs"):
         function = node.child_by_field_name("function")
         index = function.child_by_field_name("index") if function is not None else None
-        return Bind("env", _options_prefix(operands[:1]), _type_ref(index))
+        return Bind("env", _options_prefix(operands[:1]), _type_ref(index), label, line)
     if not call.name.startswith("Parse") or not operands:
         return None
-    return Bind("env", _options_prefix(operands[1:]), _target(operands[0], types))
+    return Bind("env", _options_prefix(operands[1:]), _target(operands[0], types), label, line)
 
 
 def _target(node: Node, types: dict[str, TypeRef]) -> TypeRef | None:
@@ -551,6 +692,9 @@ def _viper_method(call: Call) -> bool:
         "BindEnv",
         "SetDefault",
         "SetEnvKeyReplacer",
+        "SetConfigFile",
+        "SetConfigName",
+        "ReadInConfig",
     )
 
 

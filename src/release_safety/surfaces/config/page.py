@@ -131,16 +131,22 @@ SOURCE_KINDS: list[tuple[str, ...]] = [
             '`Process("app", &spec)` (field names upper-cased, nested structs prefixed, embedded '
             'flattened, `split_words`, `envconfig`, `ignored`); caarlos0/env (`env:"X"`, '
             "`envPrefix`, `Options{Prefix}`); spf13/viper (`SetEnvPrefix`, `SetEnvKeyReplacer`, "
-            "`AutomaticEnv` with the keys `Get*` / `SetDefault` name, `BindEnv`); tags no "
-            "`Process` / `Parse` call reaches, as written"
+            "`AutomaticEnv` with the keys `Get*` / `SetDefault` name, `BindEnv`); alecthomas/kong "
+            '(`env:"X,Y"`, `envprefix`); urfave/cli flags (`EnvVars`, `Sources: cli.EnvVars(...)`,'
+            " `EnvVar`); a type that decodes itself (`Decode`, `Set`, `UnmarshalText`) is one "
+            "variable. Gaps: a computed name, tags no `Process` / `Parse` call reaches (prefix "
+            "unknown), a koanf / ory/x configx / viper config file or JSON Schema not among the "
+            "sources (blocking, naming the entry to add), a config library not modelled "
+            "(blocking). Test helpers (a `*testing.T` parameter, dockertest) are left out"
         ),
         (
             '`if v == "" { v = "d" }`, `if !ok { return d }`, a wrapper\'s default argument, the '
-            'last `cmp.Or` literal, `default:"d"`, `envDefault:"d"`, `SetDefault`, `Default*` key'
+            'last `cmp.Or` literal, `default:"d"`, `envDefault:"d"`, `SetDefault`, `Default*` '
+            "key, a flag's `Value`"
         ),
         (
-            '`required:"true"`, `env:"X,required"` / `notEmpty`, a wrapper that panics or calls '
-            "`log.Fatal`"
+            '`required:"true"`, `env:"X,required"` / `notEmpty`, kong `required:""`, a flag\'s '
+            "`Required: true`, a wrapper that panics or calls `log.Fatal`"
         ),
     ),
     (
