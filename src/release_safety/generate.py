@@ -143,7 +143,7 @@ def run_surfaces(
         except caught as exc:
             reports.append(not_checked(surface, exc.message))  # type: ignore[attr-defined]
     try:
-        reports.append(overrides.analyse(new, settings, version))
+        reports.append(overrides.analyse(old, new, settings, version))
     except caught as exc:
         reports.append(not_checked("overrides", exc.message))  # type: ignore[attr-defined]
     return reports

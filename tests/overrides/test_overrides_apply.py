@@ -64,7 +64,7 @@ FILE_TEXT = doc(
 
 
 def run(snapshot: Any, version: str, settings: Settings | None = None) -> OverridesReport:
-    return overrides.analyse(snapshot, settings or Settings(), version)
+    return overrides.analyse(None, snapshot, settings or Settings(), version)
 
 
 def test_a_missing_file_is_checked_and_applies_nothing(tagged: Tagged) -> None:

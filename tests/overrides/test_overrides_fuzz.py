@@ -54,7 +54,7 @@ files = st.one_of(
 def outcome(text: str | bytes, version: str) -> None:
     snapshot = MemorySnapshot({FILE: text})
     try:
-        report = overrides.analyse(snapshot, Settings(), version)
+        report = overrides.analyse(None, snapshot, Settings(), version)
     except InputError as exc:
         assert exc.exit_code == 2
         assert exc.message.startswith(f"{FILE}: ") and "\n" not in exc.message
@@ -95,6 +95,6 @@ def test_random_override_bytes(data: bytes, version: str) -> None:
 )
 def test_no_declared_stop_is_dropped(stops: dict[str, bool], version: str) -> None:
     text = json.dumps({"versions": {v: {"requiredStop": s} for v, s in stops.items()}})
-    report = overrides.analyse(MemorySnapshot({FILE: text}), Settings(), version)
+    report = overrides.analyse(None, MemorySnapshot({FILE: text}), Settings(), version)
     expected = [v for v, s in stops.items() if s and version_key(v) <= version_key(version)]
     assert report.required_stops == sorted(expected, key=version_key)

@@ -23,7 +23,9 @@ For release V (a version that is not `X.Y.Z`, such as a preview, counts as newer
 
 from __future__ import annotations
 
+import contextlib
 import json
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, field_validator
@@ -63,6 +65,19 @@ REQUIRED_STOP = register(
         title="A maintainer marked a required stop",
         why="Upgrades crossing a required stop must land on it and run its migrations first "
         "(docs/contract.md#verdict-rules, rule 3).",
+    )
+)
+
+OVERRIDE_REMOVED = register(
+    Rule(
+        id="upgrade-override-removed",
+        surface="overrides",
+        severity="breaking",
+        title="A required stop or upgrade floor was removed",
+        why="Operators on older versions lose a stop or floor a maintainer set for their "
+        "upgrade; removing one is a decision reviewers must see, like a break.",
+        unsafe="`release-safety.overrides.json` deleted while it marks 1.4.0 a required stop.",
+        safe="Keep the override, or declare its removal in the pull request.",
     )
 )
 
@@ -200,41 +215,99 @@ def _advisory(rule: Rule, path: str, line: int, message: str) -> Finding:
     )
 
 
-def analyse(new: Snapshot, settings: Settings, version: str) -> OverridesReport:
-    """The overrides that apply to `version`; a malformed file raises `InputError`."""
+def _read(snapshot: Snapshot, path: str) -> str | None:
+    """The overrides file's text at a snapshot, None when it has none."""
+    if snapshot.blob_id(path) is None:
+        return None
+    try:
+        return snapshot.read(path).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 text") from exc
+
+
+def analyse(
+    old: Snapshot | None, new: Snapshot, settings: Settings, version: str
+) -> OverridesReport:
+    """The overrides that apply to `version`, and a breaking finding for each required stop or
+    floor the file at `old` applied to it that the file at `new` no longer does (a file
+    deleted or edited away); a malformed file raises `InputError`."""
     path = settings.overrides.file
     blob = new.blob_id(path)
-    coverage = Coverage.of([f"overrides.file = {path!r}"], {}, {path: blob})
-    if blob is None:
+    coverage = Coverage.of(
+        [f"overrides.file = {path!r}"], {path: old.blob_id(path)} if old else {}, {path: blob}
+    )
+    before = _read(old, path) if old is not None else None
+    lost = None
+    if before is not None:
+        with contextlib.suppress(InputError):  # a malformed earlier file set nothing
+            lost = _lost(parse(before, path), key_lines(before), version, path)
+    text = _read(new, path)
+    if text is None:
         explicit = settings.explicitly_set("overrides", "file")
         findings = (
             unmatched("overrides", "overrides.file", [path], new, settings.origin)
             if explicit
             else []
         )
+        findings += lost(None, {}) if lost else []
         return OverridesReport(
             surface="overrides",
-            checked=not findings,
-            reason=reason_of(findings),
+            checked=not any(f.severity == "unknown" for f in findings),
+            reason=reason_of([f for f in findings if f.severity == "unknown"]),
             findings=findings,
             coverage=coverage,
         )
-    try:
-        text = new.read(path).decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not UTF-8 text") from exc
     overrides = parse(text, path)
     floors, stops = resolve(overrides, version)
-    findings = _evidence(overrides, floors, stops, key_lines(text), path)
+    lines = key_lines(text)
+    findings = _evidence(overrides, floors, stops, lines, path)
+    findings += lost(overrides, lines) if lost else []
     highest = max((f.version for f in floors), key=version_key, default=None)
     return OverridesReport(
         surface="overrides",
         checked=True,
-        findings=findings,
+        findings=sorted(findings, key=Finding.sort_key),
         min_previous_version=highest,
         required_stops=stops,
         coverage=coverage,
     )
+
+
+def _lost(
+    before: OverridesFile, old_lines: dict[KeyPath, int], version: str, path: str
+) -> Callable[[OverridesFile | None, dict[KeyPath, int]], list[Finding]]:
+    """What compares the file at the new ref with `before`: a finding for each required stop
+    and each floor `before` applied to `version` that the new file (None: deleted) drops, at
+    the line of the new file's `versions` (the old file's block when it was deleted)."""
+    old_floors, old_stops = resolve(before, version)
+    gone_from = [(f"required stop {stop}", ("versions", stop)) for stop in old_stops]
+    floors_from = [(f"upgrade floor {f.version}", _block(f.source)) for f in old_floors]
+
+    def compare(now: OverridesFile | None, lines: dict[KeyPath, int]) -> list[Finding]:
+        floors, stops = resolve(now, version) if now is not None else ([], [])
+        kept = {f"required stop {stop}" for stop in stops}
+        kept |= {f"upgrade floor {floor.version}" for floor in floors}
+        how = "deleted" if now is None else "edited"
+        return [
+            OVERRIDE_REMOVED.finding(
+                "overrides",
+                f"{what} no longer applies to {version}: {path} was {how}",
+                path,
+                lines.get(("versions",), 1) if now is not None else old_lines.get(block, 1),
+                hint=f"Keep the {what} in {path}; if it is truly no longer needed, declare "
+                "its removal in the pull request (a registry entry naming it) so reviewers "
+                "see it.",
+            )
+            for what, block in gone_from + floors_from
+            if what not in kept
+        ]
+
+    return compare
+
+
+def _block(source: str) -> KeyPath:
+    """The key path of the block a floor was set in (`default`, or a version's)."""
+    return ("default",) if source == "default" else ("versions", source)
 
 
 def upgrade_block(
