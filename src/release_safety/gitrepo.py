@@ -314,10 +314,12 @@ class GitRepo:
         A commit id once resolved is not asked again (ids never move; names may)."""
         if ref in self._commits:
             return ref
+        if not ref or any(c.isspace() or ord(c) < 32 for c in ref):
+            raise InputError(f"{_shown(ref)}: not a ref or commit name (no spaces or controls)")
         name = f"{ref}^{{commit}}"
         qualified = [] if ref.startswith("refs/") else [q.format(ref) for q in _QUALIFIED]
         names = [name, *(f"{q}^{{commit}}" for q in qualified)]
-        answers = {} if "\n" in ref else self.cat_file.objects(names)
+        answers = self.cat_file.objects(names)
         found = answers.get(name)
         if found is None:
             near = self.close_refs(ref)

@@ -8,6 +8,7 @@ on Windows a one-letter prefix is a drive (`C:\\specs\\a.yaml`), never a ref.
 from __future__ import annotations
 
 import os
+import posixpath
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,7 +66,9 @@ def read_document(spec: str, stdin_used: bool = False) -> Document:
     at_ref = git_ref_path(spec)
     if at_ref is None:
         return Document(spec, _read_file(spec))
-    ref, path = at_ref[0], at_ref[1].removeprefix("/")
+    ref, path = at_ref[0], posixpath.normpath(at_ref[1].removeprefix("/"))
+    if path == ".." or path.startswith("../"):
+        raise InputError(f"{spec}: {path} is outside the repository (paths start at its root)")
     root = repository_root(Path.cwd())
     if root is None:
         raise InputError(f"{spec}: no such file, and not in a git repository to read {ref}:{path}")

@@ -135,3 +135,20 @@ def test_the_repositorys_fsmonitor_command_never_runs(
     code = run(["check-pr", "--repo", str(dropping.path), "--base", "v1.0.0", "--head", "v1.1.0"])
     assert code in (0, 1)
     assert not ran.exists()
+
+
+@pytest.mark.parametrize("ref", ["v1 .1", "v1.1.0\nHEAD", "v1.1.0\t"])
+def test_a_ref_with_spaces_or_controls_is_bad_input(
+    dropping: RepoBuilder, capsys: pytest.CaptureFixture[str], ref: str
+) -> None:
+    assert run(["generate", "--repo", str(dropping.path), "--to", ref, "--out", "-"]) == 2
+    err = capsys.readouterr().err
+    assert "not a ref or commit name" in err and "Traceback" not in err
+
+
+def test_a_document_path_outside_the_repository_is_bad_input(
+    dropping: RepoBuilder, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(dropping.path)
+    assert run(["diff-openapi", "v1.0.0:../../etc/passwd", "v1.1.0:api.yaml"]) == 2
+    assert "is outside the repository" in capsys.readouterr().err
