@@ -34,6 +34,7 @@ from release_safety.surfaces.config import (
     python_src,
     rust_src,
     structured,
+    ts_resolve,
     typescript,
 )
 from release_safety.surfaces.config.diff import Delta, Var, collect, diff, unlisted
@@ -325,6 +326,8 @@ def _fold(snapshot: Snapshot, files: dict[str, ConfigSource], blobs: dict[str, s
         else:  # go and rust: read above
             continue
         located += [(path, read) for read in reads]
+    scripts = {p: (k, blobs[p]) for p, k in kinds.items() if k in ("ts", "tsx", "js")}
+    located += ts_resolve.reads(snapshot, scripts) if scripts else []
     result.variables = collect((p, r) for p, r in located if isinstance(r, EnvRead))
     result.gaps = [(p, r) for p, r in located if isinstance(r, Gap)]
     return result

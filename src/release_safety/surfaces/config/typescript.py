@@ -7,10 +7,11 @@ A default is the last operand of a `||` / `??` chain when it is not itself an en
 Other env reads in the chain are fallbacks of the first (`process.env.NEW ?? process.env.OLD`).
 A read is required when asserted non-null (`process.env.X!`) or guarded by
 `if (!process.env.X) throw ...`, or by `const x = process.env.X; if (!x) throw ...` (or
-`process.exit(...)`) within the next three statements. Computed keys (`process.env[name]`) name
-no variable and are skipped; a source that copies the whole environment outside an env schema
-(`{ ...process.env }`, `Object.entries(process.env)`, `for (k in process.env)`) reads names it
-does not write, and is refused (SourceError): the surface is not checked.
+`process.exit(...)`) within the next three statements. Computed keys (`process.env[name]`)
+and the repository's reader functions are `ts_resolve`'s, across files. A source that copies
+the whole environment outside an env schema (`{ ...process.env }`, `Object.entries(process.env)`,
+`for (k in process.env)`) reads names it does not write, and is refused (SourceError): the
+surface is not checked.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ _SITES = {
 
 
 @cache
-def _parser(dialect: str) -> Parser:
+def parser(dialect: str) -> Parser:
     if dialect == "ts":
         language = Language(tree_sitter_typescript.language_typescript())
     elif dialect == "tsx":
@@ -60,7 +61,7 @@ def parse(
     object literal of that name too (each key a variable, its value the default).
     `copies_named`: the settings name a table of defaults, so a copy of the whole environment
     reads names written there."""
-    tree = _parser(dialect).parse(source)
+    tree = parser(dialect).parse(source)
     if tree.root_node.has_error:
         raise SourceError("syntax error", error_line(tree.root_node))
     reads: list[EnvRead] = []
@@ -254,11 +255,11 @@ def _required(node: Node) -> bool:
     if condition is not None and condition.type == "parenthesized_expression":
         statement = condition.parent
         if statement is not None and statement.type == "if_statement":
-            return _throws(statement)
+            return throws(statement)
     return False
 
 
-def _throws(statement: Node) -> bool:
+def throws(statement: Node) -> bool:
     """An `if` whose consequence throws or exits the process."""
     body = statement.child_by_field_name("consequence")
     if body is None:
@@ -283,7 +284,7 @@ def _guarded(top: Node) -> bool:
         if statement is None:
             return False
         condition = "".join(node_text(statement.child_by_field_name("condition")).split())
-        if statement.type == "if_statement" and condition in guards and _throws(statement):
+        if statement.type == "if_statement" and condition in guards and throws(statement):
             return True
     return False
 
