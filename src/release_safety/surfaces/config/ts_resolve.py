@@ -36,6 +36,7 @@ from release_safety.surfaces.config.tsnodes import (
     WRAPPERS,
     call_arguments,
     is_process_env,
+    key_name,
     literal_of,
     written,
 )
@@ -390,6 +391,12 @@ def _declarator(node: Node, facts: Facts) -> None:
             _imported(facts, spec, node.start_point.row + 1)
             if name.type == "identifier":
                 facts.imports[node_text(name)] = (spec, "*")
+            for entry in name.named_children if name.type == "object_pattern" else []:
+                if entry.type == "shorthand_property_identifier_pattern":
+                    facts.imports[node_text(entry)] = (spec, node_text(entry))
+                elif entry.type == "pair_pattern":
+                    imported = key_name(entry.child_by_field_name("key"))
+                    facts.imports[node_text(entry.child_by_field_name("value"))] = (spec, imported)
 
 
 def _import(node: Node, facts: Facts) -> None:
@@ -467,8 +474,10 @@ def _arg(node: Node, func: Func | None) -> Arg:
 
 
 def _beside(node: Node, func: Func | None) -> Arg | None:
-    """The default a `||` / `??` chain gives the read at `node` (through wrappers and
-    single-argument calls: `Number(getEnv('X')) || 5000`), the chain's last operand."""
+    """The default given to the read at `node` (through wrappers and single-argument calls:
+    `Number(getEnv('X')) || 5000`): the last operand of its `||` / `??` chain, else, when it is
+    kept in a variable, what the next statements use when that is unset (`value ?? d`,
+    `value === undefined ? d : value`)."""
     while node.parent is not None:
         parent = node.parent
         if parent.type in WRAPPERS:
@@ -479,6 +488,21 @@ def _beside(node: Node, func: Func | None) -> Arg | None:
             node = parent.parent
         else:
             break
+    default = _chained(node, func)
+    declarator = node.parent
+    if default is not None or declarator is None or declarator.type != "variable_declarator":
+        return default
+    name = node_text(declarator.child_by_field_name("name"))
+    statement = declarator.parent
+    for _ in range(3):
+        statement = statement.next_named_sibling if statement is not None else None
+        found = _unset_branch(statement, name, func) if statement is not None else None
+        if found is not None:
+            return found
+    return None
+
+
+def _chained(node: Node, func: Func | None) -> Arg | None:
     default = None
     while node.parent is not None and node.parent.type == "binary_expression":
         parent = node.parent
@@ -486,9 +510,39 @@ def _beside(node: Node, func: Func | None) -> Arg | None:
         right = parent.child_by_field_name("right")
         if operator not in ("||", "??") or parent.child_by_field_name("left") != node or not right:
             break
-        default = _arg(right, func)
-        if default.kind != "param":  # a call or an env read beside it is a fallback read
-            fallback = right.type == "call_expression" or "process.env" in node_text(right)
-            default = None if fallback else Arg("literal", written(right))
+        default = _default_arg(right, func)
         node = parent
     return default
+
+
+def _default_arg(node: Node, func: Func | None) -> Arg | None:
+    """A default as an argument: a parameter, or the value as written (None for a call or an
+    env read: a fallback read, not a default)."""
+    found = _arg(node, func)
+    if found.kind == "param":
+        return found
+    fallback = node.type == "call_expression" or "process.env" in node_text(node)
+    return None if fallback else Arg("literal", written(node))
+
+
+def _unset_branch(statement: Node, name: str, func: Func | None) -> Arg | None:
+    """In `statement`, what replaces the variable `name` when it is unset: `name ?? d`,
+    `name || d`, `name === undefined ? d : name`, `name ? name : d`."""
+    pending = [statement]
+    while pending:
+        node = pending.pop()
+        if node.type == "identifier" and node_text(node) == name:
+            chained = _chained(node, func)
+            if chained is not None:
+                return chained
+        if node.type == "ternary_expression":
+            condition = node.child_by_field_name("condition")
+            yes = node.child_by_field_name("consequence")
+            no = node.child_by_field_name("alternative")
+            if condition is not None and yes is not None and no is not None:
+                if node_text(yes) == name and name in node_text(condition):
+                    return _default_arg(no, func)
+                if node_text(no) == name and name in node_text(condition):
+                    return _default_arg(yes, func)
+        pending += [child for child in node.named_children if child.type not in _FUNCTIONS]
+    return None
