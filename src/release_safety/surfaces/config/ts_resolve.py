@@ -12,8 +12,8 @@ repository's own reader functions, resolved across files.
   the value is unset (`if (!value) throw ...`) makes the variable required.
 - A `process.env[expr]` whose name cannot be followed, and a reader called with a name that
   is not a literal or a constant, are `Gap`s; a config library the surface does not model
-  (convict, env-var, @nestjs/config, node-config, nconf), when a source imports it, is a
-  blocking `Gap` naming it.
+  (node-config, nconf, rc, dotenv-extended), when a source imports it, is a blocking `Gap`
+  naming it. env-var, convict and @nestjs/config are `tslibs`'s.
 
 Each file's facts are taken once per blob id; literal `process.env.X` reads and env schemas
 are `typescript.parse`'s.
@@ -32,6 +32,7 @@ from release_safety.snapshot import Snapshot
 from release_safety.surfaces.config.memo import Memo
 from release_safety.surfaces.config.reads import EnvRead, Gap
 from release_safety.surfaces.config.syntax import node_text
+from release_safety.surfaces.config.tslibs import library_reads
 from release_safety.surfaces.config.tsnodes import (
     WRAPPERS,
     call_arguments,
@@ -43,11 +44,10 @@ from release_safety.surfaces.config.tsnodes import (
 from release_safety.surfaces.config.typescript import parser, throws
 
 UNMODELLED = {
-    "convict": "convict",
-    "env-var": "env-var",
-    "@nestjs/config": "@nestjs/config",
     "config": "node-config",
     "nconf": "nconf",
+    "rc": "rc",
+    "dotenv-extended": "dotenv-extended",
 }
 """Config libraries whose reads the surface does not model: module name -> shown name."""
 
@@ -94,6 +94,8 @@ class Facts:
     consts: dict[str, str] = field(default_factory=dict)
     imports: dict[str, tuple[str, str]] = field(default_factory=dict)
     libraries: list[tuple[str, int]] = field(default_factory=list)
+    direct: list[EnvRead | Gap] = field(default_factory=list)
+    """What the config libraries `tslibs` models read."""
 
 
 @dataclass(frozen=True)
@@ -237,6 +239,7 @@ class _Resolver:
         for path, facts in self.facts.items():
             for library, line in facts.libraries:
                 found.append((path, _library_gap(path, library, line)))
+            found += [(path, item) for item in facts.direct]
             for site in facts.sites:
                 found += [(path, item) for item in self._site(path, site)]
         return found
@@ -296,6 +299,7 @@ def _facts(data: bytes, dialect: str) -> Facts:
     facts = Facts()
     if tree.root_node.has_error:
         return facts  # typescript.parse reports the syntax error
+    values: dict[str, Node] = {}
     pending: list[tuple[Node, Func | None, str | None]] = [(tree.root_node, None, None)]
     while pending:
         node, func, owner = pending.pop()
@@ -309,6 +313,8 @@ def _facts(data: bytes, dialect: str) -> Facts:
         elif node.type == "variable_declarator":
             _declarator(node, facts)
             value = node.child_by_field_name("value")
+            if value is not None:
+                values.setdefault(node_text(node.child_by_field_name("name")), value)
             if value is not None and value.type == "object":
                 inner_owner = node_text(node.child_by_field_name("name"))
         elif node.type == "import_statement":
@@ -318,6 +324,7 @@ def _facts(data: bytes, dialect: str) -> Facts:
             if site is not None:
                 facts.sites.append(site)
         pending.extend((child, inner, inner_owner) for child in reversed(node.named_children))
+    facts.direct = library_reads(tree.root_node, facts.imports, values)
     return facts
 
 
