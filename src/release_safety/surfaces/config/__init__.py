@@ -321,8 +321,8 @@ def _fold(snapshot: Snapshot, files: dict[str, ConfigSource], blobs: dict[str, s
         elif kind in ("ts", "tsx", "js"):
             table = source.defaults_table
             how = f"{kind} {table} {tabled}"
-            read = partial(typescript.parse, dialect=kind, table=table, copies_named=tabled)
-            reads = _parsed(snapshot, path, how, read)
+            script = partial(typescript.parse, dialect=kind, table=table, copies_named=tabled)
+            reads = _parsed(snapshot, path, how, script)
         else:  # go and rust: read above
             continue
         located += [(path, read) for read in reads]
