@@ -86,3 +86,18 @@ def test_test_helpers_are_out_of_the_default_config_sources(judge: Judge, helper
     )
     assert report.checked is True and report.findings == []
     assert list(report.coverage.understood) == ["PORT"]
+
+
+def test_a_rename_through_a_reader_hints_the_fallback_through_that_reader(judge: Judge) -> None:
+    env = "export function getConfigFromEnv(key: string) {\n  return process.env[key];\n}\n"
+    app = "import { getConfigFromEnv } from './env';\n"
+    app += "export const db = { host: getConfigFromEnv('DB_HOST') ?? 'localhost' };\n"
+    report = judge(
+        {"src/env.ts": env, "src/app.ts": app},
+        {"src/app.ts": app.replace("DB_HOST", "DATABASE_HOST")},
+        ["src/*.ts"],
+    )
+    finding = report.findings[0]
+    assert (finding.rule, finding.file, finding.line) == ("config-var-renamed", "src/app.ts", 2)
+    fallback = "getConfigFromEnv('DATABASE_HOST') ?? getConfigFromEnv('DB_HOST')"
+    assert fallback in (finding.hint or "")

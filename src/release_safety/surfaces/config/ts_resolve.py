@@ -41,7 +41,7 @@ from release_safety.surfaces.config.tsnodes import (
     literal_of,
     written,
 )
-from release_safety.surfaces.config.typescript import parser, throws
+from release_safety.surfaces.config.typescript import parser, site_of, throws
 
 UNMODELLED = {
     "config": "node-config",
@@ -74,6 +74,8 @@ class Site:
     within: str | None
     default: Arg | None
     text: str
+    assigned: str | None = None
+    """Where the value goes (the assigned name or object key): a rename usually keeps it."""
 
 
 @dataclass(frozen=True)
@@ -261,7 +263,16 @@ class _Resolver:
         shown = None if default is None else default.value
         via = None if reader is None else f"{reader.func.key} at {reader.path}:{reader.func.line}"
         required = reader is not None and reader.required and shown is None
-        return [EnvRead(name=name, line=site.line, default=shown, required=required, via=via)]
+        return [
+            EnvRead(
+                name=name,
+                line=site.line,
+                default=shown,
+                required=required,
+                site=site.assigned,
+                via=via,
+            )
+        ]
 
 
 def _gap(site: Site, reader: Reader | None, arg: Arg) -> Gap:
@@ -448,7 +459,8 @@ def _site(node: Node, func: Func | None) -> Site | None:
         return None
     args = tuple(_arg(arg, func) for arg in call_arguments(node))
     text = node_text(node).split("\n")[0][:80]
-    return Site(callee, args, line, func.key if func else None, _beside(node, func), text)
+    within = func.key if func else None
+    return Site(callee, args, line, within, _beside(node, func), text, site_of(node))
 
 
 def _callee(node: Node | None) -> tuple[str, ...]:

@@ -254,7 +254,7 @@ def _read(node: Node, name: str, default: str | None, primary: str | None, top: 
         line=node.start_point.row + 1,
         default=default,
         required=default is None and (_required(node) or _guarded(top)),
-        site=_site(top),
+        site=site_of(top),
         fallback_for=primary if primary is not None and primary != name else None,
     )
 
@@ -303,7 +303,8 @@ def _guarded(top: Node) -> bool:
     return False
 
 
-def _site(node: Node) -> str | None:
+def site_of(node: Node) -> str | None:
+    """Where the value read at `node` goes: the assigned name, object key or field."""
     current: Node | None = node
     for _ in range(4):
         if current is None:
