@@ -215,3 +215,31 @@ def test_an_unmodelled_config_library_is_unknown_naming_it(judge: Judge, library
         1,
     )
     assert library in finding.message and "exclude" in (finding.hint or "")
+
+
+VALUED = """\
+function envPositiveInteger(value: string | undefined, fallback: number): number {
+  const parsed = Number(value);
+  return Number.isInteger(parsed) && parsed > 0 ? parsed : fallback;
+}
+
+export const timeout = envPositiveInteger(process.env.REQUEST_TIMEOUT_MS, 30_000);
+export const port = process.env.PORT ?? '3000';
+"""
+
+
+def test_a_default_given_to_a_value_function_is_the_default(judge: Judge) -> None:
+    report = judge(
+        {"src/config.ts": VALUED},
+        {"src/config.ts": VALUED.replace("30_000", "60_000")},
+        ["src/*.ts"],
+    )
+    assert decided(report) is False
+    assert [f.rule for f in report.findings] == ["config-default-changed"]
+    assert "`30000` → `60000`" in report.findings[0].message
+    assert (report.findings[0].file, report.findings[0].line) == ("src/config.ts", 6)
+
+
+def test_a_value_function_release_with_a_comment_only_is_true(judge: Judge) -> None:
+    report = judge({"src/config.ts": VALUED}, {"src/config.ts": "// x\n" + VALUED}, ["src/*.ts"])
+    assert report.findings == [] and decided(report) is True

@@ -199,7 +199,9 @@ SOURCE_KINDS: list[tuple[str, ...]] = [
         "last operand of a `||` / `??` chain, the destructuring default, envalid's `default`,"
         " zod's outermost `.default(d)` / `.catch(d)`; a reader's: the operand beside its call,"
         " its own `?? d` or `value === undefined ? d : value` (a parameter: the argument, or the"
-        " parameter's default); env-var `.default(d)`, convict `default`, Joi `.default(d)`,"
+        " parameter's default); the argument a function of the repository falls back to when"
+        " given `process.env.X` (`envPositiveInteger(process.env.X, 30_000)`); env-var"
+        " `.default(d)`, convict `default`, Joi `.default(d)`,"
         " `ConfigService.get`'s second argument",
         "`process.env.X!`, `if (!process.env.X) throw ...`, a guard within three statements;"
         " an envalid validator without `default` (`devDefault` does not count: production"

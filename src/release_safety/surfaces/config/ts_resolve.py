@@ -85,6 +85,9 @@ class Func:
     param_defaults: tuple[str | None, ...]
     throws: bool
     line: int
+    fallback: int | None = None
+    """The parameter it returns when its first parameter, a value, is unset
+    (`envPositiveInteger(value, fallback)`: `Number(value) || fallback`)."""
 
 
 @dataclass
@@ -246,7 +249,24 @@ class _Resolver:
                 found += [(path, item) for item in self._site(path, site)]
         return found
 
+    def _valued(self, path: str, site: Site) -> list[EnvRead | Gap]:
+        """`envPositiveInteger(process.env.X, 30_000)`: X's default is the argument the
+        function falls back to (the read itself is `typescript.parse`'s)."""
+        target = self.function(path, site.callee, site.within)
+        func = self.facts[target[0]].funcs[target[1]] if target else None
+        if func is None or func.fallback is None or site.args[0].kind != "env":
+            return []
+        given = site.args[func.fallback] if func.fallback < len(site.args) else None
+        default = given.value if given is not None and given.kind == "literal" else None
+        if given is None:
+            default = func.param_defaults[func.fallback]
+        if default is None:
+            return []
+        return [EnvRead(site.args[0].value, site.line, default=default, site=site.assigned)]
+
     def _site(self, path: str, site: Site) -> list[EnvRead | Gap]:
+        if site.callee and site.args and site.args[0].kind == "env":
+            return self._valued(path, site)
         reader = self._reader(path, site) if site.callee else None
         if site.callee and reader is None:
             return []
@@ -369,7 +389,36 @@ def _function(node: Node, owner: str | None) -> Func:
         )
         defaults.append(None if default is None else written(default))
     body = node.child_by_field_name("body")
-    return Func(key, tuple(params), tuple(defaults), _unset_throws(body), node.start_point.row + 1)
+    line = node.start_point.row + 1
+    fallback = _fallback(body, params)
+    return Func(key, tuple(params), tuple(defaults), _unset_throws(body), line, fallback)
+
+
+def _fallback(body: Node | None, params: list[str]) -> int | None:
+    """The parameter (not the first) a function uses when its value is unset: the right
+    operand of `||` / `??`, a branch of a conditional, or what it returns alone."""
+    found = None
+    pending = [body] if body is not None and len(params) >= 2 else []
+    while pending:
+        node = pending.pop()
+        parent = node.parent
+        if node.type == "identifier" and node_text(node) in params[1:] and parent is not None:
+            right = parent.type == "binary_expression" and parent.child_by_field_name("right")
+            used = (right == node and _logical(parent)) or parent.type in (
+                "ternary_expression",
+                "return_statement",
+            )
+            if used and node != parent.child_by_field_name("condition"):
+                index = params.index(node_text(node))
+                if found not in (None, index):
+                    return None
+                found = index
+        pending += [child for child in node.named_children if child.type not in _FUNCTIONS]
+    return found
+
+
+def _logical(node: Node) -> bool:
+    return node_text(node.child_by_field_name("operator")) in ("||", "??")
 
 
 def _unset_throws(body: Node | None) -> bool:
@@ -482,6 +531,9 @@ def _arg(node: Node, func: Func | None) -> Arg:
     literal = literal_of(node)
     if literal is not None:
         return Arg("literal", literal)
+    env = _env_literal(node)
+    if env is not None:
+        return Arg("env", env)
     if node.type == "number":
         return Arg("literal", written(node))
     text = node_text(node)
@@ -490,6 +542,20 @@ def _arg(node: Node, func: Func | None) -> Arg:
     if node.type == "identifier":
         return Arg("name", text)
     return Arg("other", text)
+
+
+def _env_literal(node: Node) -> str | None:
+    """The variable `process.env.X` / `process.env['X']` names, else None."""
+    if not is_process_env(node.child_by_field_name("object")):
+        return None
+    if node.type == "member_expression":
+        prop = node.child_by_field_name("property")
+        return node_text(prop) if prop is not None and prop.type == "property_identifier" else None
+    return (
+        literal_of(node.child_by_field_name("index"))
+        if node.type == "subscript_expression"
+        else None
+    )
 
 
 def _beside(node: Node, func: Func | None) -> Arg | None:
