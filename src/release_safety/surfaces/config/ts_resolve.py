@@ -281,6 +281,9 @@ class _Resolver:
             return [_gap(site, reader, arg)]
         default = self._default(site, reader) if reader is not None else site.default
         shown = None if default is None else default.value
+        within = self.facts[path].funcs.get(site.within or "")
+        if default is not None and default.kind == "param" and within is not None:
+            shown = within.params[int(default.value)]  # a parameter's value: as written
         via = None if reader is None else f"{reader.func.key} at {reader.path}:{reader.func.line}"
         required = reader is not None and reader.required and shown is None
         return [
