@@ -243,3 +243,41 @@ def test_a_default_given_to_a_value_function_is_the_default(judge: Judge) -> Non
 def test_a_value_function_release_with_a_comment_only_is_true(judge: Judge) -> None:
     report = judge({"src/config.ts": VALUED}, {"src/config.ts": "// x\n" + VALUED}, ["src/*.ts"])
     assert report.findings == [] and decided(report) is True
+
+
+CLASS = """\
+export class AppConfig {
+  private read(key: string, fallback?: string): string | undefined {
+    return process.env[key] ?? fallback;
+  }
+
+  get port(): string | undefined {
+    return this.read('PORT', '3000');
+  }
+}
+"""
+
+
+def test_a_method_read_through_this_is_resolved(judge: Judge) -> None:
+    report = judge(
+        {"src/config.ts": CLASS},
+        {"src/config.ts": CLASS.replace("'3000'", "'8080'")},
+        ["src/*.ts"],
+    )
+    assert decided(report) is False
+    assert [(f.rule, f.line) for f in report.findings] == [("config-default-changed", 7)]
+
+
+def test_a_default_exported_reader_is_resolved_through_its_import(judge: Judge) -> None:
+    reader = "export default function readEnv(key) {\n  return process.env[key];\n}\n"
+    app = "import readEnv from './read.js';\nexport const url = readEnv('DATABASE_URL');\n"
+    app += "export const host = readEnv('HOST');\n"
+    report = judge(
+        {"lib/read.js": reader, "lib/app.js": app},
+        {"lib/app.js": app.split("export const host")[0]},
+        ["lib/*.js"],
+    )
+    assert decided(report) is False
+    assert [(f.rule, f.file, f.line) for f in report.findings] == [
+        ("config-var-removed", "lib/app.js", 3)
+    ]
