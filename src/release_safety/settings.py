@@ -240,8 +240,32 @@ DEFAULT_CONFIG_EXCLUDES = (
     "**/conftest.py",
     "**/*.test.*",
     "**/*.spec.*",
+    "**/*mock*",
+    "**/*mock*/**",
+    "**/testutil/**",
+    "**/testutils/**",
+    "**/test_utils/**",
+    "**/test-utils/**",
+    "**/testhelpers/**",
+    "**/testhelper/**",
+    "**/testing/**",
+    "**/testsupport/**",
+    "**/fakes/**",
+    "**/fake/**",
+    "**/cypress/**",
+    "**/playwright/**",
+    "**/jest.config.*",
+    "**/jest.setup.*",
+    "**/vitest.config.*",
+    "**/vitest.setup.*",
+    "**/playwright.config.*",
+    "**/cypress.config.*",
+    "**/setupTests.*",
 )
-"""Test files a config glob leaves out (vendored and test folders are skipped by every glob)."""
+"""Test files and test helpers a config glob leaves out (vendored and test folders, mocks,
+fixtures and e2e among them, are skipped by every glob): test helper packages (`testutil/`,
+`testing/`, Go's convention for them), mocks and fakes, and the test runners' own config
+files, as Go's tooling, Jest and Vitest treat them."""
 
 
 class ConfigSource(_Closed):

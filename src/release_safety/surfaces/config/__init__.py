@@ -35,6 +35,7 @@ from release_safety.surfaces.config import (
     rust_resolve,
     rust_src,
     structured,
+    ts_resolve,
     typescript,
 )
 from release_safety.surfaces.config.diff import Delta, Var, collect, diff, unlisted
@@ -334,11 +335,13 @@ def _fold(snapshot: Snapshot, files: dict[str, ConfigSource], blobs: dict[str, s
         elif kind in ("ts", "tsx", "js"):
             table = source.defaults_table
             how = f"{kind} {table} {tabled}"
-            read = partial(typescript.parse, dialect=kind, table=table, copies_named=tabled)
-            reads = _parsed(snapshot, path, how, read)
+            script = partial(typescript.parse, dialect=kind, table=table, copies_named=tabled)
+            reads = _parsed(snapshot, path, how, script)
         else:  # go, rust and python: read above
             continue
         located += [(path, read) for read in reads]
+    scripts = {p: (k, blobs[p]) for p, k in kinds.items() if k in ("ts", "tsx", "js")}
+    located += ts_resolve.reads(snapshot, scripts) if scripts else []
     result.variables = collect((p, r) for p, r in located if isinstance(r, EnvRead))
     result.gaps = [(p, r) for p, r in located if isinstance(r, Gap)]
     return result

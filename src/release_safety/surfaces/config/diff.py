@@ -21,9 +21,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 from typing import Literal
 
 from release_safety.surfaces.config.reads import EnvRead
+from release_safety.surfaces.config.sources import CODE
 
 DeltaKind = Literal[
     "removed",
@@ -71,7 +73,9 @@ class Delta:
 
 
 def collect(reads: Iterable[tuple[str, EnvRead]]) -> dict[str, Var]:
-    """Fold `(file, read)` pairs into one `Var` per name (defaults joined when they differ)."""
+    """Fold `(file, read)` pairs into one `Var` per name (defaults joined when they differ),
+    placed at its definition: a read in code before a config or env file, a file that only
+    lists it last."""
     grouped: dict[str, list[tuple[str, EnvRead]]] = {}
     for file, read in reads:
         grouped.setdefault(read.name, []).append((file, read))
@@ -80,6 +84,7 @@ def collect(reads: Iterable[tuple[str, EnvRead]]) -> dict[str, Var]:
         located.sort(
             key=lambda item: (
                 item[1].listed,
+                not is_code(item[0]),
                 item[1].fallback_for is not None,
                 item[0],
                 item[1].line,
@@ -102,6 +107,15 @@ def collect(reads: Iterable[tuple[str, EnvRead]]) -> dict[str, Var]:
             via=first.via,
         )
     return variables
+
+
+def is_code(file: str) -> bool:
+    """A file of code (a read there defines the variable), not a config or env file."""
+    name = PurePosixPath(file).name
+    return "." in name and name.rpartition(".")[2] in _CODE_SUFFIXES
+
+
+_CODE_SUFFIXES = {suffix.lstrip(".") for suffix in CODE}
 
 
 def _empty_added(was: Var, now: Var) -> bool:

@@ -194,13 +194,26 @@ SOURCE_KINDS: list[tuple[str, ...]] = [
         " `.extend`, `.merge` too), t3-env's `createEnv({ server: {...}, runtimeEnv })` (a"
         " schema written as an object literal, `const`s or helper functions of the same file,"
         " spreads and `z.preprocess` included; one it cannot see, such as an imported object,"
-        " makes the source unreadable: not checked)",
+        " makes the source unreadable: not checked); reader functions of the repository,"
+        " across files (a function whose parameter reaches `process.env[key]`, through any"
+        " depth of wrappers, imports, arrow functions and methods: `getConfigFromEnv('X')`,"
+        " `env.get('X')`, a `const` name included); env-var `env.get('X')`; convict schemas"
+        " (`env`, `default`); @nestjs/config `ConfigService.get('X', d)` / `getOrThrow` and a"
+        " Joi `validationSchema`. A computed name (`process.env[prefix + k]`, a reader called"
+        " with a variable) is not modelled: unknown when the release changes its file;"
+        " node-config, nconf, rc and dotenv-extended are not modelled: unknown while imported",
         "last operand of a `||` / `??` chain, the destructuring default, envalid's `default`,"
-        " zod's outermost `.default(d)` / `.catch(d)`",
+        " zod's outermost `.default(d)` / `.catch(d)`; a reader's: the operand beside its call,"
+        " its own `?? d` or `value === undefined ? d : value` (a parameter: the argument, or the"
+        " parameter's default); the argument a function of the repository falls back to when"
+        " given `process.env.X` (`envPositiveInteger(process.env.X, 30_000)`); env-var"
+        " `.default(d)`, convict `default`, Joi `.default(d)`,"
+        " `ConfigService.get`'s second argument",
         "`process.env.X!`, `if (!process.env.X) throw ...`, a guard within three statements;"
         " an envalid validator without `default` (`devDefault` does not count: production"
         " refuses to start without the variable); a zod field without a default that is not"
-        " `.optional()` / `.nullish()`",
+        " `.optional()` / `.nullish()`; a reader that throws or exits when the value is unset;"
+        " env-var `.required()`, Joi `.required()`, `ConfigService.getOrThrow`",
     ),
     (
         "env file",

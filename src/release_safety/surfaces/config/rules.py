@@ -3,6 +3,8 @@ finding and, for the artifact, a `config.changes[]` entry."""
 
 from __future__ import annotations
 
+import re
+
 from release_safety.findings import Finding, Rule, register
 from release_safety.model import (
     ConfigChange,
@@ -10,7 +12,8 @@ from release_safety.model import (
     ConfigRemoved,
     ConfigRenamed,
 )
-from release_safety.surfaces.config.diff import Delta, DeltaKind
+from release_safety.surfaces.config.diff import Delta, DeltaKind, Var
+from release_safety.surfaces.config.sources import source_kind
 
 RULES: dict[DeltaKind, Rule] = {
     "removed": register(
@@ -191,10 +194,85 @@ def message(delta: Delta) -> str:
 
 
 def finding(delta: Delta) -> Finding:
-    """The finding for one change, placed at the variable's read (the old one when removed)."""
+    """The finding for one change, placed at the variable's read (the old one when removed),
+    with a way out written in the language of that file."""
     where = delta.new or delta.old
     file, line = (where.file, where.line) if where else (None, None)
-    return RULES[delta.kind].finding("config", message(delta), file, line)
+    return RULES[delta.kind].finding("config", message(delta), file, line, hint=hint(delta))
+
+
+_READS = {
+    "go": ('os.Getenv("{n}")', 'cmp.Or(os.Getenv("{n}"), "{d}")'),
+    "python": ('os.environ.get("{n}")', 'os.getenv("{n}", "{d}")'),
+    "rust": ('std::env::var("{n}")', 'std::env::var("{n}").unwrap_or_else(|_| "{d}".into())'),
+    "js": ("process.env.{n}", "process.env.{n} ?? '{d}'"),
+}
+"""How each language reads a variable `n`, and reads it with a default `d`."""
+_FALLBACKS = {
+    "go": 'cmp.Or(os.Getenv("{n}"), os.Getenv("{o}"))',
+    "python": 'os.environ.get("{n}") or os.environ.get("{o}")',
+    "rust": 'std::env::var("{n}").or_else(|_| std::env::var("{o}"))',
+    "js": "process.env.{n} ?? process.env.{o}",
+}
+"""How each language reads `n`, falling back to the old name `o`."""
+_READER = re.compile(r"[A-Za-z_$][\w$.]*")
+
+
+def _language(var: Var) -> str | None:
+    """The language of the file defining the variable (None for a config or env file)."""
+    kind = source_kind(var.file)
+    return "js" if kind in ("ts", "tsx", "js") else kind if kind in _READS else None
+
+
+def _spelled(var: Var, template: str, **names: str) -> str:
+    """`template` for the variable's language, through the service's own reader function when
+    a TypeScript / JavaScript variable is read through one (`getConfigFromEnv('X')`)."""
+    text = template.format(**names)
+    reader = (var.via or "").split(" at ")[0]
+    if _language(var) == "js" and var.via and _READER.fullmatch(reader):
+        for name in names.values():
+            text = text.replace(f"process.env.{name}", f"{reader}('{name}')")
+    return text
+
+
+def hint(delta: Delta) -> str | None:
+    """The way out of one change, for this variable, in its file's language."""
+    var = delta.new or delta.old
+    if var is None:
+        return None
+    name, old = delta.name, delta.previous_name or ""
+    before = delta.old.default if delta.old else None
+    after = delta.new.default if delta.new else None
+    language = _language(var)
+    if language is None:
+        read = f"`{name}` in {var.file}"
+        with_default = f"`{name}` with a value in {var.file}"
+        fallback = f"`{old}` beside `{name}` in {var.file}"
+    else:
+        plain, defaulted = _READS[language]
+        value = before if before is not None else "value"
+        read = f"`{_spelled(var, plain, n=name)}`"
+        with_default = f"`{_spelled(var, defaulted, n=name, d=value)}`"
+        fallback = f"`{_spelled(var, _FALLBACKS[language], n=name, o=old)}`"
+    texts: dict[DeltaKind, str] = {
+        "removed": f"Keep reading {name} for one more release ({read}), deprecated, or "
+        "declare the break so operators drop it knowingly.",
+        "renamed": f"Read {name} and fall back to {old}: {fallback}; or declare the rename.",
+        "renamed-with-fallback": f"Tell operators to move from {old} to {name} before a "
+        "release drops the fallback.",
+        "default-changed": f"Keep {name}'s default {_show(before)} ({with_default}), or "
+        f"declare the change and tell operators to set {name}={before or ''} to keep "
+        "today's behaviour.",
+        "default-added": f"Note in the release that {name} now defaults to {_show(after)}.",
+        "became-required": f"Give {name} a default ({with_default}), or declare the break "
+        f"so operators set {name} before they roll.",
+        "added-required": f"Give {name} a default ({with_default}), or declare the break so "
+        f"operators set {name} before they roll.",
+        "added-optional": f"Mention {name} (default {_show(after)}) in the release notes.",
+        "required-unlisted": f"List `{name}=` in the example env file, so operators see it "
+        "before start-up.",
+    }
+    return texts[delta.kind]
 
 
 def change(delta: Delta) -> ConfigChange | None:

@@ -7,10 +7,11 @@ A default is the last operand of a `||` / `??` chain when it is not itself an en
 Other env reads in the chain are fallbacks of the first (`process.env.NEW ?? process.env.OLD`).
 A read is required when asserted non-null (`process.env.X!`) or guarded by
 `if (!process.env.X) throw ...`, or by `const x = process.env.X; if (!x) throw ...` (or
-`process.exit(...)`) within the next three statements. Computed keys (`process.env[name]`) name
-no variable and are skipped; a source that copies the whole environment outside an env schema
-(`{ ...process.env }`, `Object.entries(process.env)`, `for (k in process.env)`) reads names it
-does not write, and is refused (SourceError): the surface is not checked.
+`process.exit(...)`) within the next three statements. Computed keys (`process.env[name]`)
+and the repository's reader functions are `ts_resolve`'s, across files. A source that copies
+the whole environment outside an env schema (`{ ...process.env }`, `Object.entries(process.env)`,
+`for (k in process.env)`) reads names it does not write: a blocking gap, so the surface is not
+checked (what it did resolve is kept in the coverage).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import tree_sitter_javascript
 import tree_sitter_typescript
 from tree_sitter import Language, Node, Parser
 
-from release_safety.surfaces.config.reads import EnvRead, SourceError
+from release_safety.surfaces.config.reads import EnvRead, Gap, Reading, SourceError
 from release_safety.surfaces.config.syntax import error_line, node_text
 from release_safety.surfaces.config.tsnodes import (
     WRAPPERS,
@@ -43,7 +44,7 @@ _SITES = {
 
 
 @cache
-def _parser(dialect: str) -> Parser:
+def parser(dialect: str) -> Parser:
     if dialect == "ts":
         language = Language(tree_sitter_typescript.language_typescript())
     elif dialect == "tsx":
@@ -55,15 +56,17 @@ def _parser(dialect: str) -> Parser:
 
 def parse(
     source: bytes, dialect: str, table: str | None = None, copies_named: bool = False
-) -> list[EnvRead]:
-    """Every env read of a TypeScript / JavaScript source; with `table`, the entries of the
+) -> Reading:
+    """Every env read of a TypeScript / JavaScript source, and a blocking gap where it copies
+    the whole environment; with `table`, the entries of the
     object literal of that name too (each key a variable, its value the default).
     `copies_named`: the settings name a table of defaults, so a copy of the whole environment
     reads names written there."""
-    tree = _parser(dialect).parse(source)
+    tree = parser(dialect).parse(source)
     if tree.root_node.has_error:
         raise SourceError("syntax error", error_line(tree.root_node))
     reads: list[EnvRead] = []
+    gaps: list[EnvRead | Gap] = []
     consts: dict[str, Node] = {}
     schemas: list[tuple[Node, str]] = []
     tables: list[Node] = []
@@ -86,7 +89,7 @@ def parse(
         elif (kind := schema_kind(node)) is not None:
             schemas.append((node, kind))
         elif not copies_named and _copies_env(node) and not _in_schema(node):
-            raise SourceError(f"process.env is copied whole: {_WHOLE}", _line(node))
+            gaps.append(_copy_gap(node))
         stack.extend(reversed(node.named_children))
     for call, kind in schemas:
         reads += schema_reads(call, kind, consts)
@@ -95,7 +98,19 @@ def parse(
             found = "no" if not tables else f"{len(tables)}"
             raise SourceError(f"{found} object literals named {table} (defaults_table)")
         reads += _table_reads(tables[0], table)
-    return sorted(set(reads), key=lambda read: (read.line, read.name))
+    return [*sorted(set(reads), key=lambda read: (read.line, read.name)), *gaps]
+
+
+def _copy_gap(node: Node) -> Gap:
+    """A copy of the whole environment: the variables it passes on are named elsewhere."""
+    shown = node_text(node).split("\n")[0][:60]
+    return Gap(
+        _line(node),
+        f"process.env is copied whole (`{shown}`): {_WHOLE}",
+        "Set `defaults_table` on this source to the object literal that names the variables "
+        "(`DEFAULTS`), or read each variable by its name.",
+        blocking=True,
+    )
 
 
 def _table_reads(value: Node, table: str) -> list[EnvRead]:
@@ -239,7 +254,7 @@ def _read(node: Node, name: str, default: str | None, primary: str | None, top: 
         line=node.start_point.row + 1,
         default=default,
         required=default is None and (_required(node) or _guarded(top)),
-        site=_site(top),
+        site=site_of(top),
         fallback_for=primary if primary is not None and primary != name else None,
     )
 
@@ -254,11 +269,11 @@ def _required(node: Node) -> bool:
     if condition is not None and condition.type == "parenthesized_expression":
         statement = condition.parent
         if statement is not None and statement.type == "if_statement":
-            return _throws(statement)
+            return throws(statement)
     return False
 
 
-def _throws(statement: Node) -> bool:
+def throws(statement: Node) -> bool:
     """An `if` whose consequence throws or exits the process."""
     body = statement.child_by_field_name("consequence")
     if body is None:
@@ -283,12 +298,13 @@ def _guarded(top: Node) -> bool:
         if statement is None:
             return False
         condition = "".join(node_text(statement.child_by_field_name("condition")).split())
-        if statement.type == "if_statement" and condition in guards and _throws(statement):
+        if statement.type == "if_statement" and condition in guards and throws(statement):
             return True
     return False
 
 
-def _site(node: Node) -> str | None:
+def site_of(node: Node) -> str | None:
+    """Where the value read at `node` goes: the assigned name, object key or field."""
     current: Node | None = node
     for _ in range(4):
         if current is None:

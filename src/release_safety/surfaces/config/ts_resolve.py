@@ -1,0 +1,636 @@
+"""Environment reads of the TypeScript / JavaScript files of one ref that go through the
+repository's own reader functions, resolved across files.
+
+- A function whose parameter names an env read (`process.env[key]`), or is passed as the name
+  to another reader, is a reader, through any depth of wrappers and across files (imports,
+  `export function`, arrow functions, methods of an object or a class: `config.get('X')`,
+  `this.get('X')`). Each call with a string literal, or a `const` of the file or of an
+  imported module, is a read of that variable.
+- Its default: a `||` / `??` operand beside the call (`getInt('X') || 5000`), or the one the
+  reader applies (`process.env[key] ?? fallback`, a parameter given at the call or the
+  parameter's own default, `(key, d = 'x')`). A reader that throws or exits the process when
+  the value is unset (`if (!value) throw ...`) makes the variable required.
+- A `process.env[expr]` whose name cannot be followed, and a reader called with a name that
+  is not a literal or a constant, are `Gap`s; a config library the surface does not model
+  (node-config, nconf, rc, dotenv-extended), when a source imports it, is a blocking `Gap`
+  naming it. env-var, convict and @nestjs/config are `tslibs`'s.
+
+Each file's facts are taken once per blob id; literal `process.env.X` reads and env schemas
+are `typescript.parse`'s.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import partial
+
+from tree_sitter import Node
+
+from release_safety.snapshot import Snapshot
+from release_safety.surfaces.config.memo import Memo
+from release_safety.surfaces.config.reads import EnvRead, Gap
+from release_safety.surfaces.config.syntax import node_text
+from release_safety.surfaces.config.tslibs import library_reads
+from release_safety.surfaces.config.tsnodes import (
+    WRAPPERS,
+    call_arguments,
+    is_process_env,
+    key_name,
+    literal_of,
+    written,
+)
+from release_safety.surfaces.config.typescript import parser, site_of, throws
+
+UNMODELLED = {
+    "config": "node-config",
+    "nconf": "nconf",
+    "rc": "rc",
+    "dotenv-extended": "dotenv-extended",
+}
+"""Config libraries whose reads the surface does not model: module name -> shown name."""
+
+_FUNCTIONS = {"function_declaration", "function_expression", "arrow_function", "method_definition"}
+
+
+@dataclass(frozen=True)
+class Arg:
+    """A call's argument as the resolver needs it: a `literal` (its value), a `param` of the
+    enclosing function (its index), a `name` (an identifier the file does not define), or
+    `other` (its source text)."""
+
+    kind: str
+    value: str
+
+
+@dataclass(frozen=True)
+class Site:
+    """A call, or a `process.env[expr]` read (`callee` empty), in a function (`within`)."""
+
+    callee: tuple[str, ...]
+    args: tuple[Arg, ...]
+    line: int
+    within: str | None
+    default: Arg | None
+    text: str
+    assigned: str | None = None
+    """Where the value goes (the assigned name or object key): a rename usually keeps it."""
+
+
+@dataclass(frozen=True)
+class Func:
+    key: str
+    params: tuple[str, ...]
+    param_defaults: tuple[str | None, ...]
+    throws: bool
+    line: int
+    fallback: int | None = None
+    """The parameter it returns when its first parameter, a value, is unset
+    (`envPositiveInteger(value, fallback)`: `Number(value) || fallback`)."""
+
+
+@dataclass
+class Facts:
+    """What one file says that the resolver needs (no tree nodes: kept per blob id)."""
+
+    funcs: dict[str, Func] = field(default_factory=dict)
+    sites: list[Site] = field(default_factory=list)
+    consts: dict[str, str] = field(default_factory=dict)
+    imports: dict[str, tuple[str, str]] = field(default_factory=dict)
+    libraries: list[tuple[str, int]] = field(default_factory=list)
+    direct: list[EnvRead | Gap] = field(default_factory=list)
+    """What the config libraries `tslibs` models read."""
+
+
+@dataclass(frozen=True)
+class Reader:
+    """A function reading the variable named by its parameter `name`; `default` is a
+    `literal` or the `param` holding it."""
+
+    path: str
+    func: Func
+    name: int
+    default: Arg | None
+    required: bool
+
+
+_FACTS: Memo[tuple[str, str], Facts] = Memo(65536)
+
+
+def reads(
+    snapshot: Snapshot, files: Mapping[str, tuple[str, str]]
+) -> list[tuple[str, EnvRead | Gap]]:
+    """The reads through reader functions and the gaps of the files (path -> (dialect, blob
+    id)) of one ref."""
+    missing = [p for p, (dialect, blob) in files.items() if (dialect, blob) not in _FACTS]
+    read = dict(snapshot.read_each(missing))
+    facts = {
+        path: _FACTS.get((dialect, blob), partial(_facts, read.get(path, b""), dialect))
+        for path, (dialect, blob) in files.items()
+    }
+    return _Resolver(facts).located()
+
+
+class _Resolver:
+    def __init__(self, facts: dict[str, Facts]) -> None:
+        self.facts = facts
+        self.by_key: dict[str, list[str]] = {}
+        for path, found in facts.items():
+            for key in found.funcs:
+                self.by_key.setdefault(key, []).append(path)
+        self.readers: dict[tuple[str, str], Reader] = {}
+        self._find_readers()
+
+    def module(self, path: str, spec: str) -> str | None:
+        """The file of the ref a relative import names."""
+        if not spec.startswith("."):
+            return None
+        base = posixpath.normpath(posixpath.join(posixpath.dirname(path), spec))
+        stem = base.rsplit(".", 1)[0] if base.endswith((".js", ".mjs", ".cjs")) else base
+        for candidate in (base, stem):
+            for suffix in ("", ".ts", ".tsx", ".mts", ".js", ".mjs", ".cjs", "/index.ts"):
+                if candidate + suffix in self.facts:
+                    return candidate + suffix
+        return None
+
+    def function(
+        self, path: str, callee: tuple[str, ...], within: str | None
+    ) -> tuple[str, str] | None:
+        """The (file, key) of the function a call names, when the ref defines it."""
+        if not callee:
+            return None
+        head, last = callee[0], callee[-1]
+        imports = self.facts[path].imports
+        if len(callee) == 1:
+            key = head
+        elif head == "this" and within is not None and "." in within:
+            key = f"{within.rsplit('.', 1)[0]}.{last}"
+        else:
+            key = f"{callee[-2]}.{last}"
+        if key in self.facts[path].funcs:
+            return path, key
+        local = callee[-2] if len(callee) > 1 else head
+        if local in imports:
+            spec, imported = imports[local]
+            target = self.module(path, spec)
+            named = local if imported == "default" else imported
+            wanted = last if imported == "*" else named if len(callee) == 1 else f"{named}.{last}"
+            if target is not None and wanted in self.facts[target].funcs:
+                return target, wanted
+            key = wanted
+        found = self.by_key.get(key, [])
+        return (found[0], key) if len(found) == 1 else None
+
+    def constant(self, path: str, name: str) -> str | None:
+        """A string `const` of the file, or of the module it imports the name from."""
+        found = self.facts[path].consts.get(name)
+        if found is not None or name not in self.facts[path].imports:
+            return found
+        spec, imported = self.facts[path].imports[name]
+        target = self.module(path, spec)
+        return None if target is None else self.facts[target].consts.get(imported)
+
+    def _find_readers(self) -> None:
+        for path, found in self.facts.items():
+            for site in found.sites:
+                func = found.funcs.get(site.within or "")
+                if site.callee or func is None or site.args[0].kind != "param":
+                    continue
+                default = site.default if site.default and site.default.kind != "other" else None
+                self._add(path, func, int(site.args[0].value), default, func.throws)
+        for _ in range(16):
+            grown = False
+            for path, found in self.facts.items():
+                for site in found.sites:
+                    func = found.funcs.get(site.within or "")
+                    reader = self._reader(path, site)
+                    if func is None or reader is None or (path, func.key) in self.readers:
+                        continue
+                    arg = site.args[reader.name] if reader.name < len(site.args) else None
+                    if arg is None or arg.kind != "param":
+                        continue
+                    default = self._default(site, reader)
+                    required = (reader.required or func.throws) and default is None
+                    grown |= self._add(path, func, int(arg.value), default, required)
+            if not grown:
+                return
+
+    def _add(self, path: str, func: Func, name: int, default: Arg | None, required: bool) -> bool:
+        if (path, func.key) in self.readers:
+            return False
+        self.readers[path, func.key] = Reader(path, func, name, default, required)
+        return True
+
+    def _reader(self, path: str, site: Site) -> Reader | None:
+        target = self.function(path, site.callee, site.within)
+        return None if target is None else self.readers.get(target)
+
+    def _default(self, site: Site, reader: Reader) -> Arg | None:
+        """The default a call gives: beside it, else the reader's (a literal, or the
+        argument or parameter default of the parameter that holds it)."""
+        if site.default is not None:
+            return site.default
+        if reader.default is None or reader.default.kind != "param":
+            return reader.default
+        index = int(reader.default.value)
+        if index < len(site.args):
+            return site.args[index]
+        given = reader.func.param_defaults[index] if index < len(reader.func.params) else None
+        return None if given is None else Arg("literal", given)
+
+    def located(self) -> list[tuple[str, EnvRead | Gap]]:
+        found: list[tuple[str, EnvRead | Gap]] = []
+        for path, facts in self.facts.items():
+            for library, line in facts.libraries:
+                found.append((path, _library_gap(path, library, line)))
+            found += [(path, item) for item in facts.direct]
+            for site in facts.sites:
+                found += [(path, item) for item in self._site(path, site)]
+        return found
+
+    def _valued(self, path: str, site: Site) -> list[EnvRead | Gap]:
+        """`envPositiveInteger(process.env.X, 30_000)`: X's default is the argument the
+        function falls back to (the read itself is `typescript.parse`'s)."""
+        target = self.function(path, site.callee, site.within)
+        func = self.facts[target[0]].funcs[target[1]] if target else None
+        if func is None or func.fallback is None or site.args[0].kind != "env":
+            return []
+        given = site.args[func.fallback] if func.fallback < len(site.args) else None
+        default = given.value if given is not None and given.kind == "literal" else None
+        if given is None:
+            default = func.param_defaults[func.fallback]
+        if default is None:
+            return []
+        return [EnvRead(site.args[0].value, site.line, default=default, site=site.assigned)]
+
+    def _site(self, path: str, site: Site) -> list[EnvRead | Gap]:
+        if site.callee and site.args and site.args[0].kind == "env":
+            return self._valued(path, site)
+        reader = self._reader(path, site) if site.callee else None
+        if site.callee and reader is None:
+            return []
+        index = reader.name if reader is not None else 0
+        arg = site.args[index] if index < len(site.args) else Arg("other", "")
+        if arg.kind == "param" and (path, site.within or "") in self.readers:
+            return []
+        name = arg.value if arg.kind == "literal" else None
+        if arg.kind == "name":
+            name = self.constant(path, arg.value)
+        if name is None:
+            return [_gap(site, reader, arg)]
+        default = self._default(site, reader) if reader is not None else site.default
+        shown = None if default is None else default.value
+        within = self.facts[path].funcs.get(site.within or "")
+        if default is not None and default.kind == "param" and within is not None:
+            shown = within.params[int(default.value)]  # a parameter's value: as written
+        via = None if reader is None else f"{reader.func.key} at {reader.path}:{reader.func.line}"
+        required = reader is not None and reader.required and shown is None
+        return [
+            EnvRead(
+                name=name,
+                line=site.line,
+                default=shown,
+                required=required,
+                site=site.assigned,
+                via=via,
+            )
+        ]
+
+
+def _gap(site: Site, reader: Reader | None, arg: Arg) -> Gap:
+    if reader is None:
+        return Gap(
+            site.line,
+            f"`{site.text}`: a computed name the tool cannot follow",
+            f"Read the variable by its name (`process.env.NAME`), or index `process.env` "
+            f"with a string `const` or a parameter of a function called with literal names, "
+            f"instead of `{arg.value}`.",
+        )
+    callee = ".".join(site.callee)
+    return Gap(
+        site.line,
+        f"`{site.text}`: {reader.func.key} ({reader.path}:{reader.func.line}) reads an "
+        f"environment variable, and this call names it with `{arg.value}`, not a literal",
+        f"Call {callee} with the variable's name as a string literal or a `const` "
+        f"(`{callee}('NAME')`), so each variable it reads is named where it is read.",
+    )
+
+
+def _library_gap(path: str, library: str, line: int) -> Gap:
+    return Gap(
+        line,
+        f"the {library} config library is imported here, and its reads are not modelled",
+        f"List the variables {library} reads, with their defaults, in an env example file "
+        f"named in `config.sources`, and leave {path} out of the sources (`exclude`), or "
+        "declare config `absent` with the reason.",
+        blocking=True,
+    )
+
+
+def _facts(data: bytes, dialect: str) -> Facts:
+    tree = parser(dialect).parse(data)
+    facts = Facts()
+    if tree.root_node.has_error:
+        return facts  # typescript.parse reports the syntax error
+    values: dict[str, Node] = {}
+    pending: list[tuple[Node, Func | None, str | None]] = [(tree.root_node, None, None)]
+    while pending:
+        node, func, owner = pending.pop()
+        inner, inner_owner = func, owner
+        if node.type in _FUNCTIONS:
+            inner = _function(node, owner)
+            if inner.key:
+                facts.funcs.setdefault(inner.key, inner)
+        elif node.type == "class_declaration":
+            inner_owner = node_text(node.child_by_field_name("name"))
+        elif node.type == "variable_declarator":
+            _declarator(node, facts)
+            value = node.child_by_field_name("value")
+            if value is not None:
+                values.setdefault(node_text(node.child_by_field_name("name")), value)
+            if value is not None and value.type == "object":
+                inner_owner = node_text(node.child_by_field_name("name"))
+        elif node.type == "import_statement":
+            _import(node, facts)
+        elif node.type in ("call_expression", "subscript_expression"):
+            site = _site(node, inner)
+            if site is not None:
+                facts.sites.append(site)
+        pending.extend((child, inner, inner_owner) for child in reversed(node.named_children))
+    facts.direct = library_reads(tree.root_node, facts.imports, values)
+    return facts
+
+
+def _function(node: Node, owner: str | None) -> Func:
+    """A function with its key (`name`, `Owner.name`, empty for an anonymous function)."""
+    name = node.child_by_field_name("name")
+    key = node_text(name) if name is not None else ""
+    parent = node.parent
+    if not key and parent is not None and parent.type == "variable_declarator":
+        key = node_text(parent.child_by_field_name("name"))
+    elif not key and parent is not None and parent.type == "pair" and owner:
+        key = node_text(parent.child_by_field_name("key"))
+    if node.type == "method_definition" or (parent is not None and parent.type == "pair"):
+        key = f"{owner}.{key}" if owner and key else ""
+    params: list[str] = []
+    defaults: list[str | None] = []
+    formal = node.child_by_field_name("parameters")
+    single = node.child_by_field_name("parameter")
+    for param in formal.named_children if formal is not None else [single] if single else []:
+        target: Node | None = param
+        default: Node | None = None
+        if param.type in ("required_parameter", "optional_parameter"):
+            target, default = (
+                param.child_by_field_name("pattern"),
+                param.child_by_field_name("value"),
+            )
+        elif param.type == "assignment_pattern":
+            target, default = param.child_by_field_name("left"), param.child_by_field_name("right")
+        params.append(
+            node_text(target) if target is not None and target.type == "identifier" else ""
+        )
+        defaults.append(None if default is None else written(default))
+    body = node.child_by_field_name("body")
+    line = node.start_point.row + 1
+    fallback = _fallback(body, params)
+    return Func(key, tuple(params), tuple(defaults), _unset_throws(body), line, fallback)
+
+
+def _fallback(body: Node | None, params: list[str]) -> int | None:
+    """The parameter (not the first) a function uses when its value is unset: the right
+    operand of `||` / `??`, a branch of a conditional, or what it returns alone."""
+    found = None
+    pending = [body] if body is not None and len(params) >= 2 else []
+    while pending:
+        node = pending.pop()
+        parent = node.parent
+        if node.type == "identifier" and node_text(node) in params[1:] and parent is not None:
+            right = parent.type == "binary_expression" and parent.child_by_field_name("right")
+            used = (right == node and _logical(parent)) or parent.type in (
+                "ternary_expression",
+                "return_statement",
+            )
+            if used and node != parent.child_by_field_name("condition"):
+                index = params.index(node_text(node))
+                if found not in (None, index):
+                    return None
+                found = index
+        pending += [child for child in node.named_children if child.type not in _FUNCTIONS]
+    return found
+
+
+def _logical(node: Node) -> bool:
+    return node_text(node.child_by_field_name("operator")) in ("||", "??")
+
+
+def _unset_throws(body: Node | None) -> bool:
+    """The body stops the program on a missing value: an `if` (not in a nested function)
+    whose condition negates or compares with nothing, and whose consequence throws or exits."""
+    pending = [body] if body is not None else []
+    while pending:
+        node = pending.pop()
+        if node.type == "if_statement":
+            condition = "".join(node_text(node.child_by_field_name("condition")).split())
+            unset = "!" in condition.replace("!==", "").replace("!=", "") or any(
+                word in condition for word in ("undefined", "null", "''", '""')
+            )
+            if unset and throws(node):
+                return True
+        pending += [child for child in node.named_children if child.type not in _FUNCTIONS]
+    return False
+
+
+def _declarator(node: Node, facts: Facts) -> None:
+    """A string `const` (kept when the file gives the name one value), or a `require` of a
+    config library."""
+    name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
+    if name is None or value is None:
+        return
+    literal = literal_of(value)
+    kept = literal if name.type == "identifier" and literal is not None else None
+    if kept is not None and facts.consts.setdefault(node_text(name), kept) != kept:
+        facts.consts[node_text(name)] = ""
+    if (
+        value.type == "call_expression"
+        and node_text(value.child_by_field_name("function")) == "require"
+    ):
+        args = call_arguments(value)
+        spec = literal_of(args[0]) if args else None
+        if spec is not None:
+            _imported(facts, spec, node.start_point.row + 1)
+            if name.type == "identifier":
+                facts.imports[node_text(name)] = (spec, "*")
+            for entry in name.named_children if name.type == "object_pattern" else []:
+                if entry.type == "shorthand_property_identifier_pattern":
+                    facts.imports[node_text(entry)] = (spec, node_text(entry))
+                elif entry.type == "pair_pattern":
+                    imported = key_name(entry.child_by_field_name("key"))
+                    facts.imports[node_text(entry.child_by_field_name("value"))] = (spec, imported)
+
+
+def _import(node: Node, facts: Facts) -> None:
+    spec = literal_of(node.child_by_field_name("source"))
+    if spec is None:
+        return
+    _imported(facts, spec, node.start_point.row + 1)
+    clause = next((c for c in node.named_children if c.type == "import_clause"), None)
+    for part in clause.named_children if clause is not None else []:
+        if part.type == "identifier":
+            facts.imports[node_text(part)] = (spec, "default")
+        elif part.type == "namespace_import" and part.named_child_count:
+            facts.imports[node_text(part.named_children[0])] = (spec, "*")
+        for specifier in part.named_children if part.type == "named_imports" else []:
+            imported = specifier.child_by_field_name("name")
+            alias = specifier.child_by_field_name("alias") or imported
+            facts.imports[node_text(alias)] = (spec, node_text(imported))
+
+
+def _imported(facts: Facts, spec: str, line: int) -> None:
+    library = UNMODELLED.get(spec)
+    if library is not None and all(found != library for found, _ in facts.libraries):
+        facts.libraries.append((library, line))
+
+
+def _site(node: Node, func: Func | None) -> Site | None:
+    """A call (with its callee's name parts) or a `process.env[expr]` read by a non-literal
+    name; None for anything else."""
+    line = node.start_point.row + 1
+    if node.type == "subscript_expression":
+        index = node.child_by_field_name("index")
+        if not is_process_env(node.child_by_field_name("object")) or index is None:
+            return None
+        if literal_of(index) is not None:
+            return None  # a literal name: typescript.parse reads it
+        arg = _arg(index, func)
+        return Site(
+            (), (arg,), line, func.key if func else None, _beside(node, func), node_text(node)
+        )
+    callee = _callee(node.child_by_field_name("function"))
+    if not callee:
+        return None
+    args = tuple(_arg(arg, func) for arg in call_arguments(node))
+    text = node_text(node).split("\n")[0][:80]
+    within = func.key if func else None
+    return Site(callee, args, line, within, _beside(node, func), text, site_of(node))
+
+
+def _callee(node: Node | None) -> tuple[str, ...]:
+    """`f`, `a.b`, `this.b` as name parts; empty for anything else."""
+    if node is None:
+        return ()
+    if node.type == "identifier":
+        return (node_text(node),)
+    if node.type == "member_expression":
+        obj, prop = node.child_by_field_name("object"), node.child_by_field_name("property")
+        head = _callee(obj) if obj is not None and obj.type != "this" else ("this",)
+        return (*head, node_text(prop)) if head and prop is not None else ()
+    return ()
+
+
+def _arg(node: Node, func: Func | None) -> Arg:
+    while node.type in WRAPPERS and node.named_child_count:
+        node = node.named_children[0]
+    literal = literal_of(node)
+    if literal is not None:
+        return Arg("literal", literal)
+    env = _env_literal(node)
+    if env is not None:
+        return Arg("env", env)
+    if node.type == "number":
+        return Arg("literal", written(node))
+    text = node_text(node)
+    if node.type == "identifier" and func is not None and text in func.params:
+        return Arg("param", str(func.params.index(text)))
+    if node.type == "identifier":
+        return Arg("name", text)
+    return Arg("other", text)
+
+
+def _env_literal(node: Node) -> str | None:
+    """The variable `process.env.X` / `process.env['X']` names, else None."""
+    if not is_process_env(node.child_by_field_name("object")):
+        return None
+    if node.type == "member_expression":
+        prop = node.child_by_field_name("property")
+        return node_text(prop) if prop is not None and prop.type == "property_identifier" else None
+    return (
+        literal_of(node.child_by_field_name("index"))
+        if node.type == "subscript_expression"
+        else None
+    )
+
+
+def _beside(node: Node, func: Func | None) -> Arg | None:
+    """The default given to the read at `node` (through wrappers and single-argument calls:
+    `Number(getEnv('X')) || 5000`): the last operand of its `||` / `??` chain, else, when it is
+    kept in a variable, what the next statements use when that is unset (`value ?? d`,
+    `value === undefined ? d : value`)."""
+    while node.parent is not None:
+        parent = node.parent
+        if parent.type in WRAPPERS:
+            node = parent
+        elif parent.type == "arguments" and parent.named_children[:1] == [node]:
+            if parent.parent is None or parent.parent.type != "call_expression":
+                break
+            node = parent.parent
+        else:
+            break
+    default = _chained(node, func)
+    declarator = node.parent
+    if default is not None or declarator is None or declarator.type != "variable_declarator":
+        return default
+    name = node_text(declarator.child_by_field_name("name"))
+    statement = declarator.parent
+    for _ in range(3):
+        statement = statement.next_named_sibling if statement is not None else None
+        found = _unset_branch(statement, name, func) if statement is not None else None
+        if found is not None:
+            return found
+    return None
+
+
+def _chained(node: Node, func: Func | None) -> Arg | None:
+    default = None
+    while node.parent is not None and node.parent.type == "binary_expression":
+        parent = node.parent
+        operator = node_text(parent.child_by_field_name("operator"))
+        right = parent.child_by_field_name("right")
+        if operator not in ("||", "??") or parent.child_by_field_name("left") != node or not right:
+            break
+        default = _default_arg(right, func)
+        node = parent
+    return default
+
+
+def _default_arg(node: Node, func: Func | None) -> Arg | None:
+    """A default as an argument: a parameter, or the value as written (None for a call or an
+    env read: a fallback read, not a default)."""
+    found = _arg(node, func)
+    if found.kind == "param":
+        return found
+    fallback = node.type == "call_expression" or "process.env" in node_text(node)
+    return None if fallback else Arg("literal", written(node))
+
+
+def _unset_branch(statement: Node, name: str, func: Func | None) -> Arg | None:
+    """In `statement`, what replaces the variable `name` when it is unset: `name ?? d`,
+    `name || d`, `name === undefined ? d : name`, `name ? name : d`."""
+    pending = [statement]
+    while pending:
+        node = pending.pop()
+        if node.type == "identifier" and node_text(node) == name:
+            chained = _chained(node, func)
+            if chained is not None:
+                return chained
+        if node.type == "ternary_expression":
+            condition = node.child_by_field_name("condition")
+            yes = node.child_by_field_name("consequence")
+            no = node.child_by_field_name("alternative")
+            if condition is not None and yes is not None and no is not None:
+                if node_text(yes) == name and name in node_text(condition):
+                    return _default_arg(no, func)
+                if node_text(no) == name and name in node_text(condition):
+                    return _default_arg(yes, func)
+        pending += [child for child in node.named_children if child.type not in _FUNCTIONS]
+    return None
