@@ -345,14 +345,56 @@ class ConfigSettings(_Surface):
 DEFAULT_DEPLOYMENT_SOURCES = (
     *(f"**/{name}.{ext}" for name in ("docker-compose*", "compose*") for ext in ("yml", "yaml")),
     "**/Chart.yaml",
-    *(f"**/{name}" for name in ("Dockerfile", "Dockerfile.*", "*.Dockerfile", "Containerfile")),
+    *(f"**/{name}" for name in ("[Dd]ockerfile*", "*.[Dd]ockerfile", "Containerfile*")),
 )
 
 
+DEVELOPER_WORDS = frozenset(
+    {
+        *("dev", "devel", "develop", "development", "devcontainer", "test", "tests", "testing"),
+        *("ci", "e2e", "local", "example", "examples", "sample", "samples"),
+    }
+)
+"""Words of a file name or folder (split at `-`, `_`, `.`) that make a descriptor
+developer-only: default discovery leaves it out (`docker-compose-dev.yml`, `Dockerfile.dev`,
+`docker/dev/compose.yml`, `.devcontainer/Dockerfile`)."""
+
+DescriptorKind = Literal["compose", "helm", "dockerfile"]
+
+
+class DeploymentSource(_Closed):
+    """One `deployment.sources` entry: a path or glob, or a table saying what the files are."""
+
+    path: str = Field(description="path or glob (`**` spans folders)")
+    kind: DescriptorKind | None = Field(
+        default=None,
+        description="what the files are, whatever their names: `compose`, `helm` (a "
+        "Chart.yaml) or `dockerfile` (unset: by name, else by content)",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_path(cls, value: object) -> object:
+        return {"path": value} if isinstance(value, str) else value
+
+    def describe(self) -> str:
+        """The entry in one line, as the settings would write it."""
+        return self.path if self.kind is None else f"{{path={self.path!r}, kind={self.kind!r}}}"
+
+
 class DeploymentSettings(_Surface):
-    sources: tuple[str, ...] = Field(
-        default=DEFAULT_DEPLOYMENT_SOURCES,
-        description="compose files, Helm charts (`Chart.yaml`) and Dockerfiles (paths or globs)",
+    sources: tuple[DeploymentSource, ...] = Field(
+        default=tuple(DeploymentSource(path=p) for p in DEFAULT_DEPLOYMENT_SOURCES),
+        description="compose files, Helm charts (`Chart.yaml`) and Dockerfiles (paths or "
+        "globs, or tables with `path` and `kind`)",
+    )
+    exclude: tuple[str, ...] = Field(
+        default=(), description="globs of descriptors to leave out (besides developer-only ones)"
+    )
+    stateless: tuple[str, ...] = Field(
+        default=(),
+        description="image repositories (`example/worker`) that keep no data a major version "
+        "changes, though they mount a volume",
     )
 
 

@@ -168,8 +168,8 @@ def test_a_variable_the_env_file_beside_sets_is_not_required(release_pair: Pair)
 def test_a_removed_compose_file_removes_its_services(release_pair: Pair) -> None:
     found = judged(
         release_pair,
-        {"docker-compose.yml": BASE, "docker-compose.dev.yml": BASE},
-        {"docker-compose.dev.yml": None},
+        {"docker-compose.yml": BASE, "docker-compose.prod.yml": BASE},
+        {"docker-compose.prod.yml": None},
     )
     assert [(rule, line) for rule, _, _, line in found] == [
         ("deployment-service-removed", 2),

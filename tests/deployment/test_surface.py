@@ -95,10 +95,15 @@ def test_a_file_named_in_the_settings_must_be_a_descriptor(release_pair: Pair) -
     settings = Settings(deployment=DeploymentSettings(sources=("deploy/stack.toml",)))
     found = report(release_pair, {"deploy/stack.toml": "x = 1\n"}, {}, settings)
     assert not found.checked
-    assert (
-        found.reason
-        == "deploy/stack.toml: not a compose file, Chart.yaml or Dockerfile by its name"
+    assert found.reason == (
+        "deploy/stack.toml: neither its name nor its content says compose file, Chart.yaml "
+        "or Dockerfile"
     )
+    assert [(f.rule, f.severity, f.file) for f in found.findings] == [
+        ("deployment-descriptor-kind-unknown", "unknown", "deploy/stack.toml")
+    ]
+    hint = found.findings[0].hint or ""
+    assert 'path = "deploy/stack.toml", kind = "compose"' in hint
 
 
 def test_unchanged_descriptors_change_nothing_and_are_still_read(release_pair: Pair) -> None:

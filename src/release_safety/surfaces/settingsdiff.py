@@ -100,6 +100,8 @@ def _entries(settings: Settings, key: str) -> list[str]:
         return [source.describe() for source in settings.migrations.sources]
     if key == "config.sources":
         return [source.describe() for source in settings.config.sources]
+    if key == "deployment.sources":
+        return [source.describe() for source in settings.deployment.sources]
     return [str(entry) for entry in _value(settings, key)]
 
 
@@ -145,6 +147,8 @@ def _found(settings: Settings, key: str, refs: Sequence[Snapshot | None]) -> set
             paths = list(migration_files(snapshot, settings.migrations.sources))
         elif key == "config.sources":
             paths = list(matched_sources(snapshot, settings.config.sources))
+        elif key == "deployment.sources":
+            paths = matched(snapshot, [source.path for source in settings.deployment.sources])
         else:
             paths = matched(snapshot, _value(settings, key))
         found |= {f"{snapshot.ref}:{path}" for path in paths}

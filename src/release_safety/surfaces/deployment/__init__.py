@@ -2,7 +2,12 @@
 from the descriptors it ships (compose files, Helm charts, Dockerfiles) at both refs.
 
 The files `[deployment] sources` names (by default compose files, `Chart.yaml` and Dockerfiles
-where discovery looks) are grouped in units: a compose file with the `.env` beside it, a chart
+where discovery looks) are read, but for those `[deployment] exclude` names and, for a glob,
+developer-only ones (a name or folder saying dev, test, ci, e2e, local, example that the glob
+does not name itself): those are left out and listed in the coverage, and a deployment declared
+`absent` stays so when every descriptor found is left out. A file's kind is the one its source
+says, else its name's, else its content's (a `FROM` line: a Dockerfile). The files are grouped
+in units: a compose file with the `.env` beside it, a chart
 (`Chart.yaml`, `requirements.yaml`, `values.yaml` and its templates), a folder of Dockerfiles.
 A unit whose files are byte for byte the same at both refs changed nothing; the others are
 parsed and diffed. A compose file or chart that moved is followed (a lone compose file gone and
@@ -15,28 +20,45 @@ from __future__ import annotations
 import posixpath
 import re
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
 from release_safety import discovery
-from release_safety.discovery import DOCUMENT_MOVED, declared_absent, reason_of
-from release_safety.findings import Coverage, Finding, SurfaceReport, not_checked_finding
-from release_safety.settings import DEFAULT_DEPLOYMENT_SOURCES, Settings
+from release_safety.discovery import DOCUMENT_MOVED, absent_report, reason_of
+from release_safety.findings import (
+    Coverage,
+    Finding,
+    SurfaceReport,
+    Unmodelled,
+    not_checked_finding,
+)
+from release_safety.patterns import compile_pattern
+from release_safety.settings import (
+    DEVELOPER_WORDS,
+    DeploymentSettings,
+    DescriptorKind,
+    Settings,
+    glob_regex,
+    is_glob,
+)
 from release_safety.snapshot import Snapshot, read_text
 from release_safety.surfaces.config import dotenv
 from release_safety.surfaces.config.reads import SourceError
+from release_safety.surfaces.deployment import rules
 from release_safety.surfaces.deployment.compose import (
     ComposeError,
     ComposeFile,
     diff_compose,
     parse_compose,
     removed_file,
+    understood,
 )
 from release_safety.surfaces.deployment.dockerfile import (
     Component,
     DockerfileError,
     diff_components,
+    is_dockerfile,
     read_dockerfile,
 )
 from release_safety.surfaces.deployment.helm import (
@@ -53,14 +75,23 @@ from release_safety.surfaces.deployment.yamltree import YamlError, load_yaml
 __all__ = ["analyse", "descriptor_kind"]
 
 UnitKind = Literal["compose", "chart", "dockerfile"]
-_DOCKERFILE = re.compile(r"(?:Dockerfile|Containerfile)(?:\..+)?|.+\.(?:Dockerfile|dockerfile)")
+_DOCKERFILE = re.compile(r"(?:[Dd]ockerfile|Containerfile)(?:[.-].+)?|.+\.[Dd]ockerfile")
 _TEMPLATE = re.compile(r".+\.(?:ya?ml|tpl)")
 _ERRORS = (YamlError, ComposeError, ChartError, DockerfileError, SourceError)
 
 
+_DECLARED: dict[DescriptorKind, UnitKind] = {
+    "compose": "compose",
+    "helm": "chart",
+    "dockerfile": "dockerfile",
+}
+_WORD = re.compile(r"[-_.]")
+
+
 def descriptor_kind(path: str) -> UnitKind | None:
-    """`chart` for a `Chart.yaml`, `dockerfile` for Dockerfile names, `compose` for other YAML
-    files; None for anything else."""
+    """`chart` for a `Chart.yaml`, `dockerfile` for Dockerfile names (`Dockerfile.prod`,
+    `dockerfile`, `Dockerfile-alpine`, `app.Dockerfile`, `Containerfile`), `compose` for other
+    YAML files; None for anything else."""
     name = posixpath.basename(path)
     if name == "Chart.yaml":
         return "chart"
@@ -69,6 +100,77 @@ def descriptor_kind(path: str) -> UnitKind | None:
     if name.endswith((".yml", ".yaml")):
         return "compose"
     return None
+
+
+def developer_word(pattern: str, path: str) -> str | None:
+    """The word of a folder or the name of `path` that makes it developer-only for the glob
+    `pattern` (one the glob does not name itself); None for a plain path."""
+    if not is_glob(pattern):
+        return None
+    named = {word for part in pattern.lower().split("/") for word in _WORD.split(part)}
+    words = (word for part in path.lower().split("/") for word in _WORD.split(part))
+    return next((w for w in words if w in DEVELOPER_WORDS and w not in named), None)
+
+
+@dataclass
+class Found:
+    """The descriptors the sources name at one ref (path -> the kind its source says), and
+    those left out (path -> why)."""
+
+    paths: dict[str, UnitKind | None]
+    left_out: dict[str, str]
+
+
+def find(snapshot: Snapshot | None, deployment: DeploymentSettings) -> Found:
+    """The descriptors at the snapshot, and those `exclude` or developer-only names leave out."""
+    found = Found({}, {})
+    if snapshot is None:
+        return found
+    excludes = [(glob, compile_pattern(glob_regex(glob))) for glob in deployment.exclude]
+    for source in deployment.sources:
+        for path in discovery.matching(snapshot, source.path):
+            if path in found.paths or path in found.left_out:
+                continue
+            glob = next((g for g, regex in excludes if regex.fullmatches(path)), None)
+            word = developer_word(source.path, path)
+            if glob is not None:
+                found.left_out[path] = f"[deployment] exclude {glob!r} names it"
+            elif word is not None:
+                found.left_out[path] = (
+                    f"developer-only: `{word}` in its path (glob {source.path!r})"
+                )
+            else:
+                found.paths[path] = _DECLARED[source.kind] if source.kind else None
+    return found
+
+
+def _kinds(snapshot: Snapshot | None, found: Found) -> tuple[dict[str, UnitKind], list[str]]:
+    """Each descriptor's kind (its source's, its name's, else a Dockerfile by content), and
+    the paths of no kind."""
+    kinds: dict[str, UnitKind] = {}
+    unknown: list[str] = []
+    for path, declared in found.paths.items():
+        kind = declared or descriptor_kind(path)
+        if kind is None and snapshot is not None and is_dockerfile(read_text(snapshot, path)):
+            kind = "dockerfile"
+        if kind is None:
+            unknown.append(path)
+        else:
+            kinds[path] = kind
+    return kinds, unknown
+
+
+def _left_out(found: Found, origin: str) -> list[Unmodelled]:
+    """The coverage's record of the descriptors left out, each with how to read it after all."""
+    return [
+        Unmodelled(
+            file=path,
+            what=f"{path} left out: {why}",
+            way_out=f"if operators deploy with it, name it in {origin}: [deployment] sources "
+            f'= ["{path}"]' + (" and take it out of `exclude`" if "exclude" in why else ""),
+        )
+        for path, why in sorted(found.left_out.items())
+    ]
 
 
 @dataclass(frozen=True)
@@ -80,13 +182,13 @@ class Unit:
     files: tuple[str, ...]
 
 
-def _units(snapshot: Snapshot | None, paths: Iterable[str]) -> dict[tuple[UnitKind, str], Unit]:
+def _units(
+    snapshot: Snapshot | None, kinds: dict[str, UnitKind]
+) -> dict[tuple[UnitKind, str], Unit]:
     if snapshot is None:
         return {}
     grouped: dict[tuple[UnitKind, str], list[str]] = {}
-    for path in paths:
-        kind = descriptor_kind(path)
-        assert kind is not None
+    for path, kind in sorted(kinds.items()):
         folder = posixpath.dirname(path)
         key = folder if kind == "dockerfile" else path
         grouped.setdefault((kind, key), []).append(path)
@@ -183,7 +285,9 @@ def _parse(snapshot: Snapshot, unit: Unit) -> Parsed:
     return found
 
 
-def _diff(old: dict[str, Parsed], new: dict[str, Parsed]) -> list[Finding]:
+def _diff(
+    old: dict[str, Parsed], new: dict[str, Parsed], stateless: frozenset[str]
+) -> list[Finding]:
     """The findings between the parsed units of one kind at both refs (keyed as in `_units`)."""
     findings: list[Finding] = []
     gone = {k: v for k, v in old.items() if k not in new}
@@ -191,7 +295,7 @@ def _diff(old: dict[str, Parsed], new: dict[str, Parsed]) -> list[Finding]:
     for key in old.keys() & new.keys():
         before, after = old[key], new[key]
         if isinstance(before, ComposeFile) and isinstance(after, ComposeFile):
-            findings += diff_compose(before, after)
+            findings += diff_compose(before, after, stateless)
         elif isinstance(before, Chart) and isinstance(after, Chart):
             findings += diff_chart(before, after)
     composes_gone = [v for v in gone.values() if isinstance(v, ComposeFile)]
@@ -200,7 +304,7 @@ def _diff(old: dict[str, Parsed], new: dict[str, Parsed]) -> list[Finding]:
         before, after = composes_gone[0], composes_came[0]
         message = f"{before.path} moved to {after.path}; the two are compared"
         findings.append(DOCUMENT_MOVED.finding("deployment", message, after.path))
-        findings += diff_compose(before, after)
+        findings += diff_compose(before, after, stateless)
     else:
         for compose in composes_gone:
             findings += removed_file(compose)
@@ -221,42 +325,83 @@ def _unchanged(sides: list[tuple[Snapshot | None, Unit | None]]) -> bool:
     return len(blobs) == 2 and blobs[0] == blobs[1]
 
 
+def _stateful(
+    new: Snapshot, units: dict[tuple[UnitKind, str], Unit], stateless: frozenset[str]
+) -> tuple[dict[str, str], list[Unmodelled]]:
+    """What the compose files at the new ref show of stateful components (`understood`)."""
+    known: dict[str, str] = {}
+    unmodelled: list[Unmodelled] = []
+    for unit in (u for (kind, _), u in sorted(units.items()) if kind == "compose"):
+        try:
+            compose = _parse(new, unit)
+        except _Unreadable:
+            continue
+        assert isinstance(compose, ComposeFile)
+        names, gaps = understood(compose, stateless)
+        known.update(names)
+        unmodelled += gaps
+    return known, unmodelled
+
+
 def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> SurfaceReport:
     """Diff the deployment descriptors at `old` and at `new`."""
     deployment = settings.deployment
+    origin = settings.origin
+    tried = discovery.tried("deployment.sources", [s.path for s in deployment.sources])
+    found_new = find(new, deployment)
+    left_out = _left_out(found_new, origin)
     if deployment.absent is not None:
-        return declared_absent(
+        report = absent_report(
             SurfaceReport,
             "deployment",
             deployment.absent,
             new,
-            DEFAULT_DEPLOYMENT_SOURCES,
-            settings.origin,
+            sorted(found_new.paths),
+            tried,
+            origin,
         )
-    patterns = deployment.sources
-    tried = discovery.tried("deployment.sources", patterns)
+        report.coverage.unmodelled = left_out
+        return report
     problems = (
-        discovery.unmatched("deployment", "deployment.sources", patterns, new, settings.origin)
+        discovery.unmatched(
+            "deployment",
+            "deployment.sources",
+            [s.path for s in deployment.sources],
+            new,
+            origin,
+        )
         if settings.explicitly_set("deployment", "sources")
         else []
     )
-    new_paths = discovery.matched(new, patterns)
-    old_paths = discovery.matched(old, patterns)
-    for path in dict.fromkeys(p for p in [*new_paths, *old_paths] if descriptor_kind(p) is None):
-        reason = f"{path}: not a compose file, Chart.yaml or Dockerfile by its name"
-        problems.append(not_checked_finding("deployment", reason, path))
-    before = _units(old, [p for p in old_paths if descriptor_kind(p)])
-    after = _units(new, [p for p in new_paths if descriptor_kind(p)])
+    found_old = find(old, deployment)
+    kinds_new, unknown_new = _kinds(new, found_new)
+    kinds_old, unknown_old = _kinds(old, found_old)
+    for path in dict.fromkeys([*unknown_new, *unknown_old]):
+        reason = (
+            f"{path}: neither its name nor its content says compose file, Chart.yaml or Dockerfile"
+        )
+        hint = (
+            f'Say its kind in {origin}: [[deployment.sources]] path = "{path}", kind = '
+            f'"compose" (or "helm", "dockerfile"); or leave it out: [deployment] exclude = '
+            f'["{path}"].'
+        )
+        problems.append(
+            rules.DESCRIPTOR_KIND_UNKNOWN.finding("deployment", reason, path, None, hint)
+        )
+    before = _units(old, kinds_old)
+    after = _units(new, kinds_new)
     coverage = Coverage.of(
         tried,
         {f: old.blob_id(f) for u in before.values() for f in u.files} if old else {},
         {f: new.blob_id(f) for u in after.values() for f in u.files},
     )
-    if not new_paths and not old_paths:
+    if not found_new.paths and not found_old.paths:
         refs = f"{old.ref} or {new.ref}" if old is not None else new.ref
         reason = f"no deployment descriptor found at {refs}; tried {', '.join(tried)}"
+        if found_new.left_out:
+            reason += f"; left out {', '.join(sorted(found_new.left_out))}"
         problems.append(not_checked_finding("deployment", reason))
-    elif old is not None and old_paths and not new_paths:
+    elif old is not None and found_old.paths and not found_new.paths:
         reason = f"deployment descriptors found at {old.ref} but none at {new.ref}"
         problems.append(not_checked_finding("deployment", reason))
     parsed: tuple[dict[UnitKind, dict[str, Parsed]], ...] = ({}, {})
@@ -271,15 +416,18 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> SurfaceR
             continue
         for side, found in both:
             parsed[side].setdefault(key[0], {})[key[1]] = found
+    stateless = frozenset(deployment.stateless)
     findings: list[Finding] = []
     if old is not None:
         for kind in ("compose", "chart"):
-            findings += _diff(parsed[0].get(kind, {}), parsed[1].get(kind, {}))
+            findings += _diff(parsed[0].get(kind, {}), parsed[1].get(kind, {}), stateless)
         components = [
             {k: v for k, v in side.get("dockerfile", {}).items() if isinstance(v, Component)}
             for side in parsed
         ]
         findings += diff_components(*components)
+    coverage.understood, unmodelled = _stateful(new, after, stateless)
+    coverage.unmodelled = [*unmodelled, *left_out]
     return SurfaceReport(
         surface="deployment",
         checked=not problems,

@@ -14,8 +14,9 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from release_safety.findings import Finding
+from release_safety.findings import Finding, Unmodelled
 from release_safety.surfaces.deployment import rules
+from release_safety.surfaces.deployment.catalogue import major_parts
 from release_safety.surfaces.deployment.imageref import Image, parse_image
 from release_safety.surfaces.deployment.interpolation import interpolate, needed
 from release_safety.surfaces.deployment.stateful import Place, compare, image_seen
@@ -164,8 +165,77 @@ def _mounts(old: ComposeFile, new: ComposeFile, before: Service, after: Service)
     return findings
 
 
-def diff_compose(old: ComposeFile, new: ComposeFile) -> list[Finding]:
-    """What changed between two versions of a compose file (`new.path` may be its new place)."""
+def _major(numbers: tuple[int, ...]) -> tuple[int, ...]:
+    return numbers[: major_parts(1, None, numbers)]
+
+
+def _keeps_data(service: Service, stateless: frozenset[str]) -> Image | None:
+    """The service's image when the catalogue does not know it, it is not declared stateless,
+    and the service mounts a writable volume or host folder."""
+    image = service.image
+    if image is None or image.kind is not None or image.repository in stateless:
+        return None
+    return image if service.mounts else None
+
+
+def _uncatalogued(
+    path: str, before: Service, after: Service, stateless: frozenset[str]
+) -> list[Finding]:
+    """An image the catalogue does not know, mounting data, whose major version moves."""
+    image = _keeps_data(after, stateless)
+    if image is None or before.image is None or before.image.repository != image.repository:
+        return []
+    was, now = before.image.version, image.version
+    if was is None or now is None or _major(was) == _major(now):
+        return []
+    mounts = ", ".join(m.target for m in after.mounts)
+    major = f"{'.'.join(map(str, _major(was)))} -> {'.'.join(map(str, _major(now)))}"
+    message = (
+        f"{path} service `{after.name}`: {before.image.text} -> {image.text} moves major "
+        f"version {major} and mounts {mounts}; {image.repository} is not in the stateful "
+        "catalogue, so whether the new version reads the data in place is not known"
+    )
+    hint = (
+        f"If {image.repository} keeps no data its major version changes, add "
+        f'"{image.repository}" to [deployment] stateless; otherwise read its upgrade notes '
+        "and acknowledge the release in the overrides file."
+    )
+    return [rules.UNCATALOGUED_MAJOR.finding("deployment", message, path, after.image_line, hint)]
+
+
+def understood(
+    file: ComposeFile, stateless: frozenset[str]
+) -> tuple[dict[str, str], list[Unmodelled]]:
+    """What the compose file shows of stateful components: the services whose image the
+    catalogue knows (name -> file:line), and those it does not know that mount data."""
+    known: dict[str, str] = {}
+    unmodelled: list[Unmodelled] = []
+    for service in file.services.values():
+        image = service.image
+        if image is not None and image.kind is not None:
+            name = f"{file.path} service `{service.name}` ({image.kind.name} {image.text})"
+            known[name] = f"{file.path}:{service.image_line}"
+        elif (image := _keeps_data(service, stateless)) is not None:
+            mounts = ", ".join(m.target for m in service.mounts)
+            what = (
+                f"service `{service.name}` runs {image.text}, which mounts {mounts} and is not "
+                "in the stateful catalogue: its major upgrades cannot be judged"
+            )
+            way_out = (
+                f'add "{image.repository}" to [deployment] stateless if its data survives '
+                "major versions"
+            )
+            unmodelled.append(
+                Unmodelled(file=file.path, line=service.image_line, what=what, way_out=way_out)
+            )
+    return known, unmodelled
+
+
+def diff_compose(
+    old: ComposeFile, new: ComposeFile, stateless: frozenset[str] = frozenset()
+) -> list[Finding]:
+    """What changed between two versions of a compose file (`new.path` may be its new place);
+    `stateless` names images known to keep no data a major version changes."""
     findings: list[Finding] = []
     removed = [s for name, s in old.services.items() if name not in new.services]
     added = [s for name, s in new.services.items() if name not in old.services]
@@ -192,6 +262,7 @@ def diff_compose(old: ComposeFile, new: ComposeFile) -> list[Finding]:
                 image_seen(after.image, "image", new.path, after.image_line),
             )
             findings += _mounts(old, new, before, after)
+            findings += _uncatalogued(new.path, before, after, stateless)
     for name, (docker_name, line) in old.volumes.items():
         now = new.volumes.get(name)
         if now is None:

@@ -119,6 +119,17 @@ def _assignments(instruction: str, value: tuple[str, ...]) -> Iterator[tuple[str
             yield name, default
 
 
+def is_dockerfile(text: str) -> bool:
+    """True when the text parses as a Dockerfile whose first instruction past its `ARG`s is
+    `FROM`: a Dockerfile by its content, whatever its name."""
+    try:
+        commands = dockerfile.parse_string(text)
+    except dockerfile.GoParseError:
+        return False
+    first = next((c.cmd for c in commands if c.cmd != "ARG"), None)
+    return first == "FROM"
+
+
 def read_dockerfile(component: Component, path: str, text: str) -> None:
     """Add what the Dockerfile at `path` shows to its folder's component."""
     try:

@@ -4,7 +4,7 @@ keeps the file in sync)."""
 from __future__ import annotations
 
 from release_safety.findings import RULES
-from release_safety.settings import DEFAULT_DEPLOYMENT_SOURCES
+from release_safety.settings import DEFAULT_DEPLOYMENT_SOURCES, DEVELOPER_WORDS
 from release_safety.surfaces.deployment import rules  # noqa: F401  (registers the rules)
 from release_safety.surfaces.deployment.catalogue import KINDS
 
@@ -18,11 +18,19 @@ what a release does to the services around the application: the database, cache,
 or broker it bundles, the services and volumes of its compose files, the values and
 dependencies of its Helm charts. It reads the files `[deployment] sources` names (paths, or
 globs with `*`, `?`, `[` and `**`), by default {defaults}, outside vendored, test, example and
-hidden folders. The kind of a file comes from its name: `Chart.yaml` is a Helm chart (with the
-`requirements.yaml`, `values.yaml` and `templates/` beside it), `Dockerfile`, `Dockerfile.*`,
-`*.Dockerfile` and `Containerfile` are Dockerfiles (one folder of them builds one component),
-any other YAML file is a compose file (with the `.env` beside it, which compose reads for
-interpolation).
+hidden folders. A glob also leaves out developer-only files, whose name or folder has a word
+(split at `-`, `_`, `.`) among {developer} that the glob does not name itself
+(`docker-compose-dev.yml`, `Dockerfile.dev`, `docker/dev/compose.yml`, `.devcontainer/`), and
+`[deployment] exclude` (globs) leaves out the rest; the coverage lists each file left out and
+why (`unmodelled`), and a deployment declared `absent` stays so when every descriptor found is
+left out. The kind of a file is the one its source says (`[[deployment.sources]] path = "...",
+kind = "compose"`, `"helm"` or `"dockerfile"`), else its name's: `Chart.yaml` is a Helm chart
+(with the `requirements.yaml`, `values.yaml` and `templates/` beside it), `Dockerfile`,
+`dockerfile`, `Dockerfile.*`, `Dockerfile-*`, `*.Dockerfile` and `Containerfile` are Dockerfiles
+(one folder of them builds one component), any other YAML file is a compose file (with the
+`.env` beside it, which compose reads for interpolation); else its content's: a file whose first
+instruction past its `ARG`s is `FROM` is a Dockerfile. A file of no kind is
+`deployment-descriptor-kind-unknown`.
 
 - **Nothing found at either ref**: the surface is not checked and the release cannot be `true`;
   a service that ships no descriptor says so: `[deployment] absent = "operators deploy with
@@ -54,7 +62,9 @@ an OS package installed in a Dockerfile (`tdnf`, `apt-get`, `apk`, `dnf`, `yum`,
 server an `ENTRYPOINT` / `CMD` runs, or a version variable (`ENV PG_MAJOR=15`). Bare version
 arguments of an exec-form `ENTRYPOINT` / `CMD` (harbor's `["/docker-entrypoint.sh", "15",
 "18"]`) carry the version of the folder's one stateful kind. The series is the part of the
-version that changes only with a major upgrade.
+version that changes only with a major upgrade, by each product's own upgrade documentation;
+any 0.x version counts its minor as the major (semantic versioning), and a `bitnami/` image
+is read by its product's word (`bitnami/postgresql:16.2.0-debian-12-r5` is PostgreSQL 16).
 
 | kind | image words | server package (regular expression) | server commands | series |
 | --- | --- | --- | --- | --- |
@@ -64,9 +74,14 @@ RULES_INTRO = """
 ## Rules
 
 Images of stateless components (the application's own, proxies, workers) are not judged: the
-other surfaces judge what the application does. Read-only and tmpfs mounts hold no state and
-are not judged either. A Helm value's default that changes is not judged (image tags change
-every release); its removal or renaming is.
+other surfaces judge what the application does. An image the catalogue does not know whose
+compose service mounts a writable volume or host folder may keep data, though: when its major
+version (first number; minor for 0.x) moves, the release is `unknown`
+(`deployment-uncatalogued-major-changed`) unless `[deployment] stateless` names its repository;
+each such image is listed in the coverage (`unmodelled`), each catalogued one in
+`understood`. Read-only and tmpfs mounts hold no state and are not judged either. A Helm
+value's default that changes is not judged (image tags change every release); its removal or
+renaming is.
 
 | id | severity | title |
 | --- | --- | --- |
@@ -84,11 +99,14 @@ def _series(parts: int) -> str:
 def render() -> str:
     """The whole page."""
     defaults = ", ".join(f"`{d}`" for d in DEFAULT_DEPLOYMENT_SOURCES)
-    lines = [INTRO.format(defaults=defaults).rstrip("\n")]
+    developer = ", ".join(f"`{w}`" for w in sorted(DEVELOPER_WORDS))
+    lines = [INTRO.format(defaults=defaults, developer=developer).rstrip("\n")]
     for kind in KINDS:
         series = _series(kind.series_parts)
         if kind.name == "postgres":
-            series += " (two before 10: `9.6`)"
+            series += " (two before 10: `9.6`); a `pg16` tag gives the major"
+        elif kind.tag is not None:
+            series += f" (tags: `{_cell(kind.tag.pattern)}`)"
         words = ", ".join(f"`{w}`" for w in sorted(kind.words))
         commands = ", ".join(f"`{c}`" for c in sorted(kind.commands))
         package = _cell(kind.packages.pattern)

@@ -44,7 +44,7 @@ class Image:
         placeholder."""
         if self.tag is None or _UNRESOLVED in self.tag:
             return None
-        return version(self.tag)
+        return version(self.tag, self.kind)
 
 
 def parse_image(text: str) -> Image | None:

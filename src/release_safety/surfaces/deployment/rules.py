@@ -179,3 +179,22 @@ STRATEGY_CHANGED = _rule(
     "The chart's upgrade mode or update strategy changes",
     "Worth a line in the upgrade notes; only a change to Recreate stops the service.",
 )
+UNCATALOGUED_MAJOR = _rule(
+    "deployment-uncatalogued-major-changed",
+    "unknown",
+    "An image the catalogue does not know keeps data and moves to another major version",
+    "The service mounts a volume or a data directory, so it may keep data on disk in a format "
+    "of its major version; the tool cannot tell whether the new major reads it in place.",
+    "image: example/ledger:1.4 -> example/ledger:2.0, volumes: [ledger:/var/lib/ledger]",
+    "Name the image in `[deployment] stateless` if its data survives majors, or acknowledge "
+    "the release in the overrides file.",
+)
+DESCRIPTOR_KIND_UNKNOWN = _rule(
+    "deployment-descriptor-kind-unknown",
+    "unknown",
+    "A file named as a deployment descriptor is of no kind the tool reads",
+    "Neither its name nor its content says compose file, Helm chart or Dockerfile: what it "
+    "deploys cannot be read.",
+    'sources = ["deploy/stack.txt"]',
+    'Say its kind: [[deployment.sources]] path = "deploy/stack.txt", kind = "compose".',
+)
