@@ -22,6 +22,7 @@ from release_safety.render.formats import chosen_format, format_options, github,
 from release_safety.render.github import comment_body, headline
 from release_safety.render.markdown import upgrade_safety_section
 from release_safety.rulesoff import rules_off, without
+from release_safety.settingsfile import SETTINGS_FILE
 from release_safety.snapshot import Snapshot
 from release_safety.surfaces.declarations import registry as reg
 
@@ -35,6 +36,9 @@ class PrCheck:
     merge_base: str
     result: GateResult
     generated: Generated
+    settings_path: str
+    """The settings file in the repository (where it would be when absent): what a finding
+    without a file of its own concerns."""
 
     def summary(self) -> str:
         """The job summary: the comment's content, then the would-be release's section."""
@@ -115,7 +119,8 @@ def check_pull_request(
         repo.close()
     off = rules_off(current.settings.rules.off, current.where)
     result = gate(without(generated.reports, off), registry, named)
-    return PrCheck(base, head_commit, merge_base, result, generated)
+    anchor = current.path or (where if isinstance(where, str) else SETTINGS_FILE)
+    return PrCheck(base, head_commit, merge_base, result, generated, anchor)
 
 
 def _text(check: PrCheck) -> str:
@@ -169,7 +174,7 @@ def check_pr(
         "text": lambda: _text(check),
         "markdown": check.comment,
         "github": lambda: github(gate_shown(check.result)),
-        "sarif": lambda: sarif(gate_shown(check.result)),
+        "sarif": lambda: sarif(gate_shown(check.result), str, "check-pr", check.settings_path),
     }
     sys.stdout.write(rendered[chosen]())
     return 0 if check.result.passed else 1
