@@ -26,7 +26,8 @@ from release_safety.commands.checkpr import check_pull_request
 from release_safety.errors import CheckError, InputError, ReleaseSafetyError
 from release_safety.gitrepo import GitRepo
 from release_safety.index import read_index
-from release_safety.model import Artifact, TriState
+from release_safety.model import Artifact
+from release_safety.render import word
 from release_safety.render.annotations import gate_shown
 from release_safety.render.formats import sarif
 from release_safety.render.github import MARKER, gate_annotations, overflow_section
@@ -52,10 +53,6 @@ def _flag(env: Mapping[str, str], name: str) -> bool:
         f"input {name.removeprefix('INPUT_').lower().replace('_', '-')}: "
         f"expected true or false, got {value!r}"
     )
-
-
-def _tri(value: TriState) -> str:
-    return str(value).lower() if isinstance(value, bool) else value
 
 
 _MODE_NAMES = {"pr": ("base", "head"), "backfill": ("floor", "through")}
@@ -388,7 +385,7 @@ def release_mode(inputs: Inputs, ctx: Context) -> int:
     if not inputs.commit_index:
         regenerate()
     artifact = Artifact.model_validate_json(artifact_path.read_bytes())
-    verdict = _tri(artifact.compatibility.rollingUpdateSafe)
+    verdict = word(artifact.compatibility.rollingUpdateSafe)
     ctx.set_output("verdict", verdict)
     ctx.set_output("rolling-update-safe", verdict)
     ctx.set_output("strategy", artifact.compatibility.recommendedStrategy)
@@ -449,7 +446,7 @@ def pr_mode(inputs: Inputs, ctx: Context) -> int:
     for annotation in shown:
         print(annotation.command())
     ctx.summary(check.summary() + ("\n" + overflow_section(overflow) if overflow else ""))
-    verdict = _tri(check.generated.artifact.compatibility.rollingUpdateSafe)
+    verdict = word(check.generated.artifact.compatibility.rollingUpdateSafe)
     ctx.set_output("verdict", verdict)
     ctx.set_output("gate", "pass" if check.result.passed else "fail")
     ctx.set_output("rolling-update-safe", verdict)
@@ -499,7 +496,7 @@ def backfill_mode(inputs: Inputs, ctx: Context) -> int:
         regenerate()
     entries = read_index(index).entries
     counts = {
-        v: sum(1 for e in entries if _tri(e.rollingUpdateSafe) == v)
+        v: sum(1 for e in entries if word(e.rollingUpdateSafe) == v)
         for v in ("true", "false", "unknown")
     }
     ctx.set_output("index-path", str(index))

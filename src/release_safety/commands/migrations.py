@@ -13,11 +13,14 @@ import click
 
 from release_safety.commands.options import config_option, stdin_filepath_option
 from release_safety.quicklint import json_report, lint_files
+from release_safety.render import word
 from release_safety.render.annotations import Shown
 from release_safety.render.formats import (
     chosen_format,
     format_options,
     shared,
+    styled,
+    use_color,
 )
 from release_safety.settingsfile import repository_root
 
@@ -62,6 +65,7 @@ def lint_migrations(
     skip_other: bool,
     format_: str | None,
     as_json: bool,
+    color: str,
 ) -> int:
     """Lint SQL (.sql) and knex (.ts/.js) migration files: heaviness and compatibility. The
     files are taken in the order given, each on the schema the earlier ones built.
@@ -92,7 +96,7 @@ def lint_migrations(
     if chosen == "json":
         click.echo(json_report(linted), nl=False)
     elif chosen == "text":
-        _print_text(linted.reports)
+        _print_text(linted.reports, use_color(color))
     else:
         root = repository_root(Path("."))
         uris = {d.shown: d.uri(root) for d in linted.documents}  # paths from the repository root
@@ -102,16 +106,16 @@ def lint_migrations(
     return linted.code
 
 
-def _print_text(reports: list[dict[str, Any]]) -> None:
+def _print_text(reports: list[dict[str, Any]], color: bool | None) -> None:
     for report in reports:
-        flags = ", ".join(f"{k}={_show(v)}" for k, v in report["heaviness"].items())
-        click.echo(f"{report['file']}: tables [{', '.join(report['tables'])}]; {flags}")
+        flags = ", ".join(f"{k}={word(v)}" for k, v in report["heaviness"].items())
+        click.echo(
+            f"{report['file']}: tables [{', '.join(report['tables'])}]; {flags}", color=color
+        )
         for finding in report["findings"]:
             where = f"{finding['file']}:{finding.get('line', 1)}"
-            click.echo(f"  {where}: {finding['severity']} {finding['rule']}: {finding['message']}")
+            severity = styled(finding["severity"])
+            text = f"  {where}: {severity} {finding['rule']}: {finding['message']}"
+            click.echo(text, color=color)
             if "hint" in finding:
-                click.echo(f"    safer: {finding['hint']}")
-
-
-def _show(value: object) -> str:
-    return str(value).lower() if isinstance(value, bool) else str(value)
+                click.echo(f"    safer: {finding['hint']}", color=color)

@@ -29,3 +29,9 @@ stdin_filepath_option = click.option(
     help="The path findings on standard input (`-`) are reported at (default: `<stdin>`;"
     " `stdin` in SARIF).",
 )
+
+
+def help_epilog(examples: list[str], exit_codes: list[str]) -> str:
+    """The end of a command's help: examples, then its exit codes (kept as written)."""
+    lines = ["\b", "Examples:", *(f"  {e}" for e in examples), "", "\b", "Exit codes:"]
+    return "\n".join([*lines, *(f"  {code}" for code in exit_codes)])

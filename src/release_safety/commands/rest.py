@@ -22,6 +22,8 @@ from release_safety.render.formats import (
     chosen_format,
     format_options,
     shared,
+    styled,
+    use_color,
 )
 from release_safety.settingsfile import repository_root
 from release_safety.surfaces.rest.analyse import describe, load_api
@@ -101,6 +103,7 @@ def diff_openapi(
     as_json: bool,
     fail_on: str,
     stdin_filepath: str | None,
+    color: str,
 ) -> int:
     """Breaking changes and advisories from BASE to REVISION (OpenAPI 3.0 / 3.1, Swagger 2.0).
 
@@ -129,7 +132,7 @@ def diff_openapi(
     if chosen == "json":
         click.echo(jsonio.dumps(_document(base, revision, found)), nl=False)
     elif chosen == "text":
-        _print_text(found)
+        _print_text(found, use_color(color))
     else:
         root = repository_root(Path.cwd())
         uris = {doc.shown: doc.uri(root) for doc in (old_doc, new_doc)}
@@ -139,7 +142,7 @@ def diff_openapi(
     return code
 
 
-def _print_text(found: list[Change]) -> None:
+def _print_text(found: list[Change], color: bool | None) -> None:
     counts = {level: sum(c.finding.severity == level for c in found) for level in LEVELS}
     click.echo(
         f"{counts['breaking']} breaking change(s), {counts['unknown']} unknown,"
@@ -148,6 +151,7 @@ def _print_text(found: list[Change]) -> None:
     for level in LEVELS[::-1]:
         entries = [_entry(c) for c in found if c.finding.severity == level]
         if entries:
-            click.echo(f"\n{_TITLES[level]}:")
+            title = styled(level, f"{_TITLES[level]}:")
+            click.echo(f"\n{title}", color=color)
             for entry in capped(entries, f"{_TITLES[level].lower()} finding(s)"):
                 click.echo(f"  {entry}")

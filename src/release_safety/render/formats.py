@@ -34,8 +34,44 @@ INFORMATION_URI = "https://pypi.org/project/release-safety/"
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+COLORS = ("auto", "always", "never")
+_STYLES: dict[str, dict[str, Any]] = {
+    "breaking": {"fg": "red", "bold": True},
+    "error": {"fg": "red", "bold": True},
+    "unknown": {"fg": "yellow"},
+    "warning": {"fg": "yellow"},
+    "advisory": {"fg": "cyan"},
+    "note": {"fg": "cyan"},
+    "declared": {"fg": "green"},
+}
+
+
+def use_color(choice: str) -> bool | None:
+    """Whether text output is coloured: `always` and `never` as said; `auto` on a terminal
+    unless NO_COLOR is set to anything (None: click looks at the terminal)."""
+    if choice == "always":
+        return True
+    if choice == "never" or os.environ.get("NO_COLOR"):
+        return False
+    return None
+
+
+def styled(key: str, text: str | None = None) -> str:
+    """`text` (the severity or level `key` itself by default) in that key's colour, which
+    `click.echo` strips where colour is not wanted."""
+    shown = key if text is None else text
+    return click.style(shown, **_STYLES[key]) if key in _STYLES else shown
+
+
 def format_options(command: F) -> F:
-    """`--format` and its alias `--json` (`--format json`)."""
+    """`--format`, its alias `--json` (`--format json`) and `--color`."""
+    command = click.option(
+        "--color",
+        type=click.Choice(COLORS),
+        default="auto",
+        show_default=True,
+        help="Colour the text output: auto (on a terminal, unless NO_COLOR is set), always, never.",
+    )(command)
     command = click.option(
         "--json", "as_json", is_flag=True, help="Print one JSON document (`--format json`)."
     )(command)
