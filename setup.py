@@ -1,13 +1,13 @@
-"""Build hook: a wheel carries the migration lint's hot path and the evaluator's history answer
-compiled with mypyc where it can.
+"""Build hook: a wheel built with RELEASE_SAFETY_COMPILE=1 (the release workflow's,
+`.github/workflows/wheels.yml`) carries the migration lint's hot path and the evaluator's
+history answer compiled with mypyc.
 
-`pip install .` (any build of a wheel) compiles the modules below into C extensions beside their
-sources; Python imports an extension before a `.py` of the same name. Where that cannot be done
-(no C compiler or no Python headers) the wheel is the pure-Python package, which gives the same
-answers more slowly, and the build says so. An editable install (`pip install -e .`, what
-`scripts/bootstrap` makes) is never compiled, so an edited source is what runs.
-
-RELEASE_SAFETY_COMPILE=0 builds the pure package; =1 makes a failed compilation fail the build.
+Compiling is opt-in: `pip install .` from source builds the pure-Python package in seconds
+(the same answers, more slowly). RELEASE_SAFETY_COMPILE=1 compiles the modules below into C
+extensions beside their sources (Python imports an extension before a `.py` of the same name)
+and a failed compilation fails the build; =auto compiles where it can (no C compiler or no
+Python headers: the pure package, and the build says so). An editable install (`pip install
+-e .`, what `scripts/bootstrap` makes) is never compiled, so an edited source is what runs.
 mypy reads the modules with imports outside this list skipped, whatever else the build
 environment holds, so every build compiles the same code.
 """
@@ -59,7 +59,7 @@ class CompiledWhereItCan(build_ext):
     """build_ext that compiles COMPILED with mypyc when building a wheel, else nothing."""
 
     def finalize_options(self) -> None:
-        self.mode = os.environ.get("RELEASE_SAFETY_COMPILE", "auto")
+        self.mode = os.environ.get("RELEASE_SAFETY_COMPILE", "0") or "0"
         self.distribution.ext_modules = []
         wheel = "bdist_wheel" in self.distribution.commands  # not metadata, not editable_wheel
         if self.mode != "0" and wheel and not self.editable_mode and not self.inplace:

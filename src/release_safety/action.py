@@ -26,7 +26,10 @@ from release_safety.commands.checkpr import check_pull_request
 from release_safety.errors import CheckError, InputError, ReleaseSafetyError
 from release_safety.gitrepo import GitRepo
 from release_safety.index import read_index
-from release_safety.model import Artifact, TriState
+from release_safety.model import Artifact
+from release_safety.render import word
+from release_safety.render.annotations import gate_shown
+from release_safety.render.formats import sarif
 from release_safety.render.github import MARKER, gate_annotations, overflow_section
 from release_safety.render.markdown import upgrade_safety_section
 from release_safety.settings import Settings, load_settings
@@ -52,8 +55,8 @@ def _flag(env: Mapping[str, str], name: str) -> bool:
     )
 
 
-def _tri(value: TriState) -> str:
-    return str(value).lower() if isinstance(value, bool) else value
+_MODE_NAMES = {"pr": ("base", "head"), "backfill": ("floor", "through")}
+"""The inputs each mode names its two refs with (`from` and `to` are upgrade-check's)."""
 
 
 @dataclass(frozen=True)
@@ -69,7 +72,13 @@ class Inputs:
     commit_index: bool
     comment: bool
     from_: str | None
+    """pr: the base; backfill: the floor; upgrade-check: the version running (`from`, or in pr
+    and backfill its mode's own name)."""
     to: str | None
+    """pr: the head; backfill: the newest release; upgrade-check: the target."""
+    upload_sarif: bool = False
+    deprecated: tuple[str, ...] = ()
+    """The deprecated inputs given, with what to write instead."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> Inputs:
@@ -79,6 +88,15 @@ class Inputs:
         mode = text("MODE") or ""
         if mode not in MODES:
             raise InputError(f"input mode: expected one of {', '.join(MODES)}, got {mode!r}")
+        from_, to = text("FROM"), text("TO")
+        deprecated: list[str] = []
+        named = _MODE_NAMES.get(mode)
+        if named is not None:  # pr and backfill name them for what they mean
+            for old, new, value in (("from", named[0], from_), ("to", named[1], to)):
+                if value is not None:
+                    deprecated.append(f"input {old} is deprecated in {mode} mode: use {new}")
+            from_ = text(named[0].upper()) or from_
+            to = text(named[1].upper()) or to
         return cls(
             mode=mode,
             version=text("VERSION"),
@@ -88,8 +106,10 @@ class Inputs:
             upload_asset=_flag(env, "INPUT_UPLOAD_ASSET"),
             commit_index=_flag(env, "INPUT_COMMIT_INDEX"),
             comment=_flag(env, "INPUT_COMMENT"),
-            from_=text("FROM"),
-            to=text("TO"),
+            from_=from_,
+            to=to,
+            upload_sarif=_flag(env, "INPUT_UPLOAD_SARIF"),
+            deprecated=tuple(deprecated),
         )
 
 
@@ -365,7 +385,7 @@ def release_mode(inputs: Inputs, ctx: Context) -> int:
     if not inputs.commit_index:
         regenerate()
     artifact = Artifact.model_validate_json(artifact_path.read_bytes())
-    verdict = _tri(artifact.compatibility.rollingUpdateSafe)
+    verdict = word(artifact.compatibility.rollingUpdateSafe)
     ctx.set_output("verdict", verdict)
     ctx.set_output("rolling-update-safe", verdict)
     ctx.set_output("strategy", artifact.compatibility.recommendedStrategy)
@@ -417,7 +437,7 @@ def pr_mode(inputs: Inputs, ctx: Context) -> int:
     base = inputs.from_ or (pr.get("base") or {}).get("sha")
     head = inputs.to or (pr.get("head") or {}).get("sha")
     if not base or not head:
-        raise InputError("pr mode: give inputs from and to, or run on a pull_request event")
+        raise InputError("pr mode: give inputs base and head, or run on a pull_request event")
     number = pr.get("number")
     label = f"pr-{number}" if isinstance(number, int) else "pr"
     config = ctx.path(inputs.config) if inputs.config else None
@@ -426,11 +446,16 @@ def pr_mode(inputs: Inputs, ctx: Context) -> int:
     for annotation in shown:
         print(annotation.command())
     ctx.summary(check.summary() + ("\n" + overflow_section(overflow) if overflow else ""))
-    verdict = _tri(check.generated.artifact.compatibility.rollingUpdateSafe)
+    verdict = word(check.generated.artifact.compatibility.rollingUpdateSafe)
     ctx.set_output("verdict", verdict)
     ctx.set_output("gate", "pass" if check.result.passed else "fail")
     ctx.set_output("rolling-update-safe", verdict)
     ctx.set_output("strategy", check.generated.artifact.compatibility.recommendedStrategy)
+    if inputs.upload_sarif:
+        path = ctx.temp / "release-safety.sarif"
+        log = sarif(gate_shown(check.result), str, "check-pr", check.settings_path)
+        jsonio.write_atomic(path, log)
+        ctx.set_output("sarif-path", str(path))
     if inputs.comment and isinstance(number, int):
         if _is_fork(pr):
             print("::notice title=release-safety::pull request from a fork: job summary only")
@@ -471,7 +496,7 @@ def backfill_mode(inputs: Inputs, ctx: Context) -> int:
         regenerate()
     entries = read_index(index).entries
     counts = {
-        v: sum(1 for e in entries if _tri(e.rollingUpdateSafe) == v)
+        v: sum(1 for e in entries if word(e.rollingUpdateSafe) == v)
         for v in ("true", "false", "unknown")
     }
     ctx.set_output("index-path", str(index))
@@ -558,6 +583,8 @@ def main(env: Mapping[str, str] | None = None) -> int:
     ctx: Context | None = None
     try:
         inputs = Inputs.from_env(env)
+        for deprecated in inputs.deprecated:
+            print(f"::warning title=release-safety::{deprecated}")
         ctx = Context(env)
         return HANDLERS[inputs.mode](inputs, ctx)
     except ReleaseSafetyError as exc:

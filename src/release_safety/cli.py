@@ -79,9 +79,17 @@ MAX_DETAIL = 300
 """Characters of an unexpected error's text that reach the one-line report."""
 
 
-def _report_error(kind: str, message: str, code: int, as_json: bool) -> int:
+def _report_error(kind: str, message: str, code: int, as_json: bool | str) -> int:
+    """Print an error as one line on standard error, and also as the JSON object `--json`
+    asks for or, under `--format sarif` (`as_json` is then the command's name), as a SARIF log
+    whose invocation failed (code scanning shows why no result came)."""
     message = " ".join(message.split())  # one line, whatever the message held
-    if as_json:
+    if isinstance(as_json, str):
+        from release_safety.render.formats import sarif_error
+
+        sys.stdout.write(sarif_error(as_json, message, code))
+        print(f"release-safety: {message}", file=sys.stderr)
+    elif as_json:
         import json  # deferred: `--help` and `--version` need no JSON
 
         print(json.dumps({"error": {"kind": kind, "message": message, "exitCode": code}}))
@@ -93,7 +101,11 @@ def _report_error(kind: str, message: str, code: int, as_json: bool) -> int:
 def run(argv: Sequence[str] | None = None) -> int:
     """Run the CLI on `argv` and return the exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
-    as_json = "--json" in args or "--format=json" in args or ("--format", "json") in pairwise(args)
+    as_json: bool | str = (
+        "--json" in args or "--format=json" in args or ("--format", "json") in pairwise(args)
+    )
+    if not as_json and ("--format=sarif" in args or ("--format", "sarif") in pairwise(args)):
+        as_json = args[0] if args[0] in COMMANDS else "release-safety"
     try:
         return _answer(args, as_json)
     except BrokenPipeError:
@@ -103,7 +115,7 @@ def run(argv: Sequence[str] | None = None) -> int:
         return 1
 
 
-def _answer(args: list[str], as_json: bool) -> int:
+def _answer(args: list[str], as_json: bool | str) -> int:
     try:
         quick = _quick(args)
         return _run_click(args, as_json) if quick is None else quick
@@ -130,7 +142,7 @@ def _quick(args: list[str]) -> int | None:
     return None
 
 
-def _run_click(args: list[str], as_json: bool) -> int:
+def _run_click(args: list[str], as_json: bool | str) -> int:
     import click
 
     from release_safety.commands.group import cli

@@ -57,12 +57,14 @@ def git_ref_path(spec: str) -> tuple[str, str] | None:
     return ref, path
 
 
-def read_document(spec: str, stdin_used: bool = False) -> Document:
-    """The bytes `spec` names; a missing file or ref is bad input, an unreadable one exit 3."""
+def read_document(spec: str, stdin_used: bool = False, stdin_name: str | None = None) -> Document:
+    """The bytes `spec` names (standard input named `stdin_name` when given, as
+    `--stdin-filepath` names it); a missing file or ref is bad input, an unreadable one
+    exit 3."""
     if spec == STDIN:
         if stdin_used:
             raise InputError("`-` given twice: standard input can be read once")
-        return Document(STDIN_NAME, sys.stdin.buffer.read())
+        return Document(stdin_name or STDIN_NAME, sys.stdin.buffer.read())
     at_ref = git_ref_path(spec)
     if at_ref is None:
         return Document(spec, _read_file(spec))

@@ -34,6 +34,7 @@ from release_safety.settingsfile import (
     DEFAULT_TEMPLATE,
     PYPROJECT,
     find_settings,
+    key_line,
     read_settings,
     settings_data,
     settings_text,
@@ -482,7 +483,9 @@ def parse_settings(text: str, where: str, table: bool = False) -> Settings | Non
         error = exc.errors()[0]
         key = ".".join(str(part) for part in error["loc"]) or "(top level)"
         reason = "unknown key" if error["type"] == "extra_forbidden" else error["msg"]
-        raise InputError(f"{where}: key {key!r}: {reason}") from exc
+        line = key_line(text, error["loc"], ("tool", "release-safety") if table else ())
+        place = where if line is None else f"{where}, line {line}"
+        raise InputError(f"{place}: key {key!r}: {reason}") from exc
 
 
 def settings_source(snapshot: Snapshot, path: str = SETTINGS_FILE) -> str | None:

@@ -3,6 +3,8 @@ pydantic, so a lint with no settings file starts fast (`settings` validates a fi
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +38,36 @@ def settings_data(text: str, where: str, table: bool = False) -> tuple[dict[str,
         return data, where
     found = data.get("tool", {}).get("release-safety")
     return None if found is None else (found, f"{where} [tool.release-safety]")
+
+
+_HEADER = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$")
+_ASSIGNED = re.compile(r"^\s*([\w\"'.-][\w\"' .-]*?)\s*=")
+
+
+def _dotted(name: str) -> tuple[str, ...]:
+    return tuple(part.strip().strip("\"'") for part in name.split("."))
+
+
+def key_line(text: str, key: Sequence[str | int], table: Sequence[str] = ()) -> int | None:
+    """The line of TOML text that sets `key` (a validation error's path, under `table`), or
+    the nearest line that sets a table or a key holding it (a list's line for one of its
+    items); None when no line does. Found by the `[table]` headers and `name =` lines, which
+    is all a settings file's keys are written with."""
+    wanted = (*table, *(str(part) for part in key))
+    best: tuple[int, int] | None = None  # (how much of the key, line)
+    current: tuple[str, ...] = ()
+    for number, line in enumerate(text.splitlines(), start=1):
+        header = _HEADER.match(line)
+        if header:
+            current = _dotted(header.group(1))
+            found = current
+        elif (assigned := _ASSIGNED.match(line)) is not None:
+            found = (*current, *_dotted(assigned.group(1)))
+        else:
+            continue
+        if wanted[: len(found)] == found and (best is None or len(found) > best[0]):
+            best = (len(found), number)
+    return None if best is None or best[0] <= len(table) else best[1]
 
 
 def settings_text(data: bytes, where: str) -> str:

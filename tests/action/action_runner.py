@@ -162,6 +162,7 @@ class Runner:
             "GITHUB_STEP_SUMMARY": str(summary),
             "RUNNER_TEMP": str(self.temp),
             "RUNNER_OS": "Linux",
+            "RUNNER_ARCH": "X64",
             "GH_STUB_LOG": str(self.gh_log),
             **env,
             **step_env,

@@ -23,8 +23,13 @@ def test_inputs_and_outputs_are_the_issues_kebab_case_names() -> None:
         "commit-index",
         "comment",
         "github-token",
+        "base",
+        "head",
+        "floor",
+        "through",
         "from",
         "to",
+        "upload-sarif",
     }
     assert {
         "verdict",
@@ -54,7 +59,8 @@ def test_every_input_reaches_the_one_call_through_env() -> None:
 def test_nested_actions_are_pinned_and_python_leaves_the_caller_alone() -> None:
     steps = ACTION["runs"]["steps"]
     uses = [s["uses"] for s in steps if "uses" in s]
-    assert uses and all(re.fullmatch(r"actions/[\w-]+@[0-9a-f]{40}", u) for u in uses)
+    pinned = r"(?:actions/[\w-]+|github/codeql-action/upload-sarif)@[0-9a-f]{40}"
+    assert uses and all(re.fullmatch(pinned, u) for u in uses)
     setup = next(s for s in steps if s["uses"].startswith("actions/setup-python@"))
     assert setup["with"]["update-environment"] is False
 
@@ -63,7 +69,8 @@ def test_the_venv_is_installed_from_the_hashed_lock_and_cached_by_its_hash() -> 
     steps = ACTION["runs"]["steps"]
     prep = next(s for s in steps if s.get("id") == "prep")
     assert 'sha256sum "$GITHUB_ACTION_PATH/requirements.lock"' in prep["run"]
-    assert "$lock" in prep["run"].split("key=", 1)[1].splitlines()[0]
+    key = prep["run"].split("key=", 1)[1].splitlines()[0]
+    assert "$lock" in key and "$RUNNER_ARCH" in key  # x64 and arm64 runners differ
     cache = next(s for s in steps if s.get("uses", "").startswith("actions/cache@"))
     assert cache["with"] == {
         "path": "${{ steps.prep.outputs.venv }}",

@@ -181,7 +181,7 @@ def test_bad_settings_file_in_repository(
     service.tag("1.3.0")
     assert run(["generate", "--repo", str(service.path), "--to", "1.3.0", "--out", "-"]) == 2
     err = capsys.readouterr().err
-    assert ".release-safety.toml at 1.3.0: key 'rest.spec': unknown key" in err
+    assert ".release-safety.toml at 1.3.0, line 2: key 'rest.spec': unknown key" in err
 
 
 def _artifact(service: RepoBuilder, tmp_path: Path, ref: str, name: str, *extra: str) -> Path:

@@ -161,7 +161,8 @@ def test_inputs_stdin_and_ref_path(
     jsonschema.Draft4Validator(SARIF_SCHEMA).validate(log)
     results = log["runs"][0]["results"]
     assert "drop-column" in {r["ruleId"] for r in results}
-    assert all("locations" not in r for r in results)  # standard input has no path
+    uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in results}
+    assert uris == {"stdin"}  # standard input, not named by --stdin-filepath
     assert run(["lint-migrations", "--json", f"HEAD:{MIGRATION}"]) == 1
     (linted,) = json.loads(_out(capsys))["files"]
     assert linted["findings"][0]["file"] == MIGRATION

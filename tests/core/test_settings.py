@@ -1,3 +1,4 @@
+import re
 from pathlib import Path
 
 import pytest
@@ -80,7 +81,7 @@ specs = ["packages/backend/src/generated/swagger.json"]
 def test_errors_name_file_and_key(text: str, message: str) -> None:
     with pytest.raises(InputError) as caught:
         parse_settings(text, "repo/.release-safety.toml")
-    assert caught.value.message.startswith("repo/.release-safety.toml: ")
+    assert re.match(r"repo/\.release-safety\.toml(, line \d+)?: ", caught.value.message)
     assert message in caught.value.message
     assert "\n" not in caught.value.message
 

@@ -101,7 +101,8 @@ def test_settings_are_found_walking_up_to_the_repository_root(
     assert _postgres(capsys) == 13  # in one folder, .release-safety.toml wins
     (nested / "services/.release-safety.toml").write_text("[rules]\nof = []\n")
     assert run(["lint-migrations", "001.sql"]) == 2
-    assert "services/.release-safety.toml: key 'rules.of': unknown key" in capsys.readouterr().err
+    error = capsys.readouterr().err
+    assert "services/.release-safety.toml, line 2: key 'rules.of': unknown key" in error
 
 
 def test_rules_off_silences_lint_migrations_and_rejects_unknown_ids(

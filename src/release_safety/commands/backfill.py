@@ -9,8 +9,9 @@ from pathlib import Path
 import click
 
 from release_safety.backfill import Outcome, backfill
-from release_safety.commands.options import repo_option
+from release_safety.commands.options import help_epilog, repo_option
 from release_safety.index import read_index
+from release_safety.render import word
 from release_safety.settings import load_settings
 
 
@@ -26,7 +27,7 @@ class Progress:
         now = time.monotonic()
         rate = done / max(now - self.start, 1e-9)
         eta = (total - done) / rate if rate else 0.0
-        verdict = outcome.artifact.compatibility.rollingUpdateSafe
+        verdict = word(outcome.artifact.compatibility.rollingUpdateSafe)
         text = f"{done}/{total} {outcome.artifact.version} {verdict} ({rate:.1f}/s, ETA {eta:.0f}s)"
         if outcome.error:
             click.echo(f"warning: {outcome.artifact.version}: {outcome.error}", err=True)
@@ -40,7 +41,17 @@ class Progress:
             self.last_line = now
 
 
-@click.command("backfill")
+@click.command(
+    "backfill",
+    epilog=help_epilog(
+        ["release-safety backfill --index release-safety-index.json --floor v1.0.0"],
+        [
+            "0 done (each release's verdict is in the index)",
+            "2 bad input (an unknown floor, bad settings)",
+            "3 could not check",
+        ],
+    ),
+)
 @repo_option
 @click.option("--config", type=click.Path(path_type=Path), help="Settings file to use.")
 @click.option("--floor", help="Oldest release to backfill (default: settings, then the index).")

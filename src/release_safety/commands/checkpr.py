@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,17 +10,25 @@ import click
 
 from release_safety import jsonio
 from release_safety.checkpr import GateResult, gate
-from release_safety.commands.options import repo_option
+from release_safety.commands.options import help_epilog, repo_option
 from release_safety.findings import Finding, all_findings
 from release_safety.generate import Generated, analyse_release
 from release_safety.gitrepo import GitRepo
 from release_safety.release import Release
 from release_safety.releasesettings import release_settings, settings_at_ref, settings_file
 from release_safety.render.annotations import gate_shown
-from release_safety.render.formats import chosen_format, format_options, github, sarif
+from release_safety.render.formats import (
+    chosen_format,
+    format_options,
+    github,
+    sarif,
+    styled,
+    use_color,
+)
 from release_safety.render.github import comment_body, headline
 from release_safety.render.markdown import upgrade_safety_section
 from release_safety.rulesoff import rules_off, without
+from release_safety.settingsfile import SETTINGS_FILE
 from release_safety.snapshot import Snapshot
 from release_safety.surfaces.declarations import registry as reg
 
@@ -35,6 +42,10 @@ class PrCheck:
     merge_base: str
     result: GateResult
     generated: Generated
+    head_as_typed: str
+    settings_path: str
+    """The settings file in the repository (where it would be when absent): what a finding
+    without a file of its own concerns."""
 
     def summary(self) -> str:
         """The job summary: the comment's content, then the would-be release's section."""
@@ -46,6 +57,12 @@ class PrCheck:
     def settings_changes(self) -> list[Finding]:
         """The settings diff between the merge base and the head, every change judged."""
         return [f for f in all_findings(self.generated.reports) if f.surface == "settings"]
+
+    def as_typed(self, text: str) -> str:
+        """`text` with the commit ids the analysis ran on named as the user typed them (the
+        head as given, the merge base as `merge-base(BASE, HEAD)`)."""
+        named = text.replace(self.merge_base, f"merge-base({self.base}, {self.head_as_typed})")
+        return named.replace(self.head, self.head_as_typed)
 
     def comment(self) -> str:
         return comment_body(self.result, self.merge_base, self.head)
@@ -115,31 +132,47 @@ def check_pull_request(
         repo.close()
     off = rules_off(current.settings.rules.off, current.where)
     result = gate(without(generated.reports, off), registry, named)
-    return PrCheck(base, head_commit, merge_base, result, generated)
+    anchor = current.path or (where if isinstance(where, str) else SETTINGS_FILE)
+    return PrCheck(base, head_commit, merge_base, result, generated, head, anchor)
 
 
 def _text(check: PrCheck) -> str:
     r = check.result
     lines = [headline(r)]
+
+    def line(f: Finding, level: str, after: str = "") -> None:
+        where = f"{f.file or check.settings_path}:{f.line or 1}"
+        lines.append(f"{where}: {styled(level)}: {check.as_typed(f.message)} [{f.rule}]{after}")
+
     for f in r.uncovered:
-        lines.append(f"{f.file or '-'}:{f.line or 1}: error: {f.message} [{f.rule}] (undeclared)")
+        line(f, "error", " (undeclared)")
     for f in r.problems:
-        lines.append(f"{f.file or '-'}:{f.line or 1}: error: {f.message} [{f.rule}]")
+        line(f, "error")
     for f in r.warnings:
-        lines.append(f"{f.file or '-'}:{f.line or 1}: warning: {f.message} [{f.rule}]")
+        line(f, "warning")
     for c in r.covered:
-        f, d = c.finding, c.declaration
-        lines.append(
-            f"{f.file or '-'}:{f.line or 1}: declared: {f.message} [{f.rule}]"
-            f" (by {d.file}:{d.line})"
-        )
+        line(c.finding, "declared", f" (by {c.declaration.file}:{c.declaration.line})")
     for f in check.settings_changes():
         if f.severity == "advisory":
-            lines.append(f"{f.file or '-'}:{f.line or 1}: note: {f.message} [{f.rule}]")
+            line(f, "note")
     return "\n".join(lines) + "\n"
 
 
-@click.command("check-pr")
+@click.command(
+    "check-pr",
+    epilog=help_epilog(
+        [
+            "release-safety check-pr --base main --head HEAD",
+            "release-safety check-pr --base origin/main --head HEAD --format sarif > gate.sarif",
+        ],
+        [
+            "0 the gate passes",
+            "1 an undeclared break or a problem",
+            "2 bad input (an unknown ref, bad settings)",
+            "3 could not check",
+        ],
+    ),
+)
 @click.option("--base", required=True, help="The pull request's base branch or commit.")
 @click.option("--head", required=True, help="The pull request's head commit.")
 @repo_option
@@ -156,6 +189,7 @@ def check_pr(
     as_json: bool,
     summary: str | None,
     comment: str | None,
+    color: str,
 ) -> int:
     """Fail when a breaking change of the pull request is not declared in it. Exit 1 on fail."""
     chosen = chosen_format(format_, as_json)
@@ -169,7 +203,7 @@ def check_pr(
         "text": lambda: _text(check),
         "markdown": check.comment,
         "github": lambda: github(gate_shown(check.result)),
-        "sarif": lambda: sarif(gate_shown(check.result)),
+        "sarif": lambda: sarif(gate_shown(check.result), str, "check-pr", check.settings_path),
     }
-    sys.stdout.write(rendered[chosen]())
+    click.echo(rendered[chosen](), nl=False, color=use_color(color) if chosen == "text" else False)
     return 0 if check.result.passed else 1

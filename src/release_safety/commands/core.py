@@ -9,7 +9,7 @@ import click
 
 from release_safety import jsonio
 from release_safety.artifact import unknown_artifact
-from release_safety.commands.options import repo_option
+from release_safety.commands.options import help_epilog, repo_option
 from release_safety.errors import InputError, ReleaseSafetyError
 from release_safety.evidence import evidence_document
 from release_safety.findings import RULES, all_findings
@@ -26,7 +26,19 @@ def write_or_print(path: str, text: str) -> None:
         click.echo(path)
 
 
-@click.command()
+@click.command(
+    epilog=help_epilog(
+        [
+            "release-safety generate --to v1.6.0",
+            "release-safety generate --to HEAD --version 1.7.0 --notes notes.md",
+        ],
+        [
+            "0 written (whatever the verdict: the artifact says it)",
+            "2 bad input",
+            "3 could not check",
+        ],
+    )
+)
 @click.option("--to", "to_ref", required=True, help="Release tag or commit being released.")
 @click.option("--from", "from_ref", help="Ref of the previous release (default: previous tag).")
 @click.option("--version", "version", help="Release version when --to is not a release tag.")
@@ -83,7 +95,7 @@ def generate(
     return 0
 
 
-@click.command()
+@click.command(epilog=help_epilog(["release-safety rules", "release-safety rules --json"], ["0"]))
 @click.option("--json", "as_json", is_flag=True, help="Print the catalogue as a JSON array.")
 def rules(as_json: bool) -> int:
     """List every rule of every surface."""

@@ -7,11 +7,14 @@ from pathlib import Path
 
 import click
 
+from release_safety.commands.options import help_epilog
 from release_safety.demo.run import explain, run_demo, table
 from release_safety.errors import InputError
 
 
-@click.command()
+@click.command(
+    epilog=help_epilog(["release-safety demo --dir /tmp/demo"], ["0 built", "3 could not build"])
+)
 @click.option(
     "--dir",
     "folder",

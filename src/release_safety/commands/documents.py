@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import click
 
 from release_safety import jsonio
+from release_safety.commands.options import help_epilog
 from release_safety.errors import InputError
 from release_safety.index import (
     apply_floor,
@@ -39,12 +40,37 @@ def read_artifact(path: Path) -> Artifact:
     return Artifact.model_validate(data)
 
 
-@click.group()
+@click.group(
+    epilog=help_epilog(
+        [
+            "release-safety index update --index release-safety-index.json"
+            " --artifact release-safety.json"
+        ],
+        [
+            "0 updated (or unchanged)",
+            "2 bad input (an invalid artifact or index)",
+            "3 could not write",
+        ],
+    )
+)
 def index() -> None:
     """Maintain release-safety-index.json."""
 
 
-@index.command("update")
+@index.command(
+    "update",
+    epilog=help_epilog(
+        [
+            "release-safety index update --index release-safety-index.json"
+            " --artifact release-safety.json"
+        ],
+        [
+            "0 updated (or unchanged)",
+            "2 bad input (an invalid artifact or index)",
+            "3 could not write",
+        ],
+    ),
+)
 @click.option(
     "--index",
     "index_path",
@@ -90,7 +116,9 @@ def index_update(
     return 0
 
 
-@click.command()
+@click.command(
+    epilog=help_epilog(["release-safety schema release-safety"], ["0", "2 an unknown name"])
+)
 @click.argument("name", type=click.Choice(NAMES))
 def schema(name: str) -> int:
     """Print the JSON Schema of an artifact, an index or an upgrade-check result."""
@@ -98,7 +126,11 @@ def schema(name: str) -> int:
     return 0
 
 
-@click.command()
+@click.command(
+    epilog=help_epilog(
+        ["release-safety validate release-safety.json"], ["0 valid", "2 not valid or missing"]
+    )
+)
 @click.argument("file", type=click.Path(path_type=Path))
 def validate(file: Path) -> int:
     """Validate an artifact or an index against its schema."""

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 
+from release_safety.commands.options import help_epilog
 from release_safety.errors import InputError
 
 EVALUATOR_MODULES = (
@@ -30,7 +31,12 @@ def require_evaluator_extra(command: str) -> None:
         )
 
 
-@click.command("serve-evaluator")
+@click.command(
+    "serve-evaluator",
+    epilog=help_epilog(
+        ["release-safety serve-evaluator --port 8080"], ["0 stopped", "2 bad input"]
+    ),
+)
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
 @click.option(
     "--port",
@@ -75,7 +81,13 @@ def serve_evaluator(
     return 0
 
 
-@click.command("contract-check")
+@click.command(
+    "contract-check",
+    epilog=help_epilog(
+        ["release-safety contract-check --spec openapi.yaml --base-url http://localhost:8080"],
+        ["0 every check passed", "1 a check failed", "2 bad input"],
+    ),
+)
 @click.option(
     "--spec",
     "spec_file",

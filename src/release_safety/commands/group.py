@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import importlib
 
 import click
@@ -24,17 +25,43 @@ class LazyGroup(click.Group):
         assert isinstance(command, click.Command)
         return command
 
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        name = args[0] if args else ""
+        if name and name not in COMMANDS and not name.startswith("-"):
+            near = difflib.get_close_matches(name, COMMANDS, n=3, cutoff=0.6)
+            hint = f" Did you mean {' or '.join(near)}?" if near else ""
+            ctx.fail(f"No such command {name!r}.{hint} (release-safety --help lists them)")
+        return super().resolve_command(ctx, args)
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        limit = formatter.width - 6 - max(len(name) for name in COMMANDS)
-        rows = [  # click's own shortening, of the help written here
-            (name, click.Command(name, help=short_help).get_short_help_str(limit))
-            for name, (_, short_help) in sorted(COMMANDS.items())
-        ]
+        rows = [(name, short_help) for name, (_, short_help) in sorted(COMMANDS.items())]
         with formatter.section("Commands"):
-            formatter.write_dl(rows)
+            formatter.write_dl(rows)  # whole, wrapped: never cut short
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+EXIT_CODES = """\b
+Exit codes (every command):
+  0  safe / nothing at the level that fails
+  1  unsafe: a breaking or unknown finding, a failed gate, a span not proven safe
+  2  bad input: a missing file or ref, bad settings, a wrong option
+  3  could not check: git, I/O or an unexpected error
+
+\b
+Examples:
+  release-safety lint-migrations db/migrations
+  release-safety check-pr --base main --head HEAD
+  release-safety upgrade-check --from 1.4.0 --to 1.6.0 --index release-safety-index.json
+
+Each command's --help gives its options, an example and its own exit codes."""
+
+
+@click.group(
+    cls=LazyGroup,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog=EXIT_CODES,
+)
 @click.version_option(
     f"{__version__} (migration lint: {'compiled' if compiled() else 'pure Python'})",
     prog_name="release-safety",

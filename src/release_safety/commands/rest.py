@@ -13,6 +13,7 @@ from typing import Any
 import click
 
 from release_safety import jsonio
+from release_safety.commands.options import stdin_filepath_option
 from release_safety.errors import InputError
 from release_safety.findings import Severity
 from release_safety.inputs import STDIN, Document, read_document
@@ -21,6 +22,8 @@ from release_safety.render.formats import (
     chosen_format,
     format_options,
     shared,
+    styled,
+    use_color,
 )
 from release_safety.settingsfile import repository_root
 from release_safety.surfaces.rest.analyse import describe, load_api
@@ -92,14 +95,32 @@ def _document(base: str, revision: str, found: list[Change]) -> dict[str, Any]:
     show_default=True,
     help="Exit 1 when a finding at this level or above is found (breaking > unknown > advisory).",
 )
-def diff_openapi(base: str, revision: str, format_: str | None, as_json: bool, fail_on: str) -> int:
+@stdin_filepath_option
+def diff_openapi(
+    base: str,
+    revision: str,
+    format_: str | None,
+    as_json: bool,
+    fail_on: str,
+    stdin_filepath: str | None,
+    color: str,
+) -> int:
     """Breaking changes and advisories from BASE to REVISION (OpenAPI 3.0 / 3.1, Swagger 2.0).
 
     Each is a file, `-` for standard input, or REF:path for the file at a git ref
-    (`main:openapi.yaml`; an existing file of that name wins)."""
+    (`main:openapi.yaml`; an existing file of that name wins).
+
+    \b
+    Examples:
+      release-safety diff-openapi main:openapi.yaml openapi.yaml
+      release-safety diff-openapi --format sarif v1.4.0:api/openapi.yaml api/openapi.yaml
+
+    \b
+    Exit codes: 0 nothing at or above --fail-on; 1 a finding at or above it; 2 bad input (a
+    missing document, not OpenAPI); 3 a file that could not be read."""
     chosen = chosen_format(format_, as_json)
-    old_doc = read_document(base)
-    new_doc = read_document(revision, stdin_used=base == STDIN)
+    old_doc = read_document(base, stdin_name=stdin_filepath)
+    new_doc = read_document(revision, stdin_used=base == STDIN, stdin_name=stdin_filepath)
     old = _load(old_doc)
     new = _load(new_doc, previous=old)
     try:
@@ -111,17 +132,17 @@ def diff_openapi(base: str, revision: str, format_: str | None, as_json: bool, f
     if chosen == "json":
         click.echo(jsonio.dumps(_document(base, revision, found)), nl=False)
     elif chosen == "text":
-        _print_text(found)
+        _print_text(found, use_color(color))
     else:
         root = repository_root(Path.cwd())
         uris = {doc.shown: doc.uri(root) for doc in (old_doc, new_doc)}
         shown = Shown.of([c.finding for c in found])
         title = f"OpenAPI changes from {base} to {revision}"
-        click.echo(shared(chosen, title, shown, uris.get), nl=False)
+        click.echo(shared(chosen, title, shown, uris.get, "diff-openapi"), nl=False)
     return code
 
 
-def _print_text(found: list[Change]) -> None:
+def _print_text(found: list[Change], color: bool | None) -> None:
     counts = {level: sum(c.finding.severity == level for c in found) for level in LEVELS}
     click.echo(
         f"{counts['breaking']} breaking change(s), {counts['unknown']} unknown,"
@@ -130,6 +151,7 @@ def _print_text(found: list[Change]) -> None:
     for level in LEVELS[::-1]:
         entries = [_entry(c) for c in found if c.finding.severity == level]
         if entries:
-            click.echo(f"\n{_TITLES[level]}:")
+            title = styled(level, f"{_TITLES[level]}:")
+            click.echo(f"\n{title}", color=color)
             for entry in capped(entries, f"{_TITLES[level].lower()} finding(s)"):
                 click.echo(f"  {entry}")

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from release_safety.commands.options import help_epilog
 from release_safety.jsonio import dumps
 from release_safety.quickcheck import INDEX_OPTIONS, check_json, load_releases
 from release_safety.span import (
@@ -46,7 +47,18 @@ def _index_options(command: Callable[..., Any]) -> Callable[..., Any]:
     return command
 
 
-@click.command("upgrade-check")
+@click.command(
+    "upgrade-check",
+    epilog=help_epilog(
+        ["release-safety upgrade-check --from 1.4.0 --to 1.6.0 --index release-safety-index.json"],
+        [
+            "0 proven safe to roll in one hop",
+            "1 not proven safe (false or unknown)",
+            "2 bad input (an unknown version, a bad index)",
+            "3 could not fetch or read the index",
+        ],
+    ),
+)
 @_index_options
 def upgrade_check(
     from_version: str,
@@ -68,7 +80,13 @@ def upgrade_check(
     return 0 if result.safe else 1
 
 
-@click.command("upgrade-plan")
+@click.command(
+    "upgrade-plan",
+    epilog=help_epilog(
+        ["release-safety upgrade-plan --from 1.4.0 --to 1.6.0 --index release-safety-index.json"],
+        ["0 a plan printed", "2 bad input", "3 could not fetch or read the index"],
+    ),
+)
 @_index_options
 def upgrade_plan(
     from_version: str,
