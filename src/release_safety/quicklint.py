@@ -106,7 +106,7 @@ def _expanded(files: Sequence[str]) -> list[str]:
         if name != STDIN and os.path.isdir(name):
             found = folder_migrations(Path(name))
             if not found:
-                raise InputError(f"{name}: a folder without .sql or knex migrations")
+                raise InputError(f"{Path(name)}: a folder without .sql or knex migrations")
             out += found
         else:
             out.append(name)

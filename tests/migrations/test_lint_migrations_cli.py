@@ -214,7 +214,7 @@ def test_a_missing_file_or_a_folder_is_named_as_its_path_shows_it(
     assert error["message"] == f"{tmp_path}/missing.sql: no such file"
     assert run(["lint-migrations", "--json", f"{tmp_path}/"]) == 2
     message = json.loads(capsys.readouterr().out)["error"]["message"]
-    assert message == f"{tmp_path}: a folder, not a regular file: not read"
+    assert message == f"{tmp_path}: a folder without .sql or knex migrations"
 
 
 @pytest.mark.parametrize(
