@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from release_safety.settings import MigrationSource
+if TYPE_CHECKING:
+    from release_safety.settings import MigrationSource
 
 OrderKey = tuple[int, tuple[int, ...], str, str]
 Reader = Literal["sql", "knex"]
