@@ -183,10 +183,10 @@ def test_popx_autocommit_runs_outside_a_transaction(release_pair: Pair) -> None:
     auto = judged(
         release_pair,
         {f"{folder}/20200101000000_init.up.sql": INIT},
-        {f"{folder}/20210101000000_idx.up.autocommit.sql": index},
+        {f"{folder}/20210101000000_idx.autocommit.up.sql": index},
         POPX,
     )
-    assert [f.name for f in auto.files] == ["20210101000000_idx.up.autocommit.sql"]
+    assert [f.name for f in auto.files] == ["20210101000000_idx.autocommit.up.sql"]
     assert auto.breaking() == [] and auto.unknown() == []
     assert [f.name for f in plain.files] == ["20210101000000_idx.up.sql"]
 

@@ -7,7 +7,8 @@ which of a version's files it picks, the order it runs them in, and how it reads
 - popx/fizz (and plain SQL, for a multi-dialect folder left to discovery) runs, of a version's
   files, the PostgreSQL one (`<version>_<name>.postgres.up.sql`), else the generic one
   (`<version>_<name>.up.sql`); other dialects' files (`.mysql.`, `.sqlite3.`, `.cockroach.`,
-  `.mssql.`) are not for PostgreSQL. A `.autocommit` file runs outside a transaction.
+  `.mssql.`) are not for PostgreSQL. A `.autocommit` file (`.autocommit.up.sql` or
+  `.up.autocommit.sql`) runs outside a transaction.
 - Flyway runs versioned files (`V<version>__<description>.sql`) by their version parts as
   numbers, then the repeatable ones (`R__<description>.sql`) by description.
 - sqitch runs the `deploy/` scripts in the order of the `sqitch.plan` beside that folder; a
@@ -31,7 +32,7 @@ _VERSION = re.compile(r"(\d+)")
 _FLYWAY = re.compile(r"(?:V(?P<version>\d+(?:[._]\d+)*)|R)__(?P<description>.*)")
 _DIALECT = re.compile(
     r"(?P<stem>\d+_[^.]+)\.(?:(?P<dialect>postgres|mysql|sqlite3|cockroach|mssql)\.)?"
-    r"(?P<direction>up|down)(?P<autocommit>\.autocommit)?\.(?:sql|fizz)"
+    r"(?P<before>autocommit\.)?(?P<direction>up|down)(?P<after>\.autocommit)?\.(?:sql|fizz)"
 )
 _PLAN_CHANGE = re.compile(r"^(?P<change>[^\s@:%#\[][^\s\[]*)", re.MULTILINE)
 
@@ -45,7 +46,7 @@ def reader(source: MigrationSource) -> Reader:
 def outside_transaction(path: str) -> bool:
     """True when popx runs the file outside a transaction (`.autocommit` in its name)."""
     found = _DIALECT.fullmatch(path.rpartition("/")[2])
-    return bool(found and found["autocommit"])
+    return bool(found and (found["before"] or found["after"]))
 
 
 def dialect_skipped(paths: Iterable[str]) -> set[str]:
