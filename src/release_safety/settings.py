@@ -55,6 +55,8 @@ SKIPPED_FOLDERS = frozenset(
         "__tests__",
         "__mocks__",
         "mocks",
+        "stub",
+        "stubs",
         "fixtures",
         "e2e",
         "example",

@@ -163,6 +163,7 @@ def test_discovery_alone_reads_one_dialect_and_skips_vendored_stubs(release_pair
             f"{folder}/20210101000000_a.mysql.up.sql": "ALTER TABLE users ADD b VARCHAR(2);\n",
             f"{folder}/20210101000000_a.up.sql": "ALTER TABLE users DROP email;\n",
             "vendor/github.com/ory/x/popx/stub/migrations/1_x.up.sql": "SELECT weird();\n",
+            "oryx/popx/stub/migrations/transactional/1_x.up.sql": "SELECT weird();\n",
         },
         "",
     )
