@@ -230,12 +230,7 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> Migratio
             remember(_STATES, state.key, state.schema)
     replayed = {path: old.blob_id(path) for path in matched_old} if old is not None else {}
     coverage = Coverage.of(
-        [
-            *tried,
-            *_source_lines(
-                migrations.sources, matched_new, new_order, discovery.excluded, settings
-            ),
-        ],
+        _source_lines(migrations.sources, matched_new, new_order, discovery.excluded, settings),
         replayed,
         read,
         matched={"old": len(matched_old), "new": len(matched_new)},
