@@ -13,14 +13,21 @@ TOML
 for settings in popx discovery; do
   config=()
   [ "$settings" = popx ] && config=(--config "$work/popx.toml")
+  start=$(date +%s.%N)
   PYTHONPATH="$root/src" "$root/.venv/bin/release-safety" generate --repo "$work/kratos" \
-    --from "$1" --to "$2" "${config[@]}" --out - --evidence "$work/$settings.json" \
-    | python3 -c 'import json,sys; d=json.load(sys.stdin); print(sys.argv[1], json.dumps({k: d[k] for k in d if k in ("safe","upgradeSafe","verdict")}))' "$settings" || true
+    --from "$1" --to "$2" "${config[@]}" --out "$work/$settings-artifact.json" \
+    --evidence "$work/$settings.json" >/dev/null || true
+  echo "$settings: $(echo "$(date +%s.%N) - $start" | bc) s"
   python3 - "$work/$settings.json" <<'PY'
-import json, sys, collections
-data = json.load(open(sys.argv[1]))
-found = [f for f in json.dumps(data) and data.get("findings", []) if f.get("surface") == "migrations"]
-print(" migrations findings:", dict(collections.Counter((f["rule"], f["severity"]) for f in found)))
+import collections, json, sys
+evidence = json.load(open(sys.argv[1]))
+(surface,) = [s for s in evidence["surfaces"] if s["surface"] == "migrations"]
+print(" rollingUpdateSafe:", evidence["rollingUpdateSafe"], "matched:", surface["coverage"]["matched"])
+found = [f for f in evidence["findings"] if f["surface"] == "migrations"]
+print(" findings:", sorted(collections.Counter((f["rule"], f["severity"]) for f in found).items()))
+for f in found:
+    if f["severity"] == "unknown":
+        print("  ", f["rule"], f["file"])
 PY
 done
 rm -rf "$work"
