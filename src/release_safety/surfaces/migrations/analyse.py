@@ -127,22 +127,25 @@ def _in_order(
 
 
 def _source_lines(
+    new: Snapshot,
     sources: Sequence[MigrationSource],
     matched: dict[str, int],
     ordered: dict[str, list[tuple[str, MigrationSource]]],
     excluded: dict[str, str],
     settings: Settings,
 ) -> list[str]:
-    """Per source, what it read at the new ref and what its pattern or tool left out; per
+    """Per source, what it read at the new ref, what its tool does not run (another dialect's
+    file, a sqitch script the plan does not name) and the other files of its folders; per
     exclusion, the files of the release it covered and why."""
     run = {path for entries in ordered.values() for path, _ in entries}
     lines = []
     for i, source in enumerate(sources):
         mine = [p for p, k in matched.items() if k == i]
         read = sum(p in run for p in mine)
+        held = sum(source.holds(p) and p not in matched for p in new.paths())
         lines.append(
             f"migrations.sources[{i}] = {source.describe()}: {read} read, "
-            f"{len(mine) - read} not run by its tool"
+            f"{len(mine) - read} not run by its tool, {held} in its folders skipped by pattern"
         )
     for i, exclusion in enumerate(settings.migrations.exclude):
         covered = sorted(p for p in excluded if exclusion.covers(p))
@@ -230,7 +233,9 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> Migratio
             remember(_STATES, state.key, state.schema)
     replayed = {path: old.blob_id(path) for path in matched_old} if old is not None else {}
     coverage = Coverage.of(
-        _source_lines(migrations.sources, matched_new, new_order, discovery.excluded, settings),
+        _source_lines(
+            new, migrations.sources, matched_new, new_order, discovery.excluded, settings
+        ),
         replayed,
         read,
         matched={"old": len(matched_old), "new": len(matched_new)},
