@@ -56,6 +56,8 @@ SKIPPED_FOLDERS = frozenset(
         "__tests__",
         "__mocks__",
         "mocks",
+        "stub",
+        "stubs",
         "fixtures",
         "e2e",
         "example",
@@ -72,16 +74,62 @@ class _Closed(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+MigrationFormat = Literal[
+    "sql", "golang-migrate", "goose", "popx", "dbmate", "flyway", "sqitch", "knex"
+]
+"""The migration tools whose files a source reads, by name (docs/settings: their naming rules)."""
+
+FORMAT_PATTERNS: dict[str, str] = {
+    "sql": r".*\.sql",
+    "golang-migrate": r"\d+_[^/]*\.up\.sql",
+    "goose": r"\d+_[^/]*\.sql",
+    "popx": r"\d+_[^/]*\.up(?:\.autocommit)?\.sql",
+    "dbmate": r"\d+_[^/]*\.sql",
+    "flyway": r"(?:V\d+(?:[._]\d+)*|R)__[^/]*\.sql",
+    "sqitch": r".*\.sql",
+    "knex": r"\d{14}_[\w.-]+\.(?:ts|js)",
+}
+"""The file names each format's tool runs, when a source gives no `pattern`."""
+
+
 class MigrationSource(_Closed):
-    """One place migrations live: a folder glob, file-name patterns, a format and an edition."""
+    """One place migrations live: a folder glob, file-name patterns, a format, an edition and
+    the database they migrate."""
 
     path: str = Field(description="folder glob; `**` spans folders (`**/migrations`)")
-    pattern: str = Field(
-        default=r".*\.sql", description="regular expression (RE2) on the file name"
+    pattern: str | None = Field(
+        default=None,
+        description="regular expression (RE2) matched against the whole file NAME, not its "
+        "path; default: the names the format's tool runs",
     )
-    exclude: str | None = Field(default=None, description="file names to leave out (RE2)")
-    format: Literal["sql", "knex"] = "sql"
+    exclude: str | None = Field(
+        default=None, description="file names (not paths) to leave out (RE2, whole name)"
+    )
+    format: MigrationFormat = Field(
+        default="sql",
+        description="the tool that runs the files: sql, golang-migrate, goose, popx, dbmate, "
+        "flyway, sqitch or knex (its naming, order and transaction rules)",
+    )
     edition: Literal["core", "ee", "auto"] = "auto"
+    database: str = Field(
+        default="main",
+        description="the database these files migrate; sources of different databases replay "
+        "separate schemas",
+    )
+
+    @field_validator("format", mode="before")
+    @classmethod
+    def _known_format(cls, value: object) -> object:
+        if isinstance(value, str) and value not in FORMAT_PATTERNS:
+            raise ValueError(
+                f"unknown migration format {value!r}; valid: {', '.join(FORMAT_PATTERNS)}"
+            )
+        return value
+
+    @property
+    def name_pattern(self) -> str:
+        """The file-name pattern: the one given, else the format's own."""
+        return self.pattern if self.pattern is not None else FORMAT_PATTERNS[self.format]
 
     @field_validator("pattern", "exclude")
     @classmethod
@@ -93,7 +141,7 @@ class MigrationSource(_Closed):
     def matches(self, path: str) -> bool:
         """True when the repository path is a migration file of this source."""
         name = path.rpartition("/")[2]
-        if not compile_pattern(self.pattern).fullmatches(name):
+        if not compile_pattern(self.name_pattern).fullmatches(name):
             return False
         if self.exclude and compile_pattern(self.exclude).fullmatches(name):
             return False
@@ -108,10 +156,13 @@ class MigrationSource(_Closed):
 
     def describe(self) -> str:
         """The source in one line, as the settings would write it."""
-        parts = [f"path={self.path!r}", f"pattern={self.pattern!r}"]
+        parts = [f"path={self.path!r}", f"pattern={self.name_pattern!r}"]
         if self.exclude:
             parts.append(f"exclude={self.exclude!r}")
-        return f"{{{', '.join(parts)}, format={self.format!r}}}"
+        parts.append(f"format={self.format!r}")
+        if self.database != "main":
+            parts.append(f"database={self.database!r}")
+        return f"{{{', '.join(parts)}}}"
 
     def edition_of(self, path: str) -> Literal["core", "ee"]:
         if self.edition != "auto":
@@ -194,8 +245,31 @@ class _Surface(_Closed):
         return _absent_reason(value)
 
 
+class MigrationExclusion(_Closed):
+    """Files the search for migrations finds that no source is meant to read, and why."""
+
+    path: str = Field(description="path glob of the files left out (`tools/**/migrations/*.go`)")
+    reason: str = Field(description="why these files are not migrations the release runs")
+
+    @field_validator("reason")
+    @classmethod
+    def _says_why(cls, value: str) -> str:
+        hollow = hollow_reason(value)
+        if hollow:
+            raise ValueError(f"the reason {value!r} is hollow: {hollow}")
+        return value
+
+    def covers(self, path: str) -> bool:
+        return compile_pattern(glob_regex(self.path)).fullmatches(path)
+
+
 class MigrationSettings(_Surface):
     sources: tuple[MigrationSource, ...] = DEFAULT_MIGRATION_SOURCES
+    exclude: tuple[MigrationExclusion, ...] = Field(
+        default=(),
+        description="files the search for migrations finds that no source reads, each with "
+        "the reason (without one, such a file the release touches is `migration-not-read`)",
+    )
     placeholders: dict[str, str] = Field(
         default_factory=dict, description="literal text replaced before parsing"
     )

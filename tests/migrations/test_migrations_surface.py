@@ -71,27 +71,34 @@ def test_a_migration_written_in_code_is_unknown(
     make_repo: Callable[[str], RepoBuilder],
 ) -> None:
     """goose runs `<version>_name.go` beside its SQL files and Flyway `V<n>__name.java`: a
-    release adding one is not weighed from its SQL alone. Helpers, tests, type declarations and
-    numbered files outside a migrations folder are not migrations."""
+    release adding one is not weighed from its SQL alone, nor is code registering a migration
+    anywhere (`goose.AddMigration`). Helpers, tests, type declarations and numbered files
+    outside a migrations folder that register none are not migrations."""
     repo = make_repo("svc")
     repo.write("db/migrations/001_init.sql", "CREATE TABLE users (id int, email text);\n")
     old = repo.commit("init")
     backfill = "package migrations\n\nfunc init() { goose.AddMigration(up, down) }\n"
+    helper = "package migrations\n\nfunc helper() {}\n"
     for path in (
         "db/migrations/002_backfill.go",
         "db/migrations/V3__Backfill.java",
         "db/migrations/1588102412422-Init.ts",
+        "cmd/tools/registered.go",
+    ):
+        repo.write(path, backfill)
+    for path in (
         "db/migrations/helpers.go",
         "db/migrations/002_backfill_test.go",
         "db/migrations/004_types.d.ts",
         "db/migrations/README.md",
         "cmd/tools/005_seed.go",
     ):
-        repo.write(path, backfill)
+        repo.write(path, helper)
     new = repo.commit("a backfill in Go")
     git = GitRepo(repo.path)
     report = analyse(git.snapshot(old), git.snapshot(new), Settings())
     assert [(f.rule, f.severity, f.file, f.line) for f in report.unknown()] == [
+        ("migration-not-read", "unknown", "cmd/tools/registered.go", 3),
         ("migration-not-read", "unknown", "db/migrations/002_backfill.go", 1),
         ("migration-not-read", "unknown", "db/migrations/1588102412422-Init.ts", 1),
         ("migration-not-read", "unknown", "db/migrations/V3__Backfill.java", 1),

@@ -26,6 +26,7 @@ from release_safety.settings import (
 )
 from release_safety.snapshot import Snapshot, read_text
 from release_safety.surfaces.migrations.discover import discover, migration_files
+from release_safety.surfaces.migrations.formats import OrderKey, order_key, plan_order, reader
 from release_safety.surfaces.migrations.lint import (
     History,
     ReadModule,
@@ -63,7 +64,7 @@ def replay(
             return read_text(snapshot, path)
 
         _, history = apply(
-            history, path, blob, text, source.format, reading, read_module=_reader(snapshot)
+            history, path, blob, text, reader(source), reading, read_module=_reader(snapshot)
         )
     remember(_STATES, history.key, history.schema)
     return history
@@ -100,11 +101,59 @@ def _tried(key: str, sources: Sequence[MigrationSource]) -> list[str]:
 
 
 def _in_order(
-    files: dict[str, int], sources: Sequence[MigrationSource]
-) -> list[tuple[str, MigrationSource]]:
-    """Migration files in the order the tools run them: by file name, then path."""
-    ordered = sorted(files, key=lambda p: (p.rsplit("/", 1)[-1], p))
-    return [(path, sources[files[path]]) for path in ordered]
+    snapshot: Snapshot | None, files: dict[str, int], sources: Sequence[MigrationSource]
+) -> dict[str, list[tuple[str, MigrationSource]]]:
+    """Migration files per database, in the order their tools run them (`formats.order_key`);
+    files their tool does not run are left out."""
+    plans: dict[str, dict[str, int] | None] = {}
+
+    def plan(folder: str) -> dict[str, int] | None:
+        if folder not in plans:
+            where = f"{folder}/sqitch.plan" if folder else "sqitch.plan"
+            found = snapshot is not None and snapshot.blob_id(where) is not None
+            plans[folder] = plan_order(read_text(snapshot, where)) if found and snapshot else None
+        return plans[folder]
+
+    keyed: dict[str, list[tuple[OrderKey, str, MigrationSource]]] = {}
+    for path, index in files.items():
+        source = sources[index]
+        key = order_key(path, source, plan)
+        if key is not None:
+            keyed.setdefault(source.database, []).append((key, path, source))
+    return {
+        database: [(path, source) for _, path, source in sorted(entries, key=lambda e: e[0])]
+        for database, entries in sorted(keyed.items())
+    }
+
+
+def _source_lines(
+    new: Snapshot,
+    sources: Sequence[MigrationSource],
+    matched: dict[str, int],
+    ordered: dict[str, list[tuple[str, MigrationSource]]],
+    excluded: dict[str, str],
+    settings: Settings,
+) -> list[str]:
+    """Per source, what it read at the new ref, what its tool does not run (another dialect's
+    file, a sqitch script the plan does not name) and the other files of its folders; per
+    exclusion, the files of the release it covered and why."""
+    run = {path for entries in ordered.values() for path, _ in entries}
+    lines = []
+    for i, source in enumerate(sources):
+        mine = [p for p, k in matched.items() if k == i]
+        read = sum(p in run for p in mine)
+        held = sum(source.holds(p) and p not in matched for p in new.paths())
+        lines.append(
+            f"migrations.sources[{i}] = {source.describe()}: {read} read, "
+            f"{len(mine) - read} not run by its tool, {held} in its folders skipped by pattern"
+        )
+    for i, exclusion in enumerate(settings.migrations.exclude):
+        covered = sorted(p for p in excluded if exclusion.covers(p))
+        lines.append(
+            f"migrations.exclude[{i}] = {exclusion.path!r} ({exclusion.reason}): "
+            f"{', '.join(covered) or 'nothing in this release'}"
+        )
+    return lines
 
 
 def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> MigrationsReport:
@@ -127,57 +176,71 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> Migratio
         refs = f"{old.ref} or {new.ref}" if old is not None else new.ref
         reason = f"no migration file found at {refs}; tried {', '.join(tried)}"
         problems.append(not_checked_finding("migrations", reason))
-    added, findings = discover(old, new, settings)
+    discovery = discover(old, new, settings)
+    findings = discovery.findings
     reading = Reading.of(settings)
-    baseline = replay(old, _in_order(matched_old, migrations.sources), reading)
-    if old is not None and not matched_old:
-        baseline = start(reading, Schema(unknown=f"no migration file at {old.ref}"))
+    old_order = _in_order(old, matched_old, migrations.sources)
+    new_order = _in_order(new, matched_new, migrations.sources)
+    added = {m.path: m for m in discovery.added}
     files: list[MigrationFile] = []
     read: dict[str, str | None] = {}
-    state = baseline
-    created: frozenset[str] = frozenset()
-    reader = _reader(new)
-    for migration in added:
-        blob = new.blob_id(migration.path) or ""
+    module_reader = _reader(new)
+    for database in sorted(set(old_order) | set(new_order)):
+        baseline = replay(old, old_order.get(database, []), reading)
+        if old is not None and database not in old_order:
+            baseline = start(reading, Schema(unknown=f"no migration file at {old.ref}"))
+        state = baseline
+        created: frozenset[str] = frozenset()
+        for path, source in new_order.get(database, []):
+            migration = added.get(path)
+            if migration is None:
+                continue
+            blob = new.blob_id(path) or ""
 
-        def text(path: str = migration.path) -> str:
-            return read_text(new, path)
+            def text(path: str = path) -> str:
+                return read_text(new, path)
 
-        analysis, state = apply(
-            state,
-            migration.path,
-            blob,
-            text,
-            migration.source.format,
-            reading,
-            before=baseline,
-            release_created=created,
-            read_module=reader,
-        )
-        assert analysis is not None
-        analysis = with_acknowledgements(analysis, text(), migration.path, migration.source.format)
-        read[migration.path] = blob or None
-        heaviness = Heaviness(
-            locksTable=analysis.locks,
-            rewritesTable=analysis.rewrites,
-            scansTable=analysis.scans,
-        )
-        files.append(
-            MigrationFile(
-                name=migration.name,
-                edition=migration.edition,
-                tables=analysis.tables,
-                heaviness=heaviness,
+            analysis, state = apply(
+                state,
+                path,
+                blob,
+                text,
+                reader(source),
+                reading,
+                before=baseline,
+                release_created=created,
+                read_module=module_reader,
             )
-        )
-        findings.extend(findings_of(analysis, migration.path, created))
-        created |= analysis.created
-    if added and state.key not in _STATES:
-        remember(_STATES, state.key, state.schema)
+            assert analysis is not None
+            analysis = with_acknowledgements(analysis, text(), path, reader(source))
+            read[path] = blob or None
+            heaviness = Heaviness(
+                locksTable=analysis.locks,
+                rewritesTable=analysis.rewrites,
+                scansTable=analysis.scans,
+            )
+            files.append(
+                MigrationFile(
+                    name=migration.name,
+                    edition=migration.edition,
+                    tables=analysis.tables,
+                    heaviness=heaviness,
+                )
+            )
+            findings.extend(findings_of(analysis, path, created))
+            created |= analysis.created
+        if state is not baseline and state.key not in _STATES:
+            remember(_STATES, state.key, state.schema)
     replayed = {path: old.blob_id(path) for path in matched_old} if old is not None else {}
     coverage = Coverage.of(
-        tried, replayed, read, matched={"old": len(matched_old), "new": len(matched_new)}
+        _source_lines(
+            new, migrations.sources, matched_new, new_order, discovery.excluded, settings
+        ),
+        replayed,
+        read,
+        matched={"old": len(matched_old), "new": len(matched_new)},
     )
+    coverage.unmodelled = list(discovery.unread)
     return MigrationsReport(
         surface="migrations",
         checked=not problems,

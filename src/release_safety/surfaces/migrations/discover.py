@@ -8,10 +8,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from release_safety.findings import Finding
-from release_safety.settings import MigrationSource, Settings
+from release_safety.findings import Finding, Unmodelled
+from release_safety.settings import DEFAULT_MIGRATION_SOURCES, MigrationSource, Settings
 from release_safety.snapshot import Change, Snapshot, changes_between, read_text
 from release_safety.surfaces.migrations.edits import edited_line
+from release_safety.surfaces.migrations.formats import dialect_skipped
 from release_safety.surfaces.migrations.rules import (
     MIGRATION_NOT_READ,
     SHIPPED_MIGRATION_DELETED,
@@ -28,6 +29,16 @@ _CODE_MIGRATION = re.compile(
 )
 # ... but tests and type declarations beside them are not migrations.
 _NOT_A_MIGRATION = re.compile(r".*(?:_test\.(?:go|py)|_spec\.rb|\.d\.[cm]?ts|\.(?:test|spec)\.\w+)")
+# Code that registers a migration with its tool, wherever it lives: goose's `AddMigration`
+# (`...Context`, `...NoTx`, `AddNamedMigration...`), popx's Go migrations, Flyway's Java and
+# Kotlin ones, Rails', Alembic's and Django's.
+_REGISTERS = re.compile(
+    r"\bgoose\.Add(?:Named)?Migration\w*\s*\(|\bpopx\.Migration\s*\{"
+    r"|\b(?:extends|:)\s*BaseJavaMigration\b|<\s*ActiveRecord::Migration\b"
+    r"|^from alembic import op\b|\bclass\s+\w+\(\s*migrations\.Migration\s*\)",
+    re.MULTILINE,
+)
+_CODE_SUFFIXES = (".go", ".java", ".kt", ".rb", ".py")
 # The version a tool that keys applied migrations by version reads from a file name.
 _VERSION = re.compile(r"(\d+)_")
 
@@ -67,6 +78,9 @@ def migration_files(
             index = claims[path] = next((i for i, s in enumerate(sources) if s.matches(path)), None)
         if index is not None:
             found[path] = index
+    popx = [p for p, i in found.items() if sources[i].format in ("sql", "popx")]
+    for path in dialect_skipped(popx):
+        del found[path]
     return found
 
 
@@ -92,11 +106,22 @@ def in_code(path: str, settings: Settings) -> bool:
     )
 
 
-def discover(
-    old: Snapshot | None, new: Snapshot, settings: Settings
-) -> tuple[list[MigrationPath], list[Finding]]:
-    """Migrations added between the refs, in path order, and findings for shipped ones touched
-    and for migrations added in code (`in_code`), which nothing here reads.
+@dataclass(frozen=True)
+class Discovery:
+    """What a release adds, and findings for shipped migrations touched and migrations found
+    that no source reads (`unread`, also listed for the coverage), and the files an exclusion
+    covers (path -> reason)."""
+
+    added: list[MigrationPath]
+    findings: list[Finding]
+    unread: list[Unmodelled]
+    excluded: dict[str, str]
+
+
+def discover(old: Snapshot | None, new: Snapshot, settings: Settings) -> Discovery:
+    """Migrations added between the refs, in path order; findings for shipped ones touched and
+    for migrations the search finds (`unread_migration`) that the release adds or changes and
+    no source reads.
 
     A migration moved to another path is an addition (knex and sql-migrate key applied
     migrations by name), unless it kept its bytes and its version in a format whose tool keys
@@ -104,21 +129,44 @@ def discover(
     """
     added: list[MigrationPath] = []
     findings: list[Finding] = []
+    unread: list[Unmodelled] = []
+    excluded: dict[str, str] = {}
     changes = changes_between(old, new)
     kept = _kept_by_version(old, new, changes)
+    sources = settings.migrations.sources
+    claimed = migration_files(new, sources)
     for change in changes:
-        source = source_of(change.path, settings)
-        if change.path in kept or (source is None and not in_code(change.path, settings)):
+        if change.path in kept:
             continue
-        if source is None and change.status == "added":
-            message = (
-                f"{change.path} is a migration written in code: its tool runs it, and what it "
-                "locks, rewrites, scans or breaks is not known"
+        if change.status == "deleted":
+            source = source_of(change.path, settings)
+        else:
+            source = sources[claimed[change.path]] if change.path in claimed else None
+        shipped = source is not None or in_code(change.path, settings)
+        if (
+            source is None
+            and change.status != "deleted"
+            and (change.status == "added" or not shipped)
+        ):
+            gap = unread_migration(new, change.path, settings)
+            if gap is None:
+                continue
+            reason = next(
+                (e.reason for e in settings.migrations.exclude if e.covers(change.path)), None
             )
-            findings.append(MIGRATION_NOT_READ.finding("migrations", message, change.path, 1))
+            if reason is not None:
+                excluded[change.path] = reason
+                continue
+            unread.append(gap)
+            message = f"{change.path} {change.status}: {gap.what}"
+            findings.append(
+                MIGRATION_NOT_READ.finding("migrations", message, gap.file, gap.line, gap.way_out)
+            )
         elif source is not None and change.status == "added":
             added.append(MigrationPath(change.path, source, source.edition_of(change.path)))
-        elif change.status in ("modified", "deleted"):
+        elif not shipped or change.status not in ("modified", "deleted"):
+            continue
+        else:
             edited = change.status == "modified"
             rule = SHIPPED_MIGRATION_EDITED if edited else SHIPPED_MIGRATION_DELETED
             findings.append(
@@ -132,7 +180,71 @@ def discover(
                     hint=rule.safe,
                 )
             )
-    return sorted(added, key=lambda m: (m.name, m.path)), findings
+    return Discovery(sorted(added, key=lambda m: (m.name, m.path)), findings, unread, excluded)
+
+
+def unread_migration(snapshot: Snapshot, path: str, settings: Settings) -> Unmodelled | None:
+    """What the search for migrations takes `path` for when no source reads it, with the way
+    out for this file; None for a file it does not take for one, or one a source's folder holds
+    and its pattern leaves out on purpose (another dialect, a down file)."""
+    folder, _, name = path.rpartition("/")
+    exclusion = (
+        f"or, if it is not run against this service's database, an [[migrations.exclude]] "
+        f"with path = {path!r} and the reason"
+    )
+    if in_code(path, settings):
+        return _code_gap(path, 1, exclusion)
+    if any(s.holds(path) for s in settings.migrations.sources):
+        return None
+    default = migration_files(snapshot, DEFAULT_MIGRATION_SOURCES).get(path)
+    if default is not None:
+        fmt: str = DEFAULT_MIGRATION_SOURCES[default].format
+        if fmt == "sql":
+            fmt = _sql_format(snapshot, path)
+        return Unmodelled(
+            file=path,
+            line=1,
+            what=f"a {fmt} migration in {folder or '.'} that no [[migrations.sources]] reads",
+            way_out=f"add a [[migrations.sources]] with path = {folder!r} and "
+            f"format = {fmt!r} so it is read, {exclusion}",
+        )
+    if name.endswith(_CODE_SUFFIXES) and _NOT_A_MIGRATION.fullmatch(name) is None:
+        if _CODE_MIGRATION.fullmatch(name) and any(
+            s.holds(path) for s in DEFAULT_MIGRATION_SOURCES
+        ):
+            return _code_gap(path, 1, exclusion)
+        text = read_text(snapshot, path)
+        found = _REGISTERS.search(text)
+        if found is not None:
+            return _code_gap(path, text.count("\n", 0, found.start()) + 1, exclusion)
+    return None
+
+
+def _code_gap(path: str, line: int, exclusion: str) -> Unmodelled:
+    return Unmodelled(
+        file=path,
+        line=line,
+        what="a migration written in code: its tool runs it, and what it locks, rewrites, "
+        "scans or breaks is not known",
+        way_out=f"review what {path} does to the schema by hand and acknowledge the release, "
+        f"{exclusion}",
+    )
+
+
+def _sql_format(snapshot: Snapshot, path: str) -> str:
+    """The tool a SQL file found by the search is most likely written for, for the way out."""
+    name = path.rpartition("/")[2]
+    try:
+        tool = tool_of(read_text(snapshot, path))
+    except ValueError:
+        tool = None
+    if tool is not None:
+        return {"+goose": "goose", "migrate:": "dbmate"}.get(tool, "sql")
+    if re.search(r"\.(?:postgres|mysql|sqlite3|cockroach)\.up\.", name):
+        return "popx"
+    if name.endswith(".up.sql"):
+        return "golang-migrate"
+    return "flyway" if re.match(r"V\d+(?:[._]\d+)*__", name) else "sql"
 
 
 def _edited_line(old: Snapshot | None, new: Snapshot, path: str) -> int:

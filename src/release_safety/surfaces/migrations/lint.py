@@ -18,6 +18,7 @@ from release_safety.surfaces.migrations.acknowledge import acknowledge
 from release_safety.surfaces.migrations.budget import Budget, OverBudget
 from release_safety.surfaces.migrations.coltypes import is_utc
 from release_safety.surfaces.migrations.context import Context
+from release_safety.surfaces.migrations.formats import outside_transaction
 from release_safety.surfaces.migrations.heaviness import FileAnalysis, LineIssue, analyse_extracted
 from release_safety.surfaces.migrations.reading import Reading
 from release_safety.surfaces.migrations.rules import BLOCKING_TABLE_LOCK, BY_ID
@@ -100,7 +101,7 @@ def extract(
         from release_safety.surfaces.migrations.knex import extract_knex
 
         return extract_knex(text, path, read_module=read_module)
-    return extract_sql(text, reading)
+    return extract_sql(text, reading, autocommit=outside_transaction(path))
 
 
 def _extracted(

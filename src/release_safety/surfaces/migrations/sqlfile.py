@@ -191,13 +191,14 @@ def _atomic_depth(words: list[str], word: str, depth: int) -> int:
     return depth
 
 
-def extract_sql(text: str, settings: Reading) -> Extracted:
+def extract_sql(text: str, settings: Reading, *, autocommit: bool = False) -> Extracted:
     """A SQL file's statements after template substitution, of its up section alone when it
     holds both directions (`sections`); the file runs in one transaction (the tools that apply
-    SQL files send it as one script, goose and the like wrap it in one) unless its markers say
-    otherwise or classification finds a statement that cannot run inside one."""
+    SQL files send it as one script, goose and the like wrap it in one) unless its markers or
+    its name (popx's `.autocommit`) say otherwise or classification finds a statement that
+    cannot run inside one."""
     if (up := up_section(text)) is None:
-        return Extracted(_statements(substitute(text, settings)))
+        return Extracted(_statements(substitute(text, settings)), not autocommit)
     text, transactional = up
     return Extracted(_statements(substitute(text, settings)), transactional, transactional)
 
