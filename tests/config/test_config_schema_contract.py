@@ -178,3 +178,26 @@ def test_keys_the_rule_cannot_name_are_a_gap_with_a_way_out(judge: Judge) -> Non
     (gap,) = report.coverage.unmodelled
     assert "`hooks`" in gap.what and "patternProperties" in gap.what
     assert "config-read-not-understood" in [f.rule for f in report.findings]
+
+
+def test_keys_through_refs_point_at_their_definition_and_recursion_ends(judge: Judge) -> None:
+    schema = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$defs": {
+            "node": {
+                "type": "object",
+                "properties": {"name": {"type": "string"}, "child": {"$ref": "#/$defs/node"}},
+            },
+            "level": {"type": "string", "enum": ["debug", "info"], "default": "info"},
+        },
+        "properties": {"tree": {"$ref": "#/$defs/node"}, "level": {"$ref": "#/$defs/level"}},
+    }
+    old = json.dumps(schema, indent=2)
+    new = old.replace('"debug",', "")
+    report = judge({"c.json": old}, {"c.json": new}, [{"path": "c.json", "env_prefix": "K_"}])
+    assert report.coverage is not None
+    text = old.splitlines()
+    level = max(i for i, t in enumerate(text, 1) if '"level": {' in t)
+    assert report.coverage.understood["K_LEVEL"] == f"c.json:{level}"
+    assert {"K_TREE_NAME", "K_TREE_CHILD"} <= set(report.coverage.understood)
+    assert [(f.rule, f.line) for f in report.findings] == [("config-constraint-narrowed", level)]

@@ -148,7 +148,7 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> ConfigRe
 def _contracts(before: _Ref, now: _Ref, new: Snapshot, changed: set[str]) -> list[Finding]:
     """The findings of what the keys of each changed JSON Schema source may hold."""
     found: list[Finding] = []
-    for path, (schema, prefix, separator) in sorted(now.schemas.items()):
+    for path, (schema, document, prefix, separator) in sorted(now.schemas.items()):
         previous = before.schemas.get(path)
         if previous is None or path not in changed:
             continue
@@ -156,8 +156,8 @@ def _contracts(before: _Ref, now: _Ref, new: Snapshot, changed: set[str]) -> lis
             deltas = schema_config.deltas(previous[0], schema, path)
         except SourceError as exc:
             _raise(new, path, exc)
-        data = new.read(path)
-        found += schema_config.findings(deltas, path, data, prefix, separator)
+        places = schema_config.Places(new.read(path), document)
+        found += schema_config.findings(deltas, path, places, schema, prefix, separator)
     return found
 
 
@@ -247,8 +247,9 @@ class _Ref:
     variables: dict[str, Var]
     documents: dict[str, tuple[Any, str | None, str]] = field(default_factory=dict)
     gaps: list[tuple[str, Gap]] = field(default_factory=list)
-    schemas: dict[str, tuple[Any, str, str]] = field(default_factory=dict)
-    """Each JSON Schema source's schema, with its variables' prefix and separator."""
+    schemas: dict[str, tuple[Any, Any, str, str]] = field(default_factory=dict)
+    """Each JSON Schema source's schema and document, with its variables' prefix and
+    separator."""
 
 
 def _moves(before: _Ref, now: _Ref) -> dict[str, str]:
@@ -369,7 +370,7 @@ def _schema(
         else schema_config.SEPARATOR
     )
     schema = _parsed(snapshot, path, "jsonschema", lambda _: schema_config.build(document))
-    result.schemas[path] = (schema, prefix, separator)
+    result.schemas[path] = (schema, document, prefix, separator)
     read = partial(schema_config.reads, document=document, prefix=prefix, separator=separator)
     found: list[EnvRead | Gap] = _parsed(snapshot, path, f"jsonschema {prefix} {separator}", read)
     return found

@@ -14,12 +14,24 @@ conditionals (`if`/`then`) and `oneOf`/`anyOf` between object shapes are gaps.
 
 from __future__ import annotations
 
-import re
+import json
+from collections import deque
+from collections.abc import Mapping
+from dataclasses import dataclass
+from itertools import takewhile
 from typing import Any
 
 from release_safety.findings import Finding
 from release_safety.surfaces.config.reads import EnvRead, Gap, Reading, SourceError
-from release_safety.surfaces.jsonschema.build import SchemaBuilder
+from release_safety.surfaces.config.structured import shown
+from release_safety.surfaces.declarations.jsonpos import KeyPath, key_lines
+from release_safety.surfaces.deployment.yamltree import YamlError, load_yaml
+from release_safety.surfaces.jsonschema.build import (
+    SchemaBuilder,
+    missing,
+    pointer_parts,
+    resolve,
+)
 from release_safety.surfaces.jsonschema.delta import ACCEPTS_FEWER, ACCEPTS_MORE, CHANGED, Kind
 from release_safety.surfaces.jsonschema.diff import SchemaDelta, SchemaDiffer
 from release_safety.surfaces.jsonschema.issues import SpecError
@@ -58,62 +70,105 @@ def build(document: Any) -> Schema:
 
 def reads(data: bytes, document: Any, prefix: str, separator: str) -> Reading:
     """Every variable the schema defines, with the gaps where its keys cannot be mapped."""
-    lines = data.decode("utf-8", errors="replace").splitlines()
     out: Reading = []
-    _walk(build(document), (), True, lines, prefix, separator, out)
+    walk = _Walk(Places(data, document), prefix, separator, out)
+    walk(build(document), (), True, frozenset())
     return out
 
 
-def _walk(
-    schema: Schema,
-    path: Path,
-    required: bool,
-    lines: list[str],
-    prefix: str,
-    separator: str,
-    out: Reading,
-) -> None:
-    unmapped = [key for key in _UNMAPPED if key in schema.opaque]
-    shapes = [b for b in (*schema.one_of, *schema.any_of) if b.properties]
-    if path and (unmapped or shapes):
-        what = ", ".join(f"`{k}`" for k in unmapped) or "`oneOf`/`anyOf` between object shapes"
-        out.append(
-            Gap(
-                line_of(lines, path),
-                f"the schema's key `{'.'.join(path)}` uses {what}: its variables cannot be named",
-                f"Give `{'.'.join(path)}` fixed `properties`, or list its variables in "
-                "`config.sources` by another source (an env example file).",
+@dataclass(frozen=True)
+class _Walk:
+    """The walk of a built schema into `out`."""
+
+    places: Places
+    prefix: str
+    separator: str
+    out: Reading
+
+    def __call__(self, schema: Schema, path: Path, required: bool, seen: frozenset[int]) -> None:
+        """The variables under `schema` at `path` (`seen`: the schemas above, so a recursive
+        one is one variable at its key)."""
+        key = ".".join(path) or "(the root)"
+        unmapped = [word for word in _UNMAPPED if word in schema.opaque]
+        shapes = [b for b in (*schema.one_of, *schema.any_of) if b.properties]
+        if unmapped or shapes:
+            what = ", ".join(f"`{w}`" for w in unmapped) or "`oneOf`/`anyOf` between object shapes"
+            self.out.append(
+                Gap(
+                    self.places.line(path),
+                    f"the schema's key `{key}` uses {what}: its variables cannot be named",
+                    f"Give `{key}` fixed `properties`, or list its variables in "
+                    "`config.sources` by another source (an env example file).",
+                )
+            )
+        objects = schema.types is None or "object" in schema.types
+        if schema.properties and objects and id(schema) not in seen:
+            inner = seen | {id(schema)}
+            for name, child in sorted(schema.properties.items()):
+                self(child, (*path, name), required and name in schema.required, inner)
+            return
+        if not path:
+            return
+        default = None if schema.default is None else shown(json.loads(schema.default))
+        self.out.append(
+            EnvRead(
+                name=variable(path, self.prefix, self.separator),
+                line=self.places.line(path),
+                default=default,
+                required=required and default is None,
+                site=key,
+                via="JSON Schema",
             )
         )
-    if schema.properties and (schema.types is None or "object" in schema.types):
-        for key, child in sorted(schema.properties.items()):
-            inner = required and key in schema.required
-            _walk(child, (*path, key), inner, lines, prefix, separator, out)
-        return
-    if not path:
-        return
-    out.append(
-        EnvRead(
-            name=variable(path, prefix, separator),
-            line=line_of(lines, path),
-            default=schema.default,
-            required=required and schema.default is None,
-            site=".".join(path),
-            via="JSON Schema",
-        )
-    )
 
 
-def line_of(lines: list[str], path: Path) -> int:
-    """The line of a key path in the schema's text (each key searched after its parent's)."""
-    start = 0
-    for key in path:
-        pattern = re.compile(rf"""^\s*["']?{re.escape(key)}["']?\s*:""")
-        for number in range(start, len(lines)):
-            if pattern.search(lines[number]):
-                start = number
-                break
-    return start + 1
+class Places:
+    """The line of each config key in the schema's text: its key under `properties`, followed
+    through local `$ref`s and `allOf`/`anyOf`/`oneOf` (JSON or YAML positions)."""
+
+    def __init__(self, data: bytes, document: Any) -> None:
+        text = data.decode("utf-8", errors="replace")
+        try:
+            written = key_lines(text) if text.lstrip().startswith("{") else load_yaml(text).lines
+        except YamlError:
+            written = {}
+        self.lines: dict[Path, int] = {}
+        self._walk(document, document, (), (), written, frozenset())
+
+    def _walk(
+        self,
+        root: Any,
+        node: Any,
+        raw: KeyPath,
+        path: Path,
+        written: Mapping[KeyPath, int],
+        chain: frozenset[str],
+    ) -> None:
+        """Through `node` (`chain`: the `$ref`s followed to reach it, never followed twice)."""
+        if not isinstance(node, dict):
+            return
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#") and ref not in chain:
+            target = resolve(root, ref)
+            if not missing(target):
+                self._walk(root, target, pointer_parts(ref), path, written, chain | {ref})
+        properties = node.get("properties")
+        for key, child in properties.items() if isinstance(properties, dict) else ():
+            where = (*raw, "properties", key)
+            if where in written:
+                self.lines.setdefault((*path, key), written[where])
+            self._walk(root, child, where, (*path, key), written, chain)
+        for keyword in ("allOf", "anyOf", "oneOf"):
+            branches = node.get(keyword)
+            for index, branch in enumerate(branches if isinstance(branches, list) else ()):
+                self._walk(root, branch, (*raw, keyword, index), path, written, chain)
+
+    def line(self, path: Path) -> int:
+        """The line of the key path, else of its nearest written parent (1 for none)."""
+        for end in range(len(path), 0, -1):
+            if path[:end] in self.lines:
+                return self.lines[path[:end]]
+        return 1
 
 
 NARROWED = DeltaRule(
@@ -162,27 +217,61 @@ def deltas(old: Schema, new: Schema, place: str) -> list[SchemaDelta]:
 
 
 def findings(
-    changes: list[SchemaDelta], file: str, data: bytes, prefix: str, separator: str
+    changes: list[SchemaDelta],
+    file: str,
+    places: Places,
+    schema: Schema,
+    prefix: str,
+    separator: str,
 ) -> list[Finding]:
-    """The config findings of the schema's deltas, at each key's line, naming its variable."""
-    lines = data.decode("utf-8", errors="replace").splitlines()
+    """The config findings of the schema's deltas (`schema`: the new one), at each key's line,
+    naming its variable (a change inside a named schema is placed at the first key using it;
+    inside an array or a map, at the array's or the map's key)."""
+    reached = _origins(schema)
     found = []
     for delta in changes:
         rule = CATALOGUE.judge(delta)
         if rule is None:
             continue
-        keys = tuple(part for part in delta.path if not part.startswith("["))
-        name = variable(keys, prefix, separator) if keys else "(the whole configuration)"
-        line = line_of(lines, keys)
-        hint = (
-            f"Operators who set `{name}` (key `{delta.at or '.'}`) to a value the previous "
-            f"release accepted ({delta.before!r}) are refused after the upgrade: keep "
-            "accepting it for a release, or declare the break."
-            if rule is NARROWED
-            else f"No rule judges {delta.kind.value} at key `{delta.at}` (variable `{name}`): "
-            "review it, then declare the break or accept it."
-        )
-        message = f"{rule.say(delta)} (variable `{name}`)"
+        inner = takewhile(lambda part: not part.startswith("[") and part != "*", delta.path)
+        keys = (*reached.get(delta.origin or "", ()), *inner)
+        key = ".".join(keys) or "(the root)"
+        name = variable(keys, prefix, separator) if keys else "(every variable)"
+        change = f"{delta.kind.value} ({_show(delta.before)} -> {_show(delta.after)})"
+        if rule is NARROWED:
+            message = f"config key `{key}` (variable `{name}`) accepts fewer values: {change}"
+            hint = (
+                f"Deployments that set `{name}` (key `{key}`) to a value the previous release "
+                "accepted are refused after the upgrade: keep accepting it for a release "
+                "(deprecate it), or declare the break."
+            )
+        else:
+            message = f"config key `{key}` (variable `{name}`): {change} is judged by no rule"
+            hint = (
+                f"Review what `{change}` does to the values `{name}` (key `{key}`) accepts, "
+                "then declare the break or accept it in the release's settings."
+            )
         registered = CATALOGUE.registered[rule.id]
-        found.append(registered.finding("config", message, file, line, hint=hint))
+        found.append(registered.finding("config", message, file, places.line(keys), hint=hint))
     return found
+
+
+def _show(value: Any) -> str:
+    return "none" if value is None else str(value)
+
+
+def _origins(schema: Schema) -> dict[str, Path]:
+    """The first key path (breadth first) that reaches each named schema."""
+    reached: dict[str, Path] = {}
+    queue: deque[tuple[Schema, Path]] = deque([(schema, ())])
+    seen: set[int] = set()
+    while queue:
+        node, path = queue.popleft()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if node.origin is not None:
+            reached.setdefault(node.origin, path)
+        queue.extend((child, (*path, key)) for key, child in sorted(node.properties.items()))
+        queue.extend((branch, path) for branch in (*node.one_of, *node.any_of))
+    return reached
