@@ -201,3 +201,18 @@ def test_keys_through_refs_point_at_their_definition_and_recursion_ends(judge: J
     assert report.coverage.understood["K_LEVEL"] == f"c.json:{level}"
     assert {"K_TREE_NAME", "K_TREE_CHILD"} <= set(report.coverage.understood)
     assert [(f.rule, f.line) for f in report.findings] == [("config-constraint-narrowed", level)]
+
+
+def test_a_key_defined_in_another_document_is_a_gap_the_release_cannot_pass(judge: Judge) -> None:
+    old = _schema()
+    old["properties"]["tracing"] = {"$ref": "ory://tracing-config"}
+    new = _schema(required=["dsn"])
+    new["properties"]["tracing"] = {"$ref": "ory://tracing-config"}
+    report = judge(_files(old), _files(new), [SOURCE])
+    assert report.checked is False
+    assert report.coverage is not None
+    (gap,) = report.coverage.unmodelled
+    assert "`tracing`" in gap.what and "ory://tracing-config" in gap.what
+    assert "APP_TRACING" in gap.way_out
+    rules = sorted(f.rule for f in report.findings)
+    assert rules == ["config-read-not-understood", "config-var-became-required"]

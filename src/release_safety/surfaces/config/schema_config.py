@@ -60,19 +60,41 @@ def variable(path: Path, prefix: str, separator: str = SEPARATOR) -> str:
     return prefix + separator.join(path).upper().replace("-", "_")
 
 
+class _Builder(SchemaBuilder):
+    """The engine's builder; a `$ref` to another document (`ory://tracing-config`, a file) is
+    any value here, and `Places` reports the key it hangs at as a gap."""
+
+    def lookup(self, ref: str) -> Any:
+        if ref.partition("#")[0]:
+            return {}
+        return super().lookup(ref)
+
+
 def build(document: Any) -> Schema:
     """The document as the engine's schema (SourceError when it is not a valid schema)."""
     try:
-        return SchemaBuilder(document).schema(document)
+        return _Builder(document).schema(document)
     except SpecError as exc:
         raise SourceError(f"not a JSON Schema the tool can read: {exc}") from exc
 
 
 def reads(data: bytes, document: Any, prefix: str, separator: str) -> Reading:
     """Every variable the schema defines, with the gaps where its keys cannot be mapped."""
+    places = Places(data, document)
     out: Reading = []
-    walk = _Walk(Places(data, document), prefix, separator, out)
-    walk(build(document), (), True, frozenset())
+    _Walk(places, prefix, separator, out)(build(document), (), True, frozenset())
+    for path, ref in sorted(places.external.items()):
+        key = ".".join(path) or "(the root)"
+        out.append(
+            Gap(
+                places.line(path),
+                f"the schema's key `{key}` is defined in another document (`$ref: {ref}`): "
+                "the variables under it and what they accept are not read",
+                f"Name the document `{ref}` resolves to in `config.sources` (with kind = "
+                f'"jsonschema" and the prefix of `{variable(path, prefix, separator)}`), or '
+                "review its changes by hand before declaring the release safe.",
+            )
+        )
     return out
 
 
@@ -133,6 +155,8 @@ class Places:
         except YamlError:
             written = {}
         self.lines: dict[Path, int] = {}
+        self.external: dict[Path, str] = {}
+        """Key paths whose schema is a `$ref` to another document, with the reference."""
         self._walk(document, document, (), (), written, frozenset())
 
     def _walk(
@@ -148,7 +172,9 @@ class Places:
         if not isinstance(node, dict):
             return
         ref = node.get("$ref")
-        if isinstance(ref, str) and ref.startswith("#") and ref not in chain:
+        if isinstance(ref, str) and not ref.startswith("#"):
+            self.external.setdefault(path, ref)
+        elif isinstance(ref, str) and ref not in chain:
             target = resolve(root, ref)
             if not missing(target):
                 self._walk(root, target, pointer_parts(ref), path, written, chain | {ref})
