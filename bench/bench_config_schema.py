@@ -69,7 +69,9 @@ def table(title: str, found: list[dict[str, Any]]) -> str:
     lines.append("| --- | --- | --- | --- | --- |")
     for r in found:
         rules = ", ".join(f"`{k}` {v}" for k, v in r["rules"].items()) or "—"
-        lines.append(f"| {r['tag']} | {r['verdict']} | {r['understood']} | {r['findings']} | {rules} |")
+        lines.append(
+            f"| {r['tag']} | {r['verdict']} | {r['understood']} | {r['findings']} | {rules} |"
+        )
     return "\n".join(lines)
 
 

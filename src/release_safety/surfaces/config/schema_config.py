@@ -254,7 +254,7 @@ def findings(
     naming its variable (a change inside a named schema is placed at the first key using it;
     inside an array or a map, at the array's or the map's key)."""
     reached = _origins(schema)
-    found = []
+    found: list[Finding] = []
     for delta in changes:
         rule = CATALOGUE.judge(delta)
         if rule is None:
@@ -263,6 +263,8 @@ def findings(
         keys = (*reached.get(delta.origin or "", ()), *inner)
         key = ".".join(keys) or "(the root)"
         name = variable(keys, prefix, separator) if keys else "(every variable)"
+        if delta.origin is not None and delta.origin not in reached:
+            keys, key, name = (), f"{delta.origin} {delta.at}".strip(), "(no variable)"
         change = f"{delta.kind.value} ({_show(delta.before)} -> {_show(delta.after)})"
         if rule is NARROWED:
             message = f"config key `{key}` (variable `{name}`) accepts fewer values: {change}"
@@ -278,7 +280,9 @@ def findings(
                 "then declare the break or accept it in the release's settings."
             )
         registered = CATALOGUE.registered[rule.id]
-        found.append(registered.finding("config", message, file, places.line(keys), hint=hint))
+        made = registered.finding("config", message, file, places.line(keys), hint=hint)
+        if made not in found:  # a named schema's change, met at each place that uses it
+            found.append(made)
     return found
 
 
@@ -287,7 +291,8 @@ def _show(value: Any) -> str:
 
 
 def _origins(schema: Schema) -> dict[str, Path]:
-    """The first key path (breadth first) that reaches each named schema."""
+    """The first key path (breadth first) that reaches each named schema (through an array's
+    items or a map's values: the array's or the map's key)."""
     reached: dict[str, Path] = {}
     queue: deque[tuple[Schema, Path]] = deque([(schema, ())])
     seen: set[int] = set()
@@ -299,5 +304,6 @@ def _origins(schema: Schema) -> dict[str, Path]:
         if node.origin is not None:
             reached.setdefault(node.origin, path)
         queue.extend((child, (*path, key)) for key, child in sorted(node.properties.items()))
-        queue.extend((branch, path) for branch in (*node.one_of, *node.any_of))
+        inner = (*node.one_of, *node.any_of, *node.prefix_items, node.items, node.additional)
+        queue.extend((part, path) for part in inner if isinstance(part, Schema))
     return reached
