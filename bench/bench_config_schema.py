@@ -21,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 from collections import Counter
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -32,18 +33,18 @@ from bench_backfill import clone
 def rows(repo: Path, schema: str, last: int) -> list[dict[str, Any]]:
     """One row per release: tag, verdict, variables understood, findings per rule."""
     from release_safety.gitrepo import GitRepo, GitSnapshot
-    from release_safety.settings import ConfigSettings, Settings
+    from release_safety.settings import ConfigSettings, ConfigSource, Settings
     from release_safety.surfaces.config import analyse
 
     repository = GitRepo(repo)
     try:
         tags = [t.tag for t in repository.release_tags(Settings().tags)][-(last + 1) :]
         entry: dict[str, Any] = {"path": schema, "env_prefix": ""}
-        if "kind" in ConfigSettings.model_fields["sources"].annotation.__args__[0].model_fields:
+        if "kind" in ConfigSource.model_fields:  # not in a baseline before the schema kind
             entry["kind"] = "jsonschema"
         settings = Settings(config=ConfigSettings.model_validate({"sources": [entry]}))
         out = []
-        for before, after in zip(tags, tags[1:], strict=False):
+        for before, after in pairwise(tags):
             old, new = GitSnapshot(repository, before), GitSnapshot(repository, after)
             report = analyse(old, new, settings)
             severities = {f.severity for f in report.findings}
