@@ -260,7 +260,7 @@ class ConfigSource(_Closed):
         default=None,
         description="what the file is when its name does not say: `jsonschema`, a JSON Schema "
         "that defines the configuration (each key a variable, its `default` the default; "
-        "recognised by content too: `$schema`, or a top-level object type with `properties`)",
+        "recognised by content too: top-level `properties` beside `$schema` or `type: object`)",
     )
     env_prefix: str | None = Field(
         default=None,

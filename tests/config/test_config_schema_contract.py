@@ -216,3 +216,12 @@ def test_a_key_defined_in_another_document_is_a_gap_the_release_cannot_pass(judg
     assert "APP_TRACING" in gap.way_out
     rules = sorted(f.rule for f in report.findings)
     assert rules == ["config-read-not-understood", "config-var-became-required"]
+
+
+def test_a_data_file_that_names_its_schema_stays_data(judge: Judge) -> None:
+    old = json.dumps({"$schema": "./config.schema.json", "port": 80}, indent=2)
+    new = old.replace("80", "81")
+    report = judge({"app.json": old}, {"app.json": new}, ["app.json"])
+    assert [f.rule for f in report.findings] == ["config-default-changed"]
+    assert report.coverage is not None
+    assert "port" in report.coverage.understood

@@ -220,8 +220,8 @@ SOURCE_KINDS: list[tuple[str, ...]] = [
     ),
     (
         'JSON Schema (`kind = "jsonschema"`)',
-        "a `.json` / `.yaml` file with `$schema`, or a top-level `type: object` with "
-        "`properties` (koanf, ory/x configx)",
+        "a `.json` / `.yaml` file with top-level `properties` beside `$schema` or "
+        "`type: object` (koanf, ory/x configx)",
         "the project's JSON-Schema engine (`$ref` / `$defs` resolved)",
         "every key as `env_prefix` + the key path upper-cased, joined by `env_separator` "
         "(`_` unless set): `serve.public.port` -> `PREFIX_SERVE_PUBLIC_PORT`; arrays and "

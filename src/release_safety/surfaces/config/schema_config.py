@@ -46,13 +46,12 @@ _UNMAPPED = ("patternProperties", "if", "then", "else", "dependentSchemas")
 
 
 def is_schema(document: Any) -> bool:
-    """A document that is a JSON Schema of an object: `$schema`, or a top-level `type:
-    object` with `properties`."""
-    if not isinstance(document, dict):
+    """A document that is a JSON Schema of an object: `$schema` beside schema keywords (a
+    data file that names its own schema, `{"$schema": ..., "port": 80}`, stays data), or a
+    top-level `type: object` with `properties`."""
+    if not isinstance(document, dict) or not isinstance(document.get("properties"), dict):
         return False
-    return "$schema" in document or (
-        document.get("type") == "object" and isinstance(document.get("properties"), dict)
-    )
+    return "$schema" in document or document.get("type") == "object"
 
 
 def variable(path: Path, prefix: str, separator: str = SEPARATOR) -> str:
