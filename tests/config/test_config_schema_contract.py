@@ -225,3 +225,20 @@ def test_a_data_file_that_names_its_schema_stays_data(judge: Judge) -> None:
     assert [f.rule for f in report.findings] == ["config-default-changed"]
     assert report.coverage is not None
     assert "port" in report.coverage.understood
+
+
+@pytest.mark.parametrize("named", [False, True], ids=["inline", "through-ref"])
+def test_inside_an_array_a_field_made_required_is_false_at_the_arrays_variable(
+    judge: Judge, named: bool
+) -> None:
+    hook = {"type": "object", "properties": {"url": {"type": "string"}}}
+    old = _schema()
+    old["$defs"]["hook"] = hook
+    items = {"$ref": "#/$defs/hook"} if named else hook
+    old["properties"]["hooks"] = {"type": "array", "items": items}
+    new = json.loads(json.dumps(old))
+    (new["$defs"]["hook"] if named else new["properties"]["hooks"]["items"])["required"] = ["url"]
+    report = judge(_files(old), _files(new), [SOURCE])
+    assert [(f.rule, "APP_HOOKS" in f.message) for f in report.findings] == [
+        ("config-constraint-narrowed", True)
+    ]

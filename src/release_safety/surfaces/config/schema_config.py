@@ -35,7 +35,7 @@ from release_safety.surfaces.jsonschema.build import (
 from release_safety.surfaces.jsonschema.delta import ACCEPTS_FEWER, ACCEPTS_MORE, CHANGED, Kind
 from release_safety.surfaces.jsonschema.diff import SchemaDelta, SchemaDiffer
 from release_safety.surfaces.jsonschema.issues import SpecError
-from release_safety.surfaces.jsonschema.judge import Catalogue, DeltaRule, Neutral
+from release_safety.surfaces.jsonschema.judge import NOT_JUDGED, Catalogue, DeltaRule, Neutral
 from release_safety.surfaces.jsonschema.model import Schema
 
 Path = tuple[str, ...]
@@ -212,6 +212,12 @@ NARROWED = DeltaRule(
     ),
     when=lambda d: d.kind is not Kind.PROPERTY_BECAME_REQUIRED,
 )
+_AS_VARIABLES = (
+    Kind.PROPERTY_REMOVED,
+    Kind.DEFAULT_CHANGED,
+    Kind.PROPERTY_BECAME_REQUIRED,
+)
+"""Kinds the variable diff judges, where a key is a variable."""
 CATALOGUE = Catalogue(
     "config",
     [NARROWED],
@@ -255,11 +261,15 @@ def findings(
     reached = _origins(schema)
     found: list[Finding] = []
     for delta in changes:
+        base, contained = reached.get(delta.origin or "", ((), False))
+        inner = tuple(takewhile(lambda part: not part.startswith("[") and part != "*", delta.path))
         rule = CATALOGUE.judge(delta)
+        if (contained or len(inner) < len(delta.path)) and delta.kind in _AS_VARIABLES:
+            # inside an array or a map, one variable: no variable diff judges its parts
+            rule = NARROWED if delta.kind is Kind.PROPERTY_BECAME_REQUIRED else NOT_JUDGED
         if rule is None:
             continue
-        inner = takewhile(lambda part: not part.startswith("[") and part != "*", delta.path)
-        keys = (*reached.get(delta.origin or "", ()), *inner)
+        keys = base if contained else (*base, *inner)
         key = ".".join(keys) or "(the root)"
         name = variable(keys, prefix, separator) if keys else "(every variable)"
         if delta.origin is not None and delta.origin not in reached:
@@ -289,20 +299,22 @@ def _show(value: Any) -> str:
     return "none" if value is None else str(value)
 
 
-def _origins(schema: Schema) -> dict[str, Path]:
-    """The first key path (breadth first) that reaches each named schema (through an array's
-    items or a map's values: the array's or the map's key)."""
-    reached: dict[str, Path] = {}
-    queue: deque[tuple[Schema, Path]] = deque([(schema, ())])
+def _origins(schema: Schema) -> dict[str, tuple[Path, bool]]:
+    """The first key path (breadth first) that reaches each named schema, and whether it goes
+    through an array's items or a map's values (then the path ends at that key)."""
+    reached: dict[str, tuple[Path, bool]] = {}
+    queue: deque[tuple[Schema, Path, bool]] = deque([(schema, (), False)])
     seen: set[int] = set()
     while queue:
-        node, path = queue.popleft()
+        node, path, contained = queue.popleft()
         if id(node) in seen:
             continue
         seen.add(id(node))
         if node.origin is not None:
-            reached.setdefault(node.origin, path)
-        queue.extend((child, (*path, key)) for key, child in sorted(node.properties.items()))
-        inner = (*node.one_of, *node.any_of, *node.prefix_items, node.items, node.additional)
-        queue.extend((part, path) for part in inner if isinstance(part, Schema))
+            reached.setdefault(node.origin, (path, contained))
+        for key, child in sorted(node.properties.items()):
+            queue.append((child, path if contained else (*path, key), contained))
+        queue.extend((part, path, contained) for part in (*node.one_of, *node.any_of))
+        inside = (*node.prefix_items, node.items, node.additional)
+        queue.extend((part, path, True) for part in inside if isinstance(part, Schema))
     return reached
