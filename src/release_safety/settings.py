@@ -355,13 +355,22 @@ class ConfigSource(_Closed):
         description="the file's values are the defaults (env files and templates: only names "
         "unless true; other structured files: defaults unless false)",
     )
+    kind: Literal["jsonschema"] | None = Field(
+        default=None,
+        description="what the file is when its name does not say: `jsonschema`, a JSON Schema "
+        "that defines the configuration (each key a variable, its `default` the default; "
+        "recognised by content too: top-level `properties` beside `$schema` or `type: object`)",
+    )
     env_prefix: str | None = Field(
         default=None,
         description="a structured file's keys are also environment variables `PREFIX` + KEY "
-        "(upper case), as figment's `Env::prefixed` or config-rs's `Environment` read them",
+        "(upper case), as figment's `Env::prefixed` or config-rs's `Environment` read them "
+        "(a JSON Schema source: the prefix of its variables, empty for none)",
     )
     env_separator: str = Field(
-        default="__", description="what joins nested keys in the variable's name"
+        default="__",
+        description="what joins nested keys in the variable's name (a JSON Schema source: "
+        "`_` unless set otherwise, as koanf and configx name them)",
     )
     defaults_table: str | None = Field(
         default=None,

@@ -34,6 +34,7 @@ from release_safety.surfaces.config import (
     python_resolve,
     rust_resolve,
     rust_src,
+    schema_config,
     structured,
     ts_resolve,
     typescript,
@@ -138,7 +139,28 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> ConfigRe
         problems.append(lost)
         deltas = [delta for delta in deltas if delta.kind != "removed"]
     changes = [entry for entry in map(change, deltas) if entry is not None]
+    try:
+        problems += _contracts(before, now, new, changed)
+    except _NotChecked as exc:
+        problem = not_checked_finding("config", exc.reason, exc.file, line=exc.line)
+        return _not_checked([problem], coverage)
     return _report(changes, problems + [finding(delta) for delta in deltas], coverage)
+
+
+def _contracts(before: _Ref, now: _Ref, new: Snapshot, changed: set[str]) -> list[Finding]:
+    """The findings of what the keys of each changed JSON Schema source may hold."""
+    found: list[Finding] = []
+    for path, (schema, document, prefix, separator) in sorted(now.schemas.items()):
+        previous = before.schemas.get(path)
+        if previous is None or path not in changed:
+            continue
+        try:
+            deltas = schema_config.deltas(previous[0], schema, path)
+        except SourceError as exc:
+            _raise(new, path, exc)
+        places = schema_config.Places(new.read(path), document)
+        found += schema_config.findings(deltas, path, places, schema, prefix, separator)
+    return found
 
 
 def _report(changes: list[ConfigChange], found: list[Finding], coverage: Coverage) -> ConfigReport:
@@ -227,6 +249,9 @@ class _Ref:
     variables: dict[str, Var]
     documents: dict[str, tuple[Any, str | None, str]] = field(default_factory=dict)
     gaps: list[tuple[str, Gap]] = field(default_factory=list)
+    schemas: dict[str, tuple[Any, Any, str, str]] = field(default_factory=dict)
+    """Each JSON Schema source's schema and document, with its variables' prefix and
+    separator."""
 
 
 def _moves(before: _Ref, now: _Ref) -> dict[str, str]:
@@ -311,9 +336,13 @@ def _fold(snapshot: Snapshot, files: dict[str, ConfigSource], blobs: dict[str, s
         source = files[path]
         reads: list[EnvRead | Gap]
         if kind in structured.KINDS.values():
+            document = _parsed(snapshot, path, kind, partial(structured.load, kind=kind))
+            if source.kind == "jsonschema" or schema_config.is_schema(document):
+                reads = _schema(snapshot, path, source, document, result)
+                located += [(path, read) for read in reads]
+                continue
             prefix, separator = _prefix(path, source, rust)
             defaults = source.defaults if source.defaults is not None else not _template(path)
-            document = _parsed(snapshot, path, kind, partial(structured.load, kind=kind))
             how = f"{kind} {defaults} {prefix} {separator}"
             read = partial(
                 structured.parse,
@@ -345,6 +374,23 @@ def _fold(snapshot: Snapshot, files: dict[str, ConfigSource], blobs: dict[str, s
     result.variables = collect((p, r) for p, r in located if isinstance(r, EnvRead))
     result.gaps = [(p, r) for p, r in located if isinstance(r, Gap)]
     return result
+
+
+def _schema(
+    snapshot: Snapshot, path: str, source: ConfigSource, document: Any, result: _Ref
+) -> list[EnvRead | Gap]:
+    """A JSON Schema source's variables (its schema kept in `result` for the contract diff)."""
+    prefix = source.env_prefix or ""
+    separator = (
+        source.env_separator
+        if "env_separator" in source.model_fields_set
+        else schema_config.SEPARATOR
+    )
+    schema = _parsed(snapshot, path, "jsonschema", lambda _: schema_config.build(document))
+    result.schemas[path] = (schema, document, prefix, separator)
+    read = partial(schema_config.reads, document=document, prefix=prefix, separator=separator)
+    found: list[EnvRead | Gap] = _parsed(snapshot, path, f"jsonschema {prefix} {separator}", read)
+    return found
 
 
 def _dotenv(data: bytes, defaults: bool) -> list[EnvRead]:

@@ -55,6 +55,12 @@ renames = { DATABASE_HOST = "DB_HOST" }                      # declared renames,
   code that loads the file (figment's `Env::prefixed("APP_").split("__")`, config-rs's
   `Environment::with_prefix("APP").separator("__")`, the file named by `include_str!` or a
   `::file(..)` / `File::with_name(..)` loader), else the keys are config keys (`database.port`).
+- A JSON Schema that defines the configuration (`kind = "jsonschema"`, or recognised by its
+  content) is diffed as a contract besides its variables: a key that accepts fewer values (an
+  enum value removed, a bound tightened, a pattern or a format added, a type narrowed) is
+  `config-constraint-narrowed`; widenings (a format or pattern dropped, an enum value added,
+  `additionalProperties` opened) and description, title or example edits are not findings; a
+  change no rule judges is `delta-not-judged` (unknown). Findings point at the key's line.
 - `defaults_table`, on an entry that names one file (not a glob), names the object literal
   (`const DEFAULTS = { PORT: 8055, ... }`) of a TypeScript / JavaScript source that the service
   merges the environment over: each key is a
@@ -230,6 +236,18 @@ SOURCE_KINDS: list[tuple[str, ...]] = [
         "every leaf key (a list is a value)",
         "the value, unless the file is a template or an example",
         "–",
+    ),
+    (
+        'JSON Schema (`kind = "jsonschema"`)',
+        "a `.json` / `.yaml` file with top-level `properties` beside `$schema` or "
+        "`type: object` (koanf, ory/x configx)",
+        "the project's JSON-Schema engine (`$ref` / `$defs` resolved)",
+        "every key as `env_prefix` + the key path upper-cased, joined by `env_separator` "
+        "(`_` unless set): `serve.public.port` -> `PREFIX_SERVE_PUBLIC_PORT`; arrays and "
+        "`additionalProperties` maps are one variable; `patternProperties`, `if`/`then` and "
+        "`oneOf` between object shapes are not modelled (a gap)",
+        "`default`",
+        "required (at every level) with no `default`",
     ),
 ]
 """The table of source kinds: kind, files, parser, reads, default, required."""
