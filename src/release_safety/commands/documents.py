@@ -40,37 +40,25 @@ def read_artifact(path: Path) -> Artifact:
     return Artifact.model_validate(data)
 
 
-@click.group(
-    epilog=help_epilog(
-        [
-            "release-safety index update --index release-safety-index.json"
-            " --artifact release-safety.json"
-        ],
-        [
-            "0 updated (or unchanged)",
-            "2 bad input (an invalid artifact or index)",
-            "3 could not write",
-        ],
-    )
+_INDEX_UPDATE_HELP = help_epilog(
+    [
+        "release-safety index update --index release-safety-index.json"
+        " --artifact release-safety.json"
+    ],
+    [
+        "0 updated (or unchanged)",
+        "2 bad input (an invalid artifact or index)",
+        "3 could not write",
+    ],
 )
+
+
+@click.group(epilog=_INDEX_UPDATE_HELP)
 def index() -> None:
     """Maintain release-safety-index.json."""
 
 
-@index.command(
-    "update",
-    epilog=help_epilog(
-        [
-            "release-safety index update --index release-safety-index.json"
-            " --artifact release-safety.json"
-        ],
-        [
-            "0 updated (or unchanged)",
-            "2 bad input (an invalid artifact or index)",
-            "3 could not write",
-        ],
-    ),
-)
+@index.command("update", epilog=_INDEX_UPDATE_HELP)
 @click.option(
     "--index",
     "index_path",
