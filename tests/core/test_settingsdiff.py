@@ -302,6 +302,34 @@ def judged(before: str | None, after: str) -> list[tuple[str, str]]:
             ],
         ),
         (
+            '[deployment]\nstateless = ["ghcr.io/acme/cache"]\n',
+            '[deployment]\nstateless = ["ghcr.io/acme/worker"]\nexclude = ["ops/**"]\n',
+            [
+                ("settings-narrowed", "key 'deployment.exclude': now leaves out ops/**"),
+                (
+                    "settings-narrowed",
+                    "key 'deployment.stateless': now leaves out ghcr.io/acme/worker",
+                ),
+                (
+                    "settings-changed",
+                    "key 'deployment.stateless': no longer leaves out ghcr.io/acme/cache",
+                ),
+            ],
+        ),
+        (
+            "",
+            '[[migrations.exclude]]\npath = "vendor/lib/migrations/*.sql"\n'
+            'reason = "the vendored library migrates its own database, not ours"\n',
+            [
+                (
+                    "settings-narrowed",
+                    "key 'migrations.exclude': now leaves out "
+                    '{"path": "vendor/lib/migrations/*.sql", "reason": "the vendored library '
+                    'migrates its own database, not ours"}',
+                ),
+            ],
+        ),
+        (
             "",
             'floor_version = "1.0.0"\nindex_url = "https://example.com/i.json"\n',
             [

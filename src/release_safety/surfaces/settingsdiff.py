@@ -4,7 +4,8 @@ A change that can make a surface read or weigh less is `settings-narrowed` (unkn
 entry removed or changed, a surface declared absent, the tag pattern, placeholders, template
 default, migrations' server time zone or PostgreSQL version changed, external `$ref`s or
 annotations turned off, the declarations registry or the overrides file moved, a rule turned off
-(`[rules] off`: `check-pr` then reports less). When the previous ref had no settings file (the
+(`[rules] off`: `check-pr` then reports less), a migration or descriptor excluded, an image
+taken as stateless. When the previous ref had no settings file (the
 release that adopts one), or left a source list to discovery, the two are compared by what they
 find: only files discovery found and the new settings do not (or a surface declared absent where
 discovery found documents) are a narrowing. A source list of a section that was declared absent
@@ -17,6 +18,7 @@ separator narrows; an exclude removed or values now taken as defaults widens.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -86,6 +88,10 @@ LOOSENING_FLAGS = ("rest.external_refs", "declarations.annotations")
 SILENCING_KEYS = ("rules.off",)
 """Lists whose new entries make `check-pr` report less (a rule turned off); an entry removed
 only adds."""
+EXCLUDING_KEYS = ("migrations.exclude", "deployment.exclude", "deployment.stateless")
+"""Lists whose new entries leave files or images out of what is judged (a migration excluded
+with its reason, a descriptor excluded, an image taken as stateless); an entry removed only
+adds."""
 
 
 def _value(settings: Settings, key: str) -> Any:
@@ -103,6 +109,14 @@ def _entries(settings: Settings, key: str) -> list[str]:
     if key == "deployment.sources":
         return [source.describe() for source in settings.deployment.sources]
     return [str(entry) for entry in _value(settings, key)]
+
+
+def _listed(settings: Settings, key: str) -> set[str]:
+    """A list setting's entries as text (a table entry as its sorted JSON)."""
+    return {
+        json.dumps(entry, sort_keys=True) if isinstance(entry, dict) else str(entry)
+        for entry in _value(settings, key)
+    }
 
 
 def key_line(text: str | None, key: str) -> int:
@@ -260,6 +274,14 @@ def diff_settings(
             findings.append(_finding(SETTINGS_NARROWED, current, key, message))
         if was_set - now_set:
             message = f"turned back on {_shown(sorted(was_set - now_set))}"
+            findings.append(_finding(SETTINGS_CHANGED, current, key, message))
+    for key in EXCLUDING_KEYS:
+        was_set, now_set = _listed(old, key), _listed(new, key)
+        if now_set - was_set:
+            message = f"now leaves out {_shown(sorted(now_set - was_set))}"
+            findings.append(_finding(SETTINGS_NARROWED, current, key, message))
+        if was_set - now_set:
+            message = f"no longer leaves out {_shown(sorted(was_set - now_set))}"
             findings.append(_finding(SETTINGS_CHANGED, current, key, message))
     for key in ("floor_version", "index_url", "index_path", "config.renames"):
         was, now = _value(old, key), _value(new, key)
