@@ -194,6 +194,19 @@ def unread_migration(snapshot: Snapshot, path: str, settings: Settings) -> Unmod
     )
     if in_code(path, settings):
         return _code_gap(path, 1, exclusion)
+    folded = path.lower()
+    if folded != path and any(
+        s.matches(folded) for s in (*settings.migrations.sources, *DEFAULT_MIGRATION_SOURCES)
+    ):
+        return Unmodelled(
+            file=path,
+            line=1,
+            what=f"named like a migration but for its case ({path}): the sources and "
+            "the search match names as written, a tool configured with this folder runs it",
+            way_out=f"add a [[migrations.sources]] with path = {folder!r} (its case as written) "
+            "and a pattern that matches its name's case (RE2 takes `(?i)`: "
+            f"pattern = '(?i).*\\.sql') so it is read, {exclusion}",
+        )
     if any(s.holds(path) for s in settings.migrations.sources):
         return None
     default = migration_files(snapshot, DEFAULT_MIGRATION_SOURCES).get(path)
