@@ -194,10 +194,20 @@ def unread_migration(snapshot: Snapshot, path: str, settings: Settings) -> Unmod
     )
     if in_code(path, settings):
         return _code_gap(path, 1, exclusion)
+    every = (*settings.migrations.sources, *DEFAULT_MIGRATION_SOURCES)
+    if snapshot.blob_id(path) is None:  # a link or a submodule: git stores no migration there
+        if not any(s.holds(path) or s.holds(f"{path}/x") for s in every):
+            return None
+        return Unmodelled(
+            file=path,
+            line=1,
+            what="a symbolic link or a submodule where migrations are looked for: git stores "
+            "the link, not the migrations, and the tool does not follow it",
+            way_out=f"commit the migrations themselves at {path}, or name the folder the link "
+            f"points to in [[migrations.sources]], {exclusion}",
+        )
     folded = path.lower()
-    if folded != path and any(
-        s.matches(folded) for s in (*settings.migrations.sources, *DEFAULT_MIGRATION_SOURCES)
-    ):
+    if folded != path and any(s.matches(folded) for s in every):
         return Unmodelled(
             file=path,
             line=1,
