@@ -97,6 +97,20 @@ _INERT_OBJECTS = frozenset(
         "TABLESPACE",
     }
 )
+POSTGRES_COMMANDS = frozenset(
+    {
+        *("ABORT", "ALTER", "ANALYSE", "ANALYZE", "BEGIN", "CALL", "CHECKPOINT", "CLOSE"),
+        *("CLUSTER", "COMMENT", "COMMIT", "COPY", "CREATE", "DEALLOCATE", "DECLARE", "DELETE"),
+        *("DISCARD", "DO", "DROP", "END", "EXECUTE", "EXPLAIN", "FETCH", "GRANT", "IMPORT"),
+        *("INSERT", "LISTEN", "LOAD", "LOCK", "MERGE", "MOVE", "NOTIFY", "PREPARE", "REASSIGN"),
+        *("REFRESH", "REINDEX", "RELEASE", "RESET", "REVOKE", "ROLLBACK", "SAVEPOINT"),
+        *("SECURITY", "SELECT", "SET", "SHOW", "START", "TABLE", "TRUNCATE", "UNLISTEN"),
+        *("UPDATE", "VACUUM", "VALUES", "WITH", "("),
+    }
+)
+"""The words a PostgreSQL statement may start with (its grammar's `stmt`): any other first word
+is a syntax error PostgreSQL reports at that word."""
+SYNTAX_ERROR = "syntax error at or near"
 _SESSION_WIDE = frozenset({"ROLE", "USER", "GROUP", "DATABASE", "SYSTEM"})
 """ALTER of these reaches every session the old code opens: a login refused, a database made
 read-only. Not modelled, so unknown, never nothing."""
@@ -236,6 +250,8 @@ def _dispatch(sql: str, toks: list[Tok], facts: StatementFacts, ctx: Context) ->
         _call(cur.name() or "?", facts, ctx)
     elif first in ("EXECUTE", "PREPARE", "COPY", "MERGE", "IMPORT", "LOAD"):
         raise Unclassified(f"{first} runs code or data the text does not show", anything=True)
+    elif first not in POSTGRES_COMMANDS:
+        raise Unclassified(f'{SYNTAX_ERROR} "{cur.toks[0].text if cur.toks else first}"')
     else:
         raise Unclassified(f"statement {first or '?'} not recognised")
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Final, Literal
 
 from release_safety.surfaces.migrations.altertable import at_commit
 from release_safety.surfaces.migrations.budget import Budget
-from release_safety.surfaces.migrations.classify import classify
+from release_safety.surfaces.migrations.classify import SYNTAX_ERROR, classify
 from release_safety.surfaces.migrations.context import Context
 from release_safety.surfaces.migrations.facts import WEAKEST, Issue, Lock, StatementFacts
 from release_safety.surfaces.migrations.rules.ids import RuleId
@@ -131,6 +131,19 @@ def _commits(classified: list[tuple[int, StatementFacts]], one_transaction: bool
     return [last[g] for g in groups]
 
 
+def _unknown(line: int, column: int, reason: str) -> LineIssue:
+    """A statement of unknown effect; a syntax error says where, as PostgreSQL would."""
+    if not reason.startswith(SYNTAX_ERROR):
+        return LineIssue(RuleId.MIGRATION_STATEMENT_UNKNOWN, line, reason)
+    return LineIssue(
+        RuleId.MIGRATION_STATEMENT_UNKNOWN,
+        line,
+        f"{reason} (line {line}, column {column}): PostgreSQL refuses this statement",
+        f"Correct the statement at line {line}, column {column}: PostgreSQL would stop the "
+        "migration there.",
+    )
+
+
 def analyse_extracted(extracted: Extracted, ctx: Context, budget: Budget) -> FileAnalysis:
     """Classify every statement in order against `ctx` (whose schema each statement changes)
     and fold them into the file's facts. Raises OverBudget past the file's bounds."""
@@ -171,7 +184,7 @@ def analyse_extracted(extracted: Extracted, ctx: Context, budget: Budget) -> Fil
     for k, (line, facts) in enumerate(classified):
         if facts.unknown is not None:
             maybe_locks = maybe_rewrites = maybe_scans = True
-            result.issues.append(LineIssue(RuleId.MIGRATION_STATEMENT_UNKNOWN, line, facts.unknown))
+            result.issues.append(_unknown(line, statements[k].column, facts.unknown))
             continue
         if facts.transaction is not None:
             held.clear()

@@ -118,7 +118,7 @@ def split_sql(text: str) -> list[Statement]:
             if sql:
                 line += text.count("\n", counted, start)
                 counted = start
-                statements.append(Statement(sql, line))
+                statements.append(Statement(sql, line, column=_column(text, start)))
         start = None
         words.clear()
         depth = 0
@@ -216,8 +216,16 @@ def _statements(text: str) -> list[Statement]:
     for start, end, toks in parts:
         line += text.count("\n", counted, start)
         counted = start
-        statements.append(Statement(text[start:end].strip(), line, toks=toks))
+        sql = text[start:end].strip()
+        statements.append(Statement(sql, line, toks=toks, column=_column(text, start)))
     return statements
+
+
+def _column(text: str, start: int) -> int:
+    """The 1-based column of the first character at or after `start` that is not a space."""
+    while start < len(text) and text[start].isspace():
+        start += 1
+    return start - text.rfind("\n", 0, start)
 
 
 def _lexer_split(text: str) -> list[tuple[int, int, list[Tok]]] | None:

@@ -14,7 +14,8 @@ class Statement:
     """One SQL statement of a migration, or a statement whose text could not be determined.
 
     `sql` is None when the text is dynamic (built at run time, a `DO` body that cannot be read);
-    `reason` then says why. `line` is 1-based in the migration file.
+    `reason` then says why. `line` and `column` (of its first character) are 1-based in the
+    migration file.
     """
 
     sql: Final[str | None]
@@ -23,14 +24,21 @@ class Statement:
     toks: list[Tok] | None = field(compare=False, repr=False)
     """Its tokens when the split already read them (`tokenize(sql)`), else None (read-only,
     as every field: mypy refuses assignments to the others, which are Final)."""
+    column: Final[int]
 
     def __init__(
-        self, sql: str | None, line: int, reason: str | None = None, toks: list[Tok] | None = None
+        self,
+        sql: str | None,
+        line: int,
+        reason: str | None = None,
+        toks: list[Tok] | None = None,
+        column: int = 1,
     ) -> None:
         self.sql = sql
         self.line = line
         self.reason = reason
         self.toks = toks
+        self.column = column
 
 
 @dataclass(init=False, unsafe_hash=True)
