@@ -62,7 +62,7 @@ def test_names_are_normalised() -> None:
         ("ALTER TABLE users ADD COLUMN x int DEFAULT my_func()", "my_func"),
         ("REINDEX INDEX no_such_index", "not known"),
         ("VACUUM", "every table"),
-        ("FROBNICATE users", "syntax error at or near \"FROBNICATE\""),
+        ("FROBNICATE users", 'syntax error at or near "FROBNICATE"'),
     ],
 )
 def test_unclassifiable_statements_are_unknown(sql: str, reason: str) -> None:
