@@ -85,13 +85,15 @@ WEIGHING_KEYS = (
 )
 LOOSENING_FLAGS = ("rest.external_refs", "declarations.annotations")
 """Booleans whose change from true to false reads less."""
-SILENCING_KEYS = ("rules.off",)
-"""Lists whose new entries make `check-pr` report less (a rule turned off); an entry removed
-only adds."""
-EXCLUDING_KEYS = ("migrations.exclude", "deployment.exclude", "deployment.stateless")
-"""Lists whose new entries leave files or images out of what is judged (a migration excluded
-with its reason, a descriptor excluded, an image taken as stateless); an entry removed only
-adds."""
+LESSENING_LISTS = {
+    "rules.off": ("turned off", "turned back on"),
+    "migrations.exclude": ("now leaves out", "no longer leaves out"),
+    "deployment.exclude": ("now leaves out", "no longer leaves out"),
+    "deployment.stateless": ("now leaves out", "no longer leaves out"),
+}
+"""Lists whose new entries make the tool judge or report less (a rule turned off, a migration
+or descriptor excluded, an image taken as stateless), with the words for an entry added and
+one removed; an entry removed only adds."""
 
 
 def _value(settings: Settings, key: str) -> Any:
@@ -267,21 +269,13 @@ def diff_settings(
         if was != now:
             rule = SETTINGS_NARROWED if was and not now else SETTINGS_CHANGED
             findings.append(_finding(rule, current, key, f"{was!r} -> {now!r}"))
-    for key in SILENCING_KEYS:
-        was_set, now_set = set(_value(old, key)), set(_value(new, key))
-        if now_set - was_set:
-            message = f"turned off {_shown(sorted(now_set - was_set))}"
-            findings.append(_finding(SETTINGS_NARROWED, current, key, message))
-        if was_set - now_set:
-            message = f"turned back on {_shown(sorted(was_set - now_set))}"
-            findings.append(_finding(SETTINGS_CHANGED, current, key, message))
-    for key in EXCLUDING_KEYS:
+    for key, (added, removed) in LESSENING_LISTS.items():
         was_set, now_set = _listed(old, key), _listed(new, key)
         if now_set - was_set:
-            message = f"now leaves out {_shown(sorted(now_set - was_set))}"
+            message = f"{added} {_shown(sorted(now_set - was_set))}"
             findings.append(_finding(SETTINGS_NARROWED, current, key, message))
         if was_set - now_set:
-            message = f"no longer leaves out {_shown(sorted(was_set - now_set))}"
+            message = f"{removed} {_shown(sorted(was_set - now_set))}"
             findings.append(_finding(SETTINGS_CHANGED, current, key, message))
     for key in ("floor_version", "index_url", "index_path", "config.renames"):
         was, now = _value(old, key), _value(new, key)
