@@ -23,9 +23,7 @@ For release V (a version that is not `X.Y.Z`, such as a preview, counts as newer
 
 from __future__ import annotations
 
-import contextlib
 import json
-from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, field_validator
@@ -237,10 +235,6 @@ def analyse(
         [f"overrides.file = {path!r}"], {path: old.blob_id(path)} if old else {}, {path: blob}
     )
     before = _read(old, path) if old is not None else None
-    lost = None
-    if before is not None:
-        with contextlib.suppress(InputError):  # a malformed earlier file set nothing
-            lost = _lost(parse(before, path), key_lines(before), version, path)
     text = _read(new, path)
     if text is None:
         explicit = settings.explicitly_set("overrides", "file")
@@ -249,7 +243,7 @@ def analyse(
             if explicit
             else []
         )
-        findings += lost(None, {}) if lost else []
+        findings += _dropped(before, None, {}, version, path)
         return OverridesReport(
             surface="overrides",
             checked=not any(f.severity == "unknown" for f in findings),
@@ -261,7 +255,7 @@ def analyse(
     floors, stops = resolve(overrides, version)
     lines = key_lines(text)
     findings = _evidence(overrides, floors, stops, lines, path)
-    findings += lost(overrides, lines) if lost else []
+    findings += _dropped(before, overrides, lines, version, path)
     highest = max((f.version for f in floors), key=version_key, default=None)
     return OverridesReport(
         surface="overrides",
@@ -273,36 +267,45 @@ def analyse(
     )
 
 
-def _lost(
-    before: OverridesFile, old_lines: dict[KeyPath, int], version: str, path: str
-) -> Callable[[OverridesFile | None, dict[KeyPath, int]], list[Finding]]:
-    """What compares the file at the new ref with `before`: a finding for each required stop
-    and each floor `before` applied to `version` that the new file (None: deleted) drops, at
-    the line of the new file's `versions` (the old file's block when it was deleted)."""
-    old_floors, old_stops = resolve(before, version)
-    gone_from = [(f"required stop {stop}", ("versions", stop)) for stop in old_stops]
-    floors_from = [(f"upgrade floor {f.version}", _block(f.source)) for f in old_floors]
-
-    def compare(now: OverridesFile | None, lines: dict[KeyPath, int]) -> list[Finding]:
-        floors, stops = resolve(now, version) if now is not None else ([], [])
-        kept = {f"required stop {stop}" for stop in stops}
-        kept |= {f"upgrade floor {floor.version}" for floor in floors}
-        how = "deleted" if now is None else "edited"
-        return [
-            OVERRIDE_REMOVED.finding(
-                "overrides",
-                f"{what} no longer applies to {version}: {path} was {how}",
-                path,
-                lines.get(("versions",), 1) if now is not None else old_lines.get(block, 1),
-                hint=f"Keep the {what} in {path}; if it is truly no longer needed, declare "
-                "its removal in the pull request (a registry entry naming it) so reviewers "
-                "see it.",
-            )
-            for what, block in gone_from + floors_from
-            if what not in kept
-        ]
-
-    return compare
+def _dropped(
+    before: str | None,
+    now: OverridesFile | None,
+    lines: dict[KeyPath, int],
+    version: str,
+    path: str,
+) -> list[Finding]:
+    """A finding for each required stop and floor the file's text at the previous ref
+    (`before`) applied to `version` that the new file (None: deleted) drops, at the line of the
+    new file's `versions` (the old file's block when it was deleted). A malformed earlier file
+    set nothing."""
+    if before is None:
+        return []
+    try:
+        earlier = parse(before, path)
+    except InputError:
+        return []
+    old_lines = key_lines(before)
+    old_floors, old_stops = resolve(earlier, version)
+    floors, stops = resolve(now, version) if now is not None else ([], [])
+    kept = {f"required stop {stop}" for stop in stops}
+    kept |= {f"upgrade floor {floor.version}" for floor in floors}
+    gone: list[tuple[str, KeyPath]] = [
+        (f"required stop {stop}", ("versions", stop)) for stop in old_stops
+    ]
+    gone += [(f"upgrade floor {f.version}", _block(f.source)) for f in old_floors]
+    how = "deleted" if now is None else "edited"
+    return [
+        OVERRIDE_REMOVED.finding(
+            "overrides",
+            f"{what} no longer applies to {version}: {path} was {how}",
+            path,
+            lines.get(("versions",), 1) if now is not None else old_lines.get(block, 1),
+            hint=f"Keep the {what} in {path}; if it is truly no longer needed, declare its "
+            "removal in the pull request (a registry entry naming it) so reviewers see it.",
+        )
+        for what, block in gone
+        if what not in kept
+    ]
 
 
 def _block(source: str) -> KeyPath:
