@@ -22,6 +22,7 @@ from release_safety import __version__
 from release_safety.errors import CheckError, InputError
 from release_safety.index import IndexData, index_data
 from release_safety.jsonio import dumps, write_atomic
+from release_safety.localfile import read_regular
 
 if TYPE_CHECKING:
     import zlib
@@ -121,8 +122,6 @@ def _sha256(body: bytes) -> str:
 
 
 def _read_file(path: str, max_bytes: int) -> bytes:
-    from release_safety.localfile import read_regular
-
     try:
         return read_regular(path, max_bytes)
     except FileNotFoundError as exc:

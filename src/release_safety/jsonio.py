@@ -22,6 +22,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from release_safety.errors import CheckError, InputError
+from release_safety.localfile import read_regular
 
 if TYPE_CHECKING:
     from pathlib import Path  # imported where written to: reading needs no pathlib
@@ -131,8 +132,6 @@ def parse_json(text: str, where: str, *, strict: bool = False, depth_bounded: bo
 
 def read_text(path: Path) -> str:
     """A UTF-8 file's text; missing or unreadable is an I/O error, not UTF-8 bad input."""
-    from release_safety.localfile import read_regular
-
     try:
         return read_regular(path).decode("utf-8")
     except FileNotFoundError as exc:
