@@ -13,8 +13,8 @@ from release_safety.cli import run
 from release_safety.demo.service import RELEASES
 from release_safety.schemas import validate_document
 
-# Each kind of unsafe release: its version, the rule and place its "why" names, and what the
-# sample service has on that line at that release.
+# Each kind of release not safe to roll: its version, the rule and place its "why" names, and
+# what the sample service has on that line at that release.
 KINDS = {
     "rest": ("1.2.0", "response-property-removed", "openapi.yaml", 60, "User:"),
     "declared": (
@@ -40,6 +40,13 @@ KINDS = {
         1,
         "CREATE INDEX users_role_idx ON users",
     ),
+    "unknown": (
+        "1.10.0",
+        "config-read-not-understood",
+        "src/config.ts",
+        7,
+        "process.env[`FEATURE_${f}`]",
+    ),
 }
 
 
@@ -60,7 +67,7 @@ def test_demo_writes_valid_artifacts_and_index(
     assert run(["demo", "--dir", str(tmp_path / "demo")]) == 0
     out = capsys.readouterr().out
     versions = [r.version for r in RELEASES]
-    assert len(versions) == 10
+    assert len(versions) == 11
     for version in versions:
         artifact = json.loads(
             (tmp_path / "demo" / "artifacts" / version / "release-safety.json").read_text()
@@ -68,12 +75,21 @@ def test_demo_writes_valid_artifacts_and_index(
         validate_document(artifact, version, "release-safety")
         assert artifact["version"] == version
         assert f"\n{version} " in out
-    assert out.startswith("version  safe  strategy       breaks")
-    assert "\n1.4.0    no    Recreate       migrations,declared  1.4.0  -\n" in out
+    assert out.split("\n", 1)[0].split() == [
+        "version",
+        "safe",
+        "strategy",
+        "breaks",
+        "stops",
+        "min-previous",
+    ]
+    rows = {line.split()[0]: line.split() for line in out.split("\n\n", 1)[0].splitlines()}
+    assert rows["1.4.0"] == ["1.4.0", "no", "Recreate", "migrations,declared", "1.4.0", "-"]
+    assert rows["1.10.0"] == ["1.10.0", "unknown", "Recreate", "config?", "-", "1.4.0"]
     assert "legend:\n  safe: rollingUpdateSafe" in out
     assert f"\nkept: {tmp_path / 'demo'}\n" in out
     command = (
-        "release-safety upgrade-check --from 1.0.0 --to 1.9.0 --index release-safety-index.json"
+        "release-safety upgrade-check --from 1.0.0 --to 1.10.0 --index release-safety-index.json"
     )
     assert f"\n  cd {tmp_path / 'demo'}\n  {command}\n" in out
     monkeypatch.chdir(tmp_path / "demo")
@@ -100,9 +116,10 @@ def test_demo_fits_100_columns_and_shows_why_each_kind_is_unsafe(
     service = tmp_path / "d" / "service"
     for kind, (version, rule, file, line, text) in KINDS.items():
         why = " ".join(" ".join(blocks[version]).split())
-        assert "rollingUpdateSafe false, because of:" in why, kind
+        verdict, way_out = ("unknown", "way out") if kind == "unknown" else ("false", "safer")
+        assert f"rollingUpdateSafe {verdict}, because of:" in why, kind
         assert f"- [{rule}] {file}:{line}: " in why, kind
-        assert "safer: " in why, kind
+        assert f"{way_out}: " in why, kind
         shown = subprocess.run(
             ["git", "-C", str(service), "show", f"v{version}:{file}"],
             check=True,
@@ -132,6 +149,7 @@ def test_demo_exercises_every_surface_safe_and_unsafe(tmp_path: Path) -> None:
         "1.7.0": False,
         "1.8.0": False,
         "1.9.0": False,
+        "1.10.0": "unknown",
     }
     assert artifacts["1.1.0"]["api"]["rest"]["advisoryCount"] >= 1
     assert artifacts["1.2.0"]["api"]["rest"]["breaking"] is True

@@ -144,11 +144,11 @@ def _where(finding: Finding) -> str:
 
 def explain(result: DemoResult) -> list[str]:
     """What each release changed and, under each one not safe to roll, the findings its
-    verdict rests on: rule, file:line, what, and the safer way."""
+    verdict rests on: rule, file:line, what, and the safer way (the way out of an unknown)."""
     stories = {r.version: r.story for r in RELEASES}
     pad = max(len(g.release.version) for g in result.generated) + 2
     lines = [
-        "release by release; under each one not safe to roll, why (rule, file:line, safer way):"
+        "release by release; under each one not safe to roll, why (rule, file:line, the way out):"
     ]
     for generated in result.generated:
         version = generated.release.version
@@ -161,7 +161,8 @@ def explain(result: DemoResult) -> list[str]:
             text = f"[{finding.rule}] {_where(finding)}: {finding.message}"
             lines += _wrap(text, f"{' ' * pad}- ", " " * (pad + 4))
             if finding.hint:
-                lines += _wrap(f"safer: {finding.hint}", " " * (pad + 2), " " * (pad + 4))
+                label = "way out" if finding.severity == "unknown" else "safer"
+                lines += _wrap(f"{label}: {finding.hint}", " " * (pad + 2), " " * (pad + 4))
     return lines
 
 

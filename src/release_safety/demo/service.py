@@ -1,4 +1,5 @@
-"""The demo's sample service: ten releases, four safe and one unsafe per kind of break.
+"""The demo's sample service: eleven releases, four safe, one unsafe per kind of break and
+one unknown (a config read the tool cannot follow).
 
 Each release is the set of files it writes (and deletes) on top of the one before; the
 OpenAPI document and the MCP snapshot are built from small Python structures so every
@@ -196,6 +197,17 @@ _SERVER_TS = """export const config = {
 """
 
 
+_SERVER_TS_FEATURES = """const FEATURES = ['SEARCH', 'EXPORT'];
+
+export const config = {
+  databaseUrl: process.env.DATABASE_URL,
+  port: Number(process.env.PORT || '8080'),
+  logLevel: process.env.LOG_LEVEL ?? 'warn',
+  features: Object.fromEntries(FEATURES.map((f) => [f, process.env[`FEATURE_${f}`] === 'on'])),
+};
+"""
+
+
 def _compose(postgres: str) -> str:
     return f"""services:
   app:
@@ -349,5 +361,10 @@ ALTER TABLE projects DROP COLUMN legacy_code;
                 "CREATE INDEX users_role_idx ON users (role);\n"
             ),
         },
+    ),
+    DemoRelease(
+        "1.10.0",
+        "feature flags read through a computed name (FEATURE_${f}) the tool cannot follow",
+        {"src/config.ts": _SERVER_TS_FEATURES},
     ),
 )
