@@ -81,7 +81,22 @@ def headline(result: GateResult) -> str:
             "✅ This pull request declares its breaking changes: it may merge, and the release"
             " that ships it will need the Recreate strategy."
         )
+    if result.warnings:
+        return (
+            f"⚠️ UNKNOWN: no undeclared break found, but {_unproven(result.warnings)}: the pull"
+            " request may merge, and the release that ships it cannot be proven safe to roll."
+        )
     return "✅ No breaking change found: this pull request keeps rolling updates safe."
+
+
+def _unproven(warnings: Sequence[Finding]) -> str:
+    """The unknown findings the gate's outcome rests on, counted by rule."""
+    counts: dict[str, int] = {}
+    for f in warnings:
+        counts[f.rule] = counts.get(f.rule, 0) + 1
+    rules = ", ".join(f"{rule} ×{n}" if n > 1 else rule for rule, n in sorted(counts.items()))
+    n = len(warnings)
+    return f"{n} finding{'s' if n > 1 else ''} could not be proven either way ({rules})"
 
 
 def _table(rows: Sequence[tuple[str, str, str, str, str]]) -> list[str]:
