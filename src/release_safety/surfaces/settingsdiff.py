@@ -42,7 +42,8 @@ from release_safety.findings import Coverage, Finding, Rule, SurfaceReport, regi
 from release_safety.reasons import hollow_reason, normalise
 from release_safety.releasesettings import SettingsAt
 from release_safety.rulesoff import turned_off
-from release_safety.settings import PYPROJECT, ConfigSource, Settings
+from release_safety.settings import ConfigSource, Settings
+from release_safety.settingsfile import PYPROJECT
 from release_safety.snapshot import Snapshot
 from release_safety.surfaces.config.sources import matched_sources
 from release_safety.surfaces.migrations.discover import migration_files
