@@ -11,8 +11,9 @@ Coverage rule (docs/action.md):
    never something to cover.
 4. A settings change that narrows what is checked (`settings-narrowed`) needs cover like a
    break: the pull request that narrows the settings declares it (a comment in the settings
-   file, or a registry entry), or it does not merge. The head's settings never hide a break in
-   the pull request itself: the merge base's settings are applied too.
+   file, or a registry entry) or accepts it with a reason (`[[accept]]` in the settings: an
+   advisory then, listed as acknowledged), or it does not merge. The head's settings never
+   hide a break in the pull request itself: the merge base's settings are applied too.
 
 What the pull request accepts or changes without a break is listed beside the gate's answer:
 its acknowledgements (inline in its migrations, narrowings accepted in the settings), the

@@ -56,7 +56,8 @@ SETTINGS_NARROWED = register(
         title="A settings change may make a surface read or weigh less",
         why="Settings decide what the tool reads; a change that drops a source, declares a "
         "surface absent or changes how migrations are read could hide a break, so a release "
-        "that brings one is never proven safe, and a pull request must declare it.",
+        "that brings one is never proven safe unless the settings accept it with a reason "
+        "(`[[accept]]`), and a pull request must accept or declare it.",
         unsafe='[[migrations.sources]]\npath = "docs"   # was "db/migrations"',
         safe="When reading less is intended, accept it with a reason (`[[accept]]` with the "
         "key and the reason); else keep the previous entry for one release beside the new one.",
