@@ -114,8 +114,8 @@ def test_without_an_entry_the_hint_is_the_entry_to_write(repo: RepoBuilder, tmp_
     assert narrowed["hint"] == (
         "If reading less is intended, accept it in .release-safety.toml: [[accept]] "
         'key = "deployment.sources", reason = "<what this leaves out and why no operator '
-        "relies on it>\"; else keep the previous value of 'deployment.sources' for one more "
-        "release beside the new one."
+        'relies on it>"; else keep the entries `deployment.sources` read before beside the new '
+        "ones for one more release."
     )
 
 

@@ -384,6 +384,29 @@ def in_pyproject(text: str) -> SettingsAt:
     return SettingsAt(settings.read_from("pyproject.toml"), "test", text)
 
 
+@pytest.mark.parametrize(
+    ("before", "after", "undo"),
+    [
+        ("", "postgres_version = 10\n", "set `postgres_version` back to its previous value"),
+        (
+            "",
+            '[deployment]\nexclude = ["x.yml"]\n',
+            "take the new entries out of `deployment.exclude`",
+        ),
+        (
+            '[rest]\nspecs = ["openapi.yaml"]\n',
+            f"[rest]\n{ABSENT}\n",
+            "point `rest.specs` at the surface's documents rather than declaring it absent",
+        ),
+    ],
+)
+def test_a_narrowing_says_how_to_accept_it_or_undo_it_for_its_key(
+    before: str, after: str, undo: str
+) -> None:
+    [narrowed] = diff_settings(at(before), at(after), [OLD, NEW])
+    assert narrowed.hint is not None and narrowed.hint.endswith(f"; else {undo}.")
+
+
 def test_an_acceptance_in_pyproject_is_named_as_pyproject_writes_it() -> None:
     narrower = "[tool.release-safety]\npostgres_version = 10\n"
     entry = f'\n[[tool.release-safety.accept]]\nkey = "postgres_version"\nreason = "{REASON}"\n'

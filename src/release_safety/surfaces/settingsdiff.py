@@ -194,8 +194,21 @@ def _accept_hint(file: str, key: str) -> str:
         f"If reading less is intended, accept it in {file}: "
         f'{_accept_table(file)} key = "{key}", '
         'reason = "<what this leaves out and why no operator relies on it>"; '
-        f"else keep the previous value of {key!r} for one more release beside the new one."
+        f"else {_undo(key)}."
     )
+
+
+def _undo(key: str) -> str:
+    """How to leave out a narrowing of `key`, for that kind of key."""
+    section = key.partition(".")[0]
+    if key in SOURCE_KEYS:
+        return f"keep the entries `{key}` read before beside the new ones for one more release"
+    if key.endswith(".absent"):
+        sources = next(k for k in SOURCE_KEYS if k.startswith(f"{section}."))
+        return f"point `{sources}` at the surface's documents rather than declaring it absent"
+    if key in LESSENING_LISTS:
+        return f"take the new entries out of `{key}`"
+    return f"set `{key}` back to its previous value"
 
 
 def _found(settings: Settings, key: str, refs: Sequence[Snapshot | None]) -> set[str]:
