@@ -64,7 +64,7 @@ def judged_against(release: Release, pattern: str, file: str, line: int) -> list
     if release.previous_tag is None:
         return []
     message = (
-        f"no tag of tag_pattern {pattern!r} is below {release.version}: judged against "
+        f"no tag of tag_pattern `{pattern}` is below {release.version}: judged against "
         f"{release.previous_tag} ({release.previous_version}), the nearest earlier version tag"
     )
     hint = (

@@ -73,7 +73,7 @@ def test_the_first_tag_of_the_pattern_is_judged_against_the_nearest_earlier_vers
         (
             "previous-release-outside-pattern",
             "advisory",
-            f"no tag of tag_pattern {PATTERN!r} is below 2.0.0: judged against 1.1.0 (1.1.0), "
+            f"no tag of tag_pattern `{PATTERN}` is below 2.0.0: judged against 1.1.0 (1.1.0), "
             "the nearest earlier version tag",
         )
     ]
