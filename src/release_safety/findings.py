@@ -183,3 +183,5 @@ class OverridesReport(SurfaceReport):
 
     min_previous_version: str | None = None
     required_stops: list[str] = []
+    added: list[Finding] = []
+    """The floors and stops (their advisories) the file at the previous ref did not set."""

@@ -407,6 +407,15 @@ class GitRepo:
                 found[version] = tag
         return [found[v] for v in sorted(found)]
 
+    def nearest_tag(self, commit: str, names: Sequence[str]) -> str | None:
+        """Of the tags `names`, the one `git describe --tags` finds from `commit` (reachable,
+        the fewest commits away); None when none is reachable."""
+        if not names:
+            return None
+        matches = [f"--match={name}" for name in names]
+        found = self._git("describe", "--tags", "--abbrev=0", "--always", *matches, commit)
+        return found.strip() if found.strip() in names else None  # else a commit id
+
     def changed_paths(self, old: str, new: str) -> list[Change]:
         """Paths that differ between two refs, renames detected, sorted by path."""
         return self._changes(self.resolve(old), self.resolve(new), renames=True)

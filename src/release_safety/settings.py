@@ -499,6 +499,48 @@ class RuleSettings(_Closed):
     )
 
 
+class Acceptance(_Closed):
+    """A narrowing of what is checked, accepted in the settings file with a reason: the
+    `settings-narrowed` findings of its key in the release that adds the entry become
+    advisories (the settings surface applies it; a hollow reason accepts nothing)."""
+
+    key: str = Field(
+        description="the settings key whose narrowing is accepted, dotted as the findings name "
+        "it (`deployment.exclude`, `config.sources`, `rest.absent`)"
+    )
+    reason: str = Field(
+        description="why reading less is right: what is left out and why no operator relies "
+        "on it (checked like a declared break's reason)"
+    )
+
+    @field_validator("key")
+    @classmethod
+    def _names_a_key(cls, value: str) -> str:
+        if not _is_settings_key(value):
+            raise ValueError(
+                f"{value!r} names no settings key; name the key the change narrows, dotted "
+                "(`deployment.exclude`, `migrations.sources`, `tag_pattern`)"
+            )
+        return value
+
+
+def _is_settings_key(key: str) -> bool:
+    """True when `key` names one setting (not a whole table, nor `accept` itself)."""
+    model: type[BaseModel] = Settings
+    *tables, name = key.split(".")
+    for table in tables:
+        field = model.model_fields.get(table)
+        annotation = field.annotation if field is not None else None
+        if not (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
+            return False
+        model = annotation
+    field = model.model_fields.get(name)
+    if field is None or key == "accept":
+        return False
+    annotation = field.annotation
+    return not (isinstance(annotation, type) and issubclass(annotation, BaseModel))
+
+
 class Settings(_Closed):
     tag_pattern: str = DEFAULT_TAG_PATTERN
     floor_version: str | None = None
@@ -513,6 +555,11 @@ class Settings(_Closed):
     declarations: DeclarationSettings = DeclarationSettings()
     overrides: OverrideSettings = OverrideSettings()
     rules: RuleSettings = RuleSettings()
+    accept: tuple[Acceptance, ...] = Field(
+        default=(),
+        description="narrowings of what is checked accepted with a reason (`[[accept]]`), each "
+        "for the release that adds it",
+    )
     _origin: str = PrivateAttr(default=SETTINGS_FILE)
 
     @property

@@ -65,7 +65,7 @@ class PrCheck:
         return named.replace(self.head, self.head_as_typed)
 
     def comment(self) -> str:
-        return comment_body(self.result, self.merge_base, self.head)
+        return comment_body(self.result, self.merge_base, self.head, self.settings_changes())
 
     def to_json_data(self) -> dict[str, object]:
         r = self.result
@@ -83,6 +83,11 @@ class PrCheck:
             "problems": [f.to_dict() for f in r.problems],
             "warnings": [f.to_dict() for f in r.warnings],
             "declared": [d.model_dump() for d in r.declared],
+            "acknowledged": [f.to_dict() for f in r.acknowledged],
+            "overrides": {
+                "added": [f.to_dict() for f in r.overrides_added],
+                "removed": [f.to_dict() for f in r.overrides_removed],
+            },
             "settings": [f.to_dict() for f in self.settings_changes()],
             "notChecked": r.not_checked,
             "rollingUpdateSafe": self.generated.artifact.compatibility.rollingUpdateSafe,
@@ -152,8 +157,12 @@ def _text(check: PrCheck) -> str:
         line(f, "warning")
     for c in r.covered:
         line(c.finding, "declared", f" (by {c.declaration.file}:{c.declaration.line})")
+    for f in r.acknowledged:
+        line(f, "acknowledged")
+    for f in r.overrides_added:
+        line(f, "override", " (added)")
     for f in check.settings_changes():
-        if f.severity == "advisory":
+        if f.severity == "advisory" and not f.acknowledged:
             line(f, "note")
     return "\n".join(lines) + "\n"
 

@@ -184,22 +184,41 @@ def _evidence(
     stops: list[str],
     lines: dict[KeyPath, int],
     path: str,
-) -> list[Finding]:
-    """One advisory per floor and per stop that applies, at its block's line, with its note."""
-    findings: list[Finding] = []
+) -> list[tuple[str, Finding]]:
+    """One advisory per floor and per stop that applies, at its block's line, with its note;
+    each with what it sets (`_applied`'s words)."""
+    findings: list[tuple[str, Finding]] = []
     for floor in floors:
         at_default = floor.source == "default"
         line = lines.get(("default",) if at_default else ("versions", floor.source), 1)
         where = "the default" if at_default else f"set at {floor.source}"
         note = f": {floor.note}" if floor.note else ""
-        message = f"upgrade floor {floor.version} ({where}){note}"
-        findings.append(_advisory(UPGRADE_FLOOR, path, line, message))
+        what = f"upgrade floor {floor.version}"
+        findings.append((what, _advisory(UPGRADE_FLOOR, path, line, f"{what} ({where}){note}")))
     for stop in stops:
         block = overrides.versions.get(stop, overrides.default)
         line = lines.get(("versions", stop), lines.get(("default",), 1))
         note = f": {block.note}" if block.note else ""
-        findings.append(_advisory(REQUIRED_STOP, path, line, f"required stop {stop}{note}"))
-    return sorted(findings, key=Finding.sort_key)
+        what = f"required stop {stop}"
+        findings.append((what, _advisory(REQUIRED_STOP, path, line, f"{what}{note}")))
+    return findings
+
+
+def _applied(floors: list[Floor], stops: list[str]) -> set[str]:
+    """What the floors and stops that apply set, in words (`required stop 1.4.0`)."""
+    return {f"required stop {stop}" for stop in stops} | {
+        f"upgrade floor {floor.version}" for floor in floors
+    }
+
+
+def _earlier(before: str | None, path: str) -> OverridesFile | None:
+    """The file at the previous ref; None when it had none (a malformed one set nothing)."""
+    if before is None:
+        return None
+    try:
+        return parse(before, path)
+    except InputError:
+        return None
 
 
 def _advisory(rule: Rule, path: str, line: int, message: str) -> Finding:
@@ -254,8 +273,10 @@ def analyse(
     overrides = parse(text, path)
     floors, stops = resolve(overrides, version)
     lines = key_lines(text)
-    findings = _evidence(overrides, floors, stops, lines, path)
-    findings += _dropped(before, overrides, lines, version, path)
+    evidence = _evidence(overrides, floors, stops, lines, path)
+    earlier = _earlier(before, path)
+    had = _applied(*resolve(earlier, version)) if earlier is not None else set()
+    findings = [f for _, f in evidence] + _dropped(before, overrides, lines, version, path)
     highest = max((f.version for f in floors), key=version_key, default=None)
     return OverridesReport(
         surface="overrides",
@@ -263,6 +284,7 @@ def analyse(
         findings=sorted(findings, key=Finding.sort_key),
         min_previous_version=highest,
         required_stops=stops,
+        added=sorted((f for what, f in evidence if what not in had), key=Finding.sort_key),
         coverage=coverage,
     )
 
@@ -278,17 +300,12 @@ def _dropped(
     (`before`) applied to `version` that the new file (None: deleted) drops, at the line of the
     new file's `versions` (the old file's block when it was deleted). A malformed earlier file
     set nothing."""
-    if before is None:
-        return []
-    try:
-        earlier = parse(before, path)
-    except InputError:
+    earlier = _earlier(before, path)
+    if earlier is None or before is None:
         return []
     old_lines = key_lines(before)
     old_floors, old_stops = resolve(earlier, version)
-    floors, stops = resolve(now, version) if now is not None else ([], [])
-    kept = {f"required stop {stop}" for stop in stops}
-    kept |= {f"upgrade floor {floor.version}" for floor in floors}
+    kept = _applied(*resolve(now, version)) if now is not None else set()
     gone: list[tuple[str, KeyPath]] = [
         (f"required stop {stop}", ("versions", stop)) for stop in old_stops
     ]
