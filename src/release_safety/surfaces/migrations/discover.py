@@ -39,6 +39,9 @@ _REGISTERS = re.compile(
     re.MULTILINE,
 )
 _CODE_SUFFIXES = (".go", ".java", ".kt", ".rb", ".py")
+# Characters a path may hold that no name pattern's `.` matches as written (a newline), or
+# that tools read names line by line over: C0 controls and DEL.
+_CONTROLS = re.compile(r"[\x00-\x1f\x7f]")
 # The version a tool that keys applied migrations by version reads from a file name.
 _VERSION = re.compile(r"(\d+)_")
 
@@ -205,6 +208,17 @@ def unread_migration(snapshot: Snapshot, path: str, settings: Settings) -> Unmod
             "the link, not the migrations, and the tool does not follow it",
             way_out=f"commit the migrations themselves at {path}, or name the folder the link "
             f"points to in [[migrations.sources]], {exclusion}",
+        )
+    plain = _CONTROLS.sub("", path)
+    if plain != path and any(s.matches(plain) or s.matches(plain.lower()) for s in every):
+        shown = ", ".join(sorted({repr(c) for c in _CONTROLS.findall(path)}))
+        return Unmodelled(
+            file=path,
+            line=1,
+            what=f"named like a migration but for the control characters in its path ({shown}):"
+            " the sources and the search match names line by line, and whether its tool runs "
+            "it is not known",
+            way_out=f"rename it to {plain!r} (no control characters) so it is read, {exclusion}",
         )
     folded = path.lower()
     if folded != path and any(s.matches(folded) for s in every):
