@@ -50,7 +50,13 @@ from release_safety.surfaces.migrations.tokens import (
     tokenize,
     words,
 )
-from release_safety.surfaces.migrations.volatility import RUNS_SQL, calls, function_volatility
+from release_safety.surfaces.migrations.volatility import (
+    ENDS_SESSIONS,
+    RUNS_SQL,
+    WAITS,
+    calls,
+    function_volatility,
+)
 from release_safety.textcase import lower
 
 if TYPE_CHECKING:
@@ -452,11 +458,7 @@ def _create(sql: str, cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
         ctx.created.add(view)
         schema.add_table(view, Table("matview" if materialized else "view", complete=False))
     elif cur.accept("TRIGGER") or cur.accept("CONSTRAINT", "TRIGGER"):
-        rest = cur.rest()
-        at = next((k for k, t in enumerate(rest) if t.up == "ON"), None)
-        if at is None:
-            raise Unclassified("CREATE TRIGGER without ON table")
-        facts.touch(Cursor(rest[at + 1 :]).name() or "?", SRE)
+        _create_trigger(cur.rest(), facts, ctx)
     elif cur.accept("POLICY"):
         rest = cur.rest()
         at = next((k for k, t in enumerate(rest) if t.up == "ON"), None)
@@ -504,6 +506,63 @@ def _create(sql: str, cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
         cur.rest()
     else:
         raise Unclassified(f"CREATE {kind or '?'} not recognised")
+
+
+def _create_trigger(rest: list[Tok], facts: StatementFacts, ctx: Context) -> None:
+    """CREATE TRIGGER on a table old code writes: its function may refuse old code's writes
+    (an exception raised, a BEFORE row trigger returning NULL), judged from the body the
+    migrations gave it; a body they do not show is unknown."""
+    at = next((k for k, t in enumerate(rest) if t.up == "ON"), None)
+    if at is None:
+        raise Unclassified("CREATE TRIGGER without ON table")
+    name = Cursor(rest[:1]).name() or "?"
+    table = Cursor(rest[at + 1 :]).name() or "?"
+    facts.touch(table, SRE)
+    run = next((k for k, t in enumerate(rest) if t.up == "EXECUTE"), len(rest))
+    function = Cursor(rest[run + 2 :]).name() or "?"
+    if ctx.new_in_release(table):
+        return
+    events = " or ".join(t.text for t in rest[:at] if t.up in ("INSERT", "UPDATE", "DELETE"))
+    known = ctx.schema.function(function)
+    if known is None or known.body is None:
+        why = "its function is not created by the migrations with a constant body"
+        facts.issue(
+            RuleId.SCHEMA_FACT_UNKNOWN,
+            f"what trigger {name} does to old code's writes on {table}: {why} ({function})",
+            hint=f"Review that {function}() neither raises nor skips the previous release's "
+            f"{events or 'writes'} on {table}, and acknowledge the finding with that reason.",
+        )
+        return
+    refuses = _refuses(known.body, before=words(rest[1:2]) == ["BEFORE"])
+    if refuses is not None:
+        facts.issue(
+            RuleId.TRIGGER_REFUSES_WRITES,
+            f"trigger {name} on {table} runs {function}(), which {refuses}: the previous "
+            f"release's {events or 'writes'} on {table} may be refused",
+            hint=f"Create trigger {name} in the release after the one whose code meets what "
+            f"{function}() demands of {table}, or acknowledge it with why no released code "
+            "writes what it refuses.",
+        )
+
+
+_RAISE_QUIET = frozenset({"DEBUG", "LOG", "INFO", "NOTICE", "WARNING"})
+"""RAISE levels that do not abort the statement."""
+
+
+def _refuses(body: str, *, before: bool) -> str | None:
+    """What in a trigger function's body refuses the write that fired it: an exception raised
+    (RAISE at the default level, EXCEPTION, or a re-raise), or, for a BEFORE trigger, RETURN
+    NULL (the row is skipped); None when it holds neither."""
+    try:
+        toks = tokenize(body)
+    except TokenError:
+        return "runs a body the tool cannot read"
+    for tok, after in pairwise(toks):
+        if tok.up == "RAISE" and after.up not in _RAISE_QUIET:
+            return "raises an exception"
+        if before and tok.up == "RETURN" and after.up == "NULL":
+            return "returns NULL (the row is skipped)"
+    return None
 
 
 def _create_domain(cur: Cursor, ctx: Context) -> None:
@@ -759,6 +818,7 @@ def _lock(cur: Cursor, facts: StatementFacts) -> None:
         if name not in Lock.__members__:
             raise Unclassified(f"LOCK mode {name or '?'} not recognised")
         mode = Lock[name]
+    facts.explicit_lock = True
     for table in tables:
         facts.touch(table, mode)
 
@@ -914,6 +974,15 @@ def _data(sql: str, toks: list[Tok], facts: StatementFacts, ctx: Context) -> Non
             raise Unclassified(
                 f"calls {name}(), which runs SQL the text does not show", anything=True
             )
+        if name in ENDS_SESSIONS:
+            ends = "cancels the queries" if name == "pg_cancel_backend" else "ends the sessions"
+            facts.issue(
+                RuleId.TERMINATE_SESSIONS,
+                f"{name}() {ends} it selects: the previous release's among them",
+                hint=f"Remove the {name}() call: let lock_timeout fail the migration when old "
+                "code holds a conflicting lock, and retry it.",
+            )
+        facts.waits |= name in WAITS
         if (
             ctx.schema.functions.get(name) is not None
             or function_volatility(name, ctx.schema) == "unknown"

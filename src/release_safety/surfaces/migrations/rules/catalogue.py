@@ -505,6 +505,77 @@ CATALOGUE: tuple[MigrationRule, ...] = (
         Q("GRANT SELECT ON users TO PUBLIC", "", ()),
     ),
     _rule(
+        RuleId.TERMINATE_SESSIONS,
+        "breaking",
+        "A migration ends other sessions or cancels their queries",
+        "pg_terminate_backend() closes the connections it selects and pg_cancel_backend() "
+        "cancels their running statements: the previous release's pods lose their "
+        "connections (and the transactions open on them) or see their queries fail mid-rollout.",
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid();",
+        "Let the migration wait for its locks under lock_timeout, fail and be retried, instead "
+        "of ending the sessions that hold them.",
+        E(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE application_name = 'previous-release' AND pid <> pg_backend_pid()",
+            "",
+            (),
+        ),
+        E(
+            "SELECT pg_catalog.pg_cancel_backend(pid) FROM pg_stat_activity "
+            "WHERE application_name = 'previous-release'",
+            "",
+            (),
+        ),
+        Q("SELECT pid, state FROM pg_stat_activity WHERE application_name = 'previous-release'"),
+    ),
+    _rule(
+        RuleId.TRIGGER_REFUSES_WRITES,
+        "breaking",
+        "A new trigger on a table old code writes may refuse its writes",
+        "A trigger whose function raises an exception aborts the statement that fired it, and "
+        "a BEFORE row trigger that returns NULL skips the row: the previous release's inserts "
+        "and updates, written before the trigger existed, fail or vanish mid-rollout. The "
+        "function is read from the body the migrations gave it; a trigger whose function they "
+        "do not show is `schema-fact-unknown`.",
+        "CREATE TRIGGER users_email_required BEFORE INSERT ON users FOR EACH ROW EXECUTE FUNCTION users_email_required();",
+        "Create the trigger in the release after the one whose code meets what it demands.",
+        E(
+            "CREATE FUNCTION users_email_required() RETURNS trigger LANGUAGE plpgsql AS $$\n"
+            "BEGIN\n  IF NEW.email IS NULL THEN\n    RAISE EXCEPTION 'email required';\n"
+            "  END IF;\n  RETURN NEW;\nEND $$;\n"
+            "CREATE TRIGGER users_email_required BEFORE INSERT OR UPDATE ON users\n"
+            "  FOR EACH ROW EXECUTE FUNCTION users_email_required()",
+            "",
+            U,
+        ),
+        E(
+            "CREATE FUNCTION orders_frozen() RETURNS trigger LANGUAGE plpgsql AS $$\n"
+            "BEGIN\n  RETURN NULL;\nEND $$;\n"
+            "CREATE TRIGGER orders_frozen BEFORE INSERT ON orders\n"
+            "  FOR EACH ROW EXECUTE FUNCTION orders_frozen()",
+            "",
+            ("orders",),
+        ),
+        Q(
+            "CREATE FUNCTION users_touched() RETURNS trigger LANGUAGE plpgsql AS $$\n"
+            "BEGIN\n  NEW.created_at := now();\n  RAISE NOTICE 'touched %', NEW.id;\n"
+            "  RETURN NEW;\nEND $$;\n"
+            "CREATE TRIGGER users_touched BEFORE UPDATE ON users\n"
+            "  FOR EACH ROW EXECUTE FUNCTION users_touched()",
+            "",
+            U,
+        ),
+        Q(
+            "CREATE TABLE teams (id bigint PRIMARY KEY, name text);\n"
+            "CREATE FUNCTION teams_named() RETURNS trigger LANGUAGE plpgsql AS $$\n"
+            "BEGIN\n  RAISE EXCEPTION 'name required';\nEND $$;\n"
+            "CREATE TRIGGER teams_named BEFORE INSERT ON teams\n"
+            "  FOR EACH ROW EXECUTE FUNCTION teams_named()",
+            "",
+            ("teams",),
+        ),
+    ),
+    _rule(
         RuleId.DROP_IDENTITY,
         "breaking",
         "An identity column stops generating its values",
@@ -555,7 +626,10 @@ CATALOGUE: tuple[MigrationRule, ...] = (
         "safe to roll. This is the locksTable fact of the artifact; CONCURRENTLY, NOT VALID and "
         "brief metadata-only locks do not raise it. A table created earlier in the same release "
         "has no rows yet and does not count. For a table known to be small, acknowledge the "
-        "finding inline, with a reason (see Acknowledgements).",
+        "finding inline, with a reason (see Acknowledgements). "
+        "LOCK TABLE in such a mode raises it too (the lock is taken to be held to commit, for "
+        "as long as the rest of the transaction takes), and so does a wait (pg_sleep) while "
+        "one is held.",
         "CREATE INDEX users_email_idx ON users (email);",
         "Do the work without the blocking lock: CREATE INDEX CONCURRENTLY, ADD CONSTRAINT ... "
         "NOT VALID then VALIDATE CONSTRAINT, a new column backfilled in batches instead of a "
@@ -578,6 +652,12 @@ CATALOGUE: tuple[MigrationRule, ...] = (
             "",
             ("teams",),
         ),
+        E("LOCK TABLE users IN ACCESS EXCLUSIVE MODE", "l", U),
+        E("LOCK TABLE orders IN SHARE MODE;\nSELECT pg_sleep(0.01)", "l", ("orders",)),
+        E("ALTER TABLE users ADD COLUMN tier text;\nSELECT pg_sleep(0.01)", "l", U),
+        Q("LOCK TABLE users IN ROW EXCLUSIVE MODE", "", U),
+        Q("LOCK TABLE users IN ACCESS SHARE MODE;\nSELECT pg_sleep(0.01)", "", U),
+        Q("ALTER TABLE users ADD COLUMN tier text;\nCOMMIT;\nSELECT pg_sleep(0.01)", "", U),
     ),
     # --- advisory: heavy or risky for traffic, compatible for old code --------------------
     _rule(

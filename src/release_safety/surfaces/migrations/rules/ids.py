@@ -32,6 +32,8 @@ class RuleId(StrEnum):
     CHECK_REJECTS_OLD_WRITES = "check-rejects-old-writes"
     ENABLE_ROW_LEVEL_SECURITY = "enable-row-level-security"
     REVOKE_PRIVILEGES = "revoke-privileges"
+    TERMINATE_SESSIONS = "terminate-sessions"
+    TRIGGER_REFUSES_WRITES = "trigger-refuses-writes"
     # breaking: traffic stops while the migration works
     BLOCKING_TABLE_LOCK = "blocking-table-lock"
     # advisory
