@@ -247,6 +247,8 @@ CATALOGUE: tuple[MigrationRule, ...] = (
             "",
             ("scratch",),
         ),
+        E("ALTER SEQUENCE invoice_numbers SET SCHEMA legacy", "", ()),
+        E("ALTER FUNCTION full_name(text, text) SET SCHEMA legacy", "", ()),
     ),
     _rule(
         RuleId.RENAME_SCHEMA,
@@ -295,6 +297,10 @@ CATALOGUE: tuple[MigrationRule, ...] = (
             "",
             (),
         ),
+        E("ALTER FUNCTION full_name(text, text) RENAME TO display_name", "", ()),
+        E("DROP ROLE IF EXISTS previous_release_app", "", ()),
+        E("DROP COLLATION IF EXISTS german_phonebook", "", ()),
+        Q("DROP PUBLICATION IF EXISTS changes", "", ()),
     ),
     _rule(
         RuleId.SET_NOT_NULL,
@@ -503,6 +509,8 @@ CATALOGUE: tuple[MigrationRule, ...] = (
         E("REVOKE INSERT ON users FROM PUBLIC", "", ()),
         E("REVOKE ALL ON orders FROM PUBLIC", "", ()),
         Q("GRANT SELECT ON users TO PUBLIC", "", ()),
+        E("ALTER TABLE orders OWNER TO CURRENT_USER", "", ("orders",)),
+        E("ALTER FUNCTION full_name(text, text) OWNER TO CURRENT_USER", "", ()),
     ),
     _rule(
         RuleId.TERMINATE_SESSIONS,
@@ -574,6 +582,23 @@ CATALOGUE: tuple[MigrationRule, ...] = (
             "",
             ("teams",),
         ),
+    ),
+    _rule(
+        RuleId.ALTER_SEQUENCE,
+        "breaking",
+        "A sequence old code draws from is restarted, renamed or bounded",
+        "RESTART hands out ids the table already holds (old code's inserts fail on the "
+        "primary key), a new name fails old code's `nextval('name')`, and MAXVALUE, MINVALUE "
+        "or AS a smaller type can make its next nextval fail.",
+        "ALTER SEQUENCE invoice_numbers RESTART;",
+        "Restart it past every id it gave (RESTART WITH a value above max(id)) and keep its "
+        "name and bounds until no released code uses them.",
+        E("ALTER SEQUENCE invoice_numbers RESTART", "", ()),
+        E("ALTER SEQUENCE invoice_numbers RENAME TO invoice_ids", "", ()),
+        E("ALTER SEQUENCE IF EXISTS invoice_numbers MAXVALUE 1000", "", ()),
+        Q("ALTER SEQUENCE invoice_numbers OWNED BY orders.id", "", ("orders",)),
+        Q("ALTER SEQUENCE invoice_numbers CACHE 10", "", ()),
+        Q("CREATE SEQUENCE ticket_numbers;\nALTER SEQUENCE ticket_numbers RESTART", "", ()),
     ),
     _rule(
         RuleId.DROP_IDENTITY,
@@ -1153,6 +1178,64 @@ CATALOGUE: tuple[MigrationRule, ...] = (
             "-- release-safety: acknowledge(blocking-table-lock): users holds about 200 rows\n"
             "CREATE INDEX users_email_idx ON users (email)",
             "ls",
+            U,
+        ),
+    ),
+    _rule(
+        RuleId.TRIGGER_DISABLED,
+        "unknown",
+        "A trigger on a table old code writes stops running",
+        "DISABLE TRIGGER and DROP TRIGGER stop what the trigger did for the previous release's "
+        "writes (a timestamp kept, an audit row, a derived column; DISABLE TRIGGER ALL or "
+        "SYSTEM also the foreign keys' checks). Whether old code relies on it the text cannot "
+        "say.",
+        "ALTER TABLE users DISABLE TRIGGER ALL;",
+        "Keep the trigger until no released code relies on it; acknowledge the finding with "
+        "why none does.",
+        E("ALTER TABLE users DISABLE TRIGGER ALL", "", U),
+        E("DROP TRIGGER IF EXISTS users_audit ON users", "", U, pg=False),
+        Q(
+            "CREATE FUNCTION users_audit() RETURNS trigger LANGUAGE plpgsql AS $$\n"
+            "BEGIN\n  RETURN NEW;\nEND $$;\n"
+            "CREATE TRIGGER users_audit AFTER INSERT ON users\n"
+            "  FOR EACH ROW EXECUTE FUNCTION users_audit();\nCOMMIT;\n"
+            "DROP TRIGGER users_audit ON users",
+            "",
+            U,
+        ),
+        Q("ALTER TABLE users ENABLE TRIGGER ALL", "", U),
+        Q(
+            "CREATE TABLE teams (id bigint PRIMARY KEY);\nALTER TABLE teams DISABLE TRIGGER ALL",
+            "",
+            ("teams",),
+        ),
+    ),
+    _rule(
+        RuleId.ROW_POLICY_CHANGED,
+        "unknown",
+        "A row level security policy of a table old code uses changes",
+        "A policy dropped or altered, or a RESTRICTIVE one added, changes the rows the "
+        "previous release's role sees and may write once row level security is on: its "
+        "queries may return fewer rows and its writes fail. Whether its role is covered the "
+        "text cannot say. A new permissive policy only admits more rows.",
+        "DROP POLICY users_own ON users;",
+        "Keep a policy admitting what old code's role needs until no released code needs it; "
+        "acknowledge the finding with that reason.",
+        E("DROP POLICY IF EXISTS users_own ON users", "", U, pg=False),
+        E("ALTER POLICY users_own ON users USING (region = 'eu')", "", U, pg=False),
+        E("CREATE POLICY users_eu ON users AS RESTRICTIVE USING (region = 'eu')", "", U),
+        Q("CREATE POLICY users_eu ON users USING (region = 'eu')", "", U),
+        Q(
+            "CREATE POLICY users_all ON users USING (true);\n"
+            "ALTER POLICY users_all ON users USING (region = 'eu');\n"
+            "DROP POLICY users_all ON users",
+            "",
+            U,
+        ),
+        Q(
+            "CREATE POLICY users_all ON users USING (true);\n"
+            "ALTER POLICY users_all ON users RENAME TO users_every",
+            "",
             U,
         ),
     ),
