@@ -118,6 +118,20 @@ def _action(cur: Cursor, alter: Alter) -> None:
         _set(cur, alter)
     elif cur.accept("RESET"):
         facts.touch(table, SUE)
+    elif cur.peek() == "INHERIT" or (cur.peek() == "NO" and cur.peek(1) == "INHERIT"):
+        leaves = cur.accept("NO")
+        cur.accept("INHERIT")
+        parent = cur.name() or "?"
+        facts.touch(table, AEL)
+        facts.touch(parent, SUE)
+        if leaves and not alter.new_in_release and not ctx.new_in_release(parent):
+            facts.issue(
+                RuleId.DROP_TABLE,
+                f"NO INHERIT {parent}: old code's queries on {parent} no longer see the rows "
+                f"of {table}",
+                hint=f"Keep {table} inheriting from {parent} until no released code reads "
+                f"its rows through {parent}.",
+            )
     elif cur.peek() in ("ENABLE", "DISABLE", "FORCE", "NO"):
         raw = cur.rest()
         rest = words(raw)
@@ -143,9 +157,6 @@ def _action(cur: Cursor, alter: Alter) -> None:
                 hint=f"Keep the trigger {disabled} on {table} running until no released code "
                 "relies on it, or acknowledge the finding with why none does.",
             )
-    elif cur.accept("INHERIT"):
-        facts.touch(table, AEL)
-        facts.touch(cur.name() or "?", SUE)
     elif cur.accept("OWNER", "TO"):
         facts.touch(table, AEL)
         if not alter.new_in_release:

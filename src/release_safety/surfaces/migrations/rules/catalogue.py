@@ -105,6 +105,7 @@ CATALOGUE: tuple[MigrationRule, ...] = (
         E("DROP TABLE staging", "", ("staging",)),
         E("DROP TABLE IF EXISTS staging, orders CASCADE", "", ("orders", "staging")),
         E("ALTER TABLE events DETACH PARTITION events_2024", "", ("events", "events_2024")),
+        E("ALTER TABLE staging NO INHERIT users", "", ("staging", "users"), pg=False),
         Q("CREATE TABLE scratch (id int);\nDROP TABLE scratch", "", ("scratch",)),
     ),
     _rule(
@@ -680,6 +681,11 @@ CATALOGUE: tuple[MigrationRule, ...] = (
         E("LOCK TABLE users IN ACCESS EXCLUSIVE MODE", "l", U),
         E("LOCK TABLE orders IN SHARE MODE;\nSELECT pg_sleep(0.01)", "l", ("orders",)),
         E("ALTER TABLE users ADD COLUMN tier text;\nSELECT pg_sleep(0.01)", "l", U),
+        E(
+            "DO $$\nBEGIN\n  LOCK TABLE users IN SHARE MODE;\n  PERFORM pg_sleep(0.01);\nEND $$",
+            "l",
+            U,
+        ),
         Q("LOCK TABLE users IN ROW EXCLUSIVE MODE", "", U),
         Q("LOCK TABLE users IN ACCESS SHARE MODE;\nSELECT pg_sleep(0.01)", "", U),
         Q("ALTER TABLE users ADD COLUMN tier text;\nCOMMIT;\nSELECT pg_sleep(0.01)", "", U),
