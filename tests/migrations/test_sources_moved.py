@@ -74,10 +74,22 @@ def test_a_moved_folder_no_source_reads_is_not_read_with_the_source_to_add(
 def test_a_moved_folder_the_settings_follow_is_the_shipped_migrations(
     make_repo: Callable[[str], RepoBuilder],
 ) -> None:
-    """The moved files are neither added (the table is not this release's) nor deleted."""
+    """The moved files are neither added (the table is not this release's) nor deleted, and
+    the source that followed them narrows nothing (it was settings-narrowed, unknown)."""
     before, after = SOURCE.format("migrations"), SOURCE.format("db/sql")
     found = moved_release(make_repo, before, after, {"db/sql/0003_drop.sql": DROP})
-    migrations = {(r, f) for r, f in rules(found) if not str(f).startswith(".")}
-    assert migrations == {("drop-column", "db/sql/0003_drop.sql")}
+    assert rules(found) == {("drop-column", "db/sql/0003_drop.sql")}
     quiet = moved_release(make_repo, before, after, {}, "quiet")
     assert not [f for f in quiet if f["surface"] == "migrations"]
+    assert [(f["rule"], f["severity"]) for f in quiet] == [("settings-changed", "advisory")] * 2
+    moved = next(f for f in quiet if "no longer reads" in str(f["message"]))
+    assert "what it read is read where it moved" in str(moved["message"])
+
+
+def test_a_source_that_follows_no_moved_migration_still_narrows(
+    make_repo: Callable[[str], RepoBuilder],
+) -> None:
+    """The settings now read another folder than the one the migrations moved to."""
+    before, after = SOURCE.format("migrations"), SOURCE.format("db/other")
+    found = moved_release(make_repo, before, after, {"db/other/0001_seed.sql": NOTE})
+    assert ("settings-narrowed", ".release-safety.toml") in rules(found)

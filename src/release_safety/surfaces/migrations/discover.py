@@ -336,6 +336,11 @@ def _edited_line(old: Snapshot | None, new: Snapshot, path: str) -> int:
     return edited_line(before, read_text(new, path), sql=path.endswith(".sql"))
 
 
+def moved_migrations(old: Snapshot | None, new: Snapshot) -> dict[str, str]:
+    """The paths a release moved with their name and bytes kept (new path -> old path)."""
+    return _moved(old, new, changes_between(old, new))
+
+
 def _moved(old: Snapshot | None, new: Snapshot, changes: list[Change]) -> dict[str, str]:
     """Each path the release adds that is a path it deletes moved (new path -> old path), with
     its bytes kept and either its file name (a folder moved: tools key applied migrations by

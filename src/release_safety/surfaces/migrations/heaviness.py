@@ -2,9 +2,10 @@
 
 Flags concern tables that existed before the migration. locksTable is true when a table holds a
 lock of SHARE or stronger while work proportional to its rows runs on it, in the same statement
-or a later one of the same transaction (locks are kept to commit). A file runs as one
-transaction unless it is marked non-transactional or holds a statement that cannot run inside
-one (CONCURRENTLY, VACUUM); explicit BEGIN / COMMIT are honoured either way.
+or a later one of the same transaction (locks are kept to commit), when LOCK TABLE takes such a
+lock (to hold it to commit), and when one is held while the transaction waits (pg_sleep). A file
+runs as one transaction unless it is marked non-transactional or holds a statement that cannot
+run inside one (CONCURRENTLY, VACUUM); explicit BEGIN / COMMIT are honoured either way.
 """
 
 from __future__ import annotations
