@@ -26,12 +26,13 @@ def moved_release(
     after: str | None,
     added: dict[str, str],
     name: str = "service",
+    shipped: dict[str, str] | None = None,
 ) -> list[dict[str, object]]:
     """1.0.0 ships two migrations in migrations/ (with `before` as settings); 1.1.0 moves the
     folder to db/sql with `git mv`, adds `added` and takes `after` as settings. The migrations
     and settings findings of the release's evidence."""
     builder = make_repo(name)
-    files = {"migrations/0001_init.sql": INIT, "migrations/0002_note.sql": NOTE}
+    files = {"migrations/0001_init.sql": INIT, "migrations/0002_note.sql": NOTE, **(shipped or {})}
     builder.release("1.0.0", {**files, **({".release-safety.toml": before} if before else {})})
     (builder.path / "db").mkdir()
     builder.git("mv", "migrations", "db/sql")
@@ -93,3 +94,13 @@ def test_a_source_that_follows_no_moved_migration_still_narrows(
     before, after = SOURCE.format("migrations"), SOURCE.format("db/other")
     found = moved_release(make_repo, before, after, {"db/other/0001_seed.sql": NOTE})
     assert ("settings-narrowed", ".release-safety.toml") in rules(found)
+
+
+def test_a_moved_code_migration_is_still_a_shipped_one_deleted(
+    make_repo: Callable[[str], RepoBuilder],
+) -> None:
+    """A Go migration moved where no source or search reads it: its tool's folder is not known,
+    so it is the shipped migration deleted, as before, never nothing."""
+    go = {"migrations/20240101000000_backfill.go": "package migrations\n"}
+    found = moved_release(make_repo, None, None, {}, shipped=go)
+    assert ("shipped-migration-deleted", "migrations/20240101000000_backfill.go") in rules(found)

@@ -143,14 +143,20 @@ def discover(old: Snapshot | None, new: Snapshot, settings: Settings) -> Discove
     moved = _moved(old, new, changes)
     sources = settings.migrations.sources
     claimed = migration_files(new, sources)
-    gone = set(moved.values())
+    kept = {path: before for path, before in moved.items() if path in claimed}
     moved_into = {  # folder -> the source that read what the release moved there
         path.rpartition("/")[0]: source
         for path, before in moved.items()
         if path not in claimed and (source := source_of(before, settings)) is not None
     }
+    gaps = {
+        path: gap
+        for path, before in moved.items()
+        if path not in kept and (gap := _moved_gap(path, before, moved_into)) is not None
+    }
+    gone = {moved[path] for path in (*kept, *gaps)}  # said at the path it moved to
     for change in changes:
-        if change.path in gone or (change.path in moved and change.path in claimed):
+        if change.path in gone or change.path in kept:
             continue
         if change.status == "deleted":
             source = source_of(change.path, settings)
@@ -162,8 +168,10 @@ def discover(old: Snapshot | None, new: Snapshot, settings: Settings) -> Discove
             and change.status != "deleted"
             and (change.status == "added" or not shipped)
         ):
-            gap = _moved_gap(change.path, moved.get(change.path), moved_into) or unread_migration(
-                new, change.path, settings
+            gap = (
+                gaps.get(change.path)
+                or _moved_gap(change.path, None, moved_into)
+                or unread_migration(new, change.path, settings)
             )
             if gap is None:
                 continue
@@ -196,7 +204,6 @@ def discover(old: Snapshot | None, new: Snapshot, settings: Settings) -> Discove
                     hint=rule.safe,
                 )
             )
-    kept = {path: before for path, before in moved.items() if path in claimed}
     return Discovery(
         sorted(added, key=lambda m: (m.name, m.path)), findings, unread, excluded, kept
     )
