@@ -575,9 +575,25 @@ def _create(sql: str, cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
             schema.own_sequences().add(name)
             ctx.created.add(name)
     elif cur.accept("FUNCTION") or cur.accept("PROCEDURE"):
+        start = cur.i
+        named = cur.name() or ""
+        cur.i = start
+        replaces = replace and schema.function(named) is not None and not ctx.new_in_release(named)
         created = _create_function(cur, ctx)
         if not replace:  # OR REPLACE may replace the previous release's function
             ctx.created.add(created)
+        body = schema.functions[created].body
+        trigger = ("RETURNS", "TRIGGER") in pairwise(words(cur.toks))
+        refuses = _refuses(body, before=True) if replaces and trigger and body else None
+        if refuses is not None:
+            facts.issue(
+                RuleId.TRIGGER_REFUSES_WRITES,
+                f"trigger function {created}() replaced by one that {refuses}: the triggers of "
+                "the previous release that run it may refuse its writes",
+                hint=f"Replace {created}() in the release after the one whose code meets what "
+                "it now demands, or acknowledge it with why no released code writes what it "
+                "refuses.",
+            )
     elif cur.accept("SCHEMA"):
         cur.skip_optional(("IF", "NOT", "EXISTS"))
         name = cur.name()

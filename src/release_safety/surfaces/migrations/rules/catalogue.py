@@ -543,7 +543,8 @@ CATALOGUE: tuple[MigrationRule, ...] = (
         "A new trigger on a table old code writes may refuse its writes",
         "A trigger whose function raises an exception aborts the statement that fired it, and "
         "a BEFORE row trigger that returns NULL skips the row: the previous release's inserts "
-        "and updates, written before the trigger existed, fail or vanish mid-rollout. The "
+        "and updates, written before the trigger existed, fail or vanish mid-rollout. So does "
+        "an existing trigger function replaced (CREATE OR REPLACE) by one that refuses. The "
         "function is read from the body the migrations gave it; a trigger whose function they "
         "do not show is `schema-fact-unknown`.",
         "CREATE TRIGGER users_email_required BEFORE INSERT ON users FOR EACH ROW EXECUTE FUNCTION users_email_required();",
