@@ -61,6 +61,7 @@ def test_a_migration_named_with_a_control_character_is_not_read_and_says_so(
     (finding,) = report.unknown()
     assert (finding.rule, finding.file, finding.line) == ("migration-not-read", path, 1)
     assert finding.hint is not None and f"rename it to {plain!r}" in finding.hint
+    assert finding.message.startswith(f"{path!r} added: ") and "\n" not in finding.message
     assert [gap.file for gap in report.coverage.unmodelled] == [path]
 
 

@@ -182,7 +182,8 @@ def discover(old: Snapshot | None, new: Snapshot, settings: Settings) -> Discove
                 excluded[change.path] = reason
                 continue
             unread.append(gap)
-            message = f"{change.path} {change.status}: {gap.what}"
+            shown = repr(change.path) if _CONTROLS.search(change.path) else change.path
+            message = f"{shown} {change.status}: {gap.what}"  # one line, whatever the name
             findings.append(
                 MIGRATION_NOT_READ.finding("migrations", message, gap.file, gap.line, gap.way_out)
             )
