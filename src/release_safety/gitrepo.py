@@ -500,7 +500,11 @@ class GitRepo:
             self._folders.move_to_end(key)
             return cached
         spec = f"{commit}:{folder}" if folder else f"{commit}^{{tree}}"
-        found = self.cat_file.objects([spec])[spec]
+        if any(ord(c) < 32 for c in folder):  # cat-file reads a line: named by its tree's id
+            parent, _, name = folder.rpartition("/")
+            mode, spec = self._folder(commit, parent).get(name, ("", ""))
+            spec = spec if mode == "40000" else ""
+        found = self.cat_file.objects([spec])[spec] if spec else None
         data = found[2] if found is not None and found[1] == "tree" else b""
         entries: dict[str, tuple[str, str]] = {}
         width = len(commit) // 2  # 20 bytes for SHA-1 ids, 32 for SHA-256

@@ -10,6 +10,7 @@ type is bad input naming the file and the key.
 
 from __future__ import annotations
 
+import json
 from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Literal
@@ -163,6 +164,22 @@ class MigrationSource(_Closed):
         if self.database != "main":
             parts.append(f"database={self.database!r}")
         return f"{{{', '.join(parts)}}}"
+
+    def with_folder(self, folder: str) -> MigrationSource:
+        """This source read from another folder (where a release moved its migrations)."""
+        return self.model_copy(update={"path": folder})
+
+    def entry(self) -> str:
+        """The source's keys as a settings entry writes them (TOML strings), its pattern only
+        when not the format's own."""
+        keys = {"path": self.path, "format": self.format}
+        if self.pattern is not None and self.pattern != FORMAT_PATTERNS[self.format]:
+            keys["pattern"] = self.pattern
+        if self.exclude:
+            keys["exclude"] = self.exclude
+        if self.database != "main":
+            keys["database"] = self.database
+        return ", ".join(f"{key} = {json.dumps(value)}" for key, value in keys.items())
 
     def edition_of(self, path: str) -> Literal["core", "ee"]:
         if self.edition != "auto":

@@ -5,12 +5,14 @@ entry removed or changed, a surface declared absent, the tag pattern, placeholde
 default, migrations' server time zone or PostgreSQL version changed, external `$ref`s or
 annotations turned off, the declarations registry or the overrides file moved, a rule turned off
 (`[rules] off`: `check-pr` then reports less), a migration or descriptor excluded, an image
-taken as stateless. When the previous ref had no settings file (the
-release that adopts one), or left a source list to discovery, the two are compared by what they
-find: only files discovery found and the new settings do not (or a surface declared absent where
-discovery found documents) are a narrowing. A source list of a section that was declared absent
-read nothing, so any list is a widening. A change that only adds (a new source, an absent
-surface brought back) or touches nothing checked (the floor, the index location, declared config
+taken as stateless. When the previous ref had no settings file (the release that adopts one), or
+left a source list to discovery, the two are compared by what they find: only files discovery
+found and the new settings do not (or a surface declared absent where discovery found documents)
+are a narrowing. A migrations source removed for one that reads the migrations where the release
+moved them (`git mv`, names and bytes kept) narrows nothing: what each finds is compared with
+the moved files where they now are. A source list of a section that was declared absent read
+nothing, so any list is a widening. A change that only adds (a new source, an absent surface
+brought back) or touches nothing checked (the floor, the index location, declared config
 renames) is `settings-changed` (advisory). A `config.sources` entry is compared by path: an
 exclude added or widened, values no longer taken as defaults, or a new environment prefix or
 separator narrows; an exclude removed or values now taken as defaults widens.
@@ -46,7 +48,7 @@ from release_safety.settings import ConfigSource, Settings
 from release_safety.settingsfile import PYPROJECT
 from release_safety.snapshot import Snapshot
 from release_safety.surfaces.config.sources import matched_sources
-from release_safety.surfaces.migrations.discover import migration_files
+from release_safety.surfaces.migrations.discover import migration_files, moved_migrations
 
 SETTINGS_NARROWED = register(
     Rule(
@@ -212,13 +214,22 @@ def _undo(key: str) -> str:
 
 
 def _found(settings: Settings, key: str, refs: Sequence[Snapshot | None]) -> set[str]:
-    """What a source key of the settings finds at the refs, as `ref:path` strings."""
+    """What a source key of the settings finds at the refs, as `ref:path` strings; a migration
+    the last ref moved (`git mv migrations db/sql`) is named where it now is."""
     found: set[str] = set()
+    last = refs[-1] if refs else None
+    moved: dict[str, str] = {}
+    if key == "migrations.sources" and len(refs) > 1 and last is not None:
+        moved = {before: path for path, before in moved_migrations(refs[-2], last).items()}
     for snapshot in refs:
         if snapshot is None:
             continue
         if key == "migrations.sources":
             paths = list(migration_files(snapshot, settings.migrations.sources))
+            if snapshot is not last and last is not None:
+                at = {path: moved[path] for path in paths if path in moved}
+                found |= {f"{last.ref}:{path}" for path in at.values()}
+                paths = [path for path in paths if path not in at]
         elif key == "config.sources":
             paths = list(matched_sources(snapshot, settings.config.sources))
         elif key == "deployment.sources":
@@ -227,6 +238,22 @@ def _found(settings: Settings, key: str, refs: Sequence[Snapshot | None]) -> set
             paths = matched(snapshot, _value(settings, key))
         found |= {f"{snapshot.ref}:{path}" for path in paths}
     return found
+
+
+def _followed(
+    previous: SettingsAt, current: SettingsAt, removed: list[str], refs: Sequence[Snapshot | None]
+) -> bool:
+    """True when the migrations sources removed (as `describe` writes them) read nothing at the
+    new ref because the release moved their migrations (`git mv`), and the new sources read
+    every one where it now is."""
+    old, new = (refs[-2], refs[-1]) if len(refs) > 1 else (None, None)
+    if new is None or not moved_migrations(old, new):
+        return False
+    sources = [s for s in previous.settings.migrations.sources if s.describe() in removed]
+    if any(migration_files(new, [source]) for source in sources):
+        return False
+    key = "migrations.sources"
+    return not _found(previous.settings, key, refs) - _found(current.settings, key, refs)
 
 
 def _source_findings(
@@ -255,7 +282,10 @@ def _source_findings(
     if key == "config.sources":
         removed, added, less, more = _config_sources(previous.settings, current.settings)
     findings = []
-    if removed:
+    if removed and key == "migrations.sources" and _followed(previous, current, removed, refs):
+        message = f"no longer reads {_shown(removed)}; what it read is read where it moved"
+        findings.append(_finding(SETTINGS_CHANGED, current, key, message))
+    elif removed:
         message = f"no longer reads {_shown(removed)}"
         findings.append(_finding(SETTINGS_NARROWED, current, key, message))
     if less:
