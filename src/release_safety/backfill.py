@@ -224,7 +224,8 @@ def backfill(
         tags = repo.release_tags(settings.tags)
     finally:
         repo.close()
-    floor = floor or settings.floor_version or index.backfillFloorVersion
+    given = floor or settings.floor_version
+    floor = str(Version.parse(given)) if given else index.backfillFloorVersion
     releases = releases_to_backfill(tags, floor, through)
     existing = {e.version: e for e in index.entries}
     todo = [

@@ -529,9 +529,7 @@ class Settings(_Closed):
     @field_validator("floor_version")
     @classmethod
     def _is_version(cls, value: str | None) -> str | None:
-        if value is not None:
-            Version.parse(value)
-        return value
+        return str(Version.parse(value)) if value is not None else None
 
     @field_validator("tag_pattern")
     @classmethod

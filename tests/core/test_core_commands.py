@@ -136,6 +136,9 @@ def test_generate_before_the_tag_exists(
     )
     artifact = json.loads(capsys.readouterr().out)
     assert (artifact["version"], artifact["previousVersion"]) == ("1.3.0", "1.2.0")
+    to_head = ["generate", "--repo", str(service.path), "--to", "HEAD", "--out", "-"]
+    assert run([*to_head, "--version", "v1.3.0"]) == 0  # a tag's `v`: the same release
+    assert json.loads(capsys.readouterr().out)["version"] == "1.3.0"
 
 
 def test_generate_is_deterministic(service: RepoBuilder, tmp_path: Path) -> None:
@@ -199,7 +202,7 @@ def test_index_update_rules(
     for ref in ("1.2.0", "1.0.0", "v1.1.0"):
         artifact = _artifact(service, tmp_path, ref, f"{ref}.json")
         # the floor must be an indexed release: named from the floor release's own update on
-        floor = [] if ref == "1.2.0" else ["--floor", "1.0.0"]
+        floor = [] if ref == "1.2.0" else ["--floor", "v1.0.0" if ref == "v1.1.0" else "1.0.0"]
         update = ["index", "update", "--index", str(index), "--artifact", str(artifact)]
         assert run([*update, *floor]) == 0
     data = json.loads(index.read_text())

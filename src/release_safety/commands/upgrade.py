@@ -20,7 +20,9 @@ from release_safety.span import (
     MissingRange,
     Releases,
     SpanResult,
+    Verdicts,
     evaluate_span,
+    gap_words,
     releases_by_verdict,
 )
 from release_safety.versions import Version
@@ -113,13 +115,7 @@ def _listing(items: list[str]) -> str:
 
 
 def _gap(gap: MissingRange | ContractRange) -> str:
-    if gap.afterVersion and gap.beforeVersion:
-        return f"between {gap.afterVersion} and {gap.beforeVersion}"
-    if gap.beforeVersion:
-        return f"before {gap.beforeVersion}"
-    if gap.afterVersion:
-        return f"after {gap.afterVersion}"
-    return "everything (the index is empty)"
+    return gap_words(gap.afterVersion, gap.beforeVersion)
 
 
 def _same_index(index_source: str | None, offline: bool, index_sha256: str | None) -> list[str]:
@@ -132,23 +128,62 @@ def _same_index(index_source: str | None, offline: bool, index_sha256: str | Non
     )
 
 
+def _needs_more(result: SpanResult) -> bool:
+    """True when the span's minimum previous version is above the version it starts from."""
+    minimum = result.minPreviousVersion
+    return minimum is not None and Version.parse(minimum) > Version.parse(result.fromVersion)
+
+
+def verdict_words(result: SpanResult, found: Verdicts) -> str:
+    """The verdict as the text says it: SAFE; UNSAFE (a false release), UNKNOWN (nothing false,
+    something unproven) or UNSAFE in one hop (every release true, but a stop or a minimum
+    version in the way), each with its reasons."""
+    if result.safe:
+        return "SAFE"
+    unproven = [version for version in found.unknown if version not in found.backfilled]
+    reasons = [
+        f"{label} {', '.join(versions)}"
+        for label, versions in (
+            ("not safe to roll:", found.unsafe),
+            ("not proven safe:", unproven),
+            ("backfilled, never proven safe:", found.backfilled),
+            ("no coverage", [_gap(gap) for gap in result.missingRanges]),
+            ("required stops in between:", result.requiredStops),
+        )
+        if versions
+    ]
+    if _needs_more(result):
+        reasons.append(f"upgrading needs {result.minPreviousVersion} or later to start from")
+    if result.direction == "downgrade":
+        reasons.append("a rollback is never proven safe")
+    if result.verdict is False:
+        word = "UNSAFE"
+    elif result.verdict == "unknown":
+        word = "UNKNOWN"
+    else:
+        word = "UNSAFE in one hop"
+    return f"{word} ({'; '.join(reasons)})"
+
+
 def render_check(
     result: SpanResult, releases: Releases, index_args: list[str] | None = None
 ) -> str:
     """The human report: one labelled line per fact, then the route command (with the index
     options the user gave) when the span does not roll in one hop."""
-    unsafe, unknown = releases_by_verdict(releases, result.coveredVersions)
+    found = releases_by_verdict(releases, result.coveredVersions)
+    unknown = [
+        f"{version} (backfilled)" if version in found.backfilled else version
+        for version in found.unknown
+    ]
     minimum = result.minPreviousVersion or "none"
-    if result.minPreviousVersion and Version.parse(result.minPreviousVersion) > Version.parse(
-        result.fromVersion
-    ):
+    if _needs_more(result):
         minimum += f" (above {result.fromVersion}: go through an intermediate version)"
     lines = [
         f"Upgrade check: {result.fromVersion} → {result.toVersion}",
         f"Direction: {result.direction}"
         + (" (a rollback is never proven safe)" if result.direction == "downgrade" else ""),
-        f"Verdict: {'SAFE' if result.safe else 'UNSAFE'}",
-        f"Unsafe rolling-update safety: {_listing(unsafe)}",
+        f"Verdict: {verdict_words(result, found)}",
+        f"Unsafe rolling-update safety: {_listing(found.unsafe)}",
         f"Unknown rolling-update safety: {_listing(unknown)}",
         f"Required stops: {_listing(result.requiredStops)}",
         f"Minimum previous version: {minimum}",

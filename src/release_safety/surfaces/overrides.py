@@ -8,7 +8,8 @@
       }
     }
 
-Every block and key is optional; objects are closed and versions are `X.Y.Z`. The file is
+Every block and key is optional; objects are closed and versions are `X.Y.Z` (`vX.Y.Z` is
+read as the same version). The file is
 validated strictly: a malformed file is bad input (exit 2), because ignoring it would drop a
 maintainer's required stop, the falsely-safe direction. An absent file means nothing applies.
 
@@ -39,11 +40,11 @@ from release_safety.findings import (
     register,
 )
 from release_safety.jsonio import parse_json
-from release_safety.model import ReleaseVersion, Upgrade
+from release_safety.model import GivenVersion, Upgrade
 from release_safety.settings import Settings
 from release_safety.snapshot import Snapshot
 from release_safety.surfaces.declarations.jsonpos import KeyPath, key_lines
-from release_safety.versions import Version, is_release, version_key
+from release_safety.versions import Version, is_release, plain_version, version_key
 
 UPGRADE_FLOOR = register(
     Rule(
@@ -85,7 +86,7 @@ class OverrideBlock(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    minPreviousVersion: ReleaseVersion | None = None
+    minPreviousVersion: GivenVersion | None = None
     requiredStop: StrictBool | None = None
     note: str | None = None
 
@@ -104,7 +105,20 @@ class OverridesFile(BaseModel):
 
     schema_: str | None = Field(default=None, alias="$schema")
     default: OverrideBlock = OverrideBlock()
-    versions: dict[ReleaseVersion, OverrideBlock] = {}
+    versions: dict[GivenVersion, OverrideBlock] = {}
+
+    @field_validator("versions", mode="before")
+    @classmethod
+    def _one_key_a_version(cls, value: Any) -> Any:
+        """`1.4.0` and `v1.4.0` name one version: two blocks for it would drop one silently."""
+        if isinstance(value, dict):
+            seen: dict[str, str] = {}
+            for key in value:
+                plain = plain_version(key) if isinstance(key, str) else key
+                if plain in seen:
+                    raise ValueError(f"{seen[plain]!r} and {key!r} name the same version")
+                seen[plain] = key
+        return value
 
 
 def _key(loc: tuple[int | str, ...]) -> str:
@@ -253,7 +267,7 @@ def analyse(
         )
     overrides = parse(text, path)
     floors, stops = resolve(overrides, version)
-    lines = key_lines(text)
+    lines = _key_lines(text)
     findings = _evidence(overrides, floors, stops, lines, path)
     findings += _dropped(before, overrides, lines, version, path)
     highest = max((f.version for f in floors), key=version_key, default=None)
@@ -284,7 +298,7 @@ def _dropped(
         earlier = parse(before, path)
     except InputError:
         return []
-    old_lines = key_lines(before)
+    old_lines = _key_lines(before)
     old_floors, old_stops = resolve(earlier, version)
     floors, stops = resolve(now, version) if now is not None else ([], [])
     kept = {f"required stop {stop}" for stop in stops}
@@ -306,6 +320,16 @@ def _dropped(
         for what, block in gone
         if what not in kept
     ]
+
+
+def _key_lines(text: str) -> dict[KeyPath, int]:
+    """`key_lines`, with a version key written `v1.4.0` found under the version it names."""
+    lines: dict[KeyPath, int] = {}
+    for path, line in key_lines(text).items():
+        if len(path) > 1 and path[0] == "versions" and isinstance(path[1], str):
+            path = (path[0], plain_version(path[1]), *path[2:])
+        lines[path] = line
+    return lines
 
 
 def _block(source: str) -> KeyPath:
