@@ -183,3 +183,4 @@ class OverridesReport(SurfaceReport):
 
     min_previous_version: str | None = None
     required_stops: list[str] = []
+    recreate_note: str | None = None

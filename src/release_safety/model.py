@@ -140,9 +140,30 @@ class Config(Closed):
     changes: list[ConfigChange]
 
 
+RecreateNote = Annotated[
+    str | None,
+    WithJsonSchema(
+        {
+            "type": "string",
+            "minLength": 1,
+            "title": "Recreatenote",
+            "description": "What operators must know to roll this release with the Recreate "
+            "strategy (the maintainers' `recreateNote` override); absent when none is set.",
+        }
+    ),
+    Field(
+        min_length=1,
+        exclude_if=lambda value: value is None,
+        json_schema_extra=lambda schema: schema.pop("default", None),
+    ),
+]
+"""An optional note, left out of the JSON when there is none (schemaVersion unchanged)."""
+
+
 class Upgrade(Closed):
     minPreviousVersion: ReleaseVersion | None
     requiredStops: list[ReleaseVersion]
+    recreateNote: RecreateNote = None
 
 
 class DeclaredBreak(Closed):
@@ -191,6 +212,7 @@ class IndexEntry(Closed):
     minPreviousVersion: ReleaseVersion | None
     backfilled: StrictBool
     syntheticRequiredStop: StrictBool
+    recreateNote: RecreateNote = None
 
 
 class Index(Closed):

@@ -377,14 +377,14 @@ def test_plan_routes_through_stops_with_strategy_and_mapping(
     assert plan["hops"][2]["stopRequiredBy"] == ["1.5.0"]
     third = plan["hops"][1]
     assert third["forcedBy"] == [
-        {"version": "1.2.0", "rollingUpdateSafe": False},
-        {"version": "1.3.0", "rollingUpdateSafe": "unknown"},
+        {"version": "1.2.0", "rollingUpdateSafe": False, "backfilled": False},
+        {"version": "1.3.0", "rollingUpdateSafe": "unknown", "backfilled": True},
     ]
     assert third["stopRequiredBy"] == ["1.4.0"]
-    assert third["deployment"]["helm"]["upgradeMode"] == "Recreate"
-    assert "2.16.283" in third["deployment"]["helm"]["note"]
+    assert third["deployment"]["helm"] == {"upgradeMode": "Recreate"}
+    # no release carries a Recreate note: none is made up (it was another service's chart)
+    assert [hop["deployment"]["note"] for hop in plan["hops"]] == [None] * 4
     assert plan["hops"][3]["deployment"]["compose"].endswith("start with the new tag")
-    assert plan["hops"][3]["deployment"]["helm"]["note"] is None
 
 
 def test_plan_human_output_numbers_the_hops(
@@ -401,8 +401,14 @@ def test_plan_human_output_numbers_the_hops(
         "Complete: yes",
         "Hops: 3",
     ]
-    assert lines[4] == "1. 1.1.0 → 1.3.0: Recreate (stop: required stop, for 1.4.0)"
-    assert "helm: upgrade.mode: Recreate" in out
+    assert lines[4:9] == [
+        "1. 1.1.0 → 1.3.0: Recreate (stop: required stop, for 1.4.0)",
+        "   releases: 2; Recreate because of: 1.2.0 (false), 1.3.0 (unknown, backfilled)",
+        "   compose: stop the application, change the image tag to 1.3.0, start it again",
+        "   helm: upgrade.mode: Recreate",
+        "2. 1.3.0 → 1.4.0: RollingUpdate (stop: min previous version, for 1.5.0)",
+    ]
+    assert "chart" not in out and "note:" not in out
     assert out.rstrip().endswith("Missing coverage: none")
 
 

@@ -16,6 +16,7 @@ import click
 from release_safety.commands.options import help_epilog
 from release_safety.jsonio import dumps
 from release_safety.quickcheck import INDEX_OPTIONS, check_json, load_releases
+from release_safety.render import word
 from release_safety.span import (
     MissingRange,
     Releases,
@@ -201,7 +202,10 @@ def _render_hop(number: int, hop: Hop) -> list[str]:
     why = hop.stopReason.replace("-", " ")
     if hop.stopRequiredBy:
         why += f", for {', '.join(hop.stopRequiredBy)}"
-    forced = [f"{f.version} ({str(f.rollingUpdateSafe).lower()})" for f in hop.forcedBy]
+    forced = [
+        f"{f.version} ({word(f.rollingUpdateSafe)}{', backfilled' if f.backfilled else ''})"
+        for f in hop.forcedBy
+    ]
     forced.extend(f"missing coverage {_gap(gap)}" for gap in hop.missingRanges)
     lines = [
         f"{number}. {hop.fromVersion} → {hop.toVersion}: {hop.strategy} (stop: {why})",
@@ -210,8 +214,8 @@ def _render_hop(number: int, hop: Hop) -> list[str]:
         f"   compose: {hop.deployment.compose}",
         f"   helm: upgrade.mode: {hop.deployment.helm.upgradeMode}",
     ]
-    if hop.deployment.helm.note:
-        lines.append(f"   helm note: {hop.deployment.helm.note}")
+    if hop.deployment.note:
+        lines.append(f"   note: {hop.deployment.note}")
     return lines
 
 

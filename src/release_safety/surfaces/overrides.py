@@ -2,7 +2,8 @@
 
     {
       "$schema": "...",                                            optional
-      "default": {"minPreviousVersion": "1.2.0", "requiredStop": false, "note": "..."},
+      "default": {"minPreviousVersion": "1.2.0", "requiredStop": false, "note": "...",
+                  "recreateNote": "..."},
       "versions": {
         "1.4.0": {"minPreviousVersion": "1.2.0", "requiredStop": true, "note": "..."}
       }
@@ -19,15 +20,26 @@ For release V (a version that is not `X.Y.Z`, such as a preview, counts as newer
   for every v at or below V (a floor keeps binding the releases after the one that set it);
   `minPreviousVersion` is the highest of them;
 - required stops: every v at or below V whose `requiredStop` is true (a version's own block
-  wins over `default.requiredStop`, which applies to V itself).
+  wins over `default.requiredStop`, which applies to V itself);
+- the Recreate note (what operators must know to roll V with the Recreate strategy, such as how
+  the service's Helm chart runs its migration job): `versions[v].recreateNote` of the highest v
+  at or below V that sets one, else `default.recreateNote`; none when neither does.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any, NamedTuple
+from typing import Annotated, Any, NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StringConstraints,
+    ValidationError,
+    field_validator,
+)
 
 from release_safety.discovery import reason_of, unmatched
 from release_safety.errors import InputError
@@ -82,13 +94,17 @@ OVERRIDE_REMOVED = register(
 
 
 class OverrideBlock(BaseModel):
-    """`{minPreviousVersion, requiredStop, note}`; every key optional, nothing else allowed."""
+    """`{minPreviousVersion, requiredStop, note, recreateNote}`; every key optional, nothing
+    else allowed."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     minPreviousVersion: GivenVersion | None = None
     requiredStop: StrictBool | None = None
     note: str | None = None
+    recreateNote: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)] | None = (
+        None
+    )
 
     @field_validator("requiredStop", mode="before")
     @classmethod
@@ -192,6 +208,19 @@ def resolve(overrides: OverridesFile, version: str) -> tuple[list[Floor], list[s
     return floors, sorted(stops, key=version_key)
 
 
+def recreate_note(overrides: OverridesFile, version: str) -> str | None:
+    """The Recreate note that applies to `version`: the highest version block at or below it
+    that sets one, else the default's."""
+    notes = [
+        (at, block.recreateNote)
+        for at, block in overrides.versions.items()
+        if block.recreateNote is not None and _at_or_below(at, version)
+    ]
+    if notes:
+        return max(notes, key=lambda found: version_key(found[0]))[1]
+    return overrides.default.recreateNote
+
+
 def _evidence(
     overrides: OverridesFile,
     floors: list[Floor],
@@ -277,6 +306,7 @@ def analyse(
         findings=sorted(findings, key=Finding.sort_key),
         min_previous_version=highest,
         required_stops=stops,
+        recreate_note=recreate_note(overrides, version),
         coverage=coverage,
     )
 
@@ -348,4 +378,5 @@ def upgrade_block(
     return Upgrade(
         minPreviousVersion=overrides.min_previous_version,
         requiredStops=sorted(stops, key=version_key),
+        recreateNote=overrides.recreate_note,
     )
