@@ -49,6 +49,13 @@ class Finding:
     """Where and why a maintainer accepted the finding (`file:line: reason`); it is then an
     advisory whatever its rule's severity."""
 
+    def place(self) -> str | None:
+        """Where it is, for text: `file:line`, the file alone when no line is known (never a
+        made-up line), None without a file."""
+        if self.file is None:
+            return None
+        return self.file if self.line is None else f"{self.file}:{self.line}"
+
     def sort_key(self) -> tuple[str, str, int, str, str]:
         return (self.surface, self.file or "", self.line or 0, self.rule, self.message)
 

@@ -34,6 +34,7 @@ from release_safety.settingsfile import (
     DEFAULT_TEMPLATE,
     PYPROJECT,
     find_settings,
+    finding_file,
     key_line,
     read_settings,
     settings_data,
@@ -520,6 +521,11 @@ class Settings(_Closed):
         """The file the settings were read from, as findings and errors name it
         (`.release-safety.toml`, `pyproject.toml`, or the file given with `--config`)."""
         return self._origin
+
+    @property
+    def file(self) -> str | None:
+        """The settings file as findings name it (`finding_file`)."""
+        return finding_file(self._origin)
 
     def read_from(self, origin: str) -> Settings:
         """These settings, naming `origin` as their file."""

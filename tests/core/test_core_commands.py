@@ -141,6 +141,29 @@ def test_generate_before_the_tag_exists(
     assert json.loads(capsys.readouterr().out)["version"] == "1.3.0"
 
 
+def test_a_settings_file_outside_the_repository_is_named_never_by_its_local_path(
+    service: RepoBuilder, tmp_path: Path
+) -> None:
+    outside = tmp_path / "ci" / "release-safety.ci.toml"
+    outside.parent.mkdir()
+    outside.write_text(DATABASE_ONLY + "[rules]\noff = ['lock-timeout-missing']\n")
+    out, evidence, notes = tmp_path / "a.json", tmp_path / "e.json", tmp_path / "n.md"
+    args = ["generate", "--repo", str(service.path), "--to", "v1.1.0", "--config", str(outside)]
+    args += ["--out", str(out), "--evidence", str(evidence), "--notes", str(notes)]
+    assert run(args) == 0
+    label = "--config release-safety.ci.toml (outside the repository)"
+    for written in (out, evidence, notes):
+        text = written.read_text()
+        assert str(tmp_path) not in text and str(Path.home()) not in text, written.name
+        assert "None" not in text, written.name
+    assert f"rest surface declared absent in {label} ([rest] absent)" in out.read_text()
+    findings = json.loads(evidence.read_text())["findings"]
+    named = [f for f in findings if label in f["message"]]
+    assert {f["rule"] for f in named} == {"surface-declared-absent", "rule-turned-off"}
+    assert all((f["file"], f["line"]) == (None, None) for f in named)
+    assert f"declared absent in {label}" in notes.read_text()
+
+
 def test_generate_is_deterministic(service: RepoBuilder, tmp_path: Path) -> None:
     first, second = tmp_path / "1.json", tmp_path / "2.json"
     for out in (first, second):

@@ -36,7 +36,7 @@ def _deployment(findings: Sequence[Finding]) -> list[str]:
     state = "yes" if "breaking" in severities else "unknown" if "unknown" in severities else "no"
     lines = [f"### Deployment (breaking: {state})", ""]
     for f in sorted(found, key=lambda f: (list(_MARKS).index(f.severity), f.sort_key())):
-        where = f" (`{f.file}:{f.line or 1}`)" if f.file else ""
+        where = f" (`{_cell(f.place() or '')}`)" if f.file else ""
         lines.append(f"- {_MARKS[f.severity]} {_cell(f.message)}{where}")
     return [*lines, ""]
 
@@ -114,7 +114,7 @@ def upgrade_safety_section(artifact: Artifact, findings: Sequence[Finding] = ())
             "| --- | --- | --- | --- |",
         ]
         for f in accepted:
-            where = f"`{f.file}:{f.line or 1}`" if f.file else "–"
+            where = f"`{_cell(f.place() or '')}`" if f.file else "–"
             reason = (f.acknowledged or "").split(": ", 1)[-1]
             lines.append(f"| `{f.rule}` | {where} | {_cell(f.message)} | {_cell(reason)} |")
         lines.append("")
@@ -127,7 +127,7 @@ def upgrade_safety_section(artifact: Artifact, findings: Sequence[Finding] = ())
             "| --- | --- | --- | --- |",
         ]
         for f in evidence:
-            where = f"`{f.file}:{f.line or 1}`" if f.file else "–"
+            where = f"`{_cell(f.place() or '')}`" if f.file else "–"
             lines.append(f"| `{f.rule}` | {f.severity} | {where} | {_cell(f.message)} |")
         lines.append("")
     return "\n".join(lines).rstrip("\n") + "\n"

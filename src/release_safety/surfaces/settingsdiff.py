@@ -149,7 +149,7 @@ def _shown(entries: Sequence[str]) -> str:
 
 
 def _finding(rule: Rule, current: SettingsAt, key: str, message: str) -> Finding:
-    file = current.settings.origin
+    file = current.settings.file
     return rule.finding("settings", f"key {key!r}: {message}", file, key_line(current.text, key))
 
 
