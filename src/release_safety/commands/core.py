@@ -89,7 +89,9 @@ def generate(
     if evidence:
         jsonio.write_atomic(Path(evidence), jsonio.dumps(evidence_document(generated)))
     if notes:
-        section = upgrade_safety_section(generated.artifact, all_findings(generated.reports))
+        section = upgrade_safety_section(
+            generated.artifact, all_findings(generated.reports), generated.decision.reasons
+        )
         jsonio.write_atomic(Path(notes), section)
     write_or_print(out, jsonio.dumps(generated.artifact.to_json_data()))
     return 0

@@ -5,7 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from release_safety.findings import Finding
-from release_safety.model import Artifact, TriState
+from release_safety.model import (
+    Artifact,
+    ConfigChange,
+    ConfigDefaultChanged,
+    ConfigRemoved,
+    TriState,
+)
 
 HEADLINES = {
     True: "✅ Safe to roll: a rolling update is advised.",
@@ -25,6 +31,45 @@ def _cell(text: str) -> str:
 
 
 _MARKS = {"breaking": "⛔", "unknown": "⚠️", "advisory": "ℹ️"}
+WHY_SHOWN = 3
+"""Reasons the "Why" line spells out; the Evidence table lists every one."""
+
+
+def _value(value: str | None) -> str:
+    return f"`{_cell(value)}`" if value is not None else "no default"
+
+
+def config_sentence(change: ConfigChange) -> str:
+    """A config change as a sentence: `FOO` removed, `BAR` renamed to `BAZ`, the default of `X`
+    changed from `a` to `b`."""
+    if isinstance(change, ConfigRemoved):
+        previous = change.previousDefault
+        was = f" (its default was {_value(previous)})" if previous is not None else ""
+        return f"`{_cell(change.name)}` removed{was}"
+    if isinstance(change, ConfigDefaultChanged):
+        return (
+            f"default of `{_cell(change.name)}` changed from {_value(change.previousDefault)}"
+            f" to {_value(change.defaultValue)}"
+        )
+    value = change.defaultValue
+    default = f" (default {_value(value)})" if value is not None else ""
+    return f"`{_cell(change.previousName)}` renamed to `{_cell(change.name)}`{default}"
+
+
+def why(verdict: TriState, reasons: Sequence[Finding]) -> list[str]:
+    """The line saying why a release is not safe to roll: the first reasons of its verdict, or,
+    for an artifact read back without them, where to find them. None for a safe release."""
+    if verdict is True:
+        return []
+    if not reasons:
+        return [
+            "- Why: the reasons are not recorded with this artifact: run `release-safety "
+            "generate --evidence FILE` on the release for every finding",
+        ]
+    texts = list(dict.fromkeys(_cell(f.message) for f in reasons))
+    more = len(texts) - WHY_SHOWN
+    shown = "; ".join(texts[:WHY_SHOWN]) + (f"; and {more} more (see Evidence)" if more > 0 else "")
+    return [f"- Why: {shown}"]
 
 
 def _deployment(findings: Sequence[Finding]) -> list[str]:
@@ -41,9 +86,12 @@ def _deployment(findings: Sequence[Finding]) -> list[str]:
     return [*lines, ""]
 
 
-def upgrade_safety_section(artifact: Artifact, findings: Sequence[Finding] = ()) -> str:
-    """Markdown: headline, strategy, migrations, breaks per surface (the deployment surface's
-    from `findings`), declared breaks, stops."""
+def upgrade_safety_section(
+    artifact: Artifact, findings: Sequence[Finding] = (), reasons: Sequence[Finding] = ()
+) -> str:
+    """Markdown: headline, why (the verdict's `reasons`), strategy, migrations, breaks per
+    surface (the deployment surface's from `findings`), declared breaks, stops, evidence (the
+    findings and the reasons, such as a backfilled release's, that no surface reported)."""
     verdict = artifact.compatibility.rollingUpdateSafe
     stops = artifact.upgrade.requiredStops
     lines = [
@@ -51,6 +99,7 @@ def upgrade_safety_section(artifact: Artifact, findings: Sequence[Finding] = ())
         "",
         f"**{HEADLINES[verdict]}**",
         "",
+        *why(verdict, reasons),
         f"- Rolling update safe: `{_flag(verdict)}`",
         f"- Recommended strategy: `{artifact.compatibility.recommendedStrategy}`",
         f"- Previous version: `{artifact.previousVersion or 'none'}`",
@@ -89,7 +138,7 @@ def upgrade_safety_section(artifact: Artifact, findings: Sequence[Finding] = ())
     state = "not checked" if not config.checked else f"breaking: {_flag(config.breaking)}"
     lines += [f"### Configuration ({state})", ""]
     for change in config.changes:
-        lines.append(f"- `{_cell(str(change.model_dump()))}`")
+        lines.append(f"- {config_sentence(change)}")
     if config.changes:
         lines.append("")
     lines += _deployment(findings)
@@ -118,7 +167,7 @@ def upgrade_safety_section(artifact: Artifact, findings: Sequence[Finding] = ())
             reason = (f.acknowledged or "").split(": ", 1)[-1]
             lines.append(f"| `{f.rule}` | {where} | {_cell(f.message)} | {_cell(reason)} |")
         lines.append("")
-    evidence = [f for f in findings if f.severity != "advisory"]
+    evidence = list(dict.fromkeys(f for f in [*findings, *reasons] if f.severity != "advisory"))
     if evidence:
         lines += [
             "### Evidence",
