@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from release_safety.cli import run
 from release_safety.artifact import unknown_artifact
+from release_safety.cli import run
 from release_safety.findings import Finding
 from release_safety.render.markdown import upgrade_safety_section
 from release_safety.repobuilder import RepoBuilder
