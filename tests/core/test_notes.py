@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from release_safety.artifact import unknown_artifact
 from release_safety.cli import run
 from release_safety.findings import Finding
@@ -35,7 +37,7 @@ def notes_of(builder: RepoBuilder, tmp_path: Path, tag: str, *extra: str) -> str
 
 
 def test_config_changes_are_sentences_and_the_why_names_them(
-    make_repo: Callable[[str], RepoBuilder], tmp_path: Path
+    make_repo: Callable[[str], RepoBuilder], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     builder = make_repo("worker")
     env = "BROKER_URL=amqp://queue\nPOOL_SIZE=10\nLEGACY_MODE=off\n"
@@ -51,17 +53,23 @@ def test_config_changes_are_sentences_and_the_why_names_them(
     assert "{'type'" not in notes
     why = next(line for line in notes.splitlines() if line.startswith("- Why: "))
     assert "LEGACY_MODE" in why and "POOL_SIZE" in why and "more (see Evidence)" not in why
+    said = capsys.readouterr().err
+    assert said.startswith("release-safety: 1.1.0: UNSAFE (env var `BROKER_URL` renamed")
 
 
 def test_a_backfilled_release_says_why_it_is_unknown(
-    make_repo: Callable[[str], RepoBuilder], tmp_path: Path
+    make_repo: Callable[[str], RepoBuilder], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     builder = make_repo("worker")
     env = "BROKER_URL=amqp://queue\n"
     builder.release("1.0.0", {".release-safety.toml": SETTINGS, ".env.example": env}, prefix="v")
     builder.release("1.1.0", {"README.md": "docs\n"}, prefix="v")
     assert "- Why: " not in notes_of(builder, tmp_path, "v1.1.0")  # true: nothing to explain
+    assert capsys.readouterr().err == "release-safety: 1.1.0: SAFE\n"
     notes = notes_of(builder, tmp_path, "v1.1.0", "--backfilled")
+    assert capsys.readouterr().err == (
+        "release-safety: 1.1.0: UNKNOWN (backfilled release: verdict is never true)\n"
+    )
     assert "**⚠️ Rolling-update safety could not be proven" in notes
     assert "- Why: backfilled release: verdict is never true\n" in notes
     assert "| `backfilled-release` | unknown | – | backfilled release: verdict is never true |" in (

@@ -16,7 +16,7 @@ import click
 from release_safety.commands.options import help_epilog
 from release_safety.jsonio import dumps
 from release_safety.quickcheck import INDEX_OPTIONS, check_json, load_releases
-from release_safety.render import word
+from release_safety.render import VERDICT_WORDS, word
 from release_safety.span import (
     MissingRange,
     Releases,
@@ -157,13 +157,8 @@ def verdict_words(result: SpanResult, found: Verdicts) -> str:
         reasons.append(f"upgrading needs {result.minPreviousVersion} or later to start from")
     if result.direction == "downgrade":
         reasons.append("a rollback is never proven safe")
-    if result.verdict is False:
-        word = "UNSAFE"
-    elif result.verdict == "unknown":
-        word = "UNKNOWN"
-    else:
-        word = "UNSAFE in one hop"
-    return f"{word} ({'; '.join(reasons)})"
+    said = "UNSAFE in one hop" if result.verdict is True else VERDICT_WORDS[word(result.verdict)]
+    return f"{said} ({'; '.join(reasons)})"
 
 
 def render_check(

@@ -12,6 +12,7 @@ from release_safety.model import (
     ConfigRemoved,
     TriState,
 )
+from release_safety.render import reasons_text
 
 HEADLINES = {
     True: "✅ Safe to roll: a rolling update is advised.",
@@ -31,8 +32,6 @@ def _cell(text: str) -> str:
 
 
 _MARKS = {"breaking": "⛔", "unknown": "⚠️", "advisory": "ℹ️"}
-WHY_SHOWN = 3
-"""Reasons the "Why" line spells out; the Evidence table lists every one."""
 
 
 def _value(value: str | None) -> str:
@@ -66,10 +65,7 @@ def why(verdict: TriState, reasons: Sequence[Finding]) -> list[str]:
             "- Why: the reasons are not recorded with this artifact: run `release-safety "
             "generate --evidence FILE` on the release for every finding",
         ]
-    texts = list(dict.fromkeys(_cell(f.message) for f in reasons))
-    more = len(texts) - WHY_SHOWN
-    shown = "; ".join(texts[:WHY_SHOWN]) + (f"; and {more} more (see Evidence)" if more > 0 else "")
-    return [f"- Why: {shown}"]
+    return [f"- Why: {_cell(reasons_text(reasons, ' (see Evidence)'))}"]
 
 
 def _deployment(findings: Sequence[Finding]) -> list[str]:
