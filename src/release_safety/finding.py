@@ -36,7 +36,11 @@ class Finding:
 
     # pydantic reads this where a finding is a model's field (a report read back refuses keys
     # a finding does not have).
-    __pydantic_config__: ClassVar[dict[str, str]] = {"extra": "forbid"}
+    # (and a published schema, the evidence's, requires every key a finding always writes)
+    __pydantic_config__: ClassVar[dict[str, object]] = {
+        "extra": "forbid",
+        "json_schema_serialization_defaults_required": True,
+    }
 
     rule: str
     severity: Severity

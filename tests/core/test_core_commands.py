@@ -52,7 +52,7 @@ def service(make_repo: Callable[[str], RepoBuilder]) -> RepoBuilder:
 
 
 def test_schemas_in_repo_match_the_models() -> None:
-    for name in ("release-safety", "release-safety-index", "upgrade-check"):
+    for name in ("release-safety", "release-safety-index", "upgrade-check", "evidence"):
         committed = (ROOT / "schemas" / f"{name}.schema.json").read_text()
         assert committed == schema_text(name), f"schemas/{name}.schema.json drifted: regenerate"
 
@@ -294,6 +294,28 @@ def test_validate_names_the_failing_path(
     artifact.write_text(json.dumps(data))
     assert run(["validate", str(artifact)]) == 2
     assert "api.rest.breaking" in capsys.readouterr().err
+
+
+def test_validate_accepts_an_evidence_file_and_names_what_breaks_one(
+    service: RepoBuilder, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    evidence = tmp_path / "evidence.json"
+    _artifact(service, tmp_path, "1.2.0", "a.json", "--evidence", str(evidence))
+    capsys.readouterr()
+    assert run(["validate", str(evidence)]) == 0
+    assert capsys.readouterr().out == f"{evidence}: valid evidence\n"
+    data = json.loads(evidence.read_text())
+    assert data["findings"], "the release has findings to break"
+    data["findings"][0]["severity"] = "fatal"
+    evidence.write_text(json.dumps(data))
+    assert run(["validate", str(evidence)]) == 2
+    err = capsys.readouterr().err
+    assert "not a valid evidence file: findings.0.severity" in err and len(err.splitlines()) == 1
+    del data["findings"][0]["hint"]
+    data["findings"][0]["severity"] = "breaking"
+    evidence.write_text(json.dumps(data))
+    assert run(["validate", str(evidence)]) == 2
+    assert "findings.0.hint: missing" in capsys.readouterr().err
 
 
 def test_schema_command_and_json_errors(capsys: pytest.CaptureFixture[str]) -> None:

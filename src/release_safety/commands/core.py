@@ -88,7 +88,8 @@ def generate(
     finally:
         repo.close()
     if evidence:
-        jsonio.write_atomic(Path(evidence), jsonio.dumps(evidence_document(generated)))
+        document = evidence_document(generated).to_json_data()
+        jsonio.write_atomic(Path(evidence), jsonio.dumps(document))
     if notes:
         section = upgrade_safety_section(
             generated.artifact, all_findings(generated.reports), generated.decision.reasons
