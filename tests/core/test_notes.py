@@ -70,7 +70,7 @@ def test_a_backfilled_release_says_why_it_is_unknown(
     assert capsys.readouterr().err == (
         "release-safety: 1.1.0: UNKNOWN (backfilled release: verdict is never true)\n"
     )
-    assert "**⚠️ Rolling-update safety could not be proven" in notes
+    assert "**⚠️ UNKNOWN: rolling-update safety could not be proven" in notes
     assert "- Why: backfilled release: verdict is never true\n" in notes
     assert "| `backfilled-release` | unknown | – | backfilled release: verdict is never true |" in (
         notes

@@ -17,7 +17,7 @@ from release_safety.render import reasons_text
 HEADLINES = {
     True: "✅ Safe to roll: a rolling update is advised.",
     False: "⛔ Not safe to roll: use the Recreate strategy (stop, change tag, start).",
-    "unknown": "⚠️ Rolling-update safety could not be proven: use the Recreate strategy.",
+    "unknown": "⚠️ UNKNOWN: rolling-update safety could not be proven: use the Recreate strategy.",
 }
 
 
