@@ -153,15 +153,15 @@ def missing_ranges(
     """
     ranges: list[MissingRange] = []
     below_floor = releases.floor is not None and lower < releases.floor <= upper
-    lower_held = releases.holds(lower) or releases.named_previous(lower)
-    if not lower_held and not below_floor:
+    lower_known = releases.holds(lower) or releases.named_previous(lower)
+    if not lower_known and not below_floor:
         ranges.append(
             MissingRange(
                 afterVersion=releases.held_below(lower), beforeVersion=releases.held_above(lower)
             )
         )
     previous = str(lower)
-    unchecked = not (lower_held or below_floor)  # an unheld start's gap is already reported
+    unchecked = not (lower_known or below_floor)  # an unheld start's gap is already reported
     for entry in span:
         if entry["previousVersion"] != previous and not unchecked:
             ranges.append(MissingRange(afterVersion=previous, beforeVersion=entry["version"]))
@@ -239,14 +239,3 @@ def releases_by_verdict(releases: Releases, versions: list[str]) -> Verdicts:
             if entry["backfilled"]:
                 found.backfilled.append(entry["version"])
     return found
-
-
-def gap_words(after: str | None, before: str | None) -> str:
-    """A missing range in words: `between 1.4.1 and 1.4.2`, `before 1.4.2`, `after 1.5.0`."""
-    if after and before:
-        return f"between {after} and {before}"
-    if before:
-        return f"before {before}"
-    if after:
-        return f"after {after}"
-    return "everything (the index is empty)"

@@ -23,7 +23,6 @@ from release_safety.span import (
     SpanResult,
     Verdicts,
     evaluate_span,
-    gap_words,
     releases_by_verdict,
 )
 from release_safety.versions import Version
@@ -116,7 +115,13 @@ def _listing(items: list[str]) -> str:
 
 
 def _gap(gap: MissingRange | ContractRange) -> str:
-    return gap_words(gap.afterVersion, gap.beforeVersion)
+    if gap.afterVersion and gap.beforeVersion:
+        return f"between {gap.afterVersion} and {gap.beforeVersion}"
+    if gap.beforeVersion:
+        return f"before {gap.beforeVersion}"
+    if gap.afterVersion:
+        return f"after {gap.afterVersion}"
+    return "everything (the index is empty)"
 
 
 def _same_index(index_source: str | None, offline: bool, index_sha256: str | None) -> list[str]:

@@ -10,9 +10,9 @@
     }
 
 Every block and key is optional; objects are closed and versions are `X.Y.Z` (`vX.Y.Z` is
-read as the same version). The file is
-validated strictly: a malformed file is bad input (exit 2), because ignoring it would drop a
-maintainer's required stop, the falsely-safe direction. An absent file means nothing applies.
+read as the same version). The file is validated strictly: a malformed file is bad input
+(exit 2), because ignoring it would drop a maintainer's required stop, the falsely-safe
+direction. An absent file means nothing applies.
 
 For release V (a version that is not `X.Y.Z`, such as a preview, counts as newer than all):
 
