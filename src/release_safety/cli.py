@@ -55,8 +55,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "rules": ("release_safety.commands.core:rules", "List every rule of every surface."),
     "schema": (
         "release_safety.commands.documents:schema",
-        "Print the JSON Schema of an artifact, an index, an upgrade-check result or an evidence "
-        "file.",
+        "Print the JSON Schema of an artifact, index, evidence file or upgrade-check result.",
     ),
     "serve-evaluator": (
         "release_safety.commands.evaluator:serve_evaluator",
@@ -72,8 +71,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "validate": (
         "release_safety.commands.documents:validate",
-        "Validate an artifact, an index, an upgrade-check result or an evidence file against its "
-        "schema (the kind is recognised from the document).",
+        "Validate an artifact, index, evidence file or upgrade-check result against its schema "
+        "(the kind is recognised from the document).",
     ),
 }
 

@@ -112,8 +112,7 @@ def index_update(
 )
 @click.argument("name", type=click.Choice(NAMES))
 def schema(name: str) -> int:
-    """Print the JSON Schema of an artifact, an index, an upgrade-check result or an evidence
-    file."""
+    """Print the JSON Schema of an artifact, index, evidence file or upgrade-check result."""
     sys.stdout.write(schema_text(name))
     return 0
 
@@ -125,8 +124,8 @@ def schema(name: str) -> int:
 )
 @click.argument("file", type=click.Path(path_type=Path))
 def validate(file: Path) -> int:
-    """Validate an artifact, an index, an upgrade-check result or an evidence file against its
-    schema (the kind is recognised from the document)."""
+    """Validate an artifact, index, evidence file or upgrade-check result against its schema
+    (the kind is recognised from the document)."""
     document = jsonio.read_json(file, strict=True)
     kind = kind_of(document)
     if kind == "release-safety-index":
