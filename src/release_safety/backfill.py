@@ -22,9 +22,10 @@ import os
 import sys
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from release_safety import jsonio
@@ -42,6 +43,7 @@ from release_safety.model import Artifact, Index, IndexEntry
 from release_safety.previous import earlier_tag
 from release_safety.release import Release
 from release_safety.releasesettings import ReleaseSettings, SettingsAt
+from release_safety.render import word
 from release_safety.settings import Settings
 from release_safety.versions import Version
 
@@ -206,6 +208,8 @@ class BackfillResult:
     skipped: int
     kept_release_entries: int
     failures: list[str]
+    verdicts: Counter[str] = field(default_factory=Counter)
+    """The generated entries by verdict (`true`, `false`, `unknown`)."""
 
 
 def backfill(
@@ -231,7 +235,8 @@ def backfill(
         earlier = earlier_tag(repo, tags[0].commit, tags[0].version) if tags else None
     finally:
         repo.close()
-    floor = floor or settings.floor_version or index.backfillFloorVersion
+    given = floor or settings.floor_version
+    floor = str(Version.parse(given)) if given else index.backfillFloorVersion
     releases = releases_to_backfill(tags, floor, through, earlier)
     existing = {e.version: e for e in index.entries}
     todo = [
@@ -256,7 +261,9 @@ def backfill(
                 target = artifacts_dir / artifact.version / "release-safety.json"
                 jsonio.write_atomic(target, jsonio.dumps(artifact.to_json_data()), durable=False)
                 checkpoint.unsynced.append(target)
-            checkpoint.entries.append(entry_from_artifact(artifact, backfilled=True))
+            entry = entry_from_artifact(artifact, backfilled=True)
+            checkpoint.entries.append(entry)
+            result.verdicts[word(entry.rollingUpdateSafe)] += 1
             result.generated += 1
             progress(done, len(todo), outcome)
             if time.monotonic() - checkpoint.taken >= checkpoint_seconds:

@@ -34,6 +34,7 @@ from release_safety.findings import (
 )
 from release_safety.patterns import compile_pattern
 from release_safety.settings import glob_regex, is_glob, skipped
+from release_safety.settingsfile import finding_file
 from release_safety.snapshot import Snapshot
 
 SETTINGS_PATH_UNMATCHED = register(
@@ -207,7 +208,7 @@ def unmatched(
 def unmatched_finding(surface: Surface, key: str, entry: str, ref: str, origin: str) -> Finding:
     """An explicitly set entry of the settings file `origin` that names no file at `ref`."""
     return SETTINGS_PATH_UNMATCHED.finding(
-        surface, f"{origin}: key {key!r}: {entry!r} matches nothing at {ref}", origin
+        surface, f"{origin}: key {key!r}: {entry!r} matches nothing at {ref}", finding_file(origin)
     )
 
 
@@ -362,7 +363,7 @@ def absent_report(
     reason as an advisory, and an unknown finding when discovery (`looked`, what it tried) found
     documents after all."""
     message = f"{surface} surface declared absent in {origin} ([{surface}] absent): {reason}"
-    findings = [DECLARED_ABSENT.finding(surface, message, origin)]
+    findings = [DECLARED_ABSENT.finding(surface, message, finding_file(origin))]
     if found:
         shown = ", ".join(found[:5]) + (f" and {len(found) - 5} more" if len(found) > 5 else "")
         message = f"{surface} surface declared absent, but {new.ref} has {shown}"

@@ -43,7 +43,7 @@ from release_safety.surfaces import (
 )
 from release_safety.surfaces.migrations.analyse import analyse as migrations_analyse
 from release_safety.verdict import Decision, decide
-from release_safety.versions import Version
+from release_safety.versions import Version, plain_version
 
 
 @dataclass(frozen=True)
@@ -66,6 +66,7 @@ def resolve_release(
     repo.resolve(to_ref)
     tags = repo.release_tags(settings.tags)
     tagged = settings.tags.version_of(to_ref)
+    version = plain_version(version) if version is not None else None
     if version is None:
         if tagged is None:
             raise InputError(

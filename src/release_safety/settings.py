@@ -35,6 +35,7 @@ from release_safety.settingsfile import (
     DEFAULT_TEMPLATE,
     PYPROJECT,
     find_settings,
+    finding_file,
     key_line,
     read_settings,
     settings_data,
@@ -585,6 +586,11 @@ class Settings(_Closed):
         (`.release-safety.toml`, `pyproject.toml`, or the file given with `--config`)."""
         return self._origin
 
+    @property
+    def file(self) -> str | None:
+        """The settings file as findings name it (`finding_file`)."""
+        return finding_file(self._origin)
+
     def read_from(self, origin: str) -> Settings:
         """These settings, naming `origin` as their file."""
         self._origin = origin
@@ -593,9 +599,7 @@ class Settings(_Closed):
     @field_validator("floor_version")
     @classmethod
     def _is_version(cls, value: str | None) -> str | None:
-        if value is not None:
-            Version.parse(value)
-        return value
+        return str(Version.parse(value)) if value is not None else None
 
     @field_validator("tag_pattern")
     @classmethod

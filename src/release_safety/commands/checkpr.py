@@ -50,7 +50,9 @@ class PrCheck:
     def summary(self) -> str:
         """The job summary: the comment's content, then the would-be release's section."""
         findings = all_findings(self.generated.reports)
-        section = upgrade_safety_section(self.generated.artifact, findings)
+        section = upgrade_safety_section(
+            self.generated.artifact, findings, self.generated.decision.reasons
+        )
         section = section.replace("## Upgrade safety", "## If released as is", 1)
         return self.comment() + "\n" + section
 

@@ -51,7 +51,7 @@ def _cell(text: str) -> str:
 def _where(f: Finding | DeclaredBreak) -> str:
     if f.file is None:
         return "–"
-    return f"`{_cell(f.file)}:{f.line or 1}`"
+    return f"`{_cell(f.file)}:{f.line}`" if f.line else f"`{_cell(f.file)}`"
 
 
 def headline(result: GateResult) -> str:

@@ -180,10 +180,10 @@ def _shown(entries: Sequence[str]) -> str:
 
 
 def _finding(rule: Rule, current: SettingsAt, key: str, message: str) -> Finding:
-    file = current.settings.origin
-    hint = _accept_hint(file, key) if rule is SETTINGS_NARROWED else None
+    origin = current.settings.origin
+    hint = _accept_hint(origin, key) if rule is SETTINGS_NARROWED else None
     line = key_line(current.text, key)
-    return rule.finding("settings", f"key {key!r}: {message}", file, line, hint)
+    return rule.finding("settings", f"key {key!r}: {message}", current.settings.file, line, hint)
 
 
 def _accept_table(file: str) -> str:

@@ -89,7 +89,7 @@ def _unmatched_sources(settings: Settings, new: Snapshot) -> list[Finding]:
             "migrations",
             f"{settings.origin}: key 'migrations.sources[{i}]': {source.describe()} matches no "
             f"migration file at {new.ref}",
-            settings.origin,
+            settings.file,
         )
         for i, source in enumerate(settings.migrations.sources)
         if i not in files.values()
