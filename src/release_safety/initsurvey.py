@@ -1,0 +1,246 @@
+"""What `release-safety init` finds in a repository: its release tags and, at HEAD, each
+surface's documents, found by the surfaces' own discovery (`discovery.py`, the migrations
+search, the config source kinds, the deployment descriptor finder), each with why it was taken.
+
+`inittext.py` writes the settings from a `Survey`; nothing here writes a file.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from release_safety.discovery import matched
+from release_safety.gitrepo import GitRepo, ReleaseTag
+from release_safety.settings import (
+    DEFAULT_CONFIG_SOURCES,
+    DEFAULT_MCP_SNAPSHOTS,
+    DEFAULT_MIGRATION_SOURCES,
+    DEFAULT_REST_SPECS,
+    FORMAT_PATTERNS,
+    ConfigSource,
+    DeploymentSettings,
+    MigrationSource,
+)
+from release_safety.snapshot import Snapshot
+from release_safety.surfaces.config.schema_config import is_schema
+from release_safety.surfaces.config.sources import source_kind
+from release_safety.surfaces.config.structured import load
+from release_safety.surfaces.deployment import descriptor_kind, find
+from release_safety.surfaces.migrations.discover import migration_files, sql_format
+from release_safety.versions import DEFAULT_TAG_PATTERN, TagPattern
+
+VERSION_AT_END = re.compile(r"^(?P<prefix>.*?)(?P<version>\d+\.\d+\.\d+)$")
+"""A tag that ends with a release version: `v1.2.3`, `1.2.3`, `server-v1.2.3`."""
+
+EVERYWHERE = "**/*"
+"""The glob the wider searches use: every file but vendored, test, example and hidden ones."""
+
+_API_DOCUMENT = re.compile(r"\A(?:\s|#[^\n]*\n)*[{]?\s*[\"']?(?:openapi|swagger)[\"']?\s*:")
+_API_NAME = re.compile(r"(?:openapi|swagger|api)[^/]*\.(?:ya?ml|json)$", re.IGNORECASE)
+_NOT_THE_SERVICE = re.compile(r"(?:^|/)(?:[^/]*client[^/]*|sdks?|generated|gen|docs?)/", re.I)
+_ENV_TEMPLATE = re.compile(r"example|sample|template|dist|defaults?", re.IGNORECASE)
+_SCHEMA_NAME = re.compile(r"config[^/]*\.schema\.json$|schema[^/]*config[^/]*\.json$", re.I)
+READS = {
+    "go": re.compile(r"\bos\.(?:Getenv|LookupEnv)\(|envconfig|caarlos0/env|spf13/viper|configx"),
+    "rust": re.compile(r"\benv::var(?:_os)?\(|figment::providers::Env|Environment::with_prefix"),
+    "python": re.compile(r"\bos\.(?:environ|getenv)\b|environ\.Env\(|\bEnv\(\)|Dynaconf\("),
+    "ts": re.compile(r"\bprocess\.env\b|from ['\"](?:env-var|convict|@nestjs/config)['\"]"),
+}
+"""How each language's code reads its configuration (what makes a file a config source)."""
+READS["js"] = READS["tsx"] = READS["ts"]
+_KIND_NAMES = {"compose": "a compose file", "chart": "a Helm chart", "dockerfile": "a Dockerfile"}
+_KIND_NAMES[""] = "a descriptor"
+EXTENSIONS = {"go": "go", "rust": "rs", "python": "py", "ts": "ts", "tsx": "tsx", "js": "js"}
+
+
+@dataclass(frozen=True)
+class Taken:
+    """One entry the settings will hold, and the one-line reason it was taken."""
+
+    value: str
+    why: str
+
+
+@dataclass(frozen=True)
+class Tags:
+    """The release tags: the pattern inferred, why, and the releases it names."""
+
+    pattern: str
+    why: str
+    releases: Sequence[ReleaseTag]
+    left: Sequence[str]
+    """Tags that end with a version and are not releases of the pattern (another prefix)."""
+
+
+@dataclass
+class Survey:
+    """What init found at HEAD, surface by surface (an empty list: nothing found)."""
+
+    tags: Tags
+    migrations: list[tuple[MigrationSource, str]] = field(default_factory=list)
+    rest: list[Taken] = field(default_factory=list)
+    rest_left: list[Taken] = field(default_factory=list)
+    mcp: list[Taken] = field(default_factory=list)
+    config: list[tuple[ConfigSource, str]] = field(default_factory=list)
+    deployment: list[Taken] = field(default_factory=list)
+    deployment_left: list[Taken] = field(default_factory=list)
+
+
+def infer_tags(names: Sequence[str]) -> tuple[str, str, list[str]]:
+    """The tag pattern the tags call for, why, and the version-like tags it leaves out: the
+    prefix most tags put before `X.Y.Z` (`v`, none, `server-v`), `v?` when both `v` and none
+    are used; the default pattern when no tag ends with a version."""
+    prefixes = Counter(m["prefix"] for m in map(VERSION_AT_END.match, names) if m is not None)
+    if not prefixes:
+        return (
+            DEFAULT_TAG_PATTERN,
+            "no tag ends with a version yet: `v1.2.3` and `1.2.3` will be releases",
+            [],
+        )
+    best = max(prefixes, key=lambda p: (prefixes[p], p == "v"))
+    taken = {best}
+    if best in ("", "v") and ("v" if best == "" else "") in prefixes:
+        taken = {"", "v"}
+    prefix = "v?" if taken == {"", "v"} else re.escape(best)
+    pattern = f"^{prefix}(?P<version>\\d+\\.\\d+\\.\\d+)$"
+    left = sorted(p for p in prefixes if p not in taken)
+    total = sum(prefixes[p] for p in taken)
+    shown = " and ".join(f"`{p}1.2.3`" if p else "`1.2.3`" for p in sorted(taken))
+    why = f"{total} of the tags are {shown}"
+    if left:
+        why += "; " + ", ".join(f"`{p}X.Y.Z` ({prefixes[p]})" for p in left) + " are not releases"
+    others = [n for n in names if (m := VERSION_AT_END.match(n)) and m["prefix"] not in taken]
+    return pattern, why, others
+
+
+def survey(repo: GitRepo, ref: str = "HEAD") -> Survey:
+    """Everything init writes down, read from the tags and the tree at `ref`."""
+    pattern, why, left = infer_tags(repo.tag_names())
+    tags = Tags(pattern, why, repo.release_tags(TagPattern(pattern)), left)
+    head = repo.snapshot(ref)
+    found = Survey(tags, migrations=_migrations(head))
+    found.rest, found.rest_left = _api_documents(head)
+    found.mcp = [Taken(p, "an MCP tool snapshot") for p in matched(head, DEFAULT_MCP_SNAPSHOTS)]
+    found.config = _config(head)
+    found.deployment, found.deployment_left = _descriptors(head)
+    return found
+
+
+def _migrations(head: Snapshot) -> list[tuple[MigrationSource, str]]:
+    """A source per folder the migrations search finds files in, with the tool its files are
+    written for (knex by name; SQL by markers and names, as `migration-not-read` names them)."""
+    folders: dict[tuple[str, str], list[str]] = {}
+    for path, index in migration_files(head, DEFAULT_MIGRATION_SOURCES).items():
+        default = DEFAULT_MIGRATION_SOURCES[index]
+        fmt = default.format if default.format == "knex" else sql_format(head, path)
+        folders.setdefault((path.rpartition("/")[0], fmt), []).append(path)
+    sources = []
+    for (folder, fmt), paths in sorted(folders.items()):
+        pattern = FORMAT_PATTERNS[fmt]
+        source = MigrationSource.model_validate({"path": folder, "format": fmt})
+        if fmt == "sql":  # plain SQL: leave out the down files and Flyway's undo files
+            source = DEFAULT_MIGRATION_SOURCES[0].model_copy(update={"path": folder})
+            pattern = source.name_pattern
+        run = [p for p in paths if source.matches(p)]
+        first, last = run[0].rpartition("/")[2], run[-1].rpartition("/")[2]
+        why = (
+            f"{len(run)} {fmt} migration(s) ({first} .. {last}), run in file-name order "
+            f"(`{pattern}`) against one database"
+        )
+        sources.append((source, why))
+    return sources
+
+
+def _api_documents(head: Snapshot) -> tuple[list[Taken], list[Taken]]:
+    """The OpenAPI documents of the service: files the REST globs find, else files named like
+    an API document that open with `openapi:` / `swagger:`; those in generated clients, SDKs
+    or docs are left out while another document remains."""
+    paths = matched(head, DEFAULT_REST_SPECS)
+    if not paths:
+        named = [p for p in matched(head, [EVERYWHERE]) if _API_NAME.search(p)]
+        paths = [p for p, data in head.read_each(named) if _API_DOCUMENT.match(_start(data))]
+    ours = [p for p in paths if not _NOT_THE_SERVICE.search(p)] or paths
+    taken = [Taken(p, "an OpenAPI document (it opens with `openapi:`/`swagger:`)") for p in ours]
+    left = [Taken(p, "in a generated client, SDK or docs folder") for p in paths if p not in ours]
+    return taken, left
+
+
+def _start(data: bytes) -> str:
+    return data[:4096].decode("utf-8", errors="replace")
+
+
+def _config(head: Snapshot) -> list[tuple[ConfigSource, str]]:
+    """Env templates (names only), JSON Schemas of the configuration, and, per language, the
+    folder of the code that reads the environment or loads a config library."""
+    everything = [
+        p for p in matched(head, [EVERYWHERE]) if not ConfigSource(path=EVERYWHERE).excluded(p)
+    ]
+    found: list[tuple[ConfigSource, str]] = []
+    defaults = set(matched(head, DEFAULT_CONFIG_SOURCES))
+    for path in everything:
+        name = path.rpartition("/")[2]
+        if source_kind(path) == "dotenv" and (path in defaults or _ENV_TEMPLATE.search(name)):
+            found.append(
+                (ConfigSource(path=path), "an env template: the variable names operators set")
+            )
+    schemas = [p for p in everything if _SCHEMA_NAME.search(p)]
+    for path, data in head.read_each(schemas):
+        try:
+            document = load(data, "json")
+        except Exception:  # not JSON: not a schema init can name
+            continue
+        if is_schema(document):
+            why = "a JSON Schema of the configuration: each key a variable, diffed as a contract"
+            found.append((ConfigSource(path=path, kind="jsonschema"), why))
+    found += _code_sources(head, everything)
+    return found
+
+
+def _code_sources(head: Snapshot, paths: Sequence[str]) -> list[tuple[ConfigSource, str]]:
+    by_kind: dict[str, list[str]] = {}
+    for path in paths:
+        kind = source_kind(path)
+        if kind in READS:
+            by_kind.setdefault(kind, []).append(path)
+    found = []
+    for kind, files in sorted(by_kind.items()):
+        readers = [p for p, data in head.read_each(files) if READS[kind].search(_text(data))]
+        if not readers:
+            continue
+        folder = _common_folder(readers)
+        glob = f"{folder}/**/*.{EXTENSIONS[kind]}" if folder else f"**/*.{EXTENSIONS[kind]}"
+        shown = ", ".join(readers[:3]) + (
+            f" and {len(readers) - 3} more" if len(readers) > 3 else ""
+        )
+        why = f"{kind} code that reads the environment or a config loader: {shown}"
+        found.append((ConfigSource(path=glob), why))
+    return found
+
+
+def _text(data: bytes) -> str:
+    return data.decode("utf-8", errors="replace")
+
+
+def _common_folder(paths: Sequence[str]) -> str:
+    parts = [p.split("/")[:-1] for p in paths]
+    common: list[str] = []
+    for level in zip(*parts, strict=False):
+        if len(set(level)) != 1:
+            break
+        common.append(level[0])
+    return "/".join(common)
+
+
+def _descriptors(head: Snapshot) -> tuple[list[Taken], list[Taken]]:
+    """The deployment descriptors the default discovery finds, and those it leaves out as
+    developer-only (`find`, the surface's own)."""
+    found = find(head, DeploymentSettings())
+    taken = [
+        Taken(path, f"{_KIND_NAMES[kind or descriptor_kind(path) or '']} operators deploy with")
+        for path, kind in sorted(found.paths.items())
+    ]
+    left = [Taken(path, why) for path, why in sorted(found.left_out.items())]
+    return taken, left
