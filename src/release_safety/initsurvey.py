@@ -19,7 +19,6 @@ from release_safety.settings import (
     DEFAULT_MCP_SNAPSHOTS,
     DEFAULT_MIGRATION_SOURCES,
     DEFAULT_REST_SPECS,
-    FORMAT_PATTERNS,
     ConfigSource,
     DeploymentSettings,
     MigrationSource,
@@ -53,6 +52,11 @@ READS = {
 READS["js"] = READS["tsx"] = READS["ts"]
 _KIND_NAMES = {"compose": "a compose file", "chart": "a Helm chart", "dockerfile": "a Dockerfile"}
 _KIND_NAMES[""] = "a descriptor"
+_TOOLING = re.compile(
+    r"(?:^|/)(?:tools?|scripts?|hack|ci|bin|contrib|benches|docs?)/"
+    r"|(?:^|/)(?:build\.rs|setup\.py|noxfile\.py|[\w-]+\.config\.[cm]?[jt]s|[Gg]ulpfile\.js)$"
+)
+"""Build scripts and tooling: code of the repository that is not the service's configuration."""
 EXTENSIONS = {"go": "go", "rust": "rs", "python": "py", "ts": "ts", "tsx": "tsx", "js": "js"}
 
 
@@ -131,24 +135,25 @@ def survey(repo: GitRepo, ref: str = "HEAD") -> Survey:
 
 def _migrations(head: Snapshot) -> list[tuple[MigrationSource, str]]:
     """A source per folder the migrations search finds files in, with the tool its files are
-    written for (knex by name; SQL by markers and names, as `migration-not-read` names them)."""
-    folders: dict[tuple[str, str], list[str]] = {}
+    written for (knex by name; SQL by markers and names, as `migration-not-read` names them:
+    a folder with dialect files, `.postgres.up.sql`, is popx's, which picks one per version)."""
+    folders: dict[tuple[str, bool], list[str]] = {}
     for path, index in migration_files(head, DEFAULT_MIGRATION_SOURCES).items():
-        default = DEFAULT_MIGRATION_SOURCES[index]
-        fmt = default.format if default.format == "knex" else sql_format(head, path)
-        folders.setdefault((path.rpartition("/")[0], fmt), []).append(path)
+        knex = DEFAULT_MIGRATION_SOURCES[index].format == "knex"
+        folders.setdefault((path.rpartition("/")[0], knex), []).append(path)
     sources = []
-    for (folder, fmt), paths in sorted(folders.items()):
-        pattern = FORMAT_PATTERNS[fmt]
-        source = MigrationSource.model_validate({"path": folder, "format": fmt})
+    for (folder, knex), paths in sorted(folders.items()):
+        formats = Counter("knex" if knex else sql_format(head, path) for path in paths)
+        fmt = "popx" if "popx" in formats else formats.most_common(1)[0][0]
         if fmt == "sql":  # plain SQL: leave out the down files and Flyway's undo files
             source = DEFAULT_MIGRATION_SOURCES[0].model_copy(update={"path": folder})
-            pattern = source.name_pattern
+        else:
+            source = MigrationSource.model_validate({"path": folder, "format": fmt})
         run = [p for p in paths if source.matches(p)]
         first, last = run[0].rpartition("/")[2], run[-1].rpartition("/")[2]
         why = (
             f"{len(run)} {fmt} migration(s) ({first} .. {last}), run in file-name order "
-            f"(`{pattern}`) against one database"
+            f"(`{source.name_pattern}`) against one database"
         )
         sources.append((source, why))
     return sources
@@ -200,38 +205,34 @@ def _config(head: Snapshot) -> list[tuple[ConfigSource, str]]:
 
 
 def _code_sources(head: Snapshot, paths: Sequence[str]) -> list[tuple[ConfigSource, str]]:
+    """Per language, the code that reads the environment or loads a config library: a glob
+    of its kind per top folder holding such a file (`server/**/*.js`), a file at the root by
+    its path; migration files are the migrations surface's, not configuration."""
+    migrations = migration_files(head, DEFAULT_MIGRATION_SOURCES)
     by_kind: dict[str, list[str]] = {}
     for path in paths:
         kind = source_kind(path)
-        if kind in READS:
+        if kind in READS and path not in migrations and _TOOLING.search(path) is None:
             by_kind.setdefault(kind, []).append(path)
     found = []
     for kind, files in sorted(by_kind.items()):
-        readers = [p for p, data in head.read_each(files) if READS[kind].search(_text(data))]
-        if not readers:
-            continue
-        folder = _common_folder(readers)
-        glob = f"{folder}/**/*.{EXTENSIONS[kind]}" if folder else f"**/*.{EXTENSIONS[kind]}"
-        shown = ", ".join(readers[:3]) + (
-            f" and {len(readers) - 3} more" if len(readers) > 3 else ""
-        )
-        why = f"{kind} code that reads the environment or a config loader: {shown}"
-        found.append((ConfigSource(path=glob), why))
+        readers: dict[str, list[str]] = {}
+        for path, data in head.read_each(files):
+            if READS[kind].search(_text(data)):
+                top, _, rest = path.partition("/")
+                entry = f"{top}/**/*.{EXTENSIONS[kind]}" if rest else path
+                readers.setdefault(entry, []).append(path)
+        if any("/" in entry for entry in readers):  # loose scripts at the root: not the service
+            readers = {entry: read for entry, read in readers.items() if "/" in entry}
+        for entry, read in readers.items():
+            shown = ", ".join(read[:3]) + (f" and {len(read) - 3} more" if len(read) > 3 else "")
+            why = f"{kind} code that reads the environment or a config loader: {shown}"
+            found.append((ConfigSource(path=entry), why))
     return found
 
 
 def _text(data: bytes) -> str:
     return data.decode("utf-8", errors="replace")
-
-
-def _common_folder(paths: Sequence[str]) -> str:
-    parts = [p.split("/")[:-1] for p in paths]
-    common: list[str] = []
-    for level in zip(*parts, strict=False):
-        if len(set(level)) != 1:
-            break
-        common.append(level[0])
-    return "/".join(common)
 
 
 def _descriptors(head: Snapshot) -> tuple[list[Taken], list[Taken]]:

@@ -424,6 +424,7 @@ DEVELOPER_WORDS = frozenset(
     {
         *("dev", "devel", "develop", "development", "devcontainer", "test", "tests", "testing"),
         *("ci", "e2e", "local", "example", "examples", "sample", "samples"),
+        *("integration", "integrationtest", "integrationtests", "loadtest", "bench", "hack"),
     }
 )
 """Words of a file name or folder (split at `-`, `_`, `.`) that make a descriptor

@@ -219,7 +219,7 @@ def test_absent_is_honoured_when_only_developer_files_exist(
         make_repo, tmp_path, {**dev, "src/main.go": "package main\n"}, {}, absent
     )
     assert _safe(artifact) is True
-    assert _deployment(evidence) == [("surface-declared-absent", ".release-safety.toml", None)]
+    assert _deployment(evidence) == [("surface-declared-absent", ".release-safety.toml", 10)]
     assert sorted(g["file"] for g in _coverage(evidence)["unmodelled"]) == sorted(dev)
 
 

@@ -103,7 +103,8 @@ def _show(generated: Generated, origin: str, err: bool) -> None:
     verdict = "true (safe to roll)" if safe is True else "false" if safe is False else "unknown"
     since = f" (from {release.from_ref})" if release.from_ref else " (first release)"
     lines = [f"{release.to_ref}{since}, judged with {origin}: rollingUpdateSafe = {verdict}"]
-    held = [f for f in decision.reasons if f.severity in ("breaking", "unknown")]
+    found = [f for report in generated.reports for f in report.findings]
+    held = [f for f in dict.fromkeys([*decision.reasons, *found]) if f.severity != "advisory"]
     if held:
         lines.append(f"held back by {len(held)} finding(s):")
     lines += [line for finding in sorted(held, key=Finding.sort_key) for line in _lines(finding)]
