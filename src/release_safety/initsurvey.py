@@ -22,13 +22,14 @@ from release_safety.settings import (
     ConfigSource,
     DeploymentSettings,
     MigrationSource,
+    Settings,
 )
 from release_safety.snapshot import Snapshot
 from release_safety.surfaces.config.schema_config import is_schema
 from release_safety.surfaces.config.sources import source_kind
 from release_safety.surfaces.config.structured import load
 from release_safety.surfaces.deployment import descriptor_kind, find
-from release_safety.surfaces.migrations.discover import migration_files, sql_format
+from release_safety.surfaces.migrations.discover import in_code, migration_files, sql_format
 from release_safety.versions import DEFAULT_TAG_PATTERN, TagPattern
 
 VERSION_AT_END = re.compile(r"^(?P<prefix>.*?)(?P<version>\d+\.\d+\.\d+)$")
@@ -55,6 +56,7 @@ _KIND_NAMES[""] = "a descriptor"
 _TOOLING = re.compile(
     r"(?:^|/)(?:tools?|scripts?|hack|ci|bin|contrib|benches|docs?)/"
     r"|(?:^|/)(?:build\.rs|setup\.py|noxfile\.py|[\w-]+\.config\.[cm]?[jt]s|[Gg]ulpfile\.js)$"
+    r"|(?:^|/)setup[-_.]?jest\.[cm]?[jt]s$"
 )
 """Build scripts and tooling: code of the repository that is not the service's configuration."""
 EXTENSIONS = {"go": "go", "rust": "rs", "python": "py", "ts": "ts", "tsx": "tsx", "js": "js"}
@@ -85,6 +87,7 @@ class Survey:
 
     tags: Tags
     migrations: list[tuple[MigrationSource, str]] = field(default_factory=list)
+    code_migrations: list[str] = field(default_factory=list)
     rest: list[Taken] = field(default_factory=list)
     rest_left: list[Taken] = field(default_factory=list)
     mcp: list[Taken] = field(default_factory=list)
@@ -106,8 +109,11 @@ def infer_tags(names: Sequence[str]) -> tuple[str, str, list[str]]:
         )
     best = max(prefixes, key=lambda p: (prefixes[p], p == "v"))
     taken = {best}
-    if best in ("", "v") and ("v" if best == "" else "") in prefixes:
-        taken = {"", "v"}
+    versions: dict[str, set[str]] = {}
+    for match in filter(None, map(VERSION_AT_END.match, names)):
+        versions.setdefault(match["prefix"], set()).add(match["version"])
+    if {"", "v"} <= prefixes.keys() and best in ("", "v") and not versions[""] & versions["v"]:
+        taken = {"", "v"}  # both spellings, never of one version: either is a release
     prefix = "v?" if taken == {"", "v"} else re.escape(best)
     pattern = f"^{prefix}(?P<version>\\d+\\.\\d+\\.\\d+)$"
     left = sorted(p for p in prefixes if p not in taken)
@@ -125,7 +131,7 @@ def survey(repo: GitRepo, ref: str = "HEAD") -> Survey:
     pattern, why, left = infer_tags(repo.tag_names())
     tags = Tags(pattern, why, repo.release_tags(TagPattern(pattern)), left)
     head = repo.snapshot(ref)
-    found = Survey(tags, migrations=_migrations(head))
+    found = Survey(tags, migrations=_migrations(head), code_migrations=code_migrations(head))
     found.rest, found.rest_left = _api_documents(head)
     found.mcp = [Taken(p, "an MCP tool snapshot") for p in matched(head, DEFAULT_MCP_SNAPSHOTS)]
     found.config = _config(head)
@@ -141,7 +147,7 @@ def _migrations(head: Snapshot) -> list[tuple[MigrationSource, str]]:
     for path, index in migration_files(head, DEFAULT_MIGRATION_SOURCES).items():
         knex = DEFAULT_MIGRATION_SOURCES[index].format == "knex"
         folders.setdefault((path.rpartition("/")[0], knex), []).append(path)
-    sources = []
+    sources: list[tuple[MigrationSource, str]] = []
     for (folder, knex), paths in sorted(folders.items()):
         formats = Counter("knex" if knex else sql_format(head, path) for path in paths)
         fmt = "popx" if "popx" in formats else formats.most_common(1)[0][0]
@@ -157,6 +163,15 @@ def _migrations(head: Snapshot) -> list[tuple[MigrationSource, str]]:
         )
         sources.append((source, why))
     return sources
+
+
+def code_migrations(head: Snapshot) -> list[str]:
+    """Migrations written in code in the folders the search looks in (Django's
+    `0001_initial.py`, goose's Go files...), which no source reads: what the search for
+    migrations takes for one (`unread_migration`)."""
+    settings = Settings()
+    paths = matched(head, [source.path for source in DEFAULT_MIGRATION_SOURCES])
+    return [p for p in paths if not p.endswith(".sql") and in_code(p, settings)]
 
 
 def _api_documents(head: Snapshot) -> tuple[list[Taken], list[Taken]]:

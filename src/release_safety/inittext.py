@@ -76,9 +76,21 @@ def settings_text(found: Survey, commit: str, table: bool = False) -> str:
             body.append(f"exclude = {toml_string(source.exclude)}")
         body += [f'format = "{source.format}"', f"database = {toml_string(source.database)}"]
         sections.append(("[migrations.sources]", body))
+    if found.code_migrations:
+        code = found.code_migrations
+        shown = ", ".join(code[:2]) + (f" and {len(code) - 2} more" if len(code) > 2 else "")
+        note = [
+            f"# {len(code)} migration(s) written in code ({shown}): no source reads them, and "
+            "a release that adds or edits one is `migration-not-read` (unknown) until reviewed"
+        ]
+        if found.migrations:
+            sections.append(("migrations", note))
+        else:
+            note[0] += "; declaring the surface absent leaves them unjudged: say why that holds"
     if not found.migrations:
         why = "no SQL or knex migration in a folder named `migrations`"
-        sections.append(("migrations", _absent("migrations", why)))
+        body = _absent("migrations", why)
+        sections.append(("migrations", [*note, *body] if found.code_migrations else body))
     sections.append(("rest", _rest(found)))
     if found.mcp:
         mcp = [*_comments(found.mcp), f"snapshots = {_list([t.value for t in found.mcp])}"]
