@@ -264,3 +264,20 @@ def test_a_hollow_absent_reason_is_unknown_at_its_line_not_bad_settings(
         "the reason of [mcp] absent is hollow (shorter than 24 characters): 'n/a'"
         in hollow["message"]
     )
+
+
+def test_migrations_in_code_are_named_beside_the_absent_placeholder(make_repo: MakeRepo) -> None:
+    repo = make_repo("django")
+    django = (
+        "from django.db import migrations\n\n\nclass Migration(migrations.Migration):\n    pass\n"
+    )
+    files = {"app/docs/migrations/0001_initial.py": django, "app/docs/models.py": "x = 1\n"}
+    repo.release("1.0.0", files, prefix="v")
+    assert init(repo) == 0
+    text = settings_file(repo)
+    assert (
+        "# 1 migration(s) written in code (app/docs/migrations/0001_initial.py): no source "
+        "reads them, and a release that adds or edits one is `migration-not-read` (unknown) "
+        "until reviewed; declaring the surface absent leaves them unjudged: say why that holds"
+    ) in text
+    assert 'absent = "TODO: write why the service has no database migrations' in text
