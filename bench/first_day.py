@@ -44,6 +44,17 @@ SERVICES: dict[str, dict[str, Any]] = {
             "ory/k8s repository or their own manifests; none ship in this repository",
         },
     },
+    "harbor": {
+        "mirror": "goharbor+harbor",
+        "language": "Go",
+        "reasons": {
+            "MCP tools": "Harbor exposes no MCP server; clients use the v2.0 REST API and "
+            "the OCI registry API",
+            "deployment descriptors": "operators install Harbor with the offline installer, "
+            "whose prepare step generates docker-compose.yml, or the goharbor/harbor-helm "
+            "chart kept in another repository",
+        },
+    },
     "kutt": {
         "mirror": "thedevs-network+kutt",
         "language": "TypeScript/JavaScript (knex)",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from release_safety.discovery import matched
@@ -24,7 +24,7 @@ from release_safety.settings import (
     MigrationSource,
     Settings,
 )
-from release_safety.snapshot import Snapshot
+from release_safety.snapshot import Change, Snapshot, compare_trees
 from release_safety.surfaces.config.schema_config import is_schema
 from release_safety.surfaces.config.sources import source_kind
 from release_safety.surfaces.config.structured import load
@@ -34,6 +34,9 @@ from release_safety.versions import DEFAULT_TAG_PATTERN, TagPattern
 
 VERSION_AT_END = re.compile(r"^(?P<prefix>.*?)(?P<version>\d+\.\d+\.\d+)$")
 """A tag that ends with a release version: `v1.2.3`, `1.2.3`, `server-v1.2.3`."""
+
+RECENT = 10
+"""The releases init fits the settings to: the floor is the oldest of them the entries fit."""
 
 EVERYWHERE = "**/*"
 """The glob the wider searches use: every file but vendored, test, example and hidden ones."""
@@ -94,6 +97,8 @@ class Survey:
     config: list[tuple[ConfigSource, str]] = field(default_factory=list)
     deployment: list[Taken] = field(default_factory=list)
     deployment_left: list[Taken] = field(default_factory=list)
+    floor: Taken | None = None
+    vendored: list[str] = field(default_factory=list)
 
 
 def infer_tags(names: Sequence[str]) -> tuple[str, str, list[str]]:
@@ -126,17 +131,115 @@ def infer_tags(names: Sequence[str]) -> tuple[str, str, list[str]]:
     return pattern, why, others
 
 
+_REPLACED = re.compile(r"=>\s*\./(?P<folder>[\w./-]+?)/?\s*$", re.MULTILINE)
+
+
+def vendored(head: Snapshot) -> list[str]:
+    """Folders of the repository that hold another project's code: the local targets of the
+    root `go.mod`'s `replace` directives (`github.com/ory/x => ./oryx`)."""
+    if head.blob_id("go.mod") is None:
+        return []
+    return sorted({m["folder"] for m in _REPLACED.finditer(_text(head.read("go.mod")))})
+
+
+class _Without:
+    """A snapshot without the files of some folders (vendored code), for discovery."""
+
+    def __init__(self, snapshot: Snapshot, folders: Sequence[str]) -> None:
+        self._snapshot = snapshot
+        prefixes = tuple(f"{folder}/" for folder in folders)
+        self._paths = [p for p in snapshot.paths() if not p.startswith(prefixes)]
+        self._kept = set(self._paths)
+
+    @property
+    def ref(self) -> str:
+        return self._snapshot.ref
+
+    def paths(self) -> Sequence[str]:
+        return self._paths
+
+    def blob_id(self, path: str) -> str | None:
+        return self._snapshot.blob_id(path) if path in self._kept else None
+
+    def read(self, path: str) -> bytes:
+        return self._snapshot.read(path)
+
+    def read_each(self, paths: Sequence[str]) -> Iterator[tuple[str, bytes]]:
+        return self._snapshot.read_each([p for p in paths if p in self._kept])
+
+    def tree_key(self) -> str | None:
+        return None
+
+    def changes_since(self, old: Snapshot | None) -> list[Change]:
+        return compare_trees(old, self)
+
+    def changed_from(self) -> tuple[str, Mapping[str, str | None]] | None:
+        return None
+
+
 def survey(repo: GitRepo, ref: str = "HEAD") -> Survey:
-    """Everything init writes down, read from the tags and the tree at `ref`."""
+    """Everything init writes down, read from the tags and the tree at `ref`, and the floor:
+    the oldest of the last `RECENT` releases from which every entry names a file."""
     pattern, why, left = infer_tags(repo.tag_names())
     tags = Tags(pattern, why, repo.release_tags(TagPattern(pattern)), left)
-    head = repo.snapshot(ref)
+    tree = repo.snapshot(ref)
+    left_out = vendored(tree)
+    head: Snapshot = _Without(tree, left_out) if left_out else tree
+    recent = [(t, repo.snapshot(t.commit)) for t in tags.releases[-RECENT:]]
     found = Survey(tags, migrations=_migrations(head), code_migrations=code_migrations(head))
     found.rest, found.rest_left = _api_documents(head)
     found.mcp = [Taken(p, "an MCP tool snapshot") for p in matched(head, DEFAULT_MCP_SNAPSHOTS)]
-    found.config = _config(head)
+    found.config = _config(head, [snapshot for _, snapshot in recent])
     found.deployment, found.deployment_left = _descriptors(head)
+    found.floor = _floor(found, recent)
+    found.vendored = left_out
     return found
+
+
+def _floor(found: Survey, recent: Sequence[tuple[ReleaseTag, Snapshot]]) -> Taken | None:
+    """The oldest recent release from which on every entry names a file at each release (an
+    entry that names nothing at a release judged with the file is an error there), and why."""
+    if not recent:
+        return None
+    floor: ReleaseTag | None = recent[0][0]
+    gap: tuple[str, ReleaseTag] | None = None
+    for tag, snapshot in recent:
+        missing = _missing(found, snapshot)
+        if missing is not None:
+            floor, gap = None, (missing, tag)
+        elif floor is None:
+            floor = tag
+    if floor is None:  # the newest release lacks an entry: HEAD has files it does not
+        floor = recent[-1][0]
+    if gap is None:
+        why = (
+            f"the oldest of the last {len(recent)} releases ({floor.tag}), at each of which "
+            "every entry below names a file: backfill judges from here"
+        )
+    else:
+        why = (
+            f"{floor.tag}: {gap[0]} names nothing at {gap[1].tag}, so older releases need "
+            "their own settings; backfill judges from here"
+        )
+    return Taken(str(floor.version), why)
+
+
+def _missing(found: Survey, snapshot: Snapshot) -> str | None:
+    """The first entry that names no file at the snapshot, or None."""
+    for source, _ in found.migrations:
+        if not migration_files(snapshot, [source]):
+            return f"[[migrations.sources]] {source.path!r}"
+    for key, taken in (("rest.specs", found.rest), ("mcp.snapshots", found.mcp)):
+        for entry in taken:
+            if not matched(snapshot, [entry.value]):
+                return f"{key} {entry.value!r}"
+    for config, _ in found.config:
+        if not matched(snapshot, [config.path]):
+            return f"config.sources {config.path!r}"
+    for entry in found.deployment:
+        if not matched(snapshot, [entry.value]):
+            return f"deployment.sources {entry.value!r}"
+    return None
 
 
 def _migrations(head: Snapshot) -> list[tuple[MigrationSource, str]]:
@@ -192,7 +295,7 @@ def _start(data: bytes) -> str:
     return data[:4096].decode("utf-8", errors="replace")
 
 
-def _config(head: Snapshot) -> list[tuple[ConfigSource, str]]:
+def _config(head: Snapshot, recent: Sequence[Snapshot]) -> list[tuple[ConfigSource, str]]:
     """Env templates (names only), JSON Schemas of the configuration, and, per language, the
     folder of the code that reads the environment or loads a config library."""
     everything = [
@@ -206,23 +309,28 @@ def _config(head: Snapshot) -> list[tuple[ConfigSource, str]]:
             found.append(
                 (ConfigSource(path=path), "an env template: the variable names operators set")
             )
-    schemas = [p for p in everything if _SCHEMA_NAME.search(p)]
-    for path, data in head.read_each(schemas):
+    schemas: dict[str, list[str]] = {}
+    for path, data in head.read_each([p for p in everything if _SCHEMA_NAME.search(p)]):
         try:
             document = load(data, "json")
         except Exception:  # not JSON: not a schema init can name
             continue
         if is_schema(document):
-            why = "a JSON Schema of the configuration: each key a variable, diffed as a contract"
-            found.append((ConfigSource(path=path, kind="jsonschema"), why))
-    found += _code_sources(head, everything)
+            schemas.setdefault(f"**/{path.rpartition('/')[2]}", []).append(path)
+    for glob, paths in schemas.items():
+        why = f"JSON Schemas of the configuration ({', '.join(paths)}): each key a variable"
+        found.append((ConfigSource(path=glob, kind="jsonschema"), why))
+    found += _code_sources(head, everything, recent)
     return found
 
 
-def _code_sources(head: Snapshot, paths: Sequence[str]) -> list[tuple[ConfigSource, str]]:
+def _code_sources(
+    head: Snapshot, paths: Sequence[str], recent: Sequence[Snapshot]
+) -> list[tuple[ConfigSource, str]]:
     """Per language, the code that reads the environment or loads a config library: a glob
-    of its kind per top folder holding such a file (`server/**/*.js`), a file at the root by
-    its path; migration files are the migrations surface's, not configuration."""
+    of its kind in the top folder holding such files (`server/**/*.js`), or everywhere
+    (`**/*.rs`) when several do or the folder is missing at a recent release; a file at the
+    root by its path. Migration files are the migrations surface's, not configuration."""
     migrations = migration_files(head, DEFAULT_MIGRATION_SOURCES)
     by_kind: dict[str, list[str]] = {}
     for path in paths:
@@ -239,6 +347,11 @@ def _code_sources(head: Snapshot, paths: Sequence[str]) -> list[tuple[ConfigSour
                 readers.setdefault(entry, []).append(path)
         if any("/" in entry for entry in readers):  # loose scripts at the root: not the service
             readers = {entry: read for entry, read in readers.items() if "/" in entry}
+        everywhere = f"**/*.{EXTENSIONS[kind]}"
+        if not readers:
+            continue
+        if len(readers) > 1 or any(not matched(s, list(readers)) for s in recent):
+            readers = {everywhere: [p for read in readers.values() for p in read]}
         for entry, read in readers.items():
             shown = ", ".join(read[:3]) + (f" and {len(read) - 3} more" if len(read) > 3 else "")
             why = f"{kind} code that reads the environment or a config loader: {shown}"

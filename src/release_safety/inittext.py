@@ -60,13 +60,13 @@ def settings_text(found: Survey, commit: str, table: bool = False) -> str:
         f"# {tags.why}",
         f"tag_pattern = {toml_string(tags.pattern)}",
     ]
-    if tags.releases:
-        oldest = tags.releases[0]
-        top += [
-            f"# the oldest release ({oldest.tag}): backfill starts here; raise it to the oldest "
-            "release operators still run",
-            f'floor_version = "{oldest.version}"',
-        ]
+    if found.floor is not None:
+        top += [f"# {found.floor.why}", f'floor_version = "{found.floor.value}"']
+    top += [
+        f"# {folder}/: left out everywhere below, another project's code (go.mod replaces a "
+        f"module with ./{folder})"
+        for folder in found.vendored
+    ]
     sections: list[tuple[str, list[str]]] = []
     for source, why in found.migrations:
         body = [f"# {why}", f"path = {toml_string(source.path)}"]
