@@ -7,10 +7,12 @@ search, the config source kinds, the deployment descriptor finder), each with wh
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from fnmatch import fnmatch
 
 from release_safety.discovery import matched
 from release_safety.gitrepo import GitRepo, ReleaseTag
@@ -98,6 +100,7 @@ class Survey:
     deployment: list[Taken] = field(default_factory=list)
     deployment_left: list[Taken] = field(default_factory=list)
     floor: Taken | None = None
+    not_embedded: list[str] = field(default_factory=list)
     vendored: list[str] = field(default_factory=list)
 
 
@@ -186,7 +189,8 @@ def survey(repo: GitRepo, ref: str = "HEAD") -> Survey:
     left_out = vendored(tree)
     head: Snapshot = _Without(tree, left_out) if left_out else tree
     recent = [(t, repo.snapshot(t.commit)) for t in tags.releases[-RECENT:]]
-    found = Survey(tags, migrations=_migrations(head), code_migrations=code_migrations(head))
+    found = Survey(tags, code_migrations=code_migrations(head))
+    found.migrations, found.not_embedded = embedded_only(head, _migrations(head))
     found.rest, found.rest_left = _api_documents(head)
     found.mcp = [Taken(p, "an MCP tool snapshot") for p in matched(head, DEFAULT_MCP_SNAPSHOTS)]
     found.config = _config(head, [snapshot for _, snapshot in recent])
@@ -266,6 +270,34 @@ def _migrations(head: Snapshot) -> list[tuple[MigrationSource, str]]:
         )
         sources.append((source, why))
     return sources
+
+
+_EMBED = re.compile(r"^//go:embed\s+(?P<patterns>.+)$", re.MULTILINE)
+
+
+def embedded_only(
+    head: Snapshot, sources: list[tuple[MigrationSource, str]]
+) -> tuple[list[tuple[MigrationSource, str]], list[str]]:
+    """The sources a Go binary runs when its code embeds migrations (`//go:embed
+    migrations/sql/*.sql`): those whose folder an embed names; the folders of the others, left
+    out (a Go service that embeds its migrations runs no other folder)."""
+    go = [p for p in head.paths() if p.endswith(".go") and not p.endswith("_test.go")]
+    embeds: list[str] = []
+    for path, data in head.read_each(go):
+        folder = path.rpartition("/")[0]
+        for found in _EMBED.finditer(_text(data)):
+            embeds += [posixpath.join(folder, p.strip('"`')) for p in found["patterns"].split()]
+    if not embeds:
+        return sources, []
+
+    def embedded(folder: str) -> bool:
+        probe = f"{folder}/x.sql"
+        return any(fnmatch(probe, e) or folder == e or folder.startswith(f"{e}/") for e in embeds)
+
+    kept = [(s, why) for s, why in sources if embedded(s.path)]
+    if not kept:  # the embeds name no migrations folder: they say nothing about migrations
+        return sources, []
+    return kept, [s.path for s, _ in sources if not embedded(s.path)]
 
 
 def code_migrations(head: Snapshot) -> list[str]:

@@ -76,21 +76,24 @@ def settings_text(found: Survey, commit: str, table: bool = False) -> str:
             body.append(f"exclude = {toml_string(source.exclude)}")
         body += [f'format = "{source.format}"', f"database = {toml_string(source.database)}"]
         sections.append(("[migrations.sources]", body))
+    notes = [
+        f"# {folder}: left out, no `//go:embed` of the code names it (the binary runs the "
+        "migrations it embeds)"
+        for folder in found.not_embedded
+    ]
     if found.code_migrations:
         code = found.code_migrations
         shown = ", ".join(code[:2]) + (f" and {len(code) - 2} more" if len(code) > 2 else "")
-        note = [
+        notes.append(
             f"# {len(code)} migration(s) written in code ({shown}): no source reads them, and "
             "a release that adds or edits one is `migration-not-read` (unknown) until reviewed"
-        ]
-        if found.migrations:
-            sections.append(("migrations", note))
-        else:
-            note[0] += "; declaring the surface absent leaves them unjudged: say why that holds"
+            + ("" if found.migrations else "; declaring the surface absent leaves them unjudged")
+        )
     if not found.migrations:
         why = "no SQL or knex migration in a folder named `migrations`"
-        body = _absent("migrations", why)
-        sections.append(("migrations", [*note, *body] if found.code_migrations else body))
+        notes += _absent("migrations", why)
+    if notes:
+        sections.append(("migrations", notes))
     sections.append(("rest", _rest(found)))
     if found.mcp:
         mcp = [*_comments(found.mcp), f"snapshots = {_list([t.value for t in found.mcp])}"]

@@ -278,6 +278,57 @@ def test_migrations_in_code_are_named_beside_the_absent_placeholder(make_repo: M
     assert (
         "# 1 migration(s) written in code (app/docs/migrations/0001_initial.py): no source "
         "reads them, and a release that adds or edits one is `migration-not-read` (unknown) "
-        "until reviewed; declaring the surface absent leaves them unjudged: say why that holds"
+        "until reviewed; declaring the surface absent leaves them unjudged"
     ) in text
     assert 'absent = "TODO: write why the service has no database migrations' in text
+
+
+def test_the_floor_is_the_oldest_release_every_entry_names_a_file_at(make_repo: MakeRepo) -> None:
+    repo = make_repo("floor")
+    repo.release("1.0.0", {"db/migrations/001_init.sql": INIT}, prefix="v")
+    repo.release("1.1.0", {"api/openapi.yaml": SPEC}, prefix="v")
+    repo.release("1.2.0", {"db/migrations/002_email.sql": ADD}, prefix="v")
+    assert init(repo) == 0
+    text = settings_file(repo)
+    assert (
+        "# v1.1.0: rest.specs 'api/openapi.yaml' names nothing at v1.0.0, so older releases "
+        'need their own settings; backfill judges from here\nfloor_version = "1.1.0"\n'
+    ) in text
+
+
+def test_a_go_module_replaced_by_a_local_folder_is_vendored_code(make_repo: MakeRepo) -> None:
+    repo = make_repo("vendored")
+    gomod = "module example.com/svc\n\nreplace (\n\tgithub.com/ory/x => ./oryx\n)\n"
+    files = {
+        "go.mod": gomod,
+        "persistence/migrations/001_init.sql": INIT,
+        "oryx/networkx/migrations/001_networks.sql": "CREATE TABLE networks (id int);\n",
+        "oryx/api/openapi.yaml": SPEC,
+    }
+    repo.release("1.0.0", files, prefix="v")
+    assert init(repo) == 0
+    text = settings_file(repo)
+    assert "# oryx/: left out everywhere below, another project's code" in text
+    assert 'path = "persistence/migrations"' in text and "oryx/networkx" not in text
+    assert 'absent = "TODO: write why the service has no REST API' in text
+
+
+def test_a_go_binary_runs_the_migrations_it_embeds(make_repo: MakeRepo) -> None:
+    repo = make_repo("embeds")
+    embed = 'package sql\n\nimport "embed"\n\n//go:embed migrations/sql/*.sql\nvar m embed.FS\n'
+    files = {
+        "persistence/sql/persister.go": embed,
+        "persistence/sql/migrations/sql/001_init.sql": INIT,
+        "persistence/sql/migrations/legacy/001_old.sql": "CREATE TABLE old (id int);\n",
+    }
+    repo.release("1.0.0", files, prefix="v")
+    assert init(repo) == 0
+    text = settings_file(repo)
+    assert 'path = "persistence/sql/migrations/sql"' in text
+    assert (
+        "[migrations]\n# persistence/sql/migrations/legacy: left out, no `//go:embed` of the code "
+        "names it (the binary runs the migrations it embeds)\n"
+    ) in text
+    assert [s.path for s in load_settings(repo.path, None).migrations.sources] == [
+        "persistence/sql/migrations/sql"
+    ]
