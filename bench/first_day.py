@@ -173,7 +173,9 @@ def run_service(name: str, last: int) -> dict[str, Any]:
         (clone / ".release-safety.toml").unlink()  # the clone stays as fetched
         settings = folder / "settings.toml"
         settings.write_text(text)
-        tags = releases(clone, tomllib.loads(text)["tag_pattern"], last)
+        read = tomllib.loads(text)
+        result["floor"] = read.get("floor_version")
+        tags = releases(clone, read["tag_pattern"], last)
         result["rows"] = [judge(clone, settings, tag, folder) for tag in tags]
         return result
 
@@ -182,7 +184,8 @@ def table(result: dict[str, Any]) -> str:
     lines = [
         f"### {result['service']} ({result['language']})",
         "",
-        f"init: exit {result['init_code']} in {result['init_seconds']} s; TODOs left unfilled: "
+        f"init: exit {result['init_code']} in {result['init_seconds']} s; floor "
+        f"{result.get('floor')}; TODOs left unfilled: "
         f"{', '.join(result.get('todo_left', [])) or 'none'}",
         "",
         "| tag | verdict | exit | breaking / unknown / advisory | unknown rules | way out | s |",

@@ -240,9 +240,6 @@ def _missing(found: Survey, snapshot: Snapshot) -> str | None:
     for config, _ in found.config:
         if not matched(snapshot, [config.path]):
             return f"config.sources {config.path!r}"
-    for entry in found.deployment:
-        if not matched(snapshot, [entry.value]):
-            return f"deployment.sources {entry.value!r}"
     return None
 
 

@@ -123,8 +123,12 @@ def _rest(found: Survey) -> list[str]:
 def _deployment(found: Survey) -> list[str]:
     left = _comments(found.deployment_left, "excluded, ")
     if found.deployment:
-        paths = [t.value for t in found.deployment]
-        return [*_comments(found.deployment), *left, f"sources = {_list(paths)}"]
+        return [
+            "# the default `sources` find these and leave the developer-only ones out (kept",
+            "# unset, they follow the files from release to release; name them to narrow):",
+            *_comments(found.deployment),
+            *left,
+        ]
     why = "no compose file, Helm chart or Dockerfile operators deploy with"
     return [*left, *_absent("deployment", why)]
 

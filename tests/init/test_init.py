@@ -78,16 +78,14 @@ def test_a_service_gets_each_surface_with_why_mcp_absent_and_the_dev_compose_exc
     assert 'specs = ["api/openapi.yaml"]' in text
     assert "# .env.example: an env template: the variable names operators set" in text
     assert "# docker-compose.yml: a compose file operators deploy with" in text
-    assert (
-        "# excluded, docker-compose.dev.yml: developer-only: `dev` in its path" in text
-    ) and 'sources = ["docker-compose.yml"]' in text
+    assert "# excluded, docker-compose.dev.yml: developer-only: `dev` in its path" in text
     assert 'absent = "TODO: write why the service has no MCP tools' in text
     # the file loads with the settings loader and says what it was read for
     settings = load_settings(repo.path, None)
     assert settings.migrations.sources[0].path == "db/migrations"
     assert settings.rest.specs == ("api/openapi.yaml",)
     assert [s.path for s in settings.config.sources] == [".env.example"]
-    assert [s.path for s in settings.deployment.sources] == ["docker-compose.yml"]
+    assert not settings.explicitly_set("deployment", "sources")  # the defaults find them
     assert settings.mcp.absent is not None and settings.mcp.absent.startswith("TODO")
     out = capsys.readouterr().out
     assert "wrote .release-safety.toml" in out
