@@ -303,7 +303,8 @@ def code_migrations(head: Snapshot) -> list[str]:
     migrations takes for one (`unread_migration`)."""
     settings = Settings()
     paths = matched(head, [source.path for source in DEFAULT_MIGRATION_SOURCES])
-    return [p for p in paths if not p.endswith(".sql") and in_code(p, settings)]
+    read = migration_files(head, DEFAULT_MIGRATION_SOURCES)  # knex files are read
+    return [p for p in paths if p not in read and not p.endswith(".sql") and in_code(p, settings)]
 
 
 def _api_documents(head: Snapshot) -> tuple[list[Taken], list[Taken]]:
@@ -366,16 +367,22 @@ def _code_sources(
         kind = source_kind(path)
         if kind in READS and path not in migrations and _TOOLING.search(path) is None:
             by_kind.setdefault(kind, []).append(path)
-    found = []
+    by_entry: dict[str, dict[str, list[str]]] = {}
     for kind, files in sorted(by_kind.items()):
-        readers: dict[str, list[str]] = {}
+        readers = by_entry.setdefault(kind, {})
         for path, data in head.read_each(files):
             if READS[kind].search(_text(data)):
                 top, _, rest = path.partition("/")
                 entry = f"{top}/**/*.{EXTENSIONS[kind]}" if rest else path
                 readers.setdefault(entry, []).append(path)
-        if any("/" in entry for entry in readers):  # loose scripts at the root: not the service
-            readers = {entry: read for entry, read in readers.items() if "/" in entry}
+    if any("/" in entry for readers in by_entry.values() for entry in readers):
+        # loose scripts at the root, beside code in folders, are not the service
+        by_entry = {
+            kind: {entry: read for entry, read in readers.items() if "/" in entry}
+            for kind, readers in by_entry.items()
+        }
+    found = []
+    for kind, readers in by_entry.items():
         everywhere = f"**/*.{EXTENSIONS[kind]}"
         if not readers:
             continue

@@ -98,9 +98,16 @@ def test_a_knex_service_gets_a_knex_source(make_repo: MakeRepo) -> None:
     repo = make_repo("knex")
     knex = "exports.up = (knex) => knex.schema.createTable('links', (t) => { t.increments(); });\n"
     knex += "exports.down = (knex) => knex.schema.dropTable('links');\n"
-    repo.release("2.0.0", {"server/migrations/20200211220920_init.js": knex}, prefix="")
+    files = {
+        "server/migrations/20200211220920_init.js": knex,
+        "server/env.js": "module.exports = { port: process.env.PORT || 3000 };\n",
+        "regen.py": "import os\nprint(os.environ['TOKEN'])\n",
+    }
+    repo.release("2.0.0", files, prefix="")
     assert init(repo) == 0
     text = settings_file(repo)
+    assert "[migrations]" not in text  # knex files are read, not migrations written in code
+    assert 'sources = [\n  "server/**/*.js",\n]' in text  # a root script is not the service
     assert "# 1 knex migration(s) (20200211220920_init.js .. 20200211220920_init.js)" in text
     assert 'path = "server/migrations"\nformat = "knex"\n' in text
     assert load_settings(repo.path, None).migrations.sources[0].format == "knex"
