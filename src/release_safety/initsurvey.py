@@ -61,7 +61,7 @@ _KIND_NAMES[""] = "a descriptor"
 _TOOLING = re.compile(
     r"(?:^|/)(?:tools?|scripts?|hack|ci|bin|contrib|benches|docs?)/"
     r"|(?:^|/)(?:build\.rs|setup\.py|noxfile\.py|[\w-]+\.config\.[cm]?[jt]s|[Gg]ulpfile\.js)$"
-    r"|(?:^|/)setup[-_.]?jest\.[cm]?[jt]s$"
+    r"|(?:^|/)(?:setup[-_.]?jest|karma\.conf|protractor\.conf)\.[cm]?[jt]s$"
 )
 """Build scripts and tooling: code of the repository that is not the service's configuration."""
 EXTENSIONS = {"go": "go", "rust": "rs", "python": "py", "ts": "ts", "tsx": "tsx", "js": "js"}

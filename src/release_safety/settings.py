@@ -425,11 +425,12 @@ DEVELOPER_WORDS = frozenset(
         *("dev", "devel", "develop", "development", "devcontainer", "test", "tests", "testing"),
         *("ci", "e2e", "local", "example", "examples", "sample", "samples"),
         *("integration", "integrationtest", "integrationtests", "loadtest", "bench", "hack"),
+        *("tools", "tooling"),
     }
 )
 """Words of a file name or folder (split at `-`, `_`, `.`) that make a descriptor
 developer-only: default discovery leaves it out (`docker-compose-dev.yml`, `Dockerfile.dev`,
-`docker/dev/compose.yml`, `.devcontainer/Dockerfile`)."""
+`docker/dev/compose.yml`, `.devcontainer/Dockerfile`, `tools/mockery/Dockerfile`)."""
 
 DescriptorKind = Literal["compose", "helm", "dockerfile"]
 

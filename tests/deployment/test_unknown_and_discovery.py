@@ -209,6 +209,10 @@ def test_exclude_leaves_a_descriptor_out_and_says_so(release_pair: Pair) -> None
     [
         {"docker-compose-dev.yml": _compose("postgres:15.6")},
         {"docker/dev/compose.yml": _compose("postgres:15.6"), "Dockerfile.dev": "FROM node:20\n"},
+        {
+            "tools/mockery/Dockerfile": "FROM golang:1.22\n",
+            "x/watcherx/integrationtest/Dockerfile": "FROM golang:1.22\n",
+        },
     ],
 )
 def test_absent_is_honoured_when_only_developer_files_exist(
