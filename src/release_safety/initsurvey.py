@@ -56,8 +56,12 @@ READS = {
 }
 """How each language's code reads its configuration (what makes a file a config source)."""
 READS["js"] = READS["tsx"] = READS["ts"]
-_KIND_NAMES = {"compose": "a compose file", "chart": "a Helm chart", "dockerfile": "a Dockerfile"}
-_KIND_NAMES[""] = "a descriptor"
+_KIND_NAMES = {
+    "compose": "a compose file",
+    "chart": "a Helm chart",
+    "dockerfile": "a Dockerfile",
+    "": "a descriptor",
+}
 _TOOLING = re.compile(
     r"(?:^|/)(?:tools?|scripts?|hack|ci|bin|contrib|benches|docs?)/"
     r"|(?:^|/)(?:build\.rs|setup\.py|noxfile\.py|[\w-]+\.config\.[cm]?[jt]s|[Gg]ulpfile\.js)$"
@@ -82,8 +86,6 @@ class Tags:
     pattern: str
     why: str
     releases: Sequence[ReleaseTag]
-    left: Sequence[str]
-    """Tags that end with a version and are not releases of the pattern (another prefix)."""
 
 
 @dataclass
@@ -104,16 +106,15 @@ class Survey:
     vendored: list[str] = field(default_factory=list)
 
 
-def infer_tags(names: Sequence[str]) -> tuple[str, str, list[str]]:
-    """The tag pattern the tags call for, why, and the version-like tags it leaves out: the
-    prefix most tags put before `X.Y.Z` (`v`, none, `server-v`), `v?` when both `v` and none
-    are used; the default pattern when no tag ends with a version."""
+def infer_tags(names: Sequence[str]) -> tuple[str, str]:
+    """The tag pattern the tags call for, and why: the prefix most tags put before `X.Y.Z`
+    (`v`, none, `server-v`), `v?` when both `v` and none are used and never for one version;
+    the default pattern when no tag ends with a version."""
     prefixes = Counter(m["prefix"] for m in map(VERSION_AT_END.match, names) if m is not None)
     if not prefixes:
         return (
             DEFAULT_TAG_PATTERN,
             "no tag ends with a version yet: `v1.2.3` and `1.2.3` will be releases",
-            [],
         )
     best = max(prefixes, key=lambda p: (prefixes[p], p == "v"))
     taken = {best}
@@ -130,8 +131,7 @@ def infer_tags(names: Sequence[str]) -> tuple[str, str, list[str]]:
     why = f"{total} of the tags are {shown}"
     if left:
         why += "; " + ", ".join(f"`{p}X.Y.Z` ({prefixes[p]})" for p in left) + " are not releases"
-    others = [n for n in names if (m := VERSION_AT_END.match(n)) and m["prefix"] not in taken]
-    return pattern, why, others
+    return pattern, why
 
 
 _REPLACED = re.compile(r"=>\s*\./(?P<folder>[\w./-]+?)/?\s*$", re.MULTILINE)
@@ -183,8 +183,8 @@ class _Without:
 def survey(repo: GitRepo, ref: str = "HEAD") -> Survey:
     """Everything init writes down, read from the tags and the tree at `ref`, and the floor:
     the oldest of the last `RECENT` releases from which every entry names a file."""
-    pattern, why, left = infer_tags(repo.tag_names())
-    tags = Tags(pattern, why, repo.release_tags(TagPattern(pattern)), left)
+    pattern, why = infer_tags(repo.tag_names())
+    tags = Tags(pattern, why, repo.release_tags(TagPattern(pattern)))
     tree = repo.snapshot(ref)
     left_out = vendored(tree)
     head: Snapshot = _Without(tree, left_out) if left_out else tree

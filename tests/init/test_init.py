@@ -129,7 +129,7 @@ def test_a_knex_service_gets_a_knex_source(make_repo: MakeRepo) -> None:
     ],
 )
 def test_the_tag_pattern_is_the_one_the_tags_use(tags: list[str], pattern: str, why: str) -> None:
-    found, said, _ = infer_tags(tags)
+    found, said = infer_tags(tags)
     assert found == pattern
     assert why in said
 
