@@ -105,7 +105,7 @@ def test_demo_fits_100_columns_and_shows_why_each_kind_is_unsafe(
 ) -> None:
     assert run(["demo", "--dir", str(tmp_path / "d")]) == 0
     out = capsys.readouterr().out
-    assert max(len(line) for line in out.splitlines()) <= 100
+    assert max(len(line.replace(str(tmp_path), "/tmp")) for line in out.splitlines()) <= 100
     blocks = _blocks(out)
     assert list(blocks) == [r.version for r in RELEASES]
     unsafe = {version for version, *_ in KINDS.values()}
@@ -186,7 +186,8 @@ def test_demo_without_dir_removes_its_folder_and_keep_keeps_it(
     assert f"\nremoved: {tmp_path}/release-safety-demo-" in out
     assert "\nnext: `release-safety demo --keep` keeps it" in out
     assert "--index" not in out  # no command on an index that is gone
-    assert max(len(line) for line in out.splitlines()) <= 100
+    # The folder's own path (pytest's, under xdist, is long) is the one thing that may not fit.
+    assert max(len(line.replace(str(tmp_path), "/tmp")) for line in out.splitlines()) <= 100
 
     assert run(["demo", "--keep"]) == 0
     out = capsys.readouterr().out
