@@ -20,7 +20,14 @@ from pathlib import PurePosixPath
 from typing import Any, NoReturn
 
 from release_safety.discovery import declared_absent, reason_of, tried, unmatched_finding
-from release_safety.findings import ConfigReport, Coverage, Finding, Unmodelled, not_checked_finding
+from release_safety.findings import (
+    ConfigReport,
+    Coverage,
+    Finding,
+    Unmodelled,
+    gone_hint,
+    not_checked_finding,
+)
 from release_safety.model import ConfigChange
 from release_safety.settings import (
     DEFAULT_CONFIG_SOURCES,
@@ -96,9 +103,9 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> ConfigRe
         reason = f"no source found at {refs}; tried {', '.join(looked)}"
         problems.append(not_checked_finding("config", reason))
     elif old is not None and not new_files and not problems:
-        problems.append(
-            not_checked_finding("config", f"sources found at {old.ref} but none at {new.ref}")
-        )
+        reason = f"sources found at {old.ref} but none at {new.ref}"
+        hint = gone_hint("config", "the configuration")
+        problems.append(not_checked_finding("config", reason, hint=hint))
     if problems:
         return _not_checked(problems, coverage)
     try:

@@ -222,8 +222,13 @@ def _dependency_changes(old: Chart, new: Chart) -> list[Finding]:
             message = (
                 f"{change}: the version cannot be read, so a major upgrade cannot be ruled out"
             )
+            hint = (
+                f"Write dependency `{key}` at {now.file}:{now.line} as a version or range whose "
+                "major can be read (`1.2.3`, `^1.2.3`, `~1.2`); if the change is a major "
+                "upgrade, declare the break."
+            )
             findings.append(
-                rules.VERSION_UNREADABLE.finding("deployment", message, now.file, now.line)
+                rules.VERSION_UNREADABLE.finding("deployment", message, now.file, now.line, hint)
             )
         elif first[0] != second[0]:
             findings.append(

@@ -66,7 +66,14 @@ def _versions(
     change = f"{place}: {kind.name} {aspect} {_shown(old)} -> {_shown(new)}"
     if before is None or after is None:
         message = f"{change}: the version cannot be read, so a major upgrade cannot be ruled out"
-        return [rules.VERSION_UNREADABLE.finding("deployment", message, where.file, where.line)]
+        hint = (
+            f"Write {kind.name}'s {aspect} at {where.file}:{where.line} with a version that can be "
+            f"read (`{where.text.partition(':')[0]}:<major.minor>`, or a default "
+            "`${TAG:-<major.minor>}`); if the change is a major upgrade, declare the break."
+        )
+        return [
+            rules.VERSION_UNREADABLE.finding("deployment", message, where.file, where.line, hint)
+        ]
     assert before.numbers is not None and after.numbers is not None
     was, now = series(kind, before.numbers), series(kind, after.numbers)
     if was != now:
