@@ -103,6 +103,7 @@ def test_diff_openapi_text_output(tmp_path: Path, capsys: pytest.CaptureFixture[
     ]
     assert "Advisories:\n  response-property-added at " in out
     assert "became required" not in out
+    assert out.splitlines()[-1] == "Found 2 issues in 1 file (1 breaking, 1 advisory)."
 
 
 def test_many_operations_are_listed_up_to_twenty(
