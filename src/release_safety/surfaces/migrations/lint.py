@@ -146,7 +146,14 @@ def _unreadable(reason: str) -> FileAnalysis:
         if reason.startswith("over budget")
         else (RuleId.MIGRATION_UNPARSEABLE)
     )
-    issue = LineIssue(rule, 1, reason)
+    if rule == RuleId.MIGRATION_OVER_BUDGET:
+        hint = (
+            f"Split the file ({reason}): load bulk data outside the schema migration (COPY "
+            "from a file, a job) and keep the schema change in a file of its own."
+        )
+    else:
+        hint = f"Fix the file so PostgreSQL can read it: {reason}."
+    issue = LineIssue(rule, 1, reason, hint)
     return FileAnalysis([], "unknown", "unknown", "unknown", [issue])
 
 
@@ -272,6 +279,13 @@ def findings_of(
             continue
         work = "rewritten" if heavy.rewrites else "read"
         specific = next((f.hint for f in findings if f.line == heavy.line and f.hint), None)
+        if specific is None:
+            specific = (
+                f"Do the work on {heavy.table} without holding {heavy.lock.label} over every row "
+                f"(COMMIT before line {heavy.line}, a batched job after the rollout), or accept "
+                "it above the statement: `-- release-safety: acknowledge(blocking-table-lock): "
+                f"<why {heavy.table} is small enough>`."
+            )
         message = (
             f"{heavy.table} is locked ({heavy.lock.label}) while every row "
             f"is {work}: the previous release's queries on it wait for all of it"
