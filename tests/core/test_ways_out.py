@@ -23,7 +23,7 @@ SPEC = (
 SECTIONS = ("migrations", "rest", "mcp", "config", "deployment", "declarations", "overrides")
 SETTINGS_KEY = re.compile(r"\[\[?([a-z]+)(?:\.[a-z]+)?\]\]? [a-z_]+")
 ACKNOWLEDGE = re.compile(r"acknowledge\([a-z-]+\)")
-CHANGE = re.compile(r"\b(?:Restore|Write|Correct|Fix|Read|Point|Pin|Name|Generate|Make)\b")
+CHANGE = re.compile(r"\b(?:Restore|Write|Correct|Fix|Read|Point|Pin|Name|Generate|Make|Put|Say)\b")
 
 
 def _unknowns(
@@ -108,6 +108,15 @@ def test_every_unknown_of_the_cases_carries_a_way_out(release_pair: Pair) -> Non
             "",
         ),
     ]
+    registry = "release-safety.declarations.json"
+    reason = "Drops users.legacy_id; releases before 1.4 still read it."
+    declared = f'{{"declarations": {{"drop-legacy": {{"reason": "{reason}"}}}}}}'
+    edited = declared.replace("1.4", "1.5")
+    cases += [
+        ({registry: declared}, {registry: '{"declarations": {}}'}, ""),
+        ({registry: declared}, {registry: edited}, ""),
+        ({registry: declared}, {registry: '{"declarations": ['}, ""),
+    ]
     fired: set[str] = set()
     for old, new, settings in cases:
         for finding in _unknowns(release_pair, old, new, settings):
@@ -123,5 +132,8 @@ def test_every_unknown_of_the_cases_carries_a_way_out(release_pair: Pair) -> Non
         "shipped-migration-edited",
         "shipped-migration-deleted",
         "deployment-stateful-version-unreadable",
+        "declaration-id-removed",
+        "declaration-id-edited",
+        "declaration-registry-malformed",
     }
     assert expected <= fired <= registered, fired
