@@ -25,6 +25,7 @@ from release_safety.findings import (
     Coverage,
     Finding,
     Unmodelled,
+    absent_entry,
     gone_hint,
     not_checked_finding,
 )
@@ -134,6 +135,8 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> ConfigRe
                 f"config surface not checked: the sources matched {len(new_files)} file(s) "
                 f"({files}) and none of them reads an environment variable or config key",
                 next(iter(new_files)),
+                hint=f"Point [config] sources at the code or files that read the configuration "
+                f"(not only {files}), or declare {absent_entry('config')}.",
             )
         )
     if before is None:  # a first release, or sources new at this one: nothing can break
