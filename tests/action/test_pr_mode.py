@@ -177,6 +177,7 @@ def test_check_pr_text_output_passes_a_pull_request_without_breaks(
     out = capsys.readouterr().out
     assert code == 0
     assert out.startswith("✅ No breaking change found")
+    assert out.splitlines()[-1].startswith(("No issues found", "Found "))
 
 
 def test_a_registry_declaration_covers_a_rest_break_in_a_json_document(
@@ -207,3 +208,11 @@ def test_a_registry_declaration_covers_a_rest_break_in_a_json_document(
     [covered] = data["covered"]
     assert covered["finding"]["file"] == "openapi.json"
     assert covered["declaration"]["file"] == "release-safety.declarations.json"
+    assert (
+        cli_run(["check-pr", "--base", "main", "--head", "HEAD", "--repo", str(service.path)]) == 0
+    )
+    out = capsys.readouterr().out.splitlines()
+    listed = [text for text in out if ": declared: " in text or ": warning: " in text]
+    warned = len(listed) - 1
+    assert out[-1].startswith(f"Found {len(listed)} issues in ")
+    assert out[-1].endswith(f" files ({warned} unknown, 1 declared).")

@@ -69,11 +69,11 @@ def _count(n: int, noun: str) -> str:
 
 def summary_line(severities: Sequence[str], files_with: int, files: int) -> str:
     """The last line of a linting command's text, as squawk prints it: how many findings in
-    how many of the files read, by severity (`Found 3 issues in 2 files (1 breaking, ...)`),
-    or that there were none."""
+    how many of the files read, by severity (`Found 3 issues in 2 files (1 breaking, ...)`;
+    check-pr counts its declared breaks apart), or that there were none."""
     if not severities:
-        return f"No issues found in {_count(files, 'file')}."
-    order = ("breaking", "unknown", "advisory")
+        return f"No issues found in {_count(files, 'file')}." if files else "No issues found."
+    order = ("breaking", "unknown", "declared", "advisory")
     counts = ", ".join(
         f"{n} {severity}" for severity in order if (n := list(severities).count(severity))
     )
