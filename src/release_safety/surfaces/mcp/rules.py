@@ -295,6 +295,9 @@ WAYS_OUT = {
     "mcp-schema-not-compared": "Inline the schema of {subject} with local `$defs`, or declare "
     "the break (`release-safety: breaking <reason>` beside it) if it is one.",
     "mcp-deprecated": "Keep {subject} working for at least one release after the deprecation.",
+    "delta-not-judged": "If the change to {subject} breaks clients, declare it "
+    "(`release-safety: breaking <reason>` beside it); if not, the rule catalogue needs an entry "
+    "for this kind of change (report it), until then the release stays unknown.",
 }
 """The way out of each breaking or unknown rule, for the case's `{subject}`."""
 

@@ -777,6 +777,9 @@ WAYS_OUT = {
     "security-scheme-type-changed": "Add the new scheme beside {subject} under a new name; keep "
     "the old one for a release.",
     "servers-changed": "Keep the old URL of {subject} routed for a deprecation period.",
+    "delta-not-judged": "If the change to {subject} breaks clients, declare it "
+    "(`release-safety: breaking <reason>` beside it); if not, the rule catalogue needs an entry "
+    "for this kind of change (report it), until then the release stays unknown.",
 }
 """The way out of each breaking or unknown rule, for the case's `{subject}`."""
 
