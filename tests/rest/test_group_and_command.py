@@ -98,7 +98,7 @@ def test_diff_openapi_text_output(tmp_path: Path, capsys: pytest.CaptureFixture[
         f"  response-property-removed at {b}:{line}",
         "    #/components/schemas/Pet — required property `tag` removed (3 operations)",
         "    3 operations: GET /pets0, GET /pets1, GET /pets2",
-        "    safer: Keep sending `tag` of #/components/schemas/Pet of GET /pets0 and 2 more, "
+        "    safer: Keep sending `tag` of #/components/schemas/Pet (GET /pets0 and 2 more), "
         "marked `deprecated: true` for a release, then remove it.",
         "",
     ]

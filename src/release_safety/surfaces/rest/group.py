@@ -100,8 +100,10 @@ def _subject(group: _Group) -> str:
     reach = (ops[0] if len(ops) == 1 else f"{ops[0]} and {len(ops) - 1} more") if ops else ""
     if group.place == "operation":
         return reach or "the operation"
-    where = group.origin or group.place
-    where = f"{where} of {reach}" if reach else where
+    if group.origin is not None:  # a shared schema: the operations it reaches in brackets
+        where = f"{group.origin} ({reach})" if reach else group.origin
+    else:
+        where = f"{group.place} of {reach}" if reach else group.place
     return f"`{group.at}` of {where}" if group.at else where
 
 
