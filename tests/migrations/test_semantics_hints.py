@@ -203,3 +203,17 @@ def test_every_finding_points_at_the_line_of_the_statement_that_causes_it() -> N
         "ALTER TABLE users ADD CONSTRAINT users_email_not_null CHECK (email IS NOT NULL) NOT "
         "VALID; COMMIT; ALTER TABLE users VALIDATE CONSTRAINT users_email_not_null;"
     ) in (hints["set-not-null"] or "")
+
+
+def test_the_concurrent_index_keeps_the_statements_own_text() -> None:
+    """Its case, its expression and its WHERE; a comment inside keeps its line end, so the
+    safer SQL does not comment out the rest."""
+    sql = "create unique index i2 on users\n  (lower(email)) -- one per address\n  where age > 1;"
+    analysis = analyse_text(
+        sql, "m.sql", "sql", Reading(), history=schema_of(FIXTURE_SQL, Reading())
+    )
+    hint = next(f.hint for f in findings_of(analysis, "m.sql") if f.rule.startswith("create-index"))
+    assert hint == (
+        "create unique index CONCURRENTLY i2 on users\n  (lower(email)) -- one per address\n"
+        "  where age > 1; -- in a migration of its own, outside a transaction"
+    )

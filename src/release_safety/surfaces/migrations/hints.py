@@ -6,6 +6,8 @@ Built only for a rule that fires, from what the classifier read of the statement
 
 from __future__ import annotations
 
+import re
+
 from release_safety.surfaces.migrations.lexer import Tok
 from release_safety.textcase import lower
 
@@ -35,14 +37,19 @@ def sql_of(toks: list[Tok]) -> str:
 
 
 def with_concurrently(statement: str, keyword: str) -> str:
-    """`statement` with CONCURRENTLY after its first `keyword` (`INDEX`, `TABLE`), as the
-    migration of its own it must become."""
-    words = statement.split()
-    for k, word in enumerate(words):
-        if word.upper() == keyword and "CONCURRENTLY" not in (w.upper() for w in words):
-            words.insert(k + 1, "CONCURRENTLY")
-            break
-    return " ".join(words).rstrip(";") + ";"
+    """`statement` with CONCURRENTLY after its first `keyword` (`INDEX`), as the migration of
+    its own it must become; on one line unless a `--` comment needs its line ends."""
+    text = statement
+    if not re.search(r"\bCONCURRENTLY\b", text, re.IGNORECASE):
+        text = re.sub(
+            rf"\b{keyword}\b",
+            lambda m: m.group(0) + " CONCURRENTLY",
+            text,
+            count=1,
+            flags=re.IGNORECASE,
+        )
+    text = text.strip().rstrip(";").rstrip()
+    return (text if "--" in text else " ".join(text.split())) + ";"
 
 
 def validate_later(table: str, name: str, definition: str) -> str:
