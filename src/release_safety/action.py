@@ -37,8 +37,12 @@ from release_safety.settings import Settings, load_settings
 MODES = ("release", "pr", "backfill", "upgrade-check")
 ARTIFACT_FILE = "release-safety.json"
 PUSH_ATTEMPTS = 5
-SAFE_HEADLINE = "✅ Safe to roll"
-UNSAFE_HEADLINE = "⛔ Not proven safe: use the Recreate strategy"
+CHECK_HEADLINES = {
+    "true": "✅ Safe to roll",
+    "false": "⛔ Not safe to roll: use the Recreate strategy",
+    "unknown": "⚠️ UNKNOWN: not proven safe to roll, use the Recreate strategy",
+}
+"""The upgrade-check summary's headline by verdict (the report below it says why)."""
 BOT_NAME = "github-actions[bot]"
 BOT_EMAIL = "41898282+github-actions[bot]@users.noreply.github.com"
 
@@ -485,7 +489,7 @@ def backfill_mode(inputs: Inputs, ctx: Context) -> int:
         code, out = run_cli(*args)
         if code != 0:
             raise CheckError(f"backfill failed with exit code {code}")
-        said[:] = [out.strip()]
+        said[:] = out.strip().splitlines()
 
     if inputs.commit_index:
         ctx.set_output(
@@ -505,7 +509,7 @@ def backfill_mode(inputs: Inputs, ctx: Context) -> int:
             [
                 "## Release-safety backfill",
                 "",
-                f"- {said[-1] if said else ''}",
+                *(f"- {line}" for line in said),
                 f"- {len(entries)} entries: {counts['true']} safe to roll,"
                 f" {counts['false']} not safe, {counts['unknown']} unknown",
             ]
@@ -528,11 +532,12 @@ def upgrade_check_mode(inputs: Inputs, ctx: Context) -> int:
         inputs.from_,
         "--to",
         inputs.to,
-        "--json",
     ]
     if inputs.index_path:
         args += ["--index", inputs.index_path]
-    done = subprocess.run(args, cwd=ctx.workspace, capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [*args, "--json"], cwd=ctx.workspace, capture_output=True, text=True, check=False
+    )
     sys.stderr.write(done.stderr)
     try:
         result = json.loads(done.stdout)
@@ -546,22 +551,20 @@ def upgrade_check_mode(inputs: Inputs, ctx: Context) -> int:
     ctx.set_output("verdict", verdict)
     ctx.set_output("rolling-update-safe", verdict)
     ctx.set_output("strategy", "RollingUpdate" if safe else "Recreate")
-    stops = ", ".join(result["requiredStops"]) or "none"
-    missing = (
-        ", ".join(f"{m['afterVersion']}..{m['beforeVersion']}" for m in result["missingRanges"])
-        or "none"
-    )
+    # the command's own report: the verdict's reasons, the stops, the coverage, in its words
+    report = subprocess.run(args, cwd=ctx.workspace, capture_output=True, text=True, check=False)
     ctx.summary(
         "\n".join(
             [
-                f"## Upgrade check: {inputs.from_} → {inputs.to}",
+                f"## Upgrade check: {result['fromVersion']} → {result['toVersion']}",
                 "",
-                f"**{SAFE_HEADLINE if safe else UNSAFE_HEADLINE}**",
+                f"**{CHECK_HEADLINES[verdict]}**",
                 "",
                 f"- Verdict: `{verdict}`",
-                f"- Required stops: {stops}",
-                f"- Minimum previous version: `{result['minPreviousVersion'] or 'none'}`",
-                f"- Missing ranges: {missing}",
+                "",
+                "```",
+                report.stdout.rstrip("\n"),
+                "```",
             ]
         )
         + "\n"

@@ -22,9 +22,10 @@ import os
 import sys
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from release_safety import jsonio
@@ -39,8 +40,10 @@ from release_safety.index import (
     write_index,
 )
 from release_safety.model import Artifact, Index, IndexEntry
+from release_safety.previous import earlier_tag
 from release_safety.release import Release
 from release_safety.releasesettings import ReleaseSettings, SettingsAt
+from release_safety.render import word
 from release_safety.settings import Settings
 from release_safety.versions import Version
 
@@ -59,9 +62,13 @@ class Outcome:
 
 
 def releases_to_backfill(
-    tags: list[ReleaseTag], floor: str | None, through: str | None
+    tags: list[ReleaseTag],
+    floor: str | None,
+    through: str | None,
+    earlier: ReleaseTag | None = None,
 ) -> list[Release]:
-    """Every release tag from the floor through `through`, each with the tag before it."""
+    """Every release tag from the floor through `through`, each with the tag before it (the
+    first with `earlier`, the nearest version tag below it outside the pattern, if any)."""
     low = Version.parse(floor) if floor else None
     high = Version.parse(through) if through else None
     if low is not None and all(t.version != low for t in tags):
@@ -70,7 +77,7 @@ def releases_to_backfill(
     for i, tag in enumerate(tags):
         if (low is not None and tag.version < low) or (high is not None and high < tag.version):
             continue
-        previous = tags[i - 1] if i else None
+        previous = tags[i - 1] if i else earlier
         releases.append(
             Release(
                 version=str(tag.version),
@@ -78,6 +85,7 @@ def releases_to_backfill(
                 from_ref=previous.commit if previous else None,
                 previous_version=str(previous.version) if previous else None,
                 release_date=tag.date,
+                previous_tag=earlier.tag if earlier and not i else None,
             )
         )
     return releases
@@ -200,6 +208,8 @@ class BackfillResult:
     skipped: int
     kept_release_entries: int
     failures: list[str]
+    verdicts: Counter[str] = field(default_factory=Counter)
+    """The generated entries by verdict (`true`, `false`, `unknown`)."""
 
 
 def backfill(
@@ -222,10 +232,12 @@ def backfill(
     repo = GitRepo(repo_path)
     try:
         tags = repo.release_tags(settings.tags)
+        earlier = earlier_tag(repo, tags[0].commit, tags[0].version) if tags else None
     finally:
         repo.close()
-    floor = floor or settings.floor_version or index.backfillFloorVersion
-    releases = releases_to_backfill(tags, floor, through)
+    given = floor or settings.floor_version
+    floor = str(Version.parse(given)) if given else index.backfillFloorVersion
+    releases = releases_to_backfill(tags, floor, through, earlier)
     existing = {e.version: e for e in index.entries}
     todo = [
         r
@@ -249,7 +261,9 @@ def backfill(
                 target = artifacts_dir / artifact.version / "release-safety.json"
                 jsonio.write_atomic(target, jsonio.dumps(artifact.to_json_data()), durable=False)
                 checkpoint.unsynced.append(target)
-            checkpoint.entries.append(entry_from_artifact(artifact, backfilled=True))
+            entry = entry_from_artifact(artifact, backfilled=True)
+            checkpoint.entries.append(entry)
+            result.verdicts[word(entry.rollingUpdateSafe)] += 1
             result.generated += 1
             progress(done, len(todo), outcome)
             if time.monotonic() - checkpoint.taken >= checkpoint_seconds:

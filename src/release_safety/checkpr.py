@@ -11,8 +11,14 @@ Coverage rule (docs/action.md):
    never something to cover.
 4. A settings change that narrows what is checked (`settings-narrowed`) needs cover like a
    break: the pull request that narrows the settings declares it (a comment in the settings
-   file, or a registry entry), or it does not merge. The head's settings never hide a break in
-   the pull request itself: the merge base's settings are applied too.
+   file, or a registry entry) or accepts it with a reason (`[[accept]]` in the settings: an
+   advisory then, listed as acknowledged), or it does not merge. The head's settings never
+   hide a break in the pull request itself: the merge base's settings are applied too.
+
+What the pull request accepts or changes without a break is listed beside the gate's answer:
+its acknowledgements (inline in its migrations, narrowings accepted in the settings), the
+required stops and floors it adds to the overrides (one it removes is a breaking
+`upgrade-override-removed`), and its settings changes.
 
 The gate fails when a breaking finding or a settings narrowing is left uncovered, or when a
 declaration is malformed or hollow (any `unknown` finding of the declarations surface but its
@@ -30,11 +36,13 @@ from release_safety.findings import (
     SURFACE_NOT_CHECKED,
     DeclarationsReport,
     Finding,
+    OverridesReport,
     SurfaceReport,
     all_findings,
 )
 from release_safety.model import DeclaredBreak
 from release_safety.surfaces.declarations.rules import DECLARED_BREAK
+from release_safety.surfaces.overrides import OVERRIDE_REMOVED
 from release_safety.surfaces.settingsdiff import SETTINGS_NARROWED
 
 DECLARED_RULE = DECLARED_BREAK.id
@@ -63,10 +71,21 @@ class GateResult:
     advisories: list[Finding] = field(default_factory=list)
     declared: list[DeclaredBreak] = field(default_factory=list)
     not_checked: list[str] = field(default_factory=list)
+    acknowledged: list[Finding] = field(default_factory=list)
+    """Findings the pull request accepts with a reason: inline acknowledgements in its
+    migrations, narrowings accepted in the settings (`[[accept]]`)."""
+    overrides_added: list[Finding] = field(default_factory=list)
+    """The required stops and upgrade floors the pull request adds to the overrides file."""
 
     @property
     def passed(self) -> bool:
         return not self.uncovered and not self.problems
+
+    @property
+    def overrides_removed(self) -> list[Finding]:
+        """The required stops and upgrade floors it removes (breaking: covered or not)."""
+        removed = [*self.uncovered, *(c.finding for c in self.covered)]
+        return sorted((f for f in removed if f.rule == OVERRIDE_REMOVED.id), key=Finding.sort_key)
 
 
 def declaration_scopes(
@@ -139,4 +158,9 @@ def gate(
         advisories=advisories,
         declared=declared,
         not_checked=sorted(r.surface for r in reports if not r.checked),
+        acknowledged=[f for f in advisories if f.acknowledged],
+        overrides_added=sorted(
+            (f for r in reports if isinstance(r, OverridesReport) for f in r.added),
+            key=Finding.sort_key,
+        ),
     )

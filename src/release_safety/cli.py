@@ -55,7 +55,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "rules": ("release_safety.commands.core:rules", "List every rule of every surface."),
     "schema": (
         "release_safety.commands.documents:schema",
-        "Print the JSON Schema of an artifact, an index or an upgrade-check result.",
+        "Print the JSON Schema of an artifact, index, evidence file or upgrade-check result.",
     ),
     "serve-evaluator": (
         "release_safety.commands.evaluator:serve_evaluator",
@@ -71,7 +71,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "validate": (
         "release_safety.commands.documents:validate",
-        "Validate an artifact or an index against its schema.",
+        "Validate an artifact, index, evidence file or upgrade-check result against its schema "
+        "(the kind is recognised from the document).",
     ),
 }
 

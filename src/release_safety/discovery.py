@@ -37,6 +37,7 @@ from release_safety.findings import (
 )
 from release_safety.patterns import compile_pattern
 from release_safety.settings import glob_regex, is_glob, skipped
+from release_safety.settingsfile import finding_file
 from release_safety.snapshot import Snapshot
 
 SETTINGS_PATH_UNMATCHED = register(
@@ -216,7 +217,7 @@ def unmatched_finding(surface: Surface, key: str, entry: str, ref: str, origin: 
     return SETTINGS_PATH_UNMATCHED.finding(
         surface,
         f"{origin}: key {key!r}: {entry!r} matches nothing at {ref}",
-        origin,
+        finding_file(origin),
         hint=f"{hint}; a service without the surface declares {absent}." if absent else f"{hint}.",
     )
 
@@ -384,7 +385,7 @@ def absent_report(
     documents after all."""
     message = f"{surface} surface declared absent in {origin} ([{surface}] absent): {reason}"
     hint = f"Should the service gain a {surface} surface, remove [{surface}] absent from {origin}."
-    findings = [DECLARED_ABSENT.finding(surface, message, origin, hint=hint)]
+    findings = [DECLARED_ABSENT.finding(surface, message, finding_file(origin), hint=hint)]
     if found:
         shown = ", ".join(found[:5]) + (f" and {len(found) - 5} more" if len(found) > 5 else "")
         message = f"{surface} surface declared absent, but {new.ref} has {shown}"

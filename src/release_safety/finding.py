@@ -36,7 +36,11 @@ class Finding:
 
     # pydantic reads this where a finding is a model's field (a report read back refuses keys
     # a finding does not have).
-    __pydantic_config__: ClassVar[dict[str, str]] = {"extra": "forbid"}
+    # (and a published schema, the evidence's, requires every key a finding always writes)
+    __pydantic_config__: ClassVar[dict[str, object]] = {
+        "extra": "forbid",
+        "json_schema_serialization_defaults_required": True,
+    }
 
     rule: str
     severity: Severity
@@ -48,6 +52,13 @@ class Finding:
     acknowledged: str | None = None
     """Where and why a maintainer accepted the finding (`file:line: reason`); it is then an
     advisory whatever its rule's severity."""
+
+    def place(self) -> str | None:
+        """Where it is, for text: `file:line`, the file alone when no line is known (never a
+        made-up line), None without a file."""
+        if self.file is None:
+            return None
+        return self.file if self.line is None else f"{self.file}:{self.line}"
 
     def sort_key(self) -> tuple[str, str, int, str, str]:
         return (self.surface, self.file or "", self.line or 0, self.rule, self.message)

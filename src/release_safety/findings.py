@@ -30,7 +30,7 @@ class Unmodelled(BaseModel):
     unmodelled config loader), so it makes every release unknown, not only one that touches
     its file. `way_out` says, for this case, how to resolve it."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_serialization_defaults_required=True)
 
     file: str
     line: int | None = None
@@ -49,7 +49,7 @@ class Coverage(BaseModel):
     each with where it is defined (`PORT` -> `src/config.ts:12`), and `unmodelled` what it
     found there and could not model."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_serialization_defaults_required=True)
 
     tried: list[str] = []
     old: dict[str, str] = {}
@@ -237,3 +237,6 @@ class OverridesReport(SurfaceReport):
 
     min_previous_version: str | None = None
     required_stops: list[str] = []
+    added: list[Finding] = []
+    """The floors and stops (their advisories) the file at the previous ref did not set."""
+    recreate_note: str | None = None

@@ -21,6 +21,7 @@ from release_safety.findings import (
 )
 from release_safety.gitrepo import GitRepo
 from release_safety.model import Artifact, Upgrade
+from release_safety.previous import earlier_tag, judged_against
 from release_safety.release import Release
 from release_safety.releasesettings import (
     ReleaseSettings,
@@ -42,7 +43,7 @@ from release_safety.surfaces import (
 )
 from release_safety.surfaces.migrations.analyse import analyse as migrations_analyse
 from release_safety.verdict import Decision, decide
-from release_safety.versions import Version
+from release_safety.versions import Version, plain_version
 
 
 @dataclass(frozen=True)
@@ -60,10 +61,12 @@ def resolve_release(
     from_ref: str | None = None,
     version: str | None = None,
 ) -> Release:
-    """Name the release and find the one before it (the highest release tag below it)."""
+    """Name the release and find the one before it: the highest release tag below it, else
+    the nearest earlier version tag (`previous.py`), else none."""
     repo.resolve(to_ref)
     tags = repo.release_tags(settings.tags)
     tagged = settings.tags.version_of(to_ref)
+    version = plain_version(version) if version is not None else None
     if version is None:
         if tagged is None:
             raise InputError(
@@ -72,12 +75,14 @@ def resolve_release(
         version = str(tagged)
     elif tagged is not None and str(tagged) != version:
         raise InputError(f"--version {version} disagrees with the release tag {to_ref!r}")
+    outside: str | None = None
     if from_ref is None:
         this = Version.maybe(version)
         below = [t for t in tags if this is None or t.version < this]
-        previous_tag = below[-1] if below else None
+        previous_tag = below[-1] if below else earlier_tag(repo, repo.resolve(to_ref), this)
         from_ref = previous_tag.tag if previous_tag else None
         previous = str(previous_tag.version) if previous_tag else None
+        outside = previous_tag.tag if previous_tag and not below else None
     else:
         repo.resolve(from_ref)
         found = settings.tags.version_of(from_ref)
@@ -88,6 +93,7 @@ def resolve_release(
         from_ref=from_ref,
         previous_version=previous,
         release_date=repo.commit_date(to_ref),
+        previous_tag=outside,
     )
 
 
@@ -195,10 +201,12 @@ def judge(
     settings: ReleaseSettings,
     version: str,
     strict: bool,
+    notes: Sequence[Finding] = (),
 ) -> list[SurfaceReport]:
     """Every surface with the release's settings, combined with a run with the previous
-    release's when they differ, and the settings surface. A strict run raises on bad settings
-    (exit 2); a lenient one reports the surfaces they concern not checked."""
+    release's when they differ, and the settings surface (with `notes`, what the release was
+    judged against). A strict run raises on bad settings (exit 2); a lenient one reports the
+    surfaces they concern not checked."""
     reports = run_surfaces(old, new, settings.current.settings, version)
     if strict:
         raise_settings_errors(reports)
@@ -207,6 +215,7 @@ def judge(
         other = run_surfaces(old, new, settings.previous.settings, version, catch_input=True)
         reports = combine_runs(reports, other)
     report = settingsdiff.analyse(settings.previous, settings.current, old, new, settings.problem)
+    report.findings = sorted([*report.findings, *notes], key=Finding.sort_key)
     return [*reports, report]
 
 
@@ -218,19 +227,25 @@ def analyse_release(
     use_cache: bool = False,
     strict: bool = True,
 ) -> Generated:
-    """Judge the release between its two refs (or read the cached reports) and decide."""
-    old = repo.snapshot(release.from_ref) if release.from_ref else None
+    """Judge the release between its two refs (or read the cached reports) and decide; the
+    first release (no previous ref) is compared with itself: nothing ran before it."""
     new = repo.snapshot(release.to_ref)
+    old = repo.snapshot(release.from_ref) if release.from_ref else new
     key, reports = None, None
     if use_cache:
-        key = reportcache.report_key(
-            settings.key(), release.version, old.commit if old else None, new.commit
-        )
+        key = reportcache.report_key(settings.key(), release.version, old.commit, new.commit)
         reports = reportcache.load(key)
     if reports is None:
-        if old is not None:
+        if old is not new:
             repo.start_diff(old.commit, new.commit)  # git works while the first surfaces run
-        reports = judge(old, new, settings, release.version, strict)
+        current = settings.current
+        notes = judged_against(
+            release,
+            current.settings.tag_pattern,
+            current.settings.origin,
+            settingsdiff.key_line(current.text, "tag_pattern"),
+        )
+        reports = judge(old, new, settings, release.version, strict, notes)
         if key is not None:
             reportcache.store(key, reports)
     decision = decide(reports, backfilled=backfilled)

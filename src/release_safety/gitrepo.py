@@ -407,6 +407,15 @@ class GitRepo:
                 found[version] = tag
         return [found[v] for v in sorted(found)]
 
+    def nearest_tag(self, commit: str, names: Sequence[str]) -> str | None:
+        """Of the tags `names`, the one `git describe --tags` finds from `commit` (reachable,
+        the fewest commits away); None when none is reachable."""
+        if not names:
+            return None
+        matches = [f"--match={name}" for name in names]
+        found = self._git("describe", "--tags", "--abbrev=0", "--always", *matches, commit)
+        return found.strip() if found.strip() in names else None  # else a commit id
+
     def changed_paths(self, old: str, new: str) -> list[Change]:
         """Paths that differ between two refs, renames detected, sorted by path."""
         return self._changes(self.resolve(old), self.resolve(new), renames=True)
@@ -491,7 +500,11 @@ class GitRepo:
             self._folders.move_to_end(key)
             return cached
         spec = f"{commit}:{folder}" if folder else f"{commit}^{{tree}}"
-        found = self.cat_file.objects([spec])[spec]
+        if any(ord(c) < 32 for c in folder):  # cat-file reads a line: named by its tree's id
+            parent, _, name = folder.rpartition("/")
+            mode, spec = self._folder(commit, parent).get(name, ("", ""))
+            spec = spec if mode == "40000" else ""
+        found = self.cat_file.objects([spec])[spec] if spec else None
         data = found[2] if found is not None and found[1] == "tree" else b""
         entries: dict[str, tuple[str, str]] = {}
         width = len(commit) // 2  # 20 bytes for SHA-1 ids, 32 for SHA-256

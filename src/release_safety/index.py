@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 from release_safety import jsonio
 from release_safety.errors import CheckError, InputError
@@ -38,6 +38,7 @@ class EntryData(TypedDict):
     minPreviousVersion: str | None
     backfilled: bool
     syntheticRequiredStop: bool
+    recreateNote: NotRequired[str]
 
 
 class IndexData(TypedDict):
@@ -92,6 +93,7 @@ def entry_from_artifact(artifact: Artifact, backfilled: bool) -> IndexEntry:
         minPreviousVersion=artifact.upgrade.minPreviousVersion,
         backfilled=backfilled,
         syntheticRequiredStop=False,
+        recreateNote=artifact.upgrade.recreateNote,
     )
 
 

@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     StrictBool,
@@ -20,13 +21,19 @@ from pydantic import (
     WithJsonSchema,
 )
 
-from release_safety.versions import MAX_VERSION_LENGTH, RELEASE_VERSION_PATTERN
+from release_safety.versions import MAX_VERSION_LENGTH, RELEASE_VERSION_PATTERN, plain_version
 
 Unknown = Literal["unknown"]
 TriState = StrictBool | Unknown
 """`true`, `false` or the string `"unknown"`: only `true` is ever safe."""
 
 ReleaseVersion = Annotated[str, Field(pattern=RELEASE_VERSION_PATTERN)]
+GivenVersion = Annotated[
+    str,
+    BeforeValidator(lambda value: plain_version(value) if isinstance(value, str) else value),
+    Field(pattern=RELEASE_VERSION_PATTERN),
+]
+"""A release version as a maintainer writes it (`v1.4.0` too), kept in its plain form."""
 AnyVersion = Annotated[str, Field(min_length=1, max_length=MAX_VERSION_LENGTH)]
 """A version as a release names itself (`pr-123` too), of a bounded length."""
 _TIMESTAMP = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$"
@@ -133,9 +140,30 @@ class Config(Closed):
     changes: list[ConfigChange]
 
 
+RecreateNote = Annotated[
+    str | None,
+    WithJsonSchema(
+        {
+            "type": "string",
+            "minLength": 1,
+            "title": "Recreatenote",
+            "description": "What operators must know to roll this release with the Recreate "
+            "strategy (the maintainers' `recreateNote` override); absent when none is set.",
+        }
+    ),
+    Field(
+        min_length=1,
+        exclude_if=lambda value: value is None,
+        json_schema_extra=lambda schema: schema.pop("default", None),
+    ),
+]
+"""An optional note, left out of the JSON when there is none (schemaVersion unchanged)."""
+
+
 class Upgrade(Closed):
     minPreviousVersion: ReleaseVersion | None
     requiredStops: list[ReleaseVersion]
+    recreateNote: RecreateNote = None
 
 
 class DeclaredBreak(Closed):
@@ -184,6 +212,7 @@ class IndexEntry(Closed):
     minPreviousVersion: ReleaseVersion | None
     backfilled: StrictBool
     syntheticRequiredStop: StrictBool
+    recreateNote: RecreateNote = None
 
 
 class Index(Closed):

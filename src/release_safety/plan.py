@@ -4,7 +4,9 @@ Pure, over a validated index. The route goes through the floor (for an install b
 every required stop strictly between the two versions; inside each stretch it jumps as far as
 every release's `minPreviousVersion` allows, adding a stop just before the first release that
 cannot be reached directly (the fewest hops). Each hop is RollingUpdate only when every release
-in it is true and its coverage is complete, else Recreate (rule 8), with its deployment mapping.
+in it is true and its coverage is complete, else Recreate (rule 8), with its deployment mapping
+and, for a Recreate hop, the Recreate note the release it lands on carries in the index (the
+maintainers' `recreateNote` override), when it carries one.
 """
 
 from __future__ import annotations
@@ -25,26 +27,21 @@ from release_safety.versions import Version
 Strategy = Literal["RollingUpdate", "Recreate"]
 StopReason = Literal["target", "floor", "required-stop", "min-previous-version"]
 
-HELM_RECREATE_NOTE = (
-    "with the migration job enabled, chart 2.16.284 and later stops the application before the "
-    "pre-upgrade migration hook; chart 2.16.283 and earlier needs a manual scale-down to zero "
-    "replicas before the upgrade"
-)
-
 
 class HelmDeployment(Closed):
     upgradeMode: Strategy
-    note: str | None
 
 
 class Deployment(Closed):
     compose: str
     helm: HelmDeployment
+    note: str | None
 
 
 class ForcingRelease(Closed):
     version: ReleaseVersion
     rollingUpdateSafe: TriState
+    backfilled: bool
 
 
 class Hop(Closed):
@@ -71,15 +68,14 @@ class UpgradePlan(Closed):
     problem: str | None
 
 
-def deployment(strategy: Strategy, version: str) -> Deployment:
-    """Rule 8: the compose steps and the Helm chart's `upgrade.mode` for one hop."""
+def deployment(strategy: Strategy, version: str, note: str | None) -> Deployment:
+    """Rule 8: the compose steps and the Helm chart's `upgrade.mode` for one hop, with the
+    Recreate note of the release it lands on (`recreateNote` in the index) for a Recreate hop."""
     if strategy == "RollingUpdate":
         compose = f"change the image tag to {version} and start with the new tag"
-        return Deployment(compose=compose, helm=HelmDeployment(upgradeMode=strategy, note=None))
+        return Deployment(compose=compose, helm=HelmDeployment(upgradeMode=strategy), note=None)
     compose = f"stop the application, change the image tag to {version}, start it again"
-    return Deployment(
-        compose=compose, helm=HelmDeployment(upgradeMode=strategy, note=HELM_RECREATE_NOTE)
-    )
+    return Deployment(compose=compose, helm=HelmDeployment(upgradeMode=strategy), note=note)
 
 
 def _ranges(gaps: list[span.MissingRange]) -> list[MissingRange]:
@@ -183,11 +179,16 @@ def _hop(
     entries = index.between(start, end)
     missing = _ranges(missing_ranges(index, entries, start, end))
     forced = [
-        ForcingRelease(version=entry["version"], rollingUpdateSafe=entry["rollingUpdateSafe"])
+        ForcingRelease(
+            version=entry["version"],
+            rollingUpdateSafe=entry["rollingUpdateSafe"],
+            backfilled=entry["backfilled"],
+        )
         for entry in entries
         if entry["rollingUpdateSafe"] is not True
     ]
     strategy: Strategy = "Recreate" if forced or missing else "RollingUpdate"
+    landing = entries[-1] if entries and entries[-1]["version"] == str(end) else None
     return Hop(
         fromVersion=str(start),
         toVersion=str(end),
@@ -197,5 +198,5 @@ def _hop(
         releases=[entry["version"] for entry in entries],
         forcedBy=forced,
         missingRanges=missing,
-        deployment=deployment(strategy, str(end)),
+        deployment=deployment(strategy, str(end), landing.get("recreateNote") if landing else None),
     )

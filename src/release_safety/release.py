@@ -14,3 +14,6 @@ class Release:
     from_ref: str | None
     previous_version: str | None
     release_date: str
+    previous_tag: str | None = None
+    """The tag judged against when no release tag of `tag_pattern` is below the release (the
+    nearest earlier version tag outside the pattern, `previous.py`)."""

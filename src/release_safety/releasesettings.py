@@ -21,6 +21,7 @@ from release_safety.settings import (
     settings_at,
     settings_source,
 )
+from release_safety.settingsfile import outside_label
 
 
 @dataclass(frozen=True)
@@ -73,9 +74,11 @@ def settings_file(repo: GitRepo, config: Path | None) -> str | Path:
 
 def settings_at_ref(repo: GitRepo, ref: str, where: str | Path) -> SettingsAt:
     """The settings committed at a ref (defaults when the file is absent there), or the file
-    outside the repository."""
+    outside the repository (errors reading it name its path; what it is judged with names it
+    by `outside_label`)."""
     if isinstance(where, Path):
-        return SettingsAt(load_settings(repo.path, where), str(where))
+        label = outside_label(where)
+        return SettingsAt(load_settings(repo.path, where).read_from(label), label)
     snapshot = repo.snapshot(ref)
     source = settings_source(snapshot, where)
     found = settings_at(snapshot, where)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from release_safety.errors import InputError
 from release_safety.finding import RULES, Finding, Rule, register
+from release_safety.settingsfile import finding_file
 
 if TYPE_CHECKING:
     from release_safety.findings import SurfaceReport
@@ -65,15 +66,16 @@ def without(reports: Sequence[SurfaceReport], off: frozenset[str]) -> list[Surfa
     ]
 
 
-def turned_off(off: Sequence[str], file: str) -> list[Finding]:
-    """One advisory finding per rule turned off in the settings (`file`)."""
+def turned_off(off: Sequence[str], origin: str) -> list[Finding]:
+    """One advisory finding per rule turned off in the settings file `origin`."""
+    file = finding_file(origin)
     return [
         RULE_TURNED_OFF.finding(
             "settings",
-            f"{file}: rule {rule_id!r} is off for lint-migrations and check-pr; "
+            f"{origin}: rule {rule_id!r} is off for lint-migrations and check-pr; "
             "this release still weighs it",
             file,
-            1,
+            1 if file else None,
         )
         for rule_id in off
     ]

@@ -20,9 +20,10 @@ if TYPE_CHECKING:
     import jsonschema_rs
 
 SCHEMA_BASE = "https://release-safety.dev/schemas/"
-NAMES = ("release-safety", "release-safety-index", "upgrade-check")
+NAMES = ("release-safety", "release-safety-index", "upgrade-check", "evidence")
 SHIPPED = os.path.join(os.path.dirname(__file__), "data", "schemas")
-_LABELS = {"release-safety-index": "index"}  # what an error calls each kind of document
+_LABELS = {"release-safety-index": "index", "evidence": "evidence file"}
+"""What an error calls each kind of document."""
 
 
 def _known(name: str) -> str:
@@ -33,9 +34,12 @@ def _known(name: str) -> str:
 
 def schema_for(name: str) -> dict[str, Any]:
     """The JSON Schema of one document kind, generated from its model."""
-    from release_safety.model import SCHEMAS  # deferred: only generating needs the models
+    # deferred: only generating needs the models (the evidence's, beside the surface reports)
+    from release_safety.evidence import Evidence
+    from release_safety.model import SCHEMAS, Closed
 
-    schema = SCHEMAS[_known(name)].model_json_schema(mode="serialization")
+    models: dict[str, type[Closed]] = {**SCHEMAS, "evidence": Evidence}
+    schema = models[_known(name)].model_json_schema(mode="serialization")
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": f"{SCHEMA_BASE}{name}.schema.json",
@@ -58,11 +62,14 @@ def validator(name: str) -> jsonschema_rs.Validator:
 
 
 def kind_of(document: Any) -> str:
-    """Which document this is: an index has entries, an artifact a compatibility block."""
+    """Which document this is: an index has entries, an upgrade-check result a fromVersion, an
+    evidence file its findings and decisionRow, an artifact a compatibility block."""
     if isinstance(document, dict) and "entries" in document:
         return "release-safety-index"
     if isinstance(document, dict) and "fromVersion" in document:
         return "upgrade-check"
+    if isinstance(document, dict) and "decisionRow" in document:
+        return "evidence"
     return "release-safety"
 
 

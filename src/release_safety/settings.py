@@ -10,6 +10,7 @@ type is bad input naming the file and the key.
 
 from __future__ import annotations
 
+import json
 from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Literal
@@ -34,6 +35,7 @@ from release_safety.settingsfile import (
     DEFAULT_TEMPLATE,
     PYPROJECT,
     find_settings,
+    finding_file,
     key_line,
     read_settings,
     settings_data,
@@ -163,6 +165,22 @@ class MigrationSource(_Closed):
         if self.database != "main":
             parts.append(f"database={self.database!r}")
         return f"{{{', '.join(parts)}}}"
+
+    def with_folder(self, folder: str) -> MigrationSource:
+        """This source read from another folder (where a release moved its migrations)."""
+        return self.model_copy(update={"path": folder})
+
+    def entry(self) -> str:
+        """The source's keys as a settings entry writes them (TOML strings), its pattern only
+        when not the format's own."""
+        keys = {"path": self.path, "format": self.format}
+        if self.pattern is not None and self.pattern != FORMAT_PATTERNS[self.format]:
+            keys["pattern"] = self.pattern
+        if self.exclude:
+            keys["exclude"] = self.exclude
+        if self.database != "main":
+            keys["database"] = self.database
+        return ", ".join(f"{key} = {json.dumps(value)}" for key, value in keys.items())
 
     def edition_of(self, path: str) -> Literal["core", "ee"]:
         if self.edition != "auto":
@@ -499,6 +517,48 @@ class RuleSettings(_Closed):
     )
 
 
+class Acceptance(_Closed):
+    """A narrowing of what is checked, accepted in the settings file with a reason: the
+    `settings-narrowed` findings of its key in the release that adds the entry become
+    advisories (the settings surface applies it; a hollow reason accepts nothing)."""
+
+    key: str = Field(
+        description="the settings key whose narrowing is accepted, dotted as the findings name "
+        "it (`deployment.exclude`, `config.sources`, `rest.absent`)"
+    )
+    reason: str = Field(
+        description="why reading less is right: what is left out and why no operator relies "
+        "on it (checked like a declared break's reason)"
+    )
+
+    @field_validator("key")
+    @classmethod
+    def _names_a_key(cls, value: str) -> str:
+        if not _is_settings_key(value):
+            raise ValueError(
+                f"{value!r} names no settings key; name the key the change narrows, dotted "
+                "(`deployment.exclude`, `migrations.sources`, `tag_pattern`)"
+            )
+        return value
+
+
+def _is_settings_key(key: str) -> bool:
+    """True when `key` names one setting (not a whole table, nor `accept` itself)."""
+    model: type[BaseModel] = Settings
+    *tables, name = key.split(".")
+    for table in tables:
+        field = model.model_fields.get(table)
+        annotation = field.annotation if field is not None else None
+        if not (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
+            return False
+        model = annotation
+    field = model.model_fields.get(name)
+    if field is None or key == "accept":
+        return False
+    annotation = field.annotation
+    return not (isinstance(annotation, type) and issubclass(annotation, BaseModel))
+
+
 class Settings(_Closed):
     tag_pattern: str = DEFAULT_TAG_PATTERN
     floor_version: str | None = None
@@ -513,6 +573,11 @@ class Settings(_Closed):
     declarations: DeclarationSettings = DeclarationSettings()
     overrides: OverrideSettings = OverrideSettings()
     rules: RuleSettings = RuleSettings()
+    accept: tuple[Acceptance, ...] = Field(
+        default=(),
+        description="narrowings of what is checked accepted with a reason (`[[accept]]`), each "
+        "for the release that adds it",
+    )
     _origin: str = PrivateAttr(default=SETTINGS_FILE)
 
     @property
@@ -520,6 +585,11 @@ class Settings(_Closed):
         """The file the settings were read from, as findings and errors name it
         (`.release-safety.toml`, `pyproject.toml`, or the file given with `--config`)."""
         return self._origin
+
+    @property
+    def file(self) -> str | None:
+        """The settings file as findings name it (`finding_file`)."""
+        return finding_file(self._origin)
 
     def read_from(self, origin: str) -> Settings:
         """These settings, naming `origin` as their file."""
@@ -529,9 +599,7 @@ class Settings(_Closed):
     @field_validator("floor_version")
     @classmethod
     def _is_version(cls, value: str | None) -> str | None:
-        if value is not None:
-            Version.parse(value)
-        return value
+        return str(Version.parse(value)) if value is not None else None
 
     @field_validator("tag_pattern")
     @classmethod

@@ -16,6 +16,21 @@ PYPROJECT = "pyproject.toml"
 """Settings may instead be the `[tool.release-safety]` table of `pyproject.toml`; in one folder
 `.release-safety.toml` wins (a file of its own is the more explicit choice, as ruff's is)."""
 
+OUTSIDE_REPOSITORY = "(outside the repository)"
+
+
+def outside_label(config: Path) -> str:
+    """How artifacts, evidence and notes name a settings file outside the repository: by its
+    name, never by a local path no reader has (`--config ci.toml (outside the repository)`)."""
+    return f"--config {config.name} {OUTSIDE_REPOSITORY}"
+
+
+def finding_file(origin: str) -> str | None:
+    """The settings file `origin` as a finding's file: None for a file outside the repository
+    (no repository path names it; the finding's message does, by `outside_label`)."""
+    return None if origin.endswith(OUTSIDE_REPOSITORY) else origin
+
+
 DEFAULT_POSTGRES_VERSION = 15
 DEFAULT_TEMPLATE = "public"
 """What any `{{ ... }}` template left in a migration becomes."""

@@ -94,6 +94,11 @@ class Releases(NamedTuple):
         at = bisect_left(self.keys, version.key())
         return at < len(self.keys) and self.keys[at] == version.key()
 
+    def named_previous(self, version: Version) -> bool:
+        """True when some entry names `version` as its previousVersion."""
+        text = str(version)
+        return any(entry["previousVersion"] == text for entry in self.entries)
+
     def between(self, lower: Version, upper: Version) -> Span:
         """Entries after `lower` up to and including `upper`, oldest first."""
         start = bisect_right(self.keys, lower.key())
@@ -141,20 +146,22 @@ def missing_ranges(
 ) -> list[MissingRange]:
     """Gaps in coverage: an endpoint the index does not hold, or a broken previousVersion chain.
 
-    An unheld lower version below the floor is not a gap of its own: the route goes to the
-    floor first, and the floor entry's chain link says whether that step is covered.
+    An unheld lower version is not a gap of its own when some entry names it as its
+    `previousVersion` (the index knows that release, and the chain link below says whether the
+    step from it is covered), nor below the floor: the route goes to the floor first, and the
+    floor entry's chain link says whether that step is covered.
     """
     ranges: list[MissingRange] = []
     below_floor = releases.floor is not None and lower < releases.floor <= upper
-    lower_held = releases.holds(lower)
-    if not lower_held and not below_floor:
+    lower_known = releases.holds(lower) or releases.named_previous(lower)
+    if not lower_known and not below_floor:
         ranges.append(
             MissingRange(
                 afterVersion=releases.held_below(lower), beforeVersion=releases.held_above(lower)
             )
         )
     previous = str(lower)
-    unchecked = not (lower_held or below_floor)  # an unheld start's gap is already reported
+    unchecked = not (lower_known or below_floor)  # an unheld start's gap is already reported
     for entry in span:
         if entry["previousVersion"] != previous and not unchecked:
             ranges.append(MissingRange(afterVersion=previous, beforeVersion=entry["version"]))
@@ -209,15 +216,26 @@ def evaluate_span(index: IndexData | Releases, from_version: str, to_version: st
     )
 
 
-def releases_by_verdict(releases: Releases, versions: list[str]) -> tuple[list[str], list[str]]:
+class Verdicts(NamedTuple):
+    """Of some indexed versions: the false ones, the unknown ones, and which of those are
+    backfilled (unknown because they were judged after the fact)."""
+
+    unsafe: list[str]
+    unknown: list[str]
+    backfilled: list[str]
+
+
+def releases_by_verdict(releases: Releases, versions: list[str]) -> Verdicts:
     """Of the given indexed versions, those marked false and those marked unknown."""
     wanted = set(versions)
-    unsafe, unknown = [], []
+    found = Verdicts([], [], [])
     for entry in releases.entries:
         if entry["version"] not in wanted:
             continue
         if entry["rollingUpdateSafe"] is False:
-            unsafe.append(entry["version"])
+            found.unsafe.append(entry["version"])
         elif entry["rollingUpdateSafe"] == "unknown":
-            unknown.append(entry["version"])
-    return unsafe, unknown
+            found.unknown.append(entry["version"])
+            if entry["backfilled"]:
+                found.backfilled.append(entry["version"])
+    return found

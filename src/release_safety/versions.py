@@ -1,4 +1,8 @@
-"""Release versions: MAJOR.MINOR.PATCH compared numerically per part, and tag patterns."""
+"""Release versions: MAJOR.MINOR.PATCH compared numerically per part, and tag patterns.
+
+Wherever a user gives a version (`--from`, `--floor`, `--version`, `floor_version`, the
+overrides' versions) it may carry a `v` as tags do (`v1.4.1`); the contract's documents always
+write it plain (`1.4.1`)."""
 
 from __future__ import annotations
 
@@ -15,6 +19,8 @@ RELEASE_VERSION_PATTERN = rf"^{_PART}\.{_PART}\.{_PART}$"
 MAX_VERSION_LENGTH = 128
 """Characters any version string (a preview such as `pr-123` included) may have."""
 _VERSION = re.compile(RELEASE_VERSION_PATTERN)
+_GIVEN = re.compile(rf"^v?{_PART}\.{_PART}\.{_PART}$")
+"""A release version as a user gives it: plain, or with a tag's `v`."""
 DEFAULT_TAG_PATTERN = r"^v?(?P<version>\d+\.\d+\.\d+)$"
 
 
@@ -28,22 +34,23 @@ class Version(NamedTuple):
 
     @classmethod
     def parse(cls, text: str) -> Version:
-        """Parse ``X.Y.Z``; anything else is bad input naming the text."""
-        match = _VERSION.match(text.strip()) if isinstance(text, str) else None
+        """Parse ``X.Y.Z`` (or ``vX.Y.Z``); anything else is bad input naming the text."""
+        match = _GIVEN.match(text.strip()) if isinstance(text, str) else None
         if not match:
             shown = (
                 repr(text) if len(repr(text)) <= 60 else f"{repr(text)[:40]}... ({len(text)} chars)"
             )
             raise InputError(
                 f"{shown} is not a release version "
-                f"(MAJOR.MINOR.PATCH, at most {MAX_PART_DIGITS} digits a part)"
+                f"(MAJOR.MINOR.PATCH or vMAJOR.MINOR.PATCH, at most {MAX_PART_DIGITS} digits "
+                "a part)"
             )
         return cls(int(match[1]), int(match[2]), int(match[3]))
 
     @classmethod
     def maybe(cls, text: str | None) -> Version | None:
-        """The version, or None for anything that is not a plain release version."""
-        if text is None or not _VERSION.match(text):
+        """The version, or None for anything that is not a release version (``v`` allowed)."""
+        if text is None or not _GIVEN.match(text):
             return None
         return cls.parse(text)
 
@@ -57,6 +64,13 @@ class Version(NamedTuple):
 def is_release(text: str) -> bool:
     """True for plain ``X.Y.Z`` versions, the only ones that enter the index."""
     return bool(_VERSION.match(text))
+
+
+def plain_version(text: str) -> str:
+    """A version as the contract writes it: ``v1.4.1`` is ``1.4.1``; a text that names no release
+    version (a preview such as ``pr-123``) stays as it is, for the check that refuses it."""
+    found = Version.maybe(text)
+    return str(found) if found is not None else text
 
 
 def version_key(text: str) -> tuple[int, int, int]:

@@ -176,8 +176,33 @@ def test_check_pr_text_output_passes_a_pull_request_without_breaks(
     code = cli_run(["check-pr", "--base", "main", "--head", "HEAD", "--repo", str(service.path)])
     out = capsys.readouterr().out
     assert code == 0
-    assert out.startswith("✅ No breaking change found")
-    assert out.splitlines()[-1].startswith(("No issues found", "Found "))
+    # MCP, config and deployment found nothing to read: the gate passes on unknown findings
+    assert out.startswith(
+        "⚠️ UNKNOWN: no undeclared break found, but 3 findings could not be proven either way"
+        " (surface-not-checked ×3): the pull request may merge, and the release that ships it"
+        " cannot be proven safe to roll.\n"
+    )
+    assert "safe to roll.\n" in out and "keeps rolling updates safe" not in out
+    assert out.splitlines()[-1] == "Found 3 issues in 1 file (3 unknown)."
+
+
+def test_check_pr_says_safe_only_when_every_surface_is_proven(
+    service: RepoBuilder, capsys: Any
+) -> None:
+    settings = (
+        '[mcp]\nabsent = "the service exposes no MCP server to agents"\n'
+        '[config]\nabsent = "configuration lives in the database, edited in the UI"\n'
+        '[deployment]\nabsent = "operators build their own images from the source tree"\n'
+    )
+    pull_request(service, {".release-safety.toml": settings})
+    code = cli_run(
+        ["check-pr", "--base", "main", "--head", "HEAD", "--repo", str(service.path), "--json"]
+    )
+    data = json.loads(capsys.readouterr().out)
+    assert (code, data["warnings"]) == (0, [])
+    assert data["headline"] == (
+        "✅ No breaking change found: this pull request keeps rolling updates safe."
+    )
 
 
 def test_a_registry_declaration_covers_a_rest_break_in_a_json_document(

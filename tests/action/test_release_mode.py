@@ -147,6 +147,9 @@ def test_upgrade_check_mode_reads_the_index_and_fails_an_unsafe_span(
     assert check.outputs["verdict"] == check.outputs["rolling-update-safe"] == "false"
     assert check.outputs["strategy"] == "Recreate"
     assert "Upgrade check: 1.0.0 → 1.1.0" in check.summary
+    assert "**⛔ Not safe to roll: use the Recreate strategy**" in check.summary
+    assert "\nVerdict: UNSAFE (not safe to roll: 1.1.0)\n" in check.summary  # the command's words
+    assert "None" not in check.summary
 
 
 def test_backfill_mode_writes_the_index_without_committing(
@@ -161,6 +164,7 @@ def test_backfill_mode_writes_the_index_without_committing(
         ("1.1.0", True),
     ]
     assert "2 entries" in result.summary
+    assert "- verdicts: 0 true, " in result.summary and "(UNKNOWN: a backfilled" in result.summary
     status = subprocess.run(
         ["git", "status", "--porcelain"],
         cwd=service.path,

@@ -63,6 +63,19 @@ def test_backfill_entry_by_entry(repo: tuple[RepoBuilder, list[str]], tmp_path: 
         assert artifact["releaseDate"] == entry["releaseDate"]
 
 
+def test_floor_and_through_given_with_a_tags_v(
+    repo: tuple[RepoBuilder, list[str]], tmp_path: Path
+) -> None:
+    builder, versions = repo
+    index = tmp_path / "index.json"
+    args = ["backfill", "--repo", str(builder.path), "--index", str(index), "--no-cache"]
+    assert run([*args, "--floor", f"v{versions[3]}", "--through", f"v{versions[5]}"]) == 0
+    data = json.loads(index.read_text())
+    validate_document(data, "index", "release-safety-index")
+    assert data["backfillFloorVersion"] == versions[3]
+    assert [e["version"] for e in data["entries"]] == versions[3:6]
+
+
 def test_resumable_and_release_entries_kept(
     repo: tuple[RepoBuilder, list[str]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

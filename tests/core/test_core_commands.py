@@ -52,7 +52,7 @@ def service(make_repo: Callable[[str], RepoBuilder]) -> RepoBuilder:
 
 
 def test_schemas_in_repo_match_the_models() -> None:
-    for name in ("release-safety", "release-safety-index", "upgrade-check"):
+    for name in ("release-safety", "release-safety-index", "upgrade-check", "evidence"):
         committed = (ROOT / "schemas" / f"{name}.schema.json").read_text()
         assert committed == schema_text(name), f"schemas/{name}.schema.json drifted: regenerate"
 
@@ -136,6 +136,32 @@ def test_generate_before_the_tag_exists(
     )
     artifact = json.loads(capsys.readouterr().out)
     assert (artifact["version"], artifact["previousVersion"]) == ("1.3.0", "1.2.0")
+    to_head = ["generate", "--repo", str(service.path), "--to", "HEAD", "--out", "-"]
+    assert run([*to_head, "--version", "v1.3.0"]) == 0  # a tag's `v`: the same release
+    assert json.loads(capsys.readouterr().out)["version"] == "1.3.0"
+
+
+def test_a_settings_file_outside_the_repository_is_named_never_by_its_local_path(
+    service: RepoBuilder, tmp_path: Path
+) -> None:
+    outside = tmp_path / "ci" / "release-safety.ci.toml"
+    outside.parent.mkdir()
+    outside.write_text(DATABASE_ONLY + "[rules]\noff = ['lock-timeout-missing']\n")
+    out, evidence, notes = tmp_path / "a.json", tmp_path / "e.json", tmp_path / "n.md"
+    args = ["generate", "--repo", str(service.path), "--to", "v1.1.0", "--config", str(outside)]
+    args += ["--out", str(out), "--evidence", str(evidence), "--notes", str(notes)]
+    assert run(args) == 0
+    label = "--config release-safety.ci.toml (outside the repository)"
+    for written in (out, evidence, notes):
+        text = written.read_text()
+        assert str(tmp_path) not in text and str(Path.home()) not in text, written.name
+        assert "None" not in text, written.name
+    assert f"rest surface declared absent in {label} ([rest] absent)" in out.read_text()
+    findings = json.loads(evidence.read_text())["findings"]
+    named = [f for f in findings if label in f["message"]]
+    assert {f["rule"] for f in named} == {"surface-declared-absent", "rule-turned-off"}
+    assert all((f["file"], f["line"]) == (None, None) for f in named)
+    assert f"declared absent in {label}" in notes.read_text()
 
 
 def test_generate_is_deterministic(service: RepoBuilder, tmp_path: Path) -> None:
@@ -199,7 +225,7 @@ def test_index_update_rules(
     for ref in ("1.2.0", "1.0.0", "v1.1.0"):
         artifact = _artifact(service, tmp_path, ref, f"{ref}.json")
         # the floor must be an indexed release: named from the floor release's own update on
-        floor = [] if ref == "1.2.0" else ["--floor", "1.0.0"]
+        floor = [] if ref == "1.2.0" else ["--floor", "v1.0.0" if ref == "v1.1.0" else "1.0.0"]
         update = ["index", "update", "--index", str(index), "--artifact", str(artifact)]
         assert run([*update, *floor]) == 0
     data = json.loads(index.read_text())
@@ -268,6 +294,28 @@ def test_validate_names_the_failing_path(
     artifact.write_text(json.dumps(data))
     assert run(["validate", str(artifact)]) == 2
     assert "api.rest.breaking" in capsys.readouterr().err
+
+
+def test_validate_accepts_an_evidence_file_and_names_what_breaks_one(
+    service: RepoBuilder, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    evidence = tmp_path / "evidence.json"
+    _artifact(service, tmp_path, "1.2.0", "a.json", "--evidence", str(evidence))
+    capsys.readouterr()
+    assert run(["validate", str(evidence)]) == 0
+    assert capsys.readouterr().out == f"{evidence}: valid evidence\n"
+    data = json.loads(evidence.read_text())
+    assert data["findings"], "the release has findings to break"
+    data["findings"][0]["severity"] = "fatal"
+    evidence.write_text(json.dumps(data))
+    assert run(["validate", str(evidence)]) == 2
+    err = capsys.readouterr().err
+    assert "not a valid evidence file: findings.0.severity" in err and len(err.splitlines()) == 1
+    del data["findings"][0]["hint"]
+    data["findings"][0]["severity"] = "breaking"
+    evidence.write_text(json.dumps(data))
+    assert run(["validate", str(evidence)]) == 2
+    assert "findings.0.hint: missing" in capsys.readouterr().err
 
 
 def test_schema_command_and_json_errors(capsys: pytest.CaptureFixture[str]) -> None:

@@ -101,7 +101,11 @@ def test_git_diff_agrees_with_comparing_trees(make_repo: Callable[[str], RepoBui
     )
 
 
-NAMES = ["plain.txt", "dir/sub/deep.sql", "with space.md", "-dash.yaml", "glob[*]?.json", "é.env"]
+NAMES = [
+    *("plain.txt", "dir/sub/deep.sql", "with space.md", "-dash.yaml", "glob[*]?.json", "é.env"),
+    *("new\nline.sql", "ends\n", 'quote".txt', "tab\there", "dir\n/esc\x1b.sql"),
+]
+"""Odd names, and names git lists quoted unless `-z` is used (controls, a quote)."""
 
 
 def test_ids_a_diff_names_are_the_ids_git_looks_up(make_repo: Callable[[str], RepoBuilder]) -> None:

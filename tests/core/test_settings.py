@@ -65,6 +65,10 @@ specs = ["packages/backend/src/generated/swagger.json"]
     assert settings.explicitly_set("rest") and not settings.explicitly_set("mcp")
 
 
+def test_the_floor_may_be_written_with_a_tags_v() -> None:
+    assert parse_settings("floor_version = 'v0.1893.0'", "x.toml").floor_version == "0.1893.0"
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [

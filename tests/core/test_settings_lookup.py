@@ -191,7 +191,8 @@ def test_findings_and_errors_name_the_settings_file_that_was_read(
     holder: str,
 ) -> None:
     """A declared-absent advisory and a path that matches nothing name the file the settings
-    came from: `pyproject.toml`, the `--config` file, or `.release-safety.toml`."""
+    came from: `pyproject.toml`, the `--config` file (by its name: it has no repository path),
+    or `.release-safety.toml`."""
     builder = make_repo("origin")
     settings = f"{ABSENT}[config]\nsources = ['conf/app.env']\n"
     files = {"conf/app.env": "PORT=8080\n"}
@@ -202,7 +203,7 @@ def test_findings_and_errors_name_the_settings_file_that_was_read(
         expected = "pyproject.toml"
     elif holder == "outside":
         outside.write_text(settings, encoding="utf-8")
-        expected = str(outside)
+        expected = "--config outside.toml (outside the repository)"  # no local path
     else:
         files[".release-safety.toml"] = settings
         expected = ".release-safety.toml"
@@ -219,7 +220,7 @@ def test_findings_and_errors_name_the_settings_file_that_was_read(
     ]
     assert len(advisories) == 4
     for finding in advisories:
-        assert finding["file"] == expected
+        assert finding["file"] == (None if holder == "outside" else expected)
         assert f" declared absent in {expected} (" in finding["message"]
     builder.delete("conf/app.env").release("1.2.0", {"README.md": "third\n"})
     assert run([*args, "--to", "1.2.0", "--out", str(tmp_path / "a.json")]) == 2

@@ -358,3 +358,64 @@ def test_no_previous_settings_is_no_diff_and_an_unreadable_one_is_unknown() -> N
     report = analyse(None, current, OLD, NEW, problem="the previous release's settings: bad")
     assert [(f.rule, f.severity) for f in report.findings] == [("settings-unreadable", "unknown")]
     assert report.checked is True
+
+
+REASON = "the reporting replica runs PostgreSQL 10 until the cluster moves in 2027"
+
+
+@pytest.mark.parametrize(
+    ("written", "line"),
+    [
+        (f'[[accept]]\nkey = "postgres_version"\nreason = "{REASON}"\n', 2),
+        (f'accept = [{{key = "postgres_version", reason = "{REASON}"}}]\n', 2),
+    ],
+)
+def test_an_acceptance_is_found_at_its_line_however_it_is_written(written: str, line: int) -> None:
+    [finding] = diff_settings(at(""), at("postgres_version = 10\n" + written), [OLD, NEW])
+    assert (finding.severity, finding.acknowledged) == (
+        "advisory",
+        f".release-safety.toml:{line}: {REASON}",
+    )
+
+
+def in_pyproject(text: str) -> SettingsAt:
+    settings = parse_settings(text, "pyproject.toml", table=True)
+    assert settings is not None
+    return SettingsAt(settings.read_from("pyproject.toml"), "test", text)
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "undo"),
+    [
+        ("", "postgres_version = 10\n", "set `postgres_version` back to its previous value"),
+        (
+            "",
+            '[deployment]\nexclude = ["x.yml"]\n',
+            "take the new entries out of `deployment.exclude`",
+        ),
+        (
+            '[rest]\nspecs = ["openapi.yaml"]\n',
+            f"[rest]\n{ABSENT}\n",
+            "point `rest.specs` at the surface's documents rather than declaring it absent",
+        ),
+    ],
+)
+def test_a_narrowing_says_how_to_accept_it_or_undo_it_for_its_key(
+    before: str, after: str, undo: str
+) -> None:
+    [narrowed] = diff_settings(at(before), at(after), [OLD, NEW])
+    assert narrowed.hint is not None and narrowed.hint.endswith(f"; else {undo}.")
+
+
+def test_an_acceptance_in_pyproject_is_named_as_pyproject_writes_it() -> None:
+    narrower = "[tool.release-safety]\npostgres_version = 10\n"
+    entry = f'\n[[tool.release-safety.accept]]\nkey = "postgres_version"\nreason = "{REASON}"\n'
+    [accepted] = diff_settings(at(""), in_pyproject(narrower + entry), [OLD, NEW])
+    assert (accepted.severity, accepted.acknowledged) == ("advisory", f"pyproject.toml:4: {REASON}")
+    [narrowed] = diff_settings(at(""), in_pyproject(narrower), [OLD, NEW])
+    assert narrowed.severity == "unknown"
+    assert narrowed.hint is not None
+    assert (
+        'accept it in pyproject.toml: [[tool.release-safety.accept]] key = "postgres_version"'
+        in (narrowed.hint)
+    )

@@ -1,7 +1,7 @@
 import pytest
 
 from release_safety.errors import InputError
-from release_safety.versions import TagPattern, Version, is_release
+from release_safety.versions import TagPattern, Version, is_release, plain_version
 
 
 def test_parts_compare_numerically() -> None:
@@ -10,11 +10,21 @@ def test_parts_compare_numerically() -> None:
     assert sorted(["1.10.0", "1.2.0", "1.9.3"], key=Version.parse) == ["1.2.0", "1.9.3", "1.10.0"]
 
 
-@pytest.mark.parametrize("text", ["1.2", "1.2.3-rc1", "pr-123", "v1.2.3", "01.2.3", "", "1.2.3.4"])
+@pytest.mark.parametrize(
+    "text", ["1.2", "1.2.3-rc1", "pr-123", "v01.2.3", "V1.2.3", "vv1.2.3", "", "1.2.3.4"]
+)
 def test_only_plain_versions_are_releases(text: str) -> None:
     assert not is_release(text)
     with pytest.raises(InputError, match="not a release version"):
         Version.parse(text)
+
+
+def test_a_version_given_with_a_tags_v_is_that_version_written_plain() -> None:
+    assert Version.parse("v1.4.1") == Version.parse("1.4.1") == Version(1, 4, 1)
+    assert str(Version.parse("v1.4.1")) == "1.4.1"
+    assert not is_release("v1.4.1")  # the contract's documents write it plain
+    assert plain_version("v1.4.1") == "1.4.1"
+    assert plain_version("pr-123") == "pr-123"
 
 
 @pytest.mark.parametrize(

@@ -264,6 +264,10 @@ class Probe:
             self._fold(
                 measured, roots, locks, new, self._work(before, after, rows, rewritten), rewritten
             )
+            if head == "LOCK" or "PG_SLEEP" in statement.upper():  # held on purpose, or waited on
+                measured.locks |= any(
+                    oid in roots and Lock.from_pg(mode).blocks_traffic for oid, mode, _ in locks
+                )
         return measured
 
     def _fold(

@@ -1,6 +1,7 @@
 """Migrations the tool cannot see are never none (issue 35 class 1): a migration whose name or
-folder differs from the search only by case (`Migrations/`, `.UP.SQL`), a symlink or a
-submodule where migrations are looked for, is a migration no source reads, `unknown`."""
+folder differs from the search only by case (`Migrations/`, `.UP.SQL`) or by a control character
+(a newline), a symlink or a submodule where migrations are looked for, is a migration no source
+reads, `unknown`."""
 
 from __future__ import annotations
 
@@ -41,6 +42,36 @@ def test_a_lower_case_migration_is_read_as_before(release_pair: Pair) -> None:
     report = analyse(before, after, Settings())
     assert not report.unknown()
     assert [f.rule for f in report.breaking()] == ["drop-column"]
+
+
+@pytest.mark.parametrize(
+    ("path", "plain"),
+    [
+        ("migrations/0002_drop\n.sql", "migrations/0002_drop.sql"),
+        ("migrations/0002_drop.sql\n", "migrations/0002_drop.sql"),
+        ("migrations\n/0002_drop.sql", "migrations/0002_drop.sql"),
+        ("migrations/0002\x1b_drop.SQL", "migrations/0002_drop.SQL"),
+    ],
+)
+def test_a_migration_named_with_a_control_character_is_not_read_and_says_so(
+    release_pair: Pair, path: str, plain: str
+) -> None:
+    before, after = release_pair({"migrations/0001_init.sql": INIT}, {path: DROP})
+    report = analyse(before, after, Settings())
+    (finding,) = report.unknown()
+    assert (finding.rule, finding.file, finding.line) == ("migration-not-read", path, 1)
+    assert finding.hint is not None and f"rename it to {plain!r}" in finding.hint
+    assert finding.message.startswith(f"{path!r} added: ") and "\n" not in finding.message
+    assert [gap.file for gap in report.coverage.unmodelled] == [path]
+
+
+def test_a_migration_named_with_a_tab_is_read(release_pair: Pair) -> None:
+    """A pattern's `.` matches a tab (and a carriage return): such a name is read as written."""
+    path = "migrations/0002\tdrop.sql"
+    before, after = release_pair({"migrations/0001_init.sql": INIT}, {path: DROP})
+    report = analyse(before, after, Settings())
+    assert not report.unknown()
+    assert [(f.rule, f.file) for f in report.breaking()] == [("drop-column", path)]
 
 
 def linked_release(make_repo: Callable[[str], RepoBuilder], link: Callable[[Path], None]) -> dict:

@@ -121,6 +121,23 @@ def test_findings_carry_notes_and_lines(tagged: Tagged) -> None:
     ) in seen
 
 
+def test_versions_written_with_a_tags_v_are_the_versions_they_name(tagged: Tagged) -> None:
+    text = doc(
+        {
+            "default": {"minPreviousVersion": "v0.9.0"},
+            "versions": {"v1.1.0": {"requiredStop": True, "minPreviousVersion": "v1.0.0"}},
+        }
+    )
+    report = run(tagged(text), "1.1.0")
+    assert (report.min_previous_version, report.required_stops) == ("1.0.0", ["1.1.0"])
+    lines = {f.message: f.line for f in report.findings}
+    assert lines == {
+        "upgrade floor 0.9.0 (the default)": 2,
+        "upgrade floor 1.0.0 (set at 1.1.0)": 6,
+        "required stop 1.1.0": 6,
+    }
+
+
 def test_default_required_stop_makes_this_release_a_stop_unless_its_block_says_no(
     tagged: Tagged,
 ) -> None:
@@ -152,7 +169,8 @@ def test_the_file_path_comes_from_the_settings() -> None:
         (doc({"default": {"note": 5}}), "'default.note'"),
         (doc({"default": {"minPreviousVersion": "1.0"}}), "'default.minPreviousVersion'"),
         (doc({"default": []}), "'default'"),
-        (doc({"versions": {"v1.2.0": {}}}), 'versions["v1.2.0"]'),
+        (doc({"versions": {"1.2.0": {}, "v1.2.0": {}}}), "'1.2.0' and 'v1.2.0' name the same"),
+        (doc({"versions": {"v1.2": {}}}), 'versions["v1.2"]'),
         (doc({"versions": {"1.2.0": {"requiredStop": "true"}}}), 'versions["1.2.0"].requiredStop'),
         (doc({"versions": {"1.2.0": {"stop": True}}}), 'versions["1.2.0"].stop'),
         (doc({"versions": []}), "'versions'"),

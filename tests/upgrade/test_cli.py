@@ -67,9 +67,10 @@ def test_unsafe_span_lists_why_and_exits_one(
     assert code == 1
     lines = out.splitlines()
     assert lines[2:8] == [
-        "Verdict: UNSAFE",
+        "Verdict: UNSAFE (not safe to roll: 1.2.0; backfilled, never proven safe: 1.3.0;"
+        " required stops in between: 1.3.0; upgrading needs 1.4.0 or later to start from)",
         "Unsafe rolling-update safety: 1.2.0",
-        "Unknown rolling-update safety: 1.3.0",
+        "Unknown rolling-update safety: 1.3.0 (backfilled)",
         "Required stops: 1.3.0",
         "Minimum previous version: 1.4.0 (above 1.0.0: go through an intermediate version)",
         "Missing coverage: none",
@@ -78,6 +79,72 @@ def test_unsafe_span_lists_why_and_exits_one(
     assert lines[9] == (
         f"Route: release-safety upgrade-plan --from 1.0.0 --to 1.5.0 --index {index_file}"
     )
+
+
+BACKFILLED_SPAN = index_doc(
+    [
+        entry("1.4.2", "1.4.1", "unknown"),  # backfilled
+        entry("1.4.3", "1.4.2", True),
+        entry("1.5.0", "1.4.3", True, stops=("1.4.3",)),
+    ]
+)
+
+
+@pytest.fixture
+def backfilled_index(tmp_path: Path) -> Path:
+    path = tmp_path / "backfilled-index.json"
+    path.write_text(json.dumps(BACKFILLED_SPAN, indent=2))
+    return path
+
+
+def test_an_unknown_span_says_unknown_and_why_in_text_as_its_json_does(
+    capsys: pytest.CaptureFixture[str], backfilled_index: Path
+) -> None:
+    args = ["--from", "1.4.1", "--to", "1.4.3", "--index", str(backfilled_index)]
+    code, out = call(capsys, "upgrade-check", *args)
+    assert code == 1
+    assert out.splitlines()[2:9] == [
+        "Verdict: UNKNOWN (backfilled, never proven safe: 1.4.2)",
+        "Unsafe rolling-update safety: none",
+        "Unknown rolling-update safety: 1.4.2 (backfilled)",
+        "Required stops: none",
+        "Minimum previous version: none",
+        "Missing coverage: none",  # 1.4.2's previousVersion is 1.4.1: the step is covered
+        "Covered releases: 1.4.2, 1.4.3",
+    ]
+    code, data = call_json(capsys, "upgrade-check", *args)
+    assert (code, data["verdict"], data["missingRanges"]) == (1, "unknown", [])
+
+
+def test_a_start_the_index_does_not_know_is_unknown_with_the_gap(
+    capsys: pytest.CaptureFixture[str], backfilled_index: Path
+) -> None:
+    args = ["--from", "1.4.0", "--to", "1.4.3", "--index", str(backfilled_index)]
+    code, out = call(capsys, "upgrade-check", *args)
+    assert code == 1
+    assert out.splitlines()[2] == (
+        "Verdict: UNKNOWN (backfilled, never proven safe: 1.4.2; no coverage before 1.4.2)"
+    )
+
+
+def test_a_true_span_blocked_by_a_stop_says_why_it_does_not_roll_in_one_hop(
+    capsys: pytest.CaptureFixture[str], backfilled_index: Path
+) -> None:
+    args = ["--from", "1.4.2", "--to", "1.5.0", "--index", str(backfilled_index)]
+    code, out = call(capsys, "upgrade-check", *args)
+    assert code == 1
+    assert out.splitlines()[2] == "Verdict: UNSAFE in one hop (required stops in between: 1.4.3)"
+
+
+@pytest.mark.parametrize("command", ["upgrade-check", "upgrade-plan"])
+def test_versions_given_with_a_tags_v_are_taken_as_the_versions(
+    capsys: pytest.CaptureFixture[str], backfilled_index: Path, command: str
+) -> None:
+    index = ["--index", str(backfilled_index)]
+    plain = call_json(capsys, command, "--from", "1.4.2", "--to", "1.4.3", *index)
+    tagged = call_json(capsys, command, "--from", "v1.4.2", "--to", "v1.4.3", *index)
+    assert tagged == plain
+    assert (tagged[1]["fromVersion"], tagged[1]["toVersion"]) == ("1.4.2", "1.4.3")
 
 
 def test_the_route_hint_repeats_the_index_options_given_and_runs_as_printed(
@@ -310,14 +377,14 @@ def test_plan_routes_through_stops_with_strategy_and_mapping(
     assert plan["hops"][2]["stopRequiredBy"] == ["1.5.0"]
     third = plan["hops"][1]
     assert third["forcedBy"] == [
-        {"version": "1.2.0", "rollingUpdateSafe": False},
-        {"version": "1.3.0", "rollingUpdateSafe": "unknown"},
+        {"version": "1.2.0", "rollingUpdateSafe": False, "backfilled": False},
+        {"version": "1.3.0", "rollingUpdateSafe": "unknown", "backfilled": True},
     ]
     assert third["stopRequiredBy"] == ["1.4.0"]
-    assert third["deployment"]["helm"]["upgradeMode"] == "Recreate"
-    assert "2.16.283" in third["deployment"]["helm"]["note"]
+    assert third["deployment"]["helm"] == {"upgradeMode": "Recreate"}
+    # no release carries a Recreate note: none is made up (it was another service's chart)
+    assert [hop["deployment"]["note"] for hop in plan["hops"]] == [None] * 4
     assert plan["hops"][3]["deployment"]["compose"].endswith("start with the new tag")
-    assert plan["hops"][3]["deployment"]["helm"]["note"] is None
 
 
 def test_plan_human_output_numbers_the_hops(
@@ -334,8 +401,14 @@ def test_plan_human_output_numbers_the_hops(
         "Complete: yes",
         "Hops: 3",
     ]
-    assert lines[4] == "1. 1.1.0 → 1.3.0: Recreate (stop: required stop, for 1.4.0)"
-    assert "helm: upgrade.mode: Recreate" in out
+    assert lines[4:9] == [
+        "1. 1.1.0 → 1.3.0: Recreate (stop: required stop, for 1.4.0)",
+        "   releases: 2; Recreate because of: 1.2.0 (false), 1.3.0 (unknown, backfilled)",
+        "   compose: stop the application, change the image tag to 1.3.0, start it again",
+        "   helm: upgrade.mode: Recreate",
+        "2. 1.3.0 → 1.4.0: RollingUpdate (stop: min previous version, for 1.5.0)",
+    ]
+    assert "chart" not in out and "note:" not in out
     assert out.rstrip().endswith("Missing coverage: none")
 
 

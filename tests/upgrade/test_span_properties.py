@@ -35,12 +35,13 @@ def reference(doc: dict[str, Any], start: str, target: str) -> dict[str, Any]:
 
     span = [e for e in entries if vkey(low) < vkey(e["version"]) <= vkey(high)]
     via_floor = floor is not None and vkey(low) < vkey(floor) <= vkey(high)
+    known = low in held or any(e["previousVersion"] == low for e in entries)
     missing = []
-    if low not in held and not via_floor:
+    if not known and not via_floor:
         missing.append({"afterVersion": below(low), "beforeVersion": above(low)})
     expected_previous = low
     for number, e in enumerate(span):
-        link_checked = number > 0 or low in held or via_floor
+        link_checked = number > 0 or known or via_floor
         if link_checked and e["previousVersion"] != expected_previous:
             missing.append({"afterVersion": expected_previous, "beforeVersion": e["version"]})
         expected_previous = e["version"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 import click
@@ -120,4 +121,18 @@ def backfill_command(
         f"{index_path}: {result.generated} generated, {result.skipped} kept"
         f" ({result.kept_release_entries} releases' own entries), {len(result.failures)} failed"
     )
+    if result.generated:
+        click.echo(verdicts_line(result.verdicts))
     return 0
+
+
+def verdicts_line(verdicts: Mapping[str, int]) -> str:
+    """The generated entries by verdict, saying why backfilled ones are at best UNKNOWN."""
+    counts = ", ".join(f"{verdicts.get(v, 0)} {v}" for v in ("true", "false", "unknown"))
+    why = (
+        " (UNKNOWN: a backfilled release is never proven safe, rule 6; its other reasons are in"
+        " its artifact, --artifacts-dir)"
+        if verdicts.get("unknown")
+        else ""
+    )
+    return f"verdicts: {counts}{why}"

@@ -51,7 +51,9 @@ class PrCheck:
     def summary(self) -> str:
         """The job summary: the comment's content, then the would-be release's section."""
         findings = all_findings(self.generated.reports)
-        section = upgrade_safety_section(self.generated.artifact, findings)
+        section = upgrade_safety_section(
+            self.generated.artifact, findings, self.generated.decision.reasons
+        )
         section = section.replace("## Upgrade safety", "## If released as is", 1)
         return self.comment() + "\n" + section
 
@@ -66,7 +68,7 @@ class PrCheck:
         return named.replace(self.head, self.head_as_typed)
 
     def comment(self) -> str:
-        return comment_body(self.result, self.merge_base, self.head)
+        return comment_body(self.result, self.merge_base, self.head, self.settings_changes())
 
     def to_json_data(self) -> dict[str, object]:
         r = self.result
@@ -84,6 +86,11 @@ class PrCheck:
             "problems": [f.to_dict() for f in r.problems],
             "warnings": [f.to_dict() for f in r.warnings],
             "declared": [d.model_dump() for d in r.declared],
+            "acknowledged": [f.to_dict() for f in r.acknowledged],
+            "overrides": {
+                "added": [f.to_dict() for f in r.overrides_added],
+                "removed": [f.to_dict() for f in r.overrides_removed],
+            },
             "settings": [f.to_dict() for f in self.settings_changes()],
             "notChecked": r.not_checked,
             "rollingUpdateSafe": self.generated.artifact.compatibility.rollingUpdateSafe,
@@ -156,10 +163,14 @@ def _text(check: PrCheck) -> str:
         line(f, "warning")
     for c in sorted(r.covered, key=lambda c: placed(c.finding)):
         line(c.finding, "declared", f" (by {c.declaration.file}:{c.declaration.line})")
-    notes = [f for f in check.settings_changes() if f.severity == "advisory"]
+    for f in sorted(r.acknowledged, key=placed):
+        line(f, "acknowledged")
+    for f in sorted(r.overrides_added, key=placed):
+        line(f, "override", " (added)")
+    notes = [f for f in check.settings_changes() if f.severity == "advisory" and not f.acknowledged]
     for f in notes:
         line(f, "note")
-    listed = [*r.uncovered, *r.problems, *r.warnings, *notes]
+    listed = [*r.uncovered, *r.problems, *r.warnings, *r.acknowledged, *r.overrides_added, *notes]
     declared = [c.finding for c in r.covered]
     files = {f.file or check.settings_path for f in [*listed, *declared]}
     severities = [f.severity for f in listed] + ["declared"] * len(declared)

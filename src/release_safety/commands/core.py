@@ -13,8 +13,9 @@ from release_safety.commands.options import help_epilog, repo_option
 from release_safety.errors import InputError, ReleaseSafetyError
 from release_safety.evidence import evidence_document
 from release_safety.findings import RULES, all_findings
-from release_safety.generate import analyse_release, prepare
+from release_safety.generate import Generated, analyse_release, prepare
 from release_safety.gitrepo import GitRepo
+from release_safety.render import VERDICT_WORDS, reasons_text, word
 from release_safety.render.markdown import upgrade_safety_section
 
 
@@ -87,12 +88,27 @@ def generate(
     finally:
         repo.close()
     if evidence:
-        jsonio.write_atomic(Path(evidence), jsonio.dumps(evidence_document(generated)))
+        document = evidence_document(generated).to_json_data()
+        jsonio.write_atomic(Path(evidence), jsonio.dumps(document))
     if notes:
-        section = upgrade_safety_section(generated.artifact, all_findings(generated.reports))
+        section = upgrade_safety_section(
+            generated.artifact, all_findings(generated.reports), generated.decision.reasons
+        )
         jsonio.write_atomic(Path(notes), section)
     write_or_print(out, jsonio.dumps(generated.artifact.to_json_data()))
+    click.echo(f"release-safety: {verdict_summary(generated)}", err=True)
     return 0
+
+
+def verdict_summary(generated: Generated) -> str:
+    """`1.1.0: UNKNOWN (rest surface not checked: ...; and 2 more, ...)`: the verdict in words,
+    with its first reasons."""
+    verdict = generated.decision.rolling_update_safe
+    text = f"{generated.release.version}: {VERDICT_WORDS[word(verdict)]}"
+    reasons = generated.decision.reasons
+    if verdict is True or not reasons:
+        return text
+    return f"{text} ({reasons_text(reasons, ', every finding in --evidence FILE')})"
 
 
 @click.command(epilog=help_epilog(["release-safety rules", "release-safety rules --json"], ["0"]))

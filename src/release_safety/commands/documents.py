@@ -25,7 +25,7 @@ from release_safety.index import (
     write_index,
 )
 from release_safety.schemas import NAMES, kind_of, schema_text, validate_document
-from release_safety.versions import is_release
+from release_safety.versions import Version, is_release
 
 if TYPE_CHECKING:
     from release_safety.model import Artifact
@@ -81,8 +81,11 @@ def index_update(
 ) -> int:
     """Upsert one release's entry into the index (under its lock: concurrent runs queue)."""
     artifact = read_artifact(artifact_path)
-    if floor is not None and not is_release(floor):
-        raise InputError(f"--floor {floor!r} is not a release version (MAJOR.MINOR.PATCH)")
+    if floor is not None:
+        try:
+            floor = str(Version.parse(floor))  # `v1.4.0` is the floor 1.4.0
+        except InputError as exc:
+            raise InputError(f"--floor: {exc.message}") from exc
     if not is_release(artifact.version):
         click.echo(f"{index_path}: {artifact.version} is not a release version; index unchanged")
         return 0
@@ -109,7 +112,7 @@ def index_update(
 )
 @click.argument("name", type=click.Choice(NAMES))
 def schema(name: str) -> int:
-    """Print the JSON Schema of an artifact, an index or an upgrade-check result."""
+    """Print the JSON Schema of an artifact, index, evidence file or upgrade-check result."""
     sys.stdout.write(schema_text(name))
     return 0
 
@@ -121,7 +124,8 @@ def schema(name: str) -> int:
 )
 @click.argument("file", type=click.Path(path_type=Path))
 def validate(file: Path) -> int:
-    """Validate an artifact or an index against its schema."""
+    """Validate an artifact, index, evidence file or upgrade-check result against its schema
+    (the kind is recognised from the document)."""
     document = jsonio.read_json(file, strict=True)
     kind = kind_of(document)
     if kind == "release-safety-index":

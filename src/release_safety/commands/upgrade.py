@@ -16,10 +16,12 @@ import click
 from release_safety.commands.options import help_epilog
 from release_safety.jsonio import dumps
 from release_safety.quickcheck import INDEX_OPTIONS, check_json, load_releases
+from release_safety.render import VERDICT_WORDS, word
 from release_safety.span import (
     MissingRange,
     Releases,
     SpanResult,
+    Verdicts,
     evaluate_span,
     releases_by_verdict,
 )
@@ -132,23 +134,57 @@ def _same_index(index_source: str | None, offline: bool, index_sha256: str | Non
     )
 
 
+def _needs_more(result: SpanResult) -> bool:
+    """True when the span's minimum previous version is above the version it starts from."""
+    minimum = result.minPreviousVersion
+    return minimum is not None and Version.parse(minimum) > Version.parse(result.fromVersion)
+
+
+def verdict_words(result: SpanResult, found: Verdicts) -> str:
+    """The verdict as the text says it: SAFE; UNSAFE (a false release), UNKNOWN (nothing false,
+    something unproven) or UNSAFE in one hop (every release true, but a stop or a minimum
+    version in the way), each with its reasons."""
+    if result.safe:
+        return "SAFE"
+    unproven = [version for version in found.unknown if version not in found.backfilled]
+    reasons = [
+        f"{label} {', '.join(versions)}"
+        for label, versions in (
+            ("not safe to roll:", found.unsafe),
+            ("not proven safe:", unproven),
+            ("backfilled, never proven safe:", found.backfilled),
+            ("no coverage", [_gap(gap) for gap in result.missingRanges]),
+            ("required stops in between:", result.requiredStops),
+        )
+        if versions
+    ]
+    if _needs_more(result):
+        reasons.append(f"upgrading needs {result.minPreviousVersion} or later to start from")
+    if result.direction == "downgrade":
+        reasons.append("a rollback is never proven safe")
+    said = "UNSAFE in one hop" if result.verdict is True else VERDICT_WORDS[word(result.verdict)]
+    return f"{said} ({'; '.join(reasons)})"
+
+
 def render_check(
     result: SpanResult, releases: Releases, index_args: list[str] | None = None
 ) -> str:
     """The human report: one labelled line per fact, then the route command (with the index
     options the user gave) when the span does not roll in one hop."""
-    unsafe, unknown = releases_by_verdict(releases, result.coveredVersions)
+    found = releases_by_verdict(releases, result.coveredVersions)
+    unknown = [
+        f"{version} (backfilled)" if version in found.backfilled else version
+        for version in found.unknown
+    ]
     minimum = result.minPreviousVersion or "none"
-    if result.minPreviousVersion and Version.parse(result.minPreviousVersion) > Version.parse(
-        result.fromVersion
-    ):
+    if _needs_more(result):
         minimum += f" (above {result.fromVersion}: go through an intermediate version)"
     lines = [
         f"Upgrade check: {result.fromVersion} → {result.toVersion}",
         f"Direction: {result.direction}"
         + (" (a rollback is never proven safe)" if result.direction == "downgrade" else ""),
-        f"Verdict: {'SAFE' if result.safe else 'UNSAFE'}",
-        f"Unsafe rolling-update safety: {_listing(unsafe)}",
+        f"Verdict: {verdict_words(result, found)}",
+        f"Unsafe rolling-update safety: {_listing(found.unsafe)}",
         f"Unknown rolling-update safety: {_listing(unknown)}",
         f"Required stops: {_listing(result.requiredStops)}",
         f"Minimum previous version: {minimum}",
@@ -166,7 +202,10 @@ def _render_hop(number: int, hop: Hop) -> list[str]:
     why = hop.stopReason.replace("-", " ")
     if hop.stopRequiredBy:
         why += f", for {', '.join(hop.stopRequiredBy)}"
-    forced = [f"{f.version} ({str(f.rollingUpdateSafe).lower()})" for f in hop.forcedBy]
+    forced = [
+        f"{f.version} ({word(f.rollingUpdateSafe)}{', backfilled' if f.backfilled else ''})"
+        for f in hop.forcedBy
+    ]
     forced.extend(f"missing coverage {_gap(gap)}" for gap in hop.missingRanges)
     lines = [
         f"{number}. {hop.fromVersion} → {hop.toVersion}: {hop.strategy} (stop: {why})",
@@ -175,8 +214,8 @@ def _render_hop(number: int, hop: Hop) -> list[str]:
         f"   compose: {hop.deployment.compose}",
         f"   helm: upgrade.mode: {hop.deployment.helm.upgradeMode}",
     ]
-    if hop.deployment.helm.note:
-        lines.append(f"   helm note: {hop.deployment.helm.note}")
+    if hop.deployment.note:
+        lines.append(f"   note: {hop.deployment.note}")
     return lines
 
 

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import shlex
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
 from release_safety import jsonio
 from release_safety.artifact import surface_breaking
 from release_safety.demo.service import RELEASES
+from release_safety.findings import Finding
 from release_safety.generate import Generated, analyse_release, prepare
 from release_safety.gitrepo import GitRepo
 from release_safety.index import apply_floor, empty_index, entry_from_artifact, upsert
+from release_safety.model import TriState
 from release_safety.repobuilder import RepoBuilder
 from release_safety.settings import load_settings
 
@@ -57,40 +61,30 @@ def run_demo(folder: Path) -> DemoResult:
     return DemoResult(builder.path, index_path, artifacts, results)
 
 
+WIDTH = 100
+"""Every line the demo prints fits a terminal this wide (a path longer than a line excepted)."""
+
 LEGEND = (
     "safe: rollingUpdateSafe, the verdict (only yes may roll; unknown counts as no)",
     "strategy: recommendedStrategy (RollingUpdate only when safe is yes)",
-    "migrations, rest, mcp, config, deployment: does that surface break the previous release "
-    "(yes, no, unknown)",
-    "declared: breaks engineers declared; stops: required stops; min-previous: the oldest "
-    "version that may upgrade directly",
+    "breaks: the surfaces that break the previous release (migrations, rest, mcp, config, "
+    "deployment; with ? where a break is not proven either way), and declared: breaks its "
+    "engineers declared",
+    "stops: required stops; min-previous: the oldest version that may upgrade directly",
 )
 
 
-def explain(result: DemoResult) -> list[str]:
-    """Why the first unsafe release is not safe (each finding its verdict rests on, with its
-    rule, place and safer alternative), a legend for the table, and the next command to try."""
-    lines = ["legend:", *(f"  {line}" for line in LEGEND), ""]
-    unsafe = next((g for g in result.generated if g.decision.rolling_update_safe is not True), None)
-    if unsafe is not None:
-        verdict = "false" if unsafe.decision.rolling_update_safe is False else "unknown"
-        lines.append(
-            f"why {unsafe.release.version} is not safe to roll (rollingUpdateSafe: {verdict}):"
-        )
-        for finding in unsafe.decision.reasons:
-            where = f"{finding.file}:{finding.line or 1}" if finding.file else finding.surface
-            lines.append(f"  [{finding.rule}] {where}: {finding.message}")
-            if finding.hint:
-                lines.append(f"      safer: {finding.hint}")
-        lines.append("")
-    first, last = result.generated[0].release.version, result.generated[-1].release.version
-    lines += [
-        "next: may an install on the first release roll to the last one? ask the index you "
-        "just wrote:",
-        f"  release-safety upgrade-check --from {first} --to {last} --index {result.index}",
-        f"  release-safety upgrade-plan --from {first} --to {last} --index {result.index}",
-    ]
-    return lines
+def _wrap(text: str, indent: str, hang: str) -> list[str]:
+    """`text` in lines of at most WIDTH, the first after `indent`, the rest after `hang`;
+    rule ids, paths and SQL stay whole."""
+    return textwrap.wrap(
+        text,
+        WIDTH,
+        initial_indent=indent,
+        subsequent_indent=hang,
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
 
 
 def _cell(value: bool | str) -> str:
@@ -99,33 +93,86 @@ def _cell(value: bool | str) -> str:
     return value
 
 
+def _breaks(generated: Generated) -> str:
+    """The surfaces that break the previous release (`name?` where unknown), then `declared`
+    when engineers declared a break."""
+    artifact = generated.artifact
+    by_surface = {r.surface: r for r in generated.reports}
+    flags: dict[str, TriState] = {
+        "migrations": surface_breaking(by_surface["migrations"]),
+        "rest": artifact.api.rest.breaking,
+        "mcp": artifact.api.mcp.breaking,
+        "config": artifact.config.breaking,
+        "deployment": surface_breaking(by_surface["deployment"]),
+    }
+    names = [name if flag is True else f"{name}?" for name, flag in flags.items() if flag]
+    if artifact.declaredBreaks:
+        names.append("declared")
+    return ",".join(names) or "-"
+
+
 def table(result: DemoResult) -> list[str]:
-    """One line per release: verdict, strategy and each surface's breaking flag."""
-    header = ["version", "safe", "strategy", "migrations", "rest", "mcp", "config", "deployment"]
-    header += ["declared"]
-    header += ["stops", "min-previous"]
-    rows = [[*header, "story"]]
-    stories = {r.version: r.story for r in RELEASES}
+    """One line per release: verdict, strategy, what breaks, stops and minimum previous
+    version; then the legend."""
+    rows = [["version", "safe", "strategy", "breaks", "stops", "min-previous"]]
     for generated in result.generated:
         artifact = generated.artifact
-        by_surface = {r.surface: r for r in generated.reports}
         rows.append(
             [
                 artifact.version,
                 _cell(artifact.compatibility.rollingUpdateSafe),
                 artifact.compatibility.recommendedStrategy,
-                _cell(surface_breaking(by_surface["migrations"])),
-                _cell(artifact.api.rest.breaking),
-                _cell(artifact.api.mcp.breaking),
-                _cell(artifact.config.breaking),
-                _cell(surface_breaking(by_surface["deployment"])),
-                str(len(artifact.declaredBreaks)),
+                _breaks(generated),
                 ",".join(artifact.upgrade.requiredStops) or "-",
                 artifact.upgrade.minPreviousVersion or "-",
-                stories[artifact.version],
             ]
         )
-    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = [
+        "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+        for row in rows
+    ]
+    legend = [line for item in LEGEND for line in _wrap(item, "  ", "    ")]
+    return [*lines, "", "legend:", *legend]
+
+
+def _where(finding: Finding) -> str:
+    if finding.file is None:
+        return finding.surface
+    return f"{finding.file}:{finding.line}" if finding.line else finding.file
+
+
+def explain(result: DemoResult) -> list[str]:
+    """What each release changed and, under each one not safe to roll, the findings its
+    verdict rests on: rule, file:line, what, and the safer way (the way out of an unknown)."""
+    stories = {r.version: r.story for r in RELEASES}
+    pad = max(len(g.release.version) for g in result.generated) + 2
+    lines = [
+        "release by release; under each one not safe to roll, why (rule, file:line, the way out):"
+    ]
+    for generated in result.generated:
+        version = generated.release.version
+        lines += _wrap(f"{version.ljust(pad)}{stories[version]}", "", " " * pad)
+        verdict = generated.decision.rolling_update_safe
+        if verdict is True:
+            continue
+        lines.append(f"{' ' * pad}rollingUpdateSafe {str(verdict).lower()}, because of:")
+        for finding in generated.decision.reasons:
+            text = f"[{finding.rule}] {_where(finding)}: {finding.message}"
+            lines += _wrap(text, f"{' ' * pad}- ", " " * (pad + 4))
+            if finding.hint:
+                label = "way out" if finding.severity == "unknown" else "safer"
+                lines += _wrap(f"{label}: {finding.hint}", " " * (pad + 2), " " * (pad + 4))
+    return lines
+
+
+def next_steps(result: DemoResult) -> list[str]:
+    """The upgrade-check and upgrade-plan to try on the index the demo wrote, from its folder."""
+    first, last = result.generated[0].release.version, result.generated[-1].release.version
+    span = f"--from {first} --to {last} --index {result.index.name}"
     return [
-        "  ".join(cell.ljust(w) for cell, w in zip(row, [*widths, 0], strict=True)) for row in rows
+        f"next: may an install on {first} roll straight to {last}? ask the index the demo wrote:",
+        f"  cd {shlex.quote(str(result.index.parent))}",
+        f"  release-safety upgrade-check {span}",
+        f"  release-safety upgrade-plan {span}",
     ]

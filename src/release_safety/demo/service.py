@@ -1,4 +1,5 @@
-"""The demo's sample service: seven releases touching every surface, some safe, some not.
+"""The demo's sample service: eleven releases, four safe, one unsafe per kind of break and
+one unknown (a config read the tool cannot follow).
 
 Each release is the set of files it writes (and deletes) on top of the one before; the
 OpenAPI document and the MCP snapshot are built from small Python structures so every
@@ -161,16 +162,48 @@ def _tools_with(name: str, change: dict[str, Any]) -> list[dict[str, Any]]:
     return tools
 
 
+_RUN_SQL_CAPPED = _tools_with(
+    "run_sql", {"description": "Run a read-only SQL query (max 5000 rows)."}
+)
+_RUN_SQL_LIMIT_REQUIRED = _tools_with(
+    "run_sql",
+    {
+        "description": "Run a read-only SQL query (max 5000 rows).",
+        "inputSchema": {
+            "type": "object",
+            "required": ["sql", "limit"],
+            "properties": {
+                "sql": {"type": "string"},
+                "limit": {"type": "integer", "maximum": 5000},
+            },
+        },
+    },
+)
+
+
 _ENV = """# Sample service configuration
 DATABASE_URL=postgres://localhost:5432/sample
 PORT=8080
 LOG_LEVEL=info
 """
 
+_ENV_SWEEP = _ENV + "# Optional: seconds between cache sweeps\nCACHE_SWEEP_SECONDS=300\n"
+
 _SERVER_TS = """export const config = {
   databaseUrl: process.env.DATABASE_URL,
   port: Number(process.env.PORT || '8080'),
   logLevel: process.env.LOG_LEVEL ?? 'info',
+};
+"""
+
+
+_SERVER_TS_FEATURES = """const FEATURES = ['SEARCH', 'EXPORT'];
+
+export const config = {
+  databaseUrl: process.env.DATABASE_URL,
+  port: Number(process.env.PORT || '8080'),
+  logLevel: process.env.LOG_LEVEL ?? 'warn',
+  features: Object.fromEntries(FEATURES.map((f) => [f, process.env[`FEATURE_${f}`] === 'on'])),
 };
 """
 
@@ -243,7 +276,7 @@ CREATE TABLE projects (
     ),
     DemoRelease(
         "1.1.0",
-        "additive: nullable column, concurrent index, new endpoint (safe)",
+        "additive: nullable column, concurrent index, new endpoint",
         {
             "migrations/0002_add_last_login.up.sql": """SET lock_timeout = '5s';
 ALTER TABLE users ADD COLUMN last_login_at timestamptz;
@@ -256,7 +289,7 @@ CREATE INDEX CONCURRENTLY IF NOT EXISTS projects_name_idx ON projects (name);
     ),
     DemoRelease(
         "1.2.0",
-        "a required response field (role) removed with no declaration (unsafe)",
+        "a required response field (role) removed with no declaration",
         {
             "openapi.yaml": _openapi(_user_schema(_LAST_LOGIN, drop="role"), _PROJECTS_PATH),
         },
@@ -264,7 +297,7 @@ CREATE INDEX CONCURRENTLY IF NOT EXISTS projects_name_idx ON projects (name);
     DemoRelease(
         "1.3.0",
         "a constraint added NOT VALID, validated later; an optional env var; PostgreSQL 15.6 to "
-        "15.8 (safe)",
+        "15.8",
         {
             "migrations/0004_projects_name_check.up.sql": """SET lock_timeout = '5s';
 ALTER TABLE projects ADD CONSTRAINT projects_name_not_blank CHECK (name <> '') NOT VALID;
@@ -273,27 +306,23 @@ ALTER TABLE projects ADD CONSTRAINT projects_name_not_blank CHECK (name <> '') N
 -- scan runs under SHARE UPDATE EXCLUSIVE, which lets reads and writes go on
 ALTER TABLE projects VALIDATE CONSTRAINT projects_name_not_blank;
 """,
-            ".env.example": _ENV
-            + "# Optional: seconds between cache sweeps\nCACHE_SWEEP_SECONDS=300\n",
+            ".env.example": _ENV_SWEEP,
             "docker-compose.yml": _compose("15.8-alpine"),
         },
     ),
     DemoRelease(
         "1.4.0",
-        "a column dropped, declared as a break with a required stop; a default changed (unsafe)",
+        "a column dropped, declared as a break with a required stop",
         {
             "migrations/0006_drop_legacy_code.up.sql": """-- release-safety: breaking(required-stop)
 --   drops projects.legacy_code; release 1.3.0 already stopped reading it
 ALTER TABLE projects DROP COLUMN legacy_code;
 """,
-            ".env.example": _ENV.replace("LOG_LEVEL=info", "LOG_LEVEL=warn")
-            + "# Optional: seconds between cache sweeps\nCACHE_SWEEP_SECONDS=300\n",
-            "src/config.ts": _SERVER_TS.replace("'info'", "'warn'"),
         },
     ),
     DemoRelease(
         "1.5.0",
-        "tool descriptions edited, a new table, a maintainer's minimum previous version (safe)",
+        "tool descriptions edited, a new table, a maintainer's minimum previous version",
         {
             "migrations/0007_audit_log.up.sql": """CREATE TABLE audit_log (
     id bigserial PRIMARY KEY,
@@ -302,39 +331,40 @@ ALTER TABLE projects DROP COLUMN legacy_code;
     created_at timestamptz NOT NULL DEFAULT now()
 );
 """,
-            "mcp-tools.json": _mcp(
-                _tools_with(
-                    "run_sql", {"description": "Run a read-only SQL query (max 5000 rows)."}
-                )
-            ),
+            "mcp-tools.json": _mcp(_RUN_SQL_CAPPED),
             "release-safety.overrides.json": OVERRIDES,
         },
     ),
     DemoRelease(
         "1.6.0",
-        "an MCP input became required, a NOT NULL column added without default, PostgreSQL 15 "
-        "to 16 (unsafe)",
+        "the bundled PostgreSQL moved from 15 to 16",
+        {"docker-compose.yml": _compose("16.4-alpine")},
+    ),
+    DemoRelease(
+        "1.7.0",
+        "the run_sql MCP tool's limit input became required",
+        {"mcp-tools.json": _mcp(_RUN_SQL_LIMIT_REQUIRED)},
+    ),
+    DemoRelease(
+        "1.8.0",
+        "quieter logs: LOG_LEVEL's default changed from info to warn",
         {
-            "migrations/0008_users_tenant.up.sql": (
-                "ALTER TABLE users ADD COLUMN tenant_id uuid NOT NULL;\n"
-            ),
-            "docker-compose.yml": _compose("16.4-alpine"),
-            "mcp-tools.json": _mcp(
-                _tools_with(
-                    "run_sql",
-                    {
-                        "description": "Run a read-only SQL query (max 5000 rows).",
-                        "inputSchema": {
-                            "type": "object",
-                            "required": ["sql", "limit"],
-                            "properties": {
-                                "sql": {"type": "string"},
-                                "limit": {"type": "integer", "maximum": 5000},
-                            },
-                        },
-                    },
-                )
+            ".env.example": _ENV_SWEEP.replace("LOG_LEVEL=info", "LOG_LEVEL=warn"),
+            "src/config.ts": _SERVER_TS.replace("'info'", "'warn'"),
+        },
+    ),
+    DemoRelease(
+        "1.9.0",
+        "an index for the admin page's role filter, built without CONCURRENTLY",
+        {
+            "migrations/0008_users_role_idx.up.sql": (
+                "CREATE INDEX users_role_idx ON users (role);\n"
             ),
         },
+    ),
+    DemoRelease(
+        "1.10.0",
+        "feature flags read through a computed name (FEATURE_${f}) the tool cannot follow",
+        {"src/config.ts": _SERVER_TS_FEATURES},
     ),
 )

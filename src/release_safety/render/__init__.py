@@ -1,7 +1,29 @@
 """Renderings of a release's analysis for people: Markdown notes and summaries."""
 
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from release_safety.finding import Finding
+
+VERDICT_WORDS = {"true": "SAFE", "false": "UNSAFE", "unknown": "UNKNOWN"}
+"""A verdict as text outputs say it, by its JSON spelling (`word`)."""
+REASONS_SHOWN = 3
+"""Reasons a one-line summary spells out; the evidence lists every one."""
+
 
 def word(value: object) -> str:
     """A value in text output as JSON spells it: `true` / `false` for booleans (never Python's
     `True`), anything else as it reads (`unknown`, a number)."""
     return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def reasons_text(reasons: Sequence[Finding], more: str = "") -> str:
+    """The first REASONS_SHOWN distinct messages of a verdict's reasons, `; `-joined, then how
+    many more there are (`more`: where they are listed)."""
+    texts = list(dict.fromkeys(f.message for f in reasons))
+    rest = len(texts) - REASONS_SHOWN
+    tail = f"; and {rest} more{more}" if rest > 0 else ""
+    return "; ".join(texts[:REASONS_SHOWN]) + tail

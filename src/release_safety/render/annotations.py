@@ -33,11 +33,12 @@ class Shown:
 
 def gate_shown(result: GateResult) -> list[Shown]:
     """The pull-request gate's findings at its levels: undeclared breaks and problems are
-    errors, warnings warnings, declared breaks notes."""
+    errors, warnings warnings, declared breaks, acknowledgements and added overrides notes."""
     return [
         *(Shown(f, "error") for f in [*result.uncovered, *result.problems]),
         *(Shown(f, "warning") for f in result.warnings),
         *(Shown(c.finding, "note") for c in result.covered),
+        *(Shown(f, "note") for f in [*result.acknowledged, *result.overrides_added]),
     ]
 
 

@@ -51,7 +51,7 @@ def _cell(text: str) -> str:
 def _where(f: Finding | DeclaredBreak) -> str:
     if f.file is None:
         return "–"
-    return f"`{_cell(f.file)}:{f.line or 1}`"
+    return f"`{_cell(f.file)}:{f.line}`" if f.line else f"`{_cell(f.file)}`"
 
 
 def headline(result: GateResult) -> str:
@@ -81,7 +81,22 @@ def headline(result: GateResult) -> str:
             "✅ This pull request declares its breaking changes: it may merge, and the release"
             " that ships it will need the Recreate strategy."
         )
+    if result.warnings:
+        return (
+            f"⚠️ UNKNOWN: no undeclared break found, but {_unproven(result.warnings)}: the pull"
+            " request may merge, and the release that ships it cannot be proven safe to roll."
+        )
     return "✅ No breaking change found: this pull request keeps rolling updates safe."
+
+
+def _unproven(warnings: Sequence[Finding]) -> str:
+    """The unknown findings the gate's outcome rests on, counted by rule."""
+    counts: dict[str, int] = {}
+    for f in warnings:
+        counts[f.rule] = counts.get(f.rule, 0) + 1
+    rules = ", ".join(f"{rule} ×{n}" if n > 1 else rule for rule, n in sorted(counts.items()))
+    n = len(warnings)
+    return f"{n} finding{'s' if n > 1 else ''} could not be proven either way ({rules})"
 
 
 def _table(rows: Sequence[tuple[str, str, str, str, str]]) -> list[str]:
@@ -139,8 +154,39 @@ def _unblock(result: GateResult) -> list[str]:
     return lines
 
 
-def comment_body(result: GateResult, base: str, head: str) -> str:
-    """The sticky comment: marker, headline, a table per surface, how to unblock."""
+def _brings(result: GateResult, settings: Sequence[Finding]) -> list[str]:
+    """What the pull request accepts or changes besides its breaks: acknowledgements, the
+    overrides it adds or removes, its settings changes."""
+    lines: list[str] = []
+    if result.acknowledged:
+        lines += [
+            "### Acknowledged in this pull request",
+            "",
+            "| rule | where | finding | reason |",
+            "| --- | --- | --- | --- |",
+        ]
+        for f in result.acknowledged[:ROW_CAP]:
+            reason = (f.acknowledged or "").split(": ", 1)[-1]
+            lines.append(f"| `{f.rule}` | {_where(f)} | {_cell(f.message)} | {_cell(reason)} |")
+        lines.append("")
+    changed = [("added", f) for f in result.overrides_added]
+    changed += [("⛔ removed", f) for f in result.overrides_removed]
+    if changed:
+        lines += ["### Upgrade overrides in this pull request", ""]
+        lines += [f"- {how}: {_where(f)} {_cell(f.message)}" for how, f in changed[:ROW_CAP]]
+        lines.append("")
+    # the narrowings are in the settings table above; the changes that only add are here
+    shown = [f for f in settings if f.severity == "advisory" and not f.acknowledged]
+    if shown:
+        lines += ["### Settings changed in this pull request", ""]
+        lines += [f"- ℹ️ {_where(f)} `{f.rule}`: {_cell(f.message)}" for f in shown[:ROW_CAP]]
+        lines.append("")
+    return lines
+
+
+def comment_body(result: GateResult, base: str, head: str, settings: Sequence[Finding] = ()) -> str:
+    """The sticky comment: marker, headline, a table per surface, what the pull request
+    accepts or changes (`settings`: its settings changes), how to unblock."""
     lines = [MARKER, f"## {headline(result)}", ""]
     lines.append(f"Checked `{base[:12]}`..`{head[:12]}` (merge base to head) with every surface.")
     if result.not_checked:
@@ -157,6 +203,7 @@ def comment_body(result: GateResult, base: str, head: str) -> str:
             stop = " (required stop)" if d.requiredStop else ""
             lines.append(f"- {_where(d)}{stop}: {_cell(d.reason)}")
         lines.append("")
+    lines += _brings(result, settings)
     if not result.passed:
         lines += [*_unblock(result), ""]
     body = "\n".join(lines).rstrip("\n") + "\n"

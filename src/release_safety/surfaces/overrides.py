@@ -2,15 +2,17 @@
 
     {
       "$schema": "...",                                            optional
-      "default": {"minPreviousVersion": "1.2.0", "requiredStop": false, "note": "..."},
+      "default": {"minPreviousVersion": "1.2.0", "requiredStop": false, "note": "...",
+                  "recreateNote": "..."},
       "versions": {
         "1.4.0": {"minPreviousVersion": "1.2.0", "requiredStop": true, "note": "..."}
       }
     }
 
-Every block and key is optional; objects are closed and versions are `X.Y.Z`. The file is
-validated strictly: a malformed file is bad input (exit 2), because ignoring it would drop a
-maintainer's required stop, the falsely-safe direction. An absent file means nothing applies.
+Every block and key is optional; objects are closed and versions are `X.Y.Z` (`vX.Y.Z` is
+read as the same version). The file is validated strictly: a malformed file is bad input
+(exit 2), because ignoring it would drop a maintainer's required stop, the falsely-safe
+direction. An absent file means nothing applies.
 
 For release V (a version that is not `X.Y.Z`, such as a preview, counts as newer than all):
 
@@ -18,15 +20,26 @@ For release V (a version that is not `X.Y.Z`, such as a preview, counts as newer
   for every v at or below V (a floor keeps binding the releases after the one that set it);
   `minPreviousVersion` is the highest of them;
 - required stops: every v at or below V whose `requiredStop` is true (a version's own block
-  wins over `default.requiredStop`, which applies to V itself).
+  wins over `default.requiredStop`, which applies to V itself);
+- the Recreate note (what operators must know to roll V with the Recreate strategy, such as how
+  the service's Helm chart runs its migration job): `versions[v].recreateNote` of the highest v
+  at or below V that sets one, else `default.recreateNote`; none when neither does.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any, NamedTuple
+from typing import Annotated, Any, NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StringConstraints,
+    ValidationError,
+    field_validator,
+)
 
 from release_safety.discovery import reason_of, unmatched
 from release_safety.errors import InputError
@@ -39,11 +52,11 @@ from release_safety.findings import (
     register,
 )
 from release_safety.jsonio import parse_json
-from release_safety.model import ReleaseVersion, Upgrade
+from release_safety.model import GivenVersion, Upgrade
 from release_safety.settings import Settings
 from release_safety.snapshot import Snapshot
 from release_safety.surfaces.declarations.jsonpos import KeyPath, key_lines
-from release_safety.versions import Version, is_release, version_key
+from release_safety.versions import Version, is_release, plain_version, version_key
 
 UPGRADE_FLOOR = register(
     Rule(
@@ -81,13 +94,17 @@ OVERRIDE_REMOVED = register(
 
 
 class OverrideBlock(BaseModel):
-    """`{minPreviousVersion, requiredStop, note}`; every key optional, nothing else allowed."""
+    """`{minPreviousVersion, requiredStop, note, recreateNote}`; every key optional, nothing
+    else allowed."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    minPreviousVersion: ReleaseVersion | None = None
+    minPreviousVersion: GivenVersion | None = None
     requiredStop: StrictBool | None = None
     note: str | None = None
+    recreateNote: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)] | None = (
+        None
+    )
 
     @field_validator("requiredStop", mode="before")
     @classmethod
@@ -104,7 +121,20 @@ class OverridesFile(BaseModel):
 
     schema_: str | None = Field(default=None, alias="$schema")
     default: OverrideBlock = OverrideBlock()
-    versions: dict[ReleaseVersion, OverrideBlock] = {}
+    versions: dict[GivenVersion, OverrideBlock] = {}
+
+    @field_validator("versions", mode="before")
+    @classmethod
+    def _one_key_a_version(cls, value: Any) -> Any:
+        """`1.4.0` and `v1.4.0` name one version: two blocks for it would drop one silently."""
+        if isinstance(value, dict):
+            seen: dict[str, str] = {}
+            for key in value:
+                plain = plain_version(key) if isinstance(key, str) else key
+                if plain in seen:
+                    raise ValueError(f"{seen[plain]!r} and {key!r} name the same version")
+                seen[plain] = key
+        return value
 
 
 def _key(loc: tuple[int | str, ...]) -> str:
@@ -178,28 +208,60 @@ def resolve(overrides: OverridesFile, version: str) -> tuple[list[Floor], list[s
     return floors, sorted(stops, key=version_key)
 
 
+def recreate_note(overrides: OverridesFile, version: str) -> str | None:
+    """The Recreate note that applies to `version`: the highest version block at or below it
+    that sets one, else the default's."""
+    notes = [
+        (at, block.recreateNote)
+        for at, block in overrides.versions.items()
+        if block.recreateNote is not None and _at_or_below(at, version)
+    ]
+    if notes:
+        return max(notes, key=lambda found: version_key(found[0]))[1]
+    return overrides.default.recreateNote
+
+
 def _evidence(
     overrides: OverridesFile,
     floors: list[Floor],
     stops: list[str],
     lines: dict[KeyPath, int],
     path: str,
-) -> list[Finding]:
-    """One advisory per floor and per stop that applies, at its block's line, with its note."""
-    findings: list[Finding] = []
+) -> list[tuple[str, Finding]]:
+    """One advisory per floor and per stop that applies, at its block's line, with its note;
+    each with what it sets (`_applied`'s words)."""
+    findings: list[tuple[str, Finding]] = []
     for floor in floors:
         at_default = floor.source == "default"
         line = lines.get(("default",) if at_default else ("versions", floor.source), 1)
         where = "the default" if at_default else f"set at {floor.source}"
         note = f": {floor.note}" if floor.note else ""
-        message = f"upgrade floor {floor.version} ({where}){note}"
-        findings.append(_advisory(UPGRADE_FLOOR, path, line, message))
+        what = f"upgrade floor {floor.version}"
+        findings.append((what, _advisory(UPGRADE_FLOOR, path, line, f"{what} ({where}){note}")))
     for stop in stops:
         block = overrides.versions.get(stop, overrides.default)
         line = lines.get(("versions", stop), lines.get(("default",), 1))
         note = f": {block.note}" if block.note else ""
-        findings.append(_advisory(REQUIRED_STOP, path, line, f"required stop {stop}{note}"))
-    return sorted(findings, key=Finding.sort_key)
+        what = f"required stop {stop}"
+        findings.append((what, _advisory(REQUIRED_STOP, path, line, f"{what}{note}")))
+    return findings
+
+
+def _applied(floors: list[Floor], stops: list[str]) -> set[str]:
+    """What the floors and stops that apply set, in words (`required stop 1.4.0`)."""
+    return {f"required stop {stop}" for stop in stops} | {
+        f"upgrade floor {floor.version}" for floor in floors
+    }
+
+
+def _earlier(before: str | None, path: str) -> OverridesFile | None:
+    """The file at the previous ref; None when it had none (a malformed one set nothing)."""
+    if before is None:
+        return None
+    try:
+        return parse(before, path)
+    except InputError:
+        return None
 
 
 def _advisory(rule: Rule, path: str, line: int, message: str) -> Finding:
@@ -253,9 +315,11 @@ def analyse(
         )
     overrides = parse(text, path)
     floors, stops = resolve(overrides, version)
-    lines = key_lines(text)
-    findings = _evidence(overrides, floors, stops, lines, path)
-    findings += _dropped(before, overrides, lines, version, path)
+    lines = _key_lines(text)
+    evidence = _evidence(overrides, floors, stops, lines, path)
+    earlier = _earlier(before, path)
+    had = _applied(*resolve(earlier, version)) if earlier is not None else set()
+    findings = [f for _, f in evidence] + _dropped(before, overrides, lines, version, path)
     highest = max((f.version for f in floors), key=version_key, default=None)
     return OverridesReport(
         surface="overrides",
@@ -263,6 +327,8 @@ def analyse(
         findings=sorted(findings, key=Finding.sort_key),
         min_previous_version=highest,
         required_stops=stops,
+        added=sorted((f for what, f in evidence if what not in had), key=Finding.sort_key),
+        recreate_note=recreate_note(overrides, version),
         coverage=coverage,
     )
 
@@ -278,17 +344,12 @@ def _dropped(
     (`before`) applied to `version` that the new file (None: deleted) drops, at the line of the
     new file's `versions` (the old file's block when it was deleted). A malformed earlier file
     set nothing."""
-    if before is None:
+    earlier = _earlier(before, path)
+    if earlier is None or before is None:
         return []
-    try:
-        earlier = parse(before, path)
-    except InputError:
-        return []
-    old_lines = key_lines(before)
+    old_lines = _key_lines(before)
     old_floors, old_stops = resolve(earlier, version)
-    floors, stops = resolve(now, version) if now is not None else ([], [])
-    kept = {f"required stop {stop}" for stop in stops}
-    kept |= {f"upgrade floor {floor.version}" for floor in floors}
+    kept = _applied(*resolve(now, version)) if now is not None else set()
     gone: list[tuple[str, KeyPath]] = [
         (f"required stop {stop}", ("versions", stop)) for stop in old_stops
     ]
@@ -308,6 +369,16 @@ def _dropped(
     ]
 
 
+def _key_lines(text: str) -> dict[KeyPath, int]:
+    """`key_lines`, with a version key written `v1.4.0` found under the version it names."""
+    lines: dict[KeyPath, int] = {}
+    for path, line in key_lines(text).items():
+        if len(path) > 1 and path[0] == "versions" and isinstance(path[1], str):
+            path = (path[0], plain_version(path[1]), *path[2:])
+        lines[path] = line
+    return lines
+
+
 def _block(source: str) -> KeyPath:
     """The key path of the block a floor was set in (`default`, or a version's)."""
     return ("default",) if source == "default" else ("versions", source)
@@ -324,4 +395,5 @@ def upgrade_block(
     return Upgrade(
         minPreviousVersion=overrides.min_previous_version,
         requiredStops=sorted(stops, key=version_key),
+        recreateNote=overrides.recreate_note,
     )

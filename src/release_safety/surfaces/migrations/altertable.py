@@ -127,8 +127,23 @@ def _action(cur: Cursor, alter: Alter) -> None:
         _set(cur, alter)
     elif cur.accept("RESET"):
         facts.touch(table, SUE)
+    elif cur.peek() == "INHERIT" or (cur.peek() == "NO" and cur.peek(1) == "INHERIT"):
+        leaves = cur.accept("NO")
+        cur.accept("INHERIT")
+        parent = cur.name() or "?"
+        facts.touch(table, AEL)
+        facts.touch(parent, SUE)
+        if leaves and not alter.new_in_release and not ctx.new_in_release(parent):
+            facts.issue(
+                RuleId.DROP_TABLE,
+                f"NO INHERIT {parent}: old code's queries on {parent} no longer see the rows "
+                f"of {table}",
+                hint=f"Keep {table} inheriting from {parent} until no released code reads "
+                f"its rows through {parent}.",
+            )
     elif cur.peek() in ("ENABLE", "DISABLE", "FORCE", "NO"):
-        rest = words(cur.rest())
+        raw = cur.rest()
+        rest = words(raw)
         trigger = "TRIGGER" in rest
         facts.touch(table, SRE if trigger else AEL)
         restricts = rest[:1] in (["ENABLE"], ["FORCE"]) and rest[-3:] == [
@@ -145,10 +160,21 @@ def _action(cur: Cursor, alter: Alter) -> None:
                 "it above the statement: `-- release-safety: acknowledge(enable-row-level-"
                 "security): <the policy or role that admits old code>`.",
             )
-    elif cur.accept("INHERIT"):
+        if rest[:2] == ["DISABLE", "TRIGGER"] and not alter.new_in_release:
+            disabled = raw[2].text if len(raw) > 2 else "?"
+            facts.issue(
+                RuleId.TRIGGER_DISABLED,
+                f"DISABLE TRIGGER {disabled} on {table}: what it does for old code's writes "
+                "stops"
+                + (" (and the foreign keys' checks)" if rest[2:3] in (["ALL"], ["SYSTEM"]) else ""),
+                hint=f"Keep the trigger {disabled} on {table} running until no released code "
+                "relies on it, or acknowledge the finding with why none does.",
+            )
+    elif cur.accept("OWNER", "TO"):
         facts.touch(table, AEL)
-        facts.touch(cur.name() or "?", SUE)
-    elif cur.peek() in ("OWNER", "REPLICA", "OF", "NOT"):
+        if not alter.new_in_release:
+            owner_changed(facts, f"TABLE {table}", cur)
+    elif cur.peek() in ("REPLICA", "OF", "NOT"):
         facts.touch(table, AEL)
     elif cur.accept("CLUSTER", "ON"):
         facts.touch(table, SUE)
@@ -173,6 +199,19 @@ def _action(cur: Cursor, alter: Alter) -> None:
             detached.parent = None
     else:
         raise Unclassified(f"ALTER TABLE action {cur.peek() or '?'} not recognised")
+
+
+def owner_changed(facts: StatementFacts, what: str, cur: Cursor) -> None:
+    """OWNER TO on an object old code uses: the previous owner loses what owning gave it
+    (every privilege not granted explicitly, bypassing row level security)."""
+    new = " ".join(t.text for t in cur.rest()[:1]) or "?"
+    facts.issue(
+        RuleId.REVOKE_PRIVILEGES,
+        f"ALTER {what} OWNER TO {new}: the previous owner loses the owner's privileges",
+        hint=f"Grant the previous owner's role what old code needs on {what.split()[-1]} "
+        "before changing the owner, or change it in the release after no released code "
+        "connects as that role.",
+    )
 
 
 def _domain_constrained(alter: Alter, column: ColumnDef) -> bool | None:

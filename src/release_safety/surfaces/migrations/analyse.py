@@ -90,7 +90,7 @@ def _unmatched_sources(settings: Settings, new: Snapshot) -> list[Finding]:
             "migrations",
             f"{settings.origin}: key 'migrations.sources[{i}]': {source.describe()} matches no "
             f"migration file at {new.ref}",
-            settings.origin,
+            settings.file,
             hint=f"Correct `path` (the folder glob) or `pattern` (the file names) of "
             f"migrations.sources[{i}] in {settings.origin} to the files at {new.ref}, or remove "
             f"the entry; a service without migrations declares {absent_entry('migrations')}.",
@@ -176,11 +176,13 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> Migratio
     problems = _unmatched_sources(settings, new)
     matched_new = migration_files(new, migrations.sources)
     matched_old = migration_files(old, migrations.sources) if old is not None else {}
+    discovery = discover(old, new, settings)
+    for path, before in discovery.moved.items():  # replayed where they were, as the sources
+        matched_old.setdefault(before, matched_new[path])  # that read them now would
     if not matched_new and not matched_old:
         refs = f"{old.ref} or {new.ref}" if old is not None else new.ref
         reason = f"no migration file found at {refs}; tried {', '.join(tried)}"
         problems.append(not_checked_finding("migrations", reason))
-    discovery = discover(old, new, settings)
     findings = discovery.findings
     reading = Reading.of(settings)
     old_order = _in_order(old, matched_old, migrations.sources)
@@ -235,6 +237,7 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> Migratio
             created |= analysis.created
         if state is not baseline and state.key not in _STATES:
             remember(_STATES, state.key, state.schema)
+    read.update((path, new.blob_id(path)) for path in discovery.moved)  # the shipped ones
     replayed = {path: old.blob_id(path) for path in matched_old} if old is not None else {}
     coverage = Coverage.of(
         _source_lines(

@@ -23,6 +23,7 @@ from release_safety.surfaces.migrations.altertable import (
     add_column,
     add_constraint,
     alter_table,
+    owner_changed,
 )
 from release_safety.surfaces.migrations.budget import (
     MAX_BRACKET_NESTING,
@@ -55,7 +56,13 @@ from release_safety.surfaces.migrations.tokens import (
     tokenize,
     words,
 )
-from release_safety.surfaces.migrations.volatility import RUNS_SQL, calls, function_volatility
+from release_safety.surfaces.migrations.volatility import (
+    ENDS_SESSIONS,
+    RUNS_SQL,
+    WAITS,
+    calls,
+    function_volatility,
+)
 from release_safety.textcase import lower
 
 if TYPE_CHECKING:
@@ -116,6 +123,16 @@ POSTGRES_COMMANDS = frozenset(
 """The words a PostgreSQL statement may start with (its grammar's `stmt`): any other first word
 is a syntax error PostgreSQL reports at that word."""
 SYNTAX_ERROR = "syntax error at or near"
+_DROPPED_IN_USE = frozenset(
+    {
+        *("EXTENSION", "SERVER", "DATABASE", "OWNED", "ROLE", "USER", "GROUP", "CAST"),
+        *("OPERATOR", "COLLATION", "AGGREGATE", "LANGUAGE", "TEXT", "CONVERSION", "ACCESS"),
+        *("TRANSFORM", "FOREIGN", "ROUTINE"),
+    }
+)
+"""DROP of these takes something old code may use: its login, a cast, operator, collation or
+aggregate its queries name, the functions of a language, what a CASCADE reaches. (A
+publication, subscription, event trigger, tablespace or statistics object is not old code's.)"""
 _SESSION_WIDE = frozenset({"ROLE", "USER", "GROUP", "DATABASE", "SYSTEM"})
 """ALTER of these reaches every session the old code opens: a login refused, a database made
 read-only. Not modelled, so unknown, never nothing."""
@@ -336,6 +353,8 @@ def _alter_other(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
         elif rest[:2] == ["SET", "SCHEMA"]:
             hint = f"Create the view in the new schema beside {view}, and {later}."
             facts.issue(RuleId.SET_SCHEMA, f"{view} SET SCHEMA", hint=hint)
+        elif rest[:2] == ["OWNER", "TO"]:
+            owner_changed(facts, f"{kind} {view}", Cursor(cur.toks[-1:]))
     elif cur.accept("TYPE"):
         name = cur.name() or "?"
         rest = words(cur.rest())
@@ -370,12 +389,17 @@ def _alter_other(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
             facts.issue(RuleId.DROP_TYPE, f"ALTER TYPE {name} {' '.join(rest[:2])}", hint=hint)
     elif cur.accept("SCHEMA"):
         name = cur.name() or "?"
-        if words(cur.rest())[:2] == ["RENAME", "TO"] and not ctx.new_in_release(name):
+        rest = words(cur.rest())
+        if ctx.new_in_release(name):
+            return
+        if rest[:2] == ["RENAME", "TO"]:
             hint = (
                 f"Keep schema {name}; move its objects to the new schema one by one, each with "
                 f"a view under its old name in {name} for a release."
             )
             facts.issue(RuleId.RENAME_SCHEMA, f"RENAME schema {name}", hint=hint)
+        elif rest[:2] == ["OWNER", "TO"]:
+            owner_changed(facts, f"SCHEMA {name}", Cursor(cur.toks[-1:]))
     elif cur.accept("INDEX"):
         _alter_index(cur, ctx)
     elif cur.accept("DOMAIN"):
@@ -384,26 +408,84 @@ def _alter_other(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
         cur.name()
         if cur.accept("ON"):
             facts.touch(cur.name() or "?", AEL)
-    elif cur.accept("FUNCTION") or cur.accept("PROCEDURE"):
+    elif cur.accept("FUNCTION") or cur.accept("PROCEDURE") or cur.accept("ROUTINE"):
         function = cur.name() or "?"
         cur.skip_parens()
         after = cur.rest()
-        if words(after)[:2] == ["RENAME", "TO"] and function in schema.functions:
+        head = words(after)[:2]
+        if head == ["RENAME", "TO"] and function in schema.functions:
             schema.own_functions()[lower(after[-1].text)] = schema.own_functions().pop(function)
+        if ctx.new_in_release(function):
+            return
+        if head == ["RENAME", "TO"]:
+            _dropped_object(facts, ctx, f"{kind} {function} (renamed)", function)
+        elif head == ["SET", "SCHEMA"]:
+            facts.issue(RuleId.SET_SCHEMA, f"{kind} {function} SET SCHEMA")
+        elif head == ["OWNER", "TO"]:
+            owner_changed(facts, f"{kind} {function}", Cursor(after[-1:]))
+    elif cur.accept("SEQUENCE"):
+        _alter_sequence(cur, facts, ctx)
+    elif cur.accept("POLICY"):
+        name = cur.name() or "?"
+        table = cur.name() if cur.accept("ON") else None
+        if table is None:
+            return
+        facts.touch(table, AEL)
+        if ctx.new_in_release(_on_table("POLICY", name, table)):
+            return
+        if words(cur.rest())[:1] != ["RENAME"]:
+            _policy_changed(facts, ctx, table, f"ALTER POLICY {name} ON {table}")
     elif kind in _SESSION_WIDE:
         raise Unclassified(
             f"ALTER {kind} changes what every session of the running code may do (logins, "
             "settings such as default_transaction_read_only); not modelled"
         )
-    elif kind in _INERT_OBJECTS or kind in (
-        "POLICY",
-        "STATISTICS",
-        "SEQUENCE",
-        "TYPE",
-    ):
+    elif kind in _INERT_OBJECTS or kind in ("STATISTICS", "TYPE"):
         cur.rest()
     else:
         raise Unclassified(f"ALTER {kind or '?'} not recognised")
+
+
+_SEQUENCE_BREAKS = frozenset({"RESTART", "MAXVALUE", "MINVALUE", "AS", "RENAME"})
+"""ALTER SEQUENCE clauses that make old code's nextval() fail, or return ids it already holds."""
+
+
+def _alter_sequence(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
+    cur.skip_optional(("IF", "EXISTS"))
+    name = cur.name() or "?"
+    rest = cur.rest()
+    head = words(rest)
+    if ctx.new_in_release(name):
+        return
+    if head[:2] == ["SET", "SCHEMA"]:
+        facts.issue(RuleId.SET_SCHEMA, f"SEQUENCE {name} SET SCHEMA")
+    elif head[:2] == ["OWNER", "TO"]:
+        owner_changed(facts, f"SEQUENCE {name}", Cursor(rest[-1:]))
+    elif head[:2] == ["OWNED", "BY"] and head[2:3] != ["NONE"]:
+        owner = normalise([lower(t.text) for t in rest[2:-1] if t.kind in ("word", "ident")])
+        facts.touch(owner, Lock.ACCESS_SHARE)
+    elif any(word in _SEQUENCE_BREAKS for word in head):
+        clause = next(word for word in head if word in _SEQUENCE_BREAKS)
+        facts.issue(
+            RuleId.ALTER_SEQUENCE,
+            f"ALTER SEQUENCE {name} {' '.join(head[head.index(clause) :][:3])}",
+            hint=f"Leave {name} as old code draws from it: restart it above every id it gave "
+            "(RESTART WITH a value past max(id)), keep its name and bounds until no released "
+            "code uses them.",
+        )
+
+
+def _policy_changed(facts: StatementFacts, ctx: Context, table: str, what: str) -> None:
+    """A policy of a table old code uses changed: the rows its role sees or may write change."""
+    facts.touch(table, AEL)
+    if ctx.new_in_release(table):
+        return
+    facts.issue(
+        RuleId.ROW_POLICY_CHANGED,
+        f"{what}: the rows old code's role sees and may write on {table} change",
+        hint=f"Check that every role the previous release connects as still sees and writes "
+        f"the rows it needs on {table}, and acknowledge the finding with that reason.",
+    )
 
 
 def _alter_index(cur: Cursor, ctx: Context) -> None:
@@ -516,16 +598,17 @@ def _create(sql: str, cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
         ctx.created.add(view)
         schema.add_table(view, Table("matview" if materialized else "view", complete=False))
     elif cur.accept("TRIGGER") or cur.accept("CONSTRAINT", "TRIGGER"):
-        rest = cur.rest()
-        at = next((k for k, t in enumerate(rest) if t.up == "ON"), None)
-        if at is None:
-            raise Unclassified("CREATE TRIGGER without ON table")
-        facts.touch(Cursor(rest[at + 1 :]).name() or "?", SRE)
+        _create_trigger(cur.rest(), facts, ctx)
     elif cur.accept("POLICY"):
         rest = cur.rest()
         at = next((k for k, t in enumerate(rest) if t.up == "ON"), None)
         if at is not None:
-            facts.touch(Cursor(rest[at + 1 :]).name() or "?", AEL)
+            table = Cursor(rest[at + 1 :]).name() or "?"
+            policy = Cursor(rest[:1]).name() or "?"
+            if "RESTRICTIVE" in words(rest):
+                _policy_changed(facts, ctx, table, f"CREATE POLICY {policy} AS RESTRICTIVE")
+            facts.touch(table, AEL)
+            ctx.created.add(_on_table("POLICY", policy, table))
     elif cur.accept("RULE"):  # CREATE RULE name AS ON event TO table ... DO [ALSO|INSTEAD]
         rest = cur.rest()
         at = next((k for k, t in enumerate(rest) if t.up == "TO"), None)
@@ -556,9 +639,25 @@ def _create(sql: str, cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
             schema.own_sequences().add(name)
             ctx.created.add(name)
     elif cur.accept("FUNCTION") or cur.accept("PROCEDURE"):
+        start = cur.i
+        named = cur.name() or ""
+        cur.i = start
+        replaces = replace and schema.function(named) is not None and not ctx.new_in_release(named)
         created = _create_function(cur, ctx)
         if not replace:  # OR REPLACE may replace the previous release's function
             ctx.created.add(created)
+        body = schema.functions[created].body
+        trigger = ("RETURNS", "TRIGGER") in pairwise(words(cur.toks))
+        refuses = _refuses(body, before=True) if replaces and trigger and body else None
+        if refuses is not None:
+            facts.issue(
+                RuleId.TRIGGER_REFUSES_WRITES,
+                f"trigger function {created}() replaced by one that {refuses}: the triggers of "
+                "the previous release that run it may refuse its writes",
+                hint=f"Replace {created}() in the release after the one whose code meets what "
+                "it now demands, or acknowledge it with why no released code writes what it "
+                "refuses.",
+            )
     elif cur.accept("SCHEMA"):
         cur.skip_optional(("IF", "NOT", "EXISTS"))
         name = cur.name()
@@ -568,6 +667,70 @@ def _create(sql: str, cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
         cur.rest()
     else:
         raise Unclassified(f"CREATE {kind or '?'} not recognised")
+
+
+def _create_trigger(rest: list[Tok], facts: StatementFacts, ctx: Context) -> None:
+    """CREATE TRIGGER on a table old code writes: its function may refuse old code's writes
+    (an exception raised, a BEFORE row trigger returning NULL), judged from the body the
+    migrations gave it; a body they do not show is unknown."""
+    at = next((k for k, t in enumerate(rest) if t.up == "ON"), None)
+    if at is None:
+        raise Unclassified("CREATE TRIGGER without ON table")
+    name = Cursor(rest[:1]).name() or "?"
+    table = Cursor(rest[at + 1 :]).name() or "?"
+    facts.touch(table, SRE)
+    ctx.created.add(_on_table("TRIGGER", name, table))
+    run = next((k for k, t in enumerate(rest) if t.up == "EXECUTE"), len(rest))
+    function = Cursor(rest[run + 2 :]).name() or "?"
+    if ctx.new_in_release(table):
+        return
+    events = " or ".join(t.text for t in rest[:at] if t.up in ("INSERT", "UPDATE", "DELETE"))
+    known = ctx.schema.function(function)
+    if known is None or known.body is None:
+        why = "its function is not created by the migrations with a constant body"
+        facts.issue(
+            RuleId.SCHEMA_FACT_UNKNOWN,
+            f"what trigger {name} does to old code's writes on {table}: {why} ({function})",
+            hint=f"Review that {function}() neither raises nor skips the previous release's "
+            f"{events or 'writes'} on {table}, and acknowledge the finding with that reason.",
+        )
+        return
+    refuses = _refuses(known.body, before=words(rest[1:2]) == ["BEFORE"])
+    if refuses is not None:
+        facts.issue(
+            RuleId.TRIGGER_REFUSES_WRITES,
+            f"trigger {name} on {table} runs {function}(), which {refuses}: the previous "
+            f"release's {events or 'writes'} on {table} may be refused",
+            hint=f"Create trigger {name} in the release after the one whose code meets what "
+            f"{function}() demands of {table}, or acknowledge it with why no released code "
+            "writes what it refuses.",
+        )
+
+
+def _on_table(kind: str, name: str, table: str) -> str:
+    """How a trigger or a policy is known among what the release created (they are named per
+    table)."""
+    return f"{kind} {name} on {table}"
+
+
+_RAISE_QUIET = frozenset({"DEBUG", "LOG", "INFO", "NOTICE", "WARNING"})
+"""RAISE levels that do not abort the statement."""
+
+
+def _refuses(body: str, *, before: bool) -> str | None:
+    """What in a trigger function's body refuses the write that fired it: an exception raised
+    (RAISE at the default level, EXCEPTION, or a re-raise), or, for a BEFORE trigger, RETURN
+    NULL (the row is skipped); None when it holds neither."""
+    try:
+        toks = tokenize(body)
+    except TokenError:
+        return "runs a body the tool cannot read"
+    for tok, after in pairwise(toks):
+        if tok.up == "RAISE" and after.up not in _RAISE_QUIET:
+            return "raises an exception"
+        if before and tok.up == "RETURN" and after.up == "NULL":
+            return "returns NULL (the row is skipped)"
+    return None
 
 
 def _create_domain(cur: Cursor, ctx: Context) -> None:
@@ -782,9 +945,20 @@ def _drop(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
             facts.issue(RuleId.DROP_SCHEMA, f"DROP SCHEMA {', '.join(old)}", hint=hint)
     elif cur.accept("TRIGGER") or cur.accept("POLICY") or cur.accept("RULE"):
         cur.skip_optional(("IF", "EXISTS"))
-        cur.name()
-        if cur.accept("ON"):
-            facts.touch(cur.name() or "?", AEL)
+        name = cur.name() or "?"
+        table = cur.name() if cur.accept("ON") else None
+        if table is None:
+            return
+        facts.touch(table, AEL)
+        if kind == "POLICY" and not ctx.new_in_release(_on_table(kind, name, table)):
+            _policy_changed(facts, ctx, table, f"DROP POLICY {name} ON {table}")
+        elif kind == "TRIGGER" and not ctx.new_in_release(_on_table(kind, name, table)):
+            facts.issue(
+                RuleId.TRIGGER_DISABLED,
+                f"DROP TRIGGER {name} ON {table}: what it does for old code's writes stops",
+                hint=f"Keep trigger {name} on {table} until no released code relies on it, or "
+                "acknowledge the finding with why none does.",
+            )
     elif cur.accept("SEQUENCE"):
         cur.skip_optional(("IF", "EXISTS"))
         for name in cur.names():
@@ -801,11 +975,15 @@ def _drop(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
             facts.touch(name, AEL, dropped=True)
             _dropped_object(facts, ctx, "FOREIGN TABLE", name)
             schema.drop_table(name)
-    elif kind in ("EXTENSION", "SERVER", "DATABASE", "OWNED"):
-        cur.accept(kind)
-        cur.skip_optional(("IF", "EXISTS"), ("BY",))
+    elif kind in _DROPPED_IN_USE:
+        cur.i += 1
+        named = []
+        while cur.peek() in ("SEARCH", "DATA", "WRAPPER", "METHOD", "CLASS", "FAMILY", "BY"):
+            named.append(cur.peek())
+            cur.i += 1
+        cur.skip_optional(("IF", "EXISTS"))
         what = " ".join(t.text for t in cur.rest()[:8])
-        _dropped_object(facts, ctx, "OWNED BY" if kind == "OWNED" else kind, what)
+        _dropped_object(facts, ctx, " ".join([kind, *named]), what)
     elif kind in _INERT_OBJECTS or kind == "STATISTICS":
         cur.rest()
     else:
@@ -833,6 +1011,7 @@ def _lock(cur: Cursor, facts: StatementFacts) -> None:
         if name not in Lock.__members__:
             raise Unclassified(f"LOCK mode {name or '?'} not recognised")
         mode = Lock[name]
+    facts.explicit_lock = True
     for table in tables:
         facts.touch(table, mode)
 
@@ -997,6 +1176,15 @@ def _data(sql: str, toks: list[Tok], facts: StatementFacts, ctx: Context) -> Non
             raise Unclassified(
                 f"calls {name}(), which runs SQL the text does not show", anything=True
             )
+        if name in ENDS_SESSIONS:
+            ends = "cancels the queries" if name == "pg_cancel_backend" else "ends the sessions"
+            facts.issue(
+                RuleId.TERMINATE_SESSIONS,
+                f"{name}() {ends} it selects: the previous release's among them",
+                hint=f"Remove the {name}() call: let lock_timeout fail the migration when old "
+                "code holds a conflicting lock, and retry it.",
+            )
+        facts.waits |= name in WAITS
         if (
             ctx.schema.functions.get(name) is not None
             or function_volatility(name, ctx.schema) == "unknown"

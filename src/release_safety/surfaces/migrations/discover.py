@@ -39,6 +39,9 @@ _REGISTERS = re.compile(
     re.MULTILINE,
 )
 _CODE_SUFFIXES = (".go", ".java", ".kt", ".rb", ".py")
+# Characters a path may hold that no name pattern's `.` matches as written (a newline), or
+# that tools read names line by line over: C0 controls and DEL.
+_CONTROLS = re.compile(r"[\x00-\x1f\x7f]")
 # The version a tool that keys applied migrations by version reads from a file name.
 _VERSION = re.compile(r"(\d+)_")
 
@@ -109,13 +112,15 @@ def in_code(path: str, settings: Settings) -> bool:
 @dataclass(frozen=True)
 class Discovery:
     """What a release adds, and findings for shipped migrations touched and migrations found
-    that no source reads (`unread`, also listed for the coverage), and the files an exclusion
-    covers (path -> reason)."""
+    that no source reads (`unread`, also listed for the coverage), the files an exclusion
+    covers (path -> reason), and the shipped migrations it moved to where a source reads them
+    (new path -> old path)."""
 
     added: list[MigrationPath]
     findings: list[Finding]
     unread: list[Unmodelled]
     excluded: dict[str, str]
+    moved: dict[str, str]
 
 
 def discover(old: Snapshot | None, new: Snapshot, settings: Settings) -> Discovery:
@@ -124,19 +129,34 @@ def discover(old: Snapshot | None, new: Snapshot, settings: Settings) -> Discove
     no source reads.
 
     A migration moved to another path is an addition (knex and sql-migrate key applied
-    migrations by name), unless it kept its bytes and its version in a format whose tool keys
-    them by version (`_kept_by_version`).
+    migrations by name), unless it kept its bytes and its file name (a folder moved: no tool
+    keys applied migrations by folder) or its version in a format whose tool keys them by
+    version (`_moved`): then it is the shipped migration where it now is, when a source reads
+    it there, and `migration-not-read` with the source to add when none does (as is every
+    migration the release adds to a folder it moved migrations to).
     """
     added: list[MigrationPath] = []
     findings: list[Finding] = []
     unread: list[Unmodelled] = []
     excluded: dict[str, str] = {}
     changes = changes_between(old, new)
-    kept = _kept_by_version(old, new, changes)
+    moved = _moved(old, new, changes)
     sources = settings.migrations.sources
     claimed = migration_files(new, sources)
+    kept = {path: before for path, before in moved.items() if path in claimed}
+    moved_into = {  # folder -> the source that read what the release moved there
+        path.rpartition("/")[0]: source
+        for path, before in moved.items()
+        if path not in claimed and (source := source_of(before, settings)) is not None
+    }
+    gaps = {
+        path: gap
+        for path, before in moved.items()
+        if path not in kept and (gap := _moved_gap(path, before, moved_into)) is not None
+    }
+    gone = {moved[path] for path in (*kept, *gaps)}  # said at the path it moved to
     for change in changes:
-        if change.path in kept:
+        if change.path in gone or change.path in kept:
             continue
         if change.status == "deleted":
             source = source_of(change.path, settings)
@@ -148,7 +168,11 @@ def discover(old: Snapshot | None, new: Snapshot, settings: Settings) -> Discove
             and change.status != "deleted"
             and (change.status == "added" or not shipped)
         ):
-            gap = unread_migration(new, change.path, settings)
+            gap = (
+                gaps.get(change.path)
+                or _moved_gap(change.path, None, moved_into)
+                or unread_migration(new, change.path, settings)
+            )
             if gap is None:
                 continue
             reason = next(
@@ -158,7 +182,8 @@ def discover(old: Snapshot | None, new: Snapshot, settings: Settings) -> Discove
                 excluded[change.path] = reason
                 continue
             unread.append(gap)
-            message = f"{change.path} {change.status}: {gap.what}"
+            shown = repr(change.path) if _CONTROLS.search(change.path) else change.path
+            message = f"{shown} {change.status}: {gap.what}"  # one line, whatever the name
             findings.append(
                 MIGRATION_NOT_READ.finding("migrations", message, gap.file, gap.line, gap.way_out)
             )
@@ -180,7 +205,42 @@ def discover(old: Snapshot | None, new: Snapshot, settings: Settings) -> Discove
                     hint=_shipped_hint(change.path, old, edited, settings.overrides.file),
                 )
             )
-    return Discovery(sorted(added, key=lambda m: (m.name, m.path)), findings, unread, excluded)
+    return Discovery(
+        sorted(added, key=lambda m: (m.name, m.path)), findings, unread, excluded, kept
+    )
+
+
+def _exclusion(path: str) -> str:
+    """The way out for a file the search takes for a migration that is not one of the service."""
+    return (
+        f"or, if it is not run against this service's database, an [[migrations.exclude]] "
+        f"with path = {path!r} and the reason"
+    )
+
+
+def _moved_gap(
+    path: str, before: str | None, moved_into: dict[str, MigrationSource]
+) -> Unmodelled | None:
+    """A migration the release moved (from `before`) to a folder no source reads, or one it
+    adds there that the source its moved ones came from would read: with that source, at the
+    new folder, as the way out."""
+    folder = path.rpartition("/")[0]
+    source = moved_into.get(folder)
+    if source is None or not source.with_folder(folder).matches(path):
+        return None
+    if before is not None:
+        what = f"the shipped migration {before} moved to {folder}, which no source reads"
+    else:
+        what = f"a migration added to {folder}, where this release moved shipped ones, "
+        what += "which no source reads"
+    entry = source.with_folder(folder).entry()
+    return Unmodelled(
+        file=path,
+        line=1,
+        what=what,
+        way_out=f"add a [[migrations.sources]] with {entry} so the moved migrations are read "
+        f"where they now are (and what the release adds there judged), {_exclusion(path)}",
+    )
 
 
 def _shipped_hint(path: str, old: Snapshot | None, edited: bool, overrides: str) -> str:
@@ -204,10 +264,7 @@ def unread_migration(snapshot: Snapshot, path: str, settings: Settings) -> Unmod
     out for this file; None for a file it does not take for one, or one a source's folder holds
     and its pattern leaves out on purpose (another dialect, a down file)."""
     folder, _, name = path.rpartition("/")
-    exclusion = (
-        f"or, if it is not run against this service's database, an [[migrations.exclude]] "
-        f"with path = {path!r} and the reason"
-    )
+    exclusion = _exclusion(path)
     if in_code(path, settings):
         return _code_gap(path, 1, exclusion)
     every = (*settings.migrations.sources, *DEFAULT_MIGRATION_SOURCES)
@@ -221,6 +278,17 @@ def unread_migration(snapshot: Snapshot, path: str, settings: Settings) -> Unmod
             "the link, not the migrations, and the tool does not follow it",
             way_out=f"commit the migrations themselves at {path}, or name the folder the link "
             f"points to in [[migrations.sources]], {exclusion}",
+        )
+    plain = _CONTROLS.sub("", path)
+    if plain != path and any(s.matches(plain) or s.matches(plain.lower()) for s in every):
+        shown = ", ".join(sorted({repr(c) for c in _CONTROLS.findall(path)}))
+        return Unmodelled(
+            file=path,
+            line=1,
+            what=f"named like a migration but for the control characters in its path ({shown}):"
+            " the sources and the search match names line by line, and whether its tool runs "
+            "it is not known",
+            way_out=f"rename it to {plain!r} (no control characters) so it is read, {exclusion}",
         )
     folded = path.lower()
     if folded != path and any(s.matches(folded) for s in every):
@@ -292,23 +360,36 @@ def _edited_line(old: Snapshot | None, new: Snapshot, path: str) -> int:
     return edited_line(before, read_text(new, path), sql=path.endswith(".sql"))
 
 
-def _kept_by_version(old: Snapshot | None, new: Snapshot, changes: list[Change]) -> set[str]:
-    """Both paths of each migration renamed with its bytes and its version kept (a new
-    description), in a format whose tool keys applied migrations by version: golang-migrate's
-    `*.up.sql`, goose, dbmate. The tool does not run it again: nothing was added or deleted."""
+def moved_migrations(old: Snapshot | None, new: Snapshot) -> dict[str, str]:
+    """The paths a release moved with their name and bytes kept (new path -> old path)."""
+    return _moved(old, new, changes_between(old, new))
+
+
+def _moved(old: Snapshot | None, new: Snapshot, changes: list[Change]) -> dict[str, str]:
+    """Each path the release adds that is a path it deletes moved (new path -> old path), with
+    its bytes kept and either its file name (a folder moved: tools key applied migrations by
+    name or version, never by folder) or its version (a new description) in a format whose tool
+    keys applied migrations by version: golang-migrate's `*.up.sql`, goose, dbmate. The tool
+    does not run it again: nothing was added or deleted."""
     deleted: dict[str | None, list[str]] = {}
     for change in changes:
         if change.status == "deleted" and old is not None:
             deleted.setdefault(old.blob_id(change.path), []).append(change.path)
-    kept: set[str] = set()
+    moved: dict[str, str] = {}
+    taken: set[str] = set()
     for change in changes if deleted else ():
         if change.status != "added":
             continue
+        name = change.path.rpartition("/")[2]
+        before = [b for b in deleted.get(new.blob_id(change.path), ()) if b not in taken]
+        same = [b for b in before if b.rpartition("/")[2] == name]
         version = _version(change.path)
-        renamed = [b for b in deleted.get(new.blob_id(change.path), ()) if _version(b) == version]
-        if version is not None and renamed and _keyed_by_version(new, change.path):
-            kept |= {renamed[0], change.path}
-    return kept
+        if not same and version is not None and _keyed_by_version(new, change.path):
+            same = [b for b in before if _version(b) == version]
+        if same:
+            moved[change.path] = same[0]
+            taken.add(same[0])
+    return moved
 
 
 def _version(path: str) -> str | None:

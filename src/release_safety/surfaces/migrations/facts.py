@@ -146,7 +146,9 @@ class StatementFacts:
     """A classified statement; `unknown` holds the reason when it could not be classified.
     `transaction` is "begin" or "commit" for transaction control statements;
     `outside_transaction` a statement that cannot run inside a transaction block;
-    `unnamed_lock` a lock on a table the text does not name (DROP INDEX)."""
+    `unnamed_lock` a lock on a table the text does not name (DROP INDEX); `waits` a statement
+    that makes its transaction wait (pg_sleep), holding every lock it took; `explicit_lock`
+    a LOCK TABLE, which takes its lock to hold it to commit."""
 
     tables: dict[str, TableFact]
     issues: list[Issue]
@@ -155,6 +157,8 @@ class StatementFacts:
     outside_transaction: bool
     sets_lock_timeout: bool
     unnamed_lock: Lock | None
+    waits: bool
+    explicit_lock: bool
 
     def __init__(
         self,
@@ -165,6 +169,8 @@ class StatementFacts:
         outside_transaction: bool = False,
         sets_lock_timeout: bool = False,
         unnamed_lock: Lock | None = None,
+        waits: bool = False,
+        explicit_lock: bool = False,
     ) -> None:
         self.tables = {} if tables is None else tables
         self.issues = [] if issues is None else issues
@@ -173,6 +179,8 @@ class StatementFacts:
         self.outside_transaction = outside_transaction
         self.sets_lock_timeout = sets_lock_timeout
         self.unnamed_lock = unnamed_lock
+        self.waits = waits
+        self.explicit_lock = explicit_lock
 
     def touch(
         self,

@@ -2,9 +2,10 @@
 
 Flags concern tables that existed before the migration. locksTable is true when a table holds a
 lock of SHARE or stronger while work proportional to its rows runs on it, in the same statement
-or a later one of the same transaction (locks are kept to commit). A file runs as one
-transaction unless it is marked non-transactional or holds a statement that cannot run inside
-one (CONCURRENTLY, VACUUM); explicit BEGIN / COMMIT are honoured either way.
+or a later one of the same transaction (locks are kept to commit), when LOCK TABLE takes such a
+lock (to hold it to commit), and when one is held while the transaction waits (pg_sleep). A file
+runs as one transaction unless it is marked non-transactional or holds a statement that cannot
+run inside one (CONCURRENTLY, VACUUM); explicit BEGIN / COMMIT are honoured either way.
 """
 
 from __future__ import annotations
@@ -47,19 +48,24 @@ class LineIssue:
 @dataclass(init=False, unsafe_hash=True)
 class HeavyLock:
     """A table that existed before the file, locked against traffic (SHARE or stronger) while
-    a statement rewrites or reads every one of its rows: the locksTable fact, per table and
-    statement (each such statement can be acknowledged on its own)."""
+    a statement rewrites or reads every one of its rows, or locked by LOCK TABLE (`held`:
+    "lock"), or held while the transaction waits (`held`: "wait", pg_sleep): the locksTable
+    fact, per table and statement (each such statement can be acknowledged on its own)."""
 
     table: Final[str]
     line: Final[int]
     lock: Final[Lock]
     rewrites: Final[bool]
+    held: Final[str]
 
-    def __init__(self, table: str, line: int, lock: Lock, rewrites: bool) -> None:
+    def __init__(
+        self, table: str, line: int, lock: Lock, rewrites: bool, held: str = "work"
+    ) -> None:
         self.table = table
         self.line = line
         self.lock = lock
         self.rewrites = rewrites
+        self.held = held
 
 
 @dataclass(init=False)
@@ -254,6 +260,9 @@ def analyse_extracted(extracted: Extracted, ctx: Context, budget: Budget) -> Fil
             maybe_work = fact.maybe_work
             maybe_scans |= maybe_work
             maybe_locks |= strong and maybe_work
+            if strong and facts.explicit_lock and not work:  # held to commit, on purpose
+                locks = True
+                result.heavy.append(HeavyLock(table, line, lock, False, "lock"))
             if strong and work:
                 locks = True
                 result.heavy.append(HeavyLock(table, line + fact.work_line, lock, fact.rewrites))
@@ -279,6 +288,10 @@ def analyse_extracted(extracted: Extracted, ctx: Context, budget: Budget) -> Fil
                         _timeout_hint(line, lock, table),
                     )
                 )
+        for table, lock in held.items() if facts.waits else ():
+            if lock.blocks_traffic:
+                locks = True
+                result.heavy.append(HeavyLock(table, line, lock, False, "wait"))
     result.tables = sorted(t for t in tables if t != "?")
     result.created = frozenset(created)
     result.locks = _tri(locks, maybe_locks)

@@ -279,17 +279,28 @@ def findings_of(
             continue
         work = "rewritten" if heavy.rewrites else "read"
         specific = next((f.hint for f in findings if f.line == heavy.line and f.hint), None)
-        if specific is None:
-            specific = (
-                f"Do the work on {heavy.table} without holding {heavy.lock.label} over every row "
-                f"(COMMIT before line {heavy.line}, a batched job after the rollout), or accept "
-                "it above the statement: `-- release-safety: acknowledge(blocking-table-lock): "
-                f"<why {heavy.table} is small enough>`."
+        locked = f"{heavy.table} is locked ({heavy.lock.label})"
+        waits = "the previous release's queries on it wait for all of it"
+        if heavy.held == "lock":
+            message = f"{locked} by LOCK TABLE until its transaction commits: {waits}"
+            specific = specific or (
+                f"Drop the LOCK TABLE of {heavy.table} (each statement takes the lock it "
+                "needs), or keep the rest of its transaction to brief statements, set "
+                "lock_timeout and acknowledge it with that reason."
             )
-        message = (
-            f"{heavy.table} is locked ({heavy.lock.label}) while every row "
-            f"is {work}: the previous release's queries on it wait for all of it"
-        )
+        elif heavy.held == "wait":
+            message = f"{locked} while this statement makes its transaction wait: {waits}"
+            specific = specific or (
+                f"Remove the wait, or commit before it so {heavy.table} is not held."
+            )
+        else:
+            message = f"{locked} while every row is {work}: {waits}"
+            specific = specific or (
+                f"Do the work on {heavy.table} without holding {heavy.lock.label} over every "
+                f"row (COMMIT before line {heavy.line}, a batched job after the rollout), or "
+                "accept it above the statement: `-- release-safety: acknowledge(blocking-table-"
+                f"lock): <why {heavy.table} is small enough>`."
+            )
         findings.append(
             BLOCKING_TABLE_LOCK.finding("migrations", message, path, heavy.line, specific)
         )

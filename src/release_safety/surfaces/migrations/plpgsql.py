@@ -86,6 +86,8 @@ def _run(
             facts.issues.append(Issue(issue.rule, issue.message, issue.column, after, issue.hint))
         facts.outside_transaction |= inner.outside_transaction
         facts.unnamed_lock = facts.unnamed_lock or inner.unnamed_lock
+        facts.explicit_lock |= inner.explicit_lock
+        facts.waits |= inner.waits
 
 
 def _units(body: str) -> list[Unit]:

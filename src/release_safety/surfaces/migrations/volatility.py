@@ -123,6 +123,10 @@ RUNS_SQL = frozenset(
     }
 )
 """Built-in or extension functions that run SQL given as text, or touch files."""
+ENDS_SESSIONS = frozenset({"pg_terminate_backend", "pg_cancel_backend"})
+"""Built-in functions that end other sessions, or cancel their queries."""
+WAITS = frozenset({"pg_sleep", "pg_sleep_for", "pg_sleep_until"})
+"""Built-in functions that make the transaction wait, holding every lock it took."""
 _NOT_CALLED_AFTER = frozenset({"INTO", "TABLE", "REFERENCES", "UPDATE", "ONLY", "AS", "INDEX"})
 _KEYWORDS_STABLE = frozenset(
     {

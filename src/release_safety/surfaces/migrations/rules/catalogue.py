@@ -105,6 +105,7 @@ CATALOGUE: tuple[MigrationRule, ...] = (
         E("DROP TABLE staging", "", ("staging",)),
         E("DROP TABLE IF EXISTS staging, orders CASCADE", "", ("orders", "staging")),
         E("ALTER TABLE events DETACH PARTITION events_2024", "", ("events", "events_2024")),
+        E("ALTER TABLE staging NO INHERIT users", "", ("staging", "users"), pg=False),
         Q("CREATE TABLE scratch (id int);\nDROP TABLE scratch", "", ("scratch",)),
     ),
     _rule(
@@ -247,6 +248,8 @@ CATALOGUE: tuple[MigrationRule, ...] = (
             "",
             ("scratch",),
         ),
+        E("ALTER SEQUENCE invoice_numbers SET SCHEMA legacy", "", ()),
+        E("ALTER FUNCTION full_name(text, text) SET SCHEMA legacy", "", ()),
     ),
     _rule(
         RuleId.RENAME_SCHEMA,
@@ -295,6 +298,10 @@ CATALOGUE: tuple[MigrationRule, ...] = (
             "",
             (),
         ),
+        E("ALTER FUNCTION full_name(text, text) RENAME TO display_name", "", ()),
+        E("DROP ROLE IF EXISTS previous_release_app", "", ()),
+        E("DROP COLLATION IF EXISTS german_phonebook", "", ()),
+        Q("DROP PUBLICATION IF EXISTS changes", "", ()),
     ),
     _rule(
         RuleId.SET_NOT_NULL,
@@ -503,6 +510,97 @@ CATALOGUE: tuple[MigrationRule, ...] = (
         E("REVOKE INSERT ON users FROM PUBLIC", "", ()),
         E("REVOKE ALL ON orders FROM PUBLIC", "", ()),
         Q("GRANT SELECT ON users TO PUBLIC", "", ()),
+        E("ALTER TABLE orders OWNER TO CURRENT_USER", "", ("orders",)),
+        E("ALTER FUNCTION full_name(text, text) OWNER TO CURRENT_USER", "", ()),
+    ),
+    _rule(
+        RuleId.TERMINATE_SESSIONS,
+        "breaking",
+        "A migration ends other sessions or cancels their queries",
+        "pg_terminate_backend() closes the connections it selects and pg_cancel_backend() "
+        "cancels their running statements: the previous release's pods lose their "
+        "connections (and the transactions open on them) or see their queries fail mid-rollout.",
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid();",
+        "Let the migration wait for its locks under lock_timeout, fail and be retried, instead "
+        "of ending the sessions that hold them.",
+        E(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE application_name = 'previous-release' AND pid <> pg_backend_pid()",
+            "",
+            (),
+        ),
+        E(
+            "SELECT pg_catalog.pg_cancel_backend(pid) FROM pg_stat_activity "
+            "WHERE application_name = 'previous-release'",
+            "",
+            (),
+        ),
+        Q("SELECT pid, state FROM pg_stat_activity WHERE application_name = 'previous-release'"),
+    ),
+    _rule(
+        RuleId.TRIGGER_REFUSES_WRITES,
+        "breaking",
+        "A new trigger on a table old code writes may refuse its writes",
+        "A trigger whose function raises an exception aborts the statement that fired it, and "
+        "a BEFORE row trigger that returns NULL skips the row: the previous release's inserts "
+        "and updates, written before the trigger existed, fail or vanish mid-rollout. So does "
+        "an existing trigger function replaced (CREATE OR REPLACE) by one that refuses. The "
+        "function is read from the body the migrations gave it; a trigger whose function they "
+        "do not show is `schema-fact-unknown`.",
+        "CREATE TRIGGER users_email_required BEFORE INSERT ON users FOR EACH ROW EXECUTE FUNCTION users_email_required();",
+        "Create the trigger in the release after the one whose code meets what it demands.",
+        E(
+            "CREATE FUNCTION users_email_required() RETURNS trigger LANGUAGE plpgsql AS $$\n"
+            "BEGIN\n  IF NEW.email IS NULL THEN\n    RAISE EXCEPTION 'email required';\n"
+            "  END IF;\n  RETURN NEW;\nEND $$;\n"
+            "CREATE TRIGGER users_email_required BEFORE INSERT OR UPDATE ON users\n"
+            "  FOR EACH ROW EXECUTE FUNCTION users_email_required()",
+            "",
+            U,
+        ),
+        E(
+            "CREATE FUNCTION orders_frozen() RETURNS trigger LANGUAGE plpgsql AS $$\n"
+            "BEGIN\n  RETURN NULL;\nEND $$;\n"
+            "CREATE TRIGGER orders_frozen BEFORE INSERT ON orders\n"
+            "  FOR EACH ROW EXECUTE FUNCTION orders_frozen()",
+            "",
+            ("orders",),
+        ),
+        Q(
+            "CREATE FUNCTION users_touched() RETURNS trigger LANGUAGE plpgsql AS $$\n"
+            "BEGIN\n  NEW.created_at := now();\n  RAISE NOTICE 'touched %', NEW.id;\n"
+            "  RETURN NEW;\nEND $$;\n"
+            "CREATE TRIGGER users_touched BEFORE UPDATE ON users\n"
+            "  FOR EACH ROW EXECUTE FUNCTION users_touched()",
+            "",
+            U,
+        ),
+        Q(
+            "CREATE TABLE teams (id bigint PRIMARY KEY, name text);\n"
+            "CREATE FUNCTION teams_named() RETURNS trigger LANGUAGE plpgsql AS $$\n"
+            "BEGIN\n  RAISE EXCEPTION 'name required';\nEND $$;\n"
+            "CREATE TRIGGER teams_named BEFORE INSERT ON teams\n"
+            "  FOR EACH ROW EXECUTE FUNCTION teams_named()",
+            "",
+            ("teams",),
+        ),
+    ),
+    _rule(
+        RuleId.ALTER_SEQUENCE,
+        "breaking",
+        "A sequence old code draws from is restarted, renamed or bounded",
+        "RESTART hands out ids the table already holds (old code's inserts fail on the "
+        "primary key), a new name fails old code's `nextval('name')`, and MAXVALUE, MINVALUE "
+        "or AS a smaller type can make its next nextval fail.",
+        "ALTER SEQUENCE invoice_numbers RESTART;",
+        "Restart it past every id it gave (RESTART WITH a value above max(id)) and keep its "
+        "name and bounds until no released code uses them.",
+        E("ALTER SEQUENCE invoice_numbers RESTART", "", ()),
+        E("ALTER SEQUENCE invoice_numbers RENAME TO invoice_ids", "", ()),
+        E("ALTER SEQUENCE IF EXISTS invoice_numbers MAXVALUE 1000", "", ()),
+        Q("ALTER SEQUENCE invoice_numbers OWNED BY orders.id", "", ("orders",)),
+        Q("ALTER SEQUENCE invoice_numbers CACHE 10", "", ()),
+        Q("CREATE SEQUENCE ticket_numbers;\nALTER SEQUENCE ticket_numbers RESTART", "", ()),
     ),
     _rule(
         RuleId.DROP_IDENTITY,
@@ -555,7 +653,10 @@ CATALOGUE: tuple[MigrationRule, ...] = (
         "safe to roll. This is the locksTable fact of the artifact; CONCURRENTLY, NOT VALID and "
         "brief metadata-only locks do not raise it. A table created earlier in the same release "
         "has no rows yet and does not count. For a table known to be small, acknowledge the "
-        "finding inline, with a reason (see Acknowledgements).",
+        "finding inline, with a reason (see Acknowledgements). "
+        "LOCK TABLE in such a mode raises it too (the lock is taken to be held to commit, for "
+        "as long as the rest of the transaction takes), and so does a wait (pg_sleep) while "
+        "one is held.",
         "CREATE INDEX users_email_idx ON users (email);",
         "Do the work without the blocking lock: CREATE INDEX CONCURRENTLY, ADD CONSTRAINT ... "
         "NOT VALID then VALIDATE CONSTRAINT, a new column backfilled in batches instead of a "
@@ -578,6 +679,17 @@ CATALOGUE: tuple[MigrationRule, ...] = (
             "",
             ("teams",),
         ),
+        E("LOCK TABLE users IN ACCESS EXCLUSIVE MODE", "l", U),
+        E("LOCK TABLE orders IN SHARE MODE;\nSELECT pg_sleep(0.01)", "l", ("orders",)),
+        E("ALTER TABLE users ADD COLUMN tier text;\nSELECT pg_sleep(0.01)", "l", U),
+        E(
+            "DO $$\nBEGIN\n  LOCK TABLE users IN SHARE MODE;\n  PERFORM pg_sleep(0.01);\nEND $$",
+            "l",
+            U,
+        ),
+        Q("LOCK TABLE users IN ROW EXCLUSIVE MODE", "", U),
+        Q("LOCK TABLE users IN ACCESS SHARE MODE;\nSELECT pg_sleep(0.01)", "", U),
+        Q("ALTER TABLE users ADD COLUMN tier text;\nCOMMIT;\nSELECT pg_sleep(0.01)", "", U),
     ),
     # --- advisory: heavy or risky for traffic, compatible for old code --------------------
     _rule(
@@ -1073,6 +1185,64 @@ CATALOGUE: tuple[MigrationRule, ...] = (
             "-- release-safety: acknowledge(blocking-table-lock): users holds about 200 rows\n"
             "CREATE INDEX users_email_idx ON users (email)",
             "ls",
+            U,
+        ),
+    ),
+    _rule(
+        RuleId.TRIGGER_DISABLED,
+        "unknown",
+        "A trigger on a table old code writes stops running",
+        "DISABLE TRIGGER and DROP TRIGGER stop what the trigger did for the previous release's "
+        "writes (a timestamp kept, an audit row, a derived column; DISABLE TRIGGER ALL or "
+        "SYSTEM also the foreign keys' checks). Whether old code relies on it the text cannot "
+        "say.",
+        "ALTER TABLE users DISABLE TRIGGER ALL;",
+        "Keep the trigger until no released code relies on it; acknowledge the finding with "
+        "why none does.",
+        E("ALTER TABLE users DISABLE TRIGGER ALL", "", U),
+        E("DROP TRIGGER IF EXISTS users_audit ON users", "", U, pg=False),
+        Q(
+            "CREATE FUNCTION users_audit() RETURNS trigger LANGUAGE plpgsql AS $$\n"
+            "BEGIN\n  RETURN NEW;\nEND $$;\n"
+            "CREATE TRIGGER users_audit AFTER INSERT ON users\n"
+            "  FOR EACH ROW EXECUTE FUNCTION users_audit();\nCOMMIT;\n"
+            "DROP TRIGGER users_audit ON users",
+            "",
+            U,
+        ),
+        Q("ALTER TABLE users ENABLE TRIGGER ALL", "", U),
+        Q(
+            "CREATE TABLE teams (id bigint PRIMARY KEY);\nALTER TABLE teams DISABLE TRIGGER ALL",
+            "",
+            ("teams",),
+        ),
+    ),
+    _rule(
+        RuleId.ROW_POLICY_CHANGED,
+        "unknown",
+        "A row level security policy of a table old code uses changes",
+        "A policy dropped or altered, or a RESTRICTIVE one added, changes the rows the "
+        "previous release's role sees and may write once row level security is on: its "
+        "queries may return fewer rows and its writes fail. Whether its role is covered the "
+        "text cannot say. A new permissive policy only admits more rows.",
+        "DROP POLICY users_own ON users;",
+        "Keep a policy admitting what old code's role needs until no released code needs it; "
+        "acknowledge the finding with that reason.",
+        E("DROP POLICY IF EXISTS users_own ON users", "", U, pg=False),
+        E("ALTER POLICY users_own ON users USING (region = 'eu')", "", U, pg=False),
+        E("CREATE POLICY users_eu ON users AS RESTRICTIVE USING (region = 'eu')", "", U),
+        Q("CREATE POLICY users_eu ON users USING (region = 'eu')", "", U),
+        Q(
+            "CREATE POLICY users_all ON users USING (true);\n"
+            "ALTER POLICY users_all ON users USING (region = 'eu');\n"
+            "DROP POLICY users_all ON users",
+            "",
+            U,
+        ),
+        Q(
+            "CREATE POLICY users_all ON users USING (true);\n"
+            "ALTER POLICY users_all ON users RENAME TO users_every",
+            "",
             U,
         ),
     ),

@@ -32,6 +32,9 @@ class RuleId(StrEnum):
     CHECK_REJECTS_OLD_WRITES = "check-rejects-old-writes"
     ENABLE_ROW_LEVEL_SECURITY = "enable-row-level-security"
     REVOKE_PRIVILEGES = "revoke-privileges"
+    TERMINATE_SESSIONS = "terminate-sessions"
+    TRIGGER_REFUSES_WRITES = "trigger-refuses-writes"
+    ALTER_SEQUENCE = "alter-sequence"
     # breaking: traffic stops while the migration works
     BLOCKING_TABLE_LOCK = "blocking-table-lock"
     # advisory
@@ -53,6 +56,8 @@ class RuleId(StrEnum):
     # unknown: the text cannot say
     ACKNOWLEDGEMENT_INVALID = "acknowledgement-invalid"
     SCHEMA_FACT_UNKNOWN = "schema-fact-unknown"
+    TRIGGER_DISABLED = "trigger-disabled"
+    ROW_POLICY_CHANGED = "row-policy-changed"
     MIGRATION_STATEMENT_UNKNOWN = "migration-statement-unknown"
     MIGRATION_UNPARSEABLE = "migration-unparseable"
     MIGRATION_OVER_BUDGET = "migration-over-budget"

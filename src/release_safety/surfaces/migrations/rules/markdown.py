@@ -33,7 +33,9 @@ per-file facts (`lint-migrations` exits 1 when a finding is breaking or unknown,
   dropped by name, a materialized view's sources) are not listed.
 - **locksTable**: a lock of SHARE or stronger (it blocks writes; ACCESS EXCLUSIVE also blocks
   reads) is held on a table that existed before the migration while work proportional to its
-  rows runs on it, in the same statement or a later one of the same transaction.
+  rows runs on it, in the same statement or a later one of the same transaction; or such a lock
+  is taken by LOCK TABLE (held to commit on purpose), or held while the transaction waits
+  (`pg_sleep`).
 - **rewritesTable**: a pre-existing table's rows are copied to new storage.
 - **scansTable**: every row of a pre-existing table is read (validation, index build, rewrite,
   a data change of every row, a query reading it whole).
