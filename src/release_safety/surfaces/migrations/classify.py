@@ -420,7 +420,11 @@ def _alter_other(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
         if head == ["RENAME", "TO"]:
             _dropped_object(facts, ctx, f"{kind} {function} (renamed)", function)
         elif head == ["SET", "SCHEMA"]:
-            facts.issue(RuleId.SET_SCHEMA, f"{kind} {function} SET SCHEMA")
+            hint = (
+                f"Leave {lower(kind)} {function} in its schema; create it in the new schema "
+                "beside it, and drop the old one once no released code calls it."
+            )
+            facts.issue(RuleId.SET_SCHEMA, f"{kind} {function} SET SCHEMA", hint=hint)
         elif head == ["OWNER", "TO"]:
             owner_changed(facts, f"{kind} {function}", Cursor(after[-1:]))
     elif cur.accept("SEQUENCE"):
@@ -458,7 +462,11 @@ def _alter_sequence(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
     if ctx.new_in_release(name):
         return
     if head[:2] == ["SET", "SCHEMA"]:
-        facts.issue(RuleId.SET_SCHEMA, f"SEQUENCE {name} SET SCHEMA")
+        hint = (
+            f"Leave sequence {name} in its schema: the previous release calls nextval('{name}') "
+            "by that name until its last pod is gone."
+        )
+        facts.issue(RuleId.SET_SCHEMA, f"SEQUENCE {name} SET SCHEMA", hint=hint)
     elif head[:2] == ["OWNER", "TO"]:
         owner_changed(facts, f"SEQUENCE {name}", Cursor(rest[-1:]))
     elif head[:2] == ["OWNED", "BY"] and head[2:3] != ["NONE"]:
