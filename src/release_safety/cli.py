@@ -48,6 +48,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "(and, when they differ, with the previous release's as well).",
     ),
     "index": ("release_safety.commands.documents:index", "Maintain release-safety-index.json."),
+    "init": (
+        "release_safety.commands.init:init",
+        "Write .release-safety.toml from the repository, then judge its latest release with it.",
+    ),
     "lint-migrations": (
         "release_safety.commands.migrations:lint_migrations",
         "Lint SQL (.sql) and knex (.ts/.js) migration files: heaviness and compatibility.",

@@ -36,6 +36,7 @@ from release_safety.findings import (
     register,
 )
 from release_safety.patterns import compile_pattern
+from release_safety.reasons import hollow_reason
 from release_safety.settings import glob_regex, is_glob, skipped
 from release_safety.settingsfile import finding_file
 from release_safety.snapshot import Snapshot
@@ -102,6 +103,18 @@ ABSENT_BUT_FOUND = register(
         why="Discovery finds a document where the settings say there is none: either the "
         "declaration is stale or the document is not the service's.",
         safe="Remove `absent` and name the document, or move the document out of the way.",
+    )
+)
+ABSENT_REASON_HOLLOW = register(
+    Rule(
+        id="surface-absent-reason-hollow",
+        surface="all",
+        severity="unknown",
+        title="A surface is declared absent with a hollow reason",
+        why="A placeholder (the TODO `release-safety init` writes) or a reason that says "
+        "nothing declares nothing: the surface is neither read nor known to be absent.",
+        unsafe='[mcp]\nabsent = "TODO: write why the service has no MCP tools"',
+        safe='[mcp]\nabsent = "the service exposes no MCP server to agents"',
     )
 )
 SETTINGS_ERRORS = frozenset({SETTINGS_PATH_UNMATCHED.id, DISCOVERY_AMBIGUOUS.id})
@@ -379,13 +392,34 @@ def absent_report(
     found: Sequence[str],
     looked: Sequence[str],
     origin: str,
+    line: int | None = None,
 ) -> R:
-    """The report of a surface declared absent in the settings file `origin`: checked, with the
-    reason as an advisory, and an unknown finding when discovery (`looked`, what it tried) found
-    documents after all."""
+    """The report of a surface declared absent in the settings file `origin` (at `line`):
+    checked, with the reason as an advisory, and an unknown finding when discovery (`looked`,
+    what it tried) found documents after all; not checked when the reason is hollow."""
+    hollow = hollow_reason(reason)
+    if hollow:
+        problem = ABSENT_REASON_HOLLOW.finding(
+            surface,
+            f"{surface} surface not checked: the reason of [{surface}] absent is hollow "
+            f"({hollow}): {reason!r}",
+            finding_file(origin),
+            line if finding_file(origin) else None,
+            hint=f"write the reason in {origin} [{surface}] absent: why the service has no "
+            f"{surface} surface, in words operators can check (or remove `absent` and name "
+            "the files to read)",
+        )
+        return kind(
+            surface=surface,
+            checked=False,
+            reason=reason_of([problem]),
+            findings=[problem],
+            coverage=Coverage.of(looked),
+        )
     message = f"{surface} surface declared absent in {origin} ([{surface}] absent): {reason}"
     hint = f"Should the service gain a {surface} surface, remove [{surface}] absent from {origin}."
-    findings = [DECLARED_ABSENT.finding(surface, message, finding_file(origin), hint=hint)]
+    file = finding_file(origin)
+    findings = [DECLARED_ABSENT.finding(surface, message, file, line if file else None, hint)]
     if found:
         shown = ", ".join(found[:5]) + (f" and {len(found) - 5} more" if len(found) > 5 else "")
         message = f"{surface} surface declared absent, but {new.ref} has {shown}"
@@ -407,10 +441,12 @@ def declared_absent(
     new: Snapshot,
     defaults: Sequence[str],
     origin: str,
+    line: int | None = None,
 ) -> R:
     """`absent_report` for a surface whose discovery is a list of globs."""
     looked = tried(f"{surface} (discovery)", defaults)
-    return absent_report(kind, surface, reason, new, matched(new, defaults), looked, origin)
+    found = matched(new, defaults)
+    return absent_report(kind, surface, reason, new, found, looked, origin, line)
 
 
 def reason_of(problems: Sequence[Finding]) -> str | None:

@@ -361,6 +361,10 @@ class GitRepo:
             raise InputError(f"{a!r} and {b!r} have no common ancestor")
         return str(bases[0].hexsha)
 
+    def tag_names(self) -> list[str]:
+        """Every tag's name, sorted."""
+        return sorted(self._git("for-each-ref", "--format=%(refname:strip=2)", "refs/tags").split())
+
     def release_tags(self, pattern: TagPattern) -> list[ReleaseTag]:
         """Tags that name releases, sorted by version (numeric per part); one tag per version.
 

@@ -239,28 +239,15 @@ DEFAULT_MIGRATION_SOURCES = (
 )
 
 
-def _absent_reason(value: str | None) -> str | None:
-    """A surface declared absent says why, in words (the hollow-reason rules of declarations)."""
-    if value is not None:
-        hollow = hollow_reason(value)
-        if hollow:
-            raise ValueError(f"the reason {value!r} is hollow: {hollow}")
-    return value
-
-
 _ABSENT = Field(
     default=None,
-    description="the service has no such surface, and why (nothing is then looked for)",
+    description="the service has no such surface, and why (nothing is then looked for; a "
+    "hollow reason, such as the TODO `init` writes, leaves the surface unknown)",
 )
 
 
 class _Surface(_Closed):
     absent: str | None = _ABSENT
-
-    @field_validator("absent")
-    @classmethod
-    def _says_why(cls, value: str | None) -> str | None:
-        return _absent_reason(value)
 
 
 class MigrationExclusion(_Closed):
@@ -455,11 +442,13 @@ DEVELOPER_WORDS = frozenset(
     {
         *("dev", "devel", "develop", "development", "devcontainer", "test", "tests", "testing"),
         *("ci", "e2e", "local", "example", "examples", "sample", "samples"),
+        *("integration", "integrationtest", "integrationtests", "loadtest", "bench", "hack"),
+        *("tools", "tooling"),
     }
 )
 """Words of a file name or folder (split at `-`, `_`, `.`) that make a descriptor
 developer-only: default discovery leaves it out (`docker-compose-dev.yml`, `Dockerfile.dev`,
-`docker/dev/compose.yml`, `.devcontainer/Dockerfile`)."""
+`docker/dev/compose.yml`, `.devcontainer/Dockerfile`, `tools/mockery/Dockerfile`)."""
 
 DescriptorKind = Literal["compose", "helm", "dockerfile"]
 
@@ -579,6 +568,7 @@ class Settings(_Closed):
         "for the release that adds it",
     )
     _origin: str = PrivateAttr(default=SETTINGS_FILE)
+    _lines: dict[str, int] = PrivateAttr(default_factory=dict)
 
     @property
     def origin(self) -> str:
@@ -590,6 +580,10 @@ class Settings(_Closed):
     def file(self) -> str | None:
         """The settings file as findings name it (`finding_file`)."""
         return finding_file(self._origin)
+
+    def absent_line(self, surface: str) -> int | None:
+        """The line of the settings file that declares the surface absent, when known."""
+        return self._lines.get(surface)
 
     def read_from(self, origin: str) -> Settings:
         """These settings, naming `origin` as their file."""
@@ -627,7 +621,7 @@ def parse_settings(text: str, where: str, table: bool = False) -> Settings | Non
         return None
     data, where = found
     try:
-        return Settings.model_validate(data)
+        settings = Settings.model_validate(data)
     except InputError as exc:
         raise InputError(f"{where}: {exc.message}") from exc
     except ValidationError as exc:
@@ -637,6 +631,13 @@ def parse_settings(text: str, where: str, table: bool = False) -> Settings | Non
         line = key_line(text, error["loc"], ("tool", "release-safety") if table else ())
         place = where if line is None else f"{where}, line {line}"
         raise InputError(f"{place}: key {key!r}: {reason}") from exc
+    prefix = ("tool", "release-safety") if table else ()
+    for surface in ("migrations", "rest", "mcp", "config", "deployment"):
+        if getattr(settings, surface).absent is not None:
+            line = key_line(text, (surface, "absent"), prefix)
+            if line is not None:
+                settings._lines[surface] = line
+    return settings
 
 
 def settings_source(snapshot: Snapshot, path: str = SETTINGS_FILE) -> str | None:

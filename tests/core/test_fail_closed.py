@@ -209,14 +209,17 @@ def test_declared_absent_surfaces_say_so_and_do_not_hold_the_verdict(
     )
 
 
-def test_an_absence_declared_with_a_hollow_reason_is_bad_settings(
-    make_repo: MakeRepo, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+def test_an_absence_declared_with_a_hollow_reason_leaves_the_surface_unknown(
+    make_repo: MakeRepo, tmp_path: Path
 ) -> None:
     repo = make_repo("hollow")
     repo.release("1.0.0", {".release-safety.toml": '[mcp]\nabsent = "n/a"\n'})
     repo.release("1.1.0")
-    assert generate(repo, tmp_path, "1.1.0")[0] == 2
-    assert "key 'mcp.absent': Value error, the reason 'n/a' is hollow" in capsys.readouterr().err
+    code, artifact, evidence = generate(repo, tmp_path, "1.1.0")
+    assert code == 0
+    assert artifact["compatibility"]["rollingUpdateSafe"] == "unknown"
+    assert surfaces(evidence)["mcp"]["checked"] is False
+    assert "surface-absent-reason-hollow" in rules(evidence, "unknown")
 
 
 # --- row 1: heaviness weighs -----------------------------------------------------------------

@@ -209,6 +209,10 @@ def test_exclude_leaves_a_descriptor_out_and_says_so(release_pair: Pair) -> None
     [
         {"docker-compose-dev.yml": _compose("postgres:15.6")},
         {"docker/dev/compose.yml": _compose("postgres:15.6"), "Dockerfile.dev": "FROM node:20\n"},
+        {
+            "tools/mockery/Dockerfile": "FROM golang:1.22\n",
+            "x/watcherx/integrationtest/Dockerfile": "FROM golang:1.22\n",
+        },
     ],
 )
 def test_absent_is_honoured_when_only_developer_files_exist(
@@ -219,7 +223,7 @@ def test_absent_is_honoured_when_only_developer_files_exist(
         make_repo, tmp_path, {**dev, "src/main.go": "package main\n"}, {}, absent
     )
     assert _safe(artifact) is True
-    assert _deployment(evidence) == [("surface-declared-absent", ".release-safety.toml", None)]
+    assert _deployment(evidence) == [("surface-declared-absent", ".release-safety.toml", 10)]
     assert sorted(g["file"] for g in _coverage(evidence)["unmodelled"]) == sorted(dev)
 
 

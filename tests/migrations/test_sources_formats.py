@@ -155,6 +155,25 @@ def test_popx_reads_the_postgres_file_else_the_generic_one(release_pair: Pair) -
     assert report.unknown() == []
 
 
+def test_popx_skips_the_dialect_synonyms_pop_gives_other_databases(release_pair: Pair) -> None:
+    folder = "persistence/migrations"
+    drop = "ALTER TABLE users RENAME TO u; DROP TABLE u;\n"
+    report = judged(
+        release_pair,
+        {f"{folder}/20200101000000_init.up.sql": INIT},
+        {
+            f"{folder}/20210101000000_a.sqlite.up.sql": drop,
+            f"{folder}/20210101000000_a.crdb.up.sql": drop,
+            f"{folder}/20210101000000_a.cockroachdb.up.sql": drop,
+            f"{folder}/20210101000000_a.postgresql.up.sql": "ALTER TABLE users ADD b text;\n",
+            f"{folder}/20210101000000_a.up.sql": drop,
+        },
+        POPX,
+    )
+    assert [f.name for f in report.files] == ["20210101000000_a.postgresql.up.sql"]
+    assert report.breaking() == [] and report.unknown() == []
+
+
 def test_discovery_alone_reads_one_dialect_and_skips_vendored_stubs(release_pair: Pair) -> None:
     folder = "persistence/sql/migrations"
     report = judged(

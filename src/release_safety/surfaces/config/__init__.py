@@ -82,7 +82,13 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> ConfigRe
     config = settings.config
     if config.absent is not None:
         return declared_absent(
-            ConfigReport, "config", config.absent, new, DEFAULT_CONFIG_SOURCES, settings.origin
+            ConfigReport,
+            "config",
+            config.absent,
+            new,
+            DEFAULT_CONFIG_SOURCES,
+            settings.origin,
+            settings.absent_line("config"),
         )
     sources = config.sources
     looked = tried("config.sources", [source.describe() for source in sources])

@@ -360,6 +360,7 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> SurfaceR
             sorted(found_new.paths),
             tried,
             origin,
+            settings.absent_line("deployment"),
         )
         report.coverage.unmodelled = left_out
         return report

@@ -23,7 +23,13 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> SurfaceR
     mcp = settings.mcp
     if mcp.absent is not None:
         return declared_absent(
-            SurfaceReport, "mcp", mcp.absent, new, DEFAULT_MCP_SNAPSHOTS, settings.origin
+            SurfaceReport,
+            "mcp",
+            mcp.absent,
+            new,
+            DEFAULT_MCP_SNAPSHOTS,
+            settings.origin,
+            settings.absent_line("mcp"),
         )
     explicit = settings.explicitly_set("mcp", "snapshots")
     sought = Sought(

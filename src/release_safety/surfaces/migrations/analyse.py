@@ -170,7 +170,14 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> Migratio
         found = sorted(migration_files(new, DEFAULT_MIGRATION_SOURCES))
         looked = _tried("migrations (discovery)", DEFAULT_MIGRATION_SOURCES)
         return absent_report(
-            MigrationsReport, "migrations", migrations.absent, new, found, looked, settings.origin
+            MigrationsReport,
+            "migrations",
+            migrations.absent,
+            new,
+            found,
+            looked,
+            settings.origin,
+            settings.absent_line("migrations"),
         )
     tried = _tried("migrations.sources", migrations.sources)
     problems = _unmatched_sources(settings, new)

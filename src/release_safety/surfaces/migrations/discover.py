@@ -307,7 +307,7 @@ def unread_migration(snapshot: Snapshot, path: str, settings: Settings) -> Unmod
     if default is not None:
         fmt: str = DEFAULT_MIGRATION_SOURCES[default].format
         if fmt == "sql":
-            fmt = _sql_format(snapshot, path)
+            fmt = sql_format(snapshot, path)
         return Unmodelled(
             file=path,
             line=1,
@@ -338,7 +338,7 @@ def _code_gap(path: str, line: int, exclusion: str) -> Unmodelled:
     )
 
 
-def _sql_format(snapshot: Snapshot, path: str) -> str:
+def sql_format(snapshot: Snapshot, path: str) -> str:
     """The tool a SQL file found by the search is most likely written for, for the way out."""
     name = path.rpartition("/")[2]
     try:

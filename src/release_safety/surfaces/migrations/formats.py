@@ -7,7 +7,8 @@ which of a version's files it picks, the order it runs them in, and how it reads
 - popx/fizz (and plain SQL, for a multi-dialect folder left to discovery) runs, of a version's
   files, the PostgreSQL one (`<version>_<name>.postgres.up.sql`), else the generic one
   (`<version>_<name>.up.sql`); other dialects' files (`.mysql.`, `.sqlite3.`, `.cockroach.`,
-  `.mssql.`) are not for PostgreSQL. A `.autocommit` file (`.autocommit.up.sql` or
+  `.mssql.`, and pop's synonyms `.sqlite.`, `.cockroachdb.`, `.crdb.`) are not for PostgreSQL
+  (`.postgresql.` and `.pg.` are). A `.autocommit` file (`.autocommit.up.sql` or
   `.up.autocommit.sql`) runs outside a transaction.
 - Flyway runs versioned files (`V<version>__<description>.sql`) by their version parts as
   numbers, then the repeatable ones (`R__<description>.sql`) by description.
@@ -31,9 +32,12 @@ Reader = Literal["sql", "knex"]
 _VERSION = re.compile(r"(\d+)")
 _FLYWAY = re.compile(r"(?:V(?P<version>\d+(?:[._]\d+)*)|R)__(?P<description>.*)")
 _DIALECT = re.compile(
-    r"(?P<stem>\d+_[^.]+)\.(?:(?P<dialect>postgres|mysql|sqlite3|cockroach|mssql)\.)?"
+    r"(?P<stem>\d+_[^.]+)\.(?:(?P<dialect>postgres(?:ql)?|pg|mysql|sqlite3?|cockroach(?:db)?"
+    r"|crdb|mssql)\.)?"
     r"(?P<before>autocommit\.)?(?P<direction>up|down)(?P<after>\.autocommit)?\.(?:sql|fizz)"
 )
+_POSTGRES = ("postgres", "postgresql", "pg")
+"""PostgreSQL's names in a file name, as pop's dialect synonyms give them."""
 _PLAN_CHANGE = re.compile(r"^(?P<change>[^\s@:%#\[][^\s\[]*)", re.MULTILINE)
 
 
@@ -59,12 +63,12 @@ def dialect_skipped(paths: Iterable[str]) -> set[str]:
         found = _DIALECT.fullmatch(name)
         if found:
             named[path] = found
-            if found["dialect"] == "postgres":
+            if found["dialect"] in _POSTGRES:
                 chosen.add((folder, found["stem"], found["direction"]))
     return {
         path
         for path, found in named.items()
-        if found["dialect"] not in (None, "postgres")
+        if found["dialect"] not in (None, *_POSTGRES)
         or (
             found["dialect"] is None
             and (path.rpartition("/")[0], found["stem"], found["direction"]) in chosen

@@ -135,7 +135,13 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> SurfaceR
     rest = settings.rest
     if rest.absent is not None:
         return declared_absent(
-            SurfaceReport, "rest", rest.absent, new, DEFAULT_REST_SPECS, settings.origin
+            SurfaceReport,
+            "rest",
+            rest.absent,
+            new,
+            DEFAULT_REST_SPECS,
+            settings.origin,
+            settings.absent_line("rest"),
         )
 
     def compare(
