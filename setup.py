@@ -36,6 +36,7 @@ HOT = (
             "coltypes",
             "plpgsql",
             "facts",
+            "hints",
             "heaviness",
             "schema",
             "context",

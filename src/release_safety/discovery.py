@@ -24,11 +24,14 @@ from typing import TypeVar
 from weakref import WeakKeyDictionary
 
 from release_safety.findings import (
+    SETTINGS_KEYS,
     Coverage,
     Finding,
     Rule,
     Surface,
     SurfaceReport,
+    absent_entry,
+    gone_hint,
     not_checked_finding,
     register,
 )
@@ -220,8 +223,15 @@ def unmatched(
 
 def unmatched_finding(surface: Surface, key: str, entry: str, ref: str, origin: str) -> Finding:
     """An explicitly set entry of the settings file `origin` that names no file at `ref`."""
+    absent = absent_entry(surface)
+    hint = (
+        f"Correct {entry!r} in {origin} ({key}) to the path the files have at {ref}, or remove it"
+    )
     return SETTINGS_PATH_UNMATCHED.finding(
-        surface, f"{origin}: key {key!r}: {entry!r} matches nothing at {ref}", finding_file(origin)
+        surface,
+        f"{origin}: key {key!r}: {entry!r} matches nothing at {ref}",
+        finding_file(origin),
+        hint=f"{hint}; a service without the surface declares {absent}." if absent else f"{hint}.",
     )
 
 
@@ -265,7 +275,12 @@ def locate(sought: Sought, old: Snapshot | None, new: Snapshot) -> Documents:
             f"several candidate documents at {new.ref}: {', '.join(new_docs)}; name the one(s) "
             f"to check in {sought.origin} ({key} = [...])"
         )
-        found.problems.append(not_checked_finding(surface, message, rule=DISCOVERY_AMBIGUOUS))
+        listed = ", ".join(f'"{d}"' for d in new_docs)
+        named = SETTINGS_KEYS[surface][0]
+        hint = f"Name the documents to check, keeping the service's: {named} = [{listed}]."
+        found.problems.append(
+            not_checked_finding(surface, message, rule=DISCOVERY_AMBIGUOUS, hint=hint)
+        )
         return found
     old_docs = matched(old, patterns)
     found.pairs = [(d, d) for d in new_docs if d in old_docs]
@@ -278,7 +293,12 @@ def locate(sought: Sought, old: Snapshot | None, new: Snapshot) -> Documents:
                 f"{path} is new and {old.ref} has several documents it may replace: "
                 f"{', '.join(candidates)}"
             )
-            found.problems.append(not_checked_finding(surface, reason, path))
+            hint = (
+                f"Name the old and new documents in {SETTINGS_KEYS[surface][0]} so each pairs by "
+                "path, or keep the "
+                f"one of {', '.join(candidates)} that {path} replaces at its path."
+            )
+            found.problems.append(not_checked_finding(surface, reason, path, hint=hint))
             continue
         before = candidates[0] if candidates else None
         if before is None:
@@ -292,7 +312,8 @@ def locate(sought: Sought, old: Snapshot | None, new: Snapshot) -> Documents:
     if old is not None:
         for path in only_old:
             reason = f"{path} is present at {old.ref} but gone at {new.ref}"
-            found.problems.append(not_checked_finding(surface, reason, path))
+            hint = gone_hint(surface, path)
+            found.problems.append(not_checked_finding(surface, reason, path, hint=hint))
     if not old_docs and not new_docs and not found.problems:
         refs = f"{old.ref} or {new.ref}" if old is not None else new.ref
         reason = f"no document found at {refs}; tried {', '.join(found.tried)}"
@@ -396,12 +417,18 @@ def absent_report(
             coverage=Coverage.of(looked),
         )
     message = f"{surface} surface declared absent in {origin} ([{surface}] absent): {reason}"
+    hint = f"Should the service gain a {surface} surface, remove [{surface}] absent from {origin}."
     file = finding_file(origin)
-    findings = [DECLARED_ABSENT.finding(surface, message, file, line if file else None)]
+    findings = [DECLARED_ABSENT.finding(surface, message, file, line if file else None, hint)]
     if found:
         shown = ", ".join(found[:5]) + (f" and {len(found) - 5} more" if len(found) > 5 else "")
         message = f"{surface} surface declared absent, but {new.ref} has {shown}"
-        findings.append(ABSENT_BUT_FOUND.finding(surface, message, found[0]))
+        hint = (
+            f"If {found[0]} is the service's, remove [{surface}] absent from {origin} and name "
+            f"it in {SETTINGS_KEYS[surface][0]}; if not, move it out of the way (or out of the "
+            "repository's tracked files)."
+        )
+        findings.append(ABSENT_BUT_FOUND.finding(surface, message, found[0], hint=hint))
     coverage = Coverage.of(looked, absent=reason)
     findings.sort(key=Finding.sort_key)
     return kind(surface=surface, checked=True, findings=findings, coverage=coverage)

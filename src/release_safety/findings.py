@@ -117,17 +117,69 @@ def all_findings(reports: Sequence[SurfaceReport]) -> list[Finding]:
     return sorted((f for report in reports for f in report.findings), key=Finding.sort_key)
 
 
+SETTINGS_KEYS: dict[Surface, tuple[str, str, str]] = {
+    "migrations": ("[[migrations.sources]] path", '"db/migrations"', "database migrations"),
+    "rest": ("[rest] specs", '["api/openapi.yaml"]', "REST API"),
+    "mcp": ("[mcp] snapshots", '["mcp-tools.json"]', "MCP server"),
+    "config": ("[config] sources", '["src/config.ts"]', "environment configuration"),
+    "deployment": ("[deployment] sources", '["deploy/compose.yaml"]', "deployment descriptors"),
+    "declarations": ("[declarations] registry", '"release-safety.declarations.json"', ""),
+    "overrides": ("[overrides] file", '"release-safety.overrides.json"', ""),
+    "settings": ("", "", ""),
+}
+"""Per surface: the settings key that points at its documents, an example value, and what a
+service without the surface lacks (empty: the surface cannot be declared absent)."""
+
+
+def absent_entry(surface: Surface) -> str | None:
+    """`[<surface>] absent = "<why ...>"`, or None for a surface that cannot be absent."""
+    lacks = SETTINGS_KEYS[surface][2]
+    return f'[{surface}] absent = "<why this service has no {lacks}>"' if lacks else None
+
+
+def nothing_found_hint(surface: Surface) -> str:
+    """The way out when discovery found nothing for the surface: point its key at the
+    documents, or declare it absent with the reason."""
+    key, value, _ = SETTINGS_KEYS[surface]
+    absent = absent_entry(surface)
+    point = f"Point {key} at the documents ({key.rpartition(' ')[2]} = {value})"
+    return f"{point}, or declare the surface absent: {absent}." if absent else f"{point}."
+
+
+def gone_hint(surface: Surface, what: str) -> str:
+    """The way out when the surface's documents (`what`) are gone at the new ref."""
+    key = SETTINGS_KEYS[surface][0]
+    absent = absent_entry(surface)
+    moved = f"If {what} moved, name the new place in {key}"
+    return f"{moved}; if the service no longer has it, declare {absent}." if absent else moved
+
+
+def unreadable_hint(surface: Surface, file: str, reason: str) -> str:
+    """The way out when a document of the surface could not be read."""
+    key = SETTINGS_KEYS[surface][0]
+    point = f", or point {key} at the right file" if key else ""
+    return f"Fix {file} so it reads ({reason}){point}."
+
+
 def not_checked_finding(
     surface: Surface,
     reason: str,
     file: str | None = None,
     rule: Rule | None = None,
     line: int | None = None,
+    hint: str | None = None,
 ) -> Finding:
     """The unknown finding that says why a surface was not checked (rule `surface-not-checked`
-    unless another is named), at the file and line that could not be read when known."""
+    unless another is named), at the file and line that could not be read when known; its
+    hint, unless given, is the way out for that surface: a file that could not be read named
+    with the reason, else the settings key that points at the documents and the surface's
+    `absent` entry."""
+    if hint is None:
+        hint = (
+            nothing_found_hint(surface) if file is None else unreadable_hint(surface, file, reason)
+        )
     return (rule or SURFACE_NOT_CHECKED).finding(
-        surface, f"{surface} surface not checked: {reason}", file, line
+        surface, f"{surface} surface not checked: {reason}", file, line, hint
     )
 
 
@@ -137,13 +189,14 @@ def not_checked(
     file: str | None = None,
     coverage: Coverage | None = None,
     rule: Rule | None = None,
+    hint: str | None = None,
 ) -> SurfaceReport:
     """A surface that could not be read: not checked, with an unknown finding saying why."""
     return SurfaceReport(
         surface=surface,
         checked=False,
         reason=reason,
-        findings=[not_checked_finding(surface, reason, file, rule)],
+        findings=[not_checked_finding(surface, reason, file, rule, hint=hint)],
         coverage=coverage or Coverage(),
     )
 
@@ -155,7 +208,8 @@ SURFACE_NOT_CHECKED = register(
         severity="unknown",
         title="A surface could not be read",
         why="A surface that could not be read at either ref cannot be proven safe.",
-        safe="Fix the file so it parses, or point the settings at the right path.",
+        safe="Fix the file so it parses, or point the settings at the right path; a "
+        'service without the surface declares it: [<surface>] absent = "<why>".',
     )
 )
 

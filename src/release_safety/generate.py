@@ -10,7 +10,7 @@ from release_safety import reportcache
 from release_safety.artifact import build_artifact, pick
 from release_safety.combine import combine_runs
 from release_safety.discovery import is_settings_error
-from release_safety.errors import CheckError, InputError
+from release_safety.errors import CheckError, InputError, ReleaseSafetyError
 from release_safety.findings import (
     DeclarationsReport,
     Finding,
@@ -142,17 +142,32 @@ def run_surfaces(
     the previous release's settings) bad input in a surface is "not checked" too.
     """
     reports = []
-    caught: tuple[type[Exception], ...] = (CheckError, InputError) if catch_input else (CheckError,)
+    caught: tuple[type[ReleaseSafetyError], ...] = (
+        (CheckError, InputError) if catch_input else (CheckError,)
+    )
     for surface, analyse in SNAPSHOT_SURFACES:
         try:
             reports.append(analyse(old, new, settings))
         except caught as exc:
-            reports.append(not_checked(surface, exc.message))  # type: ignore[attr-defined]
+            reports.append(_not_read(surface, exc))
     try:
         reports.append(overrides.analyse(old, new, settings, version))
     except caught as exc:
-        reports.append(not_checked("overrides", exc.message))  # type: ignore[attr-defined]
+        reports.append(_not_read("overrides", exc))
     return reports
+
+
+def _not_read(surface: Surface, exc: ReleaseSafetyError) -> SurfaceReport:
+    """A surface whose files git could not read, or whose input was bad (in the run with the
+    previous release's settings), with the way out for that case."""
+    if isinstance(exc, CheckError):
+        hint = (
+            "Make every object of the two refs readable (a full clone: `git fetch --unshallow` "
+            "and no partial-clone filter), then run again."
+        )
+    else:
+        hint = f"Correct what the message names ({exc.message}); it is read at the earlier ref."
+    return not_checked(surface, exc.message, hint=hint)
 
 
 def settings_errors(reports: Sequence[SurfaceReport]) -> list[Finding]:

@@ -22,6 +22,7 @@ from release_safety.findings import (
     Finding,
     Rule,
     SurfaceReport,
+    nothing_found_hint,
     register,
 )
 from release_safety.model import TriState
@@ -74,6 +75,8 @@ def decide(reports: Sequence[SurfaceReport], backfilled: bool = False) -> Decisi
             severity="unknown",
             surface=surface,
             message=f"{surface} surface was not analysed",
+            hint="Generate the release again with this version of release-safety "
+            f"(`release-safety generate`), which analyses the {surface} surface.",
         )
         for surface in SURFACES
         if surface not in seen
@@ -86,6 +89,7 @@ def decide(reports: Sequence[SurfaceReport], backfilled: bool = False) -> Decisi
             severity="unknown",
             surface=r.surface,
             message=f"{r.surface} surface not checked: {r.reason or 'no reason given'}",
+            hint=nothing_found_hint(r.surface),
         )
         for r in unchecked
     ]

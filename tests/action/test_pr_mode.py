@@ -183,6 +183,7 @@ def test_check_pr_text_output_passes_a_pull_request_without_breaks(
         " cannot be proven safe to roll.\n"
     )
     assert "safe to roll.\n" in out and "keeps rolling updates safe" not in out
+    assert out.splitlines()[-1] == "Found 3 issues in 1 file (3 unknown)."
 
 
 def test_check_pr_says_safe_only_when_every_surface_is_proven(
@@ -232,3 +233,11 @@ def test_a_registry_declaration_covers_a_rest_break_in_a_json_document(
     [covered] = data["covered"]
     assert covered["finding"]["file"] == "openapi.json"
     assert covered["declaration"]["file"] == "release-safety.declarations.json"
+    assert (
+        cli_run(["check-pr", "--base", "main", "--head", "HEAD", "--repo", str(service.path)]) == 0
+    )
+    out = capsys.readouterr().out.splitlines()
+    listed = [text for text in out if ": declared: " in text or ": warning: " in text]
+    warned = len(listed) - 1
+    assert out[-1].startswith(f"Found {len(listed)} issues in ")
+    assert out[-1].endswith(f" files ({warned} unknown, 1 declared).")

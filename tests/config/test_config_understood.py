@@ -18,6 +18,9 @@ def test_sources_that_read_no_variable_leave_config_unchecked(judge: Judge) -> N
     assert report.checked is False
     assert [f.rule for f in report.findings] == ["config-nothing-read"]
     assert report.findings[0].file == "src/app.ts"
+    hint = report.findings[0].hint or ""
+    assert "[config] sources" in hint and "src/app.ts" in hint
+    assert '[config] absent = "<why this service has no environment configuration>"' in hint
 
 
 def test_most_variables_gone_at_once_is_one_unknown_finding(judge: Judge) -> None:

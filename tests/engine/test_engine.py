@@ -88,6 +88,7 @@ def test_an_unjudged_rest_delta_becomes_an_unknown_finding() -> None:
     [change] = changes([stranger], api, api, "old.json", "new.json")
     assert (change.finding.rule, change.finding.severity) == ("delta-not-judged", "unknown")
     assert change.finding.message == "request body — new-kind in the request is judged by no rule"
+    assert (change.finding.hint or "").startswith("If the change to request body breaks clients")
 
 
 def test_keywords_are_the_metaschemas_properties() -> None:

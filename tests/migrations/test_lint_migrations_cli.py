@@ -280,3 +280,26 @@ def test_the_lint_runs_without_the_cyclic_collector(tmp_path: Path) -> None:
         argv = [sys.executable, "-c", probe, command, *([str(path)] if command != "rules" else [])]
         done = subprocess.run(argv, capture_output=True, text=True, cwd=tmp_path)
         assert done.stderr.splitlines()[0] == enabled
+
+
+def test_text_lists_findings_by_line_and_ends_with_a_summary(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first = tmp_path / "001_a.sql"
+    first.write_text(
+        "SET lock_timeout = '1s';\nALTER TABLE users DROP COLUMN age;\n"
+        "CREATE INDEX users_region_idx ON users (region);\n"
+        "ALTER TABLE users ALTER COLUMN email SET NOT NULL;\n"
+    )
+    clean = tmp_path / "002_b.sql"
+    clean.write_text("SELECT 1;\n")
+    assert run(["lint-migrations", "--color", "never", str(first), str(clean)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    lines = [int(text.split(":")[1]) for text in out if text.startswith(f"  {first}:")]
+    assert lines == sorted(lines) and len(lines) >= 4
+    severities = [text.split(": ", 1)[1].split()[0] for text in out if text.startswith("  /")]
+    counts = {s: severities.count(s) for s in ("breaking", "unknown", "advisory")}
+    shown = ", ".join(f"{n} {s}" for s, n in counts.items() if n)
+    assert out[-1] == f"Found {len(severities)} issues in 1 of 2 files ({shown})."
+    assert run(["lint-migrations", str(clean)]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "No issues found in 1 file."

@@ -98,11 +98,13 @@ def test_diff_openapi_text_output(tmp_path: Path, capsys: pytest.CaptureFixture[
         f"  response-property-removed at {b}:{line}",
         "    #/components/schemas/Pet — required property `tag` removed (3 operations)",
         "    3 operations: GET /pets0, GET /pets1, GET /pets2",
-        "    safer: Mark the property `deprecated: true` for a release, then remove it.",
+        "    safer: Keep sending `tag` of #/components/schemas/Pet (GET /pets0 and 2 more), "
+        "marked `deprecated: true` for a release, then remove it.",
         "",
     ]
     assert "Advisories:\n  response-property-added at " in out
     assert "became required" not in out
+    assert out.splitlines()[-1] == "Found 2 issues in 1 file (1 breaking, 1 advisory)."
 
 
 def test_many_operations_are_listed_up_to_twenty(

@@ -23,6 +23,7 @@ from release_safety.render.formats import (
     github,
     sarif,
     styled,
+    summary_line,
     use_color,
 )
 from release_safety.render.github import comment_body, headline
@@ -151,21 +152,29 @@ def _text(check: PrCheck) -> str:
         where = f"{f.file or check.settings_path}:{f.line or 1}"
         lines.append(f"{where}: {styled(level)}: {check.as_typed(f.message)} [{f.rule}]{after}")
 
-    for f in r.uncovered:
+    def placed(f: Finding) -> tuple[str, int]:
+        return (f.file or check.settings_path, f.line or 1)
+
+    for f in sorted(r.uncovered, key=placed):
         line(f, "error", " (undeclared)")
-    for f in r.problems:
+    for f in sorted(r.problems, key=placed):
         line(f, "error")
-    for f in r.warnings:
+    for f in sorted(r.warnings, key=placed):
         line(f, "warning")
-    for c in r.covered:
+    for c in sorted(r.covered, key=lambda c: placed(c.finding)):
         line(c.finding, "declared", f" (by {c.declaration.file}:{c.declaration.line})")
-    for f in r.acknowledged:
+    for f in sorted(r.acknowledged, key=placed):
         line(f, "acknowledged")
-    for f in r.overrides_added:
+    for f in sorted(r.overrides_added, key=placed):
         line(f, "override", " (added)")
-    for f in check.settings_changes():
-        if f.severity == "advisory" and not f.acknowledged:
-            line(f, "note")
+    notes = [f for f in check.settings_changes() if f.severity == "advisory" and not f.acknowledged]
+    for f in notes:
+        line(f, "note")
+    listed = [*r.uncovered, *r.problems, *r.warnings, *r.acknowledged, *r.overrides_added, *notes]
+    declared = [c.finding for c in r.covered]
+    files = {f.file or check.settings_path for f in [*listed, *declared]}
+    severities = [f.severity for f in listed] + ["declared"] * len(declared)
+    lines.append(summary_line(severities, len(files), len(files)))
     return "\n".join(lines) + "\n"
 
 

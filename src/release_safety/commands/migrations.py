@@ -20,6 +20,7 @@ from release_safety.render.formats import (
     format_options,
     shared,
     styled,
+    summary_line,
     use_color,
 )
 from release_safety.settingsfile import repository_root
@@ -107,15 +108,21 @@ def lint_migrations(
 
 
 def _print_text(reports: list[dict[str, Any]], color: bool | None) -> None:
+    """Each file in the order it runs, its findings by line, then the summary line."""
+    severities: list[str] = []
     for report in reports:
         flags = ", ".join(f"{k}={word(v)}" for k, v in report["heaviness"].items())
         click.echo(
             f"{report['file']}: tables [{', '.join(report['tables'])}]; {flags}", color=color
         )
-        for finding in report["findings"]:
+        found = sorted(report["findings"], key=lambda f: (f.get("line", 1), f["rule"]))
+        for finding in found:
             where = f"{finding['file']}:{finding.get('line', 1)}"
             severity = styled(finding["severity"])
             text = f"  {where}: {severity} {finding['rule']}: {finding['message']}"
             click.echo(text, color=color)
             if "hint" in finding:
                 click.echo(f"    safer: {finding['hint']}", color=color)
+        severities += [finding["severity"] for finding in found]
+    with_findings = sum(bool(report["findings"]) for report in reports)
+    click.echo(summary_line(severities, with_findings, len(reports)))

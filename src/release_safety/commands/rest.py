@@ -23,6 +23,7 @@ from release_safety.render.formats import (
     format_options,
     shared,
     styled,
+    summary_line,
     use_color,
 )
 from release_safety.settingsfile import repository_root
@@ -148,10 +149,12 @@ def _print_text(found: list[Change], color: bool | None) -> None:
         f"{counts['breaking']} breaking change(s), {counts['unknown']} unknown,"
         f" {counts['advisory']} advisory note(s)"
     )
+    ordered = sorted(found, key=lambda c: (c.finding.file or "", c.finding.line or 0))
     for level in LEVELS[::-1]:
-        entries = [_entry(c) for c in found if c.finding.severity == level]
+        entries = [_entry(c) for c in ordered if c.finding.severity == level]
         if entries:
             title = styled(level, f"{_TITLES[level]}:")
             click.echo(f"\n{title}", color=color)
             for entry in capped(entries, f"{_TITLES[level].lower()} finding(s)"):
                 click.echo(f"  {entry}")
+    click.echo("\n" + summary_line([c.finding.severity for c in found], int(bool(found)), 1))

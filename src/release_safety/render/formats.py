@@ -63,6 +63,25 @@ def styled(key: str, text: str | None = None) -> str:
     return click.style(shown, **_STYLES[key]) if key in _STYLES else shown
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def summary_line(severities: Sequence[str], files_with: int, files: int) -> str:
+    """The last line of a linting command's text, as squawk prints it: how many findings in
+    how many of the files read, by severity (`Found 3 issues in 2 files (1 breaking, ...)`;
+    check-pr counts its declared breaks apart), or that there were none."""
+    if not severities:
+        return f"No issues found in {_count(files, 'file')}." if files else "No issues found."
+    order = ("breaking", "unknown", "declared", "advisory")
+    counts = ", ".join(
+        f"{n} {severity}" for severity in order if (n := list(severities).count(severity))
+    )
+    among = f" of {files}" if files > files_with else ""
+    issues = _count(len(severities), "issue")
+    return f"Found {issues} in {files_with}{among} file{'' if files == 1 else 's'} ({counts})."
+
+
 def format_options(command: F) -> F:
     """`--format`, its alias `--json` (`--format json`) and `--color`."""
     command = click.option(

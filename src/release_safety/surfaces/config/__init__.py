@@ -20,7 +20,15 @@ from pathlib import PurePosixPath
 from typing import Any, NoReturn
 
 from release_safety.discovery import declared_absent, reason_of, tried, unmatched_finding
-from release_safety.findings import ConfigReport, Coverage, Finding, Unmodelled, not_checked_finding
+from release_safety.findings import (
+    ConfigReport,
+    Coverage,
+    Finding,
+    Unmodelled,
+    absent_entry,
+    gone_hint,
+    not_checked_finding,
+)
 from release_safety.model import ConfigChange
 from release_safety.settings import (
     DEFAULT_CONFIG_SOURCES,
@@ -102,9 +110,9 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> ConfigRe
         reason = f"no source found at {refs}; tried {', '.join(looked)}"
         problems.append(not_checked_finding("config", reason))
     elif old is not None and not new_files and not problems:
-        problems.append(
-            not_checked_finding("config", f"sources found at {old.ref} but none at {new.ref}")
-        )
+        reason = f"sources found at {old.ref} but none at {new.ref}"
+        hint = gone_hint("config", "the configuration")
+        problems.append(not_checked_finding("config", reason, hint=hint))
     if problems:
         return _not_checked(problems, coverage)
     try:
@@ -133,6 +141,8 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> ConfigRe
                 f"config surface not checked: the sources matched {len(new_files)} file(s) "
                 f"({files}) and none of them reads an environment variable or config key",
                 next(iter(new_files)),
+                hint=f"Point [config] sources at the code or files that read the configuration "
+                f"(not only {files}), or declare {absent_entry('config')}.",
             )
         )
     if before is None:  # a first release, or sources new at this one: nothing can break

@@ -38,6 +38,12 @@ def _finding(rule: str, file: str, line: int, message: str, hint: str | None = N
     )
 
 
+def _malformed(path: str, line: int, problem: str) -> Finding:
+    """A registry entry that does not read, with the line to correct."""
+    hint = f"Correct line {line} of {path}: {problem}."
+    return _finding(rules.REGISTRY_MALFORMED.id, path, line, problem, hint)
+
+
 class _Collector:
     """Declared breaks and findings, gathered from annotations and the registry."""
 
@@ -169,15 +175,17 @@ def _scan_registry(old: Snapshot | None, new: Snapshot, path: str, out: _Collect
     before = reg.load(_read(old, path))
     after = reg.load(_read(new, path))
     for problem in after.problems if after is not None else []:
-        out.findings.append(
-            _finding(rules.REGISTRY_MALFORMED.id, path, problem.line, problem.message)
-        )
+        out.findings.append(_malformed(path, problem.line, problem.message))
     if before is not None and not before.readable:
         message = (
             "the registry at the previous ref cannot be read, so every declaration now in it "
             "counts as new"
         )
-        out.findings.append(_finding(rules.REGISTRY_MALFORMED.id, path, 1, message))
+        hint = (
+            f"Restore {path} as the previous release has it if the file broke there; else "
+            "nothing to do: its declarations count as new in this release only."
+        )
+        out.findings.append(_finding(rules.REGISTRY_MALFORMED.id, path, 1, message, hint))
     _check_append_only(before, after, path, out)
     if after is not None:
         _added(before.raw if before is not None else {}, after, new, path, out)
@@ -197,14 +205,22 @@ def _check_append_only(
                 f"declaration {id_!r} was removed (line {before.line_of('declarations', id_)} at "
                 "the previous ref); declaration ids are append-only"
             )
-            out.findings.append(_finding(rules.ID_REMOVED.id, path, anchor, message))
+            hint = (
+                f"Put declaration {id_!r} back in {path} as the previous release has it; "
+                "declare new breaks under new ids."
+            )
+            out.findings.append(_finding(rules.ID_REMOVED.id, path, anchor, message, hint))
         elif after is not None and reg.edited(old_entry, new_raw[id_]):
             message = (
                 f"declaration {id_!r} was edited; declaration ids are append-only, declare a new "
                 "id for a new break"
             )
             line = after.line_of("declarations", id_)
-            out.findings.append(_finding(rules.ID_EDITED.id, path, line, message))
+            hint = (
+                f"Restore declaration {id_!r} as released, and declare the corrected break "
+                f"under a new id ({id_}-2)."
+            )
+            out.findings.append(_finding(rules.ID_EDITED.id, path, line, message, hint))
 
 
 def _added(
@@ -216,12 +232,11 @@ def _added(
         checked = reg.entry(after, id_)
         if isinstance(checked, list):
             for problem in checked:
-                out.findings.append(
-                    _finding(rules.REGISTRY_MALFORMED.id, path, problem.line, problem.message)
-                )
+                out.findings.append(_malformed(path, problem.line, problem.message))
         elif _content(after.raw[id_]) in released:
             message = f"declaration {id_!r} repeats the reason and stop of a released declaration"
-            out.findings.append(_finding(rules.DUPLICATE.id, path, checked.line, message))
+            hint = f"Say what {id_!r} breaks in its own words, or remove the copy."
+            out.findings.append(_finding(rules.DUPLICATE.id, path, checked.line, message, hint))
         elif checked.advisory:
             message = f"declaration {id_!r} reaches no external caller: {checked.reason}"
             out.findings.append(_finding(rules.NO_EXTERNAL_CALLERS.id, path, checked.line, message))
@@ -232,7 +247,10 @@ def _added(
             if migration is not None and not _exists(new, migration):
                 line = after.line_of("declarations", id_, "migration")
                 message = f"declaration {id_!r} names a migration that does not exist: {migration}"
-                out.findings.append(_finding(rules.REGISTRY_MALFORMED.id, path, line, message))
+                hint = f"Point `migration` of {id_!r} at the migration's path, or remove the key."
+                out.findings.append(
+                    _finding(rules.REGISTRY_MALFORMED.id, path, line, message, hint)
+                )
 
 
 def _exists(snapshot: Snapshot, path: str) -> bool:

@@ -31,6 +31,7 @@ from release_safety.findings import (
     Finding,
     SurfaceReport,
     Unmodelled,
+    gone_hint,
     not_checked_finding,
 )
 from release_safety.patterns import compile_pattern
@@ -404,7 +405,8 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> SurfaceR
         problems.append(not_checked_finding("deployment", reason))
     elif old is not None and found_old.paths and not found_new.paths:
         reason = f"deployment descriptors found at {old.ref} but none at {new.ref}"
-        problems.append(not_checked_finding("deployment", reason))
+        hint = gone_hint("deployment", "the descriptors")
+        problems.append(not_checked_finding("deployment", reason, hint=hint))
     parsed: tuple[dict[UnitKind, dict[str, Parsed]], ...] = ({}, {})
     for key in sorted(before.keys() | after.keys()):
         sides = [(old, before.get(key)), (new, after.get(key))]

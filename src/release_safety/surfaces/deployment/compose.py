@@ -155,12 +155,22 @@ def _mounts(old: ComposeFile, new: ComposeFile, before: Service, after: Service)
             else:
                 was, source = mount.source or "(anonymous)", now.source or "(anonymous)"
                 message = f"{label}: {mount.target} now mounts `{source}` (was `{was}`)"
-            findings.append(rules.MOUNT_CHANGED.finding("deployment", message, new.path, now.line))
+            hint = (
+                f"Keep service `{after.name}` mounting {mount.source or 'its volume'} at "
+                f"{mount.target}; move the data with an explicit, documented step."
+            )
+            findings.append(
+                rules.MOUNT_CHANGED.finding("deployment", message, new.path, now.line, hint)
+            )
         else:
             source = f"`{mount.source}` at " if mount.source else "the anonymous volume at "
             message = f"{label}: {source}{mount.target} is no longer mounted"
+            hint = (
+                f"Keep mounting {mount.source or 'the volume'} at {mount.target} in service "
+                f"`{after.name}` for a release, or move its data in a documented stop."
+            )
             findings.append(
-                rules.VOLUME_REMOVED.finding("deployment", message, old.path, mount.line)
+                rules.VOLUME_REMOVED.finding("deployment", message, old.path, mount.line, hint)
             )
     return findings
 
@@ -244,14 +254,20 @@ def diff_compose(
         if twin is not None:
             added.remove(twin)
             message = f"{new.path}: service `{service.name}` renamed to `{twin.name}`"
+            hint = (
+                f"Keep the name `{service.name}`, or give `{twin.name}` the network alias "
+                f"`{service.name}` (networks: default: aliases: [{service.name}])."
+            )
             findings.append(
-                rules.SERVICE_RENAMED.finding("deployment", message, new.path, twin.line)
+                rules.SERVICE_RENAMED.finding("deployment", message, new.path, twin.line, hint)
             )
             findings += _mounts(old, new, service, twin)
         else:
             message = f"{new.path}: service `{service.name}` removed"
             findings.append(
-                rules.SERVICE_REMOVED.finding("deployment", message, old.path, service.line)
+                rules.SERVICE_REMOVED.finding(
+                    "deployment", message, old.path, service.line, _removed_hint(service.name)
+                )
             )
     for name, after in new.services.items():
         before = old.services.get(name)
@@ -267,22 +283,43 @@ def diff_compose(
         now = new.volumes.get(name)
         if now is None:
             message = f"{new.path}: volume `{name}` removed"
-            findings.append(rules.VOLUME_REMOVED.finding("deployment", message, old.path, line))
+            hint = f"Keep volume `{name}` in {new.path} for a release, or move its data first."
+            findings.append(
+                rules.VOLUME_REMOVED.finding("deployment", message, old.path, line, hint)
+            )
         elif now[0] != docker_name:
             message = f"{new.path}: volume `{name}` now names `{now[0]}` (was `{docker_name}`)"
-            findings.append(rules.MOUNT_CHANGED.finding("deployment", message, new.path, now[1]))
+            hint = f"Keep `name: {docker_name}` on volume `{name}`: the data lives under it."
+            findings.append(
+                rules.MOUNT_CHANGED.finding("deployment", message, new.path, now[1], hint)
+            )
     for variable, line in new.required.items():
         if variable not in old.required:
             message = f"{new.path}: needs `{variable}` set, with no default"
-            findings.append(rules.REQUIRED_ENV.finding("deployment", message, new.path, line))
+            hint = (
+                f"Give `{variable}` a default in {new.path} (`${{{variable}:-}}`, with a fallback "
+                "in the application), so operators' existing environments still start."
+            )
+            findings.append(rules.REQUIRED_ENV.finding("deployment", message, new.path, line, hint))
     return findings
+
+
+def _removed_hint(name: str) -> str:
+    return (
+        f"Keep service `{name}` (idle) for a release, or declare its removal with a required "
+        "stop (`release-safety: breaking(required-stop) <reason>`)."
+    )
 
 
 def removed_file(old: ComposeFile) -> list[Finding]:
     """A compose file the release no longer ships: each of its services is removed."""
     return [
         rules.SERVICE_REMOVED.finding(
-            "deployment", f"{old.path}: service `{s.name}` removed with the file", old.path, s.line
+            "deployment",
+            f"{old.path}: service `{s.name}` removed with the file",
+            old.path,
+            s.line,
+            _removed_hint(s.name),
         )
         for s in old.services.values()
     ]

@@ -179,13 +179,25 @@ def _values(old: Chart, new: Chart) -> list[Finding]:
             added.remove(twin)
             message = f"{new.name}: value `{_dotted(path)}` renamed to `{_dotted(twin)}`"
             where = new.values_path or new.path
+            hint = (
+                f"Read `{_dotted(twin)}` in the templates and fall back to `{_dotted(path)}` "
+                f"(`default .Values.{_dotted(path)} .Values.{_dotted(twin)}`) for a release."
+            )
             findings.append(
-                rules.VALUE_RENAMED.finding("deployment", message, where, new.values.line(*twin))
+                rules.VALUE_RENAMED.finding(
+                    "deployment", message, where, new.values.line(*twin), hint
+                )
             )
         else:
             message = f"{new.name}: value `{_dotted(path)}` removed"
+            hint = (
+                f"Keep reading `{_dotted(path)}` in the templates for a release, so operators' "
+                "values files still apply."
+            )
             findings.append(
-                rules.VALUE_REMOVED.finding("deployment", message, file, old.values.line(*path))
+                rules.VALUE_REMOVED.finding(
+                    "deployment", message, file, old.values.line(*path), hint
+                )
             )
     old_leaves = dict(_leaves(before))
     for path, now in _leaves(after):
@@ -200,7 +212,13 @@ def _values(old: Chart, new: Chart) -> list[Finding]:
         )
         message = f"{new.name}: value `{_dotted(path)}` {was!r} -> {now!r}"
         where = new.values_path or new.path
-        findings.append(rule.finding("deployment", message, where, new.values.line(*path)))
+        hint = (
+            f"Keep `{_dotted(path)}: {was}` for this release, or declare the switch to {now!r} "
+            "with a required stop (`release-safety: breaking(required-stop) <reason>`)."
+            if rule is rules.STRATEGY_RECREATE
+            else f"Say in the release notes why `{_dotted(path)}` is now {now!r}."
+        )
+        findings.append(rule.finding("deployment", message, where, new.values.line(*path), hint))
     return findings
 
 
@@ -210,8 +228,12 @@ def _dependency_changes(old: Chart, new: Chart) -> list[Finding]:
         now = new.dependencies.get(key)
         if now is None:
             message = f"{new.name}: dependency `{key}` ({was.name} {was.version}) removed"
+            hint = (
+                f"Keep dependency `{key}` ({was.name}) for a release, or move what it holds in a "
+                "documented required stop."
+            )
             findings.append(
-                rules.DEPENDENCY_REMOVED.finding("deployment", message, was.file, was.line)
+                rules.DEPENDENCY_REMOVED.finding("deployment", message, was.file, was.line, hint)
             )
             continue
         if now.version == was.version:
@@ -222,12 +244,24 @@ def _dependency_changes(old: Chart, new: Chart) -> list[Finding]:
             message = (
                 f"{change}: the version cannot be read, so a major upgrade cannot be ruled out"
             )
+            hint = (
+                f"Write dependency `{key}` at {now.file}:{now.line} as a version or range whose "
+                "major can be read (`1.2.3`, `^1.2.3`, `~1.2`); if the change is a major "
+                "upgrade, declare the break."
+            )
             findings.append(
-                rules.VERSION_UNREADABLE.finding("deployment", message, now.file, now.line)
+                rules.VERSION_UNREADABLE.finding("deployment", message, now.file, now.line, hint)
             )
         elif first[0] != second[0]:
             findings.append(
-                rules.DEPENDENCY_MAJOR.finding("deployment", change, now.file, now.line)
+                rules.DEPENDENCY_MAJOR.finding(
+                    "deployment",
+                    change,
+                    now.file,
+                    now.line,
+                    f"Upgrade `{key}` to {now.version} in a release of its own, with "
+                    f"{now.name}'s upgrade notes and the Recreate strategy.",
+                )
             )
     return findings
 
@@ -253,4 +287,8 @@ def diff_chart(old: Chart, new: Chart) -> list[Finding]:
 
 def removed_chart(old: Chart) -> list[Finding]:
     message = f"chart `{old.name}` ({old.path}) removed"
-    return [rules.CHART_REMOVED.finding("deployment", message, old.path, 1)]
+    hint = (
+        f"Keep chart `{old.name}` for a release, or declare its removal with a required stop "
+        "that says where operators install from now."
+    )
+    return [rules.CHART_REMOVED.finding("deployment", message, old.path, 1, hint)]

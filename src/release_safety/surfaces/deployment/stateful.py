@@ -66,14 +66,26 @@ def _versions(
     change = f"{place}: {kind.name} {aspect} {_shown(old)} -> {_shown(new)}"
     if before is None or after is None:
         message = f"{change}: the version cannot be read, so a major upgrade cannot be ruled out"
-        return [rules.VERSION_UNREADABLE.finding("deployment", message, where.file, where.line)]
+        hint = (
+            f"Write {kind.name}'s {aspect} at {where.file}:{where.line} with a version that can be "
+            f"read (`{where.text.partition(':')[0]}:<major.minor>`, or a default "
+            "`${TAG:-<major.minor>}`); if the change is a major upgrade, declare the break."
+        )
+        return [
+            rules.VERSION_UNREADABLE.finding("deployment", message, where.file, where.line, hint)
+        ]
     assert before.numbers is not None and after.numbers is not None
     was, now = series(kind, before.numbers), series(kind, after.numbers)
     if was != now:
         top = max((s for s in new if s.numbers == after.numbers), key=lambda s: s.line)
         major = f"{'.'.join(map(str, was))} -> {'.'.join(map(str, now))}"
         message = f"{change}: major version {major}"
-        return [rules.MAJOR_CHANGED.finding("deployment", message, top.file, top.line)]
+        hint = (
+            f"Ship {kind.name} {major} in a release of its own, with the Recreate strategy and a "
+            "required stop that says how the data is upgraded; or keep "
+            f"{'.'.join(map(str, was))} at {top.file}:{top.line} and bump only minor versions."
+        )
+        return [rules.MAJOR_CHANGED.finding("deployment", message, top.file, top.line, hint)]
     return [rules.UPDATED.finding("deployment", change, where.file, where.line)]
 
 
@@ -106,15 +118,28 @@ def compare(place: Place, old: Sequence[Seen], new: Sequence[Seen]) -> list[Find
         kinds += " and ".join(sorted({s.kind.name for s in came}))
         message = f"{place.name}: {kinds} ({_shown(gone)} -> {_shown(came)})"
         at = came[0]
-        findings.append(rules.ENGINE_CHANGED.finding("deployment", message, at.file, at.line))
+        hint = (
+            f"Switch {place.name} to {kinds.rsplit(' -> ', 1)[-1]} in a release of its own, with "
+            "the Recreate strategy and a required stop that says how the data moves."
+        )
+        findings.append(rules.ENGINE_CHANGED.finding("deployment", message, at.file, at.line, hint))
     elif gone and place.runs is None:
         message = f"{place.name}: {_shown(gone)} is no longer there"
+        hint = (
+            f"Keep {_shown(gone)} at {place.name} for a release, or move its data in a "
+            "documented required stop."
+        )
         findings.append(
-            rules.COMPONENT_REMOVED.finding("deployment", message, place.file, place.line)
+            rules.COMPONENT_REMOVED.finding("deployment", message, place.file, place.line, hint)
         )
     elif gone:
         message = f"{place.name}: {_shown(gone)} is replaced by {place.runs}, of no known kind"
-        findings.append(rules.REPLACED.finding("deployment", message, place.file, place.line))
+        hint = (
+            f"If {place.runs} keeps no data, name its repository in [deployment] stateless; if it "
+            f"is {_shown(gone)} under another name, declare the change (`release-safety: "
+            "breaking <reason>`) with how its data is kept."
+        )
+        findings.append(rules.REPLACED.finding("deployment", message, place.file, place.line, hint))
     elif came:
         message = f"{place.name}: {_shown(came)} is new"
         at = came[0]

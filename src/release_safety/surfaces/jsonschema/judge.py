@@ -8,7 +8,7 @@ rules forgot fails closed, never open.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Literal
@@ -109,8 +109,15 @@ class Catalogue:
     """The rules and neutral entries of one surface, registered in the shared rule list."""
 
     def __init__(
-        self, surface: Surface, rules: Sequence[DeltaRule], neutral: Sequence[Neutral]
+        self,
+        surface: Surface,
+        rules: Sequence[DeltaRule],
+        neutral: Sequence[Neutral],
+        ways_out: Mapping[str, str] | None = None,
     ) -> None:
+        self.ways_out = dict(ways_out or {})
+        """Per rule id, the way out as a template of the case's `{subject}` (the property,
+        parameter, operation or tool it happened to); the rule's `safe` text is the docs'."""
         self.rules = tuple(rules)
         self.neutral = tuple(neutral)
         self.by_key: dict[tuple[str, Enum], list[DeltaRule | Neutral]] = {}
@@ -122,9 +129,14 @@ class Catalogue:
         self.registered = {NOT_JUDGED.id: NOT_JUDGED_RULE}
         self.registered.update((r.id, _register(r, surface)) for r in self.rules)
 
-    def finding(self, rule: DeltaRule, message: str, file: str, line: int) -> Finding:
-        """A finding of one of the catalogue's rules."""
-        return self.registered[rule.id].finding(self.surface, message, file, line)
+    def finding(
+        self, rule: DeltaRule, message: str, file: str, line: int, subject: str | None = None
+    ) -> Finding:
+        """A finding of one of the catalogue's rules; its hint written for `subject` (what the
+        change happened to) where the rule has a way out for it."""
+        way_out = self.ways_out.get(rule.id)
+        hint = way_out.format(subject=subject) if way_out and subject else None
+        return self.registered[rule.id].finding(self.surface, message, file, line, hint)
 
     def judge(self, delta: Delta[Any]) -> DeltaRule | None:
         """The rule a delta breaks or informs about; None when neutral on purpose."""

@@ -279,7 +279,29 @@ NEUTRAL = [
     ),
 ]
 
-CATALOGUE = Catalogue("mcp", RULES, NEUTRAL)
+WAYS_OUT = {
+    "mcp-tool-removed": "Restore {subject}, its description saying it is deprecated, for a "
+    "release; then remove it.",
+    "mcp-input-removed": "Keep accepting {subject} (ignored, deprecated) until clients stop "
+    "sending it.",
+    "mcp-input-required": "Make {subject} optional, with a server-side default.",
+    "mcp-input-narrowed": "Only widen {subject}: add types, enum values, looser bounds.",
+    "mcp-output-schema-added": "Publish the structured output as a new tool beside {subject} "
+    "and deprecate the old one.",
+    "mcp-output-removed": "Keep returning {subject}, marked `deprecated: true` for a release, "
+    "then remove it.",
+    "mcp-output-widened": "Keep the promise of {subject}; add a new field or tool for the new "
+    "values.",
+    "mcp-schema-not-compared": "Inline the schema of {subject} with local `$defs`, or declare "
+    "the break (`release-safety: breaking <reason>` beside it) if it is one.",
+    "mcp-deprecated": "Keep {subject} working for at least one release after the deprecation.",
+    "delta-not-judged": "If the change to {subject} breaks clients, declare it "
+    "(`release-safety: breaking <reason>` beside it); if not, the rule catalogue needs an entry "
+    "for this kind of change (report it), until then the release stays unknown.",
+}
+"""The way out of each breaking or unknown rule, for the case's `{subject}`."""
+
+CATALOGUE = Catalogue("mcp", RULES, NEUTRAL, WAYS_OUT)
 EXTRA = (SPEC_INVALID,)
 
 
@@ -307,7 +329,9 @@ def _finding(change: ToolChange, rule: DeltaRule, old: ToolSnapshot, new: ToolSn
         pointer = (*base, change.side, *origin, *_schema_path(delta), *_keyword(delta))
     name = f"MCP tool `{tool.name}`"
     message = f"{name} removed" if removed else f"{name}: {rule.say(delta)}"
-    return CATALOGUE.finding(rule, message, snapshot.path, snapshot.line(pointer) or 1)
+    side = f"the {change.side} of {name}" if change.side is not None else name
+    subject = f"`{delta.at}` of {side}" if delta.at else side
+    return CATALOGUE.finding(rule, message, snapshot.path, snapshot.line(pointer) or 1, subject)
 
 
 def _schema_path(delta: D) -> Pointer:

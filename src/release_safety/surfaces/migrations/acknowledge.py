@@ -50,24 +50,55 @@ def _migration_rules() -> frozenset[str]:
     return frozenset(rule_id for rule_id, rule in RULES.items() if rule.surface == "migrations")
 
 
-def _problem(path: str, line: int, message: str) -> Finding:
-    return ACKNOWLEDGEMENT_INVALID.finding("migrations", message, path, line)
+def _problem(path: str, line: int, message: str, hint: str) -> Finding:
+    return ACKNOWLEDGEMENT_INVALID.finding("migrations", message, path, line, hint)
 
 
-def _invalid(attempt: Parsed, path: str, known: frozenset[str]) -> Finding | None:
-    """Why an acknowledgement cannot be applied, as a finding; None when it can."""
+def _invalid(
+    attempt: Parsed, path: str, known: frozenset[str], here: Sequence[str]
+) -> Finding | None:
+    """Why an acknowledgement cannot be applied, as a finding; None when it can. `here`: the
+    rules of the findings on the statement after it, which the way out names."""
     from release_safety.surfaces.declarations.annotations import Annotation
 
+    rules = ", ".join(here) or "<rule>"
+    form = f"`-- release-safety: acknowledge({rules}): <why it is safe on this statement>`"
     if not isinstance(attempt, Annotation):
-        return _problem(path, attempt.line, f"malformed acknowledgement: {attempt.problem}")
+        message = f"malformed acknowledgement: {attempt.problem}"
+        return _problem(path, attempt.line, message, f"Write it as {form}.")
     unknown = [r for r in attempt.rules if r not in known or r in UNACKNOWLEDGEABLE]
     if unknown:
         names = ", ".join(repr(r) for r in unknown)
-        return _problem(path, attempt.line, f"acknowledgement names no migration rule: {names}")
+        message = f"acknowledgement names no migration rule: {names}"
+        found = f" (the next statement's findings: {', '.join(here)})" if here else ""
+        hint = f"Name the rule of the finding it accepts{found}: {form}."
+        return _problem(path, attempt.line, message, hint)
     hollow = hollow_reason(attempt.reason)
     if hollow:
-        return _problem(path, attempt.line, f"acknowledgement reason is hollow: {hollow}")
+        message = f"acknowledgement reason is hollow: {hollow}"
+        hint = (
+            f"Say in words why acknowledge({', '.join(attempt.rules)}) is safe on this "
+            "statement (the table's size, who reads it while it runs)."
+        )
+        return _problem(path, attempt.line, message, hint)
     return None
+
+
+def _on_statement(
+    findings: Sequence[Finding], statement_lines: Sequence[int], line: int
+) -> list[int]:
+    """The indexes of the findings on the statement that starts after `line`: on its first
+    line, or on a line within (a DO block's)."""
+    at = bisect_left(statement_lines, line)
+    if at >= len(statement_lines):
+        return []
+    target = statement_lines[at]
+    end = statement_lines[at + 1] if at + 1 < len(statement_lines) else None
+    return [
+        i
+        for i, f in enumerate(findings)
+        if f.line is not None and target <= f.line and (end is None or f.line < end)
+    ]
 
 
 def acknowledge(
@@ -90,24 +121,14 @@ def acknowledge(
     out = list(findings)
     extra: list[Finding] = []
     for attempt in (a for a in attempts if a.kind == ACKNOWLEDGE):
-        problem = _invalid(attempt, path, known)
+        near = _on_statement(out, statement_lines, attempt.line)
+        here = list(dict.fromkeys(out[i].rule for i in near))
+        problem = _invalid(attempt, path, known, here)
         if problem is not None:
             extra.append(problem)
             continue
         assert isinstance(attempt, Annotation)
-        at = bisect_left(statement_lines, attempt.line)
-        target = statement_lines[at] if at < len(statement_lines) else None
-        # the statement's findings: on its first line, or on a line within (a DO block's)
-        end = statement_lines[at + 1] if at + 1 < len(statement_lines) else None
-        hits = [
-            i
-            for i, f in enumerate(out)
-            if target is not None
-            and f.line is not None
-            and target <= f.line
-            and (end is None or f.line < end)
-            and f.rule in attempt.rules
-        ]
+        hits = [i for i in near if out[i].rule in attempt.rules]
         where = f"{path}:{attempt.line}: {attempt.reason}"
         for i in hits:
             out[i] = replace(
@@ -119,5 +140,12 @@ def acknowledge(
         if not hits:
             rules = ", ".join(attempt.rules)
             message = f"acknowledgement of {rules} matches no finding on the statement after it"
-            extra.append(ACKNOWLEDGEMENT_UNUSED.finding("migrations", message, path, attempt.line))
+            hint = (
+                f"Name the next statement's rules instead (acknowledge({', '.join(here)}))"
+                if here
+                else "The statement after it has no finding: remove it"
+            ) + f", or move it right above the statement whose {rules} finding it accepts."
+            extra.append(
+                ACKNOWLEDGEMENT_UNUSED.finding("migrations", message, path, attempt.line, hint)
+            )
     return [*out, *extra]

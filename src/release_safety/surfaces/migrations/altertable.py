@@ -17,6 +17,13 @@ from release_safety.surfaces.migrations.columns import (
 )
 from release_safety.surfaces.migrations.context import Context
 from release_safety.surfaces.migrations.facts import Issue, Lock, StatementFacts
+from release_safety.surfaces.migrations.hints import (
+    key_using_index,
+    not_null_in_steps,
+    sql_of,
+    unknown_fact_hint,
+    validate_later,
+)
 from release_safety.surfaces.migrations.rules.ids import RuleId
 from release_safety.surfaces.migrations.schema import Column, Constraint, Index
 from release_safety.surfaces.migrations.tokens import Cursor, Tok, normalise, split_top, words
@@ -57,7 +64,9 @@ class Alter:
             self.table, *names
         )
         why = reason or f"{self.table} is not in the schema the earlier migrations built"
-        self.facts.issue(RuleId.SCHEMA_FACT_UNKNOWN, f"{what}: {why}")
+        subject = f"{self.table} ({', '.join(names)})" if names else self.table
+        hint = unknown_fact_hint(subject, why)
+        self.facts.issue(RuleId.SCHEMA_FACT_UNKNOWN, f"{what}: {why}", hint=hint)
 
 
 def alter_table(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
@@ -146,6 +155,10 @@ def _action(cur: Cursor, alter: Alter) -> None:
             facts.issue(
                 RuleId.ENABLE_ROW_LEVEL_SECURITY,
                 f"{' '.join(rest)} on {table}: rows vanish for roles the policies do not admit",
+                hint=f"CREATE POLICY ... ON {table} for the role the previous release connects "
+                f"as first (or make sure that role owns {table} and bypasses RLS); then accept "
+                "it above the statement: `-- release-safety: acknowledge(enable-row-level-"
+                "security): <the policy or role that admits old code>`.",
             )
         if rest[:2] == ["DISABLE", "TRIGGER"] and not alter.new_in_release:
             disabled = raw[2].text if len(raw) > 2 else "?"
@@ -174,7 +187,13 @@ def _action(cur: Cursor, alter: Alter) -> None:
         facts.touch(table, SUE if concurrently else AEL)
         facts.touch(part, SUE if concurrently else AEL)
         if not ctx.new_in_release(part) and not alter.new_in_release:
-            facts.issue(RuleId.DROP_TABLE, f"DETACH PARTITION {part} from {table}")
+            facts.issue(
+                RuleId.DROP_TABLE,
+                f"DETACH PARTITION {part} from {table}",
+                hint=f"Ship a release whose code no longer reads {part}'s rows through {table}; "
+                f"detach it (ALTER TABLE {table} DETACH PARTITION {part} CONCURRENTLY;) in the "
+                "release after it.",
+            )
         detached = ctx.schema.edit(part)
         if detached is not None:
             detached.parent = None
@@ -247,14 +266,54 @@ def add_column(column: ColumnDef, alter: Alter, *, if_not_exists: bool = False) 
             "nullable, ship code that writes it, then SET NOT NULL a release later.",
         )
     if rewrite:
-        facts.issue(RuleId.TABLE_REWRITE, f"ADD COLUMN {where} rewrites the table")
+        facts.issue(
+            RuleId.TABLE_REWRITE,
+            f"ADD COLUMN {where} rewrites the table",
+            hint=_add_plain_hint(table, column, "a per-row value"),
+        )
     if maybe_rewrite and column.type is not None:
         alter.unknown(f"whether ADD COLUMN {where} rewrites (type {column.type})", column.type.name)
     if scan and not rewrite:
         facts.issue(
             RuleId.ADD_CONSTRAINT_VALIDATING,
             f"ADD COLUMN {where} with a constraint reads every row",
+            hint=_add_plain_hint(table, column, "its constraint"),
         )
+
+
+def _add_plain_hint(table: str, column: ColumnDef, what: str) -> str:
+    """Add the column bare, fill it in batches, then give it what made the ADD heavy."""
+    kind = str(column.type) if column.type is not None else " ".join(column.type_words)
+    then = []
+    if column.default is not None and not column.identity:
+        then.append(
+            f"ALTER TABLE {table} ALTER COLUMN {column.name} SET DEFAULT {sql_of(column.default)};"
+        )
+    if column.checks:
+        then.append(
+            validate_later(
+                table,
+                f"{table.rsplit('.', 1)[-1]}_{column.name}_check",
+                f"CHECK ({sql_of(column.checks[0][1])})",
+            )
+        )
+    if column.unique or column.primary:
+        kind_of = "PRIMARY" if column.primary else "UNIQUE"
+        name = f"{table.rsplit('.', 1)[-1]}_{column.name}_{'pkey' if column.primary else 'key'}"
+        then.append(key_using_index(table, name, kind_of, [column.name]))
+    if column.references:
+        then.append(
+            validate_later(
+                table,
+                f"{table.rsplit('.', 1)[-1]}_{column.name}_fkey",
+                f"FOREIGN KEY ({column.name}) REFERENCES {column.references[0]}",
+            )
+        )
+    later = " ".join(then) or f"add {what} in a later migration."
+    return (
+        f"ALTER TABLE {table} ADD COLUMN {column.name} {kind}; fill {table}.{column.name} in "
+        f"batches from a job; then {later}"
+    )
 
 
 def _register_column(column: ColumnDef, alter: Alter) -> None:
@@ -311,9 +370,13 @@ def add_constraint(constraint: ConstraintDef, alter: Alter) -> None:
         facts.touch(table, SRE, scans=not new and not constraint.not_valid)
         if constraint.references is not None:
             facts.touch(constraint.references, SRE)
-        if not new and not constraint.not_valid:
-            facts.issue(RuleId.ADD_CONSTRAINT_VALIDATING, f"{label} validates every row")
         name = constraint.name or f"{table}_{'_'.join(constraint.columns)}_fkey"
+        if not new and not constraint.not_valid:
+            facts.issue(
+                RuleId.ADD_CONSTRAINT_VALIDATING,
+                f"{label} validates every row",
+                hint=validate_later(table, name, sql_of(constraint.body)),
+            )
         schema.put_constraint(
             table,
             name,
@@ -332,8 +395,7 @@ def add_constraint(constraint: ConstraintDef, alter: Alter) -> None:
             facts.issue(
                 RuleId.ADD_CONSTRAINT_VALIDATING,
                 f"{label} validates every row",
-                hint=f"Add {named} NOT VALID, then ALTER TABLE {table} VALIDATE CONSTRAINT "
-                f"{named} in its own transaction.",
+                hint=validate_later(table, named, sql_of(constraint.body)),
             )
         column = constraint.not_null_of()
         if column is not None:
@@ -372,13 +434,22 @@ def add_constraint(constraint: ConstraintDef, alter: Alter) -> None:
             facts.touch(table, AEL, maybe_scans=not new)
         for column in columns:
             _implicit_not_null(alter, column)
-        if not new and using is None:
-            facts.issue(RuleId.ADD_PRIMARY_KEY, f"PRIMARY KEY on {table}")
-    if not new and using is None:
-        facts.issue(RuleId.ADD_UNIQUE_CONSTRAINT_BUILDS_INDEX, f"{label} builds an index")
     name = constraint.name or (
         f"{table}_pkey" if kind == "PRIMARY" else f"{table}_{'_'.join(columns)}_key"
     )
+    if not new and using is None:
+        hint = key_using_index(table, name, kind, columns)
+        if kind == "PRIMARY":
+            facts.issue(RuleId.ADD_PRIMARY_KEY, f"PRIMARY KEY on {table}", hint=hint)
+        if kind == "EXCLUDE":
+            hint = (
+                f"An exclusion constraint cannot be added USING INDEX: add {name} while "
+                f"{table} is small, or accept the lock above the statement: `-- release-safety: "
+                f"acknowledge(add-unique-constraint-builds-index): <why {table} may be locked>`."
+            )
+        facts.issue(
+            RuleId.ADD_UNIQUE_CONSTRAINT_BUILDS_INDEX, f"{label} builds an index", hint=hint
+        )
     if using is not None:
         schema.pop_index(using)
     schema.put_index(name, Index(table, tuple(columns), unique=kind in ("PRIMARY", "UNIQUE")))
@@ -467,6 +538,7 @@ def _implicit_not_null(alter: Alter, column: str) -> None:
             facts.issue(
                 RuleId.ADD_PRIMARY_KEY_NULLABLE_COLUMN,
                 f"PRIMARY KEY on nullable column {table}.{column}",
+                hint=not_null_in_steps(table, column) + " Then add the key.",
             )
     ctx.schema.set_column(table, column, not_null=True)
 
@@ -496,9 +568,7 @@ def _restricts_nulls(alter: Alter, column: str, what: str, *, at_commit: bool = 
         RuleId.SET_NOT_NULL,
         f"{what}: old code leaving it NULL fails",
         (table, column) if at_commit else None,
-        hint=f"Ship code that always writes {table}.{column} first; then ADD CONSTRAINT "
-        f"{table}_{column}_not_null CHECK ({column} IS NOT NULL) NOT VALID, VALIDATE it in "
-        "its own transaction, and SET NOT NULL a release later.",
+        hint=not_null_in_steps(table, column),
     )
 
 
@@ -830,13 +900,23 @@ def _set(cur: Cursor, alter: Alter) -> None:
         target = cur.name() or "?"
         facts.touch(table, AEL)
         if not alter.new_in_release:
-            facts.issue(RuleId.SET_SCHEMA, f"{table} SET SCHEMA {target}")
+            facts.issue(
+                RuleId.SET_SCHEMA,
+                f"{table} SET SCHEMA {target}",
+                hint=f"Leave {table} where it is, or, once moved, create a view under the old "
+                f"name over {target}.{table.rsplit('.', 1)[-1]} for the rollout.",
+            )
         ctx.schema.rename_table(table, normalise([target, table.rsplit(".", 1)[-1]]))
     elif cur.peek() in ("LOGGED", "UNLOGGED", "TABLESPACE") or cur.accept("ACCESS", "METHOD"):
         facts.touch(table, AEL, rewrites=not new)
         if not new:
             what = cur.peek() or "ACCESS METHOD"
-            facts.issue(RuleId.TABLE_REWRITE, f"SET {what} rewrites {table}")
+            facts.issue(
+                RuleId.TABLE_REWRITE,
+                f"SET {what} rewrites {table}",
+                hint=f"Run ALTER TABLE {table} SET {what} outside the release's migrations, in a "
+                "maintenance window (the previous release's queries wait for the whole rewrite).",
+            )
     elif cur.accept("WITHOUT", "CLUSTER") or cur.peek() == "(":
         facts.touch(table, SUE)
     elif cur.accept("WITHOUT", "OIDS"):

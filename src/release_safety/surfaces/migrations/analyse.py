@@ -16,6 +16,7 @@ from release_safety.findings import (
     Coverage,
     Finding,
     MigrationsReport,
+    absent_entry,
     not_checked_finding,
 )
 from release_safety.model import Heaviness, MigrationFile
@@ -90,6 +91,9 @@ def _unmatched_sources(settings: Settings, new: Snapshot) -> list[Finding]:
             f"{settings.origin}: key 'migrations.sources[{i}]': {source.describe()} matches no "
             f"migration file at {new.ref}",
             settings.file,
+            hint=f"Correct `path` (the folder glob) or `pattern` (the file names) of "
+            f"migrations.sources[{i}] in {settings.origin} to the files at {new.ref}, or remove "
+            f"the entry; a service without migrations declares {absent_entry('migrations')}.",
         )
         for i, source in enumerate(settings.migrations.sources)
         if i not in files.values()

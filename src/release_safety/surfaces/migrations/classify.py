@@ -38,6 +38,11 @@ from release_safety.surfaces.migrations.columns import (
 )
 from release_safety.surfaces.migrations.context import Context
 from release_safety.surfaces.migrations.facts import Lock, StatementFacts
+from release_safety.surfaces.migrations.hints import (
+    sql_of,
+    unknown_fact_hint,
+    with_concurrently,
+)
 from release_safety.surfaces.migrations.rules.ids import RuleId
 from release_safety.surfaces.migrations.schema import Domain, Function, Index, Table
 from release_safety.surfaces.migrations.simpledata import Reference, references
@@ -242,7 +247,12 @@ def _dispatch(sql: str, toks: list[Tok], facts: StatementFacts, ctx: Context) ->
         for table in cur.names():
             facts.touch(table, AEL)
             if not ctx.new_in_release(table):
-                facts.issue(RuleId.TRUNCATE_TABLE, f"TRUNCATE {table}")
+                facts.issue(
+                    RuleId.TRUNCATE_TABLE,
+                    f"TRUNCATE {table}",
+                    hint=f"Ship a release whose code no longer needs the rows of {table}; "
+                    "truncate it in the release after it.",
+                )
     elif cur.accept("LOCK"):
         _lock(cur, facts)
     elif cur.accept("COMMENT", "ON"):
@@ -305,7 +315,12 @@ def _rewrite(facts: StatementFacts, ctx: Context, table: str, what: str) -> None
     new = ctx.new(table)
     facts.touch(table, AEL, rewrites=not new)
     if not new:
-        facts.issue(RuleId.TABLE_REWRITE, f"{what} rewrites {table}")
+        facts.issue(
+            RuleId.TABLE_REWRITE,
+            f"{what} rewrites {table}",
+            hint=f"Run {what} on {table} outside the release's migrations, in a maintenance "
+            f"window, or rebuild {table} online (pg_repack).",
+        )
 
 
 def _alter_other(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
@@ -324,12 +339,20 @@ def _alter_other(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
                 ctx.created.add(target)
         if ctx.new_in_release(view):
             return
+        later = f"drop {view} a release later, once no pod of the previous release queries it"
         if rest[:2] == ["RENAME", "TO"]:
-            facts.issue(RuleId.RENAME_VIEW, f"RENAME view {view}")
+            target = lower(cur.toks[-1].text) if cur.toks else "?"
+            hint = f"CREATE VIEW {target} AS SELECT * FROM {view}; and {later}."
+            facts.issue(RuleId.RENAME_VIEW, f"RENAME view {view}", hint=hint)
         elif rest[:1] == ["RENAME"]:
-            facts.issue(RuleId.RENAME_COLUMN, f"RENAME COLUMN of view {view}")
+            hint = (
+                f"Add the new name as another column of {view} (CREATE OR REPLACE VIEW {view} "
+                "... with both), and drop the old column a release later."
+            )
+            facts.issue(RuleId.RENAME_COLUMN, f"RENAME COLUMN of view {view}", hint=hint)
         elif rest[:2] == ["SET", "SCHEMA"]:
-            facts.issue(RuleId.SET_SCHEMA, f"{view} SET SCHEMA")
+            hint = f"Create the view in the new schema beside {view}, and {later}."
+            facts.issue(RuleId.SET_SCHEMA, f"{view} SET SCHEMA", hint=hint)
         elif rest[:2] == ["OWNER", "TO"]:
             owner_changed(facts, f"{kind} {view}", Cursor(cur.toks[-1:]))
     elif cur.accept("TYPE"):
@@ -341,20 +364,40 @@ def _alter_other(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
         if ctx.new_in_release(name):
             return
         if rest[:2] == ["RENAME", "VALUE"]:
-            facts.issue(RuleId.RENAME_ENUM_VALUE, f"RENAME VALUE of type {name}")
+            labels = [t.text for t in cur.toks if t.kind == "string"] + ["?", "?"]
+            hint = (
+                f"ALTER TYPE {name} ADD VALUE '{labels[1]}'; ship code that writes "
+                f"'{labels[1]}', UPDATE the rows from '{labels[0]}', and stop using "
+                f"'{labels[0]}' (the previous release still writes it)."
+            )
+            facts.issue(RuleId.RENAME_ENUM_VALUE, f"RENAME VALUE of type {name}", hint=hint)
         elif rest[:2] == ["RENAME", "TO"]:
-            facts.issue(RuleId.RENAME_TYPE, f"RENAME type {name}")
+            target = lower(cur.toks[-1].text) if cur.toks else "?"
+            hint = (
+                f"Create type {target} beside {name}, move the columns and code to it over "
+                f"releases, and drop {name} once nothing uses it."
+            )
+            facts.issue(RuleId.RENAME_TYPE, f"RENAME type {name}", hint=hint)
         elif rest[:2] == ["SET", "SCHEMA"]:
-            facts.issue(RuleId.SET_SCHEMA, f"type {name} SET SCHEMA")
+            hint = f"Leave type {name} in its schema; create the type in the new one beside it."
+            facts.issue(RuleId.SET_SCHEMA, f"type {name} SET SCHEMA", hint=hint)
         elif rest[:2] in (["DROP", "ATTRIBUTE"], ["RENAME", "ATTRIBUTE"]):
-            facts.issue(RuleId.DROP_TYPE, f"ALTER TYPE {name} {' '.join(rest[:2])}")
+            hint = (
+                f"Stop using the attribute of {name} in one release; "
+                f"{lower(' '.join(rest[:2]))} in the release after it."
+            )
+            facts.issue(RuleId.DROP_TYPE, f"ALTER TYPE {name} {' '.join(rest[:2])}", hint=hint)
     elif cur.accept("SCHEMA"):
         name = cur.name() or "?"
         rest = words(cur.rest())
         if ctx.new_in_release(name):
             return
         if rest[:2] == ["RENAME", "TO"]:
-            facts.issue(RuleId.RENAME_SCHEMA, f"RENAME schema {name}")
+            hint = (
+                f"Keep schema {name}; move its objects to the new schema one by one, each with "
+                f"a view under its old name in {name} for a release."
+            )
+            facts.issue(RuleId.RENAME_SCHEMA, f"RENAME schema {name}", hint=hint)
         elif rest[:2] == ["OWNER", "TO"]:
             owner_changed(facts, f"SCHEMA {name}", Cursor(cur.toks[-1:]))
     elif cur.accept("INDEX"):
@@ -377,7 +420,11 @@ def _alter_other(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
         if head == ["RENAME", "TO"]:
             _dropped_object(facts, ctx, f"{kind} {function} (renamed)", function)
         elif head == ["SET", "SCHEMA"]:
-            facts.issue(RuleId.SET_SCHEMA, f"{kind} {function} SET SCHEMA")
+            hint = (
+                f"Leave {lower(kind)} {function} in its schema; create it in the new schema "
+                "beside it, and drop the old one once no released code calls it."
+            )
+            facts.issue(RuleId.SET_SCHEMA, f"{kind} {function} SET SCHEMA", hint=hint)
         elif head == ["OWNER", "TO"]:
             owner_changed(facts, f"{kind} {function}", Cursor(after[-1:]))
     elif cur.accept("SEQUENCE"):
@@ -415,7 +462,11 @@ def _alter_sequence(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
     if ctx.new_in_release(name):
         return
     if head[:2] == ["SET", "SCHEMA"]:
-        facts.issue(RuleId.SET_SCHEMA, f"SEQUENCE {name} SET SCHEMA")
+        hint = (
+            f"Leave sequence {name} in its schema: the previous release calls nextval('{name}') "
+            "by that name until its last pod is gone."
+        )
+        facts.issue(RuleId.SET_SCHEMA, f"SEQUENCE {name} SET SCHEMA", hint=hint)
     elif head[:2] == ["OWNER", "TO"]:
         owner_changed(facts, f"SEQUENCE {name}", Cursor(rest[-1:]))
     elif head[:2] == ["OWNED", "BY"] and head[2:3] != ["NONE"]:
@@ -489,16 +540,37 @@ def _alter_domain(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
         if not not_valid:
             facts.touch("?", Lock.SHARE, maybe_scans=True)
         reason = schema.doubt(name) or "the tables using the domain are not all known"
-        facts.issue(RuleId.SCHEMA_FACT_UNKNOWN, f"which tables {what} checks: {reason}")
+        facts.issue(
+            RuleId.SCHEMA_FACT_UNKNOWN,
+            f"which tables {what} checks: {reason}",
+            hint=unknown_fact_hint(f"the tables using domain {name}", reason),
+        )
     for table in tables or []:
         if not not_valid:
             facts.touch(table, Lock.SHARE, scans=not ctx.new(table))
         if ctx.new_in_release(table):
             continue
+        check = f"{name}_not_null"
         if nulls:
-            facts.issue(RuleId.SET_NOT_NULL, f"{what}: old code writing NULL to {table} fails")
-        elif head[:1] == ["ADD"] and not not_valid:
-            facts.issue(RuleId.ADD_CONSTRAINT_VALIDATING, f"{what} validates every row of {table}")
+            hint = (
+                f"Ship code that never leaves the {name} columns of {table} NULL; then ALTER "
+                f"DOMAIN {name} ADD CONSTRAINT {check} CHECK (VALUE IS NOT NULL) NOT VALID; "
+                f"COMMIT; ALTER DOMAIN {name} VALIDATE CONSTRAINT {check};"
+            )
+            facts.issue(
+                RuleId.SET_NOT_NULL, f"{what}: old code writing NULL to {table} fails", hint=hint
+            )
+        elif head[:1] == ["ADD"] and not not_valid and constraint is not None:
+            named = constraint.name or f"{name}_check"
+            hint = (
+                f"ALTER DOMAIN {name} ADD CONSTRAINT {named} {sql_of(constraint.body)} NOT "
+                f"VALID; COMMIT; ALTER DOMAIN {name} VALIDATE CONSTRAINT {named};"
+            )
+            facts.issue(
+                RuleId.ADD_CONSTRAINT_VALIDATING,
+                f"{what} validates every row of {table}",
+                hint=hint,
+            )
     if domain is not None:
         added = frozenset({constraint.name or f"{name}_check"}) if constraint else frozenset()
         not_null = domain.not_null or head[:2] == ["SET", "NOT"]
@@ -515,7 +587,7 @@ def _create(sql: str, cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
     schema = ctx.schema
     unique = cur.accept("UNIQUE", "INDEX")
     if unique or cur.accept("INDEX"):
-        _create_index(cur, facts, ctx, unique=unique)
+        _create_index(sql, cur, facts, ctx, unique=unique)
     elif cur.accept("TABLE"):
         _create_table(sql, cur, facts, ctx)
     elif cur.accept("MATERIALIZED", "VIEW") or cur.accept("VIEW"):
@@ -720,7 +792,9 @@ def _index_columns(toks: list[Tok]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _create_index(cur: Cursor, facts: StatementFacts, ctx: Context, *, unique: bool) -> None:
+def _create_index(
+    sql: str, cur: Cursor, facts: StatementFacts, ctx: Context, *, unique: bool
+) -> None:
     concurrently = cur.accept("CONCURRENTLY")
     exists = cur.accept("IF", "NOT", "EXISTS")
     index = None if cur.peek() == "ON" else cur.name()
@@ -746,8 +820,8 @@ def _create_index(cur: Cursor, facts: StatementFacts, ctx: Context, *, unique: b
         facts.issue(
             RuleId.CREATE_INDEX_NON_CONCURRENTLY,
             f"CREATE INDEX on {table}",
-            hint=f"CREATE INDEX CONCURRENTLY on {table}, in a migration of its own that runs "
-            "outside a transaction.",
+            hint=f"{with_concurrently(sql, 'INDEX')} -- in a migration of its own, outside a "
+            "transaction",
         )
 
 
@@ -861,14 +935,22 @@ def _drop(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
         cur.skip_optional(("IF", "EXISTS"))
         for name in cur.names():
             if not ctx.new_in_release(name):
-                facts.issue(RuleId.DROP_TYPE, f"DROP {kind} {name}")
+                hint = (
+                    f"Ship a release whose code no longer uses {name}; drop it in the release "
+                    "after it."
+                )
+                facts.issue(RuleId.DROP_TYPE, f"DROP {kind} {name}", hint=hint)
             schema.own_domains().pop(name, None)
             schema.own_enums().discard(name)
     elif cur.accept("SCHEMA"):
         cur.skip_optional(("IF", "EXISTS"))
         old = [name for name in cur.names() if not ctx.new_in_release(name)]
         if old:
-            facts.issue(RuleId.DROP_SCHEMA, f"DROP SCHEMA {', '.join(old)}")
+            hint = (
+                f"Empty {', '.join(old)} over releases (each object first unused, then "
+                "dropped); drop the schema once nothing is left in it."
+            )
+            facts.issue(RuleId.DROP_SCHEMA, f"DROP SCHEMA {', '.join(old)}", hint=hint)
     elif cur.accept("TRIGGER") or cur.accept("POLICY") or cur.accept("RULE"):
         cur.skip_optional(("IF", "EXISTS"))
         name = cur.name() or "?"
@@ -964,7 +1046,11 @@ def _comment(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
 def _grant(cur: Cursor, facts: StatementFacts, revoke: bool) -> None:
     rest = cur.rest()
     if revoke:
-        facts.issue(RuleId.REVOKE_PRIVILEGES, " ".join(t.text for t in rest[:12]))
+        hint = (
+            "Ship the code that no longer needs the privilege first; run "
+            f"{sql_of(rest)}; a release later."
+        )
+        facts.issue(RuleId.REVOKE_PRIVILEGES, " ".join(t.text for t in rest[:12]), hint=hint)
 
 
 def _vacuum(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
@@ -998,7 +1084,8 @@ def _reindex(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
     new = ctx.new(table)
     facts.touch(table, SUE if concurrently else Lock.SHARE, scans=not new)
     if not concurrently and not new:
-        facts.issue(RuleId.REINDEX_NON_CONCURRENTLY, f"REINDEX {kind} {name}")
+        hint = f"REINDEX {kind} CONCURRENTLY {name}; -- outside a transaction (PostgreSQL 12+)"
+        facts.issue(RuleId.REINDEX_NON_CONCURRENTLY, f"REINDEX {kind} {name}", hint=hint)
 
 
 def _refresh(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
@@ -1011,7 +1098,11 @@ def _refresh(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
         facts.touch(view, Lock.EXCLUSIVE, scans=True)
     else:
         facts.touch(view, AEL, rewrites=True)
-    facts.issue(RuleId.REFRESH_MATERIALIZED_VIEW, f"REFRESH MATERIALIZED VIEW {view}")
+    hint = (
+        f"REFRESH MATERIALIZED VIEW CONCURRENTLY {view}; from a job after the rollout, not in "
+        f"the migration (CONCURRENTLY needs a unique index on {view})."
+    )
+    facts.issue(RuleId.REFRESH_MATERIALIZED_VIEW, f"REFRESH MATERIALIZED VIEW {view}", hint=hint)
 
 
 def _call(name: str, facts: StatementFacts, ctx: Context) -> None:
@@ -1123,7 +1214,13 @@ def _data(sql: str, toks: list[Tok], facts: StatementFacts, ctx: Context) -> Non
             full_change=every_row,
         )
         if every_row:
-            facts.issue(RuleId.FULL_TABLE_DATA_CHANGE, f"{ref.write} of every row of {ref.table}")
+            hint = (
+                f"Run the {ref.write} of {ref.table} in batches of rows (a key range per "
+                "transaction) from a job after the rollout, not in the schema migration."
+            )
+            facts.issue(
+                RuleId.FULL_TABLE_DATA_CHANGE, f"{ref.write} of every row of {ref.table}", hint=hint
+            )
 
 
 def _references(sql: str) -> list[Reference]:

@@ -165,6 +165,9 @@ class ConstraintDef:
     using_index: str | None
     references: str | None
     check: list[Tok]
+    body: list[Tok]
+    """The definition after the name (`CHECK (...)`, `FOREIGN KEY (...) REFERENCES ...`), for
+    the safer SQL a finding on it writes."""
 
     def __init__(
         self,
@@ -175,6 +178,7 @@ class ConstraintDef:
         using_index: str | None = None,
         references: str | None = None,
         check: list[Tok] | None = None,
+        body: list[Tok] | None = None,
     ) -> None:
         self.kind = kind
         self.name = name
@@ -183,6 +187,7 @@ class ConstraintDef:
         self.using_index = using_index
         self.references = references
         self.check = [] if check is None else check
+        self.body = [] if body is None else body
 
     def not_null_of(self) -> str | None:
         """The column of a `CHECK (column IS NOT NULL)`, else None."""
@@ -200,6 +205,7 @@ def parse_constraint(toks: list[Tok]) -> ConstraintDef:
     kind = head[0] if head else ""
     found = ConstraintDef(kind, name, [])
     found.not_valid = any(pair == ("NOT", "VALID") for pair in pairwise(head))
+    found.body = body[:-2] if found.not_valid and head[-2:] == ["NOT", "VALID"] else body
     inner = Cursor(body)
     inner.i = 1
     if kind in ("PRIMARY", "FOREIGN"):

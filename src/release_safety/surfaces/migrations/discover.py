@@ -202,7 +202,7 @@ def discover(old: Snapshot | None, new: Snapshot, settings: Settings) -> Discove
                     file=change.path,
                     line=_edited_line(old, new, change.path) if edited else None,
                     message=f"shipped migration {change.path} was {change.status}",
-                    hint=rule.safe,
+                    hint=_shipped_hint(change.path, old, edited, settings.overrides.file),
                 )
             )
     return Discovery(
@@ -240,6 +240,22 @@ def _moved_gap(
         what=what,
         way_out=f"add a [[migrations.sources]] with {entry} so the moved migrations are read "
         f"where they now are (and what the release adds there judged), {_exclusion(path)}",
+    )
+
+
+def _shipped_hint(path: str, old: Snapshot | None, edited: bool, overrides: str) -> str:
+    """The way out of a shipped migration edited or deleted: restore it as the previous
+    release has it, or (deleted) set the floor a squash needs in the overrides file."""
+    ref = old.ref if old is not None else "the previous release"
+    if edited:
+        return (
+            f"Restore {path} as {ref} has it (`git checkout {ref} -- {path}`) and write the "
+            "change as a new migration."
+        )
+    return (
+        f"Restore {path} (`git checkout {ref} -- {path}`); if the squash is deliberate, set "
+        '"default": {"minPreviousVersion": "<the first release with the squashed files>"} in '
+        f"{overrides}, so older installs stop there first."
     )
 
 

@@ -58,6 +58,9 @@ class TableFact:
     dropped: bool
     maybe_rewrites: bool
     maybe_scans: bool
+    work_line: int
+    """The lines from the statement's first to the one doing its work on the table (a DO
+    block's statement), 0 for the first."""
 
     def __init__(
         self,
@@ -70,6 +73,7 @@ class TableFact:
         dropped: bool = False,
         maybe_rewrites: bool = False,
         maybe_scans: bool = False,
+        work_line: int = 0,
     ) -> None:
         self.table = table
         self.lock = lock
@@ -80,8 +84,13 @@ class TableFact:
         self.dropped = dropped
         self.maybe_rewrites = maybe_rewrites
         self.maybe_scans = maybe_scans
+        self.work_line = work_line
 
-    def merge(self, other: TableFact) -> None:
+    def merge(self, other: TableFact, line: int = 0) -> None:
+        """Fold in another statement's effect; `line`: the lines from this statement's first
+        to the other's (a DO block's statement), where the work is when this had none."""
+        if not self.work and other.work:
+            self.work_line = line + other.work_line
         if other.lock is not None and (self.lock is None or other.lock > self.lock):
             self.lock = other.lock
         self.rewrites |= other.rewrites

@@ -140,13 +140,25 @@ def _commits(classified: list[tuple[int, StatementFacts]], one_transaction: bool
 def _unknown(line: int, column: int, reason: str) -> LineIssue:
     """A statement of unknown effect; a syntax error says where, as PostgreSQL would."""
     if not reason.startswith(SYNTAX_ERROR):
-        return LineIssue(RuleId.MIGRATION_STATEMENT_UNKNOWN, line, reason)
+        hint = (
+            f"Write what the statement at line {line} does as plain SQL ({reason}), or accept "
+            "it above the statement: `-- release-safety: acknowledge(migration-statement-"
+            "unknown): <what it does and why it is safe>`."
+        )
+        return LineIssue(RuleId.MIGRATION_STATEMENT_UNKNOWN, line, reason, hint)
     return LineIssue(
         RuleId.MIGRATION_STATEMENT_UNKNOWN,
         line,
         f"{reason} (line {line}, column {column}): PostgreSQL refuses this statement",
         f"Correct the statement at line {line}, column {column}: PostgreSQL would stop the "
         "migration there.",
+    )
+
+
+def _timeout_hint(line: int, lock: Lock, table: str) -> str:
+    return (
+        f"SET lock_timeout = '5s'; before line {line}, so the {lock.label} lock on {table} "
+        "gives up instead of queueing every query behind it; retry the migration on timeout."
     )
 
 
@@ -205,6 +217,12 @@ def analyse_extracted(extracted: Extracted, ctx: Context, budget: Budget) -> Fil
                     line,
                     f"this statement cannot run in a transaction block, and runs {where}: "
                     "the migration fails",
+                    f"Remove the BEGIN before line {line} (or COMMIT before it), so the "
+                    "statement runs on its own."
+                    if explicit
+                    else f"Move the statement at line {line} to a migration of its own that its "
+                    "tool runs outside a transaction (the tool's no-transaction marker for "
+                    "that file).",
                 )
             )
         if not one_transaction and not explicit:
@@ -216,6 +234,7 @@ def analyse_extracted(extracted: Extracted, ctx: Context, budget: Budget) -> Fil
                     RuleId.LOCK_TIMEOUT_MISSING,
                     line,
                     f"{facts.unnamed_lock.label} lock requested without lock_timeout",
+                    _timeout_hint(line, facts.unnamed_lock, "the tables it locks"),
                 )
             )
         for raised in facts.issues:
@@ -246,7 +265,7 @@ def analyse_extracted(extracted: Extracted, ctx: Context, budget: Budget) -> Fil
                 result.heavy.append(HeavyLock(table, line, lock, False, "lock"))
             if strong and work:
                 locks = True
-                result.heavy.append(HeavyLock(table, line, lock, fact.rewrites))
+                result.heavy.append(HeavyLock(table, line + fact.work_line, lock, fact.rewrites))
                 if fact.lock is None or not fact.lock.blocks_traffic:
                     result.issues.append(
                         LineIssue(
@@ -254,6 +273,9 @@ def analyse_extracted(extracted: Extracted, ctx: Context, budget: Budget) -> Fil
                             line,
                             f"{table} stays locked ({lock.label}) while this statement "
                             "reads or changes every row",
+                            f"COMMIT before line {line}, so the {lock.label} lock an earlier "
+                            f"statement took on {table} is released before this one reads "
+                            "or changes every row (or move it to a migration of its own).",
                         )
                     )
             if strong and not lock_timeout and not warned_queue and not work:
@@ -263,6 +285,7 @@ def analyse_extracted(extracted: Extracted, ctx: Context, budget: Budget) -> Fil
                         RuleId.LOCK_TIMEOUT_MISSING,
                         line,
                         f"{lock.label} lock on {table} requested without lock_timeout",
+                        _timeout_hint(line, lock, table),
                     )
                 )
         for table, lock in held.items() if facts.waits else ():

@@ -146,7 +146,14 @@ def _unreadable(reason: str) -> FileAnalysis:
         if reason.startswith("over budget")
         else (RuleId.MIGRATION_UNPARSEABLE)
     )
-    issue = LineIssue(rule, 1, reason)
+    if rule == RuleId.MIGRATION_OVER_BUDGET:
+        hint = (
+            f"Split the file ({reason}): load bulk data outside the schema migration (COPY "
+            "from a file, a job) and keep the schema change in a file of its own."
+        )
+    else:
+        hint = f"Fix the file so PostgreSQL can read it: {reason}."
+    issue = LineIssue(rule, 1, reason, hint)
     return FileAnalysis([], "unknown", "unknown", "unknown", [issue])
 
 
@@ -288,6 +295,12 @@ def findings_of(
             )
         else:
             message = f"{locked} while every row is {work}: {waits}"
+            specific = specific or (
+                f"Do the work on {heavy.table} without holding {heavy.lock.label} over every "
+                f"row (COMMIT before line {heavy.line}, a batched job after the rollout), or "
+                "accept it above the statement: `-- release-safety: acknowledge(blocking-table-"
+                f"lock): <why {heavy.table} is small enough>`."
+            )
         findings.append(
             BLOCKING_TABLE_LOCK.finding("migrations", message, path, heavy.line, specific)
         )

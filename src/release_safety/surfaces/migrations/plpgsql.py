@@ -80,7 +80,7 @@ def _run(
         if inner.unknown is not None:
             raise Unclassified(f"{what}: {inner.unknown}")
         for fact in inner.tables.values():
-            facts.touch(fact.table, fact.lock).merge(fact)
+            facts.touch(fact.table, fact.lock).merge(fact, 0 if lines is None else lines + line)
         for issue in inner.issues:
             after = 0 if lines is None else lines + line + issue.line
             facts.issues.append(Issue(issue.rule, issue.message, issue.column, after, issue.hint))

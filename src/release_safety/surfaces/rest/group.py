@@ -36,6 +36,7 @@ class _Group:
     origin: str | None
     file: str
     line: int
+    at: str = ""
     operations: list[str] = field(default_factory=list)
 
 
@@ -71,7 +72,7 @@ def changes(
         group = groups.get(key)
         if group is None:
             line = document.line_of(*line_keys)
-            group = _Group(rule, text, delta.place, delta.origin, file, line)
+            group = _Group(rule, text, delta.place, delta.origin, file, line, delta.at)
             groups[key] = group
         if label and label not in group.operations:
             group.operations.append(label)
@@ -89,8 +90,21 @@ def _change(group: _Group) -> Change:
         message = f"{ops[0]} — {group.text}"
     else:
         message = f"{ops[0]} — {group.place}: {group.text}"
-    finding = CATALOGUE.finding(group.rule, message, group.file, group.line)
+    finding = CATALOGUE.finding(group.rule, message, group.file, group.line, _subject(group))
     return Change(finding, tuple(sorted(ops)))
+
+
+def _subject(group: _Group) -> str:
+    """What the change happened to, in words: `tag` of response 200 in GET /pets."""
+    ops = sorted(group.operations)
+    reach = (ops[0] if len(ops) == 1 else f"{ops[0]} and {len(ops) - 1} more") if ops else ""
+    if group.place == "operation":
+        return reach or "the operation"
+    if group.origin is not None:  # a shared schema: the operations it reaches in brackets
+        where = f"{group.origin} ({reach})" if reach else group.origin
+    else:
+        where = f"{group.place} of {reach}" if reach else group.place
+    return f"`{group.at}` of {where}" if group.at else where
 
 
 def _spec_errors(old: Api, new: Api, new_file: str) -> list[Change]:

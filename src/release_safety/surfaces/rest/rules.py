@@ -718,7 +718,72 @@ NEUTRAL = [
     ),
 ]
 
-CATALOGUE = Catalogue("rest", RULES, NEUTRAL)
+WAYS_OUT = {
+    "endpoint-removed": "Restore {subject} marked `deprecated: true` with an `x-sunset` date; "
+    "remove it only after the sunset.",
+    "endpoint-deprecated": "Name the replacement of {subject} in its description and keep it "
+    "working until the sunset.",
+    "request-parameter-removed": "Keep accepting {subject} (ignored if need be) until clients "
+    "stop sending it.",
+    "request-required-parameter-added": "Make {subject} optional (`required: false`) with a "
+    "server-side default.",
+    "request-parameter-became-required": "Keep {subject} optional and default it on the server.",
+    "request-parameter-moved": "Accept {subject} in both locations for at least one release.",
+    "request-parameter-style-changed": "Keep the serialisation of {subject}; add a new "
+    "parameter for the new form.",
+    "request-body-became-required": "Keep {subject} optional and default its content on the "
+    "server.",
+    "request-media-type-removed": "Keep accepting the media type in {subject}.",
+    "request-property-became-required": "Keep {subject} optional and default it on the server.",
+    "request-required-property-added": "Add {subject} as optional, with a server-side default.",
+    "request-dependent-required-added": "Default on the server the properties that {subject} "
+    "now requires.",
+    "request-property-removed": "Keep accepting {subject} until clients stop sending it.",
+    "request-enum-value-removed": "Keep accepting the value(s) in {subject}; map them to the new "
+    "meaning on the server.",
+    "request-type-narrowed": "Accept both types in {subject} (`type: [...]`, `anyOf`).",
+    "request-bound-tightened": "Keep the old bound of {subject}; enforce the new one only on a "
+    "new field.",
+    "request-pattern-changed": "Keep the old pattern of {subject}, or relax it.",
+    "request-additional-properties-disallowed": "Leave {subject} open; ignore unknown keys on "
+    "the server.",
+    "request-nullable-removed": "Keep accepting null in {subject} and treat it as absent.",
+    "request-format-changed": "Keep the format of {subject}; accept both on the server.",
+    "request-branch-removed": "Keep accepting the variant in {subject}.",
+    "request-discriminator-changed": "Keep every discriminator value of {subject} with its schema.",
+    "response-property-removed": "Keep sending {subject}, marked `deprecated: true` for a "
+    "release, then remove it.",
+    "response-property-became-optional": "Keep {subject} required; send a neutral value.",
+    "response-dependent-required-removed": "Keep the dependency of {subject}; send neutral values.",
+    "response-nullable-added": "Keep {subject} non-null; add a new nullable property beside it.",
+    "response-enum-value-added": "Send the new value(s) of {subject} only to clients that ask, "
+    "or declare the enum open (`x-extensible-enum`) first.",
+    "response-type-widened": "Keep the type of {subject}; add a new property of the new type.",
+    "response-format-changed": "Keep the format of {subject}; add a new property for the new one.",
+    "response-bound-loosened": "Keep the bound of {subject}.",
+    "response-branch-added": "Send the new variant of {subject} only to clients that ask for it.",
+    "response-discriminator-changed": "Keep the mapping of {subject}; send new shapes only to "
+    "clients that ask for them.",
+    "response-success-status-removed": "Keep returning {subject}.",
+    "response-media-type-removed": "Keep producing the media type in {subject}.",
+    "response-header-removed": "Keep sending {subject}.",
+    "response-header-became-optional": "Keep {subject} required and always send it.",
+    "tuple-item-removed": "Keep the position in {subject}; add new positions at the end.",
+    "schema-keyword-not-compared": "Express the constraint of {subject} with keywords the "
+    "analyser compares, or declare the break (`release-safety: breaking <reason>` beside it).",
+    "security-requirement-added": "Accept the old credentials for {subject} as an alternative "
+    "for one release.",
+    "security-api-key-changed": "Accept both names or locations for {subject} for one release.",
+    "security-scheme-type-changed": "Add the new scheme beside {subject} under a new name; keep "
+    "the old one for a release.",
+    "servers-changed": "Keep the old URL of {subject} routed for a deprecation period.",
+    "delta-not-judged": "If the change to {subject} breaks clients, declare it "
+    "(`release-safety: breaking <reason>` beside it); if not, the rule catalogue needs an entry "
+    "for this kind of change (report it), until then the release stays unknown.",
+}
+"""The way out of each breaking or unknown rule, for the case's `{subject}`."""
+
+CATALOGUE = Catalogue("rest", RULES, NEUTRAL, WAYS_OUT)
 EXTRA = (SPEC_INVALID,)
 
 _INTRO = """

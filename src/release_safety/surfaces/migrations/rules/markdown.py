@@ -141,6 +141,12 @@ update the previous release's pods queue behind the lock, so the release is `fal
 `CONCURRENTLY`, `NOT VALID` and brief metadata-only locks stay advisories. A table created by an
 earlier migration of the same release has no rows yet and does not count.
 
+Each finding's way out (`safer:`) is written from its own statement: `CREATE INDEX
+CONCURRENTLY` with the statement's index, table and columns, a constraint added `NOT VALID`
+under its own name and validated in a transaction of its own, the column a `SET NOT NULL`
+names. A finding points at the line of the statement that causes it (inside a DO block, that
+statement's line). The `Safer` line of each rule below is the catalogue's example.
+
 ## Acknowledgements
 
 A maintainer can accept a finding of any migration rule (a known-small table, a column the
