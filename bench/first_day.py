@@ -38,7 +38,7 @@ SERVICES: dict[str, dict[str, Any]] = {
         "mirror": "ory+kratos",
         "language": "Go",
         "reasons": {
-            "MCP tools": "Kratos exposes no MCP server; clients and agents use its public "
+            "MCP server": "Kratos exposes no MCP server; clients and agents use its public "
             "and admin REST APIs",
             "deployment descriptors": "operators deploy Kratos with the Helm charts of the "
             "ory/k8s repository or their own manifests; none ship in this repository",
@@ -48,7 +48,7 @@ SERVICES: dict[str, dict[str, Any]] = {
         "mirror": "goharbor+harbor",
         "language": "Go",
         "reasons": {
-            "MCP tools": "Harbor exposes no MCP server; clients use the v2.0 REST API and "
+            "MCP server": "Harbor exposes no MCP server; clients use the v2.0 REST API and "
             "the OCI registry API",
             "deployment descriptors": "operators install Harbor with the offline installer, "
             "whose prepare step generates docker-compose.yml, or the goharbor/harbor-helm "
@@ -61,7 +61,7 @@ SERVICES: dict[str, dict[str, Any]] = {
         "reasons": {
             "REST API": "the REST API is described in JavaScript (docs/api/api.js) rendered "
             "into the docs site; no OpenAPI document is committed to diff",
-            "MCP tools": "kutt exposes no MCP server; its clients are the web UI and the "
+            "MCP server": "kutt exposes no MCP server; its clients are the web UI and the "
             "REST API with an API key",
         },
     },
@@ -69,7 +69,7 @@ SERVICES: dict[str, dict[str, Any]] = {
         "mirror": "svix+svix-webhooks",
         "language": "Rust",
         "reasons": {
-            "MCP tools": "svix-server exposes no MCP server; clients use the REST API "
+            "MCP server": "svix-server exposes no MCP server; clients use the REST API "
             "described in server/openapi.json",
         },
     },
@@ -81,7 +81,7 @@ SERVICES: dict[str, dict[str, Any]] = {
             "the container at start; reviewed by hand, not read by this tool",
             "REST API": "the Django REST Framework schema is generated at runtime by "
             "drf-spectacular; no OpenAPI document is committed to diff",
-            "MCP tools": "paperless-ngx exposes no MCP server; clients use the REST API "
+            "MCP server": "paperless-ngx exposes no MCP server; clients use the REST API "
             "and the web UI",
         },
     },

@@ -113,7 +113,7 @@ ABSENT_REASON_HOLLOW = register(
         title="A surface is declared absent with a hollow reason",
         why="A placeholder (the TODO `release-safety init` writes) or a reason that says "
         "nothing declares nothing: the surface is neither read nor known to be absent.",
-        unsafe='[mcp]\nabsent = "TODO: write why the service has no MCP tools"',
+        unsafe='[mcp]\nabsent = "TODO: write why the service has no MCP server"',
         safe='[mcp]\nabsent = "the service exposes no MCP server to agents"',
     )
 )

@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
+from release_safety.finding import Surface
+from release_safety.findings import SETTINGS_KEYS
 from release_safety.initsurvey import Survey, Taken
 from release_safety.settings import DEFAULT_MCP_SNAPSHOTS, DEFAULT_REST_SPECS, ConfigSource
 
@@ -16,14 +18,6 @@ PYPROJECT_TABLE = "tool.release-safety"
 PLACEHOLDER = "TODO: write why the service has no {what} (operators read this reason)"
 """The reason init writes for a surface it found nothing for: hollow (`reasons.py`) until the
 maintainer writes the real one."""
-
-_WHAT = {
-    "migrations": "database migrations",
-    "rest": "REST API",
-    "mcp": "MCP tools",
-    "config": "configuration",
-    "deployment": "deployment descriptors",
-}
 
 
 def toml_string(value: str) -> str:
@@ -41,11 +35,11 @@ def _comments(taken: Sequence[Taken], lead: str = "") -> list[str]:
     return [f"# {lead}{t.value}: {t.why}" for t in taken]
 
 
-def _absent(surface: str, why: str) -> list[str]:
+def _absent(surface: Surface, why: str) -> list[str]:
     return [
         f"# nothing found: {why}. Replace the TODO with the real reason (or remove `absent` "
         "and name the files): until then this surface is unknown",
-        f"absent = {toml_string(PLACEHOLDER.format(what=_WHAT[surface]))}",
+        f"absent = {toml_string(PLACEHOLDER.format(what=SETTINGS_KEYS[surface][2]))}",
     ]
 
 

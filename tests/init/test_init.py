@@ -79,7 +79,7 @@ def test_a_service_gets_each_surface_with_why_mcp_absent_and_the_dev_compose_exc
     assert "# .env.example: an env template: the variable names operators set" in text
     assert "# docker-compose.yml: a compose file operators deploy with" in text
     assert "# excluded, docker-compose.dev.yml: developer-only: `dev` in its path" in text
-    assert 'absent = "TODO: write why the service has no MCP tools' in text
+    assert 'absent = "TODO: write why the service has no MCP server' in text
     # the file loads with the settings loader and says what it was read for
     settings = load_settings(repo.path, None)
     assert settings.migrations.sources[0].path == "db/migrations"
@@ -201,7 +201,7 @@ def test_the_placeholder_keeps_the_surface_unknown_until_the_reason_is_written(
     label = "--config outside.toml (outside the repository)"
     assert held["hint"].startswith(f"write the reason in {label} [mcp] absent")
     filled = written.read_text().replace(
-        "TODO: write why the service has no MCP tools (operators read this reason)", MCP_REASON
+        "TODO: write why the service has no MCP server (operators read this reason)", MCP_REASON
     )
     written.write_text(filled)
     code, evidence = generate(repo, tmp_path, written)
