@@ -167,8 +167,8 @@ def _stretch(
             (
                 found
                 for found in range(at, len(entries))
-                if entries[found]["minPreviousVersion"] is not None
-                and Version.parse(entries[found]["minPreviousVersion"]) > position
+                if (minimum := entries[found]["minPreviousVersion"]) is not None
+                and Version.parse(minimum) > position
             ),
             None,
         )
