@@ -108,9 +108,7 @@ def refuse_link_out(path: str | Path) -> None:
         return
     real = Path(os.path.realpath(written))
     if real != root and root not in real.parents:
-        raise InputError(
-            f"{Path(path)}: a link to {real}, outside the repository {root}: not read"
-        )
+        raise InputError(f"{Path(path)}: a link to {real}, outside the repository {root}: not read")
 
 
 def _read_file(spec: str) -> bytes:
