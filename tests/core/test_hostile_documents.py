@@ -21,6 +21,8 @@ from release_safety import gitrepo, yamlbound
 from release_safety.cli import run
 from release_safety.jsonio import MAX_DEPTH, parse_json
 from release_safety.repobuilder import RepoBuilder
+from release_safety.snapshot import READ_AHEAD
+from release_safety.surfaces.deployment.dockerfile import MAX_CONTINUED_LINES
 from release_safety.surfaces.mcp import load as mcp_load
 from release_safety.surfaces.rest import load as rest_load
 from release_safety.surfaces.rest.load import SpecError
@@ -65,6 +67,8 @@ def test_the_bounds_are_what_the_docs_say() -> None:
     text = (Path(__file__).parents[2] / "docs" / "bounds.md").read_text()
     assert f"{MAX_DEPTH} levels" in text
     assert f"{yamlbound.MAX_NODES:,}" in text
+    assert f"at most {MAX_CONTINUED_LINES:,} continued lines" in text
+    assert "`snapshot.TextsInOrder`), not one round trip" in text and READ_AHEAD == 512
 
 
 @pytest.mark.parametrize("render", [deep_flow_yaml, deep_block_yaml, deep_json])
