@@ -12,12 +12,13 @@ was asked for) and the exit code the conventions give them; anything unexpected 
 from __future__ import annotations
 
 import gc
+import io
 import os
 import sys
 from collections.abc import Sequence
 from itertools import pairwise
 
-from release_safety.errors import InputError, ReleaseSafetyError
+from release_safety.errors import CheckError, InputError, ReleaseSafetyError
 
 # Commands: name -> ("module:click command", its short help). The short help is written here
 # so `--help` imports no command (a test keeps it equal to each command's docstring).
@@ -103,6 +104,24 @@ def _report_error(kind: str, message: str, code: int, as_json: bool | str) -> in
     return code
 
 
+BROKEN_PIPE = 141
+"""The exit code when the reader of standard output has gone (`| head`): 128 + SIGPIPE, what a
+shell reports for a command SIGPIPE ended, never the "unsafe" code 1."""
+
+
+class _ClosedOutput(io.TextIOBase):
+    """Standard output when its descriptor was closed (`>&-`): Python would drop every write
+    silently, so the first one fails (could not check, exit 3) as `ls >&-` does."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        if text:
+            raise CheckError("standard output is closed: the answer cannot be written")
+        return 0
+
+
 def run(argv: Sequence[str] | None = None) -> int:
     """Run the CLI on `argv` and return the exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
@@ -111,13 +130,19 @@ def run(argv: Sequence[str] | None = None) -> int:
     )
     if not as_json and ("--format=sarif" in args or ("--format", "sarif") in pairwise(args)):
         as_json = args[0] if args[0] in COMMANDS else "release-safety"
+    if sys.stdout is None:
+        # Descriptor 1 is held by the null device, so no file opened later takes it; errors
+        # go to standard error alone.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+        sys.stdout, as_json = _ClosedOutput(), False
     try:
-        return _answer(args, as_json)
+        code = _answer(args, as_json)
+        sys.stdout.flush()  # a reader gone shows here, not in the interpreter's last flush
+        return code
     except BrokenPipeError:
-        # The reader has gone (`| head`): exit 1 without a word, as click does; what is left
-        # in the buffer goes to the null device, so the interpreter's last flush cannot fail.
+        # What is left in the buffer goes to the null device, so the last flush cannot fail.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 1
+        return BROKEN_PIPE
 
 
 def _answer(args: list[str], as_json: bool | str) -> int:
@@ -160,6 +185,9 @@ def _run_click(args: list[str], as_json: bool | str) -> int:
         return _report_error("aborted", "aborted", 3, as_json)
     except click.ClickException as exc:
         return _report_error("usage", exc.format_message(), InputError.exit_code, as_json)
+    except SystemExit:
+        # click's one exit outside standalone mode: a broken pipe, which it makes `exit(1)`
+        raise BrokenPipeError from None
     return int(result or 0)
 
 

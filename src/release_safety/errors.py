@@ -1,7 +1,8 @@
 """Errors that end a command, each with the exit code the conventions give it.
 
 Exit codes: 0 success or safe; 1 the check ran and the answer is unsafe or unknown;
-2 bad usage or bad input; 3 could not check (I/O, network, unreadable repository).
+2 bad usage or bad input; 3 could not check (I/O, network, unreadable repository, a closed
+standard output); 141 the reader of standard output has gone (`cli.BROKEN_PIPE`).
 """
 
 from __future__ import annotations

@@ -30,6 +30,7 @@ from pathlib import Path
 import git
 
 from release_safety.errors import CheckError, InputError
+from release_safety.localfile import MAX_FILE_BYTES
 from release_safety.snapshot import Change, ChangeStatus, Snapshot, compare_trees
 from release_safety.versions import TagPattern, Version
 
@@ -142,7 +143,8 @@ class CatFile:
     def stream(self, names: Sequence[str]) -> Iterator[tuple[str, tuple[str, str, bytes] | None]]:
         """`objects`, each handed over as git sends it. A request too long for the pipe to hold
         is written by a thread while answers are read, so neither pipe can fill up and stall;
-        a stream left unfinished stops the process (the next request starts a new one)."""
+        a stream left unfinished stops the process (the next request starts a new one). An
+        object larger than `localfile.MAX_FILE_BYTES` is refused from its header, unread."""
         process = self._start()
         assert process.stdin is not None and process.stdout is not None
         stdin, stdout = process.stdin, process.stdout
@@ -168,7 +170,12 @@ class CatFile:
                     answered += 1
                     yield name, None
                     continue
-                data = stdout.read(int(header[2]))
+                size = int(header[2])
+                if size > MAX_FILE_BYTES:  # known from git's header before a byte is read
+                    raise CheckError(
+                        f"blob {name}: {size:,} bytes, more than the {MAX_FILE_BYTES:,} read"
+                    )
+                data = stdout.read(size)
                 stdout.read(1)
                 answered += 1
                 yield name, (header[0].decode(), header[1].decode(), data)
@@ -661,7 +668,10 @@ class GitSnapshot:
         blob = self.blob_id(path)
         if blob is None:
             raise KeyError(path)
-        return self.repo.read_blob(blob)
+        try:
+            return self.repo.read_blob(blob)
+        except CheckError as exc:  # named by its path: a blob id alone says little
+            raise CheckError(f"{path} at {self.ref}: {exc.message}") from exc
 
     def read_each(self, paths: Sequence[str]) -> Iterator[tuple[str, bytes]]:
         by_id: dict[str, list[str]] = {}

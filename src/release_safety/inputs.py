@@ -11,6 +11,7 @@ import os
 import posixpath
 import sys
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 from release_safety.errors import CheckError, InputError
@@ -88,10 +89,33 @@ def read_document(spec: str, stdin_used: bool = False, stdin_name: str | None = 
         repo.close()
 
 
+@cache
+def _lexical_root(folder: str) -> Path | None:
+    """The repository holding `folder` as written (its links not followed), resolved."""
+    for candidate in (Path(folder), *Path(folder).parents):
+        if (candidate / ".git").exists():
+            return candidate.resolve()
+    return None
+
+
+def refuse_link_out(path: str | Path) -> None:
+    """InputError when `path` lies in a git repository but resolves outside it (a link, or a
+    folder that is one): a pull request's link to `/proc/self/environ` or a runner's token
+    is never read, so not a word of it can reach an annotation."""
+    written = os.path.abspath(path)
+    root = _lexical_root(os.path.dirname(written))
+    if root is None:
+        return
+    real = Path(os.path.realpath(written))
+    if real != root and root not in real.parents:
+        raise InputError(f"{Path(path)}: a link to {real}, outside the repository {root}: not read")
+
+
 def _read_file(spec: str) -> bytes:
-    """The file's bytes (`read_regular`: no pipe, device or file past the bound); errors name
-    it as its `Path` shows it."""
+    """The file's bytes (`read_regular`: no pipe, device or file past the bound; never a file a
+    link leads to outside the repository); errors name it as its `Path` shows it."""
     try:
+        refuse_link_out(spec)
         return read_regular(spec)
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError) as exc:
         raise InputError(f"{Path(spec)}: no such file") from exc

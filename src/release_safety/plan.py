@@ -107,16 +107,19 @@ def plan_upgrade(index: Releases, from_version: str, to_version: str) -> Upgrade
     hops: list[Hop] = []
     position = start
     problem: str | None = None
+    required_by = _requirers(index, start, target)
     for stop in [*check.requiredStops, str(target)]:
-        reason, required_by = _why_stop(index, start, target, Version.parse(stop))
-        stretch, problem = _stretch(index, position, Version.parse(stop), reason, required_by)
+        reason = _why_stop(index, target, Version.parse(stop))
+        stretch, problem = _stretch(
+            index, position, Version.parse(stop), reason, required_by.get(stop, [])
+        )
         hops.extend(stretch)
         if problem is not None:
             break
         position = Version.parse(stop)
-    missing: list[MissingRange] = []
-    for hop in hops:
-        missing.extend(gap for gap in hop.missingRanges if gap not in missing)
+    missing = list(
+        {(g.afterVersion, g.beforeVersion): g for hop in hops for g in hop.missingRanges}.values()
+    )
     return UpgradePlan(
         **header,
         complete=problem is None and not missing,
@@ -126,34 +129,42 @@ def plan_upgrade(index: Releases, from_version: str, to_version: str) -> Upgrade
     )
 
 
-def _why_stop(
-    index: Releases, start: Version, target: Version, stop: Version
-) -> tuple[StopReason, list[str]]:
+def _requirers(index: Releases, start: Version, target: Version) -> dict[str, list[str]]:
+    """Each stop with the releases between the two versions that require it, in one pass
+    (a pass per stop is quadratic: 100,000 stops)."""
+    found: dict[str, list[str]] = {}
+    for entry in index.between(start, target):
+        stops = dict.fromkeys(entry["requiredStops"])
+        if entry["syntheticRequiredStop"]:
+            stops[entry["version"]] = None
+        for stop in stops:
+            found.setdefault(str(Version.parse(stop)), []).append(entry["version"])
+    return found
+
+
+def _why_stop(index: Releases, target: Version, stop: Version) -> StopReason:
     if stop == target:
-        return "target", []
-    listing = [
-        entry["version"]
-        for entry in index.between(start, target)
-        if str(stop) in entry["requiredStops"]
-        or (entry["syntheticRequiredStop"] and entry["version"] == str(stop))
-    ]
-    return ("floor" if index.floor == stop else "required-stop"), listing
+        return "target"
+    return "floor" if index.floor == stop else "required-stop"
 
 
 def _stretch(
     index: Releases, start: Version, end: Version, reason: StopReason, required_by: list[str]
 ) -> tuple[list[Hop], str | None]:
-    """Hops from `start` to the stop `end`, split where a release's minPreviousVersion demands."""
+    """Hops from `start` to the stop `end`, split where a release's minPreviousVersion demands;
+    the releases of the stretch are walked once, each landing resuming where the last one was
+    found."""
     hops: list[Hop] = []
     position = start
+    entries = index.between(position, end)
+    at = 0
     while True:
-        entries = index.between(position, end)
         blocker = next(
             (
-                at
-                for at, entry in enumerate(entries)
-                if entry["minPreviousVersion"] is not None
-                and Version.parse(entry["minPreviousVersion"]) > position
+                found
+                for found in range(at, len(entries))
+                if (minimum := entries[found]["minPreviousVersion"]) is not None
+                and Version.parse(minimum) > position
             ),
             None,
         )
@@ -161,7 +172,7 @@ def _stretch(
             hops.append(_hop(index, position, end, reason, required_by))
             return hops, None
         needy = entries[blocker]
-        if blocker == 0:
+        if blocker == at:
             problem = (
                 f"{needy['version']} needs {needy['minPreviousVersion']} or later to upgrade "
                 f"from, and no indexed release between {position} and {needy['version']} gets "
@@ -170,7 +181,7 @@ def _stretch(
             return hops, problem
         landing = Version.parse(entries[blocker - 1]["version"])
         hops.append(_hop(index, position, landing, "min-previous-version", [needy["version"]]))
-        position = landing
+        position, at = landing, blocker
 
 
 def _hop(

@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from release_safety.errors import InputError
 from release_safety.finding import Finding
-from release_safety.inputs import STDIN, Document, read_document
+from release_safety.inputs import STDIN, Document, read_document, refuse_link_out
 from release_safety.jsonio import dumps_plain
+from release_safety.localfile import read_regular
 from release_safety.rulesoff import rules_off
 from release_safety.settingsfile import find_settings
 
@@ -87,10 +88,13 @@ def _format(name: str, path: str, text: str) -> Format:
 
 
 def _is_migration(path: Path) -> bool:
+    """A regular file named and written like a migration (read within the bounds of
+    `read_regular`; a link out of the repository is bad input, never read)."""
     name = path.name
     if not path.is_file() or not (name.endswith(".sql") or name.endswith(_KNEX_SUFFIXES)):
         return False
-    return _kind(name, path.read_text(encoding="utf-8", errors="replace")) is not None
+    refuse_link_out(path)
+    return _kind(name, read_regular(path).decode("utf-8", errors="replace")) is not None
 
 
 def folder_migrations(folder: Path) -> list[str]:

@@ -6,9 +6,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
+from release_safety.repobuilder import RepoBuilder
 
 CLI = [sys.executable, "-m", "release_safety"]
 
@@ -82,3 +85,34 @@ def test_an_index_that_is_a_pipe_could_not_be_read(fifo: Path) -> None:
     done = answer("upgrade-check", "--from", "1.0.0", "--to", "1.1.0", "--index", str(fifo))
     assert done.returncode == 3
     assert "a pipe, not a regular file" in done.stderr
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["lint-migrations", "db/migrations", "--format", "github"],
+        ["lint-migrations", "db/migrations/0002_leak.sql"],
+        ["diff-openapi", "openapi.yaml", "openapi.yaml"],
+    ],
+    ids=["lint-folder", "lint-file", "diff-openapi"],
+)
+def test_a_link_out_of_the_repository_is_never_read(
+    command: list[str], make_repo: Callable[[str], RepoBuilder], tmp_path: Path
+) -> None:
+    """A pull request's link to a file outside the repository (a token, `/proc/self/environ`)
+    is bad input naming the link: not a word of the file reaches an annotation (issue 35
+    class 8: the first words were printed)."""
+    secret = tmp_path / "token.txt"
+    secret.write_text("ROOT-TOKEN-4f2a\n")
+    builder = make_repo("linked")
+    builder.write("db/migrations/0001_init.sql", "CREATE TABLE t (id int);\n")
+    (builder.path / "db/migrations/0002_leak.sql").symlink_to(secret)
+    (builder.path / "openapi.yaml").symlink_to(secret)
+    builder.commit("links")
+    done = answer(*command, cwd=builder.path)
+    assert done.returncode == 2, done.stderr
+    assert "ROOT-TOKEN" not in done.stdout + done.stderr
+    assert (
+        done.stderr.count("\n") == 1
+        and f"a link to {secret}, outside the repository" in done.stderr
+    )

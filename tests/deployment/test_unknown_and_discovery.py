@@ -16,6 +16,7 @@ from deployment_support import Pair, judged, report
 from release_safety.cli import run
 from release_safety.repobuilder import RepoBuilder
 from release_safety.settings import DeploymentSettings, DeploymentSource, Settings
+from release_safety.surfaces.deployment.dockerfile import MAX_CONTINUED_LINES
 
 ELSEWHERE_ABSENT = """\
 [rest]
@@ -333,3 +334,21 @@ def test_tools_beside_a_store_are_not_the_store(release_pair: Pair, image: str) 
         release_pair, {"compose.yaml": _compose(image, volume=False)}, {"README.md": "x\n"}
     )
     assert found.coverage.understood == {}
+
+
+@pytest.mark.parametrize("continued", [MAX_CONTINUED_LINES, MAX_CONTINUED_LINES + 1])
+def test_a_dockerfile_continued_past_the_bound_is_not_read_and_says_why(
+    release_pair: Pair, continued: int
+) -> None:
+    """BuildKit's parser joins continued lines in quadratic time (100,000 take it 50 s): past
+    `MAX_CONTINUED_LINES` the file is not given to it, and the surface says so (issue 35)."""
+    packages = "".join(f"  pkg{i} \\\n" for i in range(continued - 1))
+    new = {"Dockerfile": f"FROM postgres:16\nRUN apk add \\\n{packages}  last\n"}
+    found = report(release_pair, {"Dockerfile": "FROM postgres:15\n"}, new)
+    if continued <= MAX_CONTINUED_LINES:
+        assert found.checked, found.reason
+        assert any(f.severity == "breaking" for f in found.findings)
+    else:
+        assert not found.checked
+        bound = f"{continued:,} continued lines, more than the {MAX_CONTINUED_LINES:,} read"
+        assert f"Dockerfile at v1.0.1: {bound}" in (found.reason or "")

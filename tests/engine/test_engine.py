@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from enum import Enum
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -13,8 +14,10 @@ from jsonschema_specifications import REGISTRY
 from release_safety.findings import Rule
 from release_safety.surfaces.jsonschema.build import SchemaBuilder
 from release_safety.surfaces.jsonschema.delta import SCHEMA_DIRECTIONS, Delta, Kind
+from release_safety.surfaces.jsonschema.diff import _branch_keys
 from release_safety.surfaces.jsonschema.judge import NOT_JUDGED, Catalogue, always
 from release_safety.surfaces.jsonschema.keywords import JSON_SCHEMA_KEYWORDS, meant
+from release_safety.surfaces.jsonschema.model import Schema
 from release_safety.surfaces.mcp import rules as mcp_rules
 from release_safety.surfaces.mcp.diff import ToolKind
 from release_safety.surfaces.rest import rules as rest_rules
@@ -127,3 +130,26 @@ def test_a_spec_error_leaves_its_keyword_unknown() -> None:
         ("maxLength", "`maxLength` is not a number"),
         ("min_items", "`min_items` is not a JSON Schema keyword (did you mean `minItems`?)"),
     ]
+
+
+class _CountedKey(str):
+    """A branch's key that counts the times it is split to compare it with another."""
+
+    splits = 0
+
+    def split(self, *args: Any, **kwargs: Any) -> list[str]:  # type: ignore[override]
+        _CountedKey.splits += 1
+        return super().split(*args, **kwargs)
+
+
+def test_union_branches_are_keyed_in_one_pass() -> None:
+    """2,000 untagged branches of one type are ranked by a count kept per key, never by a scan
+    of the keys before them (issue 35: nested and wide `oneOf`s took more than 500 s; 4,000
+    branches 10.5 s, 1.5 s now)."""
+    count = 2000
+    branches = [Schema(types=frozenset({"object"})) for _ in range(count)]
+    branches += [Schema(origin=_CountedKey(f"#/components/schemas/S{i}")) for i in range(count)]
+    keys = list(_branch_keys(branches))
+    assert keys[:3] == ["object#False", "object#False~1", "object#False~2"]
+    assert len(set(keys)) == 2 * count and keys[-1] == f"#/components/schemas/S{count - 1}"
+    assert _CountedKey.splits == 0

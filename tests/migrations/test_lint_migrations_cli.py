@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from release_safety.cli import run
+from release_safety.cli import BROKEN_PIPE, run
 from release_safety.settings import Settings
 from release_safety.surfaces.migrations.reading import Reading
 
@@ -249,8 +249,8 @@ def test_the_command_prints_all_of_its_output_and_exit_code(
 
 @pytest.mark.parametrize("form", [["--json"], ["--format", "json"]])
 def test_a_reader_that_leaves_early_ends_the_lint_quietly(tmp_path: Path, form: list[str]) -> None:
-    """`lint-migrations ... | head`: exit 1 and nothing on standard error, through the quick
-    path as through click."""
+    """`lint-migrations ... | head`: exit 141 (as SIGPIPE would, never the unsafe code 1) and
+    nothing on standard error, through the quick path as through click."""
     path = tmp_path / "001_drop.sql"
     path.write_text("ALTER TABLE users DROP COLUMN note;\n")
     argv = [sys.executable, "-m", "release_safety", "lint-migrations", *form, *[str(path)] * 800]
@@ -258,7 +258,7 @@ def test_a_reader_that_leaves_early_ends_the_lint_quietly(tmp_path: Path, form: 
         assert process.stdout is not None and process.stderr is not None
         process.stdout.close()  # the output (about 400 KB) outgrows the pipe
         assert process.stderr.read() == b""
-        assert process.wait() == 1
+        assert process.wait() == BROKEN_PIPE
 
 
 def test_the_lint_runs_without_the_cyclic_collector(tmp_path: Path) -> None:

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 import pytest
 
-from release_safety.gitrepo import GitRepo
+from release_safety.gitrepo import CatFile, GitRepo
 from release_safety.repobuilder import RepoBuilder
 from release_safety.settings import Settings, parse_settings
-from release_safety.snapshot import MemorySnapshot
+from release_safety.snapshot import READ_AHEAD, MemorySnapshot
 from release_safety.surfaces.migrations.analyse import analyse
 
 lint_module = importlib.import_module("release_safety.surfaces.migrations.lint")
@@ -217,3 +218,31 @@ def test_knex_constants_imported_from_the_repository_are_resolved() -> None:
     report = analyse(None, new, Settings())
     assert report.files[0].tables == ["users"]
     assert any(f.severity == "breaking" and f.line == 5 for f in report.findings)
+
+
+def test_a_release_of_many_migrations_reads_them_in_few_round_trips(
+    make_repo: Callable[[str], RepoBuilder], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """1,200 new migrations (and 1,200 replayed): git is asked for their texts in batches of
+    `READ_AHEAD`, not once per file (issue 35 class 9: 100,000 new migrations > 600 s)."""
+    repo = make_repo("many")
+    count = 1200
+    for i in range(count):
+        repo.write(f"db/migrations/{i:05d}_t.sql", f"CREATE TABLE t{i} (id int);\n")
+    old = repo.commit("old")
+    for i in range(count, 2 * count):
+        repo.write(f"db/migrations/{i:05d}_c.sql", f"ALTER TABLE t{i - count} ADD c text;\n")
+    new = repo.commit("new")
+    stream = CatFile.stream
+    asked: list[int] = []
+
+    def counted(self: CatFile, names: Sequence[str]) -> Iterator[Any]:
+        asked.append(len(names))
+        return stream(self, names)
+
+    monkeypatch.setattr(CatFile, "stream", counted)
+    git = GitRepo(repo.path)
+    report = analyse(git.snapshot(old), git.snapshot(new), Settings())
+    assert len(report.files) == count and report.checked
+    assert sum(asked) >= 2 * count  # every text was read, in few requests
+    assert len(asked) <= 2 * (count // READ_AHEAD + 1) + 2, asked

@@ -5,12 +5,14 @@ from __future__ import annotations
 from itertools import pairwise
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from upgrade_indexes import as_index, chained, entry, index_doc, indexes, vkey
 
 from release_safety.plan import plan_upgrade
 from release_safety.span import Releases, evaluate_span
+from release_safety.versions import Version
 
 
 def route(entries: list[dict[str, Any]], start: str, target: str, floor: str | None = None):
@@ -125,3 +127,32 @@ def test_the_route_has_the_fewest_hops(doc: dict[str, Any], data: st.DataObject)
         assert fewest == len(plan.hops)
     else:
         assert fewest is None
+
+
+@pytest.mark.parametrize("kind", ["stops", "minimums"])
+def test_the_route_reads_each_release_a_bounded_number_of_times(
+    kind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """2,000 releases each naming the one before as a required stop (or as its minimum): the
+    plan reads the releases a few times over, never once per stop (issue 35 class 9: 100,000
+    stops took more than 300 s)."""
+    count = 2000
+    versions = [f"1.{i}.0" for i in range(count)]
+    entries = [entry(versions[0], None)]
+    for before, version in pairwise(versions):
+        stops = (before,) if kind == "stops" else ()
+        minimum = before if kind == "minimums" else None
+        entries.append(entry(version, before, stops=stops, min_previous=minimum))
+    releases = Releases.of(as_index(index_doc(entries)))
+    read = Releases.between
+    visited = [0]
+
+    def counted(self: Releases, lower: Version, upper: Version) -> tuple[Any, ...]:
+        found = read(self, lower, upper)
+        visited[0] += len(found)
+        return found
+
+    monkeypatch.setattr(Releases, "between", counted)
+    plan = plan_upgrade(releases, versions[0], versions[-1])
+    assert len(plan.hops) == count - 1 and plan.complete
+    assert visited[0] <= 4 * count

@@ -13,7 +13,7 @@ import pytest
 from upgrade_indexes import EXAMPLE_INDEX, IndexServer
 
 from release_safety import quickcheck
-from release_safety.cli import run
+from release_safety.cli import BROKEN_PIPE, run
 
 
 @pytest.fixture
@@ -110,9 +110,9 @@ def test_any_other_form_is_left_to_click(args: list[str]) -> None:
 @pytest.mark.parametrize(
     ("form", "span", "code", "stderr"),
     [
-        (["--json"], ("1.4.0", "1.5.0"), 1, b""),
-        ([], ("1.4.0", "1.5.0"), 1, b""),
-        (["--json"], ("1.x", "1.5.0"), 1, b""),  # the error object goes to the gone reader
+        (["--json"], ("1.4.0", "1.5.0"), BROKEN_PIPE, b""),
+        ([], ("1.4.0", "1.5.0"), BROKEN_PIPE, b""),
+        (["--json"], ("1.x", "1.5.0"), BROKEN_PIPE, b""),  # the error object: to the gone reader
         ([], ("1.x", "1.5.0"), 2, b"release-safety: '1.x'"),  # the error line to stderr
     ],
     ids=["quick-answer", "click-answer", "quick-error", "click-error"],
@@ -120,8 +120,9 @@ def test_any_other_form_is_left_to_click(args: list[str]) -> None:
 def test_a_reader_that_has_gone_ends_the_check_quietly(
     index_file: Path, form: list[str], span: tuple[str, str], code: int, stderr: bytes
 ) -> None:
-    """`upgrade-check ... | true`: exit 1 and no traceback, through the quick path as through
-    click; an error in text form still reaches standard error."""
+    """`upgrade-check ... | true`: exit 141 (as SIGPIPE would, never the unsafe code 1) and no
+    traceback, through the quick path as through click; an error in text form still reaches
+    standard error."""
     reader, writer = os.pipe()
     os.close(reader)  # gone before the first byte is written
     args = ["upgrade-check", *form, "--from", span[0], "--to", span[1], "--index", str(index_file)]

@@ -8,9 +8,7 @@ from pathlib import Path
 import click
 
 from release_safety import jsonio
-from release_safety.artifact import unknown_artifact
 from release_safety.commands.options import help_epilog, repo_option
-from release_safety.errors import InputError, ReleaseSafetyError
 from release_safety.evidence import evidence_document
 from release_safety.findings import RULES, all_findings
 from release_safety.generate import Generated, analyse_release, prepare
@@ -70,21 +68,8 @@ def generate(
         raise
     if warning:
         click.echo(f"release-safety: warning: {warning}", err=True)
-    try:
+    try:  # a failure here writes nothing: the caller's one line, exit 3 (cli.run)
         generated = analyse_release(repo, settings, release, backfilled=backfilled)
-    except InputError:
-        raise
-    except Exception as exc:  # fail closed: never leave a file that claims safety
-        fallback = unknown_artifact(release.version, release.previous_version, release.release_date)
-        text = jsonio.dumps(fallback.to_json_data())
-        if out != "-":
-            jsonio.write_atomic(Path(out), text)
-        sys.stdout.write(text)
-        detail = exc.message if isinstance(exc, ReleaseSafetyError) else repr(exc)
-        click.echo(
-            f"release-safety: generation failed, wrote an all-unknown artifact: {detail}", err=True
-        )
-        return 3
     finally:
         repo.close()
     if evidence:

@@ -46,7 +46,8 @@ Exit codes (every command):
   0  safe / nothing at the level that fails
   1  unsafe: a breaking or unknown finding, a failed gate, a span not proven safe
   2  bad input: a missing file or ref, bad settings, a wrong option
-  3  could not check: git, I/O or an unexpected error
+  3  could not check: git, I/O, a closed standard output or an unexpected error
+  141  the reader of standard output has gone (`| head`), as SIGPIPE ends a command
 
 \b
 Examples:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from release_safety.commands.options import help_epilog
-from release_safety.jsonio import dumps
+from release_safety.jsonio import dumps_plain
 from release_safety.quickcheck import INDEX_OPTIONS, check_json, load_releases
 from release_safety.render import VERDICT_WORDS, word
 from release_safety.span import (
@@ -104,7 +104,7 @@ def upgrade_plan(
     releases = load_releases(from_version, to_version, index_source, offline, index_sha256)
     plan = plan_upgrade(releases, from_version, to_version)
     if as_json:
-        click.echo(dumps(plan.to_json_data()), nl=False)
+        click.echo(dumps_plain(plan.to_json_data()), nl=False)
     else:
         click.echo(render_plan(plan), nl=False)
     return 0 if plan.complete else 1

@@ -25,6 +25,9 @@ from openapi_spec_validator import validate as validate_spec
 from release_safety.errors import CheckError, InputError
 from release_safety.evaluator.execute import operation_of
 from release_safety.evaluator.openapi import json_schema, schema_validator
+from release_safety.localfile import read_regular
+from release_safety.yamlbound import YamlBoundError
+from release_safety.yamlbound import check as check_bounds
 
 CHECKS = (
     "not_a_server_error",
@@ -94,13 +97,19 @@ class ContractResult:
 
 
 def load_spec(path: Path) -> dict[str, Any]:
-    """Read an OpenAPI document (JSON or YAML) and check it is a valid one (else exit 2)."""
+    """Read an OpenAPI document (JSON or YAML, a regular file within the bounds of
+    docs/bounds.md) and check it is a valid one (else exit 2)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular(path).decode("utf-8")
     except OSError as exc:
         raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 text (byte {exc.start})") from exc
     try:
+        check_bounds(text)
         document = yaml.safe_load(text)
+    except YamlBoundError as exc:
+        raise InputError(f"{path}: {exc}") from exc
     except yaml.YAMLError as exc:
         raise InputError(f"{path}: not JSON or YAML: {str(exc).splitlines()[0]}") from exc
     if not isinstance(document, dict):

@@ -21,6 +21,8 @@ from typing import Any
 import yaml
 
 from release_safety.surfaces.config.reads import EnvRead, SourceError
+from release_safety.yamlbound import YamlBoundError
+from release_safety.yamlbound import check as check_bounds
 
 Path = tuple[str, ...]
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -30,14 +32,18 @@ KINDS = {".toml": "toml", ".yaml": "yaml", ".yml": "yaml", ".json": "json"}
 
 
 def load(data: bytes, kind: str) -> Any:
-    """The document (SourceError with the line where parsing failed)."""
+    """The document (SourceError with the line where parsing failed); YAML within the bounds
+    of `yamlbound`."""
     text = data.decode("utf-8", errors="replace")
     try:
         if kind == "toml":
             return tomllib.loads(text)
         if kind == "json":
             return json.loads(text)
+        check_bounds(text)
         return yaml.load(text, Loader=_YAML_LOADER)
+    except YamlBoundError as exc:
+        raise SourceError(str(exc)) from exc
     except tomllib.TOMLDecodeError as exc:
         where = re.search(r"line (\d+)", str(exc))
         raise SourceError(f"not valid TOML: {exc}", int(where[1]) if where else 1) from exc

@@ -78,7 +78,7 @@ __all__ = ["analyse", "descriptor_kind"]
 UnitKind = Literal["compose", "chart", "dockerfile"]
 _DOCKERFILE = re.compile(r"(?:[Dd]ockerfile|Containerfile)(?:[.-].+)?|.+\.[Dd]ockerfile")
 _TEMPLATE = re.compile(r".+\.(?:ya?ml|tpl)")
-_ERRORS = (YamlError, ComposeError, ChartError, DockerfileError, SourceError)
+_ERRORS = (ComposeError, ChartError, DockerfileError, SourceError)
 
 
 _DECLARED: dict[DescriptorKind, UnitKind] = {
@@ -223,7 +223,12 @@ Parsed = ComposeFile | Chart | Component
 
 
 def _yaml(snapshot: Snapshot, path: str) -> YamlTree:
-    return load_yaml(read_text(snapshot, path))
+    """The YAML file at `path`; one that does not load is named itself (a chart's values.yaml,
+    not its Chart.yaml)."""
+    try:
+        return load_yaml(read_text(snapshot, path))
+    except YamlError as exc:
+        raise _Unreadable(str(exc), path) from exc
 
 
 def _compose(snapshot: Snapshot, unit: Unit) -> ComposeFile:
@@ -265,7 +270,7 @@ _PARSERS: dict[UnitKind, Callable[[Snapshot, Unit], Parsed]] = {
 
 
 _CACHE_SIZE = 512
-_CACHE: OrderedDict[tuple[object, ...], Parsed | str] = OrderedDict()
+_CACHE: OrderedDict[tuple[object, ...], Parsed | _Unreadable] = OrderedDict()
 
 
 def _parse(snapshot: Snapshot, unit: Unit) -> Parsed:
@@ -275,14 +280,16 @@ def _parse(snapshot: Snapshot, unit: Unit) -> Parsed:
     if found is None:
         try:
             found = _PARSERS[unit.kind](snapshot, unit)
+        except _Unreadable as exc:
+            found = exc
         except _ERRORS as exc:
-            found = str(exc)
+            found = _Unreadable(str(exc), unit.files[0])
         _CACHE[key] = found
         if len(_CACHE) > _CACHE_SIZE:
             _CACHE.popitem(last=False)
     _CACHE.move_to_end(key)
-    if isinstance(found, str):
-        raise _Unreadable(f"{unit.files[0]} at {snapshot.ref}: {found}", unit.files[0])
+    if isinstance(found, _Unreadable):
+        raise _Unreadable(f"{found.file} at {snapshot.ref}: {found.reason}", found.file)
     return found
 
 

@@ -42,6 +42,10 @@ class DockerfileError(Exception):
     """The Dockerfile cannot be parsed; the message says why."""
 
 
+class _TooLong(DockerfileError):
+    """The Dockerfile is past the bound `MAX_CONTINUED_LINES`."""
+
+
 @dataclass(frozen=True)
 class Arguments:
     """Bare version arguments of an exec-form ENTRYPOINT or CMD."""
@@ -119,12 +123,33 @@ def _assignments(instruction: str, value: tuple[str, ...]) -> Iterator[tuple[str
             yield name, default
 
 
+MAX_CONTINUED_LINES = 10_000
+"""Most lines a Dockerfile may continue (end with `\\` or `` ` ``): BuildKit's parser joins
+continued lines in time that grows with their square (100,000 take it 50 s)."""
+_CONTINUED = re.compile(r"[\\`][ \t]*\r?$", re.MULTILINE)
+
+
+def _parse(text: str) -> list[dockerfile.Command]:
+    """BuildKit's commands of the text; DockerfileError when it does not parse or continues
+    more lines than `MAX_CONTINUED_LINES` (counted before BuildKit sees it)."""
+    continued = sum(1 for _ in _CONTINUED.finditer(text))
+    if continued > MAX_CONTINUED_LINES:
+        raise _TooLong(f"{continued:,} continued lines, more than the {MAX_CONTINUED_LINES:,} read")
+    try:
+        return list(dockerfile.parse_string(text))
+    except dockerfile.GoParseError as exc:
+        raise DockerfileError(f"not a valid Dockerfile: {exc}") from exc
+
+
 def is_dockerfile(text: str) -> bool:
     """True when the text parses as a Dockerfile whose first instruction past its `ARG`s is
-    `FROM`: a Dockerfile by its content, whatever its name."""
+    `FROM`: a Dockerfile by its content, whatever its name. A text past the bound of `_parse`
+    is taken as one, so reading it says why it is not checked."""
     try:
-        commands = dockerfile.parse_string(text)
-    except dockerfile.GoParseError:
+        commands = _parse(text)
+    except _TooLong:
+        return True
+    except DockerfileError:
         return False
     first = next((c.cmd for c in commands if c.cmd != "ARG"), None)
     return first == "FROM"
@@ -132,10 +157,7 @@ def is_dockerfile(text: str) -> bool:
 
 def read_dockerfile(component: Component, path: str, text: str) -> None:
     """Add what the Dockerfile at `path` shows to its folder's component."""
-    try:
-        commands = dockerfile.parse_string(text)
-    except dockerfile.GoParseError as exc:
-        raise DockerfileError(f"not a valid Dockerfile: {exc}") from exc
+    commands = _parse(text)
     component.files.append(path)
     values: dict[str, str] = {}
     stages: set[str] = set()

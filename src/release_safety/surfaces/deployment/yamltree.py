@@ -3,7 +3,8 @@ values and chart files).
 
 Scalars stay the text written (`15.10` is not the float 15.1, `yes` is not true), plain nulls
 (`~`, `null`, nothing) are None; merge keys (`<<: *defaults`) are applied as compose and Helm
-apply them: the mapping's own keys win.
+apply them: the mapping's own keys win. Nesting and alias expansion are bounded
+(`yamlbound.check`): an alias bomb is refused before it is expanded.
 """
 
 from __future__ import annotations
@@ -12,6 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
+
+from release_safety.yamlbound import YamlBoundError
+from release_safety.yamlbound import check as check_bounds
 
 _Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _NULLS = frozenset({"", "~", "null", "Null", "NULL"})
@@ -40,7 +44,10 @@ class Tree:
 def load_yaml(text: str) -> Tree:
     """The YAML document in `text` (an empty document is None)."""
     try:
+        check_bounds(text)
         node = yaml.compose(text, Loader=_Loader)
+    except YamlBoundError as exc:
+        raise YamlError(str(exc)) from exc
     except yaml.YAMLError as exc:
         raise YamlError(f"not valid YAML: {_first_line(exc)}") from exc
     tree = Tree(None)

@@ -46,6 +46,7 @@ def _branch_keys(branches: Sequence[Schema]) -> dict[str, Schema]:
     """Union branches keyed by what names them on the wire: their `type` tag, else the schema
     they came from, else their type and rank among branches of that type (never position)."""
     out: dict[str, Schema] = {}
+    ranks: dict[str, int] = {}  # branches seen per key: one count, not a scan of `out` each
     for branch in branches:
         tag = branch.properties.get("type")
         if tag is not None and tag.enum is not None and len(tag.enum) == 1:
@@ -55,7 +56,7 @@ def _branch_keys(branches: Sequence[Schema]) -> dict[str, Schema]:
         else:
             types = ",".join(sorted(branch.types)) if branch.types is not None else "any"
             key = f"{types}#{branch.enum is not None}"
-        rank = sum(1 for k in out if k.split("~")[0] == key)
+        rank = ranks[key] = ranks.get(key, -1) + 1
         out[f"{key}~{rank}" if rank else key] = branch
     return out
 

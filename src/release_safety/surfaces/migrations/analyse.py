@@ -25,7 +25,7 @@ from release_safety.settings import (
     MigrationSource,
     Settings,
 )
-from release_safety.snapshot import Snapshot, read_text
+from release_safety.snapshot import Snapshot, TextsInOrder, read_text
 from release_safety.surfaces.migrations.discover import discover, migration_files
 from release_safety.surfaces.migrations.formats import OrderKey, order_key, plan_order, reader
 from release_safety.surfaces.migrations.lint import (
@@ -59,10 +59,11 @@ def replay(
     done = next((k for k in range(len(keys) - 1, -1, -1) if keys[k] in _STATES), 0)
     if done:
         history = History(keys[done], _STATES[keys[done]])
+    texts = TextsInOrder(snapshot, [path for path, _ in paths[done:]])
     for (path, source), blob in zip(paths[done:], blobs[done:], strict=True):
 
         def text(path: str = path) -> str:
-            return read_text(snapshot, path)
+            return texts(path)
 
         _, history = apply(
             history, path, blob, text, reader(source), reading, read_module=_reader(snapshot)
@@ -204,14 +205,15 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> Migratio
             baseline = start(reading, Schema(unknown=f"no migration file at {old.ref}"))
         state = baseline
         created: frozenset[str] = frozenset()
+        texts = TextsInOrder(new, [p for p, _ in new_order.get(database, []) if p in added])
         for path, source in new_order.get(database, []):
             migration = added.get(path)
             if migration is None:
                 continue
             blob = new.blob_id(path) or ""
 
-            def text(path: str = path) -> str:
-                return read_text(new, path)
+            def text(path: str = path, texts: TextsInOrder = texts) -> str:
+                return texts(path)
 
             analysis, state = apply(
                 state,
@@ -241,7 +243,8 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> Migratio
                 )
             )
             findings.extend(findings_of(analysis, path, created))
-            created |= analysis.created
+            if not analysis.created <= created:  # a new set only when it grows
+                created |= analysis.created
         if state is not baseline and state.key not in _STATES:
             remember(_STATES, state.key, state.schema)
     read.update((path, new.blob_id(path)) for path in discovery.moved)  # the shipped ones

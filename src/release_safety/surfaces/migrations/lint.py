@@ -35,7 +35,9 @@ Format = Literal["sql", "knex"]
 ReadModule = Callable[[str], str | None]
 _KEPT = 256
 _EXTRACTED: OrderedDict[tuple[str, str, str], Extracted | str] = OrderedDict()
-_ANALYSES: OrderedDict[tuple[str, str, str, str], tuple[FileAnalysis, Schema]] = OrderedDict()
+_ANALYSES: OrderedDict[tuple[str, str, str, frozenset[str]], tuple[FileAnalysis, Schema]] = (
+    OrderedDict()
+)
 NO_HISTORY = "no earlier migration was given"
 # What the annotation scanner looks for first (in any ASCII case, as it compares bytes): a file
 # without it has no acknowledgement, and the declarations surface need not be loaded to say so.
@@ -174,8 +176,10 @@ def apply(
     it leaves."""
     after_key = next_key(history.key, path, blob)
     replay = before is None
+    # the release's created tables as they are (their hash is kept by the set, shared by the
+    # files that create nothing): a sorted text of them per file grew with the release
     key = (
-        (history.key, before.key if before else "", after_key, ",".join(sorted(release_created)))
+        (history.key, before.key if before else "", after_key, release_created)
         if blob and history.key
         else None
     )

@@ -8,9 +8,9 @@ with the same core-schema resolvers, so both paths give the same values for the 
 and `nan` are quoted before rapidyaml reads them (it would turn them into infinities), so a
 block-scalar line that is exactly `- inf` reads `- "inf"`; descriptions are never compared.
 
-Bounds (docs/bounds.md): nesting deeper than `jsonio.MAX_DEPTH` and aliases expanding to more
-than `MAX_NODES` nodes are refused before PyYAML builds anything; a document with aliases never
-reaches rapidyaml, which would expand them in place.
+Bounds (docs/bounds.md): nesting and alias expansion are bounded by `yamlbound.check` before
+PyYAML builds anything; a document with aliases never reaches rapidyaml, which would expand
+them in place.
 """
 
 from __future__ import annotations
@@ -29,15 +29,14 @@ import yaml
 from release_safety.jsonio import MAX_DEPTH, deeper_than
 from release_safety.surfaces.jsonschema.issues import SpecError as SpecError
 from release_safety.surfaces.rest.swagger import convert_swagger
+from release_safety.yamlbound import TOO_DEEP, YamlBoundError
+from release_safety.yamlbound import check as check_bounds
 
 try:
     import ryml  # type: ignore[import-untyped]
 except ImportError:  # pragma: no cover - rapidyaml is a declared dependency
     ryml = None
 
-MAX_NODES = 1_000_000
-"""Most nodes a YAML document may expand to through its aliases."""
-TOO_DEEP = f"the document is nested deeper than {MAX_DEPTH} levels"
 
 _BaseLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -229,8 +228,10 @@ def _parse_text(text: str) -> Any:
         if fast is not None:
             return fast
     try:
-        _bound(text)
+        check_bounds(text)
         return _string_keys(yaml.load(text, Loader=_CoreLoader))
+    except YamlBoundError as exc:
+        raise SpecError(str(exc)) from exc
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""
@@ -247,46 +248,6 @@ def _may_alias(text: str) -> bool:
     """True when the text may hold an alias: some anchor-like `&name` has a `*name` too.
     (rapidyaml expands aliases in place, so an alias bomb must never reach it.)"""
     return any(f"*{name}" in text for name in set(_ANCHOR.findall(text)))
-
-
-def _bound(text: str) -> None:
-    """Refuse, before PyYAML builds anything, a document nested deeper than `MAX_DEPTH` (its C
-    composer recurses on the C stack) or one whose aliases expand to more than `MAX_NODES`
-    nodes (an alias bomb: every later walk would visit each expansion). Reads the parser's
-    events, which need no recursion."""
-    try:
-        _count_events(text)
-    except yaml.MarkedYAMLError as exc:
-        # libyaml's scanner (PyYAML >= 6.0.4) has a nesting limit of its own, met first
-        if "nesting depth" in (exc.problem or ""):
-            raise SpecError(TOO_DEEP) from exc
-        raise
-
-
-def _count_events(text: str) -> None:
-    total = 0
-    sizes: dict[str, int] = {}
-    open_collections: list[tuple[str | None, int]] = []
-    for event in yaml.parse(text, Loader=_CoreLoader):
-        if isinstance(event, yaml.AliasEvent):
-            total += sizes.get(event.anchor or "", 1)
-        elif isinstance(event, yaml.ScalarEvent):
-            total += 1
-            if event.anchor:
-                sizes[event.anchor] = 1
-        elif isinstance(event, yaml.CollectionStartEvent):
-            total += 1
-            open_collections.append((event.anchor, total - 1))
-            if len(open_collections) > MAX_DEPTH + 1:
-                raise SpecError(TOO_DEEP)
-        elif isinstance(event, yaml.CollectionEndEvent):
-            anchor, start = open_collections.pop()
-            if anchor:
-                sizes[anchor] = total - start
-        if total > MAX_NODES:
-            raise SpecError(
-                f"the document's aliases expand to more than {MAX_NODES:,} nodes (an alias bomb?)"
-            )
 
 
 @contextmanager
