@@ -297,6 +297,7 @@ def analyse(
         [f"overrides.file = {path!r}"], {path: old.blob_id(path)} if old else {}, {path: blob}
     )
     before = _read(old, path) if old is not None else None
+    earlier = _earlier(before, path)
     text = _read(new, path)
     if text is None:
         explicit = settings.explicitly_set("overrides", "file")
@@ -305,7 +306,7 @@ def analyse(
             if explicit
             else []
         )
-        findings += _dropped(before, None, {}, version, path)
+        findings += _dropped(before, earlier, None, {}, version, path)
         return OverridesReport(
             surface="overrides",
             checked=not any(f.severity == "unknown" for f in findings),
@@ -317,9 +318,8 @@ def analyse(
     floors, stops = resolve(overrides, version)
     lines = _key_lines(text)
     evidence = _evidence(overrides, floors, stops, lines, path)
-    earlier = _earlier(before, path)
     had = _applied(*resolve(earlier, version)) if earlier is not None else set()
-    findings = [f for _, f in evidence] + _dropped(before, overrides, lines, version, path)
+    findings = [f for _, f in evidence] + _dropped(before, earlier, overrides, lines, version, path)
     highest = max((f.version for f in floors), key=version_key, default=None)
     return OverridesReport(
         surface="overrides",
@@ -335,16 +335,16 @@ def analyse(
 
 def _dropped(
     before: str | None,
+    earlier: OverridesFile | None,
     now: OverridesFile | None,
     lines: dict[KeyPath, int],
     version: str,
     path: str,
 ) -> list[Finding]:
-    """A finding for each required stop and floor the file's text at the previous ref
-    (`before`) applied to `version` that the new file (None: deleted) drops, at the line of the
-    new file's `versions` (the old file's block when it was deleted). A malformed earlier file
-    set nothing."""
-    earlier = _earlier(before, path)
+    """A finding for each required stop and floor the file at the previous ref (its text
+    `before`, parsed: `earlier`) applied to `version` that the new file (None: deleted) drops,
+    at the line of the new file's `versions` (the old file's block when it was deleted). A
+    malformed earlier file set nothing."""
     if earlier is None or before is None:
         return []
     old_lines = _key_lines(before)
