@@ -284,6 +284,7 @@ def add_column(column: ColumnDef, alter: Alter, *, if_not_exists: bool = False) 
 def _add_plain_hint(table: str, column: ColumnDef, what: str) -> str:
     """Add the column bare, fill it in batches, then give it what made the ADD heavy."""
     kind = str(column.type) if column.type is not None else " ".join(column.type_words)
+    prefix = f"{table.rsplit('.', 1)[-1]}_{column.name}"  # the constraint names' start
     then = []
     if column.default is not None and not column.identity:
         then.append(
@@ -293,19 +294,19 @@ def _add_plain_hint(table: str, column: ColumnDef, what: str) -> str:
         then.append(
             validate_later(
                 table,
-                f"{table.rsplit('.', 1)[-1]}_{column.name}_check",
+                f"{prefix}_check",
                 f"CHECK ({sql_of(column.checks[0][1])})",
             )
         )
     if column.unique or column.primary:
         kind_of = "PRIMARY" if column.primary else "UNIQUE"
-        name = f"{table.rsplit('.', 1)[-1]}_{column.name}_{'pkey' if column.primary else 'key'}"
+        name = f"{prefix}_{'pkey' if column.primary else 'key'}"
         then.append(key_using_index(table, name, kind_of, [column.name]))
     if column.references:
         then.append(
             validate_later(
                 table,
-                f"{table.rsplit('.', 1)[-1]}_{column.name}_fkey",
+                f"{prefix}_fkey",
                 f"FOREIGN KEY ({column.name}) REFERENCES {column.references[0]}",
             )
         )

@@ -41,6 +41,7 @@ from release_safety.surfaces.migrations.facts import Lock, StatementFacts
 from release_safety.surfaces.migrations.hints import (
     sql_of,
     unknown_fact_hint,
+    validate_later,
     with_concurrently,
 )
 from release_safety.surfaces.migrations.rules.ids import RuleId
@@ -553,19 +554,15 @@ def _alter_domain(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
         check = f"{name}_not_null"
         if nulls:
             hint = (
-                f"Ship code that never leaves the {name} columns of {table} NULL; then ALTER "
-                f"DOMAIN {name} ADD CONSTRAINT {check} CHECK (VALUE IS NOT NULL) NOT VALID; "
-                f"COMMIT; ALTER DOMAIN {name} VALIDATE CONSTRAINT {check};"
+                f"Ship code that never leaves the {name} columns of {table} NULL; then "
+                + validate_later(name, check, "CHECK (VALUE IS NOT NULL)", "DOMAIN")
             )
             facts.issue(
                 RuleId.SET_NOT_NULL, f"{what}: old code writing NULL to {table} fails", hint=hint
             )
         elif head[:1] == ["ADD"] and not not_valid and constraint is not None:
             named = constraint.name or f"{name}_check"
-            hint = (
-                f"ALTER DOMAIN {name} ADD CONSTRAINT {named} {sql_of(constraint.body)} NOT "
-                f"VALID; COMMIT; ALTER DOMAIN {name} VALIDATE CONSTRAINT {named};"
-            )
+            hint = validate_later(name, named, sql_of(constraint.body), "DOMAIN")
             facts.issue(
                 RuleId.ADD_CONSTRAINT_VALIDATING,
                 f"{what} validates every row of {table}",

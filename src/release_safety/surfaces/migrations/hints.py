@@ -52,11 +52,12 @@ def with_concurrently(statement: str, keyword: str) -> str:
     return (text if "--" in text else " ".join(text.split())) + ";"
 
 
-def validate_later(table: str, name: str, definition: str) -> str:
-    """A constraint added NOT VALID, then validated in a transaction of its own."""
+def validate_later(table: str, name: str, definition: str, kind: str = "TABLE") -> str:
+    """A constraint added NOT VALID, then validated in a transaction of its own (`kind`: the
+    object that holds it, a TABLE or a DOMAIN)."""
     return (
-        f"ALTER TABLE {table} ADD CONSTRAINT {name} {definition} NOT VALID; COMMIT; "
-        f"ALTER TABLE {table} VALIDATE CONSTRAINT {name};"
+        f"ALTER {kind} {table} ADD CONSTRAINT {name} {definition} NOT VALID; COMMIT; "
+        f"ALTER {kind} {table} VALIDATE CONSTRAINT {name};"
     )
 
 
