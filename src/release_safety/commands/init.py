@@ -113,9 +113,7 @@ def _show(generated: Generated, origin: str, err: bool) -> None:
 
 
 def _lines(finding: Finding) -> list[str]:
-    place = finding.file or finding.surface
-    if finding.file and finding.line:
-        place += f":{finding.line}"
+    place = finding.place() or finding.surface
     shown = [f"  {finding.severity} {finding.rule} {place}: {finding.message}"]
     if finding.hint:
         shown.append(f"    way out: {' '.join(finding.hint.split())}")

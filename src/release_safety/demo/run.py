@@ -10,7 +10,6 @@ from pathlib import Path
 from release_safety import jsonio
 from release_safety.artifact import surface_breaking
 from release_safety.demo.service import RELEASES
-from release_safety.findings import Finding
 from release_safety.generate import Generated, analyse_release, prepare
 from release_safety.gitrepo import GitRepo
 from release_safety.index import apply_floor, empty_index, entry_from_artifact, upsert
@@ -136,12 +135,6 @@ def table(result: DemoResult) -> list[str]:
     return [*lines, "", "legend:", *legend]
 
 
-def _where(finding: Finding) -> str:
-    if finding.file is None:
-        return finding.surface
-    return f"{finding.file}:{finding.line}" if finding.line else finding.file
-
-
 def explain(result: DemoResult) -> list[str]:
     """What each release changed and, under each one not safe to roll, the findings its
     verdict rests on: rule, file:line, what, and the safer way (the way out of an unknown)."""
@@ -158,7 +151,7 @@ def explain(result: DemoResult) -> list[str]:
             continue
         lines.append(f"{' ' * pad}rollingUpdateSafe {str(verdict).lower()}, because of:")
         for finding in generated.decision.reasons:
-            text = f"[{finding.rule}] {_where(finding)}: {finding.message}"
+            text = f"[{finding.rule}] {finding.place() or finding.surface}: {finding.message}"
             lines += _wrap(text, f"{' ' * pad}- ", " " * (pad + 4))
             if finding.hint:
                 label = "way out" if finding.severity == "unknown" else "safer"

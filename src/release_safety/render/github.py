@@ -6,6 +6,7 @@ listed in the job summary (`overflow_section`).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 
 from release_safety.checkpr import Covered, GateResult
@@ -91,9 +92,7 @@ def headline(result: GateResult) -> str:
 
 def _unproven(warnings: Sequence[Finding]) -> str:
     """The unknown findings the gate's outcome rests on, counted by rule."""
-    counts: dict[str, int] = {}
-    for f in warnings:
-        counts[f.rule] = counts.get(f.rule, 0) + 1
+    counts = Counter(f.rule for f in warnings)
     rules = ", ".join(f"{rule} ×{n}" if n > 1 else rule for rule, n in sorted(counts.items()))
     n = len(warnings)
     return f"{n} finding{'s' if n > 1 else ''} could not be proven either way ({rules})"
