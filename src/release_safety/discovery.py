@@ -397,14 +397,16 @@ def absent_report(
     """The report of a surface declared absent in the settings file `origin` (at `line`):
     checked, with the reason as an advisory, and an unknown finding when discovery (`looked`,
     what it tried) found documents after all; not checked when the reason is hollow."""
+    file = finding_file(origin)
+    line = line if file else None  # a file outside the repository is named at no line
     hollow = hollow_reason(reason)
     if hollow:
         problem = ABSENT_REASON_HOLLOW.finding(
             surface,
             f"{surface} surface not checked: the reason of [{surface}] absent is hollow "
             f"({hollow}): {reason!r}",
-            finding_file(origin),
-            line if finding_file(origin) else None,
+            file,
+            line,
             hint=f"write the reason in {origin} [{surface}] absent: why the service has no "
             f"{surface} surface, in words operators can check (or remove `absent` and name "
             "the files to read)",
@@ -418,8 +420,7 @@ def absent_report(
         )
     message = f"{surface} surface declared absent in {origin} ([{surface}] absent): {reason}"
     hint = f"Should the service gain a {surface} surface, remove [{surface}] absent from {origin}."
-    file = finding_file(origin)
-    findings = [DECLARED_ABSENT.finding(surface, message, file, line if file else None, hint)]
+    findings = [DECLARED_ABSENT.finding(surface, message, file, line, hint)]
     if found:
         shown = ", ".join(found[:5]) + (f" and {len(found) - 5} more" if len(found) > 5 else "")
         message = f"{surface} surface declared absent, but {new.ref} has {shown}"

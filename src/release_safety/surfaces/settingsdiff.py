@@ -423,7 +423,11 @@ def _accepted(
             )
             unused.append(
                 SETTINGS_ACCEPTANCE_UNUSED.finding(
-                    "settings", message, file, line, f"Remove the entry at {where}."
+                    "settings",
+                    message,
+                    current.settings.file,
+                    line,
+                    f"Remove the entry at {where}.",
                 )
             )
             continue
