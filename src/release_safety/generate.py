@@ -11,12 +11,14 @@ from release_safety.artifact import build_artifact, pick
 from release_safety.combine import combine_runs
 from release_safety.discovery import is_settings_error
 from release_safety.errors import CheckError, InputError, ReleaseSafetyError
+from release_safety.evidence import Evidence, SurfaceEvidence
 from release_safety.findings import (
     DeclarationsReport,
     Finding,
     OverridesReport,
     Surface,
     SurfaceReport,
+    all_findings,
     not_checked,
 )
 from release_safety.gitrepo import GitRepo
@@ -258,3 +260,27 @@ def analyse_release(
         upgrade=upgrade_of(reports, release.version),
     )
     return Generated(release, reports, decision, artifact)
+
+
+def evidence_document(generated: Generated) -> Evidence:
+    """All findings of a release, sorted, with the verdict and, per surface, whether it was
+    checked and what it read (the settings entries tried, the files read with their blob ids
+    at each ref)."""
+    release = generated.release
+    return Evidence(
+        schemaVersion="1",
+        version=release.version,
+        previousVersion=release.previous_version,
+        fromRef=release.from_ref,
+        toRef=release.to_ref,
+        rollingUpdateSafe=generated.decision.rolling_update_safe,
+        decisionRow=generated.decision.row,
+        because=generated.decision.reasons,
+        surfaces=[
+            SurfaceEvidence(
+                surface=r.surface, checked=r.checked, reason=r.reason, coverage=r.coverage
+            )
+            for r in generated.reports
+        ],
+        findings=all_findings(generated.reports),
+    )

@@ -1,45 +1,32 @@
 """`[rules] off = ["rule-id", ...]`: rules `lint-migrations` and `check-pr` do not report.
 
-A release never loosens with them: `generate` and `backfill` weigh every rule as before and
-report each rule turned off as an advisory `rule-turned-off` finding, so the verdict a release
-gets is the one it would get without the table. A single verdict-relevant finding is
+A release never loosens with them: `generate` and `backfill` weigh every rule as before, and
+the settings surface (`surfaces/settingsdiff.py`) reports each rule turned off as an advisory
+`rule-turned-off` finding, so the verdict a release gets is the one it would get without the
+table. A single verdict-relevant finding is
 acknowledged inline, with a reason, in the migration itself. The rules that guard the settings
 and the release (`settings-narrowed`, `surface-not-checked`, ...) cannot be turned off.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from release_safety.errors import InputError
-from release_safety.finding import RULES, Finding, Rule, register
-from release_safety.settingsfile import finding_file
+from release_safety.finding import RULES, Rule
 
 if TYPE_CHECKING:
     from release_safety.findings import SurfaceReport
 
-RULE_TURNED_OFF = register(
-    Rule(
-        id="rule-turned-off",
-        surface="settings",
-        severity="advisory",
-        title="A rule is turned off for lint-migrations and check-pr",
-        why="`[rules] off` silences a rule where code is reviewed; the release still weighs "
-        "it, and says so here, so a verdict never changes silently.",
-        unsafe='[rules]\noff = ["blocking-table-lock"]',
-        safe="Acknowledge one finding inline with a reason "
-        "(`-- release-safety: acknowledge(rule-id): reason`) rather than a rule everywhere.",
-    )
-)
 _FIXED = ("settings", "release", "all")
 """Surfaces whose rules guard the checking itself: never turned off."""
 
 
 def catalogue() -> dict[str, Rule]:
     """Every rule of every surface (importing `generate` registers them all)."""
-    importlib.import_module("release_safety.generate")
+    import release_safety.generate  # noqa: F401
+
     return RULES
 
 
@@ -63,19 +50,4 @@ def without(reports: Sequence[SurfaceReport], off: frozenset[str]) -> list[Surfa
     return [
         r.model_copy(update={"findings": [f for f in r.findings if f.rule not in off]})
         for r in reports
-    ]
-
-
-def turned_off(off: Sequence[str], origin: str) -> list[Finding]:
-    """One advisory finding per rule turned off in the settings file `origin`."""
-    file = finding_file(origin)
-    return [
-        RULE_TURNED_OFF.finding(
-            "settings",
-            f"{origin}: rule {rule_id!r} is off for lint-migrations and check-pr; "
-            "this release still weighs it",
-            file,
-            1 if file else None,
-        )
-        for rule_id in off
     ]

@@ -9,9 +9,8 @@ import click
 
 from release_safety import jsonio
 from release_safety.commands.options import help_epilog, repo_option
-from release_safety.evidence import evidence_document
 from release_safety.findings import RULES, all_findings
-from release_safety.generate import Generated, analyse_release, prepare
+from release_safety.generate import Generated, analyse_release, evidence_document, prepare
 from release_safety.gitrepo import GitRepo
 from release_safety.render import VERDICT_WORDS, reasons_text, word
 from release_safety.render.markdown import upgrade_safety_section

@@ -8,7 +8,7 @@ import importlib
 import click
 
 from release_safety import __version__, compiled
-from release_safety.cli import COMMANDS
+from release_safety.clitable import COMMANDS
 
 
 class LazyGroup(click.Group):
