@@ -26,8 +26,8 @@ from release_safety.commands.checkpr import check_pull_request
 from release_safety.errors import CheckError, InputError, ReleaseSafetyError
 from release_safety.gitrepo import GitRepo
 from release_safety.index import read_index
+from release_safety.jsonio import word
 from release_safety.model import Artifact
-from release_safety.render import word
 from release_safety.render.annotations import gate_shown
 from release_safety.render.formats import sarif
 from release_safety.render.github import MARKER, gate_annotations, overflow_section

@@ -39,11 +39,11 @@ from release_safety.index import (
     read_index,
     write_index,
 )
+from release_safety.jsonio import word
 from release_safety.model import Artifact, Index, IndexEntry
 from release_safety.previous import earlier_tag
 from release_safety.release import Release
 from release_safety.releasesettings import ReleaseSettings, SettingsAt
-from release_safety.render import word
 from release_safety.settings import Settings
 from release_safety.versions import Version
 

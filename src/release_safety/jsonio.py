@@ -326,3 +326,9 @@ class FileLock:
         if self._descriptor is not None:
             os.close(self._descriptor)  # closing the descriptor releases the lock
             self._descriptor = None
+
+
+def word(value: object) -> str:
+    """A value in text output as JSON spells it: `true` / `false` for booleans (never Python's
+    `True`), anything else as it reads (`unknown`, a number)."""
+    return str(value).lower() if isinstance(value, bool) else str(value)

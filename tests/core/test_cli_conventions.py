@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from release_safety.cli import COMMANDS, run
-from release_safety.render import word
+from release_safety.jsonio import word
 from release_safety.repobuilder import RepoBuilder
 
 RED = "\x1b[31m"

@@ -12,7 +12,7 @@ import click
 from release_safety.backfill import Outcome, backfill
 from release_safety.commands.options import help_epilog, repo_option
 from release_safety.index import read_index
-from release_safety.render import word
+from release_safety.jsonio import word
 from release_safety.settings import load_settings
 
 

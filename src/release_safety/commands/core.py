@@ -12,7 +12,8 @@ from release_safety.commands.options import help_epilog, repo_option
 from release_safety.findings import RULES, all_findings
 from release_safety.generate import Generated, analyse_release, evidence_document, prepare
 from release_safety.gitrepo import GitRepo
-from release_safety.render import VERDICT_WORDS, reasons_text, word
+from release_safety.jsonio import word
+from release_safety.render import VERDICT_WORDS, reasons_text
 from release_safety.render.markdown import upgrade_safety_section
 
 

@@ -12,8 +12,8 @@ from typing import Any
 import click
 
 from release_safety.commands.options import config_option, stdin_filepath_option
+from release_safety.jsonio import word
 from release_safety.quicklint import json_report, lint_files
-from release_safety.render import word
 from release_safety.render.annotations import Shown
 from release_safety.render.formats import (
     chosen_format,

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from release_safety.commands.options import help_epilog
-from release_safety.jsonio import dumps_plain
+from release_safety.jsonio import dumps_plain, word
 from release_safety.quickcheck import INDEX_OPTIONS, check_json, load_releases
-from release_safety.render import VERDICT_WORDS, word
+from release_safety.render import VERDICT_WORDS
 from release_safety.span import (
     MissingRange,
     Releases,

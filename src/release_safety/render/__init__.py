@@ -14,12 +14,6 @@ REASONS_SHOWN = 3
 """Reasons a one-line summary spells out; the evidence lists every one."""
 
 
-def word(value: object) -> str:
-    """A value in text output as JSON spells it: `true` / `false` for booleans (never Python's
-    `True`), anything else as it reads (`unknown`, a number)."""
-    return str(value).lower() if isinstance(value, bool) else str(value)
-
-
 def reasons_text(reasons: Sequence[Finding], more: str = "") -> str:
     """The first REASONS_SHOWN distinct messages of a verdict's reasons, `; `-joined, then how
     many more there are (`more`: where they are listed)."""
