@@ -26,7 +26,8 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from release_safety.evaluator import content, history
+import release_safety.evaluator.content as content
+import release_safety.evaluator.history as history
 from release_safety.evaluator.auth import (
     Caller,
     authenticate,

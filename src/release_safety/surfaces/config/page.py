@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import release_safety.surfaces.config.rules  # noqa: F401  (registers them)
 from release_safety.findings import RULES
 from release_safety.settings import DEFAULT_CONFIG_EXCLUDES
-from release_safety.surfaces.config import rules as _registered  # noqa: F401  (registers them)
 
 INTRO = """# Config rules
 

@@ -14,8 +14,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import release_safety.surfaces.deployment.rules as rules
 from release_safety.findings import Finding, Unmodelled
-from release_safety.surfaces.deployment import rules
 from release_safety.surfaces.deployment.catalogue import major_parts
 from release_safety.surfaces.deployment.imageref import Image, parse_image
 from release_safety.surfaces.deployment.interpolation import interpolate, needed

@@ -17,8 +17,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import release_safety.surfaces.deployment.rules as rules
 from release_safety.findings import Finding
-from release_safety.surfaces.deployment import rules
 from release_safety.surfaces.deployment.catalogue import version
 from release_safety.surfaces.deployment.imageref import Image, parse_image
 from release_safety.surfaces.deployment.stateful import Place, Seen, compare, image_seen

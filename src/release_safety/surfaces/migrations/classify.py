@@ -14,7 +14,7 @@ from __future__ import annotations
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
-from release_safety.surfaces.migrations import plpgsql
+import release_safety.surfaces.migrations.plpgsql as plpgsql
 from release_safety.surfaces.migrations.altertable import (
     AEL,
     SRE,

@@ -17,7 +17,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Final
 
-from release_safety.surfaces.migrations import pgcatalog
+import release_safety.surfaces.migrations.pgcatalog as pgcatalog
 from release_safety.surfaces.migrations.tokens import Tok
 from release_safety.textcase import lower
 
