@@ -23,7 +23,7 @@ import jsonschema
 import jsonschema_rs
 import orjson
 
-from release_safety.errors import CheckError, InputError
+from release_safety.common.errors import CheckError, InputError
 from release_safety.evaluator.openapi import body_validator, fast_validator, json_document
 
 DATA = "release_safety.data.evaluator"

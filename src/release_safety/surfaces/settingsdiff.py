@@ -39,14 +39,14 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from release_safety.discovery import matched
-from release_safety.findings import Coverage, Finding, Rule, SurfaceReport, register
-from release_safety.reasons import hollow_reason, normalise
-from release_safety.releasesettings import SettingsAt
-from release_safety.settings import ConfigSource, Settings
-from release_safety.settingsfile import PYPROJECT, finding_file
-from release_safety.snapshot import Snapshot
+from release_safety.contract.reports import Coverage, Finding, Rule, SurfaceReport, register
+from release_safety.git.snapshot import Snapshot
+from release_safety.settings.atref import SettingsAt
+from release_safety.settings.file import PYPROJECT, finding_file
+from release_safety.settings.model import ConfigSource, Settings
+from release_safety.settings.reasons import hollow_reason, normalise
 from release_safety.surfaces.config.sources import matched_sources
+from release_safety.surfaces.discovery import matched
 from release_safety.surfaces.migrations.discover import migration_files, moved_migrations
 
 RULE_TURNED_OFF = register(

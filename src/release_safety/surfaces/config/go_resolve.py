@@ -48,7 +48,7 @@ from dataclasses import replace as replaced
 from functools import cached_property, partial
 
 import release_safety.surfaces.config.go_src as go_src
-from release_safety.snapshot import Snapshot
+from release_safety.git.snapshot import Snapshot
 from release_safety.surfaces.config.go_src import (
     LIBRARIES,
     Arg,

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import release_safety.surfaces.deployment.rules as rules
-from release_safety.findings import Finding
+from release_safety.contract.reports import Finding
 from release_safety.surfaces.deployment.catalogue import Kind, series
 from release_safety.surfaces.deployment.imageref import Image
 

@@ -15,6 +15,7 @@ from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 import release_safety.surfaces.migrations.plpgsql as plpgsql
+from release_safety.common.textcase import lower
 from release_safety.surfaces.migrations.altertable import (
     AEL,
     SRE,
@@ -64,7 +65,6 @@ from release_safety.surfaces.migrations.volatility import (
     calls,
     function_volatility,
 )
-from release_safety.textcase import lower
 
 if TYPE_CHECKING:
     from sqlglot import exp

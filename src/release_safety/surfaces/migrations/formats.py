@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
-    from release_safety.settings import MigrationSource
+    from release_safety.settings.model import MigrationSource
 
 OrderKey = tuple[int, tuple[int, ...], str, str]
 Reader = Literal["sql", "knex"]

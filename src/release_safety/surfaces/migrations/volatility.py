@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import Literal
 
 import release_safety.surfaces.migrations.pgcatalog as pgcatalog
+from release_safety.common.textcase import lower
 from release_safety.surfaces.migrations.schema import Schema
 from release_safety.surfaces.migrations.tokens import Tok
-from release_safety.textcase import lower
 
 Volatility = Literal["constant", "volatile", "unknown"]
 

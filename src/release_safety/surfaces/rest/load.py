@@ -26,11 +26,11 @@ from typing import Any
 
 import yaml
 
-from release_safety.jsonio import MAX_DEPTH, deeper_than
+from release_safety.common.jsonio import MAX_DEPTH, deeper_than
+from release_safety.common.yamlbound import TOO_DEEP, YamlBoundError
+from release_safety.common.yamlbound import check as check_bounds
 from release_safety.surfaces.jsonschema.issues import SpecError as SpecError
 from release_safety.surfaces.rest.swagger import convert_swagger
-from release_safety.yamlbound import TOO_DEEP, YamlBoundError
-from release_safety.yamlbound import check as check_bounds
 
 try:
     import ryml  # type: ignore[import-untyped]
