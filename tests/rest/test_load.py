@@ -162,3 +162,13 @@ def test_lines_of_operations_in_yaml_and_pretty_json() -> None:
 def test_unreadable_documents_say_why(data: bytes, reason: str) -> None:
     with pytest.raises(SpecError, match=reason.replace("(", r"\(").replace(")", r"\)")):
         parse(data)
+
+
+def test_lines_of_pretty_json_past_an_escaped_emoji() -> None:
+    """`json.dumps` escapes 😀 as a surrogate pair, which libyaml alone would refuse."""
+    doc = parse((FIXTURES / "refactor" / "path-parameters" / "base.yaml").read_bytes())
+    doc.root["info"]["title"] = "pets \U0001f600 and \\ud83d"
+    pretty = json.dumps(doc.root, indent=2)
+    assert "\\ud83d\\ude00" in pretty
+    line = parse(pretty.encode()).line_of("paths", "/pets/{id}", "delete")
+    assert pretty.splitlines()[line - 1].strip().startswith('"delete"')

@@ -144,6 +144,18 @@ _SCALAR_EVENT, _ALIAS_EVENT = yaml.ScalarEvent, yaml.AliasEvent
 _NODE_EVENTS = frozenset({_MAP, _SEQ, _SCALAR_EVENT, _ALIAS_EVENT})
 
 
+# `\ud83d\ude00`, as `json.dumps` writes 😀: JSON, but libyaml refuses escaped surrogates.
+_SURROGATES = re.compile(
+    r"(?<!\\)((?:\\\\)*)\\u([dD][89abAB][0-9a-fA-F]{2})\\u([dD][c-fC-F][0-9a-fA-F]{2})"
+)
+
+
+def _paired(match: re.Match[str]) -> str:
+    """An escaped surrogate pair as the character it stands for (a line keeps its number)."""
+    high, low = int(match[2], 16) - 0xD800, int(match[3], 16) - 0xDC00
+    return match[1] + chr(0x10000 + (high << 10) + low)
+
+
 def _key_lines(text: str, depth: int) -> dict[tuple[str, ...], int]:
     """Lines of mapping keys up to `depth` levels (none inside sequences), from the marks of
     PyYAML's event stream (its C parser; JSON is YAML). Deeper nodes are only counted through;
@@ -153,6 +165,8 @@ def _key_lines(text: str, depth: int) -> dict[tuple[str, ...], int]:
     # key, and its last key; the bottom one stands for the document (its node has no key).
     stack: list[list[Any]] = [[(), False, None]]
     skipped = 0  # the open collections under one whose keys are not recorded
+    if _SURROGATES.search(text):
+        text = _SURROGATES.sub(_paired, text)
     try:
         for event in yaml.parse(text, Loader=_BaseLoader):
             kind = event.__class__
