@@ -1,4 +1,6 @@
-"""JSON Schemas generated from the models, and validation of documents against them.
+"""JSON Schemas generated from the models, and validation of documents against them with
+jsonschema-rs: 165x faster than jsonschema on an index of 3,111 releases, compiling included
+(bench/bench_libraries.py).
 
 `schema_for` generates a schema from the pydantic models (`release-safety schema`, and the
 committed files under `schemas/`, which a test keeps equal). Validation reads those committed

@@ -162,3 +162,19 @@ def test_lines_of_operations_in_yaml_and_pretty_json() -> None:
 def test_unreadable_documents_say_why(data: bytes, reason: str) -> None:
     with pytest.raises(SpecError, match=reason.replace("(", r"\(").replace(")", r"\)")):
         parse(data)
+
+
+@pytest.mark.parametrize(
+    "odd",
+    ["\U0001f600 and \\ud83d", "a\u2028b", "a\x85b", "a\x7fb", "\r"],
+    ids=["escaped-emoji", "line-separator", "next-line", "delete", "carriage-return"],
+)
+def test_lines_of_pretty_json_counted_by_line_feeds(odd: str) -> None:
+    """What libyaml reads otherwise (`json.dumps` escapes 😀 as a surrogate pair; NEL, LS and a
+    lone CR break its lines; DEL it refuses) moves no line."""
+    doc = parse((FIXTURES / "refactor" / "path-parameters" / "base.yaml").read_bytes())
+    doc.root["info"]["title"] = odd.strip()
+    pretty = json.dumps(doc.root, indent=2, ensure_ascii=odd.startswith("\U0001f600"))
+    pretty = "{\r" + pretty[2:] if odd == "\r" else pretty  # a lone CR between two tokens
+    line = parse(pretty.encode()).line_of("paths", "/pets/{id}", "delete")
+    assert pretty.split("\n")[line - 1].strip().startswith('"delete"')
