@@ -1,4 +1,4 @@
-"""Settings errors name the file, the line and the key (`settingsfile.key_line`), through the CLI
+"""Settings errors name the file, the line and the key (`settings.file.key_line`), through the CLI
 on real files."""
 
 from __future__ import annotations

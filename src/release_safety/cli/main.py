@@ -3,7 +3,7 @@
 Commands are imported only when invoked (`COMMANDS` maps each name to `module:attribute`; the
 click group is `commands/group.py`), so a quick command such as `upgrade-check` does not pay
 for the SQL and OpenAPI analysers, and the plain `--json` calls of `upgrade-check` and
-`lint-migrations` are answered without click at all (`quickcheck.py`, `quicklint.py`). Each
+`lint-migrations` are answered without click at all (`upgrade/check.py`, `cli/lint.py`). Each
 command returns its exit code; `run` turns errors into one line (or a JSON object when `--json`
 was asked for) and the exit code the conventions give them; anything unexpected is exit 3
 ("could not check") the same way, never a traceback and never the "unsafe" code 1.
@@ -99,8 +99,8 @@ def _answer(args: list[str], as_json: bool | str) -> int:
 
 
 def _quick(args: list[str]) -> int | None:
-    """The answer of a plain call one of the click-free paths takes (`quickcheck.py`,
-    `quicklint.py`), or None to leave the call to click; only that path's module is imported."""
+    """The answer of a plain call one of the click-free paths takes (`upgrade/check.py`,
+    `cli/lint.py`), or None to leave the call to click; only that path's module is imported."""
     if args[:1] == ["upgrade-check"]:
         from release_safety.upgrade.check import quick_check
 

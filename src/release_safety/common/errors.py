@@ -2,7 +2,7 @@
 
 Exit codes: 0 success or safe; 1 the check ran and the answer is unsafe or unknown;
 2 bad usage or bad input; 3 could not check (I/O, network, unreadable repository, a closed
-standard output); 141 the reader of standard output has gone (`cli.BROKEN_PIPE`).
+standard output); 141 the reader of standard output has gone (`cli.main.BROKEN_PIPE`).
 """
 
 from __future__ import annotations

@@ -16,4 +16,4 @@ class Release:
     release_date: str
     previous_tag: str | None = None
     """The tag judged against when no release tag of `tag_pattern` is below the release (the
-    nearest earlier version tag outside the pattern, `previous.py`)."""
+    nearest earlier version tag outside the pattern, `release/previous.py`)."""

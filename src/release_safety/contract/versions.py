@@ -79,7 +79,7 @@ def version_key(text: str) -> tuple[int, int, int]:
 
 
 class TagPattern:
-    """Which tags are releases: a regular expression (RE2, `patterns.py`) with a named group
+    """Which tags are releases: a regular expression (RE2, `common/patterns.py`) with a named group
     ``version``."""
 
     def __init__(self, pattern: str = DEFAULT_TAG_PATTERN) -> None:

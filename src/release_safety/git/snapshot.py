@@ -1,6 +1,6 @@
 """A repository tree at one ref, as surfaces see it, and the changes between two trees.
 
-Surfaces are pure functions of two snapshots; `gitrepo.GitSnapshot` reads them from git and
+Surfaces are pure functions of two snapshots; `git.repository.GitSnapshot` reads them from git and
 `MemorySnapshot` holds them in memory (tests, demos, fixtures).
 """
 

@@ -1,8 +1,8 @@
 """What `release-safety init` finds in a repository: its release tags and, at HEAD, each
-surface's documents, found by the surfaces' own discovery (`discovery.py`, the migrations
+surface's documents, found by the surfaces' own discovery (`surfaces/discovery.py`, the migrations
 search, the config source kinds, the deployment descriptor finder), each with why it was taken.
 
-`inittext.py` writes the settings from a `Survey`; nothing here writes a file.
+`init/text.py` writes the settings from a `Survey`; nothing here writes a file.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The settings `release-safety init` writes, as TOML text, from what `initsurvey` found: each
+"""The settings `release-safety init` writes, as TOML text, from what `init.survey` found: each
 entry with a one-line comment saying why, and each surface with nothing found declared absent
 with a placeholder reason the maintainer must replace (a hollow reason, so an unedited file
 keeps that surface unknown). Pure: text in, text out."""
@@ -16,8 +16,8 @@ from release_safety.settings.model import DEFAULT_MCP_SNAPSHOTS, DEFAULT_REST_SP
 PYPROJECT_TABLE = "tool.release-safety"
 
 PLACEHOLDER = "TODO: write why the service has no {what} (operators read this reason)"
-"""The reason init writes for a surface it found nothing for: hollow (`reasons.py`) until the
-maintainer writes the real one."""
+"""The reason init writes for a surface it found nothing for: hollow (`settings/reasons.py`) until
+the maintainer writes the real one."""
 
 
 def toml_string(value: str) -> str:

@@ -64,7 +64,7 @@ def resolve_release(
     version: str | None = None,
 ) -> Release:
     """Name the release and find the one before it: the highest release tag below it, else
-    the nearest earlier version tag (`previous.py`), else none."""
+    the nearest earlier version tag (`release/previous.py`), else none."""
     repo.resolve(to_ref)
     tags = repo.release_tags(settings.tags)
     tagged = settings.tags.version_of(to_ref)

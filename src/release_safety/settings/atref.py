@@ -3,7 +3,7 @@
 repository given with `--config`), the previous release's beside it.
 
 Settings at a ref are read at the repository root only: a release is the whole repository, so
-the walk up from the current folder (`settings.find_settings`) is for the working tree's
+the walk up from the current folder (`settings.model.find_settings`) is for the working tree's
 commands (`lint-migrations`, `upgrade-check`)."""
 
 from __future__ import annotations

@@ -176,7 +176,7 @@ def test_the_plain_json_call_is_answered_without_click_and_as_click_answers(
     tmp_path: Path,
 ) -> None:
     """Start-up (issue 14): `lint-migrations FILE... --json` is answered without importing
-    click (`quicklint.py`), with the output of the same lint through click (`--format json`)."""
+    click (`cli/lint.py`), with the output of the same lint through click (`--format json`)."""
     first = tmp_path / "001_add.sql"
     first.write_text("CREATE TABLE users (id int);\n")
     second = tmp_path / "002_drop.sql"
@@ -228,7 +228,7 @@ def test_the_command_prints_all_of_its_output_and_exit_code(
     monkeypatch: pytest.MonkeyPatch,
     form: list[str],
 ) -> None:
-    """The command ends without tearing the interpreter down (`cli._exit_at_once`): what it
+    """The command ends without tearing the interpreter down (`cli.main._exit_at_once`): what it
     prints, on both streams, is still all of what `run` prints, with the same exit code."""
     paths = []
     for k in range(300):
@@ -264,7 +264,7 @@ def test_a_reader_that_leaves_early_ends_the_lint_quietly(tmp_path: Path, form: 
 
 
 def test_the_lint_runs_without_the_cyclic_collector(tmp_path: Path) -> None:
-    """`cli.main` turns the cyclic collector off for a lint (it makes no cycles, and ends in
+    """`cli.main.main` turns the cyclic collector off for a lint (it makes no cycles, and ends in
     `os._exit`), and only for a lint."""
     path = tmp_path / "001_add.sql"
     path.write_text("ALTER TABLE users ADD COLUMN note text;\n")

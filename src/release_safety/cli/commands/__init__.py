@@ -1,1 +1,1 @@
-"""Click commands grouped by area; `cli.py` registers them."""
+"""Click commands grouped by area; `cli/main.py` registers them."""

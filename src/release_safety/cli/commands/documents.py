@@ -1,7 +1,7 @@
 """Commands on the tool's own documents: index update, schema, validate.
 
-Import-light: they read with the shipped JSON Schemas (`schemas.py`) and build pydantic models
-only to write (`index update`).
+Import-light: they read with the shipped JSON Schemas (`contract/schemas.py`) and build pydantic
+models only to write (`index update`).
 """
 
 from __future__ import annotations

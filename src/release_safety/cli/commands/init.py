@@ -1,5 +1,5 @@
-"""`release-safety init`: write the settings from what the repository holds (`initsurvey`,
-`inittext`), then judge the latest release with them, as `generate` would, and say what still
+"""`release-safety init`: write the settings from what the repository holds (`init.survey`,
+`init.text`), then judge the latest release with them, as `generate` would, and say what still
 holds it back."""
 
 from __future__ import annotations

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 
 def _index_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """The click options of `quickcheck.INDEX_OPTIONS`."""
+    """The click options of `upgrade.check.INDEX_OPTIONS`."""
     for option in reversed(INDEX_OPTIONS):
         if option.metavar is None:
             decorate = click.option(option.name, option.parameter, is_flag=True, help=option.help)
