@@ -33,9 +33,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_evaluator import build_data
 from bench_rest import DATASET, ORDER
 from bench_upgrade_check import generate
+from release_safety.contract.schemas import SHIPPED
 from release_safety.demo.run import run_demo
 from release_safety.evaluator.fixture import data_schema
-from release_safety.contract.schemas import SHIPPED
 from release_safety.surfaces.rest import load
 
 
