@@ -281,11 +281,12 @@ def write_atomic(path: Path, text: str, *, durable: bool = True) -> None:
 
 
 class FileLock:
-    """An exclusive lock (`flock`) on `.NAME.lock` beside `path`, for writers that read a file,
-    change it and write it back: one at a time, each re-reading under the lock. Waits up to
-    `timeout` seconds for another holder, then fails (CheckError, exit 3). The lock file stays
-    (removing it would let two writers lock two different files), and it is taken beside the
-    file the path resolves to, so writers naming one file through links lock the same one."""
+    """An exclusive lock on `.NAME.lock` beside `path` (the `filelock` package: `flock` where
+    there is one, portable elsewhere), for writers that read a file, change it and write it
+    back: one at a time, each re-reading under the lock. Waits up to `timeout` seconds for
+    another holder, then fails (CheckError, exit 3). The lock file stays (removing it would let
+    two writers lock two different files), and it is taken beside the file the path resolves
+    to, so writers naming one file through links lock the same one."""
 
     def __init__(self, path: Path, timeout: float, what: str) -> None:
         from pathlib import Path
@@ -295,37 +296,37 @@ class FileLock:
         self.lock_path = folder / f".{self.path.name}.lock"
         self.timeout = timeout
         self.what = what
-        self._descriptor: int | None = None
+        self._lock: Any = None
 
     def __enter__(self) -> FileLock:
-        import fcntl  # deferred: only writers lock
+        import filelock  # deferred: only writers lock
 
+        lock = filelock.FileLock(
+            self.lock_path,
+            timeout=self.timeout,
+            mode=0o644 & ~_umask(),
+            thread_local=False,
+            fallback_to_soft=False,
+            preserve_lock_file=True,
+        )
         try:
             self.lock_path.parent.mkdir(parents=True, exist_ok=True)
-            descriptor = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644 & ~_umask())
+            lock.acquire()
+        except filelock.Timeout:
+            waited = f", waited {self.timeout:g} s" if self.timeout else ""
+            raise CheckError(
+                f"{self.path}: {self.what} is being written by another run "
+                f"(lock {self.lock_path}{waited})"
+            ) from None
         except OSError as exc:
             raise CheckError(f"{self.lock_path}: cannot lock: {exc.strerror or exc}") from exc
-        deadline = time.monotonic() + self.timeout
-        while True:
-            try:
-                fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    os.close(descriptor)
-                    waited = f", waited {self.timeout:g} s" if self.timeout else ""
-                    raise CheckError(
-                        f"{self.path}: {self.what} is being written by another run "
-                        f"(lock {self.lock_path}{waited})"
-                    ) from None
-                time.sleep(0.05)
-        self._descriptor = descriptor
+        self._lock = lock
         return self
 
     def __exit__(self, *exc_info: object) -> None:
-        if self._descriptor is not None:
-            os.close(self._descriptor)  # closing the descriptor releases the lock
-            self._descriptor = None
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
 
 
 def word(value: object) -> str:
