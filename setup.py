@@ -49,7 +49,7 @@ HOT = (
         f"release_safety.evaluator.{name}"
         for name in ("search", "counts", "history", "params", "times", "answers")
     ),
-    "release_safety.textcase",
+    "release_safety.common.textcase",
 )
 """The modules compiled: the migration lint's hot path and the evaluator's history answer."""
 COMPILED = [f"src/{module.replace('.', '/')}.py" for module in HOT]

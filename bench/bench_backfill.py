@@ -100,10 +100,10 @@ def generate_once(repo_path: Path, config: Path) -> dict[str, object]:
     """In a fresh process: warm up on the second release (imports, lazily built models; the
     settings may name a file that release lacks, which ends its analysis with bad input once
     every surface ran), then analyse the newest release with a new git reader, timed."""
-    from release_safety.errors import InputError
-    from release_safety.generate import analyse_release, prepare
-    from release_safety.gitrepo import GitRepo
-    from release_safety.settings import load_settings
+    from release_safety.common.errors import InputError
+    from release_safety.git.repository import GitRepo
+    from release_safety.release.generate import analyse_release, prepare
+    from release_safety.settings.model import load_settings
 
     warm = GitRepo(repo_path)
     tags = warm.release_tags(load_settings(repo_path, config).tags)
@@ -191,8 +191,8 @@ def bench(
 
 def release_pairs(repo_path: Path) -> list[tuple[str, str]]:
     """Consecutive release tags (the default tag pattern), oldest first, as the tool sees them."""
-    from release_safety.gitrepo import GitRepo
-    from release_safety.versions import TagPattern
+    from release_safety.contract.versions import TagPattern
+    from release_safety.git.repository import GitRepo
 
     repo = GitRepo(repo_path)
     try:

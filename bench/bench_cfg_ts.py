@@ -18,8 +18,8 @@ import tempfile
 import time
 from collections import Counter
 
-from release_safety.gitrepo import GitRepo
-from release_safety.settings import ConfigSettings, Settings
+from release_safety.git.repository import GitRepo
+from release_safety.settings.model import ConfigSettings, Settings
 from release_safety.surfaces.config import analyse
 
 

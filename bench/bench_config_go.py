@@ -33,8 +33,8 @@ SETTINGS = '[config]\nsources = ["**/*.go"]\n'
 
 def one(repo: str, old: str, new: str) -> dict[str, object]:
     """The config surface on one release, in this (fresh) process."""
-    from release_safety.gitrepo import GitRepo
-    from release_safety.settings import parse_settings
+    from release_safety.git.repository import GitRepo
+    from release_safety.settings.model import parse_settings
     from release_safety.surfaces.config import analyse
     from release_safety.surfaces.config.sources import matched_sources
 

@@ -32,8 +32,8 @@ from bench_backfill import clone
 
 def rows(repo: Path, schema: str, last: int) -> list[dict[str, Any]]:
     """One row per release: tag, verdict, variables understood, findings per rule."""
-    from release_safety.gitrepo import GitRepo, GitSnapshot
-    from release_safety.settings import ConfigSettings, ConfigSource, Settings
+    from release_safety.git.repository import GitRepo, GitSnapshot
+    from release_safety.settings.model import ConfigSettings, ConfigSource, Settings
     from release_safety.surfaces.config import analyse
 
     repository = GitRepo(repo)

@@ -13,12 +13,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from release_safety.gitrepo import GitRepo
-from release_safety.repobuilder import RepoBuilder
-from release_safety.settings import Settings
-from release_safety.surfaces import declarations
-from release_safety.surfaces.declarations import annotations
-from release_safety.surfaces.declarations.comments import syntax_for
+from release_safety.git.builder import RepoBuilder
+from release_safety.git.repository import GitRepo
+from release_safety.settings.model import Settings
+from release_safety.surfaces import annotations, declarations
+from release_safety.surfaces.comments import syntax_for
 
 REASON = "drops users.legacy_id after the two-release deprecation"
 

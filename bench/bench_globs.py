@@ -11,13 +11,13 @@ import subprocess
 import sys
 import time
 
-from release_safety import discovery
-from release_safety.settings import (
+from release_safety.settings.model import (
     DEFAULT_CONFIG_SOURCES,
     DEFAULT_DEPLOYMENT_SOURCES,
     DEFAULT_MCP_SNAPSHOTS,
     DEFAULT_REST_SPECS,
 )
+from release_safety.surfaces import discovery
 
 MIRRORS = ["/work/.mirror/goharbor+harbor/repo", "/work/.mirror/svix+svix-webhooks/repo"]
 PATTERNS = (

@@ -14,8 +14,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from release_safety.gitrepo import GitRepo
-from release_safety.settings import Settings
+from release_safety.git.repository import GitRepo
+from release_safety.settings.model import Settings
 from release_safety.surfaces.migrations.analyse import analyse
 
 

@@ -28,8 +28,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from release_safety.index import index_data
-from release_safety.span import Releases, evaluate_span
+from release_safety.contract.index import index_data
+from release_safety.upgrade.span import Releases, evaluate_span
 
 
 def generate(releases: int, seed: int = 1893) -> dict[str, Any]:

@@ -32,8 +32,8 @@ from bench_backfill import SETTINGS, clone
 
 def release_tags(repo: Path, settings: Path, last: int) -> list[str]:
     """The newest `last` release tags, oldest first, as the tool orders them."""
-    from release_safety.gitrepo import GitRepo
-    from release_safety.settings import load_settings
+    from release_safety.git.repository import GitRepo
+    from release_safety.settings.model import load_settings
 
     repository = GitRepo(repo)
     try:

@@ -11,8 +11,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from release_safety.gitrepo import GitRepo
-from release_safety.settings import parse_settings
+from release_safety.git.repository import GitRepo
+from release_safety.settings.model import parse_settings
 from release_safety.surfaces.config import analyse
 
 

@@ -11,8 +11,8 @@ import subprocess
 import sys
 import tempfile
 
-from release_safety.gitrepo import GitRepo
-from release_safety.settings import Settings
+from release_safety.git.repository import GitRepo
+from release_safety.settings.model import Settings
 from release_safety.surfaces.deployment import analyse
 
 

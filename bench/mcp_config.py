@@ -10,8 +10,8 @@ import json
 import time
 from typing import Any
 
-from release_safety.settings import ConfigSettings, Settings
-from release_safety.snapshot import MemorySnapshot
+from release_safety.git.snapshot import MemorySnapshot
+from release_safety.settings.model import ConfigSettings, Settings
 from release_safety.surfaces import config, mcp
 
 

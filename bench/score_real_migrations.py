@@ -1,13 +1,13 @@
 """Score `lint-migrations` against PostgreSQL on a real repository's migration history.
 
-A held-out check of the heaviness flags: migrations nobody here wrote. The files are taken in
-order (by name) from a fetched repository, linted in one `release-safety lint-migrations --json`
-run (each on the schema the earlier ones built), then replayed one by one on a throwaway
-PostgreSQL server, each measured by the suite's probe (`tests/migrations/pgprobe.py`: locks from
-pg_locks, rewrites from relfilenode, scans from the backend's counters) after every table has
-been given rows (200 where its constraints allow, else one, else none). Per flag it prints how
-many files the lint got exactly right, where it said "not" and PostgreSQL did it (the miss a
-release-safety tool may not make), and where it said unknown.
+A held-out check of the heaviness flags: migrations nobody here wrote. The files are taken in order
+(by name) from a fetched repository, linted in one `release-safety lint-migrations --json` run (each
+on the schema the earlier ones built), then replayed one by one on a throwaway PostgreSQL server,
+each measured by the suite's probe (`tests/surfaces/migrations/pgprobe.py`: locks from pg_locks,
+rewrites from relfilenode, scans from the backend's counters) after every table has been given rows
+(200 where its constraints allow, else one, else none). Per flag it prints how many files the lint
+got exactly right, where it said "not" and PostgreSQL did it (the miss a release-safety tool may not
+make), and where it said unknown.
 
     .venv/bin/python bench/score_real_migrations.py supabase /work/.mirror/supabase+auth/repo
     .venv/bin/python bench/score_real_migrations.py svix /work/.mirror/svix+svix-webhooks/repo

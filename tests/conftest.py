@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from release_safety.cachedir import CACHE_DIR_ENV
-from release_safety.gitrepo import GitRepo, GitSnapshot
-from release_safety.repobuilder import RepoBuilder
+from release_safety.common.cachedir import CACHE_DIR_ENV
+from release_safety.git.builder import RepoBuilder
+from release_safety.git.repository import GitRepo, GitSnapshot
 
 
 @pytest.fixture(autouse=True)

@@ -1,3 +1,3 @@
-from release_safety.cli import main
+from release_safety.cli.main import main
 
 main()

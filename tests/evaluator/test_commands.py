@@ -25,7 +25,7 @@ from evaluator_support import (
 )
 from openapi_spec_validator import validate
 
-from release_safety.cli import run
+from release_safety.cli.main import run
 from release_safety.evaluator.openapi import openapi_document
 
 BIN = str(Path(sys.executable).with_name("release-safety"))

@@ -9,7 +9,7 @@ from evaluator_support import ROOT, SEED, Running
 from openapi_spec_validator import validate
 from starlette.routing import Route
 
-from release_safety.errors import InputError
+from release_safety.common.errors import InputError
 from release_safety.evaluator.fixture import check_data, data_schema
 from release_safety.evaluator.openapi import openapi_document
 from release_safety.evaluator.times import format_time, parse_time

@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from release_safety.errors import CheckError
+from release_safety.common.errors import CheckError
 from release_safety.evaluator.store import Items
 
 

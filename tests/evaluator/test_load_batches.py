@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from evaluator_support import ALICE, JAFFLE, NOW_US, SEED, dataset, make_run
 
-from release_safety import errors
+from release_safety.common import errors
 from release_safety.evaluator import derive as derive_module
 from release_safety.evaluator.counts import CountBuilder
 from release_safety.evaluator.derive import Deriver, Names, derive

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from release_safety.cli import run
-from release_safety.initsurvey import infer_tags
-from release_safety.repobuilder import RepoBuilder
-from release_safety.settings import load_settings
+from release_safety.cli.main import run
+from release_safety.git.builder import RepoBuilder
+from release_safety.init.survey import infer_tags
+from release_safety.settings.model import load_settings
 
 MakeRepo = Callable[[str], RepoBuilder]
 

@@ -12,8 +12,8 @@ import jsonschema
 import pytest
 from upgrade_indexes import EXAMPLE_INDEX, IndexServer, chained, entry, index_doc
 
-from release_safety.cli import run
-from release_safety.jsonio import MAX_DEPTH
+from release_safety.cli.main import run
+from release_safety.common.jsonio import MAX_DEPTH
 
 SCHEMA = json.loads(
     (Path(__file__).parents[2] / "schemas" / "upgrade-check.schema.json").read_text()

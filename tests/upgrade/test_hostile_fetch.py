@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 from upgrade_indexes import chained, index_doc
 
-from release_safety.cli import run
-from release_safety.errors import CheckError, InputError
-from release_safety.indexsource import FetchPolicy, load_index
+from release_safety.cli.main import run
+from release_safety.common.errors import CheckError, InputError
+from release_safety.upgrade.indexsource import FetchPolicy, load_index
 
 DOC = json.dumps(index_doc(chained(("1.0.0", True), ("1.1.0", True)))).encode()
 POLICY = FetchPolicy(timeout=0.5, attempts=2, backoff=0.01, deadline=2.0, max_bytes=1 << 20)

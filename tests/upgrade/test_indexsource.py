@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from upgrade_indexes import IndexServer, chained, index_doc
 
-from release_safety.errors import CheckError, InputError
-from release_safety.indexsource import FetchPolicy, load_index
+from release_safety.common.errors import CheckError, InputError
+from release_safety.upgrade.indexsource import FetchPolicy, load_index
 
 DOC = index_doc(chained(("1.0.0", True), ("1.1.0", True), ("1.2.0", False)), floor="1.0.0")
 QUICK = FetchPolicy(timeout=2.0, attempts=3, backoff=0.01)

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from upgrade_indexes import EXAMPLE_INDEX, indexes
 
-from release_safety.cli import run
+from release_safety.cli.main import run
 
 DOC_PAGE = Path(__file__).parents[2] / "docs" / "upgrade-check.md"
 JQ = shutil.which("jq")

@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from upgrade_indexes import as_index, chained, entry, index_doc, indexes, vkey
 
-from release_safety.plan import plan_upgrade
-from release_safety.span import Releases, evaluate_span
-from release_safety.versions import Version
+from release_safety.contract.versions import Version
+from release_safety.upgrade.plan import plan_upgrade
+from release_safety.upgrade.span import Releases, evaluate_span
 
 
 def route(entries: list[dict[str, Any]], start: str, target: str, floor: str | None = None):

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from upgrade_indexes import EXAMPLE_INDEX, IndexServer
 
-from release_safety import quickcheck
-from release_safety.cli import BROKEN_PIPE, run
+from release_safety.cli.main import BROKEN_PIPE, run
+from release_safety.upgrade import check as quickcheck
 
 
 @pytest.fixture

@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from upgrade_indexes import ENDPOINTS, as_index, indexes, vkey
 
-from release_safety.plan import plan_upgrade
-from release_safety.span import Releases, evaluate_span
+from release_safety.upgrade.plan import plan_upgrade
+from release_safety.upgrade.span import Releases, evaluate_span
 
 
 def reference(doc: dict[str, Any], start: str, target: str) -> dict[str, Any]:

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 from upgrade_indexes import as_index, chained, entry, index_doc
 
-from release_safety.errors import InputError
-from release_safety.span import evaluate_span
+from release_safety.common.errors import InputError
+from release_safety.upgrade.span import evaluate_span
 
 ALL_TRUE = chained(("1.0.0", True), ("1.1.0", True), ("1.2.0", True), ("1.3.0", True))
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from release_safety.index import IndexData, index_data
+from release_safety.contract.index import IndexData, index_data
 
 
 def entry(

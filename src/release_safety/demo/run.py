@@ -7,15 +7,15 @@ import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
-from release_safety import jsonio
-from release_safety.artifact import surface_breaking
+from release_safety.common import jsonio
+from release_safety.contract.index import apply_floor, empty_index, entry_from_artifact, upsert
+from release_safety.contract.model import TriState
 from release_safety.demo.service import RELEASES
-from release_safety.generate import Generated, analyse_release, prepare
-from release_safety.gitrepo import GitRepo
-from release_safety.index import apply_floor, empty_index, entry_from_artifact, upsert
-from release_safety.model import TriState
-from release_safety.repobuilder import RepoBuilder
-from release_safety.settings import load_settings
+from release_safety.git.builder import RepoBuilder
+from release_safety.git.repository import GitRepo
+from release_safety.release.artifact import surface_breaking
+from release_safety.release.generate import Generated, analyse_release, prepare
+from release_safety.settings.model import load_settings
 
 
 @dataclass(frozen=True)

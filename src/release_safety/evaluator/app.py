@@ -26,7 +26,9 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from release_safety.evaluator import content, history
+import release_safety.evaluator.content as content
+import release_safety.evaluator.history as history
+from release_safety.common.jsonio import deeper_than
 from release_safety.evaluator.auth import (
     Caller,
     authenticate,
@@ -40,7 +42,6 @@ from release_safety.evaluator.execute import OPERATIONS, execute
 from release_safety.evaluator.openapi import check_body
 from release_safety.evaluator.params import Params, pagination
 from release_safety.evaluator.store import Store
-from release_safety.jsonio import deeper_than
 
 log = logging.getLogger("release_safety.evaluator")
 HTTP_NAMES = {404: "NotFoundError", 405: "MethodNotAllowedError", 400: "ParameterError"}

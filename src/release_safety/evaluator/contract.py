@@ -22,12 +22,12 @@ import yaml
 from jsonschema import Draft4Validator
 from openapi_spec_validator import validate as validate_spec
 
-from release_safety.errors import CheckError, InputError
+from release_safety.common.errors import CheckError, InputError
+from release_safety.common.localfile import read_regular
+from release_safety.common.yamlbound import YamlBoundError
+from release_safety.common.yamlbound import check as check_bounds
 from release_safety.evaluator.execute import operation_of
 from release_safety.evaluator.openapi import json_schema, schema_validator
-from release_safety.localfile import read_regular
-from release_safety.yamlbound import YamlBoundError
-from release_safety.yamlbound import check as check_bounds
 
 CHECKS = (
     "not_a_server_error",

@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 
 import orjson
 
+from release_safety.common.textcase import lower
 from release_safety.evaluator.answers import Answer
 from release_safety.evaluator.counts import (
     SCOPE_MINUTES,
@@ -31,7 +32,6 @@ from release_safety.evaluator.params import Params, offset_of, page_info, pagina
 from release_safety.evaluator.search import CREATED, ROW_ID, RUNTIME, RUNTIME_KEY, TRIGGER
 from release_safety.evaluator.store import Store
 from release_safety.evaluator.times import MINUTE_US
-from release_safety.textcase import lower
 
 LANGUAGES = ("semantic", "sql")
 STATUSES = ("pending", "queued", "executing", "expired", "ready", "error", "cancelled")

@@ -26,7 +26,7 @@ from operator import itemgetter
 from struct import Struct
 from typing import Any
 
-from release_safety.errors import CheckError
+from release_safety.common.errors import CheckError
 from release_safety.evaluator.counts import exact_sums
 
 

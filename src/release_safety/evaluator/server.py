@@ -10,7 +10,7 @@ from pathlib import Path
 import uvicorn
 from starlette.types import ASGIApp
 
-from release_safety.errors import CheckError, InputError
+from release_safety.common.errors import CheckError, InputError
 from release_safety.evaluator.app import create_app
 from release_safety.evaluator.fixture import read_data
 from release_safety.evaluator.store import Store

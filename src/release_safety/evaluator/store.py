@@ -22,7 +22,7 @@ from typing import Any
 
 import orjson
 
-from release_safety.errors import CheckError, InputError
+from release_safety.common.errors import CheckError, InputError
 from release_safety.evaluator.answers import Answers
 from release_safety.evaluator.counts import CountBuilder, CountIndex
 from release_safety.evaluator.derive import Deriver, Names

@@ -41,9 +41,10 @@ from pydantic import (
     field_validator,
 )
 
-from release_safety.discovery import reason_of, unmatched
-from release_safety.errors import InputError
-from release_safety.findings import (
+from release_safety.common.errors import InputError
+from release_safety.common.jsonio import parse_json
+from release_safety.contract.model import GivenVersion, Upgrade
+from release_safety.contract.reports import (
     Coverage,
     DeclarationsReport,
     Finding,
@@ -51,12 +52,11 @@ from release_safety.findings import (
     Rule,
     register,
 )
-from release_safety.jsonio import parse_json
-from release_safety.model import GivenVersion, Upgrade
-from release_safety.settings import Settings
-from release_safety.snapshot import Snapshot
+from release_safety.contract.versions import Version, is_release, plain_version, version_key
+from release_safety.git.snapshot import Snapshot
+from release_safety.settings.model import Settings
 from release_safety.surfaces.declarations.jsonpos import KeyPath, key_lines
-from release_safety.versions import Version, is_release, plain_version, version_key
+from release_safety.surfaces.discovery import reason_of, unmatched
 
 UPGRADE_FLOOR = register(
     Rule(

@@ -39,17 +39,29 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from release_safety.discovery import matched
-from release_safety.findings import Coverage, Finding, Rule, SurfaceReport, register
-from release_safety.reasons import hollow_reason, normalise
-from release_safety.releasesettings import SettingsAt
-from release_safety.rulesoff import turned_off
-from release_safety.settings import ConfigSource, Settings
-from release_safety.settingsfile import PYPROJECT
-from release_safety.snapshot import Snapshot
+from release_safety.contract.reports import Coverage, Finding, Rule, SurfaceReport, register
+from release_safety.git.snapshot import Snapshot
+from release_safety.settings.atref import SettingsAt
+from release_safety.settings.file import PYPROJECT, finding_file
+from release_safety.settings.model import ConfigSource, Settings
+from release_safety.settings.reasons import hollow_reason, normalise
 from release_safety.surfaces.config.sources import matched_sources
+from release_safety.surfaces.discovery import matched
 from release_safety.surfaces.migrations.discover import migration_files, moved_migrations
 
+RULE_TURNED_OFF = register(
+    Rule(
+        id="rule-turned-off",
+        surface="settings",
+        severity="advisory",
+        title="A rule is turned off for lint-migrations and check-pr",
+        why="`[rules] off` silences a rule where code is reviewed; the release still weighs "
+        "it, and says so here, so a verdict never changes silently.",
+        unsafe='[rules]\noff = ["blocking-table-lock"]',
+        safe="Acknowledge one finding inline with a reason "
+        "(`-- release-safety: acknowledge(rule-id): reason`) rather than a rule everywhere.",
+    )
+)
 SETTINGS_NARROWED = register(
     Rule(
         id="settings-narrowed",
@@ -484,3 +496,18 @@ def analyse(
         findings = diff_settings(previous, current, [old, new])
     findings += turned_off(current.settings.rules.off, current.settings.origin)
     return SurfaceReport(surface="settings", checked=True, findings=findings, coverage=coverage)
+
+
+def turned_off(off: Sequence[str], origin: str) -> list[Finding]:
+    """One advisory finding per rule turned off in the settings file `origin`."""
+    file = finding_file(origin)
+    return [
+        RULE_TURNED_OFF.finding(
+            "settings",
+            f"{origin}: rule {rule_id!r} is off for lint-migrations and check-pr; "
+            "this release still weighs it",
+            file,
+            1 if file else None,
+        )
+        for rule_id in off
+    ]

@@ -19,8 +19,8 @@ from functools import partial
 from pathlib import PurePosixPath
 from typing import Any, NoReturn
 
-from release_safety.discovery import declared_absent, reason_of, tried, unmatched_finding
-from release_safety.findings import (
+from release_safety.contract.model import ConfigChange
+from release_safety.contract.reports import (
     ConfigReport,
     Coverage,
     Finding,
@@ -29,13 +29,12 @@ from release_safety.findings import (
     gone_hint,
     not_checked_finding,
 )
-from release_safety.model import ConfigChange
-from release_safety.settings import (
+from release_safety.git.snapshot import Snapshot
+from release_safety.settings.model import (
     DEFAULT_CONFIG_SOURCES,
     ConfigSource,
     Settings,
 )
-from release_safety.snapshot import Snapshot
 from release_safety.surfaces.config import (
     dotenv,
     go_resolve,
@@ -58,6 +57,7 @@ from release_safety.surfaces.config.rules import (
     finding,
 )
 from release_safety.surfaces.config.sources import matched_sources, source_kind
+from release_safety.surfaces.discovery import declared_absent, reason_of, tried, unmatched_finding
 
 __all__ = ["analyse", "source_kind"]
 

@@ -1,6 +1,10 @@
 """Dotenv files (`.env.example`, `development.env`), read with python-dotenv's parser:
 `KEY=value`, `export KEY=value`, quoted and multi-line quoted values, bare `KEY`, comments.
 
+The parser is `dotenv.parser.parse_stream`, not the public `dotenv_values`: only the parser
+gives each binding's line and says which line it could not parse (the public API returns the
+values alone and logs a bad line as a warning), and a finding needs both.
+
 An env file lists names; its values are examples, not defaults, unless the settings mark the
 file as holding the defaults (`defaults = true`): then a value is the default, and an empty
 value or a bare key means the variable has no default and must be set (required). A line

@@ -47,8 +47,8 @@ from dataclasses import dataclass
 from dataclasses import replace as replaced
 from functools import cached_property, partial
 
-from release_safety.snapshot import Snapshot
-from release_safety.surfaces.config import go_src
+import release_safety.surfaces.config.go_src as go_src
+from release_safety.git.snapshot import Snapshot
 from release_safety.surfaces.config.go_src import (
     LIBRARIES,
     Arg,

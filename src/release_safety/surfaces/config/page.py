@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from release_safety.findings import RULES
-from release_safety.settings import DEFAULT_CONFIG_EXCLUDES
-from release_safety.surfaces.config import rules as _registered  # noqa: F401  (registers them)
+import release_safety.surfaces.config.rules  # noqa: F401  (registers them)
+from release_safety.contract.reports import RULES
+from release_safety.settings.model import DEFAULT_CONFIG_EXCLUDES
 
 INTRO = """# Config rules
 
 Generated from `src/release_safety/surfaces/config/rules.py` by
 `release_safety.surfaces.config.page.render()`; edit the rules, not this file
-(`tests/config/test_config_docs.py` keeps it in sync).
+(`tests/surfaces/config/test_config_docs.py` keeps it in sync).
 
 The surface extracts the settings a service reads (environment variables, and the keys of its
 config files), with their defaults, from the sources `[config] sources` names, at both refs,

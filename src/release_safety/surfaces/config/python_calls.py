@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from release_safety.surfaces.config import python_src
+import release_safety.surfaces.config.python_src as python_src
 
 ENV_GET = "<os.getenv>"
 ENV_ITEM = "<os.environ[]>"

@@ -22,7 +22,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from release_safety.surfaces.config import python_src
+import release_safety.surfaces.config.python_src as python_src
 from release_safety.surfaces.config.python_calls import callee, value
 from release_safety.surfaces.config.reads import EnvRead, Gap, Reading
 

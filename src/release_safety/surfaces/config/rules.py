@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import re
 
-from release_safety.findings import Finding, Rule, register
-from release_safety.model import (
+from release_safety.contract.model import (
     ConfigChange,
     ConfigDefaultChanged,
     ConfigRemoved,
     ConfigRenamed,
 )
+from release_safety.contract.reports import Finding, Rule, register
 from release_safety.surfaces.config.diff import Delta, DeltaKind, Var
 from release_safety.surfaces.config.sources import source_kind
 

@@ -25,7 +25,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from release_safety.surfaces.config import structured
+import release_safety.surfaces.config.structured as structured
 from release_safety.surfaces.config.reads import EnvRead, Gap
 from release_safety.surfaces.config.rust_src import ENV_VAR, Arg, RustCall, RustFacts
 

@@ -21,11 +21,11 @@ from dataclasses import dataclass
 from itertools import takewhile
 from typing import Any
 
-from release_safety.findings import Finding
+from release_safety.common.yamltree import YamlError, load_yaml
+from release_safety.contract.reports import Finding
 from release_safety.surfaces.config.reads import EnvRead, Gap, Reading, SourceError
 from release_safety.surfaces.config.structured import shown
 from release_safety.surfaces.declarations.jsonpos import KeyPath, key_lines
-from release_safety.surfaces.deployment.yamltree import YamlError, load_yaml
 from release_safety.surfaces.jsonschema.build import (
     SchemaBuilder,
     missing,

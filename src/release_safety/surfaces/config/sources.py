@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from release_safety.discovery import matching
-from release_safety.settings import ConfigSource
-from release_safety.snapshot import Snapshot
+from release_safety.git.snapshot import Snapshot
+from release_safety.settings.model import ConfigSource
 from release_safety.surfaces.config.memo import Memo
 from release_safety.surfaces.config.structured import KINDS, TEMPLATE_SUFFIXES
+from release_safety.surfaces.discovery import matching
 
 CODE = {
     ".ts": "ts",

@@ -20,9 +20,9 @@ from typing import Any
 
 import yaml
 
+from release_safety.common.yamlbound import YamlBoundError
+from release_safety.common.yamlbound import check as check_bounds
 from release_safety.surfaces.config.reads import EnvRead, SourceError
-from release_safety.yamlbound import YamlBoundError
-from release_safety.yamlbound import check as check_bounds
 
 Path = tuple[str, ...]
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

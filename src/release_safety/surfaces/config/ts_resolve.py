@@ -28,7 +28,7 @@ from functools import partial
 
 from tree_sitter import Node
 
-from release_safety.snapshot import Snapshot
+from release_safety.git.snapshot import Snapshot
 from release_safety.surfaces.config.memo import Memo
 from release_safety.surfaces.config.reads import EnvRead, Gap
 from release_safety.surfaces.config.syntax import node_text

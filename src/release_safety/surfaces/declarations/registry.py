@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from release_safety.jsonio import loads_bounded
+from release_safety.common.jsonio import loads_bounded
 from release_safety.surfaces.declarations.jsonpos import KeyPath, key_lines
 
 ROOT_KEYS = frozenset({"$schema", "declarations"})

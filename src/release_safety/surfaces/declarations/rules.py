@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from release_safety.findings import Rule, register
+from release_safety.contract.reports import Rule, register
 
 DECLARED_BREAK = register(
     Rule(

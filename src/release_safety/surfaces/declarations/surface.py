@@ -7,22 +7,22 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from release_safety.discovery import SETTINGS_PATH_UNMATCHED, reason_of, unmatched
-from release_safety.findings import RULES, Coverage, DeclarationsReport, Finding
-from release_safety.model import DeclaredBreak
-from release_safety.reasons import hollow_reason
-from release_safety.settings import Settings
-from release_safety.snapshot import Snapshot, changes_between
-from release_safety.surfaces.declarations import registry as reg
-from release_safety.surfaces.declarations import rules
-from release_safety.surfaces.declarations.annotations import (
+import release_safety.surfaces.declarations.registry as reg
+import release_safety.surfaces.declarations.rules as rules
+from release_safety.contract.model import DeclaredBreak
+from release_safety.contract.reports import RULES, Coverage, DeclarationsReport, Finding
+from release_safety.git.snapshot import Snapshot, changes_between
+from release_safety.settings.model import Settings
+from release_safety.settings.reasons import hollow_reason
+from release_safety.surfaces.annotations import (
     ACKNOWLEDGE,
     Annotation,
     Parsed,
     remembered,
     scan_blob,
 )
-from release_safety.surfaces.declarations.comments import syntax_for
+from release_safety.surfaces.comments import syntax_for
+from release_safety.surfaces.discovery import SETTINGS_PATH_UNMATCHED, reason_of, unmatched
 from release_safety.surfaces.migrations.discover import source_of
 
 

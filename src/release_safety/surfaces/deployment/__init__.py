@@ -24,9 +24,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from release_safety import discovery
-from release_safety.discovery import DOCUMENT_MOVED, absent_report, reason_of
-from release_safety.findings import (
+from release_safety.common.patterns import compile_pattern
+from release_safety.common.yamltree import Tree as YamlTree
+from release_safety.common.yamltree import YamlError, load_yaml
+from release_safety.contract.reports import (
     Coverage,
     Finding,
     SurfaceReport,
@@ -34,8 +35,8 @@ from release_safety.findings import (
     gone_hint,
     not_checked_finding,
 )
-from release_safety.patterns import compile_pattern
-from release_safety.settings import (
+from release_safety.git.snapshot import Snapshot, read_text
+from release_safety.settings.model import (
     DEVELOPER_WORDS,
     DeploymentSettings,
     DescriptorKind,
@@ -43,7 +44,7 @@ from release_safety.settings import (
     glob_regex,
     is_glob,
 )
-from release_safety.snapshot import Snapshot, read_text
+from release_safety.surfaces import discovery
 from release_safety.surfaces.config import dotenv
 from release_safety.surfaces.config.reads import SourceError
 from release_safety.surfaces.deployment import rules
@@ -70,8 +71,7 @@ from release_safety.surfaces.deployment.helm import (
     parse_chart,
     removed_chart,
 )
-from release_safety.surfaces.deployment.yamltree import Tree as YamlTree
-from release_safety.surfaces.deployment.yamltree import YamlError, load_yaml
+from release_safety.surfaces.discovery import DOCUMENT_MOVED, absent_report, reason_of
 
 __all__ = ["analyse", "descriptor_kind"]
 

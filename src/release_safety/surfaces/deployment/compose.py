@@ -14,13 +14,13 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from release_safety.findings import Finding, Unmodelled
-from release_safety.surfaces.deployment import rules
+import release_safety.surfaces.deployment.rules as rules
+from release_safety.common.yamltree import Path, Tree
+from release_safety.contract.reports import Finding, Unmodelled
 from release_safety.surfaces.deployment.catalogue import major_parts
 from release_safety.surfaces.deployment.imageref import Image, parse_image
 from release_safety.surfaces.deployment.interpolation import interpolate, needed
 from release_safety.surfaces.deployment.stateful import Place, compare, image_seen
-from release_safety.surfaces.deployment.yamltree import Path, Tree
 
 
 class ComposeError(Exception):

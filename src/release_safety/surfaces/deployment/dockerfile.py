@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 
 import dockerfile
 
-from release_safety.findings import Finding
-from release_safety.surfaces.deployment import rules
+import release_safety.surfaces.deployment.rules as rules
+from release_safety.contract.reports import Finding
 from release_safety.surfaces.deployment.catalogue import (
     kind_of_command,
     kind_of_name,

@@ -3,9 +3,9 @@ keeps the file in sync)."""
 
 from __future__ import annotations
 
-from release_safety.findings import RULES
-from release_safety.settings import DEFAULT_DEPLOYMENT_SOURCES, DEVELOPER_WORDS
-from release_safety.surfaces.deployment import rules  # noqa: F401  (registers the rules)
+import release_safety.surfaces.deployment.rules  # noqa: F401  (registers the rules)
+from release_safety.contract.reports import RULES
+from release_safety.settings.model import DEFAULT_DEPLOYMENT_SOURCES, DEVELOPER_WORDS
 from release_safety.surfaces.deployment.catalogue import KINDS
 
 INTRO = """# Deployment rules

@@ -17,12 +17,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from release_safety.findings import Finding
-from release_safety.surfaces.deployment import rules
+import release_safety.surfaces.deployment.rules as rules
+from release_safety.common.yamltree import Tree
+from release_safety.contract.reports import Finding
 from release_safety.surfaces.deployment.catalogue import version
 from release_safety.surfaces.deployment.imageref import Image, parse_image
 from release_safety.surfaces.deployment.stateful import Place, Seen, compare, image_seen
-from release_safety.surfaces.deployment.yamltree import Tree
 
 _TEMPLATE_IMAGE = re.compile(r"""^\s*-?\s*image:\s*["']?([^\s"'{}]+)["']?\s*(?:#.*)?$""")
 _STRATEGY_KEYS = frozenset({"strategy", "updateStrategy", "deploymentStrategy", "upgradeStrategy"})

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from release_safety.findings import Rule, Severity, register
+from release_safety.contract.reports import Rule, Severity, register
 
 
 def _rule(

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from release_safety.findings import Finding
-from release_safety.surfaces.deployment import rules
+import release_safety.surfaces.deployment.rules as rules
+from release_safety.contract.reports import Finding
 from release_safety.surfaces.deployment.catalogue import Kind, series
 from release_safety.surfaces.deployment.imageref import Image
 

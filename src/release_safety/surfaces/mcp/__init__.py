@@ -5,10 +5,15 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-from release_safety.discovery import DocumentError, Sought, declared_absent, document_surface
-from release_safety.findings import Finding, SurfaceReport
-from release_safety.settings import DEFAULT_MCP_SNAPSHOTS, Settings
-from release_safety.snapshot import Snapshot
+from release_safety.contract.reports import Finding, SurfaceReport
+from release_safety.git.snapshot import Snapshot
+from release_safety.settings.model import DEFAULT_MCP_SNAPSHOTS, Settings
+from release_safety.surfaces.discovery import (
+    DocumentError,
+    Sought,
+    declared_absent,
+    document_surface,
+)
 from release_safety.surfaces.mcp.load import SnapshotError, ToolSnapshot, parse
 from release_safety.surfaces.mcp.rules import diff_tools
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from release_safety.jsonio import loads_bounded
+from release_safety.common.jsonio import loads_bounded
 
 Pointer = tuple[str | int, ...]
 

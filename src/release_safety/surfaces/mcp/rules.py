@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from release_safety.findings import Finding
+from release_safety.contract.reports import Finding
 from release_safety.surfaces.jsonschema.build import pointer_parts
 from release_safety.surfaces.jsonschema.delta import (
     ACCEPTS_FEWER,
@@ -370,12 +370,12 @@ def _spec_invalid(found: ToolIssue, new: ToolSnapshot) -> Finding:
 
 
 _INTRO = """
-Generated from `src/release_safety/surfaces/mcp/rules.py` (`tests/mcp/test_mcp_docs.py` keeps
-it in sync). The surface reads the committed MCP tool snapshot at both refs (the first of
-`[mcp] snapshots` present, default `mcp-tools.json`): the source service's
-`{"schemaVersion": "1", "tools": [...]}` or a plain `tools/list` result `{"tools": [...]}`.
-Tools are compared by name. Breaking findings make `api.mcp.breaking` true; advisories never
-change the verdict; an "unknown" finding makes it unknown.
+Generated from `src/release_safety/surfaces/mcp/rules.py` (`tests/surfaces/mcp/test_mcp_docs.py`
+keeps it in sync). The surface reads the committed MCP tool snapshot at both refs (the first of
+`[mcp] snapshots` present, default `mcp-tools.json`): the source service's `{"schemaVersion": "1",
+"tools": [...]}` or a plain `tools/list` result `{"tools": [...]}`. Tools are compared by name.
+Breaking findings make `api.mcp.breaking` true; advisories never change the verdict; an "unknown"
+finding makes it unknown.
 
 **Inputs may widen, never narrow; outputs may narrow, never widen.** For `inputSchema`, the new
 schema must accept every value the old one accepted; for `outputSchema`, the new schema may

@@ -22,8 +22,8 @@ from dataclasses import replace
 from functools import cache
 from typing import TYPE_CHECKING
 
-from release_safety.finding import RULES, Finding
-from release_safety.reasons import hollow_reason
+from release_safety.contract.finding import RULES, Finding
+from release_safety.settings.reasons import hollow_reason
 from release_safety.surfaces.migrations.rules import (
     ACKNOWLEDGEMENT_INVALID,
     ACKNOWLEDGEMENT_UNUSED,
@@ -31,7 +31,7 @@ from release_safety.surfaces.migrations.rules import (
 )
 
 if TYPE_CHECKING:
-    from release_safety.surfaces.declarations.annotations import Parsed
+    from release_safety.surfaces.annotations import Parsed
 
 UNACKNOWLEDGEABLE = frozenset(
     {
@@ -59,7 +59,7 @@ def _invalid(
 ) -> Finding | None:
     """Why an acknowledgement cannot be applied, as a finding; None when it can. `here`: the
     rules of the findings on the statement after it, which the way out names."""
-    from release_safety.surfaces.declarations.annotations import Annotation
+    from release_safety.surfaces.annotations import Annotation
 
     rules = ", ".join(here) or "<rule>"
     form = f"`-- release-safety: acknowledge({rules}): <why it is safe on this statement>`"
@@ -115,7 +115,7 @@ def acknowledge(
     if not attempts:
         return list(findings)
     # loaded only here: the declarations surface is a large import most files never need
-    from release_safety.surfaces.declarations.annotations import ACKNOWLEDGE, Annotation
+    from release_safety.surfaces.annotations import ACKNOWLEDGE, Annotation
 
     known = _migration_rules()
     out = list(findings)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from release_safety.common.textcase import lower
 from release_safety.surfaces.migrations.checkvalues import allowed, constant, passes
 from release_safety.surfaces.migrations.coltypes import ColType, parse_type, type_change
 from release_safety.surfaces.migrations.columns import (
@@ -28,7 +29,6 @@ from release_safety.surfaces.migrations.rules.ids import RuleId
 from release_safety.surfaces.migrations.schema import Column, Constraint, Index
 from release_safety.surfaces.migrations.tokens import Cursor, Tok, normalise, split_top, words
 from release_safety.surfaces.migrations.volatility import volatility
-from release_safety.textcase import lower
 
 AEL = Lock.ACCESS_EXCLUSIVE
 SUE = Lock.SHARE_UPDATE_EXCLUSIVE

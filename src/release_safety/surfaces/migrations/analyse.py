@@ -12,20 +12,20 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Sequence
 
-from release_safety.findings import (
+from release_safety.contract.model import Heaviness, MigrationFile
+from release_safety.contract.reports import (
     Coverage,
     Finding,
     MigrationsReport,
     absent_entry,
     not_checked_finding,
 )
-from release_safety.model import Heaviness, MigrationFile
-from release_safety.settings import (
+from release_safety.git.snapshot import Snapshot, TextsInOrder, read_text
+from release_safety.settings.model import (
     DEFAULT_MIGRATION_SOURCES,
     MigrationSource,
     Settings,
 )
-from release_safety.snapshot import Snapshot, TextsInOrder, read_text
 from release_safety.surfaces.migrations.discover import discover, migration_files
 from release_safety.surfaces.migrations.formats import OrderKey, order_key, plan_order, reader
 from release_safety.surfaces.migrations.lint import (
@@ -81,7 +81,7 @@ def _reader(snapshot: Snapshot) -> ReadModule:
 
 def _unmatched_sources(settings: Settings, new: Snapshot) -> list[Finding]:
     """A finding for every explicitly configured source with no migration file at `new`."""
-    from release_safety.discovery import SETTINGS_PATH_UNMATCHED
+    from release_safety.surfaces.discovery import SETTINGS_PATH_UNMATCHED
 
     if not settings.explicitly_set("migrations", "sources"):
         return []
@@ -164,7 +164,10 @@ def _source_lines(
 def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> MigrationsReport:
     """Every migration added between the refs: its tables, heaviness and findings, judged
     against the schema the previous release's migrations build."""
-    from release_safety.discovery import absent_report, reason_of  # not needed to lint files
+    from release_safety.surfaces.discovery import (  # not needed to lint files
+        absent_report,
+        reason_of,
+    )
 
     migrations = settings.migrations
     if migrations.absent is not None:

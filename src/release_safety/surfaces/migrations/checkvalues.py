@@ -11,8 +11,8 @@ from __future__ import annotations
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING
 
+from release_safety.common.textcase import lower
 from release_safety.surfaces.migrations.tokens import Tok, parse_one
-from release_safety.textcase import lower
 
 if TYPE_CHECKING:
     from sqlglot import exp

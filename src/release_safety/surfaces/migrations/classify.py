@@ -14,7 +14,8 @@ from __future__ import annotations
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
-from release_safety.surfaces.migrations import plpgsql
+import release_safety.surfaces.migrations.plpgsql as plpgsql
+from release_safety.common.textcase import lower
 from release_safety.surfaces.migrations.altertable import (
     AEL,
     SRE,
@@ -64,7 +65,6 @@ from release_safety.surfaces.migrations.volatility import (
     calls,
     function_volatility,
 )
-from release_safety.textcase import lower
 
 if TYPE_CHECKING:
     from sqlglot import exp

@@ -17,9 +17,9 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Final
 
-from release_safety.surfaces.migrations import pgcatalog
+import release_safety.surfaces.migrations.pgcatalog as pgcatalog
+from release_safety.common.textcase import lower
 from release_safety.surfaces.migrations.tokens import Tok
-from release_safety.textcase import lower
 
 # Spellings of built-in types, as PostgreSQL's type names (pg_type.typname).
 _ALIASES = {

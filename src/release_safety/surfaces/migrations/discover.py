@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from release_safety.findings import Finding, Unmodelled
-from release_safety.settings import DEFAULT_MIGRATION_SOURCES, MigrationSource, Settings
-from release_safety.snapshot import Change, Snapshot, changes_between, read_text
+from release_safety.contract.reports import Finding, Unmodelled
+from release_safety.git.snapshot import Change, Snapshot, changes_between, read_text
+from release_safety.settings.model import DEFAULT_MIGRATION_SOURCES, MigrationSource, Settings
 from release_safety.surfaces.migrations.edits import edited_line
 from release_safety.surfaces.migrations.formats import dialect_skipped
 from release_safety.surfaces.migrations.rules import (

@@ -1,4 +1,4 @@
-"""Each migration tool's own rules beyond the file names it runs (`settings.FORMAT_PATTERNS`):
+"""Each migration tool's own rules beyond the file names it runs (`settings.model.FORMAT_PATTERNS`):
 which of a version's files it picks, the order it runs them in, and how it reads them.
 
 - golang-migrate, goose, dbmate, popx and plain SQL run files by their numeric version, the
@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
-    from release_safety.settings import MigrationSource
+    from release_safety.settings.model import MigrationSource
 
 OrderKey = tuple[int, tuple[int, ...], str, str]
 Reader = Literal["sql", "knex"]

@@ -23,7 +23,7 @@ from release_safety.surfaces.migrations.schema import Column
 from release_safety.surfaces.migrations.statements import Extracted
 
 if TYPE_CHECKING:
-    from release_safety.surfaces.declarations.annotations import Parsed
+    from release_safety.surfaces.annotations import Parsed
 
 TriState = bool | Literal["unknown"]
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import re
 
+from release_safety.common.textcase import lower
 from release_safety.surfaces.migrations.lexer import Tok
-from release_safety.textcase import lower
 
 _TIGHT_BEFORE = frozenset({")", ",", ".", "::", "]"})
 _TIGHT_AFTER = frozenset({"(", ".", "::", "["})

@@ -1,7 +1,7 @@
 """PostgreSQL text as the tokens DDL classification reads, without loading sqlglot.
 
 The tokens are those sqlglot's PostgreSQL tokenizer (sqlglot 30, the tokenizer the parser
-reads) gives, as classification used to convert them; `tests/migrations/test_lexer.py`
+reads) gives, as classification used to convert them; `tests/surfaces/migrations/test_lexer.py`
 compares the two on every SQL text of the suite, the benchmark's files and generated text:
 
 - whitespace (`str.isspace`) and comments are skipped: `--` to the end of the line, `/* */`
@@ -243,7 +243,7 @@ def joined(source: str, parts: list[list[Tok]], prefix: str = "") -> tuple[str, 
     takes no decimal point), a `$` parameter (read up to the next `$`), a keyword that could
     join the first word after the space (`DOUBLE` `PRECISION`), a part that starts or ends
     inside a multi-word keyword (whose words both span it). Where each part starts and ends,
-    its tokens do (`tests/migrations/test_lexer.py` checks it on every body)."""
+    its tokens do (`tests/surfaces/migrations/test_lexer.py` checks it on every body)."""
     parts = [part for part in parts if part]
     texts = [source[part[0].start : part[-1].end + 1] for part in parts]
     sql = prefix + " ".join(texts)

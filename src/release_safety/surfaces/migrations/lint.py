@@ -13,7 +13,8 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, TypeVar
 
-from release_safety.finding import Finding
+from release_safety.common.textcase import lower
+from release_safety.contract.finding import Finding
 from release_safety.surfaces.migrations.acknowledge import acknowledge
 from release_safety.surfaces.migrations.budget import Budget, OverBudget
 from release_safety.surfaces.migrations.coltypes import is_utc
@@ -26,10 +27,9 @@ from release_safety.surfaces.migrations.rules.ids import RuleId
 from release_safety.surfaces.migrations.schema import Schema
 from release_safety.surfaces.migrations.sqlfile import extract_sql
 from release_safety.surfaces.migrations.statements import Extracted
-from release_safety.textcase import lower
 
 if TYPE_CHECKING:
-    from release_safety.surfaces.declarations.annotations import Parsed
+    from release_safety.surfaces.annotations import Parsed
 
 Format = Literal["sql", "knex"]
 ReadModule = Callable[[str], str | None]
@@ -256,8 +256,8 @@ def with_acknowledgements(
     """The analysis with the file's acknowledgement comments attached."""
     acknowledgements: tuple[Parsed, ...] = ()
     if _MAY_ANNOTATE in lower(text):
-        from release_safety.surfaces.declarations.annotations import scan
-        from release_safety.surfaces.declarations.comments import syntax_for
+        from release_safety.surfaces.annotations import scan
+        from release_safety.surfaces.comments import syntax_for
 
         syntax = syntax_for(path) or syntax_for("x.ts" if fmt == "knex" else "x.sql")
         acknowledgements = scan(text.encode("utf-8"), syntax) if syntax is not None else ()

@@ -7,14 +7,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from release_safety.settingsfile import (
+from release_safety.settings.file import (
     DEFAULT_POSTGRES_VERSION,
     DEFAULT_SERVER_TIMEZONE,
     DEFAULT_TEMPLATE,
 )
 
 if TYPE_CHECKING:
-    from release_safety.settings import Settings
+    from release_safety.settings.model import Settings
 
 
 @dataclass(frozen=True)

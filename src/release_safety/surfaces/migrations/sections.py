@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from release_safety.textcase import lower
+from release_safety.common.textcase import lower
 
 # A marker line: at the start of a line, `--`, the tool's prefix and one of its commands
 # (a comment such as `-- migrate: add users` is not one).

@@ -12,8 +12,8 @@ anything else is None and read from the tree:
     comparison: operand (= | <> | != | < | > | <= | >=) operand | operand IS [NOT] NULL
     operand:   column | t.column | 'string' | number | NULL | TRUE | FALSE
 
-`tests/migrations/test_simpledata.py` compares both readings on every SQL text of the suite,
-the benchmark's files and generated statements.
+`tests/surfaces/migrations/test_simpledata.py` compares both readings on every SQL text of the
+suite, the benchmark's files and generated statements.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from release_safety.common.textcase import lower
 from release_safety.surfaces.migrations.tokens import Tok, normalise
-from release_safety.textcase import lower
 
 
 class Reference(NamedTuple):

@@ -6,8 +6,8 @@ from __future__ import annotations
 from functools import cache
 from typing import TYPE_CHECKING
 
+from release_safety.common.textcase import lower
 from release_safety.surfaces.migrations.lexer import Tok, TokenError, tokenize
-from release_safety.textcase import lower
 
 if TYPE_CHECKING:
     from sqlglot import exp

@@ -9,10 +9,15 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from release_safety.discovery import DocumentError, Sought, declared_absent, document_surface
-from release_safety.findings import Finding, SurfaceReport
-from release_safety.settings import DEFAULT_REST_SPECS, Settings
-from release_safety.snapshot import Snapshot
+from release_safety.contract.reports import Finding, SurfaceReport
+from release_safety.git.snapshot import Snapshot
+from release_safety.settings.model import DEFAULT_REST_SPECS, Settings
+from release_safety.surfaces.discovery import (
+    DocumentError,
+    Sought,
+    declared_absent,
+    document_surface,
+)
 from release_safety.surfaces.rest.diff import diff_apis
 from release_safety.surfaces.rest.group import Change, changes
 from release_safety.surfaces.rest.load import SpecError, parse

@@ -15,7 +15,8 @@ from typing import Any
 from release_safety.surfaces.jsonschema.delta import Delta, Direction, Kind
 from release_safety.surfaces.jsonschema.diff import SchemaDiffer
 from release_safety.surfaces.jsonschema.model import Member
-from release_safety.surfaces.rest.normalise import Api, Operation, Param, Requirement
+from release_safety.surfaces.rest.normalise import Api
+from release_safety.surfaces.rest.operation import Operation, Param, Requirement
 
 
 class ApiKind(Enum):

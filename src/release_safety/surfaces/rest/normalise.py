@@ -21,61 +21,18 @@ from release_safety.surfaces.jsonschema.build import MAX_DEPTH, SchemaBuilder, m
 from release_safety.surfaces.jsonschema.issues import SpecError, SpecIssue
 from release_safety.surfaces.jsonschema.model import Schema
 from release_safety.surfaces.rest.load import Document, read_text, read_value
+from release_safety.surfaces.rest.operation import (
+    Body,
+    Header,
+    Operation,
+    Param,
+    Requirement,
+    Response,
+)
 from release_safety.surfaces.rest.reuse import PathTrace, Reuse, Trace, scheme_names
 
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 _IGNORED_HEADERS = frozenset({"accept", "content-type", "authorization"})
-
-
-@dataclass
-class Param:
-    location: str
-    name: str
-    required: bool
-    schema: Schema
-    style: str
-    explode: bool
-    deprecated: bool
-
-
-@dataclass
-class Header:
-    name: str
-    required: bool
-    deprecated: bool
-    schema: Schema
-
-
-@dataclass
-class Body:
-    required: bool
-    content: dict[str, Schema]
-
-
-@dataclass
-class Response:
-    content: dict[str, Schema]
-    headers: dict[str, Header]
-
-
-Requirement = frozenset[tuple[str, frozenset[str]]]
-
-
-@dataclass
-class Operation:
-    method: str
-    path: str
-    params: dict[tuple[str, str], Param]
-    body: Body | None
-    responses: dict[str, Response]
-    security: list[Requirement] | None  # None: names an undefined scheme, so unconstrained
-    deprecated: bool
-    sunset: str | None
-    stability: str | None
-
-    @property
-    def label(self) -> str:
-        return f"{self.method.upper()} {self.path}"
 
 
 @dataclass

@@ -10,14 +10,12 @@ unchanged part of the API is the same object in both versions, which the diff sk
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from release_safety.surfaces.jsonschema.build import missing, resolve
 from release_safety.surfaces.jsonschema.issues import SpecIssue
 from release_safety.surfaces.jsonschema.model import Schema
-
-if TYPE_CHECKING:
-    from release_safety.surfaces.rest.normalise import Operation
+from release_safety.surfaces.rest.operation import Operation
 
 
 @dataclass

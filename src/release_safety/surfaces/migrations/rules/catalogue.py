@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from release_safety.finding import Rule, Severity, register
+from release_safety.contract.finding import Rule, Severity, register
 from release_safety.surfaces.migrations.budget import (
     MAX_CPU_SECONDS,
     MAX_FILE_CHARS,

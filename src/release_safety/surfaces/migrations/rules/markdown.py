@@ -175,23 +175,23 @@ CREATE INDEX feature_flags_name_idx ON feature_flags (name);
   eugene's `-- eugene: ignore`); this one always carries a reason and is always recorded.
 
 Examples marked *PostgreSQL-confirmed* run in the test suite on a real server
-(`tests/migrations/test_migration_rule_pairs.py`), each on fresh tables with rows (`users`,
-`orders`, `staging`, `contacts` with an identity key and columns of the domains
-`email_address` (with a CHECK) and `label` (without), the partitioned `events` and `logs`
-(with a default partition), the view `active_users`, the materialized view `user_counts`,
-enums `mood` and `priority`; the fixture is `tests/migrations/pgprobe.py`), and the analysis
-sees the same schema replayed as the previous release's; the measured flags (pg_locks of the
-migration's backend before commit, pg_class.relfilenode, pg_stat_xact_user_tables) and tables
-must equal the static analysis, and the rule must fire (or stay quiet) as the *rule* column
-says. Every rule has at least one firing and one quiet example on the server. Flags are
-written `l` (locksTable), `r` (rewritesTable), `s` (scansTable), `-` for none.
+(`tests/surfaces/migrations/test_migration_rule_pairs.py`), each on fresh tables with rows (`users`,
+`orders`, `staging`, `contacts` with an identity key and columns of the domains `email_address`
+(with a CHECK) and `label` (without), the partitioned `events` and `logs` (with a default
+partition), the view `active_users`, the materialized view `user_counts`, enums `mood` and
+`priority`; the fixture is `tests/surfaces/migrations/pgprobe.py`), and the analysis sees the same
+schema replayed as the previous release's; the measured flags (pg_locks of the migration's backend
+before commit, pg_class.relfilenode, pg_stat_xact_user_tables) and tables must equal the static
+analysis, and the rule must fire (or stay quiet) as the *rule* column says. Every rule has at least
+one firing and one quiet example on the server. Flags are written `l` (locksTable), `r`
+(rewritesTable), `s` (scansTable), `-` for none.
 """
 
 
 RELEASE_LEVEL = (
     "Judged on the release's list of migration files, not on a migration's SQL: fires when a "
     "file present at the previous release differs at this one (tested on real repositories in "
-    "`tests/migrations/test_migrations_surface.py`).\n"
+    "`tests/surfaces/migrations/test_migrations_surface.py`).\n"
 )
 
 

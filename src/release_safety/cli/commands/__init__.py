@@ -1,0 +1,1 @@
+"""Click commands grouped by area; `cli/main.py` registers them."""

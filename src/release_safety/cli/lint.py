@@ -1,0 +1,225 @@
+"""`lint-migrations` without click: the lint itself, and the plain `--json` call.
+
+`lint_files` reads, lints and reports the files; `commands/migrations.py` prints its reports in
+every format. A call of the plain form `lint-migrations FILE... --json` (no other option, no
+file named with a leading `-` but `-` itself) is answered here without importing click (a
+twentieth of a 2,000-file run); `quick_lint` returns None for anything else and click parses it
+as always. The JSON and the exit code are the same either way: both print `json_report`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from release_safety.cli.inputs import STDIN, Document, read_document, refuse_link_out
+from release_safety.cli.rulesoff import rules_off
+from release_safety.common.errors import InputError
+from release_safety.common.jsonio import dumps_plain
+from release_safety.common.localfile import read_regular
+from release_safety.contract.finding import Finding
+from release_safety.settings.file import find_settings
+
+if TYPE_CHECKING:
+    from release_safety.surfaces.migrations.lint import Format
+    from release_safety.surfaces.migrations.reading import Reading
+
+_KNEX_SUFFIXES = (".ts", ".js", ".mjs", ".cjs")
+_NOT_KNEX = re.compile(r"\.d\.[cm]?ts$|\.(?:test|spec)\.\w+$")
+"""Type declarations and tests beside knex migrations."""
+_KNEX_UP = re.compile(
+    r"\bexports\.up\b|\bexport\s+(?:async\s+)?(?:function|const|let)\s+up\b|\bup\s*[:(]"
+)
+
+
+class Linted(NamedTuple):
+    """The files linted: how they were read, one report per file, every finding reported and
+    the exit code (1 for a breaking or unknown finding, else 0)."""
+
+    reading: Reading
+    documents: list[Document]
+    reports: list[dict[str, Any]]
+    findings: list[Finding]
+    code: int
+
+
+def _settings(
+    postgres_version: int | None, config: Path | None = None
+) -> tuple[Reading, frozenset[str]]:
+    """How to read the migrations and the rules turned off, from `config` or the nearest
+    settings (walking up to the repository root; the defaults, without loading pydantic, when
+    there are none)."""
+    from release_safety.surfaces.migrations.reading import Reading
+
+    where = config if config is not None else find_settings(Path("."))
+    if where is None:
+        reading, off = Reading(), frozenset[str]()
+    else:
+        from release_safety.settings.model import load_settings
+
+        settings = load_settings(Path("."), where)
+        reading, off = Reading.of(settings), rules_off(settings.rules.off, str(where))
+    if postgres_version is not None:
+        reading = replace(reading, postgres_version=postgres_version)
+    return reading, off
+
+
+def _kind(path: str, text: str) -> Format | None:
+    """How a file is read as a migration (None: not one)."""
+    if path.endswith(".sql"):
+        return "sql"
+    if path.endswith(_KNEX_SUFFIXES) and not _NOT_KNEX.search(path) and _KNEX_UP.search(text):
+        return "knex"
+    return None
+
+
+def _format(name: str, path: str, text: str) -> Format:
+    """How to read a migration; anything else is refused (`-` is read as SQL)."""
+    kind = "sql" if name == STDIN else _kind(path, text)
+    if kind is not None:
+        return kind
+    why = "a .ts/.js file without an `up` export" if path.endswith(_KNEX_SUFFIXES) else "not .sql"
+    raise InputError(f"{name}: not a migration ({why}; lint SQL .sql files or knex migrations)")
+
+
+def _is_migration(path: Path) -> bool:
+    """A regular file named and written like a migration (read within the bounds of
+    `read_regular`; a link out of the repository is bad input, never read)."""
+    name = path.name
+    if not path.is_file() or not (name.endswith(".sql") or name.endswith(_KNEX_SUFFIXES)):
+        return False
+    refuse_link_out(path)
+    return _kind(name, read_regular(path).decode("utf-8", errors="replace")) is not None
+
+
+def folder_migrations(folder: Path) -> list[str]:
+    """The migrations of a folder (not its subfolders), in name order as migration tools run
+    them; its other files (`index.ts`, a README) are left out."""
+    return [str(p) for p in sorted(folder.iterdir(), key=lambda p: p.name) if _is_migration(p)]
+
+
+def _expanded(files: Sequence[str]) -> list[str]:
+    """Each folder given replaced by its migrations."""
+    out: list[str] = []
+    for name in files:
+        if name != STDIN and os.path.isdir(name):
+            found = folder_migrations(Path(name))
+            if not found:
+                raise InputError(f"{Path(name)}: a folder without .sql or knex migrations")
+            out += found
+        else:
+            out.append(name)
+    return out
+
+
+Chain = list[tuple[str, bool]]
+"""Files linted one on top of the other: each name, and whether its findings are reported."""
+
+
+def _with_earlier(files: Sequence[str]) -> list[Chain]:
+    """One chain per folder: the folder's migrations up to the last file given, in name order,
+    the files given reported and the earlier ones replayed only; a file given that is not a
+    migration of the folder comes last (and is refused when read)."""
+    by_folder: dict[Path, dict[str, str]] = {}
+    for name in files:
+        by_folder.setdefault(Path(name).parent, {})[Path(name).name] = name
+    chains: list[Chain] = []
+    for folder, given in by_folder.items():
+        last = max(given)
+        chain: Chain = []
+        for found in folder_migrations(folder):
+            base = Path(found).name
+            if base > last:
+                break
+            chain.append((given.pop(base), True) if base in given else (found, False))
+        chains.append(chain + [(name, True) for name in given.values()])
+    return chains
+
+
+def lint_files(
+    files: Sequence[str],
+    postgres_version: int | None,
+    excluded: Sequence[str],
+    *,
+    config: Path | None = None,
+    stdin_filepath: str | None = None,
+    earlier: bool = False,
+    skip_other: bool = False,
+) -> Linted:
+    """Lint the files in the order given, each on the schema the earlier ones built, without
+    the rules the settings or `excluded` turn off. A folder stands for its migrations; with
+    `earlier`, each file is linted after the earlier migrations of its folder (replayed, not
+    reported); with `skip_other`, a file that is not a migration is left out, not refused."""
+    from release_safety.surfaces.migrations.lint import findings_of, lint_texts
+
+    reading, off = _settings(postgres_version, config)
+    off |= rules_off(excluded, "--exclude")
+    names = _expanded(files)
+    if skip_other:
+        names = [n for n in names if n == STDIN or not os.path.isfile(n) or _is_migration(Path(n))]
+    if earlier:
+        chains = _with_earlier([n for n in names if n != STDIN])
+        chains += [[(STDIN, True)]] if STDIN in names else []
+    else:
+        chains = [[(name, True) for name in names]]
+    documents: list[Document] = []
+    reports: list[dict[str, Any]] = []
+    every: list[Finding] = []
+    stdin_used = False  # `-` named earlier (not `STDIN in files[:index]`: quadratic in files)
+    for chain in chains:
+        texts: list[tuple[str, str, Format]] = []
+        read: list[Document] = []
+        for name, _ in chain:
+            document = read_document(name, stdin_used=stdin_used, stdin_name=stdin_filepath)
+            stdin_used |= name == STDIN
+            text = document.data.decode("utf-8", errors="replace")
+            read.append(document)
+            texts.append((document.shown, text, _format(name, document.shown, text)))
+        for document, (_, reported), analysis in zip(
+            read, chain, lint_texts(texts, reading), strict=True
+        ):
+            if not reported:
+                continue
+            documents.append(document)
+            findings = [f for f in findings_of(analysis, document.shown) if f.rule not in off]
+            every += findings
+            reports.append(
+                {
+                    "file": document.shown,
+                    "tables": analysis.tables,
+                    "heaviness": {
+                        "locksTable": analysis.locks,
+                        "rewritesTable": analysis.rewrites,
+                        "scansTable": analysis.scans,
+                    },
+                    "findings": [f.to_dict(omit_none=True) for f in findings],
+                }
+            )
+    worst = 1 if any(f.severity in ("breaking", "unknown") for f in every) else 0
+    return Linted(reading, documents, reports, every, worst)
+
+
+def json_report(linted: Linted) -> str:
+    """What `lint-migrations --json` prints."""
+    return dumps_plain(
+        {"postgresVersion": linted.reading.postgres_version, "files": linted.reports}
+    )
+
+
+def quick_lint(args: Sequence[str]) -> int | None:
+    """Answer a plain `lint-migrations FILE... --json` call (printing it), or None to leave it
+    to click. Errors are raised as the click command raises them."""
+    if not args or args[0] != "lint-migrations" or args.count("--json") != 1:
+        return None
+    files = [a for a in args[1:] if a != "--json"]
+    if not files or any(a.startswith("-") and a != STDIN for a in files):
+        return None
+    linted = lint_files(files, None, ())
+    sys.stdout.write(json_report(linted))
+    sys.stdout.flush()
+    return linted.code

@@ -1,1 +1,0 @@
-"""Click commands grouped by area; `cli.py` registers them."""

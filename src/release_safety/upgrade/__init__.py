@@ -1,0 +1,2 @@
+"""The operator side: the index's sources, one upgrade span, the route of an upgrade plan, and the
+click-free upgrade-check."""

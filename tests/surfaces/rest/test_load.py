@@ -1,0 +1,180 @@
+"""Loading: JSON and YAML agree, core-schema scalars, Swagger 2.0, lines, clear errors."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import math
+from typing import Any
+
+import pytest
+import yaml
+from rest_pairs import DATASET, FIXTURES
+
+from release_safety.surfaces.rest import load
+from release_safety.surfaces.rest.load import SpecError, parse
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b)
+
+
+def _slow(text: str) -> Any:
+    return load._string_keys(yaml.load(text, Loader=load._CoreLoader))
+
+
+SCALARS = """\
+openapi: 3.1.0
+date: 2024-10-01
+stamp: 2024-10-01T10:00:00Z
+words: [yes, no, on, off, inf, -inf, nan, Infinity]
+octal: 012
+hex: 0x1F
+floats: [.inf, -.Inf, .NaN, 1e3, .5, 2025.]
+nulls: [~, null, Null, NULL]
+bools: [true, True, FALSE]
+tagged: !!str 123
+anchor: &a {x: 1}
+alias: *a
+200: numeric key
+big: -9223372036854776000
+"""
+
+
+def test_core_schema_scalars() -> None:
+    data = _slow(SCALARS)
+    assert data["date"] == "2024-10-01"
+    assert data["stamp"] == "2024-10-01T10:00:00Z"
+    assert data["words"] == ["yes", "no", "on", "off", "inf", "-inf", "nan", "Infinity"]
+    assert data["octal"] == 12 and data["hex"] == 31
+    assert data["nulls"] == [None, None, None, None]
+    assert data["bools"] == [True, True, False]
+    assert data["tagged"] == "123"
+    assert data["alias"] == {"x": 1}
+    assert data["200"] == "numeric key"
+    assert data["big"] == -9223372036854776000
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        SCALARS,
+        "a: [inf, nan, 1, 2.5, -3, 1e3, .5, 0, -0]\nb: {c: 'x', d: \"y\\u00e9\"}\n",
+        "list:\n  - 1\n  - two\n  - 'three'\n  - - nested\n    - inf\nm:\n  <<: {k: 1}\n",
+        'key: |\n  multi\n  line "q" \\\\ \nother: >\n  folded\n  text\n',
+    ],
+)
+def test_fast_and_fallback_paths_agree(text: str) -> None:
+    assert _same(load._parse_text(text), _slow(text))
+
+
+def _dataset() -> list[Any]:
+    return sorted(DATASET.glob("*.yaml.gz")) if DATASET.is_dir() else []
+
+
+@pytest.mark.skipif(not _dataset(), reason="real dataset not present")
+@pytest.mark.parametrize("path", _dataset()[:3] + _dataset()[-1:], ids=lambda p: p.name)
+def test_fast_path_matches_pyyaml_on_real_documents(path: Any) -> None:
+    text = gzip.decompress(path.read_bytes()).decode("utf-8")
+    assert load._fast_text(text) is not None
+    fast = load._parse_fast(load._fast_text(text) or "")
+    assert fast is not None
+    assert _same(fast, _slow(text))
+
+
+def test_fast_path_quotes_bare_infinity_words_even_in_block_text() -> None:
+    """The one known deviation: a block-scalar line that is exactly `- inf` reads `- "inf"`
+    (descriptions and examples are never compared; enum values stay exact)."""
+    text = "enum:\n  - inf\ndescription: |\n  - inf\n"
+    assert load._parse_text(text) == {"enum": ["inf"], "description": '- "inf"\n'}
+
+
+def test_json_and_yaml_give_the_same_document() -> None:
+    text = (FIXTURES / "refactor" / "swagger" / "revision.yaml").read_text(encoding="utf-8")
+    as_json = json.dumps(yaml.safe_load(text)).encode()
+    assert parse(text.encode()).root == parse(as_json).root
+
+
+def test_swagger_is_converted_explicitly() -> None:
+    doc = parse((FIXTURES / "refactor" / "swagger" / "base.yaml").read_bytes())
+    assert doc.version == "2.0"
+    put = doc.root["paths"]["/pets/{id}"]["put"]
+    assert put["requestBody"]["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/Pet"
+    }
+    assert put["parameters"][1]["style"] == "form" and put["parameters"][1]["explode"] is True
+    assert doc.root["servers"] == [{"url": "https://api.example.com/v1"}]
+    assert doc.line_of("components", "schemas", "Pet") == 30
+
+
+def test_swagger_form_parameters_become_a_body() -> None:
+    spec = {
+        "swagger": "2.0",
+        "info": {},
+        "consumes": ["multipart/form-data"],
+        "paths": {
+            "/up": {
+                "post": {
+                    "parameters": [
+                        {"name": "file", "in": "formData", "type": "file", "required": True}
+                    ],
+                    "responses": {"200": {"description": "ok"}},
+                }
+            }
+        },
+    }
+    body = parse(json.dumps(spec).encode()).root["paths"]["/up"]["post"]["requestBody"]
+    schema = body["content"]["multipart/form-data"]["schema"]
+    assert body["required"] is True
+    assert schema["properties"]["file"] == {"type": "string", "format": "binary"}
+
+
+def test_lines_of_operations_in_yaml_and_pretty_json() -> None:
+    doc = parse((FIXTURES / "refactor" / "path-parameters" / "base.yaml").read_bytes())
+    assert doc.line_of("paths", "/pets/{id}", "delete") == 11
+    pretty = json.dumps(doc.root, indent=2).encode()
+    again = parse(pretty)
+    line = again.line_of("paths", "/pets/{id}", "delete")
+    assert pretty.decode().splitlines()[line - 1].strip().startswith('"delete"')
+    assert parse(json.dumps(doc.root).encode()).line_of("paths", "/pets/{id}", "get") == 1
+
+
+@pytest.mark.parametrize(
+    ("data", "reason"),
+    [
+        (b"\xff\xfe\x00", "not UTF-8"),
+        (b"a: [1, 2\n", "not valid YAML or JSON at line"),
+        (b"- just\n- a list\n", "not a mapping"),
+        (b"openapi: 4.0.0\n", "unsupported OpenAPI version '4.0.0'"),
+        (b"swagger: 1.2\n", "unsupported OpenAPI version None"),
+        (b"openapi: 3.0.0\nx: !custom 1\n", "not valid YAML"),
+        (b"[" * 5000 + b"]" * 5000, "nested deeper than 256 levels"),
+    ],
+)
+def test_unreadable_documents_say_why(data: bytes, reason: str) -> None:
+    with pytest.raises(SpecError, match=reason.replace("(", r"\(").replace(")", r"\)")):
+        parse(data)
+
+
+@pytest.mark.parametrize(
+    "odd",
+    ["\U0001f600 and \\ud83d", "a\u2028b", "a\x85b", "a\x7fb", "\r"],
+    ids=["escaped-emoji", "line-separator", "next-line", "delete", "carriage-return"],
+)
+def test_lines_of_pretty_json_counted_by_line_feeds(odd: str) -> None:
+    """What libyaml reads otherwise (`json.dumps` escapes 😀 as a surrogate pair; NEL, LS and a
+    lone CR break its lines; DEL it refuses) moves no line."""
+    doc = parse((FIXTURES / "refactor" / "path-parameters" / "base.yaml").read_bytes())
+    doc.root["info"]["title"] = odd.strip()
+    pretty = json.dumps(doc.root, indent=2, ensure_ascii=odd.startswith("\U0001f600"))
+    pretty = "{\r" + pretty[2:] if odd == "\r" else pretty  # a lone CR between two tokens
+    line = parse(pretty.encode()).line_of("paths", "/pets/{id}", "delete")
+    assert pretty.split("\n")[line - 1].strip().startswith('"delete"')
