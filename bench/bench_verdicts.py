@@ -87,7 +87,7 @@ def bench(name: str, source: Path, last: int, also: list[str], folder: Path) -> 
         if tag in newest:
             verdicts[str(evidence["rollingUpdateSafe"])] += 1
         lines.append(row(tag, evidence, seconds))
-        print(lines[-1], flush=True)
+        print(lines[-1], file=sys.stderr, flush=True)  # progress
     decided = verdicts["True"] + verdicts["False"]
     lines += [
         "",

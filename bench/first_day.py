@@ -1,7 +1,7 @@
 """The first day with a real repository: `init`, the TODO reasons filled in, then `generate` on
 each of the last releases, as a new user runs them (docs/benchmarks/first-day.md).
 
-    python bench/first_day.py [--last 10] [--json results.json] [SERVICE ...]
+    python bench/first_day.py [--last 10] [--json results.json] [--keep DIR] [SERVICE ...]
 
 Each service's repository is a public one brought with the search tool's `fetch` (a bare git
 directory under /work/.mirror); it is cloned to a temporary folder, never committed, and removed
@@ -11,7 +11,9 @@ moved outside the clone with the reasons a maintainer would write in place of ea
 every release, as a file outside the repository is). Releases run one after the other (the
 machine's cores are shared). One Markdown table per service: tag, verdict, exit code, counts
 of findings by severity, the rule ids of the unknown findings, and whether each unknown
-carries a way out (a non-empty hint).
+carries a way out (a non-empty hint). `--keep DIR` copies each service's settings, artifacts
+and evidence to DIR/SERVICE, to compare two builds byte for byte (`diff -r`; run one of them
+with `PYTHONPATH` at the other's `src`).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -149,7 +152,7 @@ def judge(clone: Path, settings: Path, tag: str, folder: Path) -> dict[str, Any]
     return row
 
 
-def run_service(name: str, last: int) -> dict[str, Any]:
+def run_service(name: str, last: int, keep: Path | None = None) -> dict[str, Any]:
     service = SERVICES[name]
     with tempfile.TemporaryDirectory(prefix="first-day-") as work:
         folder = Path(work)
@@ -177,6 +180,10 @@ def run_service(name: str, last: int) -> dict[str, Any]:
         result["floor"] = read.get("floor_version")
         tags = releases(clone, read["tag_pattern"], last)
         result["rows"] = [judge(clone, settings, tag, folder) for tag in tags]
+        if keep is not None:  # the settings, artifacts and evidence, to compare two builds
+            (keep / name).mkdir(parents=True, exist_ok=True)
+            for path in [settings, *folder.glob("*.json")]:
+                shutil.copyfile(path, keep / name / path.name)
         return result
 
 
@@ -212,10 +219,11 @@ def main() -> int:
     parser.add_argument("services", nargs="*", default=list(SERVICES))
     parser.add_argument("--last", type=int, default=10)
     parser.add_argument("--json", type=Path, help="Also write every result to this file.")
+    parser.add_argument("--keep", type=Path, help="Copy each service's files to DIR/SERVICE.")
     args = parser.parse_args()
     results = []
     for name in args.services:
-        result = run_service(name, args.last)
+        result = run_service(name, args.last, args.keep)
         results.append(result)
         print(table(result), flush=True)
     if args.json:
