@@ -63,7 +63,7 @@ def run(name: str, script: str, args: list[str]) -> dict[str, object]:
         raise SystemExit(f"record: {script} exited {done.returncode}; {name}'s results kept")
     if not done.stdout.strip():
         raise SystemExit(f"record: {script} printed nothing; {name}'s results kept")
-    changed = _git("status", "--porcelain", "--", "src", "bench", "pyproject.toml")
+    changed = _git("status", "--porcelain", "--", "src", "pyproject.toml", script)
     return {
         "name": name,
         "command": shlex.join([_interpreter(), "bench/record.py", name, script, *args]),

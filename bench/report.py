@@ -62,11 +62,13 @@ def _blocks(output: str) -> Iterator[str]:
             run.append(line)
 
 
-def _section(section: dict[str, Any], record: dict[str, Any]) -> str:
+def _section(section: dict[str, Any], record: dict[str, Any] | None) -> str:
+    head = [f"## {section['title']}", section["about"].strip()]
+    if record is None:
+        return "\n\n".join([*head, f"Not recorded yet: `bench/record.py {section['name']} ...`."])
     before, after = record["load"]
     parts = [
-        f"## {section['title']}",
-        section["about"].strip(),
+        *head,
         f"```sh\n{record['command']}\n```",
         f"Ran {record['ran']} at `{record['commit']}` on {record['machine']}; load average"
         f" {before:.2f} before, {after:.2f} after; {record['seconds']:.0f} s in all.",
@@ -80,23 +82,22 @@ def _anchor(title: str) -> str:
     return kept.replace(" ", "-")
 
 
+def problems(sections: list[dict[str, Any]], results: dict[str, dict[str, Any]]) -> list[str]:
+    """What keeps the page from being whole: sections without results, results without one."""
+    names = [section["name"] for section in sections[1:]]
+    found = [f"{name}: no results (run bench/record.py {name} ...)" for name in names]
+    return [line for line, name in zip(found, names, strict=True) if name not in results] + [
+        f"bench/results/{name}.json: no section in bench/pages.toml"
+        for name in sorted(set(results) - set(names))
+    ]
+
+
 def render(sections: list[dict[str, Any]], results: dict[str, dict[str, Any]]) -> str:
-    """The page. Every section needs its results and every results file its section."""
+    """The page: the intro, an index of the sections, then each with its figures."""
     intro, *named = sections
-    names = {section["name"] for section in named}
-    missing = [section["name"] for section in named if section["name"] not in results]
-    extra = sorted(set(results) - names)
-    if missing or extra:
-        raise SystemExit(
-            "report: "
-            + "; ".join(
-                [f"no results for {', '.join(missing)} (run bench/record.py)"] * bool(missing)
-                + [f"results without a section: {', '.join(extra)}"] * bool(extra)
-            )
-        )
     index = ["| figures | ran | commit |", "| --- | --- | --- |"]
     for section in named:
-        record = results[section["name"]]
+        record = results.get(section["name"], {"ran": "not yet", "commit": "–"})
         link = f"[{section['title']}](#{_anchor(section['title'])})"
         index.append(f"| {link} | {record['ran']} | `{record['commit']}` |")
     parts = [
@@ -104,7 +105,7 @@ def render(sections: list[dict[str, Any]], results: dict[str, dict[str, Any]]) -
         "<!-- Written by bench/report.py from bench/results/ and bench/pages.toml: edit those. -->",
         intro["about"].strip(),
         "\n".join(index),
-        *(_section(section, results[section["name"]]) for section in named),
+        *(_section(section, results.get(section["name"])) for section in named),
     ]
     return "\n\n".join(parts) + "\n"
 
