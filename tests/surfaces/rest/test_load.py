@@ -137,6 +137,30 @@ def test_swagger_form_parameters_become_a_body() -> None:
     assert schema["properties"]["file"] == {"type": "string", "format": "binary"}
 
 
+def test_swagger_shared_parameters_and_responses_are_named_by_json_pointers() -> None:
+    spec = {
+        "swagger": "2.0",
+        "info": {},
+        "parameters": {"page/size": {"name": "size", "in": "query", "type": "integer"}},
+        "responses": {"Gone~": {"description": "gone", "schema": {"type": "string"}}},
+        "paths": {
+            "/items": {
+                "get": {
+                    "parameters": [
+                        {"$ref": "#/parameters/page~1size"},
+                        {"$ref": "#/parameters/missing"},
+                    ],
+                    "responses": {"410": {"$ref": "#/responses/Gone~0"}},
+                }
+            }
+        },
+    }
+    get = parse(json.dumps(spec).encode()).root["paths"]["/items"]["get"]
+    assert [p.get("name") for p in get["parameters"]] == ["size"]
+    assert get["parameters"][0]["schema"] == {"type": "integer"}
+    assert get["responses"]["410"]["description"] == "gone"
+
+
 def test_lines_of_operations_in_yaml_and_pretty_json() -> None:
     doc = parse((FIXTURES / "refactor" / "path-parameters" / "base.yaml").read_bytes())
     assert doc.line_of("paths", "/pets/{id}", "delete") == 11

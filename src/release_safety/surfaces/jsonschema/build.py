@@ -4,6 +4,14 @@ Local `$ref`s are resolved (each target once, cycles kept as cycles in the objec
 is merged, the three nullable forms and the OpenAPI 3.0 / 3.1 (draft 4 to 2020-12) dialects are
 unified. A spec error (a key that is no keyword, a type that is no type, a value of the wrong
 kind) is recorded as a `SpecIssue` and leaves the element unconstrained in this version.
+
+JSON pointers are read here by hand (`pointer_parts`, `resolve`, `missing`), the one reader of
+every `$ref` and owner pointer, not by `referencing`'s `Resource.pointer`: that reads some
+pointers otherwise (`%2F` splits a key, `-1`, `+1` and ` 1` index a list, a digit indexes a
+string, a fragment without a leading `/` loses its first character) and gives no keys for the
+line lookups. Speed barely decides it: bench_rest's largest pair (c094647 -> f85dbe2) resolves
+3,874 pointers, 2.2 ms here against 6.3 ms by `Resource.opaque(root).pointer`; the analysis took
+0.621 s against 0.634 s and 0.564 s against 0.582 s (medians of 20 interleaved runs, twice).
 """
 
 from __future__ import annotations

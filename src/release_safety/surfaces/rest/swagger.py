@@ -10,6 +10,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from release_safety.surfaces.jsonschema.build import missing, resolve
+
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 _SCHEMA_KEYS = (
     "type",
@@ -106,17 +108,19 @@ def _rewrite_refs(node: Any) -> Any:
 
 
 def _deref(node: Any, shared: dict[str, Any], prefix: str) -> Any:
+    """`node`, or what its `$ref` (`<prefix>/<pointer>`) names under `shared` when it names one."""
     if isinstance(node, dict) and isinstance(node.get("$ref"), str):
         ref: str = node["$ref"]
-        if ref.startswith(prefix):
-            return shared.get(ref[len(prefix) :], node)
+        if ref.startswith(prefix + "/"):
+            found = resolve(shared, ref[len(prefix) :])
+            return node if missing(found) else found
     return node
 
 
 def _params(value: Any, shared: dict[str, Any]) -> list[dict[str, Any]]:
     if not isinstance(value, list):
         return []
-    params = [_deref(p, shared, "#/parameters/") for p in value]
+    params = [_deref(p, shared, "#/parameters") for p in value]
     return [
         p
         for p in params
@@ -162,7 +166,7 @@ def _operation(
         }
     responses: dict[str, Any] = {}
     for status, response in _dict(op.get("responses")).items():
-        response = _deref(response, shared_responses, "#/responses/")
+        response = _deref(response, shared_responses, "#/responses")
         if not isinstance(response, dict):
             continue
         converted: dict[str, Any] = {"description": response.get("description", "")}
