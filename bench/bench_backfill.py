@@ -29,7 +29,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 sys.path.insert(0, str(Path(__file__).parent))
 
@@ -256,13 +256,13 @@ def main() -> None:
                 results[name] = bench(
                     name, clone(source, folder), folder, args.jobs, args.cold_only
                 )
-                print(name, results[name], flush=True)
+                print(name, results[name], file=sys.stderr, flush=True)
         if args.supabase is not None:
             folder = Path(tmp) / "supabase"
             folder.mkdir()
             repo = clone(args.supabase, folder)
             results["supabase"] = versus_git_loop(repo, folder, args.jobs, args.runs)
-            print("supabase", results["supabase"], flush=True)
+            print("supabase", results["supabase"], file=sys.stderr, flush=True)
         if args.synthetic:
             import synthetic_repo
 
@@ -270,10 +270,40 @@ def main() -> None:
             folder.mkdir()
             start = time.perf_counter()
             repo = synthetic_repo.build(folder / "repo.git")
-            print(f"synthetic repository built in {time.perf_counter() - start:.1f}s", flush=True)
+            built = time.perf_counter() - start
+            print(f"synthetic repository built in {built:.1f}s", file=sys.stderr, flush=True)
             results["synthetic"] = bench("synthetic", repo, folder, args.jobs)
-            print("synthetic", results["synthetic"], flush=True)
-    print(json.dumps(results, indent=2))
+            print("synthetic", results["synthetic"], file=sys.stderr, flush=True)
+    print(_table(results))
+
+
+def _table(results: dict[str, Any]) -> str:
+    """The targets' figures as a Markdown table (supabase's comparison as its JSON, below)."""
+    lines = [
+        "| target | releases | cold backfill s | warm `--regenerate` s | generate s | git floor s"
+        " | generate / git | blobs read | verdicts | load average |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |",
+    ]
+    for name, found in results.items():
+        if name == "supabase":
+            continue
+        verdicts = ", ".join(f"{k.lower()} {n}" for k, n in sorted(found["verdicts"].items()))
+        cells = [
+            name,
+            found["releases"],
+            found["cold_backfill_s"],
+            found.get("warm_regenerate_s", "–"),
+            found.get("generate_s", "–"),
+            found.get("git_floor_s", "–"),
+            f"**{found['ratio']}**" if "ratio" in found else "–",
+            found.get("blobs_read", "–"),
+            verdicts,
+            " / ".join(str(x) for x in found["load_average"]),
+        ]
+        lines.append("| " + " | ".join(str(c) for c in cells) + " |")
+    if "supabase" in results:
+        lines += ["", "supabase: " + json.dumps(results["supabase"])]
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":
