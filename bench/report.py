@@ -28,16 +28,22 @@ PAGE = ROOT / "docs" / "benchmarks.md"
 
 def read_sections(path: Path) -> list[dict[str, Any]]:
     """The page's sections, in order: `name`, `title`, `about`; the page's `intro` first."""
-    data = tomllib.loads(path.read_text(encoding="utf-8"))
-    return [{"name": "", "title": "", "about": data["intro"]}, *data["section"]]
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        return [{"name": "", "title": "", "about": data["intro"]}, *data["section"]]
+    except (OSError, ValueError, KeyError) as exc:
+        raise SystemExit(f"report: {path}: cannot read the sections: {exc!r}") from None
 
 
 def read_results(folder: Path) -> dict[str, dict[str, Any]]:
     """Every results file of the folder, by name."""
     found = {}
     for path in sorted(folder.glob("*.json")):
-        record = json.loads(path.read_text(encoding="utf-8"))
-        found[record["name"]] = record
+        try:
+            record = json.loads(path.read_text(encoding="utf-8"))
+            found[record["name"]] = record
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise SystemExit(f"report: {path}: not a results file: {exc!r}") from None
     return found
 
 
@@ -119,14 +125,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="compare, do not write")
     options = parser.parse_args()
-    text = render(read_sections(PAGES), read_results(RESULTS))
+    sections, results = read_sections(PAGES), read_results(RESULTS)
+    text = render(sections, results)
     if not options.check:
         write_atomic(PAGE, text)
-    elif stale(PAGE, text):
-        sys.exit(
-            "report: docs/benchmarks.md is not what bench/results/ renders; run"
-            " .venv/bin/python bench/report.py"
-        )
+        return
+    found = problems(sections, results)
+    if stale(PAGE, text):
+        found.append("docs/benchmarks.md is not what bench/results/ renders: run bench/report.py")
+    if found:
+        sys.exit("report: " + "; ".join(found))
 
 
 if __name__ == "__main__":

@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -48,11 +50,10 @@ def _record(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([*argv, *paths, *page, *args], capture_output=True, text=True)
 
 
-def test_the_page_is_what_the_results_render() -> None:
-    rendered = report.render(
-        report.read_sections(report.PAGES), report.read_results(report.RESULTS)
-    )
-    assert not report.stale(report.PAGE, rendered), "run .venv/bin/python bench/report.py"
+def test_the_page_is_what_the_results_render_and_every_section_has_its_figures() -> None:
+    sections, results = report.read_sections(report.PAGES), report.read_results(report.RESULTS)
+    assert report.problems(sections, results) == []
+    assert not report.stale(report.PAGE, report.render(sections, results)), "run bench/report.py"
 
 
 def test_every_figure_on_the_page_comes_with_the_command_that_reproduces_it() -> None:
@@ -122,3 +123,9 @@ def test_a_section_without_results_is_named_and_results_without_a_section_too() 
     assert "## Toy\n\nx\n\nNot recorded yet: `bench/record.py toy ...`.\n" in report.render(
         sections, results
     )
+
+
+def test_a_results_file_that_is_not_one_is_named_in_one_line(tmp_path: Path) -> None:
+    (tmp_path / "toy.json").write_text('{"output": "x"}', encoding="utf-8")
+    with pytest.raises(SystemExit, match=r"toy.json: not a results file: KeyError\('name'\)"):
+        report.read_results(tmp_path)
