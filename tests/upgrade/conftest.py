@@ -27,11 +27,13 @@ def index_server() -> Iterator[IndexServer]:
                 self._answer(served.failure_status, b"try again")
                 return
             if self.path == "/moved":
+                # Recorded before it is sent: once the client has the 301 it may ask for the
+                # new place on another thread before this one goes on.
+                served.statuses.append(301)
                 self.send_response(301)
                 self.send_header("Location", "/release-safety-index.json")
                 self.send_header("Content-Length", "0")
                 self.end_headers()
-                served.statuses.append(301)
                 return
             if self.path != "/release-safety-index.json":
                 self._answer(404, b"not found")
