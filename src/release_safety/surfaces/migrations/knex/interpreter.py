@@ -16,23 +16,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-import tree_sitter_javascript
-import tree_sitter_typescript
-from tree_sitter import Language, Node, Parser
+from tree_sitter import Node
 
-from release_safety.surfaces.migrations.knex.schema_builder import (
-    ColumnProxy,
-    Fn,
-    ForeignProxy,
-    Guard,
-    Knex,
-    QueryBuilder,
-    Runnable,
-    SchemaBuilder,
-    TableProxy,
-)
-from release_safety.surfaces.migrations.knex.sql import Out
-from release_safety.surfaces.migrations.knex.values import (
+from release_safety.code.jsvalues import (
     UNDEFINED,
     Dynamic,
     Unknown,
@@ -45,6 +31,19 @@ from release_safety.surfaces.migrations.knex.values import (
     truthy,
     unknown_part,
 )
+from release_safety.code.parsers import parse as parsed
+from release_safety.surfaces.migrations.knex.schema_builder import (
+    ColumnProxy,
+    Fn,
+    ForeignProxy,
+    Guard,
+    Knex,
+    QueryBuilder,
+    Runnable,
+    SchemaBuilder,
+    TableProxy,
+)
+from release_safety.surfaces.migrations.knex.sql import Out
 from release_safety.surfaces.migrations.statements import Statement
 
 ReadModule = Callable[[str], "str | None"]
@@ -54,12 +53,6 @@ class Exports(Protocol):
     """Where the interpreter finds what another file exports (`modules.Modules`)."""
 
     def exports_of(self, origin: str) -> dict[str, object] | None: ...
-
-
-_TS = Language(tree_sitter_typescript.language_typescript())
-
-
-_JS = Language(tree_sitter_javascript.language())
 
 
 MAX_STEPS = 200_000
@@ -72,9 +65,9 @@ MAX_DEPTH = 40
 
 
 def parse(text: str, path: str) -> tuple[bytes, Node]:
-    language = _JS if path.endswith((".js", ".cjs", ".mjs", ".jsx")) else _TS
+    dialect = "js" if path.endswith((".js", ".cjs", ".mjs", ".jsx")) else "ts"
     source = text.encode("utf-8", "surrogatepass")
-    return source, Parser(language).parse(source).root_node
+    return source, parsed(dialect, source)
 
 
 class TooManySteps(Exception):

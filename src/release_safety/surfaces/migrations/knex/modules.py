@@ -3,16 +3,11 @@ other files of the repository."""
 
 from __future__ import annotations
 
-import posixpath
-
+from release_safety.code.jsmodules import SCRIPTS, module_candidates
+from release_safety.code.jsvalues import Unknown, is_plain
 from release_safety.surfaces.migrations.knex.interpreter import Interpreter, ReadModule, parse
-from release_safety.surfaces.migrations.knex.values import Unknown, is_plain
 
 MAX_IMPORT_DEPTH = 3
-
-
-_EXTENSIONS = ("", ".ts", ".js", ".cjs", "/index.ts", "/index.js")
-_TYPED = {".js": ".ts", ".mjs": ".mts", ".cjs": ".cts"}
 
 
 class Modules:
@@ -29,20 +24,13 @@ class Modules:
 
     def exports_of(self, origin: str) -> dict[str, object] | None:
         """The plain values `origin` exports, or None when it cannot be read."""
-        if self.read_module is None or not origin.startswith("."):
+        if self.read_module is None:
             return None
-        base = posixpath.normpath(posixpath.join(posixpath.dirname(self.path), origin))
-        stem, ext = posixpath.splitext(base)
-        typed = [stem + _TYPED[ext]] if ext in _TYPED else []  # TypeScript's `./x.js` is x.ts
-        for candidate in [*(base + ext for ext in _EXTENSIONS), *typed]:
+        for candidate in module_candidates(self.path, origin):
             if candidate in self.cache:
                 cached = self.cache[candidate]
                 return cached if isinstance(cached, dict) else None
-            text = (
-                self.read_module(candidate)
-                if candidate.endswith((".ts", ".js", ".cjs", ".mts", ".cts"))
-                else None
-            )
+            text = self.read_module(candidate) if candidate.endswith(SCRIPTS) else None
             if text is not None:
                 self.cache[candidate] = None  # a cycle reads as unknown
                 exports = self._evaluate(text, candidate)

@@ -8,6 +8,14 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from release_safety.code.jsvalues import (
+    UNDEFINED,
+    Dynamic,
+    Unknown,
+    js_str,
+    known,
+    truthy,
+)
 from release_safety.surfaces.migrations.knex.sql import (
     Out,
     Raw,
@@ -17,14 +25,6 @@ from release_safety.surfaces.migrations.knex.sql import (
     wrap,
 )
 from release_safety.surfaces.migrations.knex.table_compiler import Column, Foreign, TableBuilder
-from release_safety.surfaces.migrations.knex.values import (
-    UNDEFINED,
-    Dynamic,
-    Unknown,
-    js_str,
-    known,
-    truthy,
-)
 from release_safety.surfaces.migrations.sqlfile import split_sql
 
 

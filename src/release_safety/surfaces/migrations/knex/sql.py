@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from release_safety.surfaces.migrations.knex.values import UNDEFINED, Dynamic, js_str, known
+from release_safety.code.jsvalues import UNDEFINED, Dynamic, js_str, known
 
 
 @dataclass

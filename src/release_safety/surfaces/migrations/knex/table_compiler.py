@@ -7,15 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
-from release_safety.surfaces.migrations.knex.sql import (
-    Out,
-    Raw,
-    columnize,
-    escape_literal,
-    render_raw,
-    wrap,
-)
-from release_safety.surfaces.migrations.knex.values import (
+from release_safety.code.jsvalues import (
     UNDEFINED,
     Dynamic,
     js_str,
@@ -23,6 +15,14 @@ from release_safety.surfaces.migrations.knex.values import (
     known,
     to_number,
     truthy,
+)
+from release_safety.surfaces.migrations.knex.sql import (
+    Out,
+    Raw,
+    columnize,
+    escape_literal,
+    render_raw,
+    wrap,
 )
 
 # Column type names as knex aliases them (`columnAlias`), lowercased like the column compiler.

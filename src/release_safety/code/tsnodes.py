@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from release_safety.surfaces.config.syntax import node_text
+from release_safety.code.syntax import node_text
 
 WRAPPERS = {
     "parenthesized_expression",
