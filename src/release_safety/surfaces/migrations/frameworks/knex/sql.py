@@ -7,7 +7,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from release_safety.surfaces.migrations.knex.values import UNDEFINED, Dynamic, js_str, known
+from release_safety.surfaces.migrations.frameworks.knex.values import (
+    UNDEFINED,
+    Dynamic,
+    js_str,
+    known,
+)
 
 
 @dataclass

@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import posixpath
 
-from release_safety.surfaces.migrations.knex.interpreter import Interpreter, ReadModule, parse
-from release_safety.surfaces.migrations.knex.values import Unknown, is_plain
+from release_safety.surfaces.migrations.frameworks.knex.interpreter import (
+    Interpreter,
+    ReadModule,
+    parse,
+)
+from release_safety.surfaces.migrations.frameworks.knex.values import Unknown, is_plain
 
 MAX_IMPORT_DEPTH = 3
 

@@ -20,7 +20,7 @@ import tree_sitter_javascript
 import tree_sitter_typescript
 from tree_sitter import Language, Node, Parser
 
-from release_safety.surfaces.migrations.knex.schema_builder import (
+from release_safety.surfaces.migrations.frameworks.knex.schema_builder import (
     ColumnProxy,
     Fn,
     ForeignProxy,
@@ -31,8 +31,8 @@ from release_safety.surfaces.migrations.knex.schema_builder import (
     SchemaBuilder,
     TableProxy,
 )
-from release_safety.surfaces.migrations.knex.sql import Out
-from release_safety.surfaces.migrations.knex.values import (
+from release_safety.surfaces.migrations.frameworks.knex.sql import Out
+from release_safety.surfaces.migrations.frameworks.knex.values import (
     UNDEFINED,
     Dynamic,
     Unknown,
@@ -45,7 +45,7 @@ from release_safety.surfaces.migrations.knex.values import (
     truthy,
     unknown_part,
 )
-from release_safety.surfaces.migrations.statements import Statement
+from release_safety.surfaces.migrations.sql.statements import Statement
 
 ReadModule = Callable[[str], "str | None"]
 

@@ -13,16 +13,16 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from release_safety.surfaces.migrations.knex.interpreter import (
+from release_safety.surfaces.migrations.frameworks.knex.interpreter import (
     Closure,
     Interpreter,
     ReadModule,
     TooManySteps,
     parse,
 )
-from release_safety.surfaces.migrations.knex.modules import Modules
-from release_safety.surfaces.migrations.knex.schema_builder import Knex
-from release_safety.surfaces.migrations.statements import Extracted, Statement
+from release_safety.surfaces.migrations.frameworks.knex.modules import Modules
+from release_safety.surfaces.migrations.frameworks.knex.schema_builder import Knex
+from release_safety.surfaces.migrations.sql.statements import Extracted, Statement
 
 __all__ = ["ReadModule", "extract_knex"]
 

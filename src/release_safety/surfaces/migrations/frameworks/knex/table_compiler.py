@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
-from release_safety.surfaces.migrations.knex.sql import (
+from release_safety.surfaces.migrations.frameworks.knex.sql import (
     Out,
     Raw,
     columnize,
@@ -15,7 +15,7 @@ from release_safety.surfaces.migrations.knex.sql import (
     render_raw,
     wrap,
 )
-from release_safety.surfaces.migrations.knex.values import (
+from release_safety.surfaces.migrations.frameworks.knex.values import (
     UNDEFINED,
     Dynamic,
     js_str,

@@ -8,7 +8,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from release_safety.surfaces.migrations.knex.sql import (
+from release_safety.surfaces.migrations.frameworks.knex.sql import (
     Out,
     Raw,
     columnize,
@@ -16,8 +16,12 @@ from release_safety.surfaces.migrations.knex.sql import (
     render_raw,
     wrap,
 )
-from release_safety.surfaces.migrations.knex.table_compiler import Column, Foreign, TableBuilder
-from release_safety.surfaces.migrations.knex.values import (
+from release_safety.surfaces.migrations.frameworks.knex.table_compiler import (
+    Column,
+    Foreign,
+    TableBuilder,
+)
+from release_safety.surfaces.migrations.frameworks.knex.values import (
     UNDEFINED,
     Dynamic,
     Unknown,
@@ -25,7 +29,7 @@ from release_safety.surfaces.migrations.knex.values import (
     known,
     truthy,
 )
-from release_safety.surfaces.migrations.sqlfile import split_sql
+from release_safety.surfaces.migrations.sql.sqlfile import split_sql
 
 
 class Host(Protocol):
