@@ -7,7 +7,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from release_safety.common.textcase import lower
-from release_safety.surfaces.migrations.lexer import Tok, TokenError, tokenize
+from release_safety.surfaces.migrations.sql.lexer import Tok, TokenError, tokenize
 
 if TYPE_CHECKING:
     from sqlglot import exp

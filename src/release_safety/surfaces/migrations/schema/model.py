@@ -17,7 +17,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from typing import Any, Final, Literal, Protocol
 
-from release_safety.surfaces.migrations.coltypes import ColType, DomainFacts
+from release_safety.surfaces.migrations.schema.coltypes import ColType, DomainFacts
 
 TableKind = Literal["table", "partitioned", "view", "matview"]
 ConstraintKind = Literal["check", "foreign", "primary", "unique", "exclude"]

@@ -11,14 +11,14 @@ from typing import Literal
 from release_safety.contract.reports import Finding, Unmodelled
 from release_safety.git.snapshot import Change, Snapshot, changes_between, read_text
 from release_safety.settings.model import DEFAULT_MIGRATION_SOURCES, MigrationSource, Settings
-from release_safety.surfaces.migrations.edits import edited_line
-from release_safety.surfaces.migrations.formats import dialect_skipped
+from release_safety.surfaces.migrations.find.edits import edited_line
+from release_safety.surfaces.migrations.find.formats import dialect_skipped
 from release_safety.surfaces.migrations.rules import (
     MIGRATION_NOT_READ,
     SHIPPED_MIGRATION_DELETED,
     SHIPPED_MIGRATION_EDITED,
 )
-from release_safety.surfaces.migrations.sections import tool_of
+from release_safety.surfaces.migrations.sql.sections import tool_of
 
 # Named as migration tools name the migrations they run from code: goose's
 # `20240101120000_backfill.go`, Flyway's `V3__backfill.java`, TypeORM's and sequelize's

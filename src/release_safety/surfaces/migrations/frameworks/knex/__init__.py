@@ -1,6 +1,6 @@
 """knex migrations (`.ts` / `.js`): the SQL statements their `up` function makes PostgreSQL run.
 
-- `values`: the JavaScript value model;
+- `code/jsvalues.py` (the code layer): the JavaScript value model;
 - `interpreter`: tree-sitter's syntax tree of the file, run far enough to know which SQL knex
   sends;
 - `modules`: constants imported from other files of the repository;
@@ -13,16 +13,16 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from release_safety.surfaces.migrations.knex.interpreter import (
+from release_safety.surfaces.migrations.frameworks.knex.interpreter import (
     Closure,
     Interpreter,
     ReadModule,
     TooManySteps,
     parse,
 )
-from release_safety.surfaces.migrations.knex.modules import Modules
-from release_safety.surfaces.migrations.knex.schema_builder import Knex
-from release_safety.surfaces.migrations.statements import Extracted, Statement
+from release_safety.surfaces.migrations.frameworks.knex.modules import Modules
+from release_safety.surfaces.migrations.frameworks.knex.schema_builder import Knex
+from release_safety.surfaces.migrations.sql.statements import Extracted, Statement
 
 __all__ = ["ReadModule", "extract_knex"]
 

@@ -7,7 +7,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from release_safety.code.jsvalues import UNDEFINED, Dynamic, js_str, known
+from release_safety.code.jsvalues import (
+    UNDEFINED,
+    Dynamic,
+    js_str,
+    known,
+)
 
 
 @dataclass

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from release_safety.common.textcase import lower
-from release_safety.surfaces.migrations.lexer import Tok
+from release_safety.surfaces.migrations.sql.lexer import Tok
 
 _TIGHT_BEFORE = frozenset({")", ",", ".", "::", "]"})
 _TIGHT_AFTER = frozenset({"(", ".", "::", "["})

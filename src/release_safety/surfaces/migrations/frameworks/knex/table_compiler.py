@@ -16,7 +16,7 @@ from release_safety.code.jsvalues import (
     to_number,
     truthy,
 )
-from release_safety.surfaces.migrations.knex.sql import (
+from release_safety.surfaces.migrations.frameworks.knex.sql import (
     Out,
     Raw,
     columnize,

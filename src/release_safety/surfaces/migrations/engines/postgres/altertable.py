@@ -7,28 +7,32 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from release_safety.common.textcase import lower
-from release_safety.surfaces.migrations.checkvalues import allowed, constant, passes
-from release_safety.surfaces.migrations.coltypes import ColType, parse_type, type_change
-from release_safety.surfaces.migrations.columns import (
+from release_safety.surfaces.migrations.engines.postgres.checkvalues import (
+    allowed,
+    constant,
+    passes,
+)
+from release_safety.surfaces.migrations.engines.postgres.columns import (
     ColumnDef,
     ConstraintDef,
     Unclassified,
     parse_column,
     parse_constraint,
 )
-from release_safety.surfaces.migrations.context import Context
-from release_safety.surfaces.migrations.facts import Issue, Lock, StatementFacts
-from release_safety.surfaces.migrations.hints import (
+from release_safety.surfaces.migrations.engines.postgres.context import Context
+from release_safety.surfaces.migrations.engines.postgres.facts import Issue, Lock, StatementFacts
+from release_safety.surfaces.migrations.engines.postgres.hints import (
     key_using_index,
     not_null_in_steps,
     sql_of,
     unknown_fact_hint,
     validate_later,
 )
+from release_safety.surfaces.migrations.engines.postgres.volatility import volatility
 from release_safety.surfaces.migrations.rules.ids import RuleId
-from release_safety.surfaces.migrations.schema import Column, Constraint, Index
-from release_safety.surfaces.migrations.tokens import Cursor, Tok, normalise, split_top, words
-from release_safety.surfaces.migrations.volatility import volatility
+from release_safety.surfaces.migrations.schema.coltypes import ColType, parse_type, type_change
+from release_safety.surfaces.migrations.schema.model import Column, Constraint, Index
+from release_safety.surfaces.migrations.sql.tokens import Cursor, Tok, normalise, split_top, words
 
 AEL = Lock.ACCESS_EXCLUSIVE
 SUE = Lock.SHARE_UPDATE_EXCLUSIVE

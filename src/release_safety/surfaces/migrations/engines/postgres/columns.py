@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import pairwise
 
-from release_safety.surfaces.migrations.coltypes import SERIAL_TYPES, ColType, parse_type
-from release_safety.surfaces.migrations.tokens import Cursor, Tok, split_top, words
+from release_safety.surfaces.migrations.schema.coltypes import SERIAL_TYPES, ColType, parse_type
+from release_safety.surfaces.migrations.sql.tokens import Cursor, Tok, split_top, words
 
 _CONSTRAINT_STARTS = frozenset(
     {

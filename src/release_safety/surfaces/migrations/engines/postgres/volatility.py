@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-import release_safety.surfaces.migrations.pgcatalog as pgcatalog
+import release_safety.surfaces.migrations.schema.pgcatalog as pgcatalog
 from release_safety.common.textcase import lower
-from release_safety.surfaces.migrations.schema import Schema
-from release_safety.surfaces.migrations.tokens import Tok
+from release_safety.surfaces.migrations.schema.model import Schema
+from release_safety.surfaces.migrations.sql.tokens import Tok
 
 Volatility = Literal["constant", "volatile", "unknown"]
 

@@ -22,7 +22,7 @@ import re
 from typing import NamedTuple
 
 from release_safety.common.textcase import lower
-from release_safety.surfaces.migrations.tokens import Tok, normalise
+from release_safety.surfaces.migrations.sql.tokens import Tok, normalise
 
 
 class Reference(NamedTuple):

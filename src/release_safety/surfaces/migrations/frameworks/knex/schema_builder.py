@@ -16,7 +16,7 @@ from release_safety.code.jsvalues import (
     known,
     truthy,
 )
-from release_safety.surfaces.migrations.knex.sql import (
+from release_safety.surfaces.migrations.frameworks.knex.sql import (
     Out,
     Raw,
     columnize,
@@ -24,8 +24,12 @@ from release_safety.surfaces.migrations.knex.sql import (
     render_raw,
     wrap,
 )
-from release_safety.surfaces.migrations.knex.table_compiler import Column, Foreign, TableBuilder
-from release_safety.surfaces.migrations.sqlfile import split_sql
+from release_safety.surfaces.migrations.frameworks.knex.table_compiler import (
+    Column,
+    Foreign,
+    TableBuilder,
+)
+from release_safety.surfaces.migrations.sql.sqlfile import split_sql
 
 
 class Host(Protocol):

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from release_safety.surfaces.migrations.columns import Unclassified
-from release_safety.surfaces.migrations.context import Context
-from release_safety.surfaces.migrations.facts import Issue, StatementFacts
-from release_safety.surfaces.migrations.lexer import joined
-from release_safety.surfaces.migrations.schema import Function
-from release_safety.surfaces.migrations.sqlfile import split_sql
-from release_safety.surfaces.migrations.tokens import Tok, tokenize
+from release_safety.surfaces.migrations.engines.postgres.columns import Unclassified
+from release_safety.surfaces.migrations.engines.postgres.context import Context
+from release_safety.surfaces.migrations.engines.postgres.facts import Issue, StatementFacts
+from release_safety.surfaces.migrations.schema.model import Function
+from release_safety.surfaces.migrations.sql.lexer import joined
+from release_safety.surfaces.migrations.sql.sqlfile import split_sql
+from release_safety.surfaces.migrations.sql.tokens import Tok, tokenize
 
 Classifier = Callable[[str, Context, list[Tok] | None], StatementFacts]
 Unit = tuple[str, list[Tok] | None, int]

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:
-    from release_safety.surfaces.migrations.lexer import Tok
+    from release_safety.surfaces.migrations.sql.lexer import Tok
 
 
 @dataclass(init=False, unsafe_hash=True)

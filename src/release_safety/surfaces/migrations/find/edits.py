@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import difflib
 
-from release_safety.surfaces.migrations.sqlfile import split_sql
+from release_safety.surfaces.migrations.sql.sqlfile import split_sql
 
 
 def edited_line(old: str, new: str, *, sql: bool) -> int:

@@ -5,7 +5,11 @@ from __future__ import annotations
 
 from release_safety.code.jsmodules import SCRIPTS, module_candidates
 from release_safety.code.jsvalues import Unknown, is_plain
-from release_safety.surfaces.migrations.knex.interpreter import Interpreter, ReadModule, parse
+from release_safety.surfaces.migrations.frameworks.knex.interpreter import (
+    Interpreter,
+    ReadModule,
+    parse,
+)
 
 MAX_IMPORT_DEPTH = 3
 

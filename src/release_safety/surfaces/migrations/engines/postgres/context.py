@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from release_safety.surfaces.migrations.schema import Column, PreviousRelease, Schema
+from release_safety.surfaces.migrations.schema.model import Column, PreviousRelease, Schema
 
 
 @dataclass(init=False)

@@ -14,9 +14,14 @@ from __future__ import annotations
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
-import release_safety.surfaces.migrations.plpgsql as plpgsql
+import release_safety.surfaces.migrations.engines.postgres.plpgsql as plpgsql
 from release_safety.common.textcase import lower
-from release_safety.surfaces.migrations.altertable import (
+from release_safety.surfaces.migrations.budget import (
+    MAX_BRACKET_NESTING,
+    MAX_NESTING,
+    MAX_STATEMENT_CHARS,
+)
+from release_safety.surfaces.migrations.engines.postgres.altertable import (
     AEL,
     SRE,
     SUE,
@@ -26,29 +31,31 @@ from release_safety.surfaces.migrations.altertable import (
     alter_table,
     owner_changed,
 )
-from release_safety.surfaces.migrations.budget import (
-    MAX_BRACKET_NESTING,
-    MAX_NESTING,
-    MAX_STATEMENT_CHARS,
-)
-from release_safety.surfaces.migrations.coltypes import is_utc, parse_type
-from release_safety.surfaces.migrations.columns import (
+from release_safety.surfaces.migrations.engines.postgres.columns import (
     Unclassified,
     parse_column,
     parse_constraint,
 )
-from release_safety.surfaces.migrations.context import Context
-from release_safety.surfaces.migrations.facts import Lock, StatementFacts
-from release_safety.surfaces.migrations.hints import (
+from release_safety.surfaces.migrations.engines.postgres.context import Context
+from release_safety.surfaces.migrations.engines.postgres.facts import Lock, StatementFacts
+from release_safety.surfaces.migrations.engines.postgres.hints import (
     sql_of,
     unknown_fact_hint,
     validate_later,
     with_concurrently,
 )
+from release_safety.surfaces.migrations.engines.postgres.volatility import (
+    ENDS_SESSIONS,
+    RUNS_SQL,
+    WAITS,
+    calls,
+    function_volatility,
+)
 from release_safety.surfaces.migrations.rules.ids import RuleId
-from release_safety.surfaces.migrations.schema import Domain, Function, Index, Table
-from release_safety.surfaces.migrations.simpledata import Reference, references
-from release_safety.surfaces.migrations.tokens import (
+from release_safety.surfaces.migrations.schema.coltypes import is_utc, parse_type
+from release_safety.surfaces.migrations.schema.model import Domain, Function, Index, Table
+from release_safety.surfaces.migrations.sql.simpledata import Reference, references
+from release_safety.surfaces.migrations.sql.tokens import (
     Cursor,
     Tok,
     TokenError,
@@ -57,13 +64,6 @@ from release_safety.surfaces.migrations.tokens import (
     split_top,
     tokenize,
     words,
-)
-from release_safety.surfaces.migrations.volatility import (
-    ENDS_SESSIONS,
-    RUNS_SQL,
-    WAITS,
-    calls,
-    function_volatility,
 )
 
 if TYPE_CHECKING:

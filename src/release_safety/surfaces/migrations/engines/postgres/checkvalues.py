@@ -12,7 +12,7 @@ from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING
 
 from release_safety.common.textcase import lower
-from release_safety.surfaces.migrations.tokens import Tok, parse_one
+from release_safety.surfaces.migrations.sql.tokens import Tok, parse_one
 
 if TYPE_CHECKING:
     from sqlglot import exp

@@ -14,10 +14,10 @@ import re
 
 from release_safety.common.textcase import lower
 from release_safety.surfaces.migrations.budget import MAX_STATEMENT_CHARS
-from release_safety.surfaces.migrations.lexer import Tok, TokenError, split_tokens
 from release_safety.surfaces.migrations.reading import Reading
-from release_safety.surfaces.migrations.sections import up_section
-from release_safety.surfaces.migrations.statements import Extracted, Statement
+from release_safety.surfaces.migrations.sql.lexer import Tok, TokenError, split_tokens
+from release_safety.surfaces.migrations.sql.sections import up_section
+from release_safety.surfaces.migrations.sql.statements import Extracted, Statement
 
 _TEMPLATE = re.compile(r"\{\{.*?\}\}", re.DOTALL)
 # Lexer tokens: a run of word characters, or a run of text without anything the lexer acts on.

@@ -13,14 +13,19 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Final, Literal
 
-from release_safety.surfaces.migrations.altertable import at_commit
 from release_safety.surfaces.migrations.budget import Budget
-from release_safety.surfaces.migrations.classify import SYNTAX_ERROR, classify
-from release_safety.surfaces.migrations.context import Context
-from release_safety.surfaces.migrations.facts import WEAKEST, Issue, Lock, StatementFacts
+from release_safety.surfaces.migrations.engines.postgres.altertable import at_commit
+from release_safety.surfaces.migrations.engines.postgres.classify import SYNTAX_ERROR, classify
+from release_safety.surfaces.migrations.engines.postgres.context import Context
+from release_safety.surfaces.migrations.engines.postgres.facts import (
+    WEAKEST,
+    Issue,
+    Lock,
+    StatementFacts,
+)
 from release_safety.surfaces.migrations.rules.ids import RuleId
-from release_safety.surfaces.migrations.schema import Column
-from release_safety.surfaces.migrations.statements import Extracted
+from release_safety.surfaces.migrations.schema.model import Column
+from release_safety.surfaces.migrations.sql.statements import Extracted
 
 if TYPE_CHECKING:
     from release_safety.surfaces.annotations import Parsed

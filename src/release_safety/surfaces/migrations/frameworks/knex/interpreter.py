@@ -32,7 +32,7 @@ from release_safety.code.jsvalues import (
     unknown_part,
 )
 from release_safety.code.parsers import parse as parsed
-from release_safety.surfaces.migrations.knex.schema_builder import (
+from release_safety.surfaces.migrations.frameworks.knex.schema_builder import (
     ColumnProxy,
     Fn,
     ForeignProxy,
@@ -43,8 +43,8 @@ from release_safety.surfaces.migrations.knex.schema_builder import (
     SchemaBuilder,
     TableProxy,
 )
-from release_safety.surfaces.migrations.knex.sql import Out
-from release_safety.surfaces.migrations.statements import Statement
+from release_safety.surfaces.migrations.frameworks.knex.sql import Out
+from release_safety.surfaces.migrations.sql.statements import Statement
 
 ReadModule = Callable[[str], "str | None"]
 

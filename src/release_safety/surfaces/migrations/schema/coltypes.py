@@ -17,9 +17,9 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Final
 
-import release_safety.surfaces.migrations.pgcatalog as pgcatalog
+import release_safety.surfaces.migrations.schema.pgcatalog as pgcatalog
 from release_safety.common.textcase import lower
-from release_safety.surfaces.migrations.tokens import Tok
+from release_safety.surfaces.migrations.sql.tokens import Tok
 
 # Spellings of built-in types, as PostgreSQL's type names (pg_type.typname).
 _ALIASES = {
