@@ -31,6 +31,8 @@ OrderKey = tuple[int, tuple[int, ...], str, str]
 Reader = Literal["sql", "knex", "rails", "django", "alembic"]
 CODE_READERS: tuple[Reader, ...] = ("knex", "rails", "django", "alembic")
 """The formats whose migrations are code, read by `frameworks/`."""
+GRAPHED = ("django", "alembic")
+"""The formats whose tool orders its files by a graph the files declare (`frameworks/order`)."""
 
 _VERSION = re.compile(r"(\d+)")
 _FLYWAY = re.compile(r"(?:V(?P<version>\d+(?:[._]\d+)*)|R)__(?P<description>.*)")
@@ -80,11 +82,18 @@ def dialect_skipped(paths: Iterable[str]) -> set[str]:
 
 
 def order_key(
-    path: str, source: MigrationSource, plan: Callable[[str], Mapping[str, int] | None]
+    path: str,
+    source: MigrationSource,
+    plan: Callable[[str], Mapping[str, int] | None],
+    graph: Callable[[MigrationSource], Mapping[str, int]] | None = None,
 ) -> OrderKey | None:
     """Where a file runs among its database's migrations; None when its tool does not run it
-    (a sqitch script its plan does not name)."""
+    (a sqitch script its plan does not name, a Django squash of migrations that are there).
+    `graph` gives the order of a framework that runs its files by a graph (Django, Alembic)."""
     name = path.rpartition("/")[2]
+    if source.format in GRAPHED and graph is not None:
+        position = graph(source).get(path)
+        return None if position is None else (0, (position,), name, path)
     if source.format == "flyway":
         found = _FLYWAY.fullmatch(name.removesuffix(".sql"))
         if found is None:

@@ -24,4 +24,8 @@ def extract_code(
         from release_safety.surfaces.migrations.frameworks.rails import extract_rails
 
         return extract_rails(text, path)
+    if fmt == "alembic":
+        from release_safety.surfaces.migrations.frameworks.alembic import extract_alembic
+
+        return extract_alembic(text, path)
     raise ValueError(f"no reader for {fmt} migrations")
