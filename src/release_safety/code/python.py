@@ -68,6 +68,14 @@ def constants(tree: ast.Module) -> dict[str, object]:
     return found
 
 
+def elements(node: ast.AST, names: Mapping[str, object] | None = None) -> list[object] | None:
+    """Each item of a list or tuple literal evaluated on its own (an item computed at run time
+    is Unknown while the others keep their values); None for what is not such a literal."""
+    if not isinstance(node, ast.List | ast.Tuple):
+        return None
+    return [evaluate(item, names) for item in node.elts]
+
+
 def evaluate(node: ast.AST, names: Mapping[str, object] | None = None) -> object:
     """The value of a literal; `names` gives module constants their values. What is computed
     at run time is Unknown naming it."""

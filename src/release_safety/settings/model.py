@@ -250,6 +250,10 @@ DEFAULT_MIGRATION_SOURCES = (
         exclude=r".*\.d\.ts",
         format="knex",
     ),
+    MigrationSource(path="**/db/migrate", format="rails"),
+    MigrationSource(path="**/migrations", format="django"),
+    MigrationSource(path="**/alembic/versions", format="alembic"),
+    MigrationSource(path="**/migrations/versions", format="alembic"),
 )
 
 

@@ -266,7 +266,7 @@ def unread_migration(snapshot: Snapshot, path: str, settings: Settings) -> Unmod
     folder, _, name = path.rpartition("/")
     exclusion = _exclusion(path)
     if in_code(path, settings):
-        return _code_gap(path, 1, exclusion)
+        return _default_gap(snapshot, path, exclusion) or _code_gap(path, 1, exclusion)
     every = (*settings.migrations.sources, *DEFAULT_MIGRATION_SOURCES)
     if snapshot.blob_id(path) is None:  # a link or a submodule: git stores no migration there
         if not any(s.holds(path) or s.holds(f"{path}/x") for s in every):
@@ -303,18 +303,9 @@ def unread_migration(snapshot: Snapshot, path: str, settings: Settings) -> Unmod
         )
     if any(s.holds(path) for s in settings.migrations.sources):
         return None
-    default = migration_files(snapshot, DEFAULT_MIGRATION_SOURCES).get(path)
+    default = _default_gap(snapshot, path, exclusion)
     if default is not None:
-        fmt: str = DEFAULT_MIGRATION_SOURCES[default].format
-        if fmt == "sql":
-            fmt = sql_format(snapshot, path)
-        return Unmodelled(
-            file=path,
-            line=1,
-            what=f"a {fmt} migration in {folder or '.'} that no [[migrations.sources]] reads",
-            way_out=f"add a [[migrations.sources]] with path = {folder!r} and "
-            f"format = {fmt!r} so it is read, {exclusion}",
-        )
+        return default
     if name.endswith(_CODE_SUFFIXES) and _NOT_A_MIGRATION.fullmatch(name) is None:
         if _CODE_MIGRATION.fullmatch(name) and any(
             s.holds(path) for s in DEFAULT_MIGRATION_SOURCES
@@ -325,6 +316,29 @@ def unread_migration(snapshot: Snapshot, path: str, settings: Settings) -> Unmod
         if found is not None:
             return _code_gap(path, text.count("\n", 0, found.start()) + 1, exclusion)
     return None
+
+
+def _default_gap(snapshot: Snapshot, path: str, exclusion: str) -> Unmodelled | None:
+    """A file the default discovery reads (SQL, knex, Rails, Django, Alembic) that no source
+    of the settings reads: with the source to add, in its format."""
+    default = migration_files(snapshot, DEFAULT_MIGRATION_SOURCES).get(path)
+    if default is None:
+        return None
+    fmt = default_format(snapshot, path, DEFAULT_MIGRATION_SOURCES[default])
+    folder = path.rpartition("/")[0]
+    return Unmodelled(
+        file=path,
+        line=1,
+        what=f"a {fmt} migration in {folder or '.'} that no [[migrations.sources]] reads",
+        way_out=f"add a [[migrations.sources]] with path = {folder!r} and "
+        f"format = {fmt!r} so it is read, {exclusion}",
+    )
+
+
+def default_format(snapshot: Snapshot, path: str, source: MigrationSource) -> str:
+    """The format a file the default discovery found is written for: its source's (knex,
+    Rails, Django, Alembic), or for SQL the tool its markers and name say (`sql_format`)."""
+    return sql_format(snapshot, path) if source.format == "sql" else source.format
 
 
 def _code_gap(path: str, line: int, exclusion: str) -> Unmodelled:

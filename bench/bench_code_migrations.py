@@ -1,0 +1,128 @@
+"""Migrations written in code (Rails, Django, Alembic) on real services, release by release.
+
+    python bench/bench_code_migrations.py NAME=/work/.mirror/OWNER+NAME/repo ... [--last 8] \
+        [--before /work/main/.venv/bin/python]
+
+Each repository (a bare mirror brought with the search tool's `fetch`, cloned to a temporary
+folder here and never committed) is judged on its last N release tags with the settings a user
+of a service whose only surface is its database would write: the other surfaces `absent` with
+their reason, the migrations found by the default discovery (no `[[migrations.sources]]`).
+One Markdown row per release: how many migrations it adds, the verdict, the findings it rests on
+(rule, file:line), and, with `--before`, the verdict of the tool before migrations in code were
+read (another Python with release-safety installed, the landed code).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+SETTINGS = """\
+tag_pattern = '^v?(?P<version>\\d+\\.\\d+(?:\\.\\d+)?)$'
+[rest]
+absent = "the benchmark judges the database migrations alone, not the HTTP API"
+[mcp]
+absent = "the benchmark judges the database migrations alone; the service has no MCP server"
+[config]
+absent = "the benchmark judges the database migrations alone, not the configuration"
+[deployment]
+absent = "the benchmark judges the database migrations alone, not the deployment files"
+"""
+
+
+def clone(source: Path, folder: Path) -> Path:
+    target = folder / "repo.git"
+    command = ["git", "-c", "safe.directory=*", "clone", "-q", "--bare", str(source), str(target)]
+    subprocess.run(command, check=True)
+    return target
+
+
+def release_tags(repo: Path, settings: Path, last: int) -> list[str]:
+    """The newest `last` release tags, oldest first, as the tool orders them."""
+    from release_safety.git.repository import GitRepo
+    from release_safety.settings.model import load_settings
+
+    repository = GitRepo(repo)
+    try:
+        tags = repository.release_tags(load_settings(repo, settings).tags)
+    finally:
+        repository.close()
+    return [t.tag for t in tags[-last:]]
+
+
+def generate(
+    python: str, repo: Path, tag: str, settings: Path, folder: Path
+) -> tuple[dict[str, Any], float]:
+    evidence = folder / f"{tag}.evidence.json"
+    command = [python, "-m", "release_safety", "generate", "--repo", str(repo), "--to", tag]
+    command += ["--config", str(settings), "--out", str(folder / f"{tag}.json")]
+    command += ["--evidence", str(evidence)]
+    start = time.perf_counter()
+    subprocess.run(command, check=False, capture_output=True, env=os.environ)
+    found = json.loads(evidence.read_text())
+    artifact = json.loads((folder / f"{tag}.json").read_text())
+    found["added"] = artifact.get("migrations", {}).get("count", 0)
+    return found, time.perf_counter() - start
+
+
+def shown(verdict: object) -> str:
+    return {True: "true", False: "**false**", "unknown": "unknown"}[verdict]  # type: ignore[index]
+
+
+def findings(evidence: dict[str, Any]) -> str:
+    parts = []
+    for finding in evidence["because"]:
+        where = f"{finding['file'].rpartition('/')[2]}:{finding['line']}" if finding["file"] else ""
+        parts.append(f"`{finding['rule']}` {where}".strip())
+    return "; ".join(parts[:6]) + (f"; +{len(parts) - 6} more" if len(parts) > 6 else "") or "-"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("services", nargs="+", help="NAME=/path/to/bare/repo")
+    parser.add_argument("--last", type=int, default=8)
+    parser.add_argument("--before", help="a Python whose release-safety is the landed code")
+    options = parser.parse_args()
+    load = os.getloadavg()[0]
+    decisive_now = decisive_before = total = 0
+    print("| service | release | migrations added | verdict | findings it rests on | before | s |")
+    print("|---|---|---|---|---|---|---|")
+    for service in options.services:
+        name, _, path = service.partition("=")
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = Path(tmp)
+            repo = clone(Path(path), folder)
+            settings = folder / "settings.toml"
+            settings.write_text(SETTINGS)
+            for tag in release_tags(repo, settings, options.last):
+                evidence, seconds = generate(sys.executable, repo, tag, settings, folder)
+                before = "-"
+                if options.before:
+                    (folder / "before").mkdir(exist_ok=True)
+                    old, _ = generate(options.before, repo, tag, settings, folder / "before")
+                    before = shown(old["rollingUpdateSafe"])
+                    decisive_before += old["rollingUpdateSafe"] != "unknown"
+                verdict = evidence["rollingUpdateSafe"]
+                decisive_now += verdict != "unknown"
+                total += 1
+                print(
+                    f"| {name} | {tag} | {evidence['added']} | {shown(verdict)} | "
+                    f"{findings(evidence)} | {before} | {seconds:.1f} |"
+                )
+    print()
+    print(
+        f"decisive (true or false): {decisive_now} of {total} releases"
+        + (f"; before: {decisive_before} of {total}" if options.before else "")
+    )
+    print(f"load average: {load:.1f} before, {os.getloadavg()[0]:.1f} after (2 cores, shared)")
+
+
+if __name__ == "__main__":
+    main()
