@@ -148,3 +148,43 @@ def test_a_release_adding_no_migration_is_judged(
 ) -> None:
     evidence = _evidence(make_repo, tmp_path, {"README.md": "a release without migrations\n"})
     assert evidence["rollingUpdateSafe"] is True, evidence["because"]
+
+
+def _sql(body: str, head: str = "") -> list[str | None]:
+    extracted = extract_rails(_migration(body, head), "db/migrate/20240301000000_x.rb")
+    return [s.sql or f"unknown: {s.reason}" for s in extracted.statements]
+
+
+def test_forms_activerecord_7_writes_are_read() -> None:
+    body = (
+        "  def self.up\n"
+        "    create_enum :status, %w[ok error]\n"
+        "    add_column :users, :status, :enum, enum_type: :status, default: 'ok'\n"
+        "    add_column :users, :seen_at, :datetime, default: -> { 'CURRENT_TIMESTAMP' }\n"
+        "    add_index :users, [:name, :email], order: { email: :desc }, name: \"by_#{'name'}\"\n"
+        "    rename_index :users, 'by_name', 'users_by_name'\n"
+        "  end\n"
+    )
+    assert _sql(body) == [
+        "CREATE TYPE \"status\" AS ENUM ('ok', 'error')",
+        'ALTER TABLE "users" ADD "status" status DEFAULT \'ok\'',
+        'ALTER TABLE "users" ADD "seen_at" timestamp(6) DEFAULT CURRENT_TIMESTAMP',
+        'CREATE INDEX "by_name" ON "users" ("name", "email" DESC)',
+        'ALTER INDEX "by_name" RENAME TO "users_by_name"',
+    ]
+
+
+def test_what_runs_in_ruby_is_unknown_naming_it() -> None:
+    body = (
+        "  def change\n"
+        "    add_column :users, :age, :integer unless column_exists?(:users, :age)\n"
+        '    execute "UPDATE users SET name = #{quote(name)}"\n'
+        "    add_column :users, :x, :string, stored: true\n"
+        "  end\n"
+    )
+    assert _sql(body) == [
+        "unknown: rails: `add_column :users, :age, :integer unless column_exists?(:...`, "
+        "not a migration method",
+        "unknown: rails: SQL the interpolation `#{quote(name)}`",
+        "unknown: rails: the column option stored: not modelled",
+    ]

@@ -20,7 +20,7 @@ from functools import partial
 from tree_sitter import Node
 
 from release_safety.code import ruby
-from release_safety.code.literals import Symbol, name_of
+from release_safety.code.literals import Proc, Symbol, name_of
 from release_safety.code.syntax import error_line
 from release_safety.surfaces.migrations.frameworks.emit import (
     Dynamic,
@@ -78,6 +78,7 @@ _TYPES = {
 }
 _INTEGER_LIMITS = {1: "smallint", 2: "smallint", 3: "integer", 4: "integer"}
 _COLUMN_OPTIONS = {
+    "enum_type",
     "default",
     "null",
     "limit",
@@ -119,7 +120,7 @@ def _extract(text: str) -> Extracted:
     for statement in ruby.statements(migration):
         if ruby.call_name(statement) == "disable_ddl_transaction!":
             transactional = False
-        elif statement.type == "method":
+        elif statement.type in ("method", "singleton_method"):  # `def up`, `def self.up`
             name = statement.child_by_field_name("name")
             methods[ruby.shown(name) if name is not None else ""] = statement
     body = methods.get("change") or methods.get("up")
@@ -208,6 +209,11 @@ class _Reader:
 
     def column_type(self, kind: object, options: dict[str, object]) -> str:
         name = _name(kind)
+        if name == "enum":
+            if "enum_type" not in options:
+                raise Dynamic("an enum column without its enum_type")
+            sql = _name(options["enum_type"])
+            return sql + "[]" if known(options.get("array")) is True else sql
         sql = _TYPES.get(name, name)
         limit, precision, scale = (known(options.get(k)) for k in ("limit", "precision", "scale"))
         if name == "integer" and isinstance(limit, int):
@@ -250,6 +256,8 @@ def _name(value: object) -> str:
 def _default(value: object, array: bool) -> str:
     """A column default as ActiveRecord quotes it."""
     value = known(value)
+    if isinstance(value, Proc) and isinstance(value.value, str):
+        return value.value  # a block's string is SQL, written as is
     if isinstance(value, bool):
         return "TRUE" if value else "FALSE"
     if isinstance(value, int | float):
@@ -432,7 +440,7 @@ def _foreign_key_clause(table: str, target: str, column: str, options: dict[str,
 
 
 _ACTIONS = {"cascade": "CASCADE", "nullify": "SET NULL", "restrict": "RESTRICT"}
-_INDEX_OPTIONS = {"name", "unique", "algorithm", "where", "using", "if_not_exists"}
+_INDEX_OPTIONS = {"name", "unique", "algorithm", "where", "using", "if_not_exists", "order"}
 
 
 def _emit_index(
@@ -447,8 +455,17 @@ def _emit_index(
     exists = " IF NOT EXISTS" if known(options.get("if_not_exists")) else ""
     using = f" USING {_name(options['using'])}" if "using" in options else ""
     where = f" WHERE {known(options['where'])}" if "where" in options else ""
-    on = f"{quote(table)}{using} ({', '.join(quote(c) for c in columns)}){where}"
+    order = known(options.get("order"))
+    listed = ", ".join(quote(c) + _direction(order, c) for c in columns)
+    on = f"{quote(table)}{using} ({listed}){where}"
     reader.out.sql(line, f"CREATE {unique}INDEX{concurrently}{exists} {quote(name)} ON {on}")
+
+
+def _direction(order: object, column: str) -> str:
+    """` DESC` / ` ASC` of a column, from `order: :desc` or `order: { column: :desc }`."""
+    if isinstance(order, dict):
+        order = order.get(column)
+    return "" if order is None else f" {_name(order).upper()}"
 
 
 def _concurrently(options: dict[str, object]) -> bool:
@@ -640,6 +657,19 @@ def _execute(reader: _Reader, call: _Call) -> None:
     reader.out.script(call.line, call.arg(0))
 
 
+def _create_enum(reader: _Reader, call: _Call) -> None:
+    values = known(call.arg(1))
+    if not isinstance(values, list):
+        raise Dynamic("create_enum whose values are not a list")
+    labels = ", ".join(_default(_name(v), False) for v in values)
+    reader.out.sql(call.line, f"CREATE TYPE {quote(_name(call.arg(0)))} AS ENUM ({labels})")
+
+
+def _rename_index(reader: _Reader, call: _Call) -> None:
+    old, new = quote(_name(call.arg(1))), quote(_name(call.arg(2)))
+    reader.out.sql(call.line, f"ALTER INDEX {old} RENAME TO {new}")
+
+
 def _enable_extension(reader: _Reader, call: _Call) -> None:
     reader.out.sql(call.line, f"CREATE EXTENSION IF NOT EXISTS {quote(_name(call.arg(0)))}")
 
@@ -689,7 +719,6 @@ _TABLE_METHODS = {
     "foreign_key": "add_foreign_key",
     "remove_foreign_key": "remove_foreign_key",
     "column": "add_column",
-    "remove_timestamps": "remove_timestamps",
 }
 
 
@@ -715,7 +744,7 @@ def _table_call(reader: _Reader, table: object, variable: str, statement: Node) 
     standing = _TABLE_METHODS.get(method)
     if standing is not None and standing in _HANDLERS:
         _HANDLERS[standing](reader, call)
-    elif method in _TYPES:
+    elif method in _TYPES or method == "enum":
         for column in call.args[1:]:
             added = _Call(
                 call.line, [table, column, Symbol(method)], _without_index(call.options), statement
@@ -753,6 +782,8 @@ _HANDLERS: dict[str, Callable[[_Reader, _Call], None]] = {
     "add_timestamps": _add_timestamps,
     "execute": _execute,
     "enable_extension": _enable_extension,
+    "create_enum": _create_enum,
+    "rename_index": _rename_index,
     "reversible": _reversible,
     "say_with_time": _block_runs,
     "say": _say,
