@@ -136,3 +136,46 @@ def test_a_release_adding_no_revision_is_judged(
 ) -> None:
     evidence = _evidence(make_repo, tmp_path, {"README.md": "no schema change\n"}, "none")
     assert evidence["rollingUpdateSafe"] is True, evidence["because"]
+
+
+GUID = """\
+from sqlalchemy.dialects.postgresql import UUID
+from sqlalchemy.types import CHAR, DateTime, TypeDecorator
+
+
+class GUID(TypeDecorator):
+    impl = CHAR
+
+    def load_dialect_impl(self, dialect):
+        if dialect.name == "postgresql":
+            return dialect.type_descriptor(UUID())
+        return dialect.type_descriptor(CHAR(32))
+
+
+class Naive(TypeDecorator):
+    impl = DateTime
+"""
+
+
+def test_a_column_type_of_the_services_own_is_read_where_it_is_defined() -> None:
+    modules = {
+        "app/db/types.py": "from app.db.guid import GUID, Naive  # noqa: F401\n",
+        "app/db/guid.py": GUID,
+    }
+    body = (
+        "    op.add_column('users', sa.Column('key', app.db.types.GUID(), nullable=True))\n"
+        "    op.add_column('users', sa.Column('seen', Naive(), nullable=True))\n"
+        "    with op.batch_alter_table('users') as batch_op:\n"
+        "        batch_op.create_index(batch_op.f('ix_users_key'), ['key'])\n"
+        "    op.add_column('users', sa.Column('other', Missing(), nullable=True))"
+    )
+    head = "import app.db.types\nfrom app.db.guid import Naive\nfrom elsewhere import Missing\n"
+    extracted = extract_alembic(
+        head + _revision("r", None, body), "v/r.py", read_module=modules.get
+    )
+    assert [s.sql or s.reason for s in extracted.statements] == [
+        "ALTER TABLE users ADD COLUMN key UUID",
+        "ALTER TABLE users ADD COLUMN seen TIMESTAMP WITHOUT TIME ZONE",
+        "CREATE INDEX ix_users_key ON users (key)",
+        "alembic: the type `Missing()`, not modelled",
+    ]

@@ -31,5 +31,5 @@ def extract_code(
     if fmt == "alembic":
         from release_safety.surfaces.migrations.frameworks.alembic import extract_alembic
 
-        return extract_alembic(text, path)
+        return extract_alembic(text, path, read_module=read_module)
     raise ValueError(f"no reader for {fmt} migrations")
