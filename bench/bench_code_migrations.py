@@ -7,9 +7,10 @@ Each repository (a bare mirror brought with the search tool's `fetch`, cloned to
 folder here and never committed) is judged on its last N release tags with the settings a user
 of a service whose only surface is its database would write: the other surfaces `absent` with
 their reason, the migrations found by the default discovery (no `[[migrations.sources]]`).
-One Markdown row per release: how many migrations it adds, the verdict, the findings it rests on
-(rule, file:line), and, with `--before`, the verdict of the tool before migrations in code were
-read (another Python with release-safety installed, the landed code).
+One Markdown row per release: how many migrations it adds, the migrations surface's verdict (the
+other surfaces are declared absent and left out), the migrations findings it rests on
+(rule, file:line), and, with `--before`, the same verdict from the tool before migrations in
+code were read (another Python with release-safety installed: the landed code).
 """
 
 from __future__ import annotations
@@ -72,13 +73,29 @@ def generate(
     return found, time.perf_counter() - start
 
 
+def migrations_verdict(evidence: dict[str, Any]) -> object:
+    """The migrations surface's own answer: unknown when it was not checked or a finding of it
+    is unknown, false when one is breaking, else true (the other surfaces are left out: the
+    benchmark declares them absent, and a service's files may say otherwise)."""
+    surface = next(s for s in evidence["surfaces"] if s["surface"] == "migrations")
+    severities = {
+        f["severity"]
+        for f in evidence["findings"]
+        if f["surface"] == "migrations" and not f.get("acknowledged")
+    }
+    if not surface["checked"] or "unknown" in severities:
+        return "unknown"
+    return "breaking" not in severities
+
+
 def shown(verdict: object) -> str:
     return {True: "true", False: "**false**", "unknown": "unknown"}[verdict]  # type: ignore[index]
 
 
 def findings(evidence: dict[str, Any]) -> str:
     parts = []
-    for finding in evidence["because"]:
+    blocking = [f for f in evidence["findings"] if f["severity"] in ("breaking", "unknown")]
+    for finding in [f for f in blocking if f["surface"] == "migrations"]:
         where = f"{finding['file'].rpartition('/')[2]}:{finding['line']}" if finding["file"] else ""
         parts.append(f"`{finding['rule']}` {where}".strip())
     return "; ".join(parts[:6]) + (f"; +{len(parts) - 6} more" if len(parts) > 6 else "") or "-"
@@ -107,9 +124,9 @@ def main() -> None:
                 if options.before:
                     (folder / "before").mkdir(exist_ok=True)
                     old, _ = generate(options.before, repo, tag, settings, folder / "before")
-                    before = shown(old["rollingUpdateSafe"])
-                    decisive_before += old["rollingUpdateSafe"] != "unknown"
-                verdict = evidence["rollingUpdateSafe"]
+                    before = shown(migrations_verdict(old))
+                    decisive_before += migrations_verdict(old) != "unknown"
+                verdict = migrations_verdict(evidence)
                 decisive_now += verdict != "unknown"
                 total += 1
                 print(

@@ -85,6 +85,9 @@ _RUN_TIME = {
 _EMPTY_STRINGS = {"CharField", "TextField", "EmailField", "URLField", "SlugField", "FileField"}
 _EMPTY_STRINGS |= {"ImageField", "FilePathField"}
 """The fields whose blank value is `''` (Django's `empty_strings_allowed`)."""
+_NO_COLUMN = {"TaggableManager", "GenericRelation"}
+"""Relations with no column and no table of their own (django-taggit's manager, a generic
+relation): Django emits no SQL for them."""
 _NO_SQL = {"AlterModelOptions", "AlterModelManagers"}
 _CONTRIB = {"auth", "contenttypes", "sites", "admin", "sessions"}
 """Django's own apps, whose models' keys are `integer` (their AutoField); another app's model
@@ -311,6 +314,8 @@ class _Reader:
         elif kind == "DecimalField":
             digits, places = known(options.get("max_digits")), known(options.get("decimal_places"))
             db_type = f"numeric({digits}, {places})"
+        elif kind in _NO_COLUMN:
+            return _Field("ManyToManyField", "", "", True)
         elif kind == "ManyToManyField":
             to = python.keywords(node).get("to", node.args[0] if node.args else None)
             target = _target(to, self.app, self.scope)
