@@ -13,7 +13,7 @@ from tree_sitter import Node
 from release_safety.code.jsvalues import Unknown
 from release_safety.code.literals import Symbol, unescape
 from release_safety.code.parsers import parse as parsed
-from release_safety.code.syntax import node_text
+from release_safety.code.syntax import node_text, shown
 
 _RAW_SIGILS = {"S", "C"}
 _STRING_SIGILS = {"s", "S", "c", "C"}
@@ -22,12 +22,6 @@ _STRING_SIGILS = {"s", "S", "c", "C"}
 def parse(source: bytes) -> Node:
     """The root of an Elixir source's syntax tree (check `root.has_error`)."""
     return parsed("elixir", source)
-
-
-def shown(node: Node) -> str:
-    """A construct as a finding names it: its source, on one line, 60 characters at most."""
-    text = " ".join(node_text(node).split())
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def call_name(node: Node) -> str | None:

@@ -9,12 +9,12 @@ import ast
 from collections.abc import Callable, Mapping
 
 from release_safety.code.jsvalues import Unknown
+from release_safety.code.syntax import one_line
 
 
 def shown(node: ast.AST) -> str:
     """A construct as a finding names it: its source, on one line, 60 characters at most."""
-    text = " ".join(ast.unparse(node).split())
-    return text if len(text) <= 60 else text[:57] + "..."
+    return one_line(ast.unparse(node))
 
 
 def dotted(node: ast.AST | None) -> str | None:

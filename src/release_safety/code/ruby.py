@@ -13,7 +13,7 @@ from tree_sitter import Node
 from release_safety.code.jsvalues import Unknown
 from release_safety.code.literals import Proc, Symbol, dedent, unescape
 from release_safety.code.parsers import parse as parsed
-from release_safety.code.syntax import node_text
+from release_safety.code.syntax import node_text, shown
 
 _STRING_METHODS: dict[str, Callable[[str], str]] = {
     "squish": lambda s: " ".join(s.split()),
@@ -30,12 +30,6 @@ _SKIPPED = {"comment", "heredoc_body", "empty_statement"}
 def parse(source: bytes) -> Node:
     """The root of a Ruby source's syntax tree (check `root.has_error`)."""
     return parsed("ruby", source)
-
-
-def shown(node: Node) -> str:
-    """A construct as a finding names it: its source, on one line, 60 characters at most."""
-    text = " ".join(node_text(node).split())
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def call_name(node: Node) -> str | None:

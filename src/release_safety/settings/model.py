@@ -88,6 +88,7 @@ MigrationFormat = Literal[
     "rails",
     "django",
     "alembic",
+    "typeorm",
 ]
 """The migration tools whose files a source reads, by name (docs/settings: their naming rules)."""
 
@@ -103,6 +104,7 @@ FORMAT_PATTERNS: dict[str, str] = {
     "rails": r"\d+_\w+\.rb",
     "django": r"\d{4}_\w+\.py",
     "alembic": r"[A-Za-z0-9][\w-]*\.py",
+    "typeorm": r"\d{13}-[\w.-]+\.(?:ts|js)",
 }
 """The file names each format's tool runs, when a source gives no `pattern`."""
 
@@ -123,8 +125,8 @@ class MigrationSource(_Closed):
     format: MigrationFormat = Field(
         default="sql",
         description="the tool that runs the files: sql, golang-migrate, goose, popx, dbmate, "
-        "flyway, sqitch, knex, rails, django or alembic (its naming, order and transaction "
-        "rules)",
+        "flyway, sqitch, knex, rails, django, alembic or typeorm (its naming, order and "
+        "transaction rules)",
     )
     edition: Literal["core", "ee", "auto"] = "auto"
     database: str = Field(
@@ -254,6 +256,8 @@ DEFAULT_MIGRATION_SOURCES = (
     MigrationSource(path="**/migrations", format="django"),
     MigrationSource(path="**/alembic/versions", format="alembic"),
     MigrationSource(path="**/migrations/versions", format="alembic"),
+    MigrationSource(path="**/migrations", exclude=r".*\.d\.ts", format="typeorm"),
+    MigrationSource(path="**/migration", exclude=r".*\.d\.ts", format="typeorm"),
 )
 
 

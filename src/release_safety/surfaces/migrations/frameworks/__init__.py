@@ -32,4 +32,8 @@ def extract_code(
         from release_safety.surfaces.migrations.frameworks.alembic import extract_alembic
 
         return extract_alembic(text, path, read_module=read_module)
+    if fmt == "typeorm":
+        from release_safety.surfaces.migrations.frameworks.typeorm import extract_typeorm
+
+        return extract_typeorm(text, path)
     raise ValueError(f"no reader for {fmt} migrations")

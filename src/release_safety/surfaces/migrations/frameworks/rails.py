@@ -21,7 +21,7 @@ from tree_sitter import Node
 
 from release_safety.code import ruby
 from release_safety.code.literals import Proc, Symbol, name_of
-from release_safety.code.syntax import error_line
+from release_safety.code.syntax import error_line, shown
 from release_safety.surfaces.migrations.frameworks.emit import (
     Dynamic,
     Out,
@@ -122,7 +122,7 @@ def _extract(text: str) -> Extracted:
             transactional = False
         elif statement.type in ("method", "singleton_method"):  # `def up`, `def self.up`
             name = statement.child_by_field_name("name")
-            methods[ruby.shown(name) if name is not None else ""] = statement
+            methods[shown(name) if name is not None else ""] = statement
     body = methods.get("change") or methods.get("up")
     reader = _Reader(Out(FRAMEWORK), dict(constants), version)
     if body is None:
@@ -138,7 +138,7 @@ def _migration_class(root: Node) -> Node | None:
         node = stack.pop()
         if node.type == "class":
             superclass = node.child_by_field_name("superclass")
-            if superclass is not None and "ActiveRecord::Migration" in ruby.shown(superclass):
+            if superclass is not None and "ActiveRecord::Migration" in shown(superclass):
                 return node
         stack.extend(reversed(node.named_children))
     return None
@@ -146,7 +146,7 @@ def _migration_class(root: Node) -> Node | None:
 
 def _version(migration: Node) -> float:
     """The `[6.1]` of `ActiveRecord::Migration[6.1]` (datetime columns differ from 7.0 on)."""
-    superclass = ruby.shown(migration.child_by_field_name("superclass") or migration)
+    superclass = shown(migration.child_by_field_name("superclass") or migration)
     number = superclass.rpartition("[")[2].rstrip("]")
     try:
         return float(number)
@@ -169,7 +169,7 @@ class _Call:
 
     def arg(self, index: int) -> object:
         if index >= len(self.args):
-            raise Dynamic(f"`{ruby.shown(self.node)}` without its argument {index + 1}")
+            raise Dynamic(f"`{shown(self.node)}` without its argument {index + 1}")
         return self.args[index]
 
 
@@ -188,15 +188,15 @@ class _Reader:
         if node.type == "assignment":
             left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
             if left is not None and right is not None and left.type == "identifier":
-                self.scope[ruby.shown(left)] = ruby.evaluate(right, self.scope)
+                self.scope[shown(left)] = ruby.evaluate(right, self.scope)
                 return
         name = ruby.call_name(node)
         if node.type != "call" or ruby.receiver(node) is not None or name is None:
-            self.out.unknown(line, f"`{ruby.shown(node)}`, not a migration method")
+            self.out.unknown(line, f"`{shown(node)}`, not a migration method")
             return
         handler = _HANDLERS.get(name)
         if handler is None:
-            self.out.unknown(line, f"the call `{ruby.shown(node)}`, not modelled")
+            self.out.unknown(line, f"the call `{shown(node)}`, not modelled")
             return
         self.out.guarded(line, lambda: handler(self, self.call(node)))
 
@@ -362,8 +362,8 @@ def _table_definition(
     """One `t.<type> ...` of a create_table block: a column definition, a constraint (written
     after the columns), or a statement run after the table is created (an index)."""
     target, method = ruby.receiver(statement), ruby.call_name(statement)
-    if target is None or ruby.shown(target) != variable or method is None:
-        raise Dynamic(f"`{ruby.shown(statement)}` in create_table, not modelled")
+    if target is None or shown(target) != variable or method is None:
+        raise Dynamic(f"`{shown(statement)}` in create_table, not modelled")
     call = reader.call(statement)
     options = call.options
     if method == "timestamps":
@@ -618,7 +618,7 @@ def _foreign_key_name(call: _Call) -> str:
     elif len(call.args) > 1:
         column = f"{_singular(_name(call.args[1]))}_id"
     else:
-        raise Dynamic(f"`{ruby.shown(call.node)}` without a table, a column or a name")
+        raise Dynamic(f"`{shown(call.node)}` without a table, a column or a name")
     return f"fk_rails_{_digest(f'{table}_{column}_fk')}"
 
 
@@ -633,7 +633,7 @@ def _add_check_constraint(reader: _Reader, call: _Call) -> None:
 def _remove_check_constraint(reader: _Reader, call: _Call) -> None:
     expression = call.args[1] if len(call.args) > 1 else None
     if expression is None and "name" not in call.options:
-        raise Dynamic(f"`{ruby.shown(call.node)}` without an expression or a name")
+        raise Dynamic(f"`{shown(call.node)}` without an expression or a name")
     name = _check_name(_name(call.arg(0)), expression, call.options)
     _alter(reader, call, f"DROP CONSTRAINT {quote(name)}")
 
@@ -644,7 +644,7 @@ def _validate_foreign_key(reader: _Reader, call: _Call) -> None:
 
 def _validate_check_constraint(reader: _Reader, call: _Call) -> None:
     if "name" not in call.options and len(call.args) < 2:
-        raise Dynamic(f"`{ruby.shown(call.node)}` without an expression or a name")
+        raise Dynamic(f"`{shown(call.node)}` without an expression or a name")
     name = _check_name(_name(call.arg(0)), call.args[-1], call.options)
     _alter(reader, call, f"VALIDATE CONSTRAINT {quote(name)}")
 
@@ -679,13 +679,13 @@ def _reversible(reader: _Reader, call: _Call) -> None:
     block = ruby.block(call.node)
     variable = next(iter(ruby.block_parameters(block)), None) if block is not None else None
     if block is None or variable is None:
-        raise Dynamic(f"`{ruby.shown(call.node)}` without a block taking the direction")
+        raise Dynamic(f"`{shown(call.node)}` without a block taking the direction")
     for statement in ruby.statements(block):
         target, method = ruby.receiver(statement), ruby.call_name(statement)
         inner = ruby.block(statement) if statement.type == "call" else None
-        ours = target is not None and ruby.shown(target) == variable
+        ours = target is not None and shown(target) == variable
         if not ours or method not in ("up", "down") or inner is None:
-            reader.out.unknown(_line(statement), f"`{ruby.shown(statement)}` in reversible")
+            reader.out.unknown(_line(statement), f"`{shown(statement)}` in reversible")
         elif method == "up":
             reader.run(ruby.statements(inner))
 
@@ -738,8 +738,8 @@ def _change_table(reader: _Reader, call: _Call) -> None:
 
 def _table_call(reader: _Reader, table: object, variable: str, statement: Node) -> None:
     target, method = ruby.receiver(statement), ruby.call_name(statement)
-    if target is None or ruby.shown(target) != variable or method is None:
-        raise Dynamic(f"`{ruby.shown(statement)}` in change_table, not modelled")
+    if target is None or shown(target) != variable or method is None:
+        raise Dynamic(f"`{shown(statement)}` in change_table, not modelled")
     call = reader.call(statement, [table])
     standing = _TABLE_METHODS.get(method)
     if standing is not None and standing in _HANDLERS:
@@ -753,7 +753,7 @@ def _table_call(reader: _Reader, table: object, variable: str, statement: Node) 
             if known(call.options.get("index")):
                 _emit_index(reader, call.line, _name(table), [_name(column)], {})
     else:
-        raise Dynamic(f"`{ruby.shown(statement)}` in change_table, not modelled")
+        raise Dynamic(f"`{shown(statement)}` in change_table, not modelled")
 
 
 _HANDLERS: dict[str, Callable[[_Reader, _Call], None]] = {

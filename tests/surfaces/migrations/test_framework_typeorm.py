@@ -1,0 +1,91 @@
+"""TypeORM migrations read as TypeORM runs them: the SQL `up` sends through
+`queryRunner.query` (checked against fixtures/frameworks/typeorm, captured from TypeORM
+itself), in a transaction unless `transaction = false`; the real CLI on real git
+repositories."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from release_safety.cli.main import run
+from release_safety.git.builder import RepoBuilder
+from release_safety.surfaces.migrations.frameworks.typeorm import extract_typeorm
+from release_safety.surfaces.migrations.sql.sqlfile import split_sql
+
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures/frameworks/typeorm/migrations"
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in FIXTURES.glob("*.js")))
+def test_the_sql_is_the_sql_typeorm_sends(name: str) -> None:
+    captured = (FIXTURES / f"{name}.sql").read_text()
+    expected = [s.sql for s in split_sql(captured) if s.sql]
+    extracted = extract_typeorm((FIXTURES / f"{name}.js").read_text(), f"migrations/{name}.js")
+    assert [s.sql or f"unknown: {s.reason}" for s in extracted.statements] == expected
+    assert extracted.transactional is not captured.startswith("-- no transaction")
+
+
+def _migration(body: str, head: str = "") -> str:
+    return (
+        'import { MigrationInterface, QueryRunner, Table } from "typeorm";\n\n'
+        "export class Change1700000000009 implements MigrationInterface {\n"
+        f"{head}"
+        "    public async up(queryRunner: QueryRunner): Promise<void> {\n"
+        f"{body}"
+        "    }\n\n"
+        "    public async down(queryRunner: QueryRunner): Promise<void> {\n"
+        '        await queryRunner.query(`DROP TABLE "user"`);\n'
+        "    }\n"
+        "}\n"
+    )
+
+
+SETTINGS = (
+    '[mcp]\nabsent = "the service exposes no MCP server to agents"\n'
+    '[rest]\nabsent = "the service has no HTTP API of its own"\n'
+    '[config]\nabsent = "configuration lives in the database, edited in the UI"\n'
+    '[deployment]\nabsent = "operators run it from their own manifests; none ship"\n'
+)
+INIT = _migration(
+    '        await queryRunner.query(`CREATE TABLE "user" ("id" SERIAL NOT NULL, '
+    '"name" character varying, "email" character varying)`);\n'
+)
+ADDED = "src/migrations/1700000000009-Change.ts"
+CASES = {
+    # found by the default discovery; a dropped column is breaking, at its line
+    "drop": ('        await queryRunner.query(`ALTER TABLE "user" DROP COLUMN "name"`);\n', False),
+    "add": ('        await queryRunner.query(`ALTER TABLE "user" ADD "age" integer`);\n', True),
+    # a Table builder, and a query computed at run time: unknown, naming them
+    "builder": (
+        "        await queryRunner.addColumn('user', new TableColumn({ name: 'x' }));\n",
+        "unknown",
+    ),
+    "computed": (
+        '        await queryRunner.query(`ALTER TABLE "${table}" DROP COLUMN "x"`);\n',
+        "unknown",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_a_typeorm_migration_is_judged_by_its_queries(
+    make_repo: Callable[[str], RepoBuilder], tmp_path: Path, case: str
+) -> None:
+    body, safe = CASES[case]
+    repo = make_repo(case)
+    first = {".release-safety.toml": SETTINGS, "src/migrations/1700000000000-Init.ts": INIT}
+    repo.release("1.0.0", first)
+    repo.release("1.1.0", {ADDED: _migration(body)})
+    evidence = tmp_path / f"{case}.json"
+    args = ["generate", "--repo", str(repo.path), "--to", "1.1.0", "--out", str(tmp_path / "a")]
+    run([*args, "--evidence", str(evidence)])
+    found = json.loads(evidence.read_text())
+    assert found["rollingUpdateSafe"] == safe, found["because"]
+    if safe is not True:
+        [finding] = found["because"]
+        assert (finding["file"], finding["line"]) == (ADDED, 5)
+    if case == "builder":
+        assert "queryRunner.addColumn('user'" in found["because"][0]["message"]
