@@ -1,7 +1,8 @@
 """Elixir sources, parsed with tree-sitter-elixir: calls (`add :name, :string, null: false`),
 their arguments and `do` blocks, module attributes (`@disable_ddl_transaction true`), and the
 value of a literal (strings, heredocs and sigils with their escapes, atoms, numbers, lists,
-keyword lists, maps). A value computed at run time is `Unknown`, its reason naming the construct.
+keyword lists, maps, tuples). A value computed at run time is `Unknown`, its reason naming the
+construct.
 """
 
 from __future__ import annotations
@@ -129,6 +130,9 @@ def evaluate(node: Node, names: Mapping[str, object] | None = None) -> object:
         return None
     if kind == "list":
         return _list(node, scope)
+    if kind == "tuple":
+        items = [evaluate(c, scope) for c in node.named_children if c.type != "comment"]
+        return next((i for i in items if isinstance(i, Unknown)), tuple(items))
     if kind == "keywords":
         return {k: evaluate(v, scope) for k, v in _keywords(node).items()}
     if kind == "map":

@@ -89,6 +89,7 @@ MigrationFormat = Literal[
     "django",
     "alembic",
     "typeorm",
+    "ecto",
 ]
 """The migration tools whose files a source reads, by name (docs/settings: their naming rules)."""
 
@@ -103,8 +104,9 @@ FORMAT_PATTERNS: dict[str, str] = {
     "knex": r"\d{14}_[\w.-]+\.(?:ts|js)",
     "rails": r"\d+_\w+\.rb",
     "django": r"\d{4}_\w+\.py",
-    "alembic": r"[A-Za-z0-9][\w-]*\.py",
+    "alembic": r"[A-Za-z0-9][\w.-]*\.py",
     "typeorm": r"\d{13}-[\w.-]+\.(?:ts|js)",
+    "ecto": r"\d+_\w+\.exs",
 }
 """The file names each format's tool runs, when a source gives no `pattern`."""
 
@@ -125,7 +127,7 @@ class MigrationSource(_Closed):
     format: MigrationFormat = Field(
         default="sql",
         description="the tool that runs the files: sql, golang-migrate, goose, popx, dbmate, "
-        "flyway, sqitch, knex, rails, django, alembic or typeorm (its naming, order and "
+        "flyway, sqitch, knex, rails, django, alembic, typeorm or ecto (its naming, order and "
         "transaction rules)",
     )
     edition: Literal["core", "ee", "auto"] = "auto"
@@ -258,6 +260,7 @@ DEFAULT_MIGRATION_SOURCES = (
     MigrationSource(path="**/migrations/versions", format="alembic"),
     MigrationSource(path="**/migrations", exclude=r".*\.d\.ts", format="typeorm"),
     MigrationSource(path="**/migration", exclude=r".*\.d\.ts", format="typeorm"),
+    MigrationSource(path="**/priv/*/migrations", format="ecto"),
 )
 
 

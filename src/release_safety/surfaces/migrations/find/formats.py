@@ -14,7 +14,7 @@ which of a version's files it picks, the order it runs them in, and how it reads
   numbers, then the repeatable ones (`R__<description>.sql`) by description.
 - sqitch runs the `deploy/` scripts in the order of the `sqitch.plan` beside that folder; a
   script the plan does not name is not run.
-- knex runs its files by name; Rails and TypeORM by version (the leading digits); Django by
+- knex runs its files by name; Rails, TypeORM and Ecto by version (the leading digits); Django by
   its apps' dependency graph and Alembic by its revision chain (`frameworks/order.py`).
 """
 
@@ -28,8 +28,8 @@ if TYPE_CHECKING:
     from release_safety.settings.model import MigrationSource
 
 OrderKey = tuple[int, tuple[int, ...], str, str]
-Reader = Literal["sql", "knex", "rails", "django", "alembic", "typeorm"]
-CODE_READERS: tuple[Reader, ...] = ("knex", "rails", "django", "alembic", "typeorm")
+Reader = Literal["sql", "knex", "rails", "django", "alembic", "typeorm", "ecto"]
+CODE_READERS: tuple[Reader, ...] = ("knex", "rails", "django", "alembic", "typeorm", "ecto")
 """The formats whose migrations are code, read by `frameworks/`."""
 GRAPHED = ("django", "alembic")
 """The formats whose tool orders its files by a graph the files declare (`frameworks/order`)."""
@@ -48,7 +48,7 @@ _PLAN_CHANGE = re.compile(r"^(?P<change>[^\s@:%#\[][^\s\[]*)", re.MULTILINE)
 
 def reader(source: MigrationSource) -> Reader:
     """How the files of a source are read: a framework's code (knex, Rails, Django,
-    Alembic, TypeORM), or SQL (with each SQL tool's up/down markers, `sections`)."""
+    Alembic, TypeORM, Ecto), or SQL (with each SQL tool's up/down markers, `sections`)."""
     return next((code for code in CODE_READERS if code == source.format), "sql")
 
 

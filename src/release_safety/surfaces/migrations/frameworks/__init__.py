@@ -36,4 +36,8 @@ def extract_code(
         from release_safety.surfaces.migrations.frameworks.typeorm import extract_typeorm
 
         return extract_typeorm(text, path)
+    if fmt == "ecto":
+        from release_safety.surfaces.migrations.frameworks.ecto import extract_ecto
+
+        return extract_ecto(text, path)
     raise ValueError(f"no reader for {fmt} migrations")
