@@ -102,7 +102,7 @@ FORMAT_PATTERNS: dict[str, str] = {
     "flyway": r"(?:V\d+(?:[._]\d+)*|R)__[^/]*\.sql",
     "sqitch": r".*\.sql",
     "knex": r"\d{14}_[\w.-]+\.(?:ts|js)",
-    "rails": r"\d+_\w+\.rb",
+    "rails": r"\d+_\w+(?:\.\w+)?\.rb",
     "django": r"\d{4}_\w+\.py",
     "alembic": r"[A-Za-z0-9][\w.-]*\.py",
     "typeorm": r"\d{13}-[\w.-]+\.(?:ts|js)",

@@ -188,3 +188,16 @@ def test_what_runs_in_ruby_is_unknown_naming_it() -> None:
         "unknown: rails: SQL the interpolation `#{quote(name)}`",
         "unknown: rails: the column option stored: not modelled",
     ]
+
+
+def test_a_stored_virtual_column_is_generated() -> None:
+    body = (
+        "  def change\n"
+        "    add_column :users, :search, :virtual, type: :tsvector, "
+        "as: \"to_tsvector('simple', name)\", stored: true\n"
+        "  end\n"
+    )
+    assert _sql(body) == [
+        'ALTER TABLE "users" ADD "search" tsvector '
+        "GENERATED ALWAYS AS (to_tsvector('simple', name)) STORED"
+    ]

@@ -228,8 +228,20 @@ class _Reader:
             sql = "timestamp(6)"
         return sql + "[]" if known(options.get("array")) is True else sql
 
+    def generated(self, column: object, options: dict[str, object]) -> str:
+        expression = known(options.get("as"))
+        if not isinstance(expression, str) or known(options.get("stored")) is not True:
+            raise Dynamic("a virtual column that is not stored, or without `as:`")
+        kind = options.get("type", Symbol("string"))
+        rest = {k: v for k, v in options.items() if k not in ("as", "stored", "type")}
+        sql = f"{quote(_name(column))} {self.column_type(kind, rest)}"
+        return f"{sql} GENERATED ALWAYS AS ({expression}) STORED"
+
     def column(self, column: object, kind: object, options: dict[str, object]) -> str:
-        """A column definition as ActiveRecord writes it: type, DEFAULT, NOT NULL."""
+        """A column definition as ActiveRecord writes it: type, DEFAULT, NOT NULL; a `virtual`
+        one is `GENERATED ALWAYS AS (expression) STORED`."""
+        if _name(kind) == "virtual":
+            return self.generated(column, options)
         unmodelled = sorted(set(options) - _COLUMN_OPTIONS)
         if unmodelled:
             raise Dynamic(f"the column option {unmodelled[0]}: not modelled")
