@@ -25,6 +25,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).parent))
+
+from bench_backfill import clone
+from bench_verdicts import release_tags
+
 SETTINGS = """\
 tag_pattern = '^v?(?P<version>\\d+\\.\\d+(?:\\.\\d+)?)$'
 [rest]
@@ -36,26 +41,6 @@ absent = "the benchmark judges the database migrations alone, not the configurat
 [deployment]
 absent = "the benchmark judges the database migrations alone, not the deployment files"
 """
-
-
-def clone(source: Path, folder: Path) -> Path:
-    target = folder / "repo.git"
-    command = ["git", "-c", "safe.directory=*", "clone", "-q", "--bare", str(source), str(target)]
-    subprocess.run(command, check=True)
-    return target
-
-
-def release_tags(repo: Path, settings: Path, last: int) -> list[str]:
-    """The newest `last` release tags, oldest first, as the tool orders them."""
-    from release_safety.git.repository import GitRepo
-    from release_safety.settings.model import load_settings
-
-    repository = GitRepo(repo)
-    try:
-        tags = repository.release_tags(load_settings(repo, settings).tags)
-    finally:
-        repository.close()
-    return [t.tag for t in tags[-last:]]
 
 
 def generate(

@@ -5,16 +5,14 @@ reachable here, so no Ecto ran), `change` / `up` only, in a transaction unless
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from codereleases import ABSENT, captured, judged
 
-from release_safety.cli.main import run
 from release_safety.git.builder import RepoBuilder
 from release_safety.surfaces.migrations.frameworks.ecto import extract_ecto
-from release_safety.surfaces.migrations.sql.sqlfile import split_sql
 
 FIXTURES = Path(__file__).resolve().parents[3] / "fixtures/frameworks/ecto"
 
@@ -22,7 +20,7 @@ FIXTURES = Path(__file__).resolve().parents[3] / "fixtures/frameworks/ecto"
 @pytest.mark.parametrize("name", sorted(p.stem for p in FIXTURES.glob("*.exs")))
 def test_the_sql_is_the_sql_ecto_sql_writes(name: str) -> None:
     expected_text = (FIXTURES / f"{name}.sql").read_text()
-    expected = [s.sql for s in split_sql(expected_text) if s.sql]
+    expected = captured(FIXTURES / f"{name}.sql")
     extracted = extract_ecto((FIXTURES / f"{name}.exs").read_text(), f"priv/repo/{name}.exs")
     assert [s.sql or f"unknown: {s.reason}" for s in extracted.statements] == expected
     assert extracted.transactional is not expected_text.startswith("-- no transaction")
@@ -40,12 +38,7 @@ def _migration(body: str, head: str = "") -> str:
     )
 
 
-SETTINGS = (
-    '[mcp]\nabsent = "the service exposes no MCP server to agents"\n'
-    '[rest]\nabsent = "the service has no HTTP API of its own"\n'
-    '[config]\nabsent = "configuration lives in the database, edited in the UI"\n'
-    '[deployment]\nabsent = "operators run it from their own manifests; none ship"\n'
-)
+SETTINGS = ABSENT
 INIT = _migration(
     "    create table(:users) do\n      add :name, :string\n      add :email, :string\n"
     "      timestamps()\n    end\n"
@@ -67,14 +60,8 @@ def test_an_ecto_migration_is_judged_by_the_sql_it_runs(
     make_repo: Callable[[str], RepoBuilder], tmp_path: Path, case: str
 ) -> None:
     body, safe = CASES[case]
-    repo = make_repo(case)
     first = {".release-safety.toml": SETTINGS, "priv/repo/migrations/20240101000000_init.exs": INIT}
-    repo.release("1.0.0", first)
-    repo.release("1.1.0", {ADDED: _migration(body)})
-    evidence = tmp_path / f"{case}.json"
-    args = ["generate", "--repo", str(repo.path), "--to", "1.1.0", "--out", str(tmp_path / "a")]
-    run([*args, "--evidence", str(evidence)])
-    found = json.loads(evidence.read_text())
+    found = judged(make_repo, tmp_path, case, first, {ADDED: _migration(body)})
     assert found["rollingUpdateSafe"] == safe, found["because"]
     if safe is not True:
         assert [(f["file"], f["line"]) for f in found["because"]] == [(ADDED, 4)]
@@ -85,14 +72,8 @@ def test_an_ecto_migration_is_judged_by_the_sql_it_runs(
 def test_a_concurrent_index_outside_the_transaction_is_safe(
     make_repo: Callable[[str], RepoBuilder], tmp_path: Path
 ) -> None:
-    repo = make_repo("outside")
-    first = {".release-safety.toml": SETTINGS, "priv/repo/migrations/20240101000000_init.exs": INIT}
-    repo.release("1.0.0", first)
     body = "    create index(:users, [:email], concurrently: true)\n"
     head = "  @disable_ddl_transaction true\n  @disable_migration_lock true\n"
-    repo.release("1.1.0", {ADDED: _migration(body, head)})
-    evidence = tmp_path / "outside.json"
-    args = ["generate", "--repo", str(repo.path), "--to", "1.1.0", "--out", str(tmp_path / "a")]
-    run([*args, "--evidence", str(evidence)])
-    found = json.loads(evidence.read_text())
+    first = {".release-safety.toml": SETTINGS, "priv/repo/migrations/20240101000000_init.exs": INIT}
+    found = judged(make_repo, tmp_path, "outside", first, {ADDED: _migration(body, head)})
     assert found["rollingUpdateSafe"] is True, found["because"]

@@ -4,17 +4,15 @@ in a transaction unless `disable_ddl_transaction!`; the real CLI on real git rep
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from codereleases import ABSENT, captured, judged
 
-from release_safety.cli.main import run
 from release_safety.git.builder import RepoBuilder
 from release_safety.surfaces.migrations.frameworks.rails import extract_rails
-from release_safety.surfaces.migrations.sql.sqlfile import split_sql
 
 FIXTURES = Path(__file__).resolve().parents[3] / "fixtures/frameworks/rails"
 # ActiveRecord renames an index named after a renamed column; that rename is left out (it
@@ -28,22 +26,16 @@ def _plain(sql: str) -> str:
 
 @pytest.mark.parametrize("name", sorted(p.stem for p in FIXTURES.glob("2*.rb")))
 def test_the_sql_is_the_sql_activerecord_sends(name: str) -> None:
-    captured = (FIXTURES / f"{name}.sql").read_text()
-    expected = [_plain(s.sql) for s in split_sql(captured) if s.sql and not _LEFT_OUT.match(s.sql)]
+    text = (FIXTURES / f"{name}.sql").read_text()
+    expected = [
+        _plain(sql) for sql in captured(FIXTURES / f"{name}.sql") if not _LEFT_OUT.match(sql)
+    ]
     extracted = extract_rails((FIXTURES / f"{name}.rb").read_text(), f"db/migrate/{name}.rb")
     assert [_plain(s.sql or f"unknown: {s.reason}") for s in extracted.statements] == expected
-    assert extracted.transactional is not captured.startswith("-- no transaction")
+    assert extracted.transactional is not text.startswith("-- no transaction")
 
 
-SETTINGS = (
-    "[[migrations.sources]]\n"
-    'path = "db/migrate"\n'
-    'format = "rails"\n'
-    '[mcp]\nabsent = "the service exposes no MCP server to agents"\n'
-    '[rest]\nabsent = "the service has no HTTP API of its own"\n'
-    '[config]\nabsent = "configuration lives in the database, edited in the UI"\n'
-    '[deployment]\nabsent = "operators run it from their own manifests; none ship"\n'
-)
+SETTINGS = '[[migrations.sources]]\npath = "db/migrate"\nformat = "rails"\n' + ABSENT
 INIT = (
     "class CreateUsers < ActiveRecord::Migration[7.1]\n"
     "  def change\n"
@@ -63,24 +55,8 @@ def _migration(body: str, head: str = "") -> str:
 def _evidence(
     make_repo: Callable[[str], RepoBuilder], tmp_path: Path, files: dict, name: str = "service"
 ) -> dict:
-    repo = make_repo(name)
-    repo.release(
-        "1.0.0",
-        {".release-safety.toml": SETTINGS, "db/migrate/20240101000000_create_users.rb": INIT},
-    )
-    repo.release("1.1.0", files)
-    evidence = tmp_path / f"{name}.evidence.json"
-    args = [
-        "generate",
-        "--repo",
-        str(repo.path),
-        "--to",
-        "1.1.0",
-        "--out",
-        str(tmp_path / "a.json"),
-    ]
-    run([*args, "--evidence", str(evidence)])
-    return json.loads(evidence.read_text())
+    first = {".release-safety.toml": SETTINGS, "db/migrate/20240101000000_create_users.rb": INIT}
+    return judged(make_repo, tmp_path, name, first, files)
 
 
 ADDED = "db/migrate/20240201000000_change.rb"

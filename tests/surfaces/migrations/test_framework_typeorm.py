@@ -5,27 +5,25 @@ repositories."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from codereleases import ABSENT, captured, judged
 
-from release_safety.cli.main import run
 from release_safety.git.builder import RepoBuilder
 from release_safety.surfaces.migrations.frameworks.typeorm import extract_typeorm
-from release_safety.surfaces.migrations.sql.sqlfile import split_sql
 
 FIXTURES = Path(__file__).resolve().parents[3] / "fixtures/frameworks/typeorm/migrations"
 
 
 @pytest.mark.parametrize("name", sorted(p.stem for p in FIXTURES.glob("*.js")))
 def test_the_sql_is_the_sql_typeorm_sends(name: str) -> None:
-    captured = (FIXTURES / f"{name}.sql").read_text()
-    expected = [s.sql for s in split_sql(captured) if s.sql]
+    text = (FIXTURES / f"{name}.sql").read_text()
+    expected = captured(FIXTURES / f"{name}.sql")
     extracted = extract_typeorm((FIXTURES / f"{name}.js").read_text(), f"migrations/{name}.js")
     assert [s.sql or f"unknown: {s.reason}" for s in extracted.statements] == expected
-    assert extracted.transactional is not captured.startswith("-- no transaction")
+    assert extracted.transactional is not text.startswith("-- no transaction")
 
 
 def _migration(body: str, head: str = "") -> str:
@@ -43,12 +41,7 @@ def _migration(body: str, head: str = "") -> str:
     )
 
 
-SETTINGS = (
-    '[mcp]\nabsent = "the service exposes no MCP server to agents"\n'
-    '[rest]\nabsent = "the service has no HTTP API of its own"\n'
-    '[config]\nabsent = "configuration lives in the database, edited in the UI"\n'
-    '[deployment]\nabsent = "operators run it from their own manifests; none ship"\n'
-)
+SETTINGS = ABSENT
 INIT = _migration(
     '        await queryRunner.query(`CREATE TABLE "user" ("id" SERIAL NOT NULL, '
     '"name" character varying, "email" character varying)`);\n'
@@ -75,14 +68,8 @@ def test_a_typeorm_migration_is_judged_by_its_queries(
     make_repo: Callable[[str], RepoBuilder], tmp_path: Path, case: str
 ) -> None:
     body, safe = CASES[case]
-    repo = make_repo(case)
     first = {".release-safety.toml": SETTINGS, "src/migrations/1700000000000-Init.ts": INIT}
-    repo.release("1.0.0", first)
-    repo.release("1.1.0", {ADDED: _migration(body)})
-    evidence = tmp_path / f"{case}.json"
-    args = ["generate", "--repo", str(repo.path), "--to", "1.1.0", "--out", str(tmp_path / "a")]
-    run([*args, "--evidence", str(evidence)])
-    found = json.loads(evidence.read_text())
+    found = judged(make_repo, tmp_path, case, first, {ADDED: _migration(body)})
     assert found["rollingUpdateSafe"] == safe, found["because"]
     if safe is not True:
         [finding] = found["because"]

@@ -17,14 +17,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from release_safety.code import python
-from release_safety.code.jsvalues import Unknown
+from release_safety.code.jsvalues import Dynamic, Unknown, known
 from release_safety.surfaces.migrations.frameworks.emit import (
-    Dynamic,
     Out,
-    known,
     literal,
-    not_analysed,
     quote_if_needed,
+    read_safely,
 )
 from release_safety.surfaces.migrations.sql.statements import Extracted, Statement
 
@@ -77,10 +75,7 @@ def extract_alembic(text: str, path: str, *, read_module: ReadModule | None = No
     """The statements an Alembic revision's `upgrade()` emits, and whether they run in the
     upgrade's transaction. `read_module` reads the repository's files: a column type of the
     service's own (a `TypeDecorator`) is read there."""
-    try:
-        return _extract(text, read_module)
-    except Exception as exc:
-        return not_analysed(FRAMEWORK, exc)
+    return read_safely(FRAMEWORK, lambda: _extract(text, read_module))
 
 
 def _extract(text: str, read_module: ReadModule | None) -> Extracted:

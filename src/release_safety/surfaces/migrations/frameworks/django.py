@@ -22,14 +22,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from release_safety.code import python
-from release_safety.code.jsvalues import Unknown
-from release_safety.surfaces.migrations.frameworks.emit import (
-    Dynamic,
-    Out,
-    known,
-    not_analysed,
-    quote,
-)
+from release_safety.code.jsvalues import Dynamic, Unknown, known
+from release_safety.surfaces.migrations.frameworks.emit import Out, quote, read_safely, scalar
 from release_safety.surfaces.migrations.sql.statements import Extracted, Statement
 
 FRAMEWORK = "django"
@@ -125,10 +119,7 @@ _State = dict[tuple[str, str], _Model]
 def extract_django(text: str, path: str, *, read_module: ReadModule | None = None) -> Extracted:
     """The statements a Django migration's operations emit, and whether they run in one
     transaction."""
-    try:
-        return _extract(text, path, read_module)
-    except Exception as exc:
-        return not_analysed(FRAMEWORK, exc)
+    return read_safely(FRAMEWORK, lambda: _extract(text, path, read_module))
 
 
 def _extract(text: str, path: str, read_module: ReadModule | None) -> Extracted:
@@ -419,12 +410,9 @@ def _quote_value(value: object, db_type: str) -> str:
             return _RUN_TIME[db_type]
         raise Dynamic(f"the default {value.source}, computed when the migration runs")
     value = known(value)
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return repr(value)
-    if isinstance(value, str):
-        return "'" + value.replace("'", "''") + "'"
+    written = scalar(value, ("true", "false"))
+    if written is not None:
+        return written
     if isinstance(value, dict | list) and db_type == "jsonb":
         return "'" + json.dumps(value).replace("'", "''") + "'"
     raise Dynamic(f"the default {value!r}, not modelled")
@@ -724,47 +712,42 @@ def _columns_of(model: _Model, names: object) -> list[str]:
     return columns
 
 
-def _add_index(reader: _Reader, op: _Op) -> None:
+def _named_fields(reader: _Reader, op: _Op, argument: str, kind: str) -> tuple[_Model, str, str]:
+    """The model, name and columns of an operation's `Index(fields=..., name=...)` or
+    `UniqueConstraint(...)` (any other option, or class, is not modelled)."""
     _, model = reader.model(op.arg(0, "model_name"))
-    index = op.node_arg(1, "index")
-    options = python.keywords(index) if isinstance(index, ast.Call) else {}
-    kind = (python.call_name(index) or "").rpartition(".")[2]
+    node = op.node_arg(1, argument)
+    options = python.keywords(node) if isinstance(node, ast.Call) else {}
+    written = (python.call_name(node) or "").rpartition(".")[2]
     unmodelled = sorted(set(options) - {"fields", "name"})
-    if kind != "Index" or unmodelled:
-        what = unmodelled[0] if unmodelled else kind
-        raise Dynamic(f"the index `{python.shown(index)}` ({what}), not modelled")
+    if written != kind or unmodelled or "fields" not in options or "name" not in options:
+        what = unmodelled[0] if unmodelled else written
+        raise Dynamic(f"the {argument} `{python.shown(node)}` ({what}), not modelled")
     name = _text(python.evaluate(options["name"], reader.scope))
     columns = _columns_of(model, python.evaluate(options["fields"], reader.scope))
-    concurrently = " CONCURRENTLY" if "Concurrently" in (python.call_name(op.node) or "") else ""
-    reader.out.sql(
-        op.line,
-        f"CREATE INDEX{concurrently} {quote(name)} ON {quote(model.table)} ({', '.join(columns)})",
-    )
+    return model, quote(name), ", ".join(columns)
+
+
+def _concurrently(op: _Op) -> str:
+    return " CONCURRENTLY" if "Concurrently" in (python.call_name(op.node) or "") else ""
+
+
+def _add_index(reader: _Reader, op: _Op) -> None:
+    model, name, columns = _named_fields(reader, op, "index", "Index")
+    table = quote(model.table)
+    reader.out.sql(op.line, f"CREATE INDEX{_concurrently(op)} {name} ON {table} ({columns})")
 
 
 def _remove_index(reader: _Reader, op: _Op) -> None:
     reader.model(op.arg(0, "model_name"))
     name = _text(op.arg(1, "name"))
-    concurrently = " CONCURRENTLY" if "Concurrently" in (python.call_name(op.node) or "") else ""
-    reader.out.sql(op.line, f"DROP INDEX{concurrently} IF EXISTS {quote(name)}")
+    reader.out.sql(op.line, f"DROP INDEX{_concurrently(op)} IF EXISTS {quote(name)}")
 
 
 def _add_constraint(reader: _Reader, op: _Op) -> None:
-    _, model = reader.model(op.arg(0, "model_name"))
-    constraint = op.node_arg(1, "constraint")
-    options = python.keywords(constraint) if isinstance(constraint, ast.Call) else {}
-    kind = (python.call_name(constraint) or "").rpartition(".")[2]
-    unmodelled = sorted(set(options) - {"fields", "name"})
-    if kind != "UniqueConstraint" or unmodelled:
-        what = unmodelled[0] if unmodelled else kind
-        raise Dynamic(f"the constraint `{python.shown(constraint)}` ({what}), not modelled")
-    name = _text(python.evaluate(options["name"], reader.scope))
-    columns = _columns_of(model, python.evaluate(options["fields"], reader.scope))
-    reader.out.sql(
-        op.line,
-        f"ALTER TABLE {quote(model.table)} ADD CONSTRAINT {quote(name)} "
-        f"UNIQUE ({', '.join(columns)})",
-    )
+    model, name, columns = _named_fields(reader, op, "constraint", "UniqueConstraint")
+    table = quote(model.table)
+    reader.out.sql(op.line, f"ALTER TABLE {table} ADD CONSTRAINT {name} UNIQUE ({columns})")
 
 
 def _remove_constraint(reader: _Reader, op: _Op) -> None:

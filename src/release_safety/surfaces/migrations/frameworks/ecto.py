@@ -21,15 +21,15 @@ from dataclasses import dataclass
 from tree_sitter import Node
 
 from release_safety.code import elixir
+from release_safety.code.jsvalues import Dynamic, known
 from release_safety.code.literals import Symbol, name_of
 from release_safety.code.syntax import error_line, shown
 from release_safety.surfaces.migrations.frameworks.emit import (
-    Dynamic,
     Out,
     does_not_parse,
-    known,
-    not_analysed,
     quote,
+    read_safely,
+    scalar,
 )
 from release_safety.surfaces.migrations.sql.statements import Extracted, Statement
 
@@ -69,10 +69,7 @@ _ON_UPDATE = {
 def extract_ecto(text: str, path: str, *, read_module: object = None) -> Extracted:
     """The statements an Ecto migration's `change` (or `up`) runs, and whether they run in a
     transaction."""
-    try:
-        return _extract(text)
-    except Exception as exc:
-        return not_analysed(FRAMEWORK, exc)
+    return read_safely(FRAMEWORK, lambda: _extract(text))
 
 
 def _extract(text: str) -> Extracted:
@@ -189,16 +186,11 @@ def _column_type(kind: object, options: dict[str, object]) -> str:
 
 def _default(value: object, kind: object) -> str:
     value = known(value)
-    if value is None:
-        return "NULL"
     if isinstance(value, _Object) and value.kind == "fragment" and value.args:
         return str(known(value.args[0]))
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return str(value)
-    if isinstance(value, str):
-        return "'" + value.replace("'", "''") + "'"
+    written = scalar(value, ("true", "false"))
+    if written is not None:
+        return written
     if isinstance(value, list) and isinstance(kind, tuple):
         items = ",".join(_default(v, kind[1]) for v in value)
         return f"ARRAY[{items}]::{_NAMED.get(_name(kind[1]), _name(kind[1]))}[]"

@@ -20,15 +20,15 @@ from functools import partial
 from tree_sitter import Node
 
 from release_safety.code import ruby
+from release_safety.code.jsvalues import Dynamic, known
 from release_safety.code.literals import Proc, Symbol, name_of
 from release_safety.code.syntax import error_line, shown
 from release_safety.surfaces.migrations.frameworks.emit import (
-    Dynamic,
     Out,
     does_not_parse,
-    known,
-    not_analysed,
     quote,
+    read_safely,
+    scalar,
 )
 from release_safety.surfaces.migrations.sql.statements import Extracted, Statement
 
@@ -100,10 +100,7 @@ _COLUMN_OPTIONS = {
 def extract_rails(text: str, path: str, *, read_module: object = None) -> Extracted:
     """The statements a Rails migration's `change` (or `up`) sends, and whether they run in a
     transaction."""
-    try:
-        return _extract(text)
-    except Exception as exc:
-        return not_analysed(FRAMEWORK, exc)
+    return read_safely(FRAMEWORK, lambda: _extract(text))
 
 
 def _extract(text: str) -> Extracted:
@@ -270,14 +267,9 @@ def _default(value: object, array: bool) -> str:
     value = known(value)
     if isinstance(value, Proc) and isinstance(value.value, str):
         return value.value  # a block's string is SQL, written as is
-    if isinstance(value, bool):
-        return "TRUE" if value else "FALSE"
-    if isinstance(value, int | float):
-        return repr(value)
-    if isinstance(value, str):
-        return "'" + value.replace("'", "''") + "'"
-    if isinstance(value, Symbol):
-        return "'" + value.name.replace("'", "''") + "'"
+    written = scalar(value.name if isinstance(value, Symbol) else value)
+    if written is not None:
+        return written
     if isinstance(value, list) and array:
         inner = ",".join(str(_plain(v)) for v in value)
         return "'{" + inner + "}'"

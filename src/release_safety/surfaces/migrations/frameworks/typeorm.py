@@ -15,7 +15,7 @@ from tree_sitter import Node
 from release_safety.code.parsers import parse
 from release_safety.code.syntax import error_line, node_text, shown
 from release_safety.code.tsnodes import WRAPPERS, call_arguments, string_value
-from release_safety.surfaces.migrations.frameworks.emit import Out, does_not_parse, not_analysed
+from release_safety.surfaces.migrations.frameworks.emit import Out, does_not_parse, read_safely
 from release_safety.surfaces.migrations.sql.statements import Extracted, Statement
 
 FRAMEWORK = "typeorm"
@@ -25,10 +25,7 @@ _SKIPPED = {"comment", "empty_statement"}
 def extract_typeorm(text: str, path: str, *, read_module: object = None) -> Extracted:
     """The statements a TypeORM migration's `up` sends, and whether they run in a
     transaction."""
-    try:
-        return _extract(text, path)
-    except Exception as exc:
-        return not_analysed(FRAMEWORK, exc)
+    return read_safely(FRAMEWORK, lambda: _extract(text, path))
 
 
 def _extract(text: str, path: str) -> Extracted:
