@@ -291,3 +291,44 @@ def test_liquibase_rollback_never_runs_forward(release_pair: Pair) -> None:
         },
     )
     assert breaking(fires) == [("drop-column", "db/migrations/002_drop.sql", 3)]
+
+
+# --- engines by folder name -----------------------------------------------------------------
+
+
+def test_clickhouse_beside_postgres_is_its_own_database(release_pair: Pair) -> None:
+    """The ClickHouse folder is judged as ClickHouse: a materialized view writing TO a table
+    is no PostgreSQL lock, and a dropped column is breaking with heaviness unknown."""
+    ch = "db/migrations/clickhouse"
+    old: Files = {
+        "db/migrations/postgres/001_init.sql": INIT,
+        f"{ch}/001_events.sql": "CREATE TABLE events (id UInt64, a String, b String) "
+        "ENGINE = MergeTree ORDER BY id;\n",
+    }
+    quiet = judged(
+        release_pair,
+        old,
+        {
+            f"{ch}/002_mv.sql": "CREATE TABLE agg (a String, n UInt64) ENGINE = SummingMergeTree "
+            "ORDER BY a;\n\nCREATE MATERIALIZED VIEW mv TO agg AS\nSELECT a, count() AS n "
+            "FROM events GROUP BY a;\n"
+        },
+    )
+    assert quiet.findings == []
+    fires = judged(release_pair, old, {f"{ch}/002_drop.sql": "ALTER TABLE events DROP COLUMN b;\n"})
+    assert breaking(fires) == [("drop-column", f"{ch}/002_drop.sql", 1)]
+    assert [f.rule for f in fires.unknown()] == ["engine-heaviness-unknown"]
+    assert "blocking-table-lock" not in {f.rule for f in fires.findings}
+    assert any("ClickHouse (the folder name 'clickhouse')" in line for line in fires.coverage.tried)
+
+
+def test_a_dialect_setting_names_the_engine(release_pair: Pair) -> None:
+    toml = '[[migrations.sources]]\npath = "db/migrations"\ndialect = "sqlite"\n'
+    report = judged(
+        release_pair,
+        {"db/migrations/001_init.sql": INIT},
+        {"db/migrations/002_idx.sql": "CREATE INDEX users_email ON users (email);\n"},
+        toml,
+    )
+    assert [f.rule for f in report.findings] == ["engine-heaviness-unknown"]
+    assert "(SQLite)" in report.findings[0].message

@@ -470,6 +470,8 @@ def _modify(table: str, action: object, line: int, state: _File) -> None:
             state.heavy(table, line, None, f"MODIFY COLUMN {new_name}")
         return
     row = _judge_change(table, new_name, before, facts, line, state)
+    if row is None and definition.args.get("position") is not None:  # FIRST / AFTER
+        row = ROWS["Reordering columns"]
     found = state.schema.edit(table)
     if found is not None:
         found.columns[new_name] = facts
