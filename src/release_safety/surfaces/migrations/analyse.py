@@ -29,8 +29,7 @@ from release_safety.settings.model import (
 )
 from release_safety.surfaces.migrations.find.discover import discover, migration_files, placements
 from release_safety.surfaces.migrations.find.engine import ASSUMED, EngineOf, engine_of
-from release_safety.surfaces.migrations.find.formats import OrderKey, order_key, plan_order, reader
-from release_safety.surfaces.migrations.find.tools import journal_order
+from release_safety.surfaces.migrations.find.formats import OrderKey, listings, order_key, reader
 from release_safety.surfaces.migrations.lint import (
     History,
     ReadModule,
@@ -129,22 +128,14 @@ def _in_order(
     does not run are left out."""
     if snapshot is None:
         return {}
-    listings: dict[tuple[str, str], dict[str, int] | None] = {}
-
-    def listing(kind: str, folder: str) -> dict[str, int] | None:
-        if (kind, folder) not in listings:
-            name = "sqitch.plan" if kind == "sqitch" else "meta/_journal.json"
-            where = f"{folder}/{name}" if folder else name
-            text = read_text(snapshot, where) if snapshot.blob_id(where) is not None else None
-            listings[kind, folder] = _listed(kind, text)
-        return listings[kind, folder]
-
+    read_file = _reader(snapshot)
+    listing = listings(read_file)
     keyed: dict[str, list[tuple[OrderKey, Queued]]] = {}
     for path, placed in placements(snapshot, files, sources).items():
         source = sources[files[path]]
         key = order_key(path, placed.tool, listing)
         if key is not None:
-            engine = engine_of(placed, source, _reader(snapshot))
+            engine = engine_of(placed, source.dialect, read_file)
             database = source.database
             if engine.engine != "postgres":
                 database += f"@{engine.engine}"
@@ -157,17 +148,6 @@ def _in_order(
 
 def _first(entry: tuple[OrderKey, Queued]) -> OrderKey:
     return entry[0]
-
-
-def _listed(kind: str, text: str | None) -> dict[str, int] | None:
-    if text is None:
-        return None
-    if kind == "sqitch":
-        return plan_order(text)
-    try:
-        return journal_order(text)
-    except ValueError:
-        return None
 
 
 def _source_lines(

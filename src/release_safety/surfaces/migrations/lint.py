@@ -258,14 +258,21 @@ def analyse_text(
     return with_acknowledgements(analysis, text, path, fmt)
 
 
-def lint_texts(files: Sequence[tuple[str, str, Format]], reading: Reading) -> list[FileAnalysis]:
+def lint_texts(
+    files: Sequence[tuple[str, str, Format]],
+    reading: Reading,
+    engines: Sequence[str] | None = None,
+) -> list[FileAnalysis]:
     """Analyse files (path, text, format) in the order given, each against the schema the ones
-    before it built (the first against an unknown one). Nothing is remembered of them (no
-    blob ids), so their history has no key."""
+    before it built (the first against an unknown one), each on its engine (`engines`, else
+    PostgreSQL). Nothing is remembered of them (no blob ids), so their history has no key."""
     history = History("", Schema(unknown=NO_HISTORY))
     out = []
-    for path, text, fmt in files:
-        analysis, after = apply(history, path, "", _constant(text), fmt, reading, before=history)
+    for index, (path, text, fmt) in enumerate(files):
+        engine = engines[index] if engines is not None else "postgres"
+        analysis, after = apply(
+            history, path, "", _constant(text), fmt, reading, before=history, engine=engine
+        )
         assert analysis is not None
         out.append(with_acknowledgements(analysis, text, path, fmt))
         history = after

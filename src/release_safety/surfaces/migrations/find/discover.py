@@ -86,7 +86,7 @@ def migration_files(
     for path in dialect_skipped(popx):
         del found[path]
     exists = _exists(snapshot)
-    for path in [p for p, i in found.items() if not place(p, sources[i], exists).forward]:
+    for path in [p for p, i in found.items() if not place(p, sources[i].format, exists).forward]:
         del found[path]  # a down part: its tool never runs it on an upgrade
     return found
 
@@ -103,7 +103,7 @@ def placements(
 ) -> dict[str, Placed]:
     """Each migration file's tool and root (`tools.place`)."""
     exists = _exists(snapshot)
-    return {path: place(path, sources[index], exists) for path, index in files.items()}
+    return {path: place(path, sources[index].format, exists) for path, index in files.items()}
 
 
 REMEMBERED = 1 << 18
@@ -180,7 +180,7 @@ def discover(old: Snapshot | None, new: Snapshot, settings: Settings) -> Discove
         if change.status == "deleted":
             source = source_of(change.path, settings)
             if source is not None and old is not None:
-                source = source if place(change.path, source, _exists(old)).forward else None
+                source = source if place(change.path, source.format, _exists(old)).forward else None
         else:
             source = sources[claimed[change.path]] if change.path in claimed else None
         shipped = source is not None or in_code(change.path, settings)

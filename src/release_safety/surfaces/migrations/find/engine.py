@@ -9,7 +9,6 @@ import json
 import re
 from dataclasses import dataclass
 
-from release_safety.settings.model import MigrationSource
 from release_safety.surfaces.migrations.find.tools import Placed, Read
 
 ENGINE_NAMES = {
@@ -58,10 +57,11 @@ class EngineOf:
         return LABELS[self.engine]
 
 
-def engine_of(placed: Placed, source: MigrationSource, read: Read) -> EngineOf:
-    """The engine `placed`'s root runs on (`read`: a file of the same tree, or None)."""
-    if source.dialect is not None:
-        return EngineOf(source.dialect, "the source's dialect")
+def engine_of(placed: Placed, dialect: str | None, read: Read) -> EngineOf:
+    """The engine `placed`'s root runs on: `dialect` (its source's setting) when given, else
+    what its files say (`read`: a file of the same tree, or None)."""
+    if dialect is not None:
+        return EngineOf(dialect, "the source's dialect")
     root = placed.root
     if placed.tool == "prisma":
         found = _named(_PROVIDER, read(_join(root, "migration_lock.toml")))

@@ -24,6 +24,8 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Literal
 
+from release_safety.surfaces.migrations.find.tools import journal_order
+
 if TYPE_CHECKING:
     from release_safety.settings.model import MigrationSource
 
@@ -77,9 +79,7 @@ def dialect_skipped(paths: Iterable[str]) -> set[str]:
     }
 
 
-def order_key(
-    path: str, tool: str, listing: Callable[[str, str], Mapping[str, int] | None]
-) -> OrderKey | None:
+def order_key(path: str, tool: str, listing: Listing) -> OrderKey | None:
     """Where a file runs among its database's migrations; None when its tool does not run it
     (a sqitch script its plan does not name, a drizzle file its journal does not). `listing(
     kind, folder)` is the order a sqitch plan or a drizzle journal in `folder` gives (None when
@@ -109,6 +109,34 @@ def order_key(
         return (0, (), name, path)
     version = _VERSION.match(name)
     return (0, (int(version.group(1)),) if version else (), name, path)
+
+
+Listing = Callable[[str, str], "Mapping[str, int] | None"]
+
+
+def listings(read: Callable[[str], str | None]) -> Listing:
+    """`order_key`'s listing over a tree (`read`: a file's text, None when absent), each
+    sqitch plan or drizzle journal read once; a journal that cannot be read lists nothing (its
+    files then run by name)."""
+    found: dict[tuple[str, str], Mapping[str, int] | None] = {}
+
+    def listing(kind: str, folder: str) -> Mapping[str, int] | None:
+        if (kind, folder) not in found:
+            name = "sqitch.plan" if kind == "sqitch" else "meta/_journal.json"
+            text = read(f"{folder}/{name}" if folder else name)
+            found[kind, folder] = None if text is None else _listed(kind, text)
+        return found[kind, folder]
+
+    return listing
+
+
+def _listed(kind: str, text: str) -> Mapping[str, int] | None:
+    if kind == "sqitch":
+        return plan_order(text)
+    try:
+        return journal_order(text)
+    except ValueError:
+        return None
 
 
 def plan_order(text: str) -> dict[str, int]:

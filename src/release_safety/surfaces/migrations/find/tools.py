@@ -8,7 +8,8 @@ tool's config around them say.
 - prisma: `<timestamp>_<name>/migration.sql`, run by folder name; the folder's `down.sql`
   (written by hand for `migrate diff`) never runs. `migration_lock.toml` names the provider.
 - sqlx: `<version>_<name>.sql` and reversible `<version>_<name>.up.sql` / `.down.sql`, by
-  version as a number; `.down.sql` never runs forward.
+  version as a number; `.down.sql` never runs forward (nor does it for golang-migrate, popx
+  or a plain `sql` source, nor a Flyway undo script `U<version>__`).
 - drizzle: `<idx>_<name>.sql` run in the order of `meta/_journal.json` (a file the journal does
   not name is not run); `--> statement-breakpoint` separates statements.
 - Atlas: the `.sql` files of a folder holding `atlas.sum`, by name; a file the sum does not
@@ -24,12 +25,11 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from release_safety.settings.model import MigrationSource
-
 _VERSION_FOLDER = re.compile(r"\d[\d-]*_[^/]*")
 """A folder per migration: diesel's `2019-03-05-123456_create_users`, prisma's
 `20210101000000_init`."""
-_DOWN = re.compile(r".*\.down\.sql")
+_DOWN = re.compile(r".*\.down(?:\.autocommit)?\.sql|U\d+(?:[._]\d+)*__.*\.sql")
+"""A down part (golang-migrate, sqlx, popx) or a Flyway undo script: never run on upgrade."""
 
 Exists = Callable[[str], bool]
 Read = Callable[[str], "str | None"]
@@ -49,19 +49,19 @@ def _join(folder: str, name: str) -> str:
     return f"{folder}/{name}" if folder else name
 
 
-def place(path: str, source: MigrationSource, exists: Exists) -> Placed:
-    """Where `path` stands among its tool's migrations (`exists`: whether a path of the same
-    tree is a file)."""
+def place(path: str, fmt: str, exists: Exists) -> Placed:
+    """Where `path` stands among the migrations of its source's format `fmt` (`exists`:
+    whether a path of the same tree is a file)."""
     folder, _, name = path.rpartition("/")
     parent, _, leaf = folder.rpartition("/")
     per_migration = _VERSION_FOLDER.fullmatch(leaf) is not None
-    tool: str = source.format
+    tool = fmt
     if tool == "sql":
         tool = _detected(folder, name, per_migration, exists)
     if tool in ("diesel", "prisma"):
         forward = name == ("up.sql" if tool == "diesel" else "migration.sql")
         return Placed(tool, parent if per_migration else folder, forward and per_migration)
-    if tool == "sqlx":
+    if tool in ("sql", "sqlx", "golang-migrate", "popx", "flyway"):
         return Placed(tool, folder, _DOWN.fullmatch(name) is None)
     return Placed(tool, folder, True)
 
