@@ -332,3 +332,39 @@ def test_a_dialect_setting_names_the_engine(release_pair: Pair) -> None:
     )
     assert [f.rule for f in report.findings] == ["engine-heaviness-unknown"]
     assert "(SQLite)" in report.findings[0].message
+
+
+# --- one source per root, for init ----------------------------------------------------------
+
+
+def test_each_root_is_one_source_with_its_tool_and_engine() -> None:
+    from release_safety.git.snapshot import MemorySnapshot
+    from release_safety.surfaces.migrations.find.roots import migration_roots
+
+    tree = MemorySnapshot(
+        {
+            **DIESEL_OLD,
+            "migrations/2021-01-01-000000_b/up.sql": DROP,
+            "migrations/2021-01-01-000000_b/down.sql": RESTORE,
+            **_prisma("web/prisma/migrations", "mysql"),
+            "web/prisma/migrations/20210101000000_init/migration.sql": INIT,
+            "drizzle/0000_init.sql": INIT,
+            "drizzle/meta/_journal.json": _journal("0000_init", dialect="sqlite"),
+            "db/migrations/20210101_init.sql": "-- +goose Up\n" + INIT,
+        }
+    )
+    roots = {root.source.path: root for root in migration_roots(tree)}
+    assert {path: (r.source.format, r.source.dialect) for path, r in roots.items()} == {
+        "migrations": ("diesel", None),
+        "web/prisma/migrations": ("prisma", "mysql"),
+        "drizzle": ("drizzle", "sqlite"),
+        "db/migrations": ("goose", None),
+    }
+    assert roots["migrations"].files == [
+        "migrations/2020-01-01-000000_init/up.sql",
+        "migrations/2021-01-01-000000_b/up.sql",
+    ]
+    assert (
+        "MySQL: web/prisma/migrations/migration_lock.toml provider"
+        in roots["web/prisma/migrations"].why()
+    )
