@@ -11,6 +11,7 @@ from release_safety.contract.reports import MigrationsReport
 from release_safety.git.snapshot import Snapshot
 from release_safety.settings.model import Settings, parse_settings
 from release_safety.surfaces.migrations.analyse import analyse
+from release_safety.surfaces.migrations.find.engine import ASSUMED
 
 Files = dict[str, str | None]
 Pair = Callable[[Files, Files], tuple[Snapshot, Snapshot]]
@@ -368,3 +369,29 @@ def test_each_root_is_one_source_with_its_tool_and_engine() -> None:
         "MySQL: web/prisma/migrations/migration_lock.toml provider"
         in roots["web/prisma/migrations"].why()
     )
+
+
+def test_the_tool_config_names_the_engine() -> None:
+    from release_safety.git.snapshot import MemorySnapshot
+    from release_safety.surfaces.migrations.find.roots import migration_roots
+
+    tree = MemorySnapshot(
+        {
+            "api/Cargo.toml": '[dependencies]\ndiesel = { version = "2", features = ["mysql", '
+            '"chrono"] }\n',
+            "api/migrations/2020-01-01-000000_init/up.sql": INIT,
+            "web/drizzle.config.ts": 'export default defineConfig({ dialect: "mysql" });\n',
+            "web/drizzle/0000_init.sql": INIT,
+            "web/drizzle/meta/_journal.json": json.dumps(
+                {"entries": [{"idx": 0, "tag": "0000_init"}]}
+            ),
+            "tools/Cargo.toml": '[dependencies]\nsqlx = { features = ["sqlite", "postgres"] }\n',
+            "tools/migrations/1_init.sql": INIT,
+        }
+    )
+    said = {r.source.path: (r.source.dialect, r.engine.said_by) for r in migration_roots(tree)}
+    assert said == {
+        "api/migrations": ("mysql", "api/Cargo.toml features"),
+        "web/drizzle": ("mysql", "web/drizzle.config.ts dialect"),
+        "tools/migrations": (None, ASSUMED),  # two engines: the dependency does not say which
+    }

@@ -1,6 +1,7 @@
 """The database engine a migration root's files run on, and what says so: the source's
-`dialect`, the tool's config (prisma's `migration_lock.toml` provider, drizzle's journal
-dialect, Atlas's `atlas.hcl` dev or url), a folder named for an engine (`mysql/`,
+`dialect`, the tool's config (prisma's `migration_lock.toml` provider, drizzle's journal or
+`drizzle.config.*` dialect, Atlas's `atlas.hcl` dev or url, the one engine feature of the
+diesel or sqlx dependency in `Cargo.toml`), a folder named for an engine (`mysql/`,
 `clickhouse_migrations/`), else PostgreSQL, assumed."""
 
 from __future__ import annotations
@@ -42,6 +43,13 @@ _FOLDER_WORD = re.compile(
 )
 ASSUMED = "assumed: no dialect setting, tool config or folder name says otherwise"
 _PROVIDER = re.compile(r"""^\s*provider\s*=\s*["'](?P<name>\w+)["']""", re.MULTILINE)
+_CARGO_DEPENDENCY = re.compile(
+    r"^\s*(?:diesel|sqlx)\s*=\s*\{[^}]*?\bfeatures\s*=\s*\[(?P<features>[^\]]*)\]",
+    re.MULTILINE,
+)
+_CARGO_FEATURE = re.compile(r"[\"'](\w+)[\"']")
+_CONFIGS = ("drizzle.config.ts", "drizzle.config.js", "drizzle.config.mjs", "drizzle.config.json")
+_DRIZZLE_DIALECT = re.compile(r"""\bdialect["']?\s*:\s*["'](?P<name>\w+)["']""")
 _ATLAS_URL = re.compile(r"""\b(?:dev|url)\s*=\s*"(?:docker://)?(?P<name>[a-z0-9]+)[:/+]""")
 
 
@@ -77,6 +85,16 @@ def engine_of(placed: Placed, dialect: str | None, read: Read) -> EngineOf:
             found = _named(_ATLAS_URL, read(where))
             if found is not None:
                 return EngineOf(found, f"{where} dev/url")
+    if placed.tool in ("diesel", "sqlx", "sql"):
+        for where in _upwards(root, "Cargo.toml"):
+            found = _cargo_engine(read(where))
+            if found is not None:
+                return EngineOf(found, f"{where} features")
+    if placed.tool == "drizzle":
+        for where in (p for f in _CONFIGS for p in _upwards(root, f)):
+            found = _named(_DRIZZLE_DIALECT, read(where))
+            if found is not None:
+                return EngineOf(found, f"{where} dialect")
     for folder in reversed(root.split("/")):
         word = _FOLDER_WORD.search(folder)
         if word is not None:
@@ -97,6 +115,19 @@ def _upwards(folder: str, name: str) -> list[str]:
 def _named(pattern: re.Pattern[str], text: str | None) -> str | None:
     found = pattern.search(text) if text is not None else None
     return ENGINE_NAMES.get(found["name"].lower()) if found is not None else None
+
+
+def _cargo_engine(text: str | None) -> str | None:
+    """The one engine the diesel or sqlx dependency of a Cargo.toml is built for."""
+    if text is None:
+        return None
+    engines = {
+        ENGINE_NAMES[feature]
+        for found in _CARGO_DEPENDENCY.finditer(text)
+        for feature in _CARGO_FEATURE.findall(found["features"])
+        if feature in ENGINE_NAMES
+    }
+    return engines.pop() if len(engines) == 1 else None
 
 
 def _journal_dialect(text: str | None) -> str | None:
