@@ -121,6 +121,14 @@ def _read_local(path: str) -> str | None:
     )
 
 
+def _below_local(folder: str) -> list[str]:
+    return sorted(
+        os.path.join(top, name).replace(os.sep, "/")
+        for top, _, names in os.walk(folder)
+        for name in names
+    )
+
+
 def _where(name: str, sources: Sequence[MigrationSource] | None) -> Where:
     """How `generate` places the file: its source (the settings', when there are any), its
     tool, its root, whether it runs forward, and its engine."""
@@ -154,7 +162,7 @@ def folder_migrations(folder: Path, sources: Sequence[MigrationSource] | None = 
     files (`index.ts`, a README) are left out."""
     from release_safety.surfaces.migrations.find.formats import listings, order_key
 
-    listing = listings(_read_local)
+    listing = listings(_read_local, _below_local)
     keyed = []
     for path in _candidates(folder):
         where = _where(str(path), sources)

@@ -111,7 +111,7 @@ FORMAT_PATTERNS: dict[str, str] = {
     "sqlx": r"\d+_[^/]*\.sql",
     "drizzle": r"\d+_[^/]*\.sql",
     "atlas": r"[^/]*\.sql",
-    "liquibase": r"[^/]*\.sql",
+    "liquibase": r"[^/]*\.(?:sql|xml|ya?ml|json)",
 }
 """The file names each format's tool runs, when a source gives no `pattern`."""
 
@@ -270,6 +270,7 @@ DEFAULT_MIGRATION_SOURCES = (
         format="knex",
     ),
     MigrationSource(path="**/drizzle", format="drizzle"),
+    MigrationSource(path="**/db/changelog", format="liquibase"),
 )
 
 

@@ -395,3 +395,133 @@ def test_the_tool_config_names_the_engine() -> None:
         "web/drizzle": ("mysql", "web/drizzle.config.ts dialect"),
         "tools/migrations": (None, ASSUMED),  # two engines: the dependency does not say which
     }
+
+
+# --- Liquibase changelogs -------------------------------------------------------------------
+
+CHANGELOG = "src/main/resources/db/changelog"
+MASTER_OLD = "databaseChangeLog:\n  - include:\n      file: db/changelog/changes/001-init.yaml\n"
+INIT_YAML = (
+    "databaseChangeLog:\n"
+    "  - changeSet:\n      id: 1\n      author: alice\n      changes:\n"
+    "        - sql:\n            sql: |\n"
+    "              CREATE TABLE users (id int PRIMARY KEY, email text, name text);\n"
+)
+
+
+def _liquibase(*more: str) -> str:
+    return MASTER_OLD + "".join(
+        f"  - include:\n      file: {name}\n      relativeToChangelogFile: true\n" for name in more
+    )
+
+
+def _xml(body: str) -> str:
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<databaseChangeLog xmlns="http://www.liquibase.org/xml/ns/dbchangelog">\n'
+        f"{body}</databaseChangeLog>\n"
+    )
+
+
+LIQUIBASE_TREE: Files = {
+    f"{CHANGELOG}/db.changelog-master.yaml": MASTER_OLD,
+    f"{CHANGELOG}/changes/001-init.yaml": INIT_YAML,
+}
+
+
+def test_liquibase_xml_sql_change_is_read_and_its_rollback_never_runs(release_pair: Pair) -> None:
+    drop = _xml(
+        '  <changeSet id="2" author="bob">\n'
+        "    <sql>ALTER TABLE users DROP COLUMN name</sql>\n"
+        "    <rollback><sql>ALTER TABLE users ADD COLUMN name text</sql></rollback>\n"
+        "  </changeSet>\n"
+    )
+    fires = judged(
+        release_pair,
+        LIQUIBASE_TREE,
+        {
+            f"{CHANGELOG}/db.changelog-master.yaml": _liquibase("changes/002-drop.xml"),
+            f"{CHANGELOG}/changes/002-drop.xml": drop,
+        },
+    )
+    assert breaking(fires) == [("drop-column", f"{CHANGELOG}/changes/002-drop.xml", 4)]
+    index = _xml(
+        '  <changeSet id="2" author="bob" runInTransaction="false">\n'
+        "    <sql>CREATE INDEX CONCURRENTLY users_email ON users (email)</sql>\n"
+        "    <rollback><sql>DROP TABLE users</sql></rollback>\n"
+        "  </changeSet>\n"
+    )
+    quiet = judged(
+        release_pair,
+        LIQUIBASE_TREE,
+        {
+            f"{CHANGELOG}/db.changelog-master.yaml": _liquibase("changes/002-index.xml"),
+            f"{CHANGELOG}/changes/002-index.xml": index,
+        },
+    )
+    assert quiet.breaking() == [] and quiet.unknown() == []
+
+
+def test_liquibase_runs_its_includes_in_order_and_not_what_none_includes(
+    release_pair: Pair,
+) -> None:
+    """The master includes z-create (a new table) before a-index (an index on it): in that
+    order the index is on a table the release created; the unincluded file never runs."""
+    create = "--liquibase formatted sql\n--changeset bob:2\nCREATE TABLE teams (id int, n text);\n"
+    index = "--liquibase formatted sql\n--changeset bob:3\nCREATE INDEX teams_n ON teams (n);\n"
+    report = judged(
+        release_pair,
+        LIQUIBASE_TREE,
+        {
+            f"{CHANGELOG}/db.changelog-master.yaml": _liquibase(
+                "changes/z-create.sql", "changes/a-index.sql"
+            ),
+            f"{CHANGELOG}/changes/z-create.sql": create,
+            f"{CHANGELOG}/changes/a-index.sql": index,
+            f"{CHANGELOG}/changes/999-forgotten.sql": "--liquibase formatted sql\n"
+            "--changeset bob:9\nDROP TABLE users;\n",
+        },
+    )
+    assert report.breaking() == [] and report.unknown() == []
+    assert [f.name for f in report.files] == [
+        "db.changelog-master.yaml",
+        "z-create.sql",
+        "a-index.sql",
+    ]
+
+
+def test_liquibase_other_change_types_are_unknown_at_their_line(release_pair: Pair) -> None:
+    change = (
+        "databaseChangeLog:\n  - changeSet:\n      id: 2\n      author: bob\n      changes:\n"
+        "        - dropColumn:\n            tableName: users\n            columnName: name\n"
+    )
+    report = judged(
+        release_pair,
+        LIQUIBASE_TREE,
+        {
+            f"{CHANGELOG}/db.changelog-master.yaml": _liquibase("changes/002-drop.yaml"),
+            f"{CHANGELOG}/changes/002-drop.yaml": change,
+        },
+    )
+    (unknown,) = report.unknown()
+    assert (unknown.file, unknown.line) == (f"{CHANGELOG}/changes/002-drop.yaml", 6)
+    assert "dropColumn" in unknown.message
+
+
+def test_a_changelog_gaining_changesets_is_judged_on_the_new_ones(release_pair: Pair) -> None:
+    """Liquibase runs changesets: one appended to a shipped changelog is the release's
+    migration; a shipped one changed is an edit, at its line."""
+    path = "db/migrations/changelog.sql"
+    shipped = "--liquibase formatted sql\n\n--changeset alice:1\n" + INIT
+    index = "\n--changeset bob:2\nCREATE INDEX users_email ON users (email);\n"
+    grown = judged(release_pair, {path: shipped}, {path: shipped + index})
+    assert [(f.rule, f.file, f.line) for f in grown.findings if f.severity != "advisory"] == [
+        ("blocking-table-lock", path, 7)
+    ]
+    drop = "\n--changeset bob:2\n" + DROP
+    assert breaking(judged(release_pair, {path: shipped}, {path: shipped + drop})) == [
+        ("drop-column", path, 7)
+    ]
+    edited = shipped.replace("name text", "name varchar(10)")
+    (finding,) = judged(release_pair, {path: shipped}, {path: edited + index}).unknown()
+    assert (finding.rule, finding.line) == ("shipped-migration-edited", 3)

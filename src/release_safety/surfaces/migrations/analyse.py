@@ -27,7 +27,12 @@ from release_safety.settings.model import (
     MigrationSource,
     Settings,
 )
-from release_safety.surfaces.migrations.find.discover import discover, migration_files, placements
+from release_safety.surfaces.migrations.find.discover import (
+    below,
+    discover,
+    migration_files,
+    placements,
+)
 from release_safety.surfaces.migrations.find.engine import ASSUMED, EngineOf, engine_of
 from release_safety.surfaces.migrations.find.formats import OrderKey, listings, order_key, reader
 from release_safety.surfaces.migrations.lint import (
@@ -42,6 +47,7 @@ from release_safety.surfaces.migrations.lint import (
 )
 from release_safety.surfaces.migrations.reading import Reading
 from release_safety.surfaces.migrations.schema.model import Schema
+from release_safety.surfaces.migrations.sql.changesets import added_part
 
 _STATES: OrderedDict[str, Schema] = OrderedDict()
 
@@ -129,7 +135,7 @@ def _in_order(
     if snapshot is None:
         return {}
     read_file = _reader(snapshot)
-    listing = listings(read_file)
+    listing = listings(read_file, below(snapshot))
     keyed: dict[str, list[tuple[OrderKey, Queued]]] = {}
     for path, placed in placements(snapshot, files, sources).items():
         source = sources[files[path]]
@@ -241,9 +247,16 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> Migratio
             if migration is None:
                 continue
             blob = new.blob_id(path) or ""
+            shipped = old.blob_id(path) if old is not None else None
+            part = None
+            if shipped is not None and old is not None:  # changesets added to a changelog
+                blob, part = (
+                    f"{blob}+{shipped}",
+                    added_part(read_text(old, path), texts(path), path),
+                )
 
-            def text(path: str = path, texts: TextsInOrder = texts) -> str:
-                return texts(path)
+            def text(path: str = path, texts: TextsInOrder = texts, part: str | None = part) -> str:
+                return texts(path) if part is None else part
 
             analysis, state = apply(
                 state,

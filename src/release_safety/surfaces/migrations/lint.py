@@ -29,7 +29,8 @@ from release_safety.surfaces.migrations.rules import BLOCKING_TABLE_LOCK, BY_ID
 from release_safety.surfaces.migrations.rules.ids import RuleId
 from release_safety.surfaces.migrations.schema.coltypes import is_utc
 from release_safety.surfaces.migrations.schema.model import Schema
-from release_safety.surfaces.migrations.sql.sqlfile import extract_sql
+from release_safety.surfaces.migrations.sql.changelog import is_changelog, read_changelog
+from release_safety.surfaces.migrations.sql.sqlfile import extract_sql, statements_of
 from release_safety.surfaces.migrations.sql.statements import Extracted
 
 if TYPE_CHECKING:
@@ -107,6 +108,8 @@ def extract(
         from release_safety.surfaces.migrations.frameworks.knex import extract_knex
 
         return extract_knex(text, path, read_module=read_module)
+    if is_changelog(path):  # a Liquibase changelog a liquibase source claims
+        return read_changelog(text, path, read_module, lambda sql: statements_of(sql, reading))
     return extract_sql(text, reading, autocommit=outside_transaction(path))
 
 

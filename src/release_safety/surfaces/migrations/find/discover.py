@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
@@ -19,6 +19,8 @@ from release_safety.surfaces.migrations.rules import (
     SHIPPED_MIGRATION_DELETED,
     SHIPPED_MIGRATION_EDITED,
 )
+from release_safety.surfaces.migrations.sql.changesets import edited_line as edited_changeset
+from release_safety.surfaces.migrations.sql.liquibase import formatted
 from release_safety.surfaces.migrations.sql.sections import tool_of
 
 # Named as migration tools name the migrations they run from code: goose's
@@ -96,6 +98,23 @@ def _exists(snapshot: Snapshot) -> Exists:
         return snapshot.blob_id(path) is not None
 
     return exists
+
+
+def by_changeset(snapshot: Snapshot, path: str, fmt: str) -> bool:
+    """True when Liquibase runs the file changeset by changeset (a changelog of a liquibase
+    source, or formatted SQL wherever it is)."""
+    if place(path, fmt, _exists(snapshot)).tool == "liquibase":
+        return True
+    return path.endswith(".sql") and formatted(read_text(snapshot, path))
+
+
+def below(snapshot: Snapshot) -> Callable[[str], list[str]]:
+    """The files below a folder of the tree, by path (Liquibase's includeAll)."""
+
+    def files(folder: str) -> list[str]:
+        return sorted(p for p in snapshot.paths() if p.startswith(f"{folder}/"))
+
+    return files
 
 
 def placements(
@@ -210,18 +229,35 @@ def discover(old: Snapshot | None, new: Snapshot, settings: Settings) -> Discove
             )
         elif source is not None and change.status == "added":
             added.append(MigrationPath(change.path, source, source.edition_of(change.path)))
+        elif (
+            source is not None
+            and change.status == "modified"
+            and old is not None
+            and by_changeset(new, change.path, source.format)
+            and edited_changeset(
+                read_text(old, change.path), read_text(new, change.path), change.path
+            )
+            is None
+        ):  # shipped changesets kept, new ones added: the new ones are judged
+            added.append(MigrationPath(change.path, source, source.edition_of(change.path)))
         elif not shipped or change.status not in ("modified", "deleted"):
             continue
         else:
             edited = change.status == "modified"
             rule = SHIPPED_MIGRATION_EDITED if edited else SHIPPED_MIGRATION_DELETED
+            line: int | None = None
+            if edited and by_changeset(new, change.path, source.format if source else "sql"):
+                before = read_text(old, change.path) if old is not None else ""
+                line = edited_changeset(before, read_text(new, change.path), change.path) or 1
+            elif edited:
+                line = _edited_line(old, new, change.path)
             findings.append(
                 Finding(
                     rule=rule.id,
                     severity=rule.severity,
                     surface="migrations",
                     file=change.path,
-                    line=_edited_line(old, new, change.path) if edited else None,
+                    line=line,
                     message=f"shipped migration {change.path} was {change.status}",
                     hint=_shipped_hint(change.path, old, edited, settings.overrides.file),
                 )

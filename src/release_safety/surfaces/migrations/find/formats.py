@@ -24,6 +24,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Literal
 
+from release_safety.surfaces.migrations.find.liquibase import include_order, master_in
 from release_safety.surfaces.migrations.find.tools import journal_order
 
 if TYPE_CHECKING:
@@ -105,23 +106,38 @@ def order_key(path: str, tool: str, listing: Listing) -> OrderKey | None:
         return (0, (), name, path)
     if tool in ("diesel", "prisma"):  # one folder per migration, run by folder name
         return (0, (), folder.rpartition("/")[2], path)
-    if tool in ("knex", "atlas", "liquibase"):
+    if tool == "liquibase":  # the include order of the nearest master changelog above
+        folders = folder.split("/") if folder else []
+        for end in range(len(folders), -1, -1):
+            included = listing("liquibase", "/".join(folders[:end]))
+            if included is not None:
+                position = included.get(path)
+                return None if position is None else (0, (position,), name, path)
+        return (0, (), name, path)
+    if tool in ("knex", "atlas"):
         return (0, (), name, path)
     version = _VERSION.match(name)
     return (0, (int(version.group(1)),) if version else (), name, path)
 
 
 Listing = Callable[[str, str], "Mapping[str, int] | None"]
+Files = Callable[[str], list[str]]
 
 
-def listings(read: Callable[[str], str | None]) -> Listing:
-    """`order_key`'s listing over a tree (`read`: a file's text, None when absent), each
-    sqitch plan or drizzle journal read once; a journal that cannot be read lists nothing (its
+def listings(read: Callable[[str], str | None], files: Files | None = None) -> Listing:
+    """`order_key`'s listing over a tree (`read`: a file's text, None when absent; `files`:
+    the files below a folder, for Liquibase's includeAll), each sqitch plan, drizzle journal
+    or Liquibase master changelog read once; a journal that cannot be read lists nothing (its
     files then run by name)."""
     found: dict[tuple[str, str], Mapping[str, int] | None] = {}
 
     def listing(kind: str, folder: str) -> Mapping[str, int] | None:
         if (kind, folder) not in found:
+            if kind == "liquibase":
+                master = master_in(folder, lambda p: read(p) is not None)
+                below = files or (lambda _: [])
+                found[kind, folder] = None if master is None else include_order(master, read, below)
+                return found[kind, folder]
             name = "sqitch.plan" if kind == "sqitch" else "meta/_journal.json"
             text = read(f"{folder}/{name}" if folder else name)
             found[kind, folder] = None if text is None else _listed(kind, text)

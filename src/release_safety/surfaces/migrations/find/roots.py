@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from release_safety.git.snapshot import Snapshot, read_text
 from release_safety.settings.model import DEFAULT_MIGRATION_SOURCES, MigrationSource
 from release_safety.surfaces.migrations.find.discover import (
+    below,
     migration_files,
     placements,
     sql_format,
@@ -61,7 +62,7 @@ def migration_roots(snapshot: Snapshot) -> list[Root]:
     def read(path: str) -> str | None:
         return read_text(snapshot, path) if snapshot.blob_id(path) is not None else None
 
-    listing = listings(read)
+    listing = listings(read, below(snapshot))
     grouped: dict[tuple[str, str], list[str]] = {}
     for path, where in placed.items():
         grouped.setdefault((where.root, where.tool), []).append(path)

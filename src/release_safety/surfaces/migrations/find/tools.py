@@ -25,6 +25,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from release_safety.surfaces.migrations.find.liquibase import master_of
+
 _VERSION_FOLDER = re.compile(r"\d[\d-]*_[^/]*")
 """A folder per migration: diesel's `2019-03-05-123456_create_users`, prisma's
 `20210101000000_init`."""
@@ -61,6 +63,9 @@ def place(path: str, fmt: str, exists: Exists) -> Placed:
     if tool in ("diesel", "prisma"):
         forward = name == ("up.sql" if tool == "diesel" else "migration.sql")
         return Placed(tool, parent if per_migration else folder, forward and per_migration)
+    if tool == "liquibase":  # the folder of its master changelog, when there is one
+        master = master_of(folder, exists)
+        return Placed(tool, master.rpartition("/")[0] if master is not None else folder, True)
     if tool in ("sql", "sqlx", "golang-migrate", "popx", "flyway"):
         return Placed(tool, folder, _DOWN.fullmatch(name) is None)
     return Placed(tool, folder, True)

@@ -207,6 +207,11 @@ def extract_sql(text: str, settings: Reading, *, autocommit: bool = False) -> Ex
     return Extracted(_statements(substitute(text, settings)), transactional, transactional)
 
 
+def statements_of(text: str, settings: Reading) -> list[Statement]:
+    """A piece of SQL's statements after template substitution (a changelog's `sql` change)."""
+    return _statements(substitute(text, settings))
+
+
 def _statements(text: str) -> list[Statement]:
     """`split_sql(text)`, each statement with its tokens: read in one pass of the lexer when
     the two read the text's `;` alike (`_lexer_split`) and it is no longer than a statement
