@@ -14,6 +14,7 @@ the default settings, in this process. The verdict column is the migrations surf
 from __future__ import annotations
 
 import argparse
+import itertools
 import re
 import subprocess
 import sys
@@ -83,7 +84,7 @@ def run(service: str, releases: int) -> None:
         print("| release | judged | databases | verdict | findings (not advisory) | s |")
         print("|---|---|---|---|---|---|")
         try:
-            for before, after in zip(tags, tags[1:], strict=False):
+            for before, after in itertools.pairwise(tags):
                 start = time.perf_counter()
                 report = analyse(repo.snapshot(before), repo.snapshot(after), Settings())
                 took = time.perf_counter() - start
