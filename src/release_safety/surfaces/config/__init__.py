@@ -43,6 +43,7 @@ from release_safety.surfaces.config import (
     rust_resolve,
     rust_src,
     schema_config,
+    schema_refs,
     structured,
     ts_resolve,
     typescript,
@@ -128,10 +129,14 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> ConfigRe
     }
     coverage.unmodelled = [_unmodelled(path, gap) for path, gap in now.gaps]
     changed = {p for p, blob in new_blobs.items() if old_blobs.get(p) != blob}
+    if before is not None:  # a schema whose referenced documents changed changed too
+        changed |= {p for p, taken in now.taken.items() if before.taken.get(p, {}) != taken}
+    kept = {(p, g.what, g.subject) for p, g in before.gaps if g.subject} if before else set()
     problems = [
         _gap_finding(path, gap)
         for path, gap in now.gaps
-        if gap.blocking or (before is not None and path in changed)
+        if gap.blocking
+        or (before is not None and path in changed and (path, gap.what, gap.subject) not in kept)
     ]
     if not now.variables and not now.gaps and (before is None or not before.variables):
         files = ", ".join(list(new_files)[:3]) + (", ..." if len(new_files) > 3 else "")
@@ -268,6 +273,8 @@ class _Ref:
     schemas: dict[str, tuple[Any, Any, str, str]] = field(default_factory=dict)
     """Each JSON Schema source's schema and document, with its variables' prefix and
     separator."""
+    taken: dict[str, dict[str, str | None]] = field(default_factory=dict)
+    """Each JSON Schema source's documents taken in through `$ref` (path -> blob id)."""
 
 
 def _moves(before: _Ref, now: _Ref) -> dict[str, str]:
@@ -314,8 +321,21 @@ def _read(
         imported = python_resolve.imported(snapshot, python) if python else ()
     except SourceError as exc:
         _raise(snapshot, exc.path or next(iter(python)), exc)
-    key = (tuple(sources), tuple(blobs.items()), imported)
+    key = (tuple(sources), tuple(blobs.items()), imported, _referenced(snapshot, blobs))
     return _REFS.get(key, lambda: _fold(snapshot, files, blobs))
+
+
+def _referenced(snapshot: Snapshot, blobs: dict[str, str]) -> tuple[tuple[str, str | None], ...]:
+    """The documents the JSON Schema sources take in through `$ref`, with their blob ids."""
+    found: list[tuple[str, str | None]] = []
+    for path in blobs:
+        kind = source_kind(path)
+        if kind is None or kind not in structured.KINDS.values():
+            continue
+        document = _parsed(snapshot, path, kind, partial(structured.load, kind=kind))
+        taken = schema_refs.bundle(document, path, partial(_file, snapshot))[1]
+        found += [(file, snapshot.blob_id(file)) for file in taken]
+    return tuple(found)
 
 
 def _fold(snapshot: Snapshot, files: dict[str, ConfigSource], blobs: dict[str, str]) -> _Ref:
@@ -402,11 +422,20 @@ def _schema(
         if "env_separator" in source.model_fields_set
         else schema_config.SEPARATOR
     )
-    schema = _parsed(snapshot, path, "jsonschema", lambda _: schema_config.build(document))
+    document, taken = schema_refs.bundle(document, path, partial(_file, snapshot))
+    result.taken[path] = {file: snapshot.blob_id(file) for file in taken}
+    deps = " ".join(f"{file}={blob}" for file, blob in result.taken[path].items())
+    schema = _parsed(snapshot, path, f"jsonschema {deps}", lambda _: schema_config.build(document))
     result.schemas[path] = (schema, document, prefix, separator)
     read = partial(schema_config.reads, document=document, prefix=prefix, separator=separator)
-    found: list[EnvRead | Gap] = _parsed(snapshot, path, f"jsonschema {prefix} {separator}", read)
+    how = f"jsonschema {prefix} {separator} {deps}"
+    found: list[EnvRead | Gap] = _parsed(snapshot, path, how, read)
     return found
+
+
+def _file(snapshot: Snapshot, path: str) -> bytes | None:
+    """A file of the snapshot, None when it has none at `path`."""
+    return snapshot.read(path) if snapshot.blob_id(path) is not None else None
 
 
 def _dotenv(data: bytes, defaults: bool) -> list[EnvRead]:
