@@ -44,6 +44,7 @@ from release_safety.surfaces.config import (
     rust_src,
     schema_config,
     schema_refs,
+    shell,
     structured,
     ts_resolve,
     typescript,
@@ -57,6 +58,7 @@ from release_safety.surfaces.config.rules import (
     change,
     finding,
 )
+from release_safety.surfaces.config.runtime import build_time, runtime_files
 from release_safety.surfaces.config.sources import matched_sources, source_kind
 from release_safety.surfaces.discovery import declared_absent, reason_of, tried, unmatched_finding
 
@@ -95,6 +97,8 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> ConfigRe
     looked = tried("config.sources", [source.describe() for source in sources])
     new_files = matched_sources(new, sources)
     old_files = matched_sources(old, sources) if old is not None else {}
+    new_files = {**new_files, **runtime_files(new, new_files)}
+    old_files = {**old_files, **runtime_files(old, old_files)}
     problems = []
     if settings.explicitly_set("config", "sources"):
         covered = set(new_files.values())
@@ -402,12 +406,17 @@ def _fold(snapshot: Snapshot, files: dict[str, ConfigSource], blobs: dict[str, s
             how = f"{kind} {table} {tabled}"
             script = partial(typescript.parse, dialect=kind, table=table, copies_named=tabled)
             reads = _parsed(snapshot, path, how, script)
+        elif kind == "shell":
+            reads = _parsed(snapshot, path, "shell", shell.parse)
         else:  # go, rust and python: read above
             continue
         located += [(path, read) for read in reads]
     scripts = {p: (k, blobs[p]) for p, k in kinds.items() if k in ("ts", "tsx", "js")}
     located += ts_resolve.reads(snapshot, scripts) if scripts else []
-    result.variables = collect((p, r) for p, r in located if isinstance(r, EnvRead))
+    inlined = build_time(snapshot, kinds)  # Next.js `env` keys: set at build, not by operators
+    result.variables = collect(
+        (p, r) for p, r in located if isinstance(r, EnvRead) and r.name not in inlined
+    )
     result.gaps = [(p, r) for p, r in located if isinstance(r, Gap)]
     return result
 

@@ -91,6 +91,17 @@ look for (no getter, no wrapper, no struct tag, no loader) is not parsed. Every 
 per blob id (a file unchanged between refs, or between releases of a backfill, is parsed once per
 process).
 
+Files the service runs are configuration too, read beside the sources whenever the sources
+match a file: a `next.config.js` (`.mjs`, `.cjs`, `.ts`) and a `gunicorn_conf.py` /
+`gunicorn.conf.py` at the root or in a folder above a matched source, and the shell script a
+Dockerfile's `ENTRYPOINT` or `CMD` runs (`${WEB_GUNICORN:-4}` reads `WEB_GUNICORN` with the
+default 4, `${X:?}` requires X, a variable the script assigns first is its own). The keys of a
+Next.js config's `env` object are inlined at build time and are no operator variable. A default
+written as a module `const` holding a literal (`process.env.TTL || DEFAULT_TTL`) is that
+literal; defaults joined from several reads show an empty one as `''` (`'' | 86400`). A
+pydantic-settings field with no default that the class's `__init__` or a `model_validator`
+names is filled there, so it is not required (its default reads `(filled by Settings.__init__)`).
+
 ## Diff and the rename heuristic
 
 Settings are compared by name. A removed and an added name are paired as a rename, in order,

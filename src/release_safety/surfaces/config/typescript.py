@@ -16,6 +16,8 @@ checked (what it did resolve is kept in the coverage).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from tree_sitter import Node
 
 from release_safety.code.parsers import parser
@@ -85,7 +87,35 @@ def parse(
             found = "no" if not tables else f"{len(tables)}"
             raise SourceError(f"{found} object literals named {table} (defaults_table)")
         reads += _table_reads(tables[0], table)
+    reads = [_through_constant(read, consts) for read in reads]
     return [*sorted(set(reads), key=lambda read: (read.line, read.name)), *gaps]
+
+
+_LITERALS = frozenset({"string", "number", "template_string", "true", "false"})
+
+
+def _through_constant(read: EnvRead, consts: dict[str, Node]) -> EnvRead:
+    """A default written as a `const` of the module holding a literal (`DEFAULT_TTL` for
+    `const DEFAULT_TTL = 86400`) is that literal: the same default however it is spelled."""
+    value = consts.get(read.default or "")
+    declarator = value.parent if value is not None else None
+    declaration = declarator.parent if declarator is not None else None
+    if (
+        value is None
+        or declarator is None
+        or declarator.type != "variable_declarator"
+        or declaration is None
+        or declaration.type != "lexical_declaration"
+        or not node_text(declaration).startswith("const ")
+    ):
+        return read
+    while value.type in WRAPPERS and value.named_child_count:
+        value = value.named_children[0]
+    if value.type not in _LITERALS or (
+        value.type == "template_string" and literal_of(value) is None
+    ):
+        return read
+    return replace(read, default=written(value))
 
 
 def _copy_gap(node: Node) -> Gap:
