@@ -174,16 +174,18 @@ def apply(
     before: History | None = None,
     release_created: frozenset[str] = frozenset(),
     read_module: ReadModule | None = None,
+    engine: str = "postgres",
 ) -> tuple[FileAnalysis | None, History]:
     """One migration run on the schema `history` left: its analysis (None when replaying,
     `before` not given) judged against the schema as of the previous release, and the history
-    it leaves."""
+    it leaves; a file for another engine than PostgreSQL is judged as that engine runs it
+    (`engines.neutral`)."""
     after_key = next_key(history.key, path, blob)
     replay = before is None
     # the release's created tables as they are (their hash is kept by the set, shared by the
     # files that create nothing): a sorted text of them per file grew with the release
     key = (
-        (history.key, before.key if before else "", after_key, release_created)
+        (history.key, before.key if before else "", after_key + engine, release_created)
         if blob and history.key
         else None
     )
@@ -197,6 +199,11 @@ def apply(
     if isinstance(extracted, str):
         schema.lose_everything(f"{path}: {extracted}")
         analysis = None if replay else _unreadable(extracted)
+    elif engine != "postgres":
+        from release_safety.surfaces.migrations.engines.neutral import judge
+
+        found = judge(extracted, engine, schema, release_created)
+        analysis = None if replay else found
     else:
         ctx = _context(
             schema,
@@ -216,9 +223,11 @@ def apply(
     return analysis, History(after_key, schema)
 
 
-def schema_of(sql: str, reading: Reading) -> Schema:
-    """The schema a SQL script builds (a fixture's history, say)."""
-    _, history = apply(start(reading), "history.sql", "", _constant(sql), "sql", reading)
+def schema_of(sql: str, reading: Reading, engine: str = "postgres") -> Schema:
+    """The schema a SQL script builds on `engine` (a fixture's history, say)."""
+    _, history = apply(
+        start(reading), "history.sql", "", _constant(sql), "sql", reading, engine=engine
+    )
     return history.schema
 
 
@@ -229,12 +238,21 @@ def analyse_text(
     reading: Reading,
     read_module: ReadModule | None = None,
     history: Schema | None = None,
+    engine: str = "postgres",
 ) -> FileAnalysis:
     """Analyse one migration file's text against `history`, the schema as of the previous
     release (unknown when not given); an unreadable file is unknown throughout."""
     base = start(reading, history if history is not None else Schema(unknown=NO_HISTORY))
     analysis, _ = apply(
-        base, path, "", _constant(text), fmt, reading, before=base, read_module=read_module
+        base,
+        path,
+        "",
+        _constant(text),
+        fmt,
+        reading,
+        before=base,
+        read_module=read_module,
+        engine=engine,
     )
     assert analysis is not None
     return with_acknowledgements(analysis, text, path, fmt)

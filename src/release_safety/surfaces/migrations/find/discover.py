@@ -13,6 +13,7 @@ from release_safety.git.snapshot import Change, Snapshot, changes_between, read_
 from release_safety.settings.model import DEFAULT_MIGRATION_SOURCES, MigrationSource, Settings
 from release_safety.surfaces.migrations.find.edits import edited_line
 from release_safety.surfaces.migrations.find.formats import dialect_skipped
+from release_safety.surfaces.migrations.find.tools import Exists, Placed, place
 from release_safety.surfaces.migrations.rules import (
     MIGRATION_NOT_READ,
     SHIPPED_MIGRATION_DELETED,
@@ -84,7 +85,25 @@ def migration_files(
     popx = [p for p, i in found.items() if sources[i].format in ("sql", "popx")]
     for path in dialect_skipped(popx):
         del found[path]
+    exists = _exists(snapshot)
+    for path in [p for p, i in found.items() if not place(p, sources[i], exists).forward]:
+        del found[path]  # a down part: its tool never runs it on an upgrade
     return found
+
+
+def _exists(snapshot: Snapshot) -> Exists:
+    def exists(path: str) -> bool:
+        return snapshot.blob_id(path) is not None
+
+    return exists
+
+
+def placements(
+    snapshot: Snapshot, files: dict[str, int], sources: Sequence[MigrationSource]
+) -> dict[str, Placed]:
+    """Each migration file's tool and root (`tools.place`)."""
+    exists = _exists(snapshot)
+    return {path: place(path, sources[index], exists) for path, index in files.items()}
 
 
 REMEMBERED = 1 << 18
@@ -160,6 +179,8 @@ def discover(old: Snapshot | None, new: Snapshot, settings: Settings) -> Discove
             continue
         if change.status == "deleted":
             source = source_of(change.path, settings)
+            if source is not None and old is not None:
+                source = source if place(change.path, source, _exists(old)).forward else None
         else:
             source = sources[claimed[change.path]] if change.path in claimed else None
         shipped = source is not None or in_code(change.path, settings)

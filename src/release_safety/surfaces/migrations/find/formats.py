@@ -14,7 +14,8 @@ which of a version's files it picks, the order it runs them in, and how it reads
   numbers, then the repeatable ones (`R__<description>.sql`) by description.
 - sqitch runs the `deploy/` scripts in the order of the `sqitch.plan` beside that folder; a
   script the plan does not name is not run.
-- knex runs its files by name.
+- knex, Atlas and Liquibase's formatted SQL (without a changelog) run their files by name;
+  diesel and prisma their folders by name, drizzle its journal's order (`tools`).
 """
 
 from __future__ import annotations
@@ -77,12 +78,14 @@ def dialect_skipped(paths: Iterable[str]) -> set[str]:
 
 
 def order_key(
-    path: str, source: MigrationSource, plan: Callable[[str], Mapping[str, int] | None]
+    path: str, tool: str, listing: Callable[[str, str], Mapping[str, int] | None]
 ) -> OrderKey | None:
     """Where a file runs among its database's migrations; None when its tool does not run it
-    (a sqitch script its plan does not name)."""
-    name = path.rpartition("/")[2]
-    if source.format == "flyway":
+    (a sqitch script its plan does not name, a drizzle file its journal does not). `listing(
+    kind, folder)` is the order a sqitch plan or a drizzle journal in `folder` gives (None when
+    there is none, or it cannot be read: drizzle's files then run by name)."""
+    folder, _, name = path.rpartition("/")
+    if tool == "flyway":
         found = _FLYWAY.fullmatch(name.removesuffix(".sql"))
         if found is None:
             return (2, (), name, path)
@@ -90,12 +93,19 @@ def order_key(
             return (1, (), found["description"], path)
         parts = tuple(int(p) for p in re.split(r"[._]", found["version"]))
         return (0, parts, found["description"], path)
-    if source.format == "sqitch":
-        folder = path.rpartition("/")[0]
-        changes = plan(folder.rpartition("/")[0])
+    if tool == "sqitch":
+        changes = listing("sqitch", folder.rpartition("/")[0])
         position = None if changes is None else changes.get(name.removesuffix(".sql"))
         return None if position is None else (0, (position,), name, path)
-    if source.format == "knex":
+    if tool == "drizzle":
+        journal = listing("drizzle", folder)
+        if journal is not None:
+            position = journal.get(name)
+            return None if position is None else (0, (position,), name, path)
+        return (0, (), name, path)
+    if tool in ("diesel", "prisma"):  # one folder per migration, run by folder name
+        return (0, (), folder.rpartition("/")[2], path)
+    if tool in ("knex", "atlas", "liquibase"):
         return (0, (), name, path)
     version = _VERSION.match(name)
     return (0, (int(version.group(1)),) if version else (), name, path)
