@@ -31,6 +31,7 @@ from release_safety.surfaces.migrations.engines.postgres.altertable import (
     alter_table,
     owner_changed,
 )
+from release_safety.surfaces.migrations.engines.postgres.coldef import SYNTAX_ERROR
 from release_safety.surfaces.migrations.engines.postgres.columns import (
     Unclassified,
     parse_column,
@@ -123,7 +124,6 @@ POSTGRES_COMMANDS = frozenset(
 )
 """The words a PostgreSQL statement may start with (its grammar's `stmt`): any other first word
 is a syntax error PostgreSQL reports at that word."""
-SYNTAX_ERROR = "syntax error at or near"
 _DROPPED_IN_USE = frozenset(
     {
         *("EXTENSION", "SERVER", "DATABASE", "OWNED", "ROLE", "USER", "GROUP", "CAST"),
@@ -159,7 +159,7 @@ def classify(sql: str, ctx: Context, read: list[Tok] | None = None) -> Statement
         _dispatch(sql, toks, facts, ctx)
     except Unclassified as unclassified:
         _forget(ctx, toks, str(unclassified), anything=unclassified.anything)
-        return StatementFacts(unknown=str(unclassified))
+        return StatementFacts(unknown=str(unclassified), syntax_near=unclassified.near)
     except (TokenError, ValueError, KeyError, IndexError, RecursionError) as error:
         # Text outside the grammar this classifier reads: unknown, never a crash. (Each clause
         # names its exception apart: compiled, one name would keep the first clause's type.)
