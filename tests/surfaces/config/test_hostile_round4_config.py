@@ -189,3 +189,39 @@ def test_an_if_then_that_changes_is_unknown(judge: Judge) -> None:
     report = judge(old, new, ["config/schema.json"])
     assert report.checked is False
     assert "config-read-not-understood" in [f.rule for f in report.findings]
+
+
+ORY = """\
+{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {
+    "tracing": {"$ref": "ory://tracing-config"},
+    "host": {"type": "string", "default": "0.0.0.0"}
+  }
+}
+"""
+TRACING = (
+    '{"$id": "ory://tracing-config", "type": "object", "properties": '
+    '{"provider": {"type": "string", "enum": ["jaeger", "otel"], "default": "otel"}}}\n'
+)
+
+
+def test_an_ory_reference_vendored_and_named_is_read_as_part_of_the_schema(seen: Seen) -> None:
+    old = {"config/schema.json": ORY, "vendor/ory/tracing.schema.json": TRACING}
+    sources = ["config/schema.json", "vendor/ory/tracing.schema.json"]
+    new = {"config/schema.json": ORY.replace("0.0.0.0", "127.0.0.1")}
+    assert [rule for rule, _ in seen(old, new, sources)] == ["config-default-changed"]
+    narrowed = {"vendor/ory/tracing.schema.json": TRACING.replace('"jaeger", ', "")}
+    found = seen(old, narrowed, sources)
+    assert [rule for rule, _ in found] == ["config-constraint-narrowed"]
+    assert "TRACING_PROVIDER" in found[0][1]
+
+
+def test_an_ory_reference_not_vendored_is_unknown_with_the_way_out(judge: Judge) -> None:
+    old = {"config/schema.json": ORY}
+    new = {"config/schema.json": ORY.replace("0.0.0.0", "127.0.0.1")}
+    report = judge(old, new, ["config/schema.json"])
+    assert report.checked is False
+    [gap] = [f for f in report.findings if f.rule == "config-read-not-understood"]
+    assert gap.hint is not None and "`$id` is `ory://tracing-config`" in gap.hint

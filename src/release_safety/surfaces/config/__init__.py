@@ -13,7 +13,7 @@ disappears at once (a loader moved or lost its prefix: one finding, not hundreds
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import PurePosixPath
@@ -331,15 +331,30 @@ def _read(
 
 def _referenced(snapshot: Snapshot, blobs: dict[str, str]) -> tuple[tuple[str, str | None], ...]:
     """The documents the JSON Schema sources take in through `$ref`, with their blob ids."""
-    found: list[tuple[str, str | None]] = []
-    for path in blobs:
+    taken = _taken_in(snapshot, blobs)[1]
+    return tuple((file, snapshot.blob_id(file)) for files in taken.values() for file in files)
+
+
+def _taken_in(
+    snapshot: Snapshot, paths: Iterable[str]
+) -> tuple[dict[str, str], dict[str, tuple[str, ...]]]:
+    """The structured sources by their `$id` (`ory://tracing-config`), and per source the
+    documents its `$ref`s take in (files of the repository, or sources by `$id`)."""
+    documents: dict[str, Any] = {}
+    for path in paths:
         kind = source_kind(path)
-        if kind is None or kind not in structured.KINDS.values():
-            continue
-        document = _parsed(snapshot, path, kind, partial(structured.load, kind=kind))
-        taken = schema_refs.bundle(document, path, partial(_file, snapshot))[1]
-        found += [(file, snapshot.blob_id(file)) for file in taken]
-    return tuple(found)
+        if kind is not None and kind in structured.KINDS.values():
+            documents[path] = _parsed(snapshot, path, kind, partial(structured.load, kind=kind))
+    ids = {
+        document["$id"]: path
+        for path, document in documents.items()
+        if isinstance(document, dict) and isinstance(document.get("$id"), str)
+    }
+    taken = {
+        path: schema_refs.bundle(document, path, partial(_file, snapshot), ids)[1]
+        for path, document in documents.items()
+    }
+    return ids, {path: files for path, files in taken.items() if files}
 
 
 def _fold(snapshot: Snapshot, files: dict[str, ConfigSource], blobs: dict[str, str]) -> _Ref:
@@ -372,13 +387,17 @@ def _fold(snapshot: Snapshot, files: dict[str, ConfigSource], blobs: dict[str, s
         located += rust_resolve.reads(rust)
     result = _Ref({})
     tabled = any(source.defaults_table for source in files.values())
+    ids, taken = _taken_in(snapshot, kinds)
+    inside = {file for files in taken.values() for file in files}  # read as part of another
     for path, kind in kinds.items():
         source = files[path]
         reads: list[EnvRead | Gap]
+        if path in inside:
+            continue
         if kind in structured.KINDS.values():
             document = _parsed(snapshot, path, kind, partial(structured.load, kind=kind))
             if source.kind == "jsonschema" or schema_config.is_schema(document):
-                reads = _schema(snapshot, path, source, document, result)
+                reads = _schema(snapshot, path, source, document, result, ids)
                 located += [(path, read) for read in reads]
                 continue
             prefix, separator = _prefix(path, source, rust)
@@ -422,7 +441,12 @@ def _fold(snapshot: Snapshot, files: dict[str, ConfigSource], blobs: dict[str, s
 
 
 def _schema(
-    snapshot: Snapshot, path: str, source: ConfigSource, document: Any, result: _Ref
+    snapshot: Snapshot,
+    path: str,
+    source: ConfigSource,
+    document: Any,
+    result: _Ref,
+    ids: Mapping[str, str],
 ) -> list[EnvRead | Gap]:
     """A JSON Schema source's variables (its schema kept in `result` for the contract diff)."""
     prefix = source.env_prefix or ""
@@ -431,7 +455,7 @@ def _schema(
         if "env_separator" in source.model_fields_set
         else schema_config.SEPARATOR
     )
-    document, taken = schema_refs.bundle(document, path, partial(_file, snapshot))
+    document, taken = schema_refs.bundle(document, path, partial(_file, snapshot), ids)
     result.taken[path] = {file: snapshot.blob_id(file) for file in taken}
     deps = " ".join(f"{file}={blob}" for file, blob in result.taken[path].items())
     schema = _parsed(snapshot, path, f"jsonschema {deps}", lambda _: schema_config.build(document))

@@ -259,8 +259,9 @@ SOURCE_KINDS: list[tuple[str, ...]] = [
         "`type: object` (koanf, ory/x configx)",
         "the project's JSON-Schema engine (`$ref` / `$defs` resolved; a `$ref` to another "
         "file of the repository, `defs.json#/$defs/port`, is taken in, and a change of that "
-        "file is a change of the schema; one to a remote or `ory://` document is a gap whose "
-        "way out names the document in `config.sources`)",
+        "file is a change of the schema; one to another source's `$id`, `ory://tracing-config` "
+        "vendored and named in `config.sources`, is taken in the same way, and that source is "
+        "read as part of the schema; one to any other remote document is a gap)",
         "every key as `env_prefix` + the key path upper-cased, joined by `env_separator` "
         "(`_` unless set): `serve.public.port` -> `PREFIX_SERVE_PUBLIC_PORT`; arrays and "
         "`additionalProperties` maps are one variable; `patternProperties`, `if`/`then` and "

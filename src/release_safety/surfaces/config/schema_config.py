@@ -90,9 +90,10 @@ def reads(data: bytes, document: Any, prefix: str, separator: str) -> Reading:
                 places.line(path),
                 f"the schema's key `{key}` is defined in another document (`$ref: {ref}`): "
                 "the variables under it and what they accept are not read",
-                f"Name the document `{ref}` resolves to in `config.sources` (with kind = "
-                f'"jsonschema" and the prefix of `{variable(path, prefix, separator)}`), or '
-                "review its changes by hand before declaring the release safe.",
+                f"Vendor the document `{ref}` resolves to into the repository (its `$id` is "
+                f"`{ref}`) and name it in `config.sources`: it is then read as part of this "
+                f"schema, its keys as `{variable(path, prefix, separator)}_...`; or review its "
+                "changes by hand before declaring the release safe.",
             )
         )
     return out

@@ -9,7 +9,7 @@ written: the schema reader reports it as a gap.
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from release_safety.surfaces.config import structured
@@ -39,8 +39,11 @@ def _kind(path: str) -> str:
     return "json" if path.endswith(".json") else "yaml"
 
 
-def bundle(document: Any, path: str, read: Read) -> tuple[Any, tuple[str, ...]]:
-    """The schema at `path` with the documents it names taken in, and their paths."""
+def bundle(
+    document: Any, path: str, read: Read, ids: Mapping[str, str] | None = None
+) -> tuple[Any, tuple[str, ...]]:
+    """The schema at `path` with the documents it names taken in, and their paths; `ids` names
+    other sources by their `$id` (`ory://tracing-config` -> the vendored file that says so)."""
     taken: dict[str, Any] = {}
 
     def reference(ref: str, base: str) -> str:
@@ -49,7 +52,7 @@ def bundle(document: Any, path: str, read: Read) -> tuple[Any, tuple[str, ...]]:
             return ref  # an anchor (`#port`): not followed
         if not document_part:
             return ref if base == path else f"#/$defs/{_escaped(base)}{fragment}"
-        target = _file(document_part, base)
+        target = (ids or {}).get(document_part) or _file(document_part, base)
         if target is None:
             return ref
         if target == path:
