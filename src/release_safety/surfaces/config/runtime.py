@@ -22,7 +22,9 @@ from release_safety.settings.model import ConfigSource
 
 NEXT_CONFIGS = tuple(f"next.config.{ext}" for ext in ("js", "mjs", "cjs", "ts"))
 RUN_CONFIGS = (*NEXT_CONFIGS, "gunicorn_conf.py", "gunicorn.conf.py")
-_DOCKERFILE = re.compile(r"(?:[Dd]ockerfile|Containerfile)(?:[.-].+)?|.+\.[Dd]ockerfile")
+DOCKERFILE_NAME = re.compile(r"(?:[Dd]ockerfile|Containerfile)(?:[.-].+)?|.+\.[Dd]ockerfile")
+"""The names of Dockerfiles (`Dockerfile.prod`, `dockerfile`, `app.Dockerfile`,
+`Containerfile`): the deployment surface reads them, and the scripts they run are read here."""
 _RUNS = re.compile(r"^\s*(?:ENTRYPOINT|CMD)\s+(.*)$", re.IGNORECASE | re.MULTILINE)
 _SCRIPT = re.compile(r"[\w./-]+\.sh\b")
 
@@ -43,7 +45,7 @@ def _scripts(snapshot: Snapshot) -> list[str]:
     paths = snapshot.paths()
     scripts = [p for p in paths if p.endswith(".sh")]
     found: list[str] = []
-    for dockerfile in (p for p in paths if _DOCKERFILE.fullmatch(posixpath.basename(p))):
+    for dockerfile in (p for p in paths if DOCKERFILE_NAME.fullmatch(posixpath.basename(p))):
         text = snapshot.read(dockerfile).decode("utf-8", errors="replace")
         for named in (m for line in _RUNS.findall(text) for m in _SCRIPT.findall(line)):
             tail = named.lstrip("./")

@@ -47,6 +47,7 @@ from release_safety.settings.model import (
 from release_safety.surfaces import discovery
 from release_safety.surfaces.config import dotenv
 from release_safety.surfaces.config.reads import SourceError
+from release_safety.surfaces.config.runtime import DOCKERFILE_NAME
 from release_safety.surfaces.deployment import rules
 from release_safety.surfaces.deployment.compose import (
     ComposeError,
@@ -77,7 +78,6 @@ from release_safety.surfaces.discovery import DOCUMENT_MOVED, absent_report, rea
 __all__ = ["analyse", "descriptor_kind"]
 
 UnitKind = Literal["compose", "chart", "dockerfile"]
-_DOCKERFILE = re.compile(r"(?:[Dd]ockerfile|Containerfile)(?:[.-].+)?|.+\.[Dd]ockerfile")
 _TEMPLATE = re.compile(r".+\.(?:ya?ml|tpl)")
 _OVERLAY = re.compile(r"values[-.].+\.ya?ml")
 _ERRORS = (ComposeError, ChartError, DockerfileError, SourceError)
@@ -98,7 +98,7 @@ def descriptor_kind(path: str) -> UnitKind | None:
     name = posixpath.basename(path)
     if name == "Chart.yaml":
         return "chart"
-    if _DOCKERFILE.fullmatch(name):
+    if DOCKERFILE_NAME.fullmatch(name):
         return "dockerfile"
     if name.endswith((".yml", ".yaml")):
         return "compose"
