@@ -8,20 +8,16 @@ positional ones are left out. Single-quoted text and comments expand nothing."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
+from release_safety.common.shellvars import Variable, scan
 from release_safety.surfaces.config.reads import EnvRead
 
-_READ = re.compile(
-    r"\\\$|\$\{(?P<braced>[A-Za-z_]\w*)(?:(?P<op>:?[-=?+])(?P<arg>[^}]*))?\}"
-    r"|\$(?P<bare>[A-Za-z_]\w*)"
-)
 _ASSIGNED = re.compile(
     r"(?:^|[;&|]\s*|\s)(?:(?:export|local|readonly|declare(?:\s+-\w+)*)\s+)?"
     r"(?P<name>[A-Za-z_]\w*)(?:\+)?="
 )
 _LOOPED = re.compile(r"\b(?:for|read(?:\s+-\w+)*)\s+(?P<names>[A-Za-z_]\w*(?:\s+[A-Za-z_]\w*)*)")
-_QUOTED = re.compile(r"'[^']*'")
-_COMMENT = re.compile(r"(?:^|\s)#.*$")
 SHELL_OWN = frozenset(
     {
         *("HOME", "PATH", "PWD", "OLDPWD", "USER", "LOGNAME", "SHELL", "HOSTNAME", "IFS"),
@@ -40,21 +36,56 @@ def _unquoted(default: str) -> str:
     return text
 
 
+def _expanding(line: str) -> str:
+    """The line with what the shell does not expand blanked: single-quoted text outside double
+    quotes, an escaped `\\$`, and a comment."""
+    out: list[str] = []
+    double = False
+    i = 0
+    while i < len(line):
+        char = line[i]
+        if char == "\\" and i + 1 < len(line):
+            out.append("  ")
+            i += 2
+            continue
+        if char == '"':
+            double = not double
+        elif char == "'" and not double:
+            end = line.find("'", i + 1)
+            end = len(line) if end == -1 else end
+            out.append(" " * (end + 1 - i))
+            i = end + 1
+            continue
+        elif char == "#" and not double and (i == 0 or line[i - 1].isspace()):
+            break
+        out.append(char)
+        i += 1
+    return "".join(out)
+
+
+def _variables(text: str) -> Iterator[Variable]:
+    """The variables of `text`, those inside another's argument too (`${A:-${B:-2}}`); `$$`,
+    the shell's process id, is none."""
+    for found in scan(text):
+        if isinstance(found, Variable):
+            yield found
+            yield from _variables(found.arg)
+
+
 def parse(data: bytes) -> list[EnvRead]:
     """Every environment variable the script reads, at its first read."""
     own: set[str] = set()
     reads: dict[str, EnvRead] = {}
     for number, raw in enumerate(data.decode("utf-8", errors="replace").splitlines(), 1):
-        line = _COMMENT.sub("", _QUOTED.sub("''", raw))
-        for match in _READ.finditer(line):
-            name = match["braced"] or match["bare"]
-            if name is None or name in own or name in SHELL_OWN or name in reads:
+        line = _expanding(raw)
+        own |= {n for m in _LOOPED.finditer(line) for n in m["names"].split()}
+        for found in _variables(line):
+            name, op = found.name, found.op
+            if name in own or name in SHELL_OWN or name in reads:
                 continue
-            op, arg = match["op"], match["arg"]
-            default = _unquoted(arg) if op in ("-", ":-", "=", ":=") and arg is not None else None
+            default = _unquoted(found.arg) if op in ("-", ":-", "=", ":=") else None
             reads[name] = EnvRead(
                 name=name, line=number, default=default, required=op in ("?", ":?")
             )
         own |= {m["name"] for m in _ASSIGNED.finditer(line)}
-        own |= {n for m in _LOOPED.finditer(line) for n in m["names"].split()}
     return sorted(reads.values(), key=lambda read: (read.line, read.name))
