@@ -101,6 +101,10 @@ written as a module `const` holding a literal (`process.env.TTL || DEFAULT_TTL`)
 literal; defaults joined from several reads show an empty one as `''` (`'' | 86400`). A
 pydantic-settings field with no default that the class's `__init__` or a `model_validator`
 names is filled there, so it is not required (its default reads `(filled by Settings.__init__)`).
+Remaining gaps: scripts an entrypoint calls are not followed; files the image runs elsewhere
+than the root, a folder above a source or a Dockerfile's `ENTRYPOINT`/`CMD` (a `Procfile`, a
+supervisor config) are read only when named in `config.sources`; a Next.js `env` key is left
+out wherever it is read; whether the constructor really fills a field it names is not proved.
 
 ## Diff and the rename heuristic
 

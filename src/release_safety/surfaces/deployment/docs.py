@@ -55,7 +55,12 @@ instruction past its `ARG`s is `FROM` is a Dockerfile. A file of no kind is
   mounted folder or `$PGDATA` (`rm`, `rmdir`, `find -delete`, `shred`, `mkfs`, `dropdb`), and a
   service given `profiles` (no longer started by `docker compose up`) are breaking. Not read:
   data folders set by command-line flags (`--datadir`, `-D`) or by variables of other products
-  than PostgreSQL, and scripts an entrypoint calls.
+  than PostgreSQL, scripts an entrypoint calls, and the profiles operators enable
+  (`COMPOSE_PROFILES`): a service given profiles reads as switched off.
+- **Remaining gaps**: an `include:`'s own `project_directory` and `env_file` (its files are
+  read from its folder, with the including file's `.env`); values files of a chart outside its
+  folder (`values/production.yaml`, an operator's own `-f`); a remote or missing file compose
+  pulls in is `unknown` (`deployment-compose-reference-unread`) whenever the stack changes.
 
 **How a deployment finding decides.** Deployment findings flow into the verdict like every
 other surface's (docs/verdict.md): a breaking one makes `rollingUpdateSafe` false (Recreate),
