@@ -1,6 +1,7 @@
 """Hostile round 4, class 7 (issue 45): a syntax error past the first word of a statement
-(`ALTER TABLE users ADD COLUMN x int NOT NULL DEFAULT;`) is a syntax error with the line and
-column PostgreSQL gives, worded as PostgreSQL words it. Every statement refused here is refused
+(`ALTER TABLE users ADD COLUMN x int NOT NULL DEFAULT;`, in a column definition or an ALTER
+TABLE action) is a syntax error with the line and column PostgreSQL gives, worded as
+PostgreSQL words it. Every statement refused here is refused
 by the suite's PostgreSQL at the same place, and every one accepted here is accepted by it."""
 
 from __future__ import annotations
@@ -30,6 +31,17 @@ REFUSED = [
     ("ALTER TABLE users ADD COLUMN x int NOT NUL;", "NUL"),
     ("CREATE TABLE t2 (id int NOT NULL DEFAULT, name text);", ","),
     ("CREATE TABLE t3 (id int DEFAULT 0 DEFAULT, name text);", ","),
+    ("ALTER TABLE users ALTER COLUMN email SET DEFAULT;", ";"),
+    ("ALTER TABLE users ALTER COLUMN email SET DEFAULT 'a' ||;", ";"),
+    ("ALTER TABLE users ALTER COLUMN email SET DEFAULT FROM;", "FROM"),
+    ("ALTER TABLE users ALTER COLUMN email SET NOT NUL;", "NUL"),
+    ("ALTER TABLE users ALTER COLUMN email TYPE varchar(20) NOT NULL;", "NOT"),
+    ("ALTER TABLE users ALTER COLUMN email TYPE;", ";"),
+    ("ALTER TABLE users DROP COLUMN;", ";"),
+    ("ALTER TABLE users DROP COLUMN email email2;", "email2"),
+    ("ALTER TABLE users RENAME email TO;", ";"),
+    ("ALTER TABLE users RENAME COLUMN email mail;", "mail"),
+    ("ALTER TABLE users ADD COLUMN a int DEFAULT, DROP COLUMN email;", ","),
 ]
 ACCEPTED = [
     "ALTER TABLE users ADD COLUMN x int NOT NULL DEFAULT 0;",
@@ -52,6 +64,20 @@ ACCEPTED = [
     "ALTER TABLE users ADD COLUMN x timestamp(3) without time zone;",
     "ALTER TABLE users ADD COLUMN x text DEFAULT 'a' || 'b' NOT NULL;",
     "CREATE TABLE t2 (id int NOT NULL DEFAULT 0, name text, PRIMARY KEY (id));",
+    "ALTER TABLE users ALTER COLUMN email SET DEFAULT NOT true;",
+    "ALTER TABLE users ALTER COLUMN email DROP NOT NULL;",
+    "ALTER TABLE users ALTER COLUMN id TYPE bigint USING id::bigint;",
+    "ALTER TABLE users ALTER COLUMN id SET DATA TYPE bigint;",
+    "ALTER TABLE users ALTER COLUMN id TYPE text USING CASE WHEN id IS NULL THEN '' ELSE "
+    "id::text END;",
+    "ALTER TABLE users ALTER id SET STATISTICS 100;",
+    "ALTER TABLE users DROP COLUMN IF EXISTS email CASCADE;",
+    "ALTER TABLE users RENAME email TO mail;",
+    "ALTER TABLE users RENAME TO people;",
+    "ALTER TABLE users ADD COLUMN a int, DROP COLUMN email;",
+    'ALTER TABLE users ALTER COLUMN email TYPE text COLLATE "C" USING email;',
+    "ALTER TABLE users ALTER COLUMN email SET DEFAULT (now())::text;",
+    "ALTER TABLE users DROP CONSTRAINT IF EXISTS foo;",
 ]
 
 

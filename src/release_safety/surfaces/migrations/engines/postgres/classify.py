@@ -31,7 +31,6 @@ from release_safety.surfaces.migrations.engines.postgres.altertable import (
     alter_table,
     owner_changed,
 )
-from release_safety.surfaces.migrations.engines.postgres.coldef import SYNTAX_ERROR
 from release_safety.surfaces.migrations.engines.postgres.columns import (
     Unclassified,
     parse_column,
@@ -39,6 +38,7 @@ from release_safety.surfaces.migrations.engines.postgres.columns import (
 )
 from release_safety.surfaces.migrations.engines.postgres.context import Context
 from release_safety.surfaces.migrations.engines.postgres.facts import Lock, StatementFacts
+from release_safety.surfaces.migrations.engines.postgres.grammar import SYNTAX_ERROR
 from release_safety.surfaces.migrations.engines.postgres.hints import (
     sql_of,
     unknown_fact_hint,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import pairwise
 
-from release_safety.surfaces.migrations.engines.postgres.coldef import (
+from release_safety.surfaces.migrations.engines.postgres.grammar import (
     SYNTAX_ERROR,
     ColumnSyntax,
     check_column,
@@ -125,7 +125,7 @@ def _split_clauses(toks: list[Tok]) -> tuple[list[Tok], list[list[Tok]]]:
 
 def parse_column(toks: list[Tok]) -> ColumnDef:
     """A column definition (`name type [constraints]`); Unclassified with `near` when
-    PostgreSQL's grammar refuses it (`coldef`)."""
+    PostgreSQL's grammar refuses it (`grammar`)."""
     try:
         check_column(toks)
     except ColumnSyntax as refused:

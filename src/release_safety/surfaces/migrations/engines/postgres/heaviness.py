@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Final, Literal
 from release_safety.surfaces.migrations.budget import Budget
 from release_safety.surfaces.migrations.engines.postgres.altertable import at_commit
 from release_safety.surfaces.migrations.engines.postgres.classify import classify
-from release_safety.surfaces.migrations.engines.postgres.coldef import SYNTAX_END, SYNTAX_ERROR
 from release_safety.surfaces.migrations.engines.postgres.context import Context
 from release_safety.surfaces.migrations.engines.postgres.facts import (
     WEAKEST,
@@ -24,6 +23,7 @@ from release_safety.surfaces.migrations.engines.postgres.facts import (
     Lock,
     StatementFacts,
 )
+from release_safety.surfaces.migrations.engines.postgres.grammar import SYNTAX_END, SYNTAX_ERROR
 from release_safety.surfaces.migrations.rules.ids import RuleId
 from release_safety.surfaces.migrations.schema.model import Column
 from release_safety.surfaces.migrations.sql.statements import Extracted, Statement

@@ -1,14 +1,19 @@
-"""A column definition (`name type [constraints]`, in `CREATE TABLE` and `ALTER TABLE ... ADD
-COLUMN`) checked against PostgreSQL's grammar (gram.y: `columnDef`, `Typename`,
-`ColConstraint`, `ColConstraintElem`, `ConstraintAttr`, `b_expr`), clause by clause: the first
-token the grammar cannot take is where PostgreSQL stops with `syntax error at or near`. Only
-what every supported PostgreSQL version refuses is refused (`STORAGE`, `COMPRESSION`, `VIRTUAL`
-columns and a generated column without `STORED` are newer syntax, taken). Expressions are read
-as `b_expr` reads them: operands (literals, names, calls, typed literals, parenthesised or
+"""Statements checked against PostgreSQL's grammar (gram.y) clause by clause, where the
+migrations' common statements go past their first word: a column definition (`columnDef`,
+`Typename`, `ColConstraint`, `ColConstraintElem`, `ConstraintAttr`, `b_expr`; in `CREATE TABLE`
+and `ALTER TABLE ... ADD COLUMN`) and the `ALTER TABLE` actions `DROP [COLUMN | CONSTRAINT]`,
+`ALTER [COLUMN] ... {SET DEFAULT | DROP DEFAULT | SET NOT NULL | DROP NOT NULL | [SET DATA]
+TYPE}` and `RENAME`. The first token the grammar cannot take is where PostgreSQL stops with
+`syntax error at or near`. Only what every supported PostgreSQL version refuses is refused
+(`STORAGE`, `COMPRESSION`, `VIRTUAL` columns and a generated column without `STORED` are newer
+syntax, taken); the other actions, and what parentheses hold, are not checked. Expressions are
+read as `b_expr` reads them: operands (literals, names, calls, typed literals, parenthesised or
 bracketed groups, `CASE ... END`) joined by operators, with `::type` casts and subscripts.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from release_safety.surfaces.migrations.sql.tokens import Tok
 
@@ -56,8 +61,8 @@ _INTERVAL_FIELDS = frozenset({"YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND"
 
 
 class ColumnSyntax(Exception):
-    """A column definition PostgreSQL's grammar refuses: from offset `near` of the statement,
-    the first token is the one it stops at (past the last token: the end of the statement)."""
+    """A clause PostgreSQL's grammar refuses: from offset `near` of the statement, the first
+    token is the one it stops at (past the last token: the end of the statement)."""
 
     def __init__(self, near: int) -> None:
         super().__init__(near)
@@ -140,17 +145,86 @@ def _is_operator(tok: Tok | None) -> bool:
     return tok is not None and tok.kind == "punct" and tok.key not in _NOT_OPERATORS
 
 
-def check_column(toks: list[Tok]) -> None:
-    """Raise ColumnSyntax when the column definition `toks` is none PostgreSQL reads."""
+def _checked(toks: list[Tok], read: Callable[[_Reader], None]) -> None:
+    """Run `read` over `toks`; ColumnSyntax where it stops, or when tokens are left over."""
     reader = _Reader(toks)
     try:
-        reader.name()
-        _type(reader)
-        while reader.peek() is not None:
-            _constraint(reader)
+        read(reader)
+        if reader.peek() is not None:
+            raise _At(reader.i)
     except _At as stop:
         near = toks[stop.i].start if stop.i < len(toks) else (toks[-1].end + 1 if toks else 0)
         raise ColumnSyntax(near) from None
+
+
+def check_column(toks: list[Tok]) -> None:
+    """Raise ColumnSyntax when the column definition `toks` is none PostgreSQL reads."""
+    _checked(toks, _column)
+
+
+def _column(reader: _Reader) -> None:
+    reader.name()
+    _type(reader)
+    while reader.peek() is not None:
+        _constraint(reader)
+
+
+def check_action(toks: list[Tok]) -> None:
+    """Raise ColumnSyntax when an `ALTER TABLE` action this grammar reads (`DROP`, `ALTER
+    [COLUMN]`, `RENAME`; `ADD COLUMN`'s definition is `check_column`'s) is none PostgreSQL
+    reads; other actions pass."""
+    first = toks[0].key if toks else ""
+    if first == "DROP":
+        _checked(toks, _drop)
+    elif first == "ALTER" and not (len(toks) > 1 and toks[1].key == "CONSTRAINT"):
+        _checked(toks, _alter_column)
+    elif first == "RENAME":
+        _checked(toks, _rename)
+
+
+def _drop(reader: _Reader) -> None:
+    """`DROP [COLUMN | CONSTRAINT] [IF EXISTS] name [CASCADE | RESTRICT]`."""
+    reader.need("DROP")
+    if not reader.take("CONSTRAINT"):
+        reader.take("COLUMN")
+    reader.take("IF", "EXISTS")
+    reader.name()
+    if reader.key() in ("CASCADE", "RESTRICT"):
+        reader.i += 1
+
+
+def _alter_column(reader: _Reader) -> None:
+    """`ALTER [COLUMN] name` and the column actions migrations use; others are not read."""
+    reader.need("ALTER")
+    reader.take("COLUMN")
+    reader.name()
+    if reader.take("SET", "DEFAULT"):
+        _any_expression(reader)
+    elif reader.take("DROP", "DEFAULT") or reader.take("DROP", "EXPRESSION"):
+        reader.take("IF", "EXISTS")
+    elif reader.take("SET", "NOT") or reader.take("DROP", "NOT"):
+        reader.need("NULL")
+    elif reader.take("TYPE") or reader.take("SET", "DATA", "TYPE"):
+        _type(reader)
+        if reader.take("COLLATE"):
+            reader.qualified()
+        if reader.take("USING"):
+            _any_expression(reader)
+    elif reader.key() in ("SET", "DROP", "RESET", "ADD", "OPTIONS"):
+        reader.i = len(reader.toks)  # statistics, storage, identity, options: not read here
+    else:
+        raise _At(reader.i)
+
+
+def _rename(reader: _Reader) -> None:
+    """`RENAME [COLUMN | CONSTRAINT] name TO name` or `RENAME TO name`."""
+    reader.need("RENAME")
+    if not reader.take("TO"):
+        if not reader.take("CONSTRAINT"):
+            reader.take("COLUMN")
+        reader.name()
+        reader.need("TO")
+    reader.name()
 
 
 def _type(reader: _Reader) -> None:
@@ -312,6 +386,23 @@ def _expression(reader: _Reader) -> None:
         if not _is_operator(reader.peek()):
             return
         reader.i += 1
+
+
+_A_EXPR_STARTS = frozenset({*_CONSTANTS, "NOT", "CASE", "CAST", "ARRAY", "EXISTS"})
+
+
+def _any_expression(reader: _Reader) -> None:
+    """An `a_expr` to the end of the clause: one that starts as no expression can, or ends on
+    a binary operator, is refused; the rest is not read."""
+    tok = reader.peek()
+    if tok is None or (tok.kind == "word" and tok.up in RESERVED - _A_EXPR_STARTS):
+        raise _At(reader.i)
+    if tok.kind == "punct" and tok.key not in _PREFIX and tok.key not in ("(", "["):
+        raise _At(reader.i)
+    last = reader.toks[-1]
+    reader.i = len(reader.toks)
+    if _is_operator(last):
+        raise _At(reader.i)
 
 
 def _operand(reader: _Reader) -> None:
