@@ -42,6 +42,13 @@ REFUSED = [
     ("ALTER TABLE users RENAME email TO;", ";"),
     ("ALTER TABLE users RENAME COLUMN email mail;", "mail"),
     ("ALTER TABLE users ADD COLUMN a int DEFAULT, DROP COLUMN email;", ","),
+    ("CREATE INDEX users_email_idx users (email);", "users"),
+    ("CREATE INDEX users_email_idx ON users email;", "email"),
+    ("CREATE INDEX users_email_idx ON users (email) WHERE;", ";"),
+    ("CREATE INDEX IF NOT EXISTS ON users (email);", "ON"),
+    ("CREATE INDEX users_email_idx ON users (email) INCLUDE id;", "id"),
+    ("CREATE INDEX users_email_idx ON users (email), (id);", ","),
+    ("CREATE INDEX users_email_idx ON users USING (email);", "("),
 ]
 ACCEPTED = [
     "ALTER TABLE users ADD COLUMN x int NOT NULL DEFAULT 0;",
@@ -78,6 +85,12 @@ ACCEPTED = [
     'ALTER TABLE users ALTER COLUMN email TYPE text COLLATE "C" USING email;',
     "ALTER TABLE users ALTER COLUMN email SET DEFAULT (now())::text;",
     "ALTER TABLE users DROP CONSTRAINT IF EXISTS foo;",
+    "CREATE INDEX ON users (email);",
+    "CREATE INDEX users_email_idx ON users USING btree (email) INCLUDE (id) "
+    "WITH (fillfactor = 70) WHERE email IS NOT NULL;",
+    "CREATE UNIQUE INDEX IF NOT EXISTS users_email_idx ON ONLY users (lower(email));",
+    "CREATE INDEX users_email_idx ON users (email DESC NULLS LAST);",
+    "CREATE INDEX users_email_idx ON users (email) NULLS NOT DISTINCT;",
 ]
 
 

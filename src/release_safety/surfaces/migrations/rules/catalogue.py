@@ -1338,7 +1338,7 @@ CATALOGUE: tuple[MigrationRule, ...] = (
         "are unknown. A statement PostgreSQL's grammar refuses (a first word it has no command "
         "for; a column definition whose type, constraint or DEFAULT expression it cannot read, "
         "`ADD COLUMN x int NOT NULL DEFAULT;`; an ALTER TABLE action `DROP`, `ALTER COLUMN`, "
-        "`RENAME` it cannot read) is a syntax error worded as PostgreSQL words it, "
+        "`RENAME`, a CREATE INDEX it cannot read) is a syntax error worded as PostgreSQL words it, "
         "at the line and column it gives: the migration stops there.",
         "DO $$ BEGIN EXECUTE 'ALTER TABLE ' || tbl || ' ADD COLUMN x int'; END $$;",
         "Write the statement as plain SQL in the migration.",

@@ -38,7 +38,11 @@ from release_safety.surfaces.migrations.engines.postgres.columns import (
 )
 from release_safety.surfaces.migrations.engines.postgres.context import Context
 from release_safety.surfaces.migrations.engines.postgres.facts import Lock, StatementFacts
-from release_safety.surfaces.migrations.engines.postgres.grammar import SYNTAX_ERROR
+from release_safety.surfaces.migrations.engines.postgres.grammar import (
+    SYNTAX_ERROR,
+    ColumnSyntax,
+    check_index,
+)
 from release_safety.surfaces.migrations.engines.postgres.hints import (
     sql_of,
     unknown_fact_hint,
@@ -792,6 +796,10 @@ def _index_columns(toks: list[Tok]) -> tuple[str, ...]:
 def _create_index(
     sql: str, cur: Cursor, facts: StatementFacts, ctx: Context, *, unique: bool
 ) -> None:
+    try:
+        check_index(cur.toks[cur.i :])
+    except ColumnSyntax as refused:
+        raise Unclassified(SYNTAX_ERROR, near=refused.near) from None
     concurrently = cur.accept("CONCURRENTLY")
     exists = cur.accept("IF", "NOT", "EXISTS")
     index = None if cur.peek() == "ON" else cur.name()

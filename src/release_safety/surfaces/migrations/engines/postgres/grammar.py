@@ -182,6 +182,49 @@ def check_action(toks: list[Tok]) -> None:
         _checked(toks, _rename)
 
 
+def check_index(toks: list[Tok]) -> None:
+    """Raise ColumnSyntax when `CREATE [UNIQUE] INDEX` followed by `toks` is no index
+    PostgreSQL reads (`IndexStmt`; what parentheses and `WHERE` hold is not read)."""
+    _checked(toks, _index)
+
+
+def _index(reader: _Reader) -> None:
+    """`[CONCURRENTLY] [[IF NOT EXISTS] name] ON [ONLY] table [USING method] (...) [INCLUDE
+    (...)] [NULLS [NOT] DISTINCT] [WITH (...)] [TABLESPACE name] [WHERE a_expr]`."""
+    reader.take("CONCURRENTLY")
+    if reader.take("IF", "NOT"):
+        reader.need("EXISTS")
+        reader.name()
+    elif reader.key() != "ON":
+        reader.name()
+    reader.need("ON")
+    reader.take("ONLY")
+    reader.qualified()
+    reader.take("*")
+    if reader.take("USING"):
+        reader.name()
+    if reader.key() != "(":
+        raise _At(reader.i)
+    reader.group()
+    if reader.take("INCLUDE"):
+        _parenthesised(reader)
+    if reader.take("NULLS"):
+        reader.take("NOT")
+        reader.need("DISTINCT")
+    if reader.take("WITH"):
+        _parenthesised(reader)
+    if reader.take("TABLESPACE"):
+        reader.name()
+    if reader.take("WHERE"):
+        _any_expression(reader)
+
+
+def _parenthesised(reader: _Reader) -> None:
+    if reader.key() != "(":
+        raise _At(reader.i)
+    reader.group()
+
+
 def _drop(reader: _Reader) -> None:
     """`DROP [COLUMN | CONSTRAINT] [IF EXISTS] name [CASCADE | RESTRICT]`."""
     reader.need("DROP")
