@@ -296,3 +296,11 @@ def test_the_report_stays_checked_with_an_unreadable_include(release_pair: Pair)
         {"docker-compose.yml": remote},
     )
     assert found.checked
+
+
+def test_an_env_file_the_repository_does_not_ship_is_the_operators(release_pair: Pair) -> None:
+    """`env_file: .env` made by operators from an example is not a file the release hides."""
+    compose = DB.replace("    environment:", "    env_file: [.env, /etc/app.env]\n    environment:")
+    bumped = compose.replace("postgres:16.1", "postgres:16.2")
+    found = judged(release_pair, {"docker-compose.yml": compose}, {"docker-compose.yml": bumped})
+    assert found == [("deployment-stateful-updated", "advisory", "docker-compose.yml", 5)]

@@ -9,8 +9,9 @@ interpolated), `${VAR:?error}` and `${VAR}` / `$VAR` with no default need the va
 (`pgdata:/data:ro`) and long (`{type, source, target, read_only}`) volume syntaxes are read;
 read-only and tmpfs mounts hold no state and are left out. An extending service keeps what
 it sets and takes the rest from the service it extends (mounts merged by target, environment
-by name). A file pulled in that is not in the repository (missing, remote, outside it) is
-recorded as unread, with where it is named.
+by name). A file `include:` or `extends:` pulls in that is not in the repository (missing,
+remote, outside it) is recorded as unread, with where it is named; an `env_file` the
+repository does not hold is the operator's own (a `.env` made from an example) and not read.
 """
 
 from __future__ import annotations
@@ -163,21 +164,21 @@ class _Reading:
     def missing(self, reference: str, why: str, file: str, line: int) -> None:
         self.unread.append(Unread(reference, why, file, line))
 
-    def resolve(self, reference: str, file: str, line: int) -> str | None:
+    def resolve(self, reference: str, file: str, line: int, record: bool = True) -> str | None:
         """The repository path `reference` (written in `file`) names; None (recorded as
-        unread) when it names none."""
+        unread, unless not `record`) when it names none."""
         text = interpolate(reference, self.defaults)
-        if "://" in text or text.startswith("git@"):
-            self.missing(reference, "a remote file", file, line)
-            return None
-        if text.startswith(("/", "~")) or "$" in text:
-            self.missing(reference, "a path the repository does not fix", file, line)
-            return None
+        why = None
         path = posixpath.normpath(posixpath.join(posixpath.dirname(file), text))
-        if path.startswith("../") or path == "..":
-            self.missing(reference, "outside the repository", file, line)
-            return None
-        return path
+        if "://" in text or text.startswith("git@"):
+            why = "a remote file"
+        elif text.startswith(("/", "~")) or "$" in text:
+            why = "a path the repository does not fix"
+        elif path.startswith("../") or path == "..":
+            why = "outside the repository"
+        if why is not None and record:
+            self.missing(reference, why, file, line)
+        return None if why is not None else path
 
     def tree(self, path: str, named_in: str, line: int, reference: str) -> Tree | None:
         """The YAML at `path`; None (recorded as unread) when the repository has no such file."""
@@ -208,12 +209,9 @@ class _Reading:
             reference = entry.get("path") if isinstance(entry, dict) else entry
             if not isinstance(reference, str):
                 continue
-            optional = isinstance(entry, dict) and str(entry.get("required")).lower() == "false"
-            path = self.resolve(reference, file, line)
+            path = self.resolve(reference, file, line, record=False)
             text = self.read(path) if path is not None else None
-            if path is not None and text is None and not optional:
-                self.missing(reference, "no such file in the repository", file, line)
-            if path is None or text is None:
+            if path is None or text is None:  # not shipped: the operator's own (`.env`)
                 continue
             self.files.add(path)
             try:
