@@ -304,3 +304,13 @@ def test_an_env_file_the_repository_does_not_ship_is_the_operators(release_pair:
     bumped = compose.replace("postgres:16.1", "postgres:16.2")
     found = judged(release_pair, {"docker-compose.yml": compose}, {"docker-compose.yml": bumped})
     assert found == [("deployment-stateful-updated", "advisory", "docker-compose.yml", 5)]
+
+
+def test_an_included_file_that_appears_is_read_though_the_compose_file_is_the_same(
+    release_pair: Pair,
+) -> None:
+    appeared = report(release_pair, {"docker-compose.yml": INCLUDE}, {"db.yaml": BASE})
+    assert "db.yaml" in appeared.coverage.new and "db.yaml" not in appeared.coverage.old
+    assert [f.rule for f in appeared.findings] == []  # a new service starts empty
+    gone = judged(release_pair, {"docker-compose.yml": INCLUDE, "db.yaml": BASE}, {"db.yaml": None})
+    assert ("deployment-compose-reference-unread", "unknown", "docker-compose.yml", 2) in gone

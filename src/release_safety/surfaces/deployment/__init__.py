@@ -258,14 +258,34 @@ def _compose(snapshot: Snapshot, unit: Unit) -> ComposeFile:
     return parse_compose(path, _yaml(snapshot, path), defaults, _reader(snapshot))
 
 
+Looked = tuple[tuple[str, str | None], ...]
+_PULLED: OrderedDict[tuple[str, str | None], tuple[Looked, list[str]]] = OrderedDict()
+
+
 def _pulled_in(snapshot: Snapshot, path: str) -> list[str]:
     """The files a compose file includes, extends or reads as `env_file` (none when it does not
-    load: parsing it says why)."""
+    load: parsing it says why); kept per blob id while every file it looked for is the same
+    (a backfill reads each version twice, and most compose files pull nothing in)."""
+    key = (path, snapshot.blob_id(path))
+    kept = _PULLED.get(key)
+    if kept is not None and all(snapshot.blob_id(p) == blob for p, blob in kept[0]):
+        _PULLED.move_to_end(key)
+        return kept[1]
+    looked: dict[str, str | None] = {}
+
+    def read(wanted: str) -> str | None:
+        looked[wanted] = snapshot.blob_id(wanted)
+        return read_text(snapshot, wanted) if looked[wanted] is not None else None
+
     try:
         tree = load_yaml(read_text(snapshot, path))
-        return list(parse_compose(path, tree, {}, _reader(snapshot)).files)
+        files = list(parse_compose(path, tree, {}, read).files)
     except (YamlError, ComposeError):
-        return []
+        files = []
+    _PULLED[key] = (tuple(looked.items()), files)
+    if len(_PULLED) > _CACHE_SIZE:
+        _PULLED.popitem(last=False)
+    return files
 
 
 def _chart(snapshot: Snapshot, unit: Unit) -> Chart:
