@@ -110,3 +110,11 @@ def test_a_setting_its_constructor_fills_is_not_required(seen: Seen) -> None:
     bare = SETTINGS.format(field="    api_key: str\n")
     found = seen(old, {"app/settings.py": bare}, ["app/**/*.py"])
     assert [rule for rule, _ in found] == ["config-required-var-added"]
+
+
+def test_a_script_only_a_developer_dockerfile_runs_is_not_configuration(seen: Seen) -> None:
+    ci = 'FROM python:3.12\nCMD ["sh", "ci/run-tests.sh"]\n'
+    script = '#!/bin/sh\npytest --token "${CI_TOKEN:-none}"\n'
+    old = {"app/main.py": PY_APP, "ci/Dockerfile": ci, "ci/run-tests.sh": script}
+    gone = {"ci/run-tests.sh": "#!/bin/sh\npytest\n"}
+    assert seen(old, gone, ["app/**/*.py"]) == []

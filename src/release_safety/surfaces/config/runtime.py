@@ -2,9 +2,10 @@
 `next.config.{js,mjs,cjs,ts}` and a `gunicorn_conf.py` / `gunicorn.conf.py` at the repository
 root or in a folder above a matched source, and the shell scripts a Dockerfile's `ENTRYPOINT` or
 `CMD` runs (`/app/docker/entry.sh` is the repository's `docker/entry.sh`; a name alone, the one
-script of that name). Only added where the sources match a file: they complete a reading,
-never replace one. The keys of a Next.js config's `env` are build-time values inlined into the
-bundle, not variables operators set (`build_time`)."""
+script of that name), of Dockerfiles outside test, example and vendored folders with no
+developer word (`dev`, `ci`) in their path. Only added where the sources match a file: they
+complete a reading, never replace one. The keys of a Next.js config's `env` are build-time
+values inlined into the bundle, not variables operators set (`build_time`)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ from release_safety.code.parsers import parser
 from release_safety.code.syntax import node_text
 from release_safety.code.tsnodes import key_name
 from release_safety.git.snapshot import Snapshot
-from release_safety.settings.model import ConfigSource
+from release_safety.settings.model import DEVELOPER_WORDS, ConfigSource
+from release_safety.surfaces.discovery import matching
 
 NEXT_CONFIGS = tuple(f"next.config.{ext}" for ext in ("js", "mjs", "cjs", "ts"))
 RUN_CONFIGS = (*NEXT_CONFIGS, "gunicorn_conf.py", "gunicorn.conf.py")
@@ -40,12 +42,27 @@ def _folders(paths: Iterable[str]) -> set[str]:
     return found
 
 
+_DOCKERFILE_GLOBS = ("**/[Dd]ockerfile*", "**/*.[Dd]ockerfile", "**/Containerfile*")
+_WORD = re.compile(r"[-_./]")
+
+
+def _dockerfiles(snapshot: Snapshot) -> list[str]:
+    """The Dockerfiles that build the service: outside vendored, test, example and hidden
+    folders (discovery's), and no developer word in the path (`Dockerfile.dev`, `ci/`)."""
+    found = {p for glob in _DOCKERFILE_GLOBS for p in matching(snapshot, glob)}
+    return sorted(
+        p
+        for p in found
+        if DOCKERFILE_NAME.fullmatch(posixpath.basename(p))
+        and not DEVELOPER_WORDS.intersection(_WORD.split(p.lower()))
+    )
+
+
 def _scripts(snapshot: Snapshot) -> list[str]:
     """The repository's shell scripts a Dockerfile's ENTRYPOINT or CMD names."""
-    paths = snapshot.paths()
-    scripts = [p for p in paths if p.endswith(".sh")]
+    scripts = [p for p in snapshot.paths() if p.endswith(".sh")]
     found: list[str] = []
-    for dockerfile in (p for p in paths if DOCKERFILE_NAME.fullmatch(posixpath.basename(p))):
+    for dockerfile in _dockerfiles(snapshot):
         text = snapshot.read(dockerfile).decode("utf-8", errors="replace")
         for named in (m for line in _RUNS.findall(text) for m in _SCRIPT.findall(line)):
             tail = named.lstrip("./")
