@@ -33,6 +33,7 @@ HOT = (
             "sql.statements",
             "engines.postgres.classify",
             "engines.postgres.altertable",
+            "engines.postgres.grammar",
             "engines.postgres.columns",
             "engines.postgres.plpgsql",
             "engines.postgres.facts",

@@ -121,7 +121,10 @@ def test_an_error_is_a_sarif_log_with_the_same_exit_code(
     assert invocation["executionSuccessful"] is False and invocation["exitCode"] == code
     (notification,) = invocation["toolExecutionNotifications"]
     assert notification["level"] == "error"
-    assert err.startswith("release-safety: ") and notification["message"]["text"] in err
+    assert err.startswith("release-safety: ")
+    # the log is uploaded: the repository's local path is written from the working folder
+    assert notification["message"]["text"] in err.replace(str(repo.path), ".")
+    assert str(repo.path) not in out
     assert log["runs"][0]["automationDetails"]["id"] == f"release-safety/{args[0]}/"
 
 

@@ -19,7 +19,12 @@ from collections.abc import Sequence
 from itertools import pairwise
 
 from release_safety.cli.table import COMMANDS
-from release_safety.common.errors import CheckError, InputError, ReleaseSafetyError
+from release_safety.common.errors import (
+    CheckError,
+    InputError,
+    ReleaseSafetyError,
+    output_refused,
+)
 
 MAX_DETAIL = 300
 """Characters of an unexpected error's text that reach the one-line report."""
@@ -80,9 +85,35 @@ def run(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()  # a reader gone shows here, not in the interpreter's last flush
         return code
     except BrokenPipeError:
-        # What is left in the buffer goes to the null device, so the last flush cannot fail.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        _discard_output()
         return BROKEN_PIPE
+    except OSError as exc:  # standard output cannot take the answer (`>/dev/full`)
+        return _output_failed(exc)
+
+
+def _discard_output() -> None:
+    """What is left in standard output's buffer goes to the null device, so the interpreter's
+    last flush cannot fail."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
+def _output_failed(exc: OSError) -> int:
+    """Standard output refused a write: `cannot write`, as a file `--out` names that refuses
+    one, on standard error alone."""
+    _discard_output()
+    error = output_refused(exc)
+    return _report_error(error.kind, error.message, error.exit_code, False)
+
+
+def _stdout_refuses() -> OSError | None:
+    """The error standard output gives when it is asked to take what it holds, if any."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        return exc
+    return None
 
 
 def _answer(args: list[str], as_json: bool | str) -> int:
@@ -94,6 +125,9 @@ def _answer(args: list[str], as_json: bool | str) -> int:
     except ReleaseSafetyError as exc:
         return _report_error(exc.kind, exc.message, exc.exit_code, as_json)
     except Exception as exc:  # anything unexpected: could not check, never "unsafe" (1)
+        refused = _stdout_refuses() if isinstance(exc, OSError) and not exc.filename else None
+        if refused is not None:
+            return _output_failed(refused)
         detail = str(exc)[:MAX_DETAIL] or "no detail"
         return _report_error("internal", f"unexpected {type(exc).__name__}: {detail}", 3, as_json)
 

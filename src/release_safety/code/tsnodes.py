@@ -18,11 +18,30 @@ WRAPPERS = {
 }
 
 
+ENV_OWNERS = frozenset({"process", "Bun", "import.meta"})
+"""What `X.env` is the environment of: Node's `process.env`, Bun's `Bun.env`, and
+`import.meta.env` (Vite, Astro, SvelteKit, Bun)."""
+
+
 def is_process_env(node: Node | None) -> bool:
+    """`process.env`, `Bun.env` or `import.meta.env`: an object of the environment."""
     if node is None or node.type != "member_expression":
         return False
     obj, prop = node.child_by_field_name("object"), node.child_by_field_name("property")
-    return node_text(obj) == "process" and node_text(prop) == "env"
+    return node_text(obj) in ENV_OWNERS and node_text(prop) == "env"
+
+
+def deno_env(node: Node | None) -> str | None:
+    """`get` or `toObject` (any method) for a call `Deno.env.<method>(...)`, else None."""
+    if node is None or node.type != "call_expression":
+        return None
+    function = node.child_by_field_name("function")
+    if function is None or function.type != "member_expression":
+        return None
+    owner = function.child_by_field_name("object")
+    if node_text(owner) != "Deno.env":
+        return None
+    return node_text(function.child_by_field_name("property")) or None
 
 
 def literal_of(node: Node | None) -> str | None:

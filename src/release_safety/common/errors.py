@@ -31,3 +31,9 @@ class CheckError(ReleaseSafetyError):
 
     exit_code = 3
     kind = "io"
+
+
+def output_refused(exc: OSError) -> CheckError:
+    """Standard output refused the answer (`>/dev/full`): `cannot write`, as a file `--out`
+    names that refuses it."""
+    return CheckError(f"standard output: cannot write: {exc.strerror or exc}")

@@ -14,5 +14,5 @@ def test_the_page_is_rendered_from_the_rules() -> None:
     text = DOC.read_text(encoding="utf-8")
     assert text == render(), "stale: write release_safety.surfaces.deployment.docs.render() to it"
     rules = [rule for rule in RULES.values() if rule.surface == "deployment"]
-    assert len(rules) == 21
+    assert len(rules) == 25
     assert all(f"### `{rule.id}`" in text for rule in rules)

@@ -11,6 +11,7 @@ from release_safety.cli.commands.options import help_epilog, repo_option
 from release_safety.cli.render import VERDICT_WORDS, reasons_text
 from release_safety.cli.render.markdown import upgrade_safety_section
 from release_safety.common import jsonio
+from release_safety.common.errors import output_refused
 from release_safety.common.jsonio import word
 from release_safety.contract.reports import RULES, all_findings
 from release_safety.git.repository import GitRepo
@@ -19,7 +20,13 @@ from release_safety.release.generate import Generated, analyse_release, evidence
 
 def write_or_print(path: str, text: str) -> None:
     if path == "-":
-        sys.stdout.write(text)
+        try:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise output_refused(exc) from exc
     else:
         jsonio.write_atomic(Path(path), text)
         click.echo(path)

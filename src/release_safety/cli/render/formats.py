@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any, Literal, TypeVar
+from urllib.parse import quote
 
 import click
 
@@ -249,7 +250,36 @@ def _log(command: str, results: list[dict[str, Any]], invocation: dict[str, Any]
 
 
 def _notification(level: str, text: str) -> dict[str, Any]:
-    return {"level": level, "message": {"text": text}}
+    return {"level": level, "message": {"text": _public(text)}}
+
+
+_ABSOLUTE = re.compile(r"(?<![\w:/.~-])(?:/[^\s'\"`,;:()<>/]+)+/?")
+
+
+def _public(text: str) -> str:
+    """`text` as a log uploaded to code scanning may carry it: a path of this machine is
+    written from the working folder when it lies under it, else as `<local path>` (a path that
+    is not on this machine, `/var/lib/postgresql/data`, is a container's and stays)."""
+    here = {os.getcwd(), os.path.realpath(os.getcwd())}
+
+    def local(match: re.Match[str]) -> str:
+        path = match.group(0).rstrip("/") or "/"
+        for root in here:
+            if path == root:
+                return "."
+            if path.startswith(f"{root}/"):
+                return path[len(root) + 1 :]
+        exists = os.path.lexists(path) or os.path.isdir(os.path.dirname(path) or "/")
+        return "<local path>" if exists and path.count("/") > 1 else match.group(0)
+
+    return _ABSOLUTE.sub(local, text)
+
+
+def _uri(path: str) -> str:
+    """A file's path as a SARIF uri: a URI reference, percent-encoded (`a b%2C.sql` is
+    `a%20b%252C.sql`); an absolute path as a `file:` URI."""
+    encoded = quote(path, safe="/")
+    return f"file://{encoded}" if path.startswith("/") else encoded
 
 
 def sarif(
@@ -269,7 +299,10 @@ def sarif(
         f = s.finding
         where = f.file or anchor
         text = f.message + (f"\nSafer: {f.hint}" if f.hint else "")
-        location = {"artifactLocation": {"uri": where}, "region": {"startLine": f.line or 1}}
+        location = {
+            "artifactLocation": {"uri": _uri(where)},
+            "region": {"startLine": f.line or 1},
+        }
         results.append(
             {
                 "ruleId": f.rule,

@@ -13,7 +13,7 @@ disappears at once (a loader moved or lost its prefix: one finding, not hundreds
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import PurePosixPath
@@ -43,6 +43,8 @@ from release_safety.surfaces.config import (
     rust_resolve,
     rust_src,
     schema_config,
+    schema_refs,
+    shell,
     structured,
     ts_resolve,
     typescript,
@@ -56,6 +58,7 @@ from release_safety.surfaces.config.rules import (
     change,
     finding,
 )
+from release_safety.surfaces.config.runtime import build_time, runtime_files
 from release_safety.surfaces.config.sources import matched_sources, source_kind
 from release_safety.surfaces.discovery import declared_absent, reason_of, tried, unmatched_finding
 
@@ -94,6 +97,8 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> ConfigRe
     looked = tried("config.sources", [source.describe() for source in sources])
     new_files = matched_sources(new, sources)
     old_files = matched_sources(old, sources) if old is not None else {}
+    new_files = {**new_files, **runtime_files(new, new_files)}
+    old_files = {**old_files, **runtime_files(old, old_files)}
     problems = []
     if settings.explicitly_set("config", "sources"):
         covered = set(new_files.values())
@@ -128,10 +133,14 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> ConfigRe
     }
     coverage.unmodelled = [_unmodelled(path, gap) for path, gap in now.gaps]
     changed = {p for p, blob in new_blobs.items() if old_blobs.get(p) != blob}
+    if before is not None:  # a schema whose referenced documents changed changed too
+        changed |= {p for p, taken in now.taken.items() if before.taken.get(p, {}) != taken}
+    kept = {(p, g.what, g.subject) for p, g in before.gaps if g.subject} if before else set()
     problems = [
         _gap_finding(path, gap)
         for path, gap in now.gaps
-        if gap.blocking or (before is not None and path in changed)
+        if gap.blocking
+        or (before is not None and path in changed and (path, gap.what, gap.subject) not in kept)
     ]
     if not now.variables and not now.gaps and (before is None or not before.variables):
         files = ", ".join(list(new_files)[:3]) + (", ..." if len(new_files) > 3 else "")
@@ -268,6 +277,8 @@ class _Ref:
     schemas: dict[str, tuple[Any, Any, str, str]] = field(default_factory=dict)
     """Each JSON Schema source's schema and document, with its variables' prefix and
     separator."""
+    taken: dict[str, dict[str, str | None]] = field(default_factory=dict)
+    """Each JSON Schema source's documents taken in through `$ref` (path -> blob id)."""
 
 
 def _moves(before: _Ref, now: _Ref) -> dict[str, str]:
@@ -314,8 +325,36 @@ def _read(
         imported = python_resolve.imported(snapshot, python) if python else ()
     except SourceError as exc:
         _raise(snapshot, exc.path or next(iter(python)), exc)
-    key = (tuple(sources), tuple(blobs.items()), imported)
+    key = (tuple(sources), tuple(blobs.items()), imported, _referenced(snapshot, blobs))
     return _REFS.get(key, lambda: _fold(snapshot, files, blobs))
+
+
+def _referenced(snapshot: Snapshot, blobs: dict[str, str]) -> tuple[tuple[str, str | None], ...]:
+    """The documents the JSON Schema sources take in through `$ref`, with their blob ids."""
+    taken = _taken_in(snapshot, blobs)[1]
+    return tuple((file, snapshot.blob_id(file)) for files in taken.values() for file in files)
+
+
+def _taken_in(
+    snapshot: Snapshot, paths: Iterable[str]
+) -> tuple[dict[str, str], dict[str, tuple[str, ...]]]:
+    """The structured sources by their `$id` (`ory://tracing-config`), and per source the
+    documents its `$ref`s take in (files of the repository, or sources by `$id`)."""
+    documents: dict[str, Any] = {}
+    for path in paths:
+        kind = source_kind(path)
+        if kind is not None and kind in structured.KINDS.values():
+            documents[path] = _parsed(snapshot, path, kind, partial(structured.load, kind=kind))
+    ids = {
+        document["$id"]: path
+        for path, document in documents.items()
+        if isinstance(document, dict) and isinstance(document.get("$id"), str)
+    }
+    taken = {
+        path: schema_refs.bundle(document, path, partial(_file, snapshot), ids)[1]
+        for path, document in documents.items()
+    }
+    return ids, {path: files for path, files in taken.items() if files}
 
 
 def _fold(snapshot: Snapshot, files: dict[str, ConfigSource], blobs: dict[str, str]) -> _Ref:
@@ -348,13 +387,17 @@ def _fold(snapshot: Snapshot, files: dict[str, ConfigSource], blobs: dict[str, s
         located += rust_resolve.reads(rust)
     result = _Ref({})
     tabled = any(source.defaults_table for source in files.values())
+    ids, taken = _taken_in(snapshot, kinds)
+    inside = {file for files in taken.values() for file in files}  # read as part of another
     for path, kind in kinds.items():
         source = files[path]
         reads: list[EnvRead | Gap]
+        if path in inside:
+            continue
         if kind in structured.KINDS.values():
             document = _parsed(snapshot, path, kind, partial(structured.load, kind=kind))
             if source.kind == "jsonschema" or schema_config.is_schema(document):
-                reads = _schema(snapshot, path, source, document, result)
+                reads = _schema(snapshot, path, source, document, result, ids)
                 located += [(path, read) for read in reads]
                 continue
             prefix, separator = _prefix(path, source, rust)
@@ -382,18 +425,28 @@ def _fold(snapshot: Snapshot, files: dict[str, ConfigSource], blobs: dict[str, s
             how = f"{kind} {table} {tabled}"
             script = partial(typescript.parse, dialect=kind, table=table, copies_named=tabled)
             reads = _parsed(snapshot, path, how, script)
+        elif kind == "shell":
+            reads = _parsed(snapshot, path, "shell", shell.parse)
         else:  # go, rust and python: read above
             continue
         located += [(path, read) for read in reads]
     scripts = {p: (k, blobs[p]) for p, k in kinds.items() if k in ("ts", "tsx", "js")}
     located += ts_resolve.reads(snapshot, scripts) if scripts else []
-    result.variables = collect((p, r) for p, r in located if isinstance(r, EnvRead))
+    inlined = build_time(snapshot, kinds)  # Next.js `env` keys: set at build, not by operators
+    result.variables = collect(
+        (p, r) for p, r in located if isinstance(r, EnvRead) and r.name not in inlined
+    )
     result.gaps = [(p, r) for p, r in located if isinstance(r, Gap)]
     return result
 
 
 def _schema(
-    snapshot: Snapshot, path: str, source: ConfigSource, document: Any, result: _Ref
+    snapshot: Snapshot,
+    path: str,
+    source: ConfigSource,
+    document: Any,
+    result: _Ref,
+    ids: Mapping[str, str],
 ) -> list[EnvRead | Gap]:
     """A JSON Schema source's variables (its schema kept in `result` for the contract diff)."""
     prefix = source.env_prefix or ""
@@ -402,11 +455,20 @@ def _schema(
         if "env_separator" in source.model_fields_set
         else schema_config.SEPARATOR
     )
-    schema = _parsed(snapshot, path, "jsonschema", lambda _: schema_config.build(document))
+    document, taken = schema_refs.bundle(document, path, partial(_file, snapshot), ids)
+    result.taken[path] = {file: snapshot.blob_id(file) for file in taken}
+    deps = " ".join(f"{file}={blob}" for file, blob in result.taken[path].items())
+    schema = _parsed(snapshot, path, f"jsonschema {deps}", lambda _: schema_config.build(document))
     result.schemas[path] = (schema, document, prefix, separator)
     read = partial(schema_config.reads, document=document, prefix=prefix, separator=separator)
-    found: list[EnvRead | Gap] = _parsed(snapshot, path, f"jsonschema {prefix} {separator}", read)
+    how = f"jsonschema {prefix} {separator} {deps}"
+    found: list[EnvRead | Gap] = _parsed(snapshot, path, how, read)
     return found
+
+
+def _file(snapshot: Snapshot, path: str) -> bytes | None:
+    """A file of the snapshot, None when it has none at `path`."""
+    return snapshot.read(path) if snapshot.blob_id(path) is not None else None
 
 
 def _dotenv(data: bytes, defaults: bool) -> list[EnvRead]:

@@ -91,7 +91,8 @@ def collect(reads: Iterable[tuple[str, EnvRead]]) -> dict[str, Var]:
             )
         )
         defaults = sorted({read.default for _, read in located if read.default is not None})
-        default = " | ".join(defaults) if defaults else None
+        default = " | ".join(d or "''" for d in defaults) if len(defaults) > 1 else None
+        default = defaults[0] if len(defaults) == 1 else default
         file, first = located[0]
         variables[name] = Var(
             name=name,

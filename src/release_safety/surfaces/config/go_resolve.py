@@ -69,7 +69,16 @@ _WORD_BYTES = bytes(
 )
 """Every byte that cannot be part of an identifier becomes a space."""
 _MARKERS = (
-    *(b"Getenv", b"LookupEnv", b"envconfig", b"viper", b"caarlos0", b"urfave", b"alecthomas"),
+    *(
+        b"Getenv",
+        b"LookupEnv",
+        b"Environ",
+        b"envconfig",
+        b"viper",
+        b"caarlos0",
+        b"urfave",
+        b"alecthomas",
+    ),
     *(marker.encode() for _, marker in LIBRARIES.values()),
 )
 """Words of the files that read the environment or import a config library."""
@@ -450,6 +459,25 @@ class _Resolver:
                     first = min(found, key=lambda lib: lib.call.line).call
                     self.reads.append((path, _unmodelled(LIBRARIES[library][0], first)))
         self._configx(configx, sources)
+
+    def environ(self) -> None:
+        """A blocking gap per `os.Environ()` the program reads: the variables it takes (by a
+        prefix, a pattern) are named nowhere the tool reads."""
+        for path in self.repo.seeds:
+            facts = self.repo.facts(path)
+            for line, enclosing in facts.environ:
+                if enclosing in facts.tests:
+                    continue
+                what = (
+                    "os.Environ() is read: the variables it takes (a prefix scan, a pattern) "
+                    "are named nowhere the tool reads"
+                )
+                way_out = (
+                    'read each variable by its name (`os.Getenv("APP_PORT")`); or list the '
+                    "variables it takes, with their defaults, in an env example file named in "
+                    f"`config.sources` and leave {path} out of the sources (`exclude`)"
+                )
+                self.reads.append((path, Gap(line, what, way_out, blocking=True)))
 
     def _configx(self, found: list[tuple[str, Call]], sources: frozenset[str]) -> None:
         """configx loaders: the JSON Schema each loads must be a source. A schema the resolver
@@ -849,6 +877,7 @@ def reads(
     resolver.flags()
     resolver.viper(sources)
     resolver.libraries(sources)
+    resolver.environ()
     found = {(path, read) for path, read in resolver.reads if not resolver.test_helper(path)}
     return sorted(found, key=_order)
 

@@ -1,6 +1,8 @@
 """What one Go source file says about configuration, parsed with tree-sitter-go, before any
 resolution across files (`go_resolve` joins the files of a ref):
 
+- `os.Environ()` read for its variables (a prefix scan; handed to a child process as its
+  `Env`, it is not read);
 - calls (`os.Getenv(name)`, `os.LookupEnv(name)`, and any call that may be a wrapper such as
   `getEnv("X", "d")` or `utils.ReadEnv(key)`), with their arguments, the variable, field or
   function result their value goes to, and the default set right after
@@ -159,6 +161,9 @@ class GoFacts:
     flags: tuple[Flag, ...] = ()
     tests: frozenset[str] = frozenset()
     """Functions only tests can call: they take a `*testing.T` (`TB`, `B`, `F`)."""
+    environ: tuple[tuple[int, str | None], ...] = ()
+    """(line, enclosing function) of each `os.Environ()` whose variables the program reads
+    (not one handed to a child process as its `Env`)."""
 
 
 _CAPTURES = """
@@ -230,13 +235,17 @@ def parse(source: bytes) -> GoFacts:
     binds: list[Bind] = []
     viper: list[Call] = []
     libraries: list[LibCall] = []
+    environ: list[tuple[int, str | None]] = []
     for node in found.get("call", []):
         call = _call(node)
         if call is None:
             continue
         library = imports.get(call.qualifier or "", "")
         known = next((p for p in LIBRARIES if library.startswith(p)), None)
-        if known is not None:
+        if call.name == "Environ" and library in _ENVIRON:
+            if not _child_env(node):
+                environ.append((call.line, call.enclosing))
+        elif known is not None:
             libraries.append(LibCall(known, call))
         elif library in (ENVCONFIG, KONG) or CAARLOS0.fullmatch(library):
             bind = _bind(node, call, library, types)
@@ -277,7 +286,33 @@ def parse(source: bytes) -> GoFacts:
             for node in found.get("composite", [])
             if (flag := _flag(node, imports)) is not None
         ),
+        environ=tuple(environ),
     )
+
+
+_ENVIRON = frozenset({"os", "syscall"})
+"""Packages whose `Environ()` returns the whole environment."""
+
+
+def _child_env(call: Node) -> bool:
+    """`cmd.Env = os.Environ()`, `cmd.Env = append(os.Environ(), ...)` or `Env: os.Environ()`:
+    the environment handed on to a child process, not read."""
+    node = call
+    parent = node.parent
+    if parent is not None and parent.type == "argument_list":
+        outer = parent.parent
+        function = outer.child_by_field_name("function") if outer is not None else None
+        if outer is None or node_text(function) != "append":
+            return False
+        node, parent = outer, outer.parent
+    if parent is not None and parent.type == "keyed_element":
+        return node_text(parent.named_children[0]) == "Env" if parent.named_children else False
+    if parent is not None and parent.type == "expression_list":
+        statement = parent.parent
+        if statement is not None and statement.type == "assignment_statement":
+            left = node_text(statement.child_by_field_name("left"))
+            return left.endswith(".Env")
+    return False
 
 
 def _method(node: Node) -> tuple[str, str]:

@@ -76,16 +76,35 @@ SOURCES
 
 A non-literal default is kept as its source text (`DEFAULT_PORT`; `DEFAULTS['PORT']` is written
 `DEFAULTS.PORT`), so changing it is still seen. Computed names (`process.env[key]`,
-`os.getenv(name)` with a local variable) name no variable and are skipped; a TypeScript /
-JavaScript source that copies the whole environment outside an env schema (`{ ...process.env }`,
-`Object.entries(process.env)`, `for (const key in process.env)`) reads names it does not
-write, from a table of defaults or a pattern elsewhere, and makes the surface not checked,
-naming the file and line. When a variable is read in several places, its defaults are joined
-(`3000 | 8080`); it is required when it has no default anywhere and some read requires it. A
-source with a syntax error makes the whole surface not checked, naming the file and line; a Go
-or Rust file that mentions nothing the readers look for (no getter, no wrapper, no struct tag,
-no loader) is not parsed. Every file is parsed once per blob id (a file unchanged between refs,
-or between releases of a backfill, is parsed once per process).
+`os.getenv(name)` with a local variable) name no variable and are skipped; a TypeScript / JavaScript
+source that copies the whole environment outside an env schema (`{ ...process.env }`,
+`Object.entries(process.env)`, `for (const key in process.env)`, `Deno.env.toObject()`,
+`Deno.env.get(name)` with a computed name) reads names it does not write, from a table of defaults
+or a pattern elsewhere, and makes the surface not checked, naming the file and line; so does a Go
+`os.Environ()` (`syscall.Environ()`) the program reads, by a prefix scan or a pattern (one handed to
+a child process as `cmd.Env`, or `append(os.Environ(), ...)` there, is not a read). `Bun.env` and
+`import.meta.env` are read as `process.env` is, `Deno.env.get('X')` as `process.env.X`. When a
+variable is read in several places, its defaults are joined (`3000 | 8080`); it is required when it
+has no default anywhere and some read requires it. A source with a syntax error makes the whole
+surface not checked, naming the file and line; a Go or Rust file that mentions nothing the readers
+look for (no getter, no wrapper, no struct tag, no loader) is not parsed. Every file is parsed once
+per blob id (a file unchanged between refs, or between releases of a backfill, is parsed once per
+process).
+
+Files the service runs are configuration too, read beside the sources whenever the sources
+match a file: a `next.config.js` (`.mjs`, `.cjs`, `.ts`) and a `gunicorn_conf.py` /
+`gunicorn.conf.py` at the root or in a folder above a matched source, and the shell script a
+Dockerfile's `ENTRYPOINT` or `CMD` runs (`${WEB_GUNICORN:-4}` reads `WEB_GUNICORN` with the
+default 4, `${X:?}` requires X, a variable the script assigns first is its own). The keys of a
+Next.js config's `env` object are inlined at build time and are no operator variable. A default
+written as a module `const` holding a literal (`process.env.TTL || DEFAULT_TTL`) is that
+literal; defaults joined from several reads show an empty one as `''` (`'' | 86400`). A
+pydantic-settings field with no default that the class's `__init__` or a `model_validator`
+names is filled there, so it is not required (its default reads `(filled by Settings.__init__)`).
+Remaining gaps: scripts an entrypoint calls are not followed; files the image runs elsewhere
+than the root, a folder above a source or a Dockerfile's `ENTRYPOINT`/`CMD` (a `Procfile`, a
+supervisor config) are read only when named in `config.sources`; a Next.js `env` key is left
+out wherever it is read; whether the constructor really fills a field it names is not proved.
 
 ## Diff and the rename heuristic
 
@@ -194,7 +213,8 @@ SOURCE_KINDS: list[tuple[str, ...]] = [
         "TypeScript / JavaScript",
         "`.ts .mts .cts .tsx .js .mjs .cjs .jsx`",
         "tree-sitter",
-        "`process.env.X`, `process.env['X']`, `const { X, Y = 'd' } = process.env`; env"
+        "`process.env.X`, `process.env['X']`, `const { X, Y = 'd' } = process.env` (`Bun.env`"
+        " and `import.meta.env` alike), `Deno.env.get('X')`; env"
         " schemas: envalid's `cleanEnv(process.env, { X: str({ default: 'd' }) })`, zod's"
         " `z.object({ X: z.string().default('d') }).parse(process.env)` (`safeParse`,"
         " `.extend`, `.merge` too), t3-env's `createEnv({ server: {...}, runtimeEnv })` (a"
@@ -241,11 +261,16 @@ SOURCE_KINDS: list[tuple[str, ...]] = [
         'JSON Schema (`kind = "jsonschema"`)',
         "a `.json` / `.yaml` file with top-level `properties` beside `$schema` or "
         "`type: object` (koanf, ory/x configx)",
-        "the project's JSON-Schema engine (`$ref` / `$defs` resolved)",
+        "the project's JSON-Schema engine (`$ref` / `$defs` resolved; a `$ref` to another "
+        "file of the repository, `defs.json#/$defs/port`, is taken in, and a change of that "
+        "file is a change of the schema; one to another source's `$id`, `ory://tracing-config` "
+        "vendored and named in `config.sources`, is taken in the same way, and that source is "
+        "read as part of the schema; one to any other remote document is a gap)",
         "every key as `env_prefix` + the key path upper-cased, joined by `env_separator` "
         "(`_` unless set): `serve.public.port` -> `PREFIX_SERVE_PUBLIC_PORT`; arrays and "
         "`additionalProperties` maps are one variable; `patternProperties`, `if`/`then` and "
-        "`oneOf` between object shapes are not modelled (a gap)",
+        "`oneOf` between object shapes are not modelled (a gap, raised only by a release "
+        "that changes the `if`/`then`/`else` it is about)",
         "`default`",
         "required (at every level) with no `default`",
     ),

@@ -10,13 +10,16 @@ pydantic-settings: every field of a `BaseSettings` class (or of a subclass in th
 variable `env_prefix` + the field name, upper-cased (`model_config = SettingsConfigDict(...)`
 or a `class Config`), or its `alias` / `validation_alias` (no prefix; with `AliasChoices`, the
 first name is read and the others are fallbacks). A field without a default (or with
-`Field(...)`) is required. With `env_nested_delimiter`, a field holding a `BaseModel` of the
-module is also read key by key (`APP_DB__HOST`). The module is read, never imported.
+`Field(...)`) is required, unless the class's `__init__` or a `model_validator` names it (it
+may fill it: `values.setdefault("session_secret", token_hex())`). With `env_nested_delimiter`,
+a field holding a `BaseModel` of the module is also read key by key (`APP_DB__HOST`). The
+module is read, never imported.
 """
 
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 
 from release_safety.code.pysource import segment
 from release_safety.surfaces.config.reads import EnvRead, SourceError
@@ -236,8 +239,41 @@ def _settings_classes(tree: ast.Module, text: str) -> list[EnvRead]:
             options = _settings_options(node, classes)
             prefix = options.get("env_prefix", "")
             delimiter = options.get("env_nested_delimiter") or None
-            reads += _fields(node, prefix, delimiter, classes, kinds, text, name)
+            found = _fields(node, prefix, delimiter, classes, kinds, text, name)
+            filled = _filled(node)
+            reads += [_filled_read(read, filled) for read in found]
     return reads
+
+
+_FILLERS = frozenset({"model_validator", "root_validator"})
+
+
+def _filled(node: ast.ClassDef) -> dict[str, str]:
+    """The fields a class's constructor or `model_validator` (`root_validator`) names, which it
+    may fill when the environment does not (`values.setdefault("secret", token_hex())`):
+    field name -> the method."""
+    filled: dict[str, str] = {}
+    for method in node.body:
+        if not isinstance(method, ast.FunctionDef):
+            continue
+        decorators = {
+            _class_name(d.func if isinstance(d, ast.Call) else d) for d in method.decorator_list
+        }
+        if method.name != "__init__" and not decorators & _FILLERS:
+            continue
+        for inner in ast.walk(method):
+            if isinstance(inner, ast.Constant) and isinstance(inner.value, str):
+                filled.setdefault(inner.value, f"{node.name}.{method.name}")
+    return filled
+
+
+def _filled_read(read: EnvRead, filled: dict[str, str]) -> EnvRead:
+    """A required field the constructor may fill has a default: what the constructor gives."""
+    field = (read.site or "").rpartition(".")[2]
+    method = filled.get(field)
+    if not read.required or method is None:
+        return read
+    return replace(read, required=False, default=f"(filled by {method})")
 
 
 def _settings_options(node: ast.ClassDef, classes: dict[str, ast.ClassDef]) -> dict[str, str]:

@@ -68,6 +68,9 @@ class Gap:
     way_out: str
     blocking: bool = False
     path: str | None = None
+    subject: str | None = None
+    """What the gap is about, as a digest (a schema's `if`/`then` subtree): a release whose
+    previous ref has the same gap with the same subject changed nothing the gap hides."""
 
 
 Reading = list[EnvRead | Gap]

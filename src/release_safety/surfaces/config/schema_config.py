@@ -14,6 +14,7 @@ conditionals (`if`/`then`) and `oneOf`/`anyOf` between object shapes are gaps.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import deque
 from collections.abc import Mapping
@@ -89,12 +90,19 @@ def reads(data: bytes, document: Any, prefix: str, separator: str) -> Reading:
                 places.line(path),
                 f"the schema's key `{key}` is defined in another document (`$ref: {ref}`): "
                 "the variables under it and what they accept are not read",
-                f"Name the document `{ref}` resolves to in `config.sources` (with kind = "
-                f'"jsonschema" and the prefix of `{variable(path, prefix, separator)}`), or '
-                "review its changes by hand before declaring the release safe.",
+                f"Vendor the document `{ref}` resolves to into the repository (its `$id` is "
+                f"`{ref}`) and name it in `config.sources`: it is then read as part of this "
+                f"schema, its keys as `{variable(path, prefix, separator)}_...`; or review its "
+                "changes by hand before declaring the release safe.",
             )
         )
     return out
+
+
+def _digest(value: Any) -> str:
+    """A digest of a part of a schema, the same for the same part at both refs."""
+    text = json.dumps(value, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 @dataclass(frozen=True)
@@ -114,12 +122,15 @@ class _Walk:
         shapes = [b for b in (*schema.one_of, *schema.any_of) if b.properties]
         if unmapped or shapes:
             what = ", ".join(f"`{w}`" for w in unmapped) or "`oneOf`/`anyOf` between object shapes"
+            subject = None if shapes else _digest({w: schema.opaque[w] for w in unmapped})
             self.out.append(
                 Gap(
                     self.places.line(path),
                     f"the schema's key `{key}` uses {what}: its variables cannot be named",
                     f"Give `{key}` fixed `properties`, or list its variables in "
-                    "`config.sources` by another source (an env example file).",
+                    "`config.sources` by another source (an env example file); while "
+                    f"{what} stays as it is, a release that does not change it is judged.",
+                    subject=subject,
                 )
             )
         objects = schema.types is None or "object" in schema.types

@@ -28,6 +28,7 @@ CODE = {
     ".py": "python",
     ".go": "go",
     ".rs": "rust",
+    ".sh": "shell",
 }
 
 
@@ -53,8 +54,8 @@ def _matched(snapshot: Snapshot, sources: Sequence[ConfigSource]) -> dict[str, C
 
 
 def source_kind(path: str) -> str | None:
-    """`dotenv`, `ts`, `tsx`, `js`, `python`, `go`, `rust`, `toml`, `yaml` or `json` by file
-    name (a template suffix such as `.tmpl` is looked through); None when unknown."""
+    """`dotenv`, `ts`, `tsx`, `js`, `python`, `go`, `rust`, `shell`, `toml`, `yaml` or `json` by
+    file name (a template suffix such as `.tmpl` is looked through); None when unknown."""
     name = path.rpartition("/")[2]
     kind = CODE.get(_suffix(name))
     if kind is not None:

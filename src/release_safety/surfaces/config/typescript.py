@@ -16,6 +16,8 @@ checked (what it did resolve is kept in the coverage).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from tree_sitter import Node
 
 from release_safety.code.parsers import parser
@@ -23,6 +25,7 @@ from release_safety.code.syntax import error_line, node_text
 from release_safety.code.tsnodes import (
     WRAPPERS,
     call_arguments,
+    deno_env,
     is_process_env,
     key_name,
     literal_of,
@@ -84,12 +87,47 @@ def parse(
             found = "no" if not tables else f"{len(tables)}"
             raise SourceError(f"{found} object literals named {table} (defaults_table)")
         reads += _table_reads(tables[0], table)
+    reads = [_through_constant(read, consts) for read in reads]
     return [*sorted(set(reads), key=lambda read: (read.line, read.name)), *gaps]
+
+
+_LITERALS = frozenset({"string", "number", "template_string", "true", "false"})
+
+
+def _through_constant(read: EnvRead, consts: dict[str, Node]) -> EnvRead:
+    """A default written as a `const` of the module holding a literal (`DEFAULT_TTL` for
+    `const DEFAULT_TTL = 86400`) is that literal: the same default however it is spelled."""
+    value = consts.get(read.default or "")
+    declarator = value.parent if value is not None else None
+    declaration = declarator.parent if declarator is not None else None
+    if (
+        value is None
+        or declarator is None
+        or declarator.type != "variable_declarator"
+        or declaration is None
+        or declaration.type != "lexical_declaration"
+        or not node_text(declaration).startswith("const ")
+    ):
+        return read
+    while value.type in WRAPPERS and value.named_child_count:
+        value = value.named_children[0]
+    if value.type not in _LITERALS or (
+        value.type == "template_string" and literal_of(value) is None
+    ):
+        return read
+    return replace(read, default=written(value))
 
 
 def _copy_gap(node: Node) -> Gap:
     """A copy of the whole environment: the variables it passes on are named elsewhere."""
     shown = node_text(node).split("\n")[0][:60]
+    if deno_env(node) == "get":
+        return Gap(
+            _line(node),
+            f"`{shown}`: a computed name the tool cannot follow",
+            "Read the variable by its name (`Deno.env.get('NAME')`).",
+            blocking=True,
+        )
     return Gap(
         _line(node),
         f"process.env is copied whole (`{shown}`): {_WHOLE}",
@@ -130,8 +168,12 @@ _OBJECT_READS = {"Object.entries", "Object.keys", "Object.values", "Object.assig
 
 
 def _copies_env(node: Node) -> bool:
-    """`{ ...process.env }`, `Object.entries(process.env)` (`keys`, `values`, `assign`) or
-    `for (const key in process.env)`: every variable taken, none named here."""
+    """`{ ...process.env }`, `Object.entries(process.env)` (`keys`, `values`, `assign`),
+    `for (const key in process.env)`, `Deno.env.toObject()` or `Deno.env.get(name)` with a
+    computed name: variables taken that are not named here."""
+    method = deno_env(node)
+    if method is not None:
+        return method == "toObject" or (method == "get" and _env_name(node) is None)
     if node.type == "spread_element":
         return is_process_env(node.named_children[0] if node.named_children else None)
     if node.type == "call_expression":
@@ -156,7 +198,11 @@ def _in_schema(node: Node) -> bool:
 
 
 def _env_name(node: Node) -> str | None:
-    """The variable named by `process.env.X` or `process.env['X']`, else None."""
+    """The variable named by `process.env.X`, `process.env['X']` (`Bun.env`, `import.meta.env`
+    alike) or `Deno.env.get('X')`, else None."""
+    if deno_env(node) == "get":
+        arguments = call_arguments(node)
+        return literal_of(arguments[0]) if arguments else None
     if node.type == "member_expression" and is_process_env(node.child_by_field_name("object")):
         prop = node.child_by_field_name("property")
         return node_text(prop) if prop is not None and prop.type == "property_identifier" else None

@@ -47,6 +47,7 @@ from release_safety.settings.model import (
 from release_safety.surfaces import discovery
 from release_safety.surfaces.config import dotenv
 from release_safety.surfaces.config.reads import SourceError
+from release_safety.surfaces.config.runtime import DOCKERFILE_NAME
 from release_safety.surfaces.deployment import rules
 from release_safety.surfaces.deployment.compose import (
     ComposeError,
@@ -66,6 +67,7 @@ from release_safety.surfaces.deployment.dockerfile import (
 from release_safety.surfaces.deployment.helm import (
     Chart,
     ChartError,
+    add_overlay,
     add_template,
     diff_chart,
     parse_chart,
@@ -76,8 +78,8 @@ from release_safety.surfaces.discovery import DOCUMENT_MOVED, absent_report, rea
 __all__ = ["analyse", "descriptor_kind"]
 
 UnitKind = Literal["compose", "chart", "dockerfile"]
-_DOCKERFILE = re.compile(r"(?:[Dd]ockerfile|Containerfile)(?:[.-].+)?|.+\.[Dd]ockerfile")
 _TEMPLATE = re.compile(r".+\.(?:ya?ml|tpl)")
+_OVERLAY = re.compile(r"values[-.].+\.ya?ml")
 _ERRORS = (ComposeError, ChartError, DockerfileError, SourceError)
 
 
@@ -96,7 +98,7 @@ def descriptor_kind(path: str) -> UnitKind | None:
     name = posixpath.basename(path)
     if name == "Chart.yaml":
         return "chart"
-    if _DOCKERFILE.fullmatch(name):
+    if DOCKERFILE_NAME.fullmatch(name):
         return "dockerfile"
     if name.endswith((".yml", ".yaml")):
         return "compose"
@@ -198,11 +200,18 @@ def _units(
     for (kind, key), files in grouped.items():
         folder = posixpath.dirname(files[0])
         prefix = f"{folder}/" if folder else ""
-        if kind == "compose" and snapshot.blob_id(f"{prefix}.env") is not None:
-            files.append(f"{prefix}.env")
+        if kind == "compose":
+            if snapshot.blob_id(f"{prefix}.env") is not None:
+                files.append(f"{prefix}.env")
+            files += [p for p in _pulled_in(snapshot, key) if p not in files]
         elif kind == "chart":
             extra = [f"{prefix}{name}" for name in ("requirements.yaml", "values.yaml")]
             files += [p for p in extra if snapshot.blob_id(p) is not None]
+            files += [
+                p
+                for p in everything
+                if posixpath.dirname(p) == folder and _OVERLAY.fullmatch(posixpath.basename(p))
+            ]
             files += [
                 p
                 for p in everything
@@ -231,12 +240,52 @@ def _yaml(snapshot: Snapshot, path: str) -> YamlTree:
         raise _Unreadable(str(exc), path) from exc
 
 
+def _reader(snapshot: Snapshot) -> Callable[[str], str | None]:
+    def read(path: str) -> str | None:
+        return read_text(snapshot, path) if snapshot.blob_id(path) is not None else None
+
+    return read
+
+
 def _compose(snapshot: Snapshot, unit: Unit) -> ComposeFile:
+    path = unit.files[0]
+    folder = posixpath.dirname(path)
+    env = f"{folder}/.env" if folder else ".env"
     defaults: dict[str, str] = {}
-    for env in unit.files[1:]:
+    if env in unit.files:
         reads = dotenv.parse(read_text(snapshot, env))
         defaults.update({r.name: r.default for r in reads if r.default is not None})
-    return parse_compose(unit.files[0], _yaml(snapshot, unit.files[0]), defaults)
+    return parse_compose(path, _yaml(snapshot, path), defaults, _reader(snapshot))
+
+
+Looked = tuple[tuple[str, str | None], ...]
+_PULLED: OrderedDict[tuple[str, str | None], tuple[Looked, list[str]]] = OrderedDict()
+
+
+def _pulled_in(snapshot: Snapshot, path: str) -> list[str]:
+    """The files a compose file includes, extends or reads as `env_file` (none when it does not
+    load: parsing it says why); kept per blob id while every file it looked for is the same
+    (a backfill reads each version twice, and most compose files pull nothing in)."""
+    key = (path, snapshot.blob_id(path))
+    kept = _PULLED.get(key)
+    if kept is not None and all(snapshot.blob_id(p) == blob for p, blob in kept[0]):
+        _PULLED.move_to_end(key)
+        return kept[1]
+    looked: dict[str, str | None] = {}
+
+    def read(wanted: str) -> str | None:
+        looked[wanted] = snapshot.blob_id(wanted)
+        return read_text(snapshot, wanted) if looked[wanted] is not None else None
+
+    try:
+        tree = load_yaml(read_text(snapshot, path))
+        files = list(parse_compose(path, tree, {}, read).files)
+    except (YamlError, ComposeError):
+        files = []
+    _PULLED[key] = (tuple(looked.items()), files)
+    if len(_PULLED) > _CACHE_SIZE:
+        _PULLED.popitem(last=False)
+    return files
 
 
 def _chart(snapshot: Snapshot, unit: Unit) -> Chart:
@@ -250,6 +299,9 @@ def _chart(snapshot: Snapshot, unit: Unit) -> Chart:
         values,
         _yaml(snapshot, values) if values else None,
     )
+    for name, overlay in named.items():
+        if _OVERLAY.fullmatch(name):
+            add_overlay(chart, overlay, _yaml(snapshot, overlay))
     for template in (f for f in unit.files[1:] if f not in named.values()):
         add_template(chart, template, read_text(snapshot, template))
     return chart

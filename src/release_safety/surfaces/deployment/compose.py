@@ -1,135 +1,37 @@
-"""Compose files: services, their images and writable mounts, named volumes, and the variables
-the file needs with no default; and what changed between two versions of a file.
-
-Interpolation follows compose: `${VAR:-default}` and `${VAR-default}` read the default,
-`${VAR:?error}` and `${VAR}` / `$VAR` with no default need the variable set (unless the `.env`
-file beside the compose file sets it), `$$` is a literal dollar. Short (`pgdata:/data:ro`) and
-long (`{type, source, target, read_only}`) volume syntaxes are read; read-only and tmpfs mounts
-hold no state and are left out.
-"""
+"""What changed between two versions of a compose file, read as compose runs it
+(`compose_read`: with the files it includes and extends)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
-from typing import Any
-
 import release_safety.surfaces.deployment.rules as rules
-from release_safety.common.yamltree import Path, Tree
 from release_safety.contract.reports import Finding, Unmodelled
 from release_safety.surfaces.deployment.catalogue import major_parts
-from release_safety.surfaces.deployment.imageref import Image, parse_image
-from release_safety.surfaces.deployment.interpolation import interpolate, needed
+from release_safety.surfaces.deployment.compose_read import (
+    ComposeError,
+    ComposeFile,
+    Service,
+    parse_compose,
+)
+from release_safety.surfaces.deployment.datadir import data_findings
+from release_safety.surfaces.deployment.imageref import Image
 from release_safety.surfaces.deployment.stateful import Place, compare, image_seen
 
-
-class ComposeError(Exception):
-    """The document is not a compose file; the message says why."""
-
-
-@dataclass(frozen=True)
-class Mount:
-    """A writable mount of a service: the volume or host path (None: anonymous) and where."""
-
-    source: str | None
-    target: str
-    line: int
-
-
-@dataclass(frozen=True)
-class Service:
-    name: str
-    line: int
-    image: Image | None
-    image_line: int
-    build: str | None
-    mounts: tuple[Mount, ...]
-
-
-@dataclass(frozen=True)
-class ComposeFile:
-    """A compose file at one ref: services, named volumes (name -> (docker name, line)), and the
-    variables it needs with no default (name -> line)."""
-
-    path: str
-    services: dict[str, Service]
-    volumes: dict[str, tuple[str, int]]
-    required: dict[str, int]
-
-
-def _strings(value: Any, path: Path) -> Iterator[tuple[Path, str]]:
-    if isinstance(value, str):
-        yield path, value
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield from _strings(item, (*path, key))
-    elif isinstance(value, list):
-        for i, item in enumerate(value):
-            yield from _strings(item, (*path, i))
-
-
-def _mount(entry: Any, defaults: Mapping[str, str], line: int) -> Mount | None:
-    if isinstance(entry, dict):
-        if entry.get("type") == "tmpfs" or str(entry.get("read_only")).lower() == "true":
-            return None
-        named, path = entry.get("source"), entry.get("target")
-        if not isinstance(path, str):
-            return None
-        return Mount(interpolate(named, defaults) if isinstance(named, str) else None, path, line)
-    if not isinstance(entry, str):
-        return None
-    parts = interpolate(entry, defaults).split(":")
-    source: str | None = None
-    if len(parts) == 1 or (len(parts) == 2 and not parts[1].startswith("/")):
-        target, mode = parts[0], ":".join(parts[1:])  # `/data` or `/data:ro`: anonymous
-    else:
-        source, target, mode = parts[0], parts[1], ":".join(parts[2:])
-    if "ro" in mode.split(","):
-        return None
-    return Mount(source, target, line)
-
-
-def parse_compose(path: str, tree: Tree, defaults: Mapping[str, str]) -> ComposeFile:
-    """The compose file in `tree`; `defaults` are the variables of the `.env` file beside it."""
-    data = tree.data
-    if not isinstance(data, dict) or not isinstance(data.get("services", 0), dict | None):
-        raise ComposeError("not a compose file: no `services` mapping")
-    services: dict[str, Service] = {}
-    for name, spec in (data["services"] or {}).items():
-        spec = spec if isinstance(spec, dict) else {}
-        image_text = spec.get("image")
-        image = (
-            parse_image(interpolate(image_text, defaults)) if isinstance(image_text, str) else None
-        )
-        build = spec.get("build")
-        context = build.get("context") if isinstance(build, dict) else build
-        mounts = [
-            _mount(entry, defaults, tree.line("services", name, "volumes", i))
-            for i, entry in enumerate(spec.get("volumes") or [])
-        ]
-        services[name] = Service(
-            name=name,
-            line=tree.line("services", name),
-            image=image,
-            image_line=tree.line("services", name, "image"),
-            build=context if isinstance(context, str) else None,
-            mounts=tuple(m for m in mounts if m is not None),
-        )
-    volumes: dict[str, tuple[str, int]] = {}
-    for name, spec in (data.get("volumes") or {}).items():
-        docker_name = spec.get("name") if isinstance(spec, dict) else None
-        volumes[name] = (str(docker_name or name), tree.line("volumes", name))
-    required: dict[str, int] = {}
-    for where, text in _strings(data, ()):
-        for variable in needed(text, defaults):
-            required.setdefault(variable, tree.line(*where))
-    return ComposeFile(path, services, volumes, required)
+__all__ = [
+    "ComposeError",
+    "ComposeFile",
+    "diff_compose",
+    "parse_compose",
+    "removed_file",
+    "understood",
+]
 
 
 def _place(file: ComposeFile, service: Service) -> Place:
     runs = f"image {service.image.text}" if service.image else f"a build of {service.build}"
     name = f"{file.path} service `{service.name}`"
-    return Place(name, file.path, service.image_line if service.image else service.line, runs)
+    if service.image:
+        return Place(name, service.image_file, service.image_line, runs)
+    return Place(name, service.file, service.line, runs)
 
 
 def _same_workload(old: Service, new: Service) -> bool:
@@ -160,7 +62,7 @@ def _mounts(old: ComposeFile, new: ComposeFile, before: Service, after: Service)
                 f"{mount.target}; move the data with an explicit, documented step."
             )
             findings.append(
-                rules.MOUNT_CHANGED.finding("deployment", message, new.path, now.line, hint)
+                rules.MOUNT_CHANGED.finding("deployment", message, now.file, now.line, hint)
             )
         else:
             source = f"`{mount.source}` at " if mount.source else "the anonymous volume at "
@@ -170,7 +72,7 @@ def _mounts(old: ComposeFile, new: ComposeFile, before: Service, after: Service)
                 f"`{after.name}` for a release, or move its data in a documented stop."
             )
             findings.append(
-                rules.VOLUME_REMOVED.finding("deployment", message, old.path, mount.line, hint)
+                rules.VOLUME_REMOVED.finding("deployment", message, mount.file, mount.line, hint)
             )
     return findings
 
@@ -210,7 +112,11 @@ def _uncatalogued(
         f'"{image.repository}" to [deployment] stateless; otherwise read its upgrade notes '
         "and acknowledge the release in the overrides file."
     )
-    return [rules.UNCATALOGUED_MAJOR.finding("deployment", message, path, after.image_line, hint)]
+    return [
+        rules.UNCATALOGUED_MAJOR.finding(
+            "deployment", message, after.image_file, after.image_line, hint
+        )
+    ]
 
 
 def understood(
@@ -224,7 +130,7 @@ def understood(
         image = service.image
         if image is not None and image.kind is not None:
             name = f"{file.path} service `{service.name}` ({image.kind.name} {image.text})"
-            known[name] = f"{file.path}:{service.image_line}"
+            known[name] = f"{service.image_file}:{service.image_line}"
         elif (image := _keeps_data(service, stateless)) is not None:
             mounts = ", ".join(m.target for m in service.mounts)
             what = (
@@ -236,7 +142,9 @@ def understood(
                 "major versions"
             )
             unmodelled.append(
-                Unmodelled(file=file.path, line=service.image_line, what=what, way_out=way_out)
+                Unmodelled(
+                    file=service.image_file, line=service.image_line, what=what, way_out=way_out
+                )
             )
     return known, unmodelled
 
@@ -259,14 +167,14 @@ def diff_compose(
                 f"`{service.name}` (networks: default: aliases: [{service.name}])."
             )
             findings.append(
-                rules.SERVICE_RENAMED.finding("deployment", message, new.path, twin.line, hint)
+                rules.SERVICE_RENAMED.finding("deployment", message, twin.file, twin.line, hint)
             )
             findings += _mounts(old, new, service, twin)
         else:
             message = f"{new.path}: service `{service.name}` removed"
             findings.append(
                 rules.SERVICE_REMOVED.finding(
-                    "deployment", message, old.path, service.line, _removed_hint(service.name)
+                    "deployment", message, service.file, service.line, _removed_hint(service.name)
                 )
             )
     for name, after in new.services.items():
@@ -274,33 +182,48 @@ def diff_compose(
         if before is not None:
             findings += compare(
                 _place(new, after),
-                image_seen(before.image, "image", old.path, before.image_line),
-                image_seen(after.image, "image", new.path, after.image_line),
+                image_seen(before.image, "image", before.image_file, before.image_line),
+                image_seen(after.image, "image", after.image_file, after.image_line),
             )
             findings += _mounts(old, new, before, after)
             findings += _uncatalogued(new.path, before, after, stateless)
-    for name, (docker_name, line) in old.volumes.items():
+            findings += data_findings(new.path, before, after)
+    for name, was in old.volumes.items():
         now = new.volumes.get(name)
         if now is None:
             message = f"{new.path}: volume `{name}` removed"
-            hint = f"Keep volume `{name}` in {new.path} for a release, or move its data first."
+            hint = f"Keep volume `{name}` in {was.file} for a release, or move its data first."
             findings.append(
-                rules.VOLUME_REMOVED.finding("deployment", message, old.path, line, hint)
+                rules.VOLUME_REMOVED.finding("deployment", message, was.file, was.line, hint)
             )
-        elif now[0] != docker_name:
-            message = f"{new.path}: volume `{name}` now names `{now[0]}` (was `{docker_name}`)"
-            hint = f"Keep `name: {docker_name}` on volume `{name}`: the data lives under it."
+        elif now.value != was.value:
+            message = f"{new.path}: volume `{name}` now names `{now.value}` (was `{was.value}`)"
+            hint = f"Keep `name: {was.value}` on volume `{name}`: the data lives under it."
             findings.append(
-                rules.MOUNT_CHANGED.finding("deployment", message, new.path, now[1], hint)
+                rules.MOUNT_CHANGED.finding("deployment", message, now.file, now.line, hint)
             )
-    for variable, line in new.required.items():
+    for variable, where in new.required.items():
         if variable not in old.required:
             message = f"{new.path}: needs `{variable}` set, with no default"
             hint = (
-                f"Give `{variable}` a default in {new.path} (`${{{variable}:-}}`, with a fallback "
-                "in the application), so operators' existing environments still start."
+                f"Give `{variable}` a default in {where.file} (`${{{variable}:-}}`, with a "
+                "fallback in the application), so operators' existing environments still start."
             )
-            findings.append(rules.REQUIRED_ENV.finding("deployment", message, new.path, line, hint))
+            findings.append(
+                rules.REQUIRED_ENV.finding("deployment", message, where.file, where.line, hint)
+            )
+    for unread in new.unread:
+        message = (
+            f"{new.path}: compose pulls in `{unread.reference}`, which cannot be read "
+            f"({unread.why}): the services it defines are not judged"
+        )
+        hint = (
+            f"Keep `{unread.reference}` in the repository beside {unread.file} and name it by a "
+            "relative path, so the release's whole stack can be read."
+        )
+        findings.append(
+            rules.REFERENCE_UNREAD.finding("deployment", message, unread.file, unread.line, hint)
+        )
     return findings
 
 
@@ -317,7 +240,7 @@ def removed_file(old: ComposeFile) -> list[Finding]:
         rules.SERVICE_REMOVED.finding(
             "deployment",
             f"{old.path}: service `{s.name}` removed with the file",
-            old.path,
+            s.file,
             s.line,
             _removed_hint(s.name),
         )

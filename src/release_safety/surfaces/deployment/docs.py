@@ -25,10 +25,14 @@ hidden folders. A glob also leaves out developer-only files, whose name or folde
 why (`unmodelled`), and a deployment declared `absent` stays so when every descriptor found is
 left out. The kind of a file is the one its source says (`[[deployment.sources]] path = "...",
 kind = "compose"`, `"helm"` or `"dockerfile"`), else its name's: `Chart.yaml` is a Helm chart
-(with the `requirements.yaml`, `values.yaml` and `templates/` beside it), `Dockerfile`,
+(with the `requirements.yaml`, `values.yaml`, `values-*.yaml` / `values.*.yaml` and
+`templates/` beside it; `ci/*-values.yaml` are the chart's tests and are not read), `Dockerfile`,
 `dockerfile`, `Dockerfile.*`, `Dockerfile-*`, `*.Dockerfile` and `Containerfile` are Dockerfiles
 (one folder of them builds one component), any other YAML file is a compose file (with the
-`.env` beside it, which compose reads for interpolation); else its content's: a file whose first
+`.env` beside it, which compose reads for interpolation, and the files it pulls in: its
+top-level `include:`, a service's `extends: {{file:}}` and `env_file:`, read as compose runs
+them; one that is remote, outside the repository or missing is
+`deployment-compose-reference-unread`); else its content's: a file whose first
 instruction past its `ARG`s is `FROM` is a Dockerfile. A file of no kind is
 `deployment-descriptor-kind-unknown`.
 
@@ -43,8 +47,20 @@ instruction past its `ARG`s is `FROM` is a Dockerfile. A file of no kind is
   its `name`, a Dockerfile folder gone to a new folder that declares the same `VOLUME`.
 - Image references are parsed as the distribution/reference grammar does (docker-image-py):
   registries with ports, `library/` and Docker Hub's domain, tags and digests. Compose
-  interpolation is applied (`${{PG_TAG:-16.4}}` reads 16.4); a placeholder that cannot be
-  resolved reads as no version.
+  interpolation is applied, nested defaults too (`${{PG_TAG:-${{PG_MAJOR:-16}}}}` reads 16); a
+  placeholder that cannot be resolved reads as no version, so a change of it is
+  `deployment-stateful-version-unreadable`.
+- **A stateful service's data** is followed beyond its mounts: `PGDATA` (in `environment` or
+  an `env_file`) moved inside the same volume, an `entrypoint` / `command` that removes a
+  mounted folder or `$PGDATA` (`rm`, `rmdir`, `find -delete`, `shred`, `mkfs`, `dropdb`), and a
+  service given `profiles` (no longer started by `docker compose up`) are breaking. Not read:
+  data folders set by command-line flags (`--datadir`, `-D`) or by variables of other products
+  than PostgreSQL, scripts an entrypoint calls, and the profiles operators enable
+  (`COMPOSE_PROFILES`): a service given profiles reads as switched off.
+- **Remaining gaps**: an `include:`'s own `project_directory` and `env_file` (its files are
+  read from its folder, with the including file's `.env`); values files of a chart outside its
+  folder (`values/production.yaml`, an operator's own `-f`); a remote or missing file compose
+  pulls in is `unknown` (`deployment-compose-reference-unread`) whenever the stack changes.
 
 **How a deployment finding decides.** Deployment findings flow into the verdict like every
 other surface's (docs/verdict.md): a breaking one makes `rollingUpdateSafe` false (Recreate),

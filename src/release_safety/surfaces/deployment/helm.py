@@ -3,6 +3,10 @@ v1 charts), its values (`values.yaml` beside it), the images its values name (`i
 or a mapping with `repository`, `registry`, `tag`, `digest`) and the literal images of its
 templates; and what changed between two versions of a chart.
 
+A values file beside `values.yaml` (`values-production.yaml`, `values.prod.yaml`; a chart's
+`ci/*-values.yaml` are its tests, not read) is diffed like it, file by file: what it sets
+removed or renamed, its strategies, and the images it sets, read with `values.yaml` under it.
+
 A value is a leaf of `values.yaml` (a scalar, a list or an empty mapping). A value removed or
 renamed is like an environment variable removed or renamed: operators' values files still set
 it. Strategy values are those under a key named `strategy`, `updateStrategy`,
@@ -62,6 +66,17 @@ class Chart:
     values: Tree = field(default_factory=lambda: Tree({}))
     images: dict[ValuePath, Located] = field(default_factory=dict)
     template_images: list[Located] = field(default_factory=list)
+    overlays: dict[str, Overlay] = field(default_factory=dict)
+
+
+@dataclass
+class Overlay:
+    """A values file beside `values.yaml` (`values-production.yaml`): its own values, and the
+    images of the chart's values with it applied, where it sets them."""
+
+    path: str
+    values: Tree
+    images: dict[ValuePath, Located]
 
 
 def _dependencies(tree: Tree, file: str) -> dict[str, Dependency]:
@@ -95,6 +110,29 @@ def _image_objects(value: Any, path: ValuePath) -> Iterator[tuple[ValuePath, str
             yield (*path, key), item, (*path, key)
         else:
             yield from _image_objects(item, (*path, key))
+
+
+def _merged(base: Any, over: Any) -> Any:
+    """`over` applied to `base` as Helm applies a values file: mappings merged key by key."""
+    if isinstance(base, dict) and isinstance(over, dict):
+        return {**base, **{k: _merged(base.get(k), v) for k, v in over.items()}}
+    return over
+
+
+def add_overlay(chart: Chart, path: str, tree: Tree) -> None:
+    """Record a values file beside `values.yaml`; only images it sets are its own."""
+    if not isinstance(tree.data, dict | None):
+        raise ChartError(f"{path}: the values are not a mapping")
+    own = Tree(tree.data or {}, tree.lines)
+    merged = _merged(chart.values.data, own.data)
+    images: dict[ValuePath, Located] = {}
+    for where, text, shown in _image_objects(merged, ()):
+        image = parse_image(text)
+        sets = any(p[: len(where)] == where for p in own.lines if isinstance(p, tuple))
+        if image is not None and sets:
+            images[where] = Located(image, path, own.line(*shown))
+    name = path.rsplit("/", 1)[-1]
+    chart.overlays[name] = Overlay(path, own, images)
 
 
 def parse_chart(
@@ -270,15 +308,43 @@ def _seen(located: Located) -> list[Seen]:
     return image_seen(located.image, "image", located.file, located.line)
 
 
-def diff_chart(old: Chart, new: Chart) -> list[Finding]:
-    """What changed between two versions of a chart."""
-    findings = _dependency_changes(old, new) + _values(old, new)
-    for where, located in new.images.items():
-        before = old.images.get(where)
+def _images(
+    label: str, old: dict[ValuePath, Located], new: dict[ValuePath, Located]
+) -> list[Finding]:
+    findings: list[Finding] = []
+    for where, located in new.items():
+        before = old.get(where)
         if before is not None:
-            name = f"{new.name} value `{_dotted(where)}`"
+            name = f"{label} value `{_dotted(where)}`"
             place = Place(name, located.file, located.line, f"image {located.image.text}")
             findings += compare(place, _seen(before), _seen(located))
+    return findings
+
+
+def _overlays(old: Chart, new: Chart) -> list[Finding]:
+    """Each values file beside `values.yaml` diffed like it: what it sets, the images it sets."""
+    findings: list[Finding] = []
+    for name, was in old.overlays.items():
+        label = f"{new.name} ({name})"
+        now = new.overlays.get(name)
+        if now is None:
+            message = f"{label}: the values file {was.path} removed"
+            hint = (
+                f"Keep {was.path} for a release: operators install with `-f {name}`, and what it "
+                "set (persistence, images) falls back to the chart's defaults."
+            )
+            findings.append(rules.VALUE_REMOVED.finding("deployment", message, was.path, 1, hint))
+            continue
+        before = Chart(old.path, label, values_path=was.path, values=was.values)
+        after = Chart(new.path, label, values_path=now.path, values=now.values)
+        findings += _values(before, after) + _images(label, was.images, now.images)
+    return findings
+
+
+def diff_chart(old: Chart, new: Chart) -> list[Finding]:
+    """What changed between two versions of a chart."""
+    findings = _dependency_changes(old, new) + _values(old, new) + _overlays(old, new)
+    findings += _images(new.name, old.images, new.images)
     old_seen = [s for located in old.template_images for s in _seen(located)]
     new_seen = [s for located in new.template_images for s in _seen(located)]
     place = Place(f"{new.name} templates", new.path, 1, None)

@@ -15,7 +15,7 @@ from docker_image import reference  # type: ignore[import-untyped]
 
 from release_safety.surfaces.deployment.catalogue import Kind, kind_of_name, version
 
-_PLACEHOLDER = re.compile(r"\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|\{\{.*?\}\}")
+_PLACEHOLDER = re.compile(r"\$\{(?:[^{}]|\$\{[^}]*\})*\}|\$[A-Za-z_][A-Za-z0-9_]*|\{\{.*?\}\}")
 _UNRESOLVED = "unresolved"
 
 
@@ -35,7 +35,10 @@ class Image:
 
     @property
     def versioned(self) -> str:
-        """The part of the reference that says which version: tag and digest."""
+        """The part of the reference that says which version: tag and digest (the whole text
+        when the tag holds a placeholder, so a change of what it would resolve to is seen)."""
+        if self.tag is not None and _UNRESOLVED in self.tag:
+            return self.text
         return f"{self.tag or ''}@{self.digest or ''}"
 
     @property

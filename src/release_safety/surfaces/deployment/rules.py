@@ -124,6 +124,43 @@ MOUNT_CHANGED = _rule(
     "pgdata:/var/lib/postgresql/data -> pgdata:/var/lib/postgresql",
     "Keep the mount path; move data with an explicit, documented step.",
 )
+DATA_MOVED = _rule(
+    "deployment-data-directory-moved",
+    "breaking",
+    "A database's data folder moves inside its volume",
+    "The volume stays mounted, but the server looks elsewhere in it (`PGDATA`): it finds no "
+    "cluster, starts an empty one, and the previous release's data is left beside it.",
+    "environment: {PGDATA: /var/lib/postgresql/data/pgdata} (was the default)",
+    "Keep `PGDATA` where the data is, or move the files in a documented required stop.",
+)
+DATA_WIPED = _rule(
+    "deployment-data-wiped",
+    "breaking",
+    "A service's entrypoint or command removes its data folder",
+    "The override runs on every start: the data the previous release wrote to the mounted "
+    "folder is deleted before the server reads it.",
+    'command: sh -c "rm -rf /var/lib/postgresql/data/* && docker-entrypoint.sh postgres"',
+    "Remove only caches and temporary files (`rm -rf /tmp/cache`); data folders are kept.",
+)
+SERVICE_DISABLED = _rule(
+    "deployment-service-disabled",
+    "breaking",
+    "A compose service is switched off by profiles",
+    "A service given `profiles` is no longer started by `docker compose up`: installs lose it "
+    "like a removed service, and its volume is orphaned.",
+    'profiles: ["never"] on service db',
+    "Keep the service without profiles for a release, or declare the removal with a required "
+    "stop; a new service may come with profiles.",
+)
+REFERENCE_UNREAD = _rule(
+    "deployment-compose-reference-unread",
+    "unknown",
+    "A compose file pulls in a file the tool cannot read",
+    "Compose runs the services of an `include:`, an `extends: {file:}` and an `env_file:` as "
+    "its own: one that is remote, outside the repository or missing may change anything.",
+    "include: [oci://registry.example.com/stack/db:1]",
+    "Keep the included files in the repository, next to the compose file.",
+)
 REQUIRED_ENV = _rule(
     "deployment-required-env-added",
     "breaking",

@@ -46,6 +46,7 @@ from release_safety.surfaces.migrations.lint import (
     with_acknowledgements,
 )
 from release_safety.surfaces.migrations.reading import Reading
+from release_safety.surfaces.migrations.rules import SHIPPED_MIGRATION_DELETED
 from release_safety.surfaces.migrations.schema.model import Schema
 from release_safety.surfaces.migrations.sql.changesets import added_part
 
@@ -152,6 +153,52 @@ def _in_order(
     }
 
 
+def _no_longer_run(
+    new: Snapshot,
+    old_order: dict[str, list[Queued]],
+    new_order: dict[str, list[Queued]],
+    matched_new: dict[str, int],
+) -> list[Finding]:
+    """Shipped migrations their tool ran at the previous release and no longer runs while the
+    file stays: a sqitch change dropped from `sqitch.plan`, a drizzle file from its journal.
+    The tool refuses a database holding a change its plan no longer names: unknown, like a
+    deleted shipped migration."""
+    before = {q.path for entries in old_order.values() for q in entries}
+    now = {q.path for entries in new_order.values() for q in entries}
+    found: list[Finding] = []
+    for path in sorted(p for p in before - now if p in matched_new):
+        folder, _, name = path.rpartition("/")
+        parent = folder.rpartition("/")[0]
+        listings = [
+            f"{parent}/sqitch.plan" if parent else "sqitch.plan",
+            f"{folder}/meta/_journal.json",
+        ]
+        listing = next((p for p in listings if new.blob_id(p) is not None), None)
+        change = name.removesuffix(".sql")
+        where = listing or "its tool's listing"
+        message = (
+            f"shipped migration {path} is no longer run: {where} no longer names `{change}`, "
+            "while the file stays"
+        )
+        hint = (
+            f"Keep `{change}` in {where} (databases that deployed it refuse a plan without it), "
+            "or drop it in a release with a documented minimum previous version."
+        )
+        rule = SHIPPED_MIGRATION_DELETED
+        found.append(
+            Finding(
+                rule=rule.id,
+                severity=rule.severity,
+                surface="migrations",
+                file=listing or path,
+                line=None,
+                message=message,
+                hint=hint,
+            )
+        )
+    return found
+
+
 def _first(entry: tuple[OrderKey, Queued]) -> OrderKey:
     return entry[0]
 
@@ -231,6 +278,7 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> Migratio
     reading = Reading.of(settings)
     old_order = _in_order(old, matched_old, migrations.sources)
     new_order = _in_order(new, matched_new, migrations.sources)
+    findings += _no_longer_run(new, old_order, new_order, matched_new)
     added = {m.path: m for m in discovery.added}
     files: list[MigrationFile] = []
     read: dict[str, str | None] = {}

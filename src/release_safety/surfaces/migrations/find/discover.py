@@ -11,6 +11,7 @@ from typing import Literal
 from release_safety.contract.reports import Finding, Unmodelled
 from release_safety.git.snapshot import Change, Snapshot, changes_between, read_text
 from release_safety.settings.model import DEFAULT_MIGRATION_SOURCES, MigrationSource, Settings
+from release_safety.surfaces.migrations.find import goose
 from release_safety.surfaces.migrations.find.edits import edited_line
 from release_safety.surfaces.migrations.find.formats import dialect_skipped
 from release_safety.surfaces.migrations.find.tools import Exists, Placed, migration_name, place
@@ -373,6 +374,9 @@ def unread_migration(snapshot: Snapshot, path: str, settings: Settings) -> Unmod
         found = _REGISTERS.search(text)
         if found is not None:
             return _code_gap(path, text.count("\n", 0, found.start()) + 1, exclusion)
+        line = goose.registration_line(text) if name.endswith(".go") else None
+        if line is not None:
+            return _code_gap(path, line, exclusion)
     return None
 
 

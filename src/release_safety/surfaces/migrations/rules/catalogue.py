@@ -1339,7 +1339,11 @@ CATALOGUE: tuple[MigrationRule, ...] = (
         "A statement could not be classified",
         "Dynamic SQL, a DO block that runs code the text does not show, a call to a function of "
         "unknown effect or a statement the analysis does not read: its locks, rewrites and scans "
-        "are unknown.",
+        "are unknown. A statement PostgreSQL's grammar refuses (a first word it has no command "
+        "for; a column definition whose type, constraint or DEFAULT expression it cannot read, "
+        "`ADD COLUMN x int NOT NULL DEFAULT;`; an ALTER TABLE action `DROP`, `ALTER COLUMN`, "
+        "`RENAME`, a CREATE INDEX it cannot read) is a syntax error worded as PostgreSQL words it, "
+        "at the line and column it gives: the migration stops there.",
         "DO $$ BEGIN EXECUTE 'ALTER TABLE ' || tbl || ' ADD COLUMN x int'; END $$;",
         "Write the statement as plain SQL in the migration.",
         E(

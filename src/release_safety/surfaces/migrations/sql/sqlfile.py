@@ -119,7 +119,9 @@ def split_sql(text: str) -> list[Statement]:
             if sql:
                 line += text.count("\n", counted, start)
                 counted = start
-                statements.append(Statement(sql, line, column=_column(text, start)))
+                column = _column(text, start)
+                ended = text.startswith(";", end)
+                statements.append(Statement(sql, line, column=column, terminated=ended))
         start = None
         words.clear()
         depth = 0
@@ -226,7 +228,9 @@ def _statements(text: str) -> list[Statement]:
         line += text.count("\n", counted, start)
         counted = start
         sql = text[start:end].strip()
-        statements.append(Statement(sql, line, toks=toks, column=_column(text, start)))
+        column = _column(text, start)
+        ended = text.startswith(";", end)
+        statements.append(Statement(sql, line, toks=toks, column=column, terminated=ended))
     return statements
 
 

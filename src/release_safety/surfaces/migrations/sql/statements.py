@@ -15,7 +15,8 @@ class Statement:
 
     `sql` is None when the text is dynamic (built at run time, a `DO` body that cannot be read);
     `reason` then says why. `line` and `column` (of its first character) are 1-based in the
-    migration file.
+    migration file. `terminated`: a `;` ends it (else the file does, where PostgreSQL reads
+    "end of input").
     """
 
     sql: Final[str | None]
@@ -25,6 +26,7 @@ class Statement:
     """Its tokens when the split already read them (`tokenize(sql)`), else None (read-only,
     as every field: mypy refuses assignments to the others, which are Final)."""
     column: Final[int]
+    terminated: Final[bool]
 
     def __init__(
         self,
@@ -33,12 +35,14 @@ class Statement:
         reason: str | None = None,
         toks: list[Tok] | None = None,
         column: int = 1,
+        terminated: bool = True,
     ) -> None:
         self.sql = sql
         self.line = line
         self.reason = reason
         self.toks = toks
         self.column = column
+        self.terminated = terminated
 
 
 @dataclass(init=False, unsafe_hash=True)

@@ -21,6 +21,11 @@ from release_safety.surfaces.migrations.engines.postgres.columns import (
 )
 from release_safety.surfaces.migrations.engines.postgres.context import Context
 from release_safety.surfaces.migrations.engines.postgres.facts import Issue, Lock, StatementFacts
+from release_safety.surfaces.migrations.engines.postgres.grammar import (
+    SYNTAX_ERROR,
+    ColumnSyntax,
+    check_action,
+)
 from release_safety.surfaces.migrations.engines.postgres.hints import (
     key_using_index,
     not_null_in_steps,
@@ -87,6 +92,10 @@ def alter_table(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
 
 def _action(cur: Cursor, alter: Alter) -> None:
     table, facts, ctx = alter.table, alter.facts, alter.ctx
+    try:
+        check_action(cur.toks)
+    except ColumnSyntax as refused:
+        raise Unclassified(SYNTAX_ERROR, near=refused.near) from None
     if cur.accept("ADD"):
         if cur.peek() in _CONSTRAINT_KINDS:
             add_constraint(parse_constraint(cur.rest()), alter)

@@ -38,6 +38,11 @@ from release_safety.surfaces.migrations.engines.postgres.columns import (
 )
 from release_safety.surfaces.migrations.engines.postgres.context import Context
 from release_safety.surfaces.migrations.engines.postgres.facts import Lock, StatementFacts
+from release_safety.surfaces.migrations.engines.postgres.grammar import (
+    SYNTAX_ERROR,
+    ColumnSyntax,
+    check_index,
+)
 from release_safety.surfaces.migrations.engines.postgres.hints import (
     sql_of,
     unknown_fact_hint,
@@ -123,7 +128,6 @@ POSTGRES_COMMANDS = frozenset(
 )
 """The words a PostgreSQL statement may start with (its grammar's `stmt`): any other first word
 is a syntax error PostgreSQL reports at that word."""
-SYNTAX_ERROR = "syntax error at or near"
 _DROPPED_IN_USE = frozenset(
     {
         *("EXTENSION", "SERVER", "DATABASE", "OWNED", "ROLE", "USER", "GROUP", "CAST"),
@@ -159,7 +163,7 @@ def classify(sql: str, ctx: Context, read: list[Tok] | None = None) -> Statement
         _dispatch(sql, toks, facts, ctx)
     except Unclassified as unclassified:
         _forget(ctx, toks, str(unclassified), anything=unclassified.anything)
-        return StatementFacts(unknown=str(unclassified))
+        return StatementFacts(unknown=str(unclassified), syntax_near=unclassified.near)
     except (TokenError, ValueError, KeyError, IndexError, RecursionError) as error:
         # Text outside the grammar this classifier reads: unknown, never a crash. (Each clause
         # names its exception apart: compiled, one name would keep the first clause's type.)
@@ -792,6 +796,10 @@ def _index_columns(toks: list[Tok]) -> tuple[str, ...]:
 def _create_index(
     sql: str, cur: Cursor, facts: StatementFacts, ctx: Context, *, unique: bool
 ) -> None:
+    try:
+        check_index(cur.toks[cur.i :])
+    except ColumnSyntax as refused:
+        raise Unclassified(SYNTAX_ERROR, near=refused.near) from None
     concurrently = cur.accept("CONCURRENTLY")
     exists = cur.accept("IF", "NOT", "EXISTS")
     index = None if cur.peek() == "ON" else cur.name()

@@ -5,6 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import pairwise
 
+from release_safety.surfaces.migrations.engines.postgres.grammar import (
+    SYNTAX_ERROR,
+    ColumnSyntax,
+    check_column,
+)
 from release_safety.surfaces.migrations.schema.coltypes import SERIAL_TYPES, ColType, parse_type
 from release_safety.surfaces.migrations.sql.tokens import Cursor, Tok, split_top, words
 
@@ -29,11 +34,13 @@ _CONSTRAINT_STARTS = frozenset(
 class Unclassified(Exception):
     """A statement whose effect cannot be determined from its text. `anything` says that it
     may have changed any object (dynamic SQL, a function of unknown body), not only those it
-    names."""
+    names. `near` places a syntax error: the offset in the statement from which the first
+    token is the one PostgreSQL stops at (past the last token: the end of the statement)."""
 
-    def __init__(self, reason: str, *, anything: bool = False) -> None:
+    def __init__(self, reason: str, *, anything: bool = False, near: int | None = None) -> None:
         super().__init__(reason)
         self.anything = anything
+        self.near = near
 
 
 @dataclass(init=False)
@@ -117,7 +124,12 @@ def _split_clauses(toks: list[Tok]) -> tuple[list[Tok], list[list[Tok]]]:
 
 
 def parse_column(toks: list[Tok]) -> ColumnDef:
-    """A column definition (`name type [constraints]`)."""
+    """A column definition (`name type [constraints]`); Unclassified with `near` when
+    PostgreSQL's grammar refuses it (`grammar`)."""
+    try:
+        check_column(toks)
+    except ColumnSyntax as refused:
+        raise Unclassified(SYNTAX_ERROR, near=refused.near) from None
     cur = Cursor(toks)
     name = cur.name()
     if name is None:

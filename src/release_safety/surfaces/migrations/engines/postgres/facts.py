@@ -148,7 +148,8 @@ class StatementFacts:
     `outside_transaction` a statement that cannot run inside a transaction block;
     `unnamed_lock` a lock on a table the text does not name (DROP INDEX); `waits` a statement
     that makes its transaction wait (pg_sleep), holding every lock it took; `explicit_lock`
-    a LOCK TABLE, which takes its lock to hold it to commit."""
+    a LOCK TABLE, which takes its lock to hold it to commit; `syntax_near` a syntax error's
+    place (`Unclassified.near`)."""
 
     tables: dict[str, TableFact]
     issues: list[Issue]
@@ -159,6 +160,7 @@ class StatementFacts:
     unnamed_lock: Lock | None
     waits: bool
     explicit_lock: bool
+    syntax_near: int | None
 
     def __init__(
         self,
@@ -171,6 +173,7 @@ class StatementFacts:
         unnamed_lock: Lock | None = None,
         waits: bool = False,
         explicit_lock: bool = False,
+        syntax_near: int | None = None,
     ) -> None:
         self.tables = {} if tables is None else tables
         self.issues = [] if issues is None else issues
@@ -181,6 +184,7 @@ class StatementFacts:
         self.unnamed_lock = unnamed_lock
         self.waits = waits
         self.explicit_lock = explicit_lock
+        self.syntax_near = syntax_near
 
     def touch(
         self,

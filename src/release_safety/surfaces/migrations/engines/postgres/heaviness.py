@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Final, Literal
 
 from release_safety.surfaces.migrations.budget import Budget
 from release_safety.surfaces.migrations.engines.postgres.altertable import at_commit
-from release_safety.surfaces.migrations.engines.postgres.classify import SYNTAX_ERROR, classify
+from release_safety.surfaces.migrations.engines.postgres.classify import classify
 from release_safety.surfaces.migrations.engines.postgres.context import Context
 from release_safety.surfaces.migrations.engines.postgres.facts import (
     WEAKEST,
@@ -23,9 +23,11 @@ from release_safety.surfaces.migrations.engines.postgres.facts import (
     Lock,
     StatementFacts,
 )
+from release_safety.surfaces.migrations.engines.postgres.grammar import SYNTAX_END, SYNTAX_ERROR
 from release_safety.surfaces.migrations.rules.ids import RuleId
 from release_safety.surfaces.migrations.schema.model import Column
-from release_safety.surfaces.migrations.sql.statements import Extracted
+from release_safety.surfaces.migrations.sql.statements import Extracted, Statement
+from release_safety.surfaces.migrations.sql.tokens import tokenize
 
 if TYPE_CHECKING:
     from release_safety.surfaces.annotations import Parsed
@@ -144,7 +146,7 @@ def _commits(classified: list[tuple[int, StatementFacts]], one_transaction: bool
 
 def _unknown(line: int, column: int, reason: str) -> LineIssue:
     """A statement of unknown effect; a syntax error says where, as PostgreSQL would."""
-    if not reason.startswith(SYNTAX_ERROR):
+    if not reason.startswith((SYNTAX_ERROR, SYNTAX_END)):
         hint = (
             f"Write what the statement at line {line} does as plain SQL ({reason}), or accept "
             "it above the statement: `-- release-safety: acknowledge(migration-statement-"
@@ -158,6 +160,25 @@ def _unknown(line: int, column: int, reason: str) -> LineIssue:
         f"Correct the statement at line {line}, column {column}: PostgreSQL would stop the "
         "migration there.",
     )
+
+
+def _refused(statement: Statement, near: int) -> LineIssue:
+    """A syntax error past a statement's first word, at the token PostgreSQL names: the first
+    from offset `near`, else what ends the statement (its `;`, or the end of the file)."""
+    sql = statement.sql or ""
+    toks = statement.toks if statement.toks is not None else tokenize(sql)
+    tok = next((t for t in toks if t.start >= near), None)
+    at = tok.start if tok is not None else len(sql)
+    if tok is not None:
+        reason = f'{SYNTAX_ERROR} "{sql[tok.start : tok.end + 1]}"'
+    elif statement.terminated:
+        reason = f'{SYNTAX_ERROR} ";"'
+    else:
+        reason = SYNTAX_END
+    newline = sql.rfind("\n", 0, at)
+    line = statement.line + sql.count("\n", 0, at)
+    column = at - newline if newline >= 0 else statement.column + at
+    return _unknown(line, column, reason)
 
 
 def _timeout_hint(line: int, lock: Lock, table: str) -> str:
@@ -207,7 +228,10 @@ def analyse_extracted(extracted: Extracted, ctx: Context, budget: Budget) -> Fil
     for k, (line, facts) in enumerate(classified):
         if facts.unknown is not None:
             maybe_locks = maybe_rewrites = maybe_scans = True
-            result.issues.append(_unknown(line, statements[k].column, facts.unknown))
+            if facts.syntax_near is not None:
+                result.issues.append(_refused(statements[k], facts.syntax_near))
+            else:
+                result.issues.append(_unknown(line, statements[k].column, facts.unknown))
             continue
         if facts.transaction is not None:
             held.clear()

@@ -1,0 +1,113 @@
+"""Files the service runs besides its sources, read as configuration with them: a
+`next.config.{js,mjs,cjs,ts}` and a `gunicorn_conf.py` / `gunicorn.conf.py` at the repository
+root or in a folder above a matched source, and the shell scripts a Dockerfile's `ENTRYPOINT` or
+`CMD` runs (`/app/docker/entry.sh` is the repository's `docker/entry.sh`; a name alone, the one
+script of that name), of Dockerfiles outside test, example and vendored folders with no
+developer word (`dev`, `ci`) in their path. Only added where the sources match a file: they
+complete a reading, never replace one. The keys of a Next.js config's `env` are build-time
+values inlined into the bundle, not variables operators set (`build_time`)."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Iterable, Mapping
+
+from tree_sitter import Node
+
+from release_safety.code.parsers import parser
+from release_safety.code.syntax import node_text
+from release_safety.code.tsnodes import key_name
+from release_safety.git.snapshot import Snapshot
+from release_safety.settings.model import DEVELOPER_WORDS, ConfigSource
+from release_safety.surfaces.discovery import matching
+
+NEXT_CONFIGS = tuple(f"next.config.{ext}" for ext in ("js", "mjs", "cjs", "ts"))
+RUN_CONFIGS = (*NEXT_CONFIGS, "gunicorn_conf.py", "gunicorn.conf.py")
+DOCKERFILE_NAME = re.compile(r"(?:[Dd]ockerfile|Containerfile)(?:[.-].+)?|.+\.[Dd]ockerfile")
+"""The names of Dockerfiles (`Dockerfile.prod`, `dockerfile`, `app.Dockerfile`,
+`Containerfile`): the deployment surface reads them, and the scripts they run are read here."""
+_RUNS = re.compile(r"^\s*(?:ENTRYPOINT|CMD)\s+(.*)$", re.IGNORECASE | re.MULTILINE)
+_SCRIPT = re.compile(r"[\w./-]+\.sh\b")
+
+
+def _folders(paths: Iterable[str]) -> set[str]:
+    """The root and every folder above a path."""
+    found = {""}
+    for path in paths:
+        folder = posixpath.dirname(path)
+        while folder:
+            found.add(folder)
+            folder = posixpath.dirname(folder)
+    return found
+
+
+_DOCKERFILE_GLOBS = ("**/[Dd]ockerfile*", "**/*.[Dd]ockerfile", "**/Containerfile*")
+_WORD = re.compile(r"[-_./]")
+
+
+def _dockerfiles(snapshot: Snapshot) -> list[str]:
+    """The Dockerfiles that build the service: outside vendored, test, example and hidden
+    folders (discovery's), and no developer word in the path (`Dockerfile.dev`, `ci/`)."""
+    found = {p for glob in _DOCKERFILE_GLOBS for p in matching(snapshot, glob)}
+    return sorted(
+        p
+        for p in found
+        if DOCKERFILE_NAME.fullmatch(posixpath.basename(p))
+        and not DEVELOPER_WORDS.intersection(_WORD.split(p.lower()))
+    )
+
+
+def _scripts(snapshot: Snapshot) -> list[str]:
+    """The repository's shell scripts a Dockerfile's ENTRYPOINT or CMD names."""
+    scripts = [p for p in snapshot.paths() if p.endswith(".sh")]
+    found: list[str] = []
+    for dockerfile in _dockerfiles(snapshot):
+        text = snapshot.read(dockerfile).decode("utf-8", errors="replace")
+        for named in (m for line in _RUNS.findall(text) for m in _SCRIPT.findall(line)):
+            tail = named.lstrip("./")
+            by_path = [s for s in scripts if tail == s or tail.endswith(f"/{s}")]
+            by_name = [s for s in scripts if posixpath.basename(s) == posixpath.basename(tail)]
+            chosen = max(by_path, key=len) if by_path else by_name[0] if len(by_name) == 1 else None
+            if chosen is not None and chosen not in found:
+                found.append(chosen)
+    return found
+
+
+def runtime_files(
+    snapshot: Snapshot | None, matched: Mapping[str, ConfigSource]
+) -> dict[str, ConfigSource]:
+    """The files the service runs that the sources did not match, each as its own source."""
+    if snapshot is None or not matched:
+        return {}
+    found: dict[str, ConfigSource] = {}
+    for folder in sorted(_folders(matched)):
+        for name in RUN_CONFIGS:
+            path = posixpath.join(folder, name)
+            if path not in matched and snapshot.blob_id(path) is not None:
+                found[path] = ConfigSource(path=path)
+    for script in _scripts(snapshot):
+        if script not in matched:
+            found[script] = ConfigSource(path=script)
+    return found
+
+
+def build_time(snapshot: Snapshot, paths: Iterable[str]) -> frozenset[str]:
+    """The keys of the `env` object of each Next.js config among `paths`."""
+    keys: set[str] = set()
+    for path in (p for p in paths if posixpath.basename(p) in NEXT_CONFIGS):
+        dialect = "ts" if path.endswith(".ts") else "js"
+        tree = parser(dialect).parse(snapshot.read(path))
+        stack: list[Node] = [tree.root_node]
+        while stack:
+            node = stack.pop()
+            if node.type == "pair" and node_text(node.child_by_field_name("key")) == "env":
+                value = node.child_by_field_name("value")
+                if value is not None and value.type == "object":
+                    keys |= {
+                        key_name(entry.child_by_field_name("key"))
+                        for entry in value.named_children
+                        if entry.type == "pair"
+                    }
+            stack.extend(node.named_children)
+    return frozenset(k for k in keys if k)

@@ -1,0 +1,509 @@
+"""Statements checked against PostgreSQL's grammar (gram.y) clause by clause, where the
+migrations' common statements go past their first word: a column definition (`columnDef`,
+`Typename`, `ColConstraint`, `ColConstraintElem`, `ConstraintAttr`, `b_expr`; in `CREATE TABLE`
+and `ALTER TABLE ... ADD COLUMN`) and the `ALTER TABLE` actions `DROP [COLUMN | CONSTRAINT]`,
+`ALTER [COLUMN] ... {SET DEFAULT | DROP DEFAULT | SET NOT NULL | DROP NOT NULL | [SET DATA]
+TYPE}` and `RENAME`. The first token the grammar cannot take is where PostgreSQL stops with
+`syntax error at or near`. Only what every supported PostgreSQL version refuses is refused
+(`STORAGE`, `COMPRESSION`, `VIRTUAL` columns and a generated column without `STORED` are newer
+syntax, taken); the other actions, and what parentheses hold, are not checked. Expressions are
+read as `b_expr` reads them: operands (literals, names, calls, typed literals, parenthesised or
+bracketed groups, `CASE ... END`) joined by operators, with `::type` casts and subscripts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from release_safety.surfaces.migrations.sql.tokens import Tok
+
+SYNTAX_ERROR = "syntax error at or near"
+"""PostgreSQL's words for a token its grammar cannot take."""
+SYNTAX_END = "syntax error at end of input"
+
+RESERVED = frozenset(
+    {
+        *("ALL", "ANALYSE", "ANALYZE", "AND", "ANY", "ARRAY", "AS", "ASC", "ASYMMETRIC"),
+        *("BOTH", "CASE", "CAST", "CHECK", "COLLATE", "COLUMN", "CONSTRAINT", "CREATE"),
+        *("CURRENT_CATALOG", "CURRENT_DATE", "CURRENT_ROLE", "CURRENT_TIME"),
+        *("CURRENT_TIMESTAMP", "CURRENT_USER", "DEFAULT", "DEFERRABLE", "DESC", "DISTINCT"),
+        *("DO", "ELSE", "END", "EXCEPT", "FALSE", "FETCH", "FOR", "FOREIGN", "FROM", "GRANT"),
+        *("GROUP", "HAVING", "IN", "INITIALLY", "INTERSECT", "INTO", "LATERAL", "LEADING"),
+        *("LIMIT", "LOCALTIME", "LOCALTIMESTAMP", "NOT", "NULL", "OFFSET", "ON", "ONLY", "OR"),
+        *("ORDER", "PLACING", "PRIMARY", "REFERENCES", "RETURNING", "SELECT", "SESSION_USER"),
+        *("SOME", "SYMMETRIC", "SYSTEM_USER", "TABLE", "THEN", "TO", "TRAILING", "TRUE"),
+        *("UNION", "UNIQUE", "USER", "USING", "VARIADIC", "WHEN", "WHERE", "WINDOW", "WITH"),
+    }
+)
+"""PostgreSQL's reserved keywords: never a name."""
+_CONSTANTS = frozenset(
+    {
+        *("TRUE", "FALSE", "NULL", "CURRENT_DATE", "CURRENT_TIME", "CURRENT_TIMESTAMP"),
+        *("LOCALTIME", "LOCALTIMESTAMP", "CURRENT_ROLE", "CURRENT_USER", "SESSION_USER"),
+        *("USER", "SYSTEM_USER", "CURRENT_CATALOG"),
+    }
+)
+"""Reserved keywords that are an expression on their own."""
+_PREFIX = frozenset({"+", "-", "~", "@", "!!", "|/", "||/"})
+_NOT_OPERATORS = frozenset({"(", ")", "[", "]", ",", ";", ".", "::", "$"})
+_GENERATED_AFTER = frozenset({"STORED", "VIRTUAL"})
+_ACTIONS = {"CASCADE": (), "RESTRICT": (), "NO": ("ACTION",), "SET": ()}
+_TIME_TYPES = frozenset({"TIME", "TIMESTAMP"})
+_MULTIWORD = {
+    "DOUBLE": (("PRECISION",),),
+    "CHARACTER": (("VARYING",), ()),
+    "CHAR": (("VARYING",), ()),
+    "NCHAR": (("VARYING",), ()),
+    "BIT": (("VARYING",), ()),
+    "NATIONAL": (("CHARACTER", "VARYING"), ("CHARACTER",), ("CHAR", "VARYING"), ("CHAR",)),
+}
+_INTERVAL_FIELDS = frozenset({"YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND", "TO"})
+
+
+class ColumnSyntax(Exception):
+    """A clause PostgreSQL's grammar refuses: from offset `near` of the statement, the first
+    token is the one it stops at (past the last token: the end of the statement)."""
+
+    def __init__(self, near: int) -> None:
+        super().__init__(near)
+        self.near = near
+
+
+class _At(Exception):
+    """The grammar stops at token `i` of the list (`len(toks)`: after the last one)."""
+
+    def __init__(self, i: int) -> None:
+        super().__init__(i)
+        self.i = i
+
+
+class _Reader:
+    def __init__(self, toks: list[Tok]) -> None:
+        self.toks = toks
+        self.i = 0
+
+    def peek(self, ahead: int = 0) -> Tok | None:
+        k = self.i + ahead
+        return self.toks[k] if k < len(self.toks) else None
+
+    def key(self, ahead: int = 0) -> str:
+        tok = self.peek(ahead)
+        return tok.key if tok is not None else ""
+
+    def take(self, *keys: str) -> bool:
+        """Take the tokens whose keys are `keys`, if they come next."""
+        if all(self.key(k) == key for k, key in enumerate(keys)):
+            self.i += len(keys)
+            return True
+        return False
+
+    def need(self, *keys: str) -> None:
+        for key in keys:
+            if self.key() != key:
+                raise _At(self.i)
+            self.i += 1
+
+    def name(self) -> None:
+        """An identifier: a quoted one or a word that is not reserved."""
+        tok = self.peek()
+        if tok is None or not _is_name(tok):
+            raise _At(self.i)
+        self.i += 1
+
+    def qualified(self) -> None:
+        self.name()
+        while self.key() == "." and self.peek(1) is not None:
+            self.i += 1
+            self.name()
+
+    def group(self) -> None:
+        """A balanced `( ... )` or `[ ... ]` group, read whole (its inside is not checked)."""
+        opening = self.key()
+        closing = {"(": ")", "[": "]"}.get(opening)
+        if closing is None:
+            raise _At(self.i)
+        depth = 0
+        while self.i < len(self.toks):
+            key = self.key()
+            depth += key in ("(", "[")
+            depth -= key in (")", "]")
+            self.i += 1
+            if depth == 0:
+                return
+        raise _At(self.i)
+
+
+def _is_name(tok: Tok) -> bool:
+    return tok.kind == "ident" or (tok.kind == "word" and tok.up not in RESERVED)
+
+
+def _kind(tok: Tok | None) -> str:
+    return tok.kind if tok is not None else ""
+
+
+def _is_operator(tok: Tok | None) -> bool:
+    return tok is not None and tok.kind == "punct" and tok.key not in _NOT_OPERATORS
+
+
+def _checked(toks: list[Tok], read: Callable[[_Reader], None]) -> None:
+    """Run `read` over `toks`; ColumnSyntax where it stops, or when tokens are left over."""
+    reader = _Reader(toks)
+    try:
+        read(reader)
+        if reader.peek() is not None:
+            raise _At(reader.i)
+    except _At as stop:
+        near = toks[stop.i].start if stop.i < len(toks) else (toks[-1].end + 1 if toks else 0)
+        raise ColumnSyntax(near) from None
+
+
+def check_column(toks: list[Tok]) -> None:
+    """Raise ColumnSyntax when the column definition `toks` is none PostgreSQL reads."""
+    _checked(toks, _column)
+
+
+def _column(reader: _Reader) -> None:
+    reader.name()
+    _type(reader)
+    while reader.peek() is not None:
+        _constraint(reader)
+
+
+def check_action(toks: list[Tok]) -> None:
+    """Raise ColumnSyntax when an `ALTER TABLE` action this grammar reads (`DROP`, `ALTER
+    [COLUMN]`, `RENAME`; `ADD COLUMN`'s definition is `check_column`'s) is none PostgreSQL
+    reads; other actions pass."""
+    first = toks[0].key if toks else ""
+    if first == "DROP":
+        _checked(toks, _drop)
+    elif first == "ALTER" and not (len(toks) > 1 and toks[1].key == "CONSTRAINT"):
+        _checked(toks, _alter_column)
+    elif first == "RENAME":
+        _checked(toks, _rename)
+
+
+def check_index(toks: list[Tok]) -> None:
+    """Raise ColumnSyntax when `CREATE [UNIQUE] INDEX` followed by `toks` is no index
+    PostgreSQL reads (`IndexStmt`; what parentheses and `WHERE` hold is not read)."""
+    _checked(toks, _index)
+
+
+def _index(reader: _Reader) -> None:
+    """`[CONCURRENTLY] [[IF NOT EXISTS] name] ON [ONLY] table [USING method] (...) [INCLUDE
+    (...)] [NULLS [NOT] DISTINCT] [WITH (...)] [TABLESPACE name] [WHERE a_expr]`."""
+    reader.take("CONCURRENTLY")
+    if reader.take("IF", "NOT"):
+        reader.need("EXISTS")
+        reader.name()
+    elif reader.key() != "ON":
+        reader.name()
+    reader.need("ON")
+    reader.take("ONLY")
+    reader.qualified()
+    reader.take("*")
+    if reader.take("USING"):
+        reader.name()
+    if reader.key() != "(":
+        raise _At(reader.i)
+    reader.group()
+    if reader.take("INCLUDE"):
+        _parenthesised(reader)
+    if reader.take("NULLS"):
+        reader.take("NOT")
+        reader.need("DISTINCT")
+    if reader.take("WITH"):
+        _parenthesised(reader)
+    if reader.take("TABLESPACE"):
+        reader.name()
+    if reader.take("WHERE"):
+        _any_expression(reader)
+
+
+def _parenthesised(reader: _Reader) -> None:
+    if reader.key() != "(":
+        raise _At(reader.i)
+    reader.group()
+
+
+def _drop(reader: _Reader) -> None:
+    """`DROP [COLUMN | CONSTRAINT] [IF EXISTS] name [CASCADE | RESTRICT]`."""
+    reader.need("DROP")
+    if not reader.take("CONSTRAINT"):
+        reader.take("COLUMN")
+    reader.take("IF", "EXISTS")
+    reader.name()
+    if reader.key() in ("CASCADE", "RESTRICT"):
+        reader.i += 1
+
+
+def _alter_column(reader: _Reader) -> None:
+    """`ALTER [COLUMN] name` and the column actions migrations use; others are not read."""
+    reader.need("ALTER")
+    reader.take("COLUMN")
+    reader.name()
+    if reader.take("SET", "DEFAULT"):
+        _any_expression(reader)
+    elif reader.take("DROP", "DEFAULT") or reader.take("DROP", "EXPRESSION"):
+        reader.take("IF", "EXISTS")
+    elif reader.take("SET", "NOT") or reader.take("DROP", "NOT"):
+        reader.need("NULL")
+    elif reader.take("TYPE") or reader.take("SET", "DATA", "TYPE"):
+        _type(reader)
+        if reader.take("COLLATE"):
+            reader.qualified()
+        if reader.take("USING"):
+            _any_expression(reader)
+    elif reader.key() in ("SET", "DROP", "RESET", "ADD", "OPTIONS"):
+        reader.i = len(reader.toks)  # statistics, storage, identity, options: not read here
+    else:
+        raise _At(reader.i)
+
+
+def _rename(reader: _Reader) -> None:
+    """`RENAME [COLUMN | CONSTRAINT] name TO name` or `RENAME TO name`."""
+    reader.need("RENAME")
+    if not reader.take("TO"):
+        if not reader.take("CONSTRAINT"):
+            reader.take("COLUMN")
+        reader.name()
+        reader.need("TO")
+    reader.name()
+
+
+def _type(reader: _Reader) -> None:
+    """`Typename`: `[SETOF] name [(...)] [WITH|WITHOUT TIME ZONE] ([n] | ARRAY [n])*`."""
+    reader.take("SETOF")
+    first = reader.key()
+    words = _MULTIWORD.get(first)
+    reader.qualified()
+    if words is not None:
+        for choice in words:
+            if reader.take(*choice):
+                break
+        else:
+            raise _At(reader.i)
+    if first == "INTERVAL":
+        while reader.key() in _INTERVAL_FIELDS:
+            reader.i += 1
+    if reader.key() == "(":
+        reader.group()
+    if first in _TIME_TYPES and reader.key() in ("WITH", "WITHOUT") and reader.key(1) == "TIME":
+        reader.i += 2  # PostgreSQL's lexer reads WITH / WITHOUT before TIME as one token
+        reader.need("ZONE")
+    while reader.key() in ("[", "ARRAY"):
+        if reader.take("ARRAY"):
+            if reader.key() == "[":
+                reader.group()
+        else:
+            reader.group()
+
+
+def _constraint(reader: _Reader) -> None:
+    """One `ColConstraint`: `[CONSTRAINT name] ColConstraintElem`, `ConstraintAttr`,
+    `COLLATE name`, and the newer `COMPRESSION name` / `STORAGE mode`."""
+    if reader.take("CONSTRAINT"):
+        reader.name()
+        _element(reader, named=True)
+        return
+    if reader.take("NOT", "DEFERRABLE") or reader.take("DEFERRABLE"):
+        return
+    if reader.take("INITIALLY"):
+        if not (reader.take("DEFERRED") or reader.take("IMMEDIATE")):
+            raise _At(reader.i)
+        return
+    if reader.take("COLLATE"):
+        reader.qualified()
+        return
+    if reader.key() in ("COMPRESSION", "STORAGE"):
+        reader.i += 1
+        if not reader.take("DEFAULT"):
+            reader.name()
+        return
+    _element(reader, named=False)
+
+
+def _element(reader: _Reader, named: bool) -> None:
+    """`ColConstraintElem`."""
+    if reader.take("NOT"):
+        reader.need("NULL")
+        if reader.take("NO"):
+            reader.need("INHERIT")
+    elif reader.take("NULL"):
+        pass
+    elif reader.take("UNIQUE"):
+        if reader.take("NULLS"):
+            reader.take("NOT")
+            reader.need("DISTINCT")
+        _index_options(reader)
+    elif reader.take("PRIMARY"):
+        reader.need("KEY")
+        _index_options(reader)
+    elif reader.take("CHECK"):
+        if reader.key() != "(":
+            raise _At(reader.i)
+        reader.group()
+        if reader.take("NO"):
+            reader.need("INHERIT")
+    elif reader.take("DEFAULT"):
+        _expression(reader)
+    elif reader.take("GENERATED"):
+        _generated(reader)
+    elif reader.take("REFERENCES"):
+        _references(reader)
+    else:
+        raise _At(reader.i)
+
+
+def _index_options(reader: _Reader) -> None:
+    """`opt_definition OptConsTableSpace`: `WITH (...)`, `USING INDEX TABLESPACE name`."""
+    if reader.take("WITH"):
+        reader.group()
+    if reader.take("USING"):
+        reader.need("INDEX", "TABLESPACE")
+        reader.name()
+
+
+def _generated(reader: _Reader) -> None:
+    """`GENERATED {ALWAYS | BY DEFAULT} AS {IDENTITY [(...)] | (expr) [STORED|VIRTUAL]}`."""
+    if not (reader.take("ALWAYS") or reader.take("BY", "DEFAULT")):
+        raise _At(reader.i)
+    reader.need("AS")
+    if reader.take("IDENTITY"):
+        if reader.key() == "(":
+            reader.group()
+        return
+    if reader.key() != "(":
+        raise _At(reader.i)
+    reader.group()
+    if reader.key() in _GENERATED_AFTER:
+        reader.i += 1
+
+
+def _references(reader: _Reader) -> None:
+    """`REFERENCES table [(columns)] [MATCH ...] [ON DELETE|UPDATE action]...`."""
+    reader.qualified()
+    if reader.key() == "(":
+        reader.group()
+    if reader.take("MATCH"):
+        if reader.key() not in ("FULL", "PARTIAL", "SIMPLE"):
+            raise _At(reader.i)
+        reader.i += 1
+    while reader.take("ON"):
+        if reader.key() not in ("DELETE", "UPDATE"):
+            raise _At(reader.i)
+        reader.i += 1
+        if reader.take("SET"):
+            if reader.key() not in ("NULL", "DEFAULT"):
+                raise _At(reader.i)
+            reader.i += 1
+            if reader.key() == "(":
+                reader.group()
+        elif reader.take("NO"):
+            reader.need("ACTION")
+        elif not (reader.take("CASCADE") or reader.take("RESTRICT")):
+            raise _At(reader.i)
+
+
+def _expression(reader: _Reader) -> None:
+    """`b_expr`: operands joined by operators; ends before a token that joins nothing."""
+    while True:
+        while _is_operator(reader.peek()) and reader.key() in _PREFIX:
+            reader.i += 1
+        _operand(reader)
+        while reader.key() in ("::", "["):
+            if reader.take("::"):
+                _type(reader)
+            else:
+                reader.group()
+        if reader.take("IS"):
+            reader.take("NOT")
+            if reader.take("DISTINCT"):
+                reader.need("FROM")
+                continue
+            if reader.take("DOCUMENT"):
+                return
+            raise _At(reader.i)
+        if reader.take("OPERATOR"):
+            reader.group()
+            continue
+        if not _is_operator(reader.peek()):
+            return
+        reader.i += 1
+
+
+_A_EXPR_STARTS = frozenset({*_CONSTANTS, "NOT", "CASE", "CAST", "ARRAY", "EXISTS"})
+
+
+def _any_expression(reader: _Reader) -> None:
+    """An `a_expr` to the end of the clause: one that starts as no expression can, or ends on
+    a binary operator, is refused; the rest is not read."""
+    tok = reader.peek()
+    if tok is None or (tok.kind == "word" and tok.up in RESERVED - _A_EXPR_STARTS):
+        raise _At(reader.i)
+    if tok.kind == "punct" and tok.key not in _PREFIX and tok.key not in ("(", "["):
+        raise _At(reader.i)
+    last = reader.toks[-1]
+    reader.i = len(reader.toks)
+    if _is_operator(last):
+        raise _At(reader.i)
+
+
+def _operand(reader: _Reader) -> None:
+    tok = reader.peek()
+    if tok is None:
+        raise _At(reader.i)
+    if tok.kind in ("string", "number"):
+        reader.i += 1
+    elif tok.key == "$" and _kind(reader.peek(1)) == "number":
+        reader.i += 2
+    elif tok.key in ("(", "["):
+        reader.group()
+    elif tok.key == "CASE":
+        _case(reader)
+    elif tok.key in ("CAST", "EXISTS") or (tok.key == "ROW" and reader.key(1) == "("):
+        reader.i += 1
+        if reader.key() != "(":
+            raise _At(reader.i)
+        reader.group()
+    elif tok.key == "ARRAY":
+        reader.i += 1
+        if reader.key() not in ("[", "("):
+            raise _At(reader.i)
+        reader.group()
+    elif tok.kind == "word" and tok.up in _CONSTANTS:
+        reader.i += 1
+        timed = tok.up in ("CURRENT_TIME", "CURRENT_TIMESTAMP", "LOCALTIME", "LOCALTIMESTAMP")
+        if timed and reader.key() == "(":
+            reader.group()
+    elif _is_name(tok):
+        if tok.up in _MULTIWORD or tok.up in _TIME_TYPES or tok.up == "INTERVAL":
+            start = reader.i
+            try:
+                _type(reader)  # a typed literal: `double precision '1'`, `interval '1 day'`
+            except _At:
+                pass
+            else:
+                if _kind(reader.peek()) == "string":
+                    reader.i += 1
+                    return
+            reader.i = start
+        reader.qualified()
+        if reader.key() == "(":
+            reader.group()
+        elif _kind(reader.peek()) == "string":
+            reader.i += 1  # `date '2024-01-01'`
+    else:
+        raise _At(reader.i)
+
+
+def _case(reader: _Reader) -> None:
+    """`CASE ... END`, nested ones included, read whole."""
+    depth = 0
+    while reader.peek() is not None:
+        key = reader.key()
+        depth += key == "CASE"
+        depth -= key == "END"
+        reader.i += 1
+        if depth == 0:
+            return
+    raise _At(reader.i)
