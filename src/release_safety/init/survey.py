@@ -32,7 +32,7 @@ from release_safety.surfaces.config.sources import source_kind
 from release_safety.surfaces.config.structured import load
 from release_safety.surfaces.deployment import descriptor_kind, find
 from release_safety.surfaces.discovery import matched
-from release_safety.surfaces.migrations.discover import in_code, migration_files, sql_format
+from release_safety.surfaces.migrations.find.discover import in_code, migration_files, sql_format
 
 VERSION_AT_END = re.compile(r"^(?P<prefix>.*?)(?P<version>\d+\.\d+\.\d+)$")
 """A tag that ends with a release version: `v1.2.3`, `1.2.3`, `server-v1.2.3`."""

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 import psycopg
 import pytest
 
-from release_safety.surfaces.migrations.facts import Lock
-from release_safety.surfaces.migrations.sqlfile import split_sql
+from release_safety.surfaces.migrations.engines.postgres.facts import Lock
+from release_safety.surfaces.migrations.sql.sqlfile import split_sql
 
 FIXTURE_SQL = """
 CREATE SCHEMA IF NOT EXISTS legacy;

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from pgprobe import FIXTURE_SQL
 
 from release_safety.contract.reports import RULES
-from release_safety.surfaces.migrations.heaviness import FileAnalysis
+from release_safety.surfaces.migrations.engines.postgres.heaviness import FileAnalysis
 from release_safety.surfaces.migrations.lint import analyse_text, schema_of
 from release_safety.surfaces.migrations.reading import Reading
 from release_safety.surfaces.migrations.rules import CATALOGUE

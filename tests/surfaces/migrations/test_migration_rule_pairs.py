@@ -13,13 +13,13 @@ import psycopg
 import pytest
 from pgprobe import FIXTURE_SQL, Probe
 
-from release_safety.surfaces.migrations.heaviness import FileAnalysis
+from release_safety.surfaces.migrations.engines.postgres.heaviness import FileAnalysis
 from release_safety.surfaces.migrations.lint import analyse_text, findings_of, schema_of
 from release_safety.surfaces.migrations.reading import Reading
 from release_safety.surfaces.migrations.rules import CATALOGUE, Example
 from release_safety.surfaces.migrations.rules.catalogue import SAFE_EXAMPLES
-from release_safety.surfaces.migrations.schema import Schema
-from release_safety.surfaces.migrations.sqlfile import split_sql
+from release_safety.surfaces.migrations.schema.model import Schema
+from release_safety.surfaces.migrations.sql.sqlfile import split_sql
 
 RULE_CASES: list[tuple[str, str, Example]] = [
     (f"{entry.id}-{'fires' if example.fires else 'quiet'}-{n}", entry.id, example)

@@ -19,6 +19,7 @@ from functools import partial
 from pathlib import PurePosixPath
 from typing import Any, NoReturn
 
+from release_safety.code.memo import Memo
 from release_safety.contract.model import ConfigChange
 from release_safety.contract.reports import (
     ConfigReport,
@@ -47,7 +48,6 @@ from release_safety.surfaces.config import (
     typescript,
 )
 from release_safety.surfaces.config.diff import Delta, Var, collect, diff, unlisted
-from release_safety.surfaces.config.memo import Memo
 from release_safety.surfaces.config.reads import EnvRead, Gap, SourceError
 from release_safety.surfaces.config.rules import (
     LOADER_LOST,

@@ -48,6 +48,7 @@ from dataclasses import replace as replaced
 from functools import cached_property, partial
 
 import release_safety.surfaces.config.go_src as go_src
+from release_safety.code.memo import Memo
 from release_safety.git.snapshot import Snapshot
 from release_safety.surfaces.config.go_src import (
     LIBRARIES,
@@ -58,7 +59,6 @@ from release_safety.surfaces.config.go_src import (
     LibCall,
     TypeRef,
 )
-from release_safety.surfaces.config.memo import Memo
 from release_safety.surfaces.config.reads import EnvRead, Gap, SourceError
 
 _TOKENS: Memo[str, tuple[frozenset[bytes], bool]] = Memo(65536)

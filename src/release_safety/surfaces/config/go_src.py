@@ -22,11 +22,11 @@ import re
 from dataclasses import dataclass, replace
 from functools import cache
 
-import tree_sitter_go
-from tree_sitter import Language, Node, Parser, Query, QueryCursor
+from tree_sitter import Node, Query, QueryCursor
 
+from release_safety.code.parsers import language, parser
+from release_safety.code.syntax import error_line, node_text
 from release_safety.surfaces.config.reads import SourceError
-from release_safety.surfaces.config.syntax import error_line, node_text
 
 ENVCONFIG = "github.com/kelseyhightower/envconfig"
 CAARLOS0 = re.compile(r"github\.com/caarlos0/env(?:/v\d+)?")
@@ -176,19 +176,9 @@ _CAPTURES = """
 
 
 @cache
-def _language() -> Language:
-    return Language(tree_sitter_go.language())
-
-
-@cache
-def _parser() -> Parser:
-    return Parser(_language())
-
-
-@cache
 def _query() -> Query:
     """The nodes the facts are made of, found by tree-sitter rather than a walk in Python."""
-    return Query(_language(), _CAPTURES)
+    return Query(language("go"), _CAPTURES)
 
 
 def _string(node: Node | None) -> str | None:
@@ -215,7 +205,7 @@ def arg_of(node: Node) -> Arg:
 
 def parse(source: bytes) -> GoFacts:
     """The configuration facts of one Go file."""
-    tree = _parser().parse(source)
+    tree = parser("go").parse(source)
     root = tree.root_node
     if root.has_error:
         raise SourceError("syntax error", error_line(root))

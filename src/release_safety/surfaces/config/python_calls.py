@@ -14,6 +14,7 @@ import ast
 from dataclasses import dataclass, field
 
 import release_safety.surfaces.config.python_src as python_src
+from release_safety.code.pysource import segment
 
 ENV_GET = "<os.getenv>"
 ENV_ITEM = "<os.environ[]>"
@@ -84,7 +85,7 @@ class Module:
 
 
 def value(node: ast.expr, text: str) -> Value:
-    source = python_src.segment(text, node) or ast.dump(node)
+    source = segment(text, node) or ast.dump(node)
     if isinstance(node, ast.Constant) and node.value is not None:
         literal = node.value if isinstance(node.value, str) else source
         return Value(source, str(literal), isinstance(node.value, str))
@@ -268,14 +269,14 @@ class _Calls(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_Assign(self, node: ast.Assign) -> None:
-        site = python_src.segment(self.text, node.targets[0])
+        site = segment(self.text, node.targets[0])
         if site:
             for child in ast.walk(node.value):
                 self.sites.setdefault(id(child), site)
         self.generic_visit(node)
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
-        site = python_src.segment(self.text, node.target)
+        site = segment(self.text, node.target)
         if site and node.value is not None:
             for child in ast.walk(node.value):
                 self.sites.setdefault(id(child), site)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-import release_safety.surfaces.config.python_src as python_src
+from release_safety.code.pysource import segment
 from release_safety.surfaces.config.python_calls import callee, value
 from release_safety.surfaces.config.reads import EnvRead, Gap, Reading
 
@@ -195,7 +195,7 @@ class _Env(ast.NodeVisitor):
         else:
             variable = value(given, self.text).literal if _string(given) else None
         if variable is None:
-            shown = python_src.segment(self.text, node) or method
+            shown = segment(self.text, node) or method
             self.found.append(
                 Gap(
                     node.lineno,

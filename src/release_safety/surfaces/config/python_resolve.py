@@ -28,8 +28,8 @@ import release_safety.surfaces.config.python_calls as python_calls
 import release_safety.surfaces.config.python_libs as python_libs
 import release_safety.surfaces.config.python_src as python_src
 import release_safety.surfaces.config.structured as structured
+from release_safety.code.memo import Memo
 from release_safety.git.snapshot import Snapshot
-from release_safety.surfaces.config.memo import Memo
 from release_safety.surfaces.config.python_calls import ENV_GET, ENV_ITEM, Call, Module, Value
 from release_safety.surfaces.config.reads import EnvRead, Gap, Reading, SourceError
 

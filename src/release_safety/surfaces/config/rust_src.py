@@ -22,13 +22,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from functools import cache
 
-import tree_sitter_rust
-from tree_sitter import Language, Node, Parser
+from tree_sitter import Node
 
+from release_safety.code.parsers import parser
+from release_safety.code.syntax import error_line, node_text
 from release_safety.surfaces.config.reads import EnvRead, SourceError
-from release_safety.surfaces.config.syntax import error_line, node_text
 
 _VAR = re.compile(r"(?:(?:::)?std::)?env::var(?:_os)?")
 _REQUIRED = {"unwrap", "expect"}
@@ -132,11 +131,6 @@ class RustFacts:
     """The identifiers of such a file (does it name a reader function?)."""
 
 
-@cache
-def _parser() -> Parser:
-    return Parser(Language(tree_sitter_rust.language()))
-
-
 def _string(node: Node | None) -> str | None:
     if node is None or node.type not in ("string_literal", "raw_string_literal"):
         return None
@@ -145,7 +139,7 @@ def _string(node: Node | None) -> str | None:
 
 def parse(source: bytes) -> RustFacts:
     """The configuration facts of one Rust file."""
-    tree = _parser().parse(source)
+    tree = parser("rust").parse(source)
     root = tree.root_node
     if root.has_error and _MENTIONS.search(source):
         raise SourceError("syntax error", error_line(root))

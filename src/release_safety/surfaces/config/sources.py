@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from release_safety.code.memo import Memo
 from release_safety.git.snapshot import Snapshot
 from release_safety.settings.model import ConfigSource
-from release_safety.surfaces.config.memo import Memo
 from release_safety.surfaces.config.structured import KINDS, TEMPLATE_SUFFIXES
 from release_safety.surfaces.discovery import matching
 

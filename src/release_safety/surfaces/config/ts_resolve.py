@@ -28,12 +28,10 @@ from functools import partial
 
 from tree_sitter import Node
 
-from release_safety.git.snapshot import Snapshot
-from release_safety.surfaces.config.memo import Memo
-from release_safety.surfaces.config.reads import EnvRead, Gap
-from release_safety.surfaces.config.syntax import node_text
-from release_safety.surfaces.config.tslibs import library_reads
-from release_safety.surfaces.config.tsnodes import (
+from release_safety.code.memo import Memo
+from release_safety.code.parsers import parser
+from release_safety.code.syntax import node_text
+from release_safety.code.tsnodes import (
     WRAPPERS,
     call_arguments,
     is_process_env,
@@ -41,7 +39,10 @@ from release_safety.surfaces.config.tsnodes import (
     literal_of,
     written,
 )
-from release_safety.surfaces.config.typescript import parser, site_of, throws
+from release_safety.git.snapshot import Snapshot
+from release_safety.surfaces.config.reads import EnvRead, Gap
+from release_safety.surfaces.config.tslibs import library_reads
+from release_safety.surfaces.config.typescript import site_of, throws
 
 UNMODELLED = {
     "config": "node-config",

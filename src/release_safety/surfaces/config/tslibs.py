@@ -20,10 +20,10 @@ import re
 
 from tree_sitter import Node
 
+from release_safety.code.syntax import node_text
+from release_safety.code.tsnodes import WRAPPERS, call_arguments, key_name, literal_of
+from release_safety.code.tsnodes import written as written_value
 from release_safety.surfaces.config.reads import EnvRead, Gap
-from release_safety.surfaces.config.syntax import node_text
-from release_safety.surfaces.config.tsnodes import WRAPPERS, call_arguments, key_name, literal_of
-from release_safety.surfaces.config.tsnodes import written as written_value
 
 MODELLED = {"env-var", "convict", "@nestjs/config"}
 """The modules this reader models (module name as imported)."""

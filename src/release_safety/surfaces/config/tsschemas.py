@@ -16,15 +16,15 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from release_safety.surfaces.config.reads import EnvRead, SourceError
-from release_safety.surfaces.config.syntax import node_text
-from release_safety.surfaces.config.tsnodes import (
+from release_safety.code.syntax import node_text
+from release_safety.code.tsnodes import (
     WRAPPERS,
     call_arguments,
     is_process_env,
     key_name,
     written,
 )
+from release_safety.surfaces.config.reads import EnvRead, SourceError
 
 
 def _method(call: Node) -> tuple[str, Node | None]:

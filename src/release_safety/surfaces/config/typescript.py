@@ -16,15 +16,11 @@ checked (what it did resolve is kept in the coverage).
 
 from __future__ import annotations
 
-from functools import cache
+from tree_sitter import Node
 
-import tree_sitter_javascript
-import tree_sitter_typescript
-from tree_sitter import Language, Node, Parser
-
-from release_safety.surfaces.config.reads import EnvRead, Gap, Reading, SourceError
-from release_safety.surfaces.config.syntax import error_line, node_text
-from release_safety.surfaces.config.tsnodes import (
+from release_safety.code.parsers import parser
+from release_safety.code.syntax import error_line, node_text
+from release_safety.code.tsnodes import (
     WRAPPERS,
     call_arguments,
     is_process_env,
@@ -32,6 +28,7 @@ from release_safety.surfaces.config.tsnodes import (
     literal_of,
     written,
 )
+from release_safety.surfaces.config.reads import EnvRead, Gap, Reading, SourceError
 from release_safety.surfaces.config.tsschemas import schema_kind, schema_reads
 
 _SITES = {
@@ -41,17 +38,6 @@ _SITES = {
     "public_field_definition": "name",
     "property_signature": "name",
 }
-
-
-@cache
-def parser(dialect: str) -> Parser:
-    if dialect == "ts":
-        language = Language(tree_sitter_typescript.language_typescript())
-    elif dialect == "tsx":
-        language = Language(tree_sitter_typescript.language_tsx())
-    else:
-        language = Language(tree_sitter_javascript.language())
-    return Parser(language)
 
 
 def parse(

@@ -26,8 +26,8 @@ from release_safety.settings.model import (
     MigrationSource,
     Settings,
 )
-from release_safety.surfaces.migrations.discover import discover, migration_files
-from release_safety.surfaces.migrations.formats import OrderKey, order_key, plan_order, reader
+from release_safety.surfaces.migrations.find.discover import discover, migration_files
+from release_safety.surfaces.migrations.find.formats import OrderKey, order_key, plan_order, reader
 from release_safety.surfaces.migrations.lint import (
     History,
     ReadModule,
@@ -39,7 +39,7 @@ from release_safety.surfaces.migrations.lint import (
     with_acknowledgements,
 )
 from release_safety.surfaces.migrations.reading import Reading
-from release_safety.surfaces.migrations.schema import Schema
+from release_safety.surfaces.migrations.schema.model import Schema
 
 _STATES: OrderedDict[str, Schema] = OrderedDict()
 

@@ -17,16 +17,20 @@ from release_safety.common.textcase import lower
 from release_safety.contract.finding import Finding
 from release_safety.surfaces.migrations.acknowledge import acknowledge
 from release_safety.surfaces.migrations.budget import Budget, OverBudget
-from release_safety.surfaces.migrations.coltypes import is_utc
-from release_safety.surfaces.migrations.context import Context
-from release_safety.surfaces.migrations.formats import outside_transaction
-from release_safety.surfaces.migrations.heaviness import FileAnalysis, LineIssue, analyse_extracted
+from release_safety.surfaces.migrations.engines.postgres.context import Context
+from release_safety.surfaces.migrations.engines.postgres.heaviness import (
+    FileAnalysis,
+    LineIssue,
+    analyse_extracted,
+)
+from release_safety.surfaces.migrations.find.formats import outside_transaction
 from release_safety.surfaces.migrations.reading import Reading
 from release_safety.surfaces.migrations.rules import BLOCKING_TABLE_LOCK, BY_ID
 from release_safety.surfaces.migrations.rules.ids import RuleId
-from release_safety.surfaces.migrations.schema import Schema
-from release_safety.surfaces.migrations.sqlfile import extract_sql
-from release_safety.surfaces.migrations.statements import Extracted
+from release_safety.surfaces.migrations.schema.coltypes import is_utc
+from release_safety.surfaces.migrations.schema.model import Schema
+from release_safety.surfaces.migrations.sql.sqlfile import extract_sql
+from release_safety.surfaces.migrations.sql.statements import Extracted
 
 if TYPE_CHECKING:
     from release_safety.surfaces.annotations import Parsed
@@ -100,7 +104,7 @@ def extract(
     text = text.removeprefix("\ufeff")
     Budget.check_size(text)
     if fmt == "knex":
-        from release_safety.surfaces.migrations.knex import extract_knex
+        from release_safety.surfaces.migrations.frameworks.knex import extract_knex
 
         return extract_knex(text, path, read_module=read_module)
     return extract_sql(text, reading, autocommit=outside_transaction(path))

@@ -1,0 +1,48 @@
+"""One tree-sitter grammar per language, one parser per grammar for the process.
+
+Languages are named as the readers name their files: `ts`, `tsx`, `js` (JavaScript, also JSX),
+`go`, `rust`, `ruby` and `elixir`. Python is read with the standard library's `ast` instead
+(`code/pysource.py`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cache
+
+import tree_sitter_elixir
+import tree_sitter_go
+import tree_sitter_javascript
+import tree_sitter_ruby
+import tree_sitter_rust
+import tree_sitter_typescript
+from tree_sitter import Language, Node, Parser
+
+_GRAMMARS: dict[str, Callable[[], object]] = {
+    "ts": tree_sitter_typescript.language_typescript,
+    "tsx": tree_sitter_typescript.language_tsx,
+    "js": tree_sitter_javascript.language,
+    "go": tree_sitter_go.language,
+    "rust": tree_sitter_rust.language,
+    "ruby": tree_sitter_ruby.language,
+    "elixir": tree_sitter_elixir.language,
+}
+
+LANGUAGES = frozenset(_GRAMMARS)
+
+
+@cache
+def language(name: str) -> Language:
+    """The grammar of `name` (KeyError for a language not in LANGUAGES)."""
+    return Language(_GRAMMARS[name]())
+
+
+@cache
+def parser(name: str) -> Parser:
+    """The parser of `name`, made once."""
+    return Parser(language(name))
+
+
+def parse(name: str, source: bytes) -> Node:
+    """The root of `source`'s syntax tree in language `name` (check `root.has_error`)."""
+    return parser(name).parse(source).root_node
