@@ -13,13 +13,13 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import cache, partial
+from functools import partial
 
-import tree_sitter_go
-from tree_sitter import Language, Node, Parser
+from tree_sitter import Node
 
-from release_safety.surfaces.config.syntax import node_text
-from release_safety.surfaces.rest.routes.memo import memoised
+from release_safety.code.memo import Memo
+from release_safety.code.parsers import parse
+from release_safety.code.syntax import node_text
 from release_safety.surfaces.rest.routes.model import (
     ANY,
     METHODS,
@@ -29,6 +29,8 @@ from release_safety.surfaces.rest.routes.model import (
     RouteGap,
     join,
 )
+
+_TREES: Memo[str, Node] = Memo(5_000)
 
 NAME = "go"
 MODULES = (
@@ -44,13 +46,8 @@ _HANDLE = {"HandleFunc", "Handle"}
 _GROUPS = {"Group"}
 
 
-@cache
-def _parser() -> Parser:
-    return Parser(Language(tree_sitter_go.language()))
-
-
 def _tree(data: bytes) -> Node:
-    return _parser().parse(data).root_node
+    return parse("go", data)
 
 
 def wanted(path: str, head: bytes) -> bool:
@@ -78,7 +75,7 @@ def read(snapshot: Files, paths: Sequence[str], prefix: str) -> Found:
         if not any(m in data for m in _MARKERS):
             continue
         files[path] = snapshot.blob_id(path)
-        root = memoised(("go", files[path] or path), partial(_tree, data))
+        root = _TREES.get(files[path] or path, partial(_tree, data))
         trees.append((path, root))
         package = packages.setdefault(posixpath.dirname(path), _Package())
         for node in root.named_children:

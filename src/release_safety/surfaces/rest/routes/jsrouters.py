@@ -12,16 +12,16 @@ A path that is not a literal (or a constant of the file), or a registration in a
 
 from __future__ import annotations
 
-import posixpath
 from collections.abc import Sequence
 from functools import partial
 
 from tree_sitter import Node
 
-from release_safety.surfaces.config.syntax import node_text
-from release_safety.surfaces.config.typescript import parser
+from release_safety.code.jsmodules import module_candidates
+from release_safety.code.memo import Memo
+from release_safety.code.parsers import parse
+from release_safety.code.syntax import node_text
 from release_safety.surfaces.rest.routes.link import FileRouters, Mount, Registration, link
-from release_safety.surfaces.rest.routes.memo import memoised
 from release_safety.surfaces.rest.routes.model import (
     ANY,
     METHODS,
@@ -31,6 +31,8 @@ from release_safety.surfaces.rest.routes.model import (
     RouteGap,
     join,
 )
+
+_FILES: Memo[str, FileRouters | None] = Memo(20_000)
 
 NAME = "express"
 EXTENSIONS = (".ts", ".js", ".mjs", ".cjs", ".tsx", ".jsx", ".mts", ".cts")
@@ -57,25 +59,14 @@ def read(snapshot: Files, paths: Sequence[str], prefix: str) -> Found:
         if not path.endswith(EXTENSIONS):
             continue
         blob = snapshot.blob_id(path)
-        reading = memoised(("js", blob or path), partial(_read_file, snapshot, path))
+        reading = _FILES.get(blob or path, partial(_read_file, snapshot, path))
         if reading is not None:
             known[path] = reading
             files[path] = blob
     present = set(snapshot.paths())
 
     def resolve(file: str, module: str) -> str | None:
-        if not module.startswith("."):
-            return None
-        base = posixpath.normpath(posixpath.join(posixpath.dirname(file), module))
-        stem = base.rsplit(".", 1)[0] if base.endswith((".js", ".mjs", ".cjs")) else base
-        for candidate in (
-            base,
-            *(stem + ext for ext in EXTENSIONS),
-            *(f"{base}/index{ext}" for ext in EXTENSIONS),
-        ):
-            if candidate in present:
-                return candidate
-        return None
+        return next((c for c in module_candidates(file, module) if c in present), None)
 
     routes = link(known, resolve, NAME)
     if prefix:
@@ -94,7 +85,7 @@ def _file(source: bytes, path: str) -> FileRouters | None:
     if not any(marker in source for marker in _MARKERS):
         return None
     dialect = "tsx" if path.endswith((".tsx", ".jsx")) else "ts"
-    root = parser(dialect).parse(source).root_node
+    root = parse(dialect, source)
     reader = _Reader(path)
     reader.scan(root)
     if not reader.framework:

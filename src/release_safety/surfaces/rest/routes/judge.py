@@ -6,7 +6,6 @@ unknown when the release touches its file. Beside a spec, the routes cross-check
 
 from __future__ import annotations
 
-import posixpath
 from collections.abc import Iterable, Mapping, Sequence
 from urllib.parse import urlsplit
 
@@ -147,12 +146,9 @@ def _expected(route: Route, routes: Sequence[Route]) -> str:
 def _next_folder(route: Route, routes: Sequence[Route]) -> str | None:
     """The app router's folder at the new ref (from its routes), else the app's at the old."""
     for other in routes:
-        if other.framework == "nextjs" and other.file.rsplit("/", 1)[-1].startswith("route."):
-            depth = len([s for s in other.path.split("/") if s])
-            folder = posixpath.dirname(other.file)
-            for _ in range(depth):
-                folder = posixpath.dirname(folder)
-            return folder
+        parts = other.file.split("/")
+        if other.framework == "nextjs" and parts[-1].startswith("route.") and "app" in parts:
+            return "/".join(parts[: parts.index("app") + 1])
     marker = "/pages/api/"
     file = "/" + route.file
     if marker in file:

@@ -10,9 +10,9 @@ from collections.abc import Sequence
 
 from tree_sitter import Node
 
-from release_safety.surfaces.config.syntax import node_text
-from release_safety.surfaces.config.typescript import parser
-from release_safety.surfaces.rest.routes.memo import memoised
+from release_safety.code.memo import Memo
+from release_safety.code.parsers import parse
+from release_safety.code.syntax import node_text
 from release_safety.surfaces.rest.routes.model import (
     ANY,
     METHODS,
@@ -22,6 +22,8 @@ from release_safety.surfaces.rest.routes.model import (
     RouteGap,
     join,
 )
+
+_EXPORTS: Memo[str, Exports] = Memo(20_000)
 
 NAME = "nextjs"
 EXTENSIONS = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs")
@@ -110,14 +112,14 @@ Exports = tuple[list[tuple[str, int]], list[tuple[int, str, str]]]
 
 
 def _exported(snapshot: Files, path: str, blob: str | None) -> Exports:
-    return memoised(("nextjs", blob or path), lambda: exported_methods(snapshot.read(path), path))
+    return _EXPORTS.get(blob or path, lambda: exported_methods(snapshot.read(path), path))
 
 
 def exported_methods(source: bytes, path: str) -> Exports:
     """The HTTP methods a route file exports, each with its line, and the exports that may name
     methods the reader cannot see (`export * from`)."""
     dialect = "tsx" if path.endswith((".tsx", ".jsx")) else "ts"
-    root = parser(dialect).parse(source).root_node
+    root = parse(dialect, source)
     methods: list[tuple[str, int]] = []
     missed: list[tuple[int, str, str]] = []
     for node in root.named_children:

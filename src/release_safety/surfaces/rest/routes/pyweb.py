@@ -16,8 +16,8 @@ import re
 from collections.abc import Sequence
 from functools import partial
 
+from release_safety.code.memo import Memo
 from release_safety.surfaces.rest.routes.link import FileRouters, Mount, Registration, link
-from release_safety.surfaces.rest.routes.memo import memoised
 from release_safety.surfaces.rest.routes.model import (
     ANY,
     METHODS,
@@ -27,6 +27,8 @@ from release_safety.surfaces.rest.routes.model import (
     RouteGap,
     join,
 )
+
+_FILES: Memo[str, FileRouters | None] = Memo(20_000)
 
 NAME = "python"
 _MARKERS = (b"fastapi", b"flask", b"django", b"rest_framework", b"APIRouter", b"Blueprint")
@@ -48,7 +50,7 @@ def read(snapshot: Files, paths: Sequence[str], prefix: str) -> Found:
         if not path.endswith(".py"):
             continue
         blob = snapshot.blob_id(path)
-        found = memoised(("py", blob or path), partial(_read_file, snapshot, path))
+        found = _FILES.get(blob or path, partial(_read_file, snapshot, path))
         if found is not None:
             known[path] = found
             files[path] = blob
