@@ -77,13 +77,14 @@ GIN = """package main
 func setup() {
 	r := gin.Default()
 	v1 := r.Group("/v1")
-	v1.GET("/ping", ping)
+	v1.GET("ping", ping)
+	r.Match([]string{"GET", http.MethodHead}, "/health", health)
 	v1.POST("", create)
 	e := echo.New()
 	g := e.Group("/admin")
 	g.GET("/x/:id", x)
 	m := mux.NewRouter()
-	m.HandleFunc("/products/{key}", product).Methods("GET", "PUT")
+	m.HandleFunc("/products/{key}", product).Name("p").Methods("GET", http.MethodPut)
 	s := m.PathPrefix("/api").Subrouter()
 	s.HandleFunc("/z", z)
 }
@@ -91,7 +92,9 @@ func setup() {
 
 
 def test_gin_echo_and_gorilla_groups(release_pair: Pair) -> None:
-    new = GIN.replace('"GET", "PUT"', '"GET"').replace('\tv1.POST("", create)\n', "")
+    new = GIN.replace('"GET", http.MethodPut', '"GET"').replace('\tv1.POST("", create)\n', "")
     report = judge(release_pair, {"main.go": GIN}, {"main.go": new})
     assert removed(report) == ["POST /v1", "PUT /products/{key}"]
-    assert {"GET /admin/x/:id", "ANY /api/z", "GET /v1/ping"} <= set(report.coverage.understood)
+    assert {"GET /admin/x/:id", "ANY /api/z", "GET /v1/ping", "HEAD /health"} <= set(
+        report.coverage.understood
+    )

@@ -1,6 +1,7 @@
 """Go: net/http (1.22 patterns `"GET /api/{id}"`, a pattern without a method answers every
 method), chi (`r.Get`, `r.Route("/p", func(r chi.Router) {...})`, `r.Group`, `r.Mount("/p",
-sub())`), gin and echo (`r.GET`, `v1 := r.Group("/v1")`), gorilla/mux (`.Methods("GET")`,
+sub())`), gin and echo (`r.GET`, `r.Match([]string{"GET", "HEAD"}, "/x", h)`,
+`v1 := r.Group("/v1")`), gorilla/mux (`.Methods("GET")`,
 `r.PathPrefix("/api").Subrouter()`).
 
 Each function is read with the prefixes of the routers it knows; a function whose router is
@@ -204,7 +205,7 @@ class _Walker:
         methods = self._methods(member, call, args)
         if methods is None:
             return False
-        pattern_node = args[1] if member in ("Method", "MethodFunc") else args[0]
+        pattern_node = args[1] if member in ("Method", "MethodFunc", "Match") else args[0]
         pattern = self._literal(pattern_node, path)
         if pattern is None:
             self._gap(path, line, call, "a route whose path is computed at run time")
@@ -213,12 +214,14 @@ class _Walker:
             verb, _, pattern = pattern.strip().partition(" ")
             methods = [verb.upper()]
             pattern = pattern.strip()
-        if pattern and (
-            "/" not in pattern or (not pattern.startswith("/") and member not in _HANDLE)
-        ):
-            return False
+        relative = member.isupper() or member == "Match"  # gin and echo join "x" to the group
         if pattern and not pattern.startswith("/"):
-            pattern = "/" + pattern.split("/", 1)[1]  # a host before the path
+            if relative and "://" not in pattern and " " not in pattern:
+                pattern = "/" + pattern
+            elif member in _HANDLE and "/" in pattern:
+                pattern = "/" + pattern.split("/", 1)[1]  # a host before the path
+            else:
+                return False
         prefix = self._prefix(receiver, path, env, base)
         for method in methods:
             self.routes.append(Route(method, join(prefix, pattern), path, line, NAME))
@@ -230,14 +233,12 @@ class _Walker:
         if member in ("Method", "MethodFunc") and len(args) >= 3:
             verb = _string(args[0])
             return [verb.upper()] if verb else None
+        if member == "Match" and len(args) >= 3 and args[0].type == "composite_literal":
+            body = args[0].child_by_field_name("body")
+            strings = [_method_name(e) for e in _leaves(body)] if body is not None else []
+            return [m for m in strings if m] or None
         if member in _HANDLE and len(args) == 2:
-            chained = call.parent
-            if chained is not None and chained.type == "selector_expression":
-                outer = chained.parent
-                if node_text(chained.child_by_field_name("field")) == "Methods" and outer:
-                    listed = [_string(a) for a in _args(outer)]
-                    return [m.upper() for m in listed if m] or [ANY]
-            return [ANY]
+            return _chained_methods(call)
         return None
 
     def _literal(self, node: Node, path: str) -> str | None:
@@ -256,6 +257,40 @@ class _Walker:
                 f"Register the route with a literal path (or a constant) in {path}:{line}.",
             )
         )
+
+
+def _chained_methods(call: Node) -> list[str]:
+    """gorilla/mux: the methods of `.Methods("GET", http.MethodPost)` chained after the
+    registration (through `.Name(...)` and other matchers); every method when there is none."""
+    node = call
+    while (chained := node.parent) is not None and chained.type == "selector_expression":
+        outer = chained.parent
+        if outer is None or outer.type != "call_expression":
+            break
+        if node_text(chained.child_by_field_name("field")) == "Methods":
+            listed = [_method_name(a) for a in _args(outer)]
+            return [m for m in listed if m] or [ANY]
+        node = outer
+    return [ANY]
+
+
+def _leaves(node: Node) -> list[Node]:
+    """The elements of a composite literal's body (`{"GET", http.MethodHead}`)."""
+    found = []
+    for child in node.named_children:
+        found += child.named_children if child.type == "literal_element" else [child]
+    return found
+
+
+def _method_name(node: Node) -> str | None:
+    """`"GET"` or `http.MethodGet` -> GET."""
+    literal = _string(node)
+    if literal is not None:
+        return literal.upper()
+    text = node_text(node)
+    if text.startswith("http.Method"):
+        return text.removeprefix("http.Method").upper()
+    return None
 
 
 def _member(call: Node) -> str | None:

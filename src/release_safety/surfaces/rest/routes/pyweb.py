@@ -32,6 +32,11 @@ _FILES: Memo[str, FileRouters | None] = Memo(20_000)
 
 NAME = "python"
 _MARKERS = (b"fastapi", b"flask", b"django", b"rest_framework", b"APIRouter", b"Blueprint")
+_REGISTERS = re.compile(
+    rb"urlpatterns|include_router|register_blueprint|add_url_rule|add_api_route|APIRouter|"
+    rb"Blueprint\(|FastAPI\(|Flask\(|\.register\(|\bre_path\(|\bpath\(|"
+    rb"@\w+\.(?:get|post|put|patch|delete|head|options|route|api_route)\("
+)
 _MAKERS = {"FastAPI", "APIRouter", "Flask", "Blueprint"}
 _DRF = {"DefaultRouter", "SimpleRouter", "ExtendedDefaultRouter", "ExtendedSimpleRouter"}
 _VERBS = {m.lower(): m for m in METHODS}
@@ -39,7 +44,12 @@ _URLS = {"path", "re_path", "url"}
 
 
 def wanted(path: str, head: bytes) -> bool:
-    return path.endswith(".py") and any(m in head for m in _MARKERS)
+    """A Python file that names a framework and may register routes."""
+    return (
+        path.endswith(".py")
+        and any(m in head for m in _MARKERS)
+        and _REGISTERS.search(head) is not None
+    )
 
 
 def read(snapshot: Files, paths: Sequence[str], prefix: str) -> Found:
@@ -89,7 +99,7 @@ def _read_file(snapshot: Files, path: str) -> FileRouters | None:
 
 
 def _file(source: bytes, path: str) -> FileRouters | None:
-    if not any(m in source for m in _MARKERS):
+    if not wanted(path, source):
         return None
     try:
         tree = ast.parse(source, path)
@@ -104,6 +114,8 @@ class _Reader:
         self.found = FileRouters()
         self.constants: dict[str, str] = {}
         self.drf: set[str] = set()
+        self.variables: set[str] = set()
+        self.lists: set[str] = set()
 
     def read(self, tree: ast.Module) -> FileRouters:
         for node in ast.walk(tree):
@@ -128,15 +140,24 @@ class _Reader:
                 self._call(node)
             elif isinstance(node, (ast.Assign, ast.AugAssign)):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                if any(isinstance(t, ast.Name) and t.id == "urlpatterns" for t in targets):
-                    self._urlpatterns(node.value)
+                for target in targets:
+                    if isinstance(target, ast.Name) and (
+                        target.id == "urlpatterns" or target.id in self.lists
+                    ):
+                        self._urlpatterns(node.value, target.id)
         return self.found
 
     def _assign(self, target: ast.expr, value: ast.expr) -> None:
         if not isinstance(target, ast.Name):
             return
         if isinstance(value, ast.Constant) and isinstance(value.value, str):
+            if target.id in self.constants and self.constants[target.id] != value.value:
+                self.variables.add(target.id)
             self.constants[target.id] = value.value
+        elif isinstance(value, (ast.List, ast.Tuple)) and any(
+            isinstance(e, ast.Call) and _name(e.func) in _URLS for e in value.elts
+        ):
+            self.lists.add(target.id)
         elif isinstance(value, ast.Call):
             maker = _name(value.func)
             if maker in _MAKERS:
@@ -152,10 +173,18 @@ class _Reader:
         return None
 
     def _literal(self, node: ast.expr | None) -> str | None:
+        """A string literal or module constant; an f-string that only puts a name before its
+        literal text (`f"{prefix}admin/"`, a base path the deployment configures) is its text."""
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             return node.value
         if isinstance(node, ast.Name):
-            return self.constants.get(node.id)
+            return self.constants.get(node.id, "" if node.id in self.variables else None)
+        if isinstance(node, ast.JoinedStr) and node.values:
+            first, *rest = node.values
+            if isinstance(first, ast.FormattedValue) and isinstance(first.value, ast.Name):
+                texts = [v.value for v in rest if isinstance(v, ast.Constant)]
+                if len(texts) == len(rest):
+                    return "".join(str(t) for t in texts)
         return None
 
     def _methods(self, call: ast.Call, default: list[str]) -> list[str] | None:
@@ -237,15 +266,16 @@ class _Reader:
                 return base
         return None
 
-    def _urlpatterns(self, value: ast.expr) -> None:
+    def _urlpatterns(self, value: ast.expr, owner: str) -> None:
+        """The entries of a list of URL patterns (`urlpatterns`, or a list `include`d)."""
         if isinstance(value, ast.BinOp):
-            self._urlpatterns(value.left)
-            self._urlpatterns(value.right)
+            self._urlpatterns(value.left, owner)
+            self._urlpatterns(value.right, owner)
             return
         if isinstance(value, ast.Attribute) and value.attr == "urls":
             child = self._child(value)
             if child is not None:
-                self.found.mounts.append(Mount("urlpatterns", "", child, value.lineno))
+                self.found.mounts.append(Mount(owner, "", child, value.lineno))
             return
         if not isinstance(value, (ast.List, ast.Tuple)):
             return
@@ -262,28 +292,24 @@ class _Reader:
             path = _django_path(raw, _name(entry.func) != "path")
             target = entry.args[1] if len(entry.args) > 1 else None
             if isinstance(target, ast.Call) and _name(target.func) == "include":
-                self._include(path, target)
+                self._include(owner, path, target)
             else:
-                self.found.registrations.append(
-                    Registration("urlpatterns", ANY, path, entry.lineno)
-                )
+                self.found.registrations.append(Registration(owner, ANY, path, entry.lineno))
 
-    def _include(self, path: str, call: ast.Call) -> None:
+    def _include(self, owner: str, path: str, call: ast.Call) -> None:
         module = self._literal(call.args[0]) if call.args else None
         if module is not None:
             local = f"include({module})"
             self.found.imports[local] = (module, "urlpatterns")
-            self.found.mounts.append(Mount("urlpatterns", path, local, call.lineno))
+            self.found.mounts.append(Mount(owner, path, local, call.lineno))
             return
         child = self._child(call.args[0]) if call.args else None
         if child is None:
             self._gap(call, "an include() of URL patterns the reader cannot follow")
             return
-        if child in self.drf or child.endswith(".urls"):
-            self.found.mounts.append(Mount("urlpatterns", path, child, call.lineno))
-        else:
+        if child not in self.drf and child not in self.lists and not child.endswith(".urls"):
             self.found.imports.setdefault(child, (child, "urlpatterns"))
-            self.found.mounts.append(Mount("urlpatterns", path, child, call.lineno))
+        self.found.mounts.append(Mount(owner, path, child, call.lineno))
 
     def _gap(self, node: ast.expr | ast.stmt, what: str) -> None:
         line = getattr(node, "lineno", 1)
