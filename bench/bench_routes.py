@@ -22,8 +22,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from itertools import pairwise
 from pathlib import Path
 
+from release_safety.contract.finding import Finding
 from release_safety.git.repository import GitRepo
 from release_safety.settings.model import Settings, parse_settings
 from release_safety.surfaces.rest import analyse
@@ -59,6 +61,13 @@ def releases(git_dir: Path, count: int) -> list[str]:
     return [by_version[v] for v in sorted(by_version)][-(count + 1) :]
 
 
+def _what(finding: Finding) -> str:
+    """A removed route by its method and path, any other finding by its place."""
+    if finding.rule == "route-removed":
+        return finding.message.split(" removed:")[0]
+    return finding.place() or ""
+
+
 def load() -> str:
     return f"{os.getloadavg()[0]:.1f}"
 
@@ -82,7 +91,7 @@ def run(name: str, count: int, detail: bool) -> None:
         print("| release | routes | read s | surface s | verdict | findings |")
         print("| --- | --- | --- | --- | --- | --- |")
         lines = []
-        for old_tag, new_tag in zip(tags, tags[1:], strict=False):
+        for old_tag, new_tag in pairwise(tags):
             old, new = git.snapshot(old_tag), git.snapshot(new_tag)
             started = time.perf_counter()
             reading = read_routes(new, settings.rest.routes)
@@ -102,7 +111,7 @@ def run(name: str, count: int, detail: bool) -> None:
                 else "true"
             )
             shown = "; ".join(
-                f"{f.rule} {f.message.split(' removed:')[0] if f.rule == 'route-removed' else f.place()}"
+                f"{f.rule} {_what(f)}"
                 for f in report.findings
                 if f.severity != "advisory" or detail
             )
