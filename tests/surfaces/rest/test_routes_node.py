@@ -70,6 +70,7 @@ def test_routes_from_a_loop_in_a_touched_file_are_unknown(release_pair: Pair) ->
     dynamic = [f for f in report.findings if f.rule == "route-registration-dynamic"]
     assert [(f.severity, f.file, f.line) for f in dynamic] == [("unknown", "src/app.ts", 8)]
     assert "routes from a loop" in dynamic[0].message
+    assert (dynamic[0].hint or "").startswith("Write each route with a literal path")
 
 
 FASTIFY = """import Fastify from 'fastify';

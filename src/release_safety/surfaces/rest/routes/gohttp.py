@@ -254,7 +254,8 @@ class _Walker:
                 path,
                 line,
                 f"`{shown}` registers {what}",
-                f"Register the route with a literal path (or a constant) in {path}:{line}.",
+                f"Write the route with a literal path (or a package constant) at {path}:{line}, "
+                "so the reader can list it.",
             )
         )
 

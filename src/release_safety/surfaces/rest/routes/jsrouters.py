@@ -384,8 +384,8 @@ class _Reader:
                 self.path,
                 line,
                 what,
-                f"Register each route with a literal path in {self.path}:{line}, or name the "
-                "routes' sources in [rest] routes so the reader can follow them.",
+                f"Write each route with a literal path (or a constant of the file) at "
+                f"{self.path}:{line}, so the reader can list it.",
             )
         )
 

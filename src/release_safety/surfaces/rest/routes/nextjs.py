@@ -135,7 +135,7 @@ def exported_methods(source: bytes, path: str) -> Exports:
                     line,
                     f"`{node_text(node)[:60]}` re-exports every name of another module, "
                     "HTTP method handlers included",
-                    f"Export the handlers by name in {path} (`export {{ GET, POST }} from ...`).",
+                    f"Write the exports of {path} by name (`export {{ GET, POST }} from ...`).",
                 )
             )
     return sorted(set(methods)), missed

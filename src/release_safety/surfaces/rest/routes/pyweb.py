@@ -319,8 +319,8 @@ class _Reader:
                 self.path,
                 line,
                 f"`{shown}` registers {what}",
-                f"Register the route with a literal path (or a module constant) in "
-                f"{self.path}:{line}.",
+                f"Write the route with a literal path (or a module constant) at "
+                f"{self.path}:{line}, so the reader can list it.",
             )
         )
 
