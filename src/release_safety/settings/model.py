@@ -77,7 +77,17 @@ class _Closed(BaseModel):
 
 
 MigrationFormat = Literal[
-    "sql", "golang-migrate", "goose", "popx", "dbmate", "flyway", "sqitch", "knex"
+    "sql",
+    "golang-migrate",
+    "goose",
+    "popx",
+    "dbmate",
+    "flyway",
+    "sqitch",
+    "knex",
+    "rails",
+    "django",
+    "alembic",
 ]
 """The migration tools whose files a source reads, by name (docs/settings: their naming rules)."""
 
@@ -90,6 +100,9 @@ FORMAT_PATTERNS: dict[str, str] = {
     "flyway": r"(?:V\d+(?:[._]\d+)*|R)__[^/]*\.sql",
     "sqitch": r".*\.sql",
     "knex": r"\d{14}_[\w.-]+\.(?:ts|js)",
+    "rails": r"\d+_\w+\.rb",
+    "django": r"\d{4}_\w+\.py",
+    "alembic": r"[A-Za-z0-9][\w-]*\.py",
 }
 """The file names each format's tool runs, when a source gives no `pattern`."""
 
@@ -110,7 +123,8 @@ class MigrationSource(_Closed):
     format: MigrationFormat = Field(
         default="sql",
         description="the tool that runs the files: sql, golang-migrate, goose, popx, dbmate, "
-        "flyway, sqitch or knex (its naming, order and transaction rules)",
+        "flyway, sqitch, knex, rails, django or alembic (its naming, order and transaction "
+        "rules)",
     )
     edition: Literal["core", "ee", "auto"] = "auto"
     database: str = Field(

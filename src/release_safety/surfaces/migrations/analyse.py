@@ -28,6 +28,7 @@ from release_safety.settings.model import (
 )
 from release_safety.surfaces.migrations.find.discover import discover, migration_files
 from release_safety.surfaces.migrations.find.formats import OrderKey, order_key, plan_order, reader
+from release_safety.surfaces.migrations.frameworks.order import framework_order
 from release_safety.surfaces.migrations.lint import (
     History,
     ReadModule,
@@ -119,10 +120,22 @@ def _in_order(
             plans[folder] = plan_order(read_text(snapshot, where)) if found and snapshot else None
         return plans[folder]
 
+    graphs: dict[MigrationSource, dict[str, int]] = {}
+
+    def graph(source: MigrationSource) -> dict[str, int]:
+        if source not in graphs:
+            index = sources.index(source)
+            mine = sorted(p for p, i in files.items() if i == index)
+            texts = TextsInOrder(snapshot, mine) if snapshot is not None else None
+            graphs[source] = framework_order(
+                source.format, {p: texts(p) for p in mine} if texts is not None else {}
+            )
+        return graphs[source]
+
     keyed: dict[str, list[tuple[OrderKey, str, MigrationSource]]] = {}
     for path, index in files.items():
         source = sources[index]
-        key = order_key(path, source, plan)
+        key = order_key(path, source, plan, graph)
         if key is not None:
             keyed.setdefault(source.database, []).append((key, path, source))
     return {

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from release_safety.common.textcase import lower
 from release_safety.contract.finding import Finding
@@ -23,7 +23,7 @@ from release_safety.surfaces.migrations.engines.postgres.heaviness import (
     LineIssue,
     analyse_extracted,
 )
-from release_safety.surfaces.migrations.find.formats import outside_transaction
+from release_safety.surfaces.migrations.find.formats import Reader, outside_transaction
 from release_safety.surfaces.migrations.reading import Reading
 from release_safety.surfaces.migrations.rules import BLOCKING_TABLE_LOCK, BY_ID
 from release_safety.surfaces.migrations.rules.ids import RuleId
@@ -35,7 +35,7 @@ from release_safety.surfaces.migrations.sql.statements import Extracted
 if TYPE_CHECKING:
     from release_safety.surfaces.annotations import Parsed
 
-Format = Literal["sql", "knex"]
+Format = Reader
 ReadModule = Callable[[str], str | None]
 _KEPT = 256
 _EXTRACTED: OrderedDict[tuple[str, str, str], Extracted | str] = OrderedDict()
@@ -103,10 +103,10 @@ def extract(
     OverBudget."""
     text = text.removeprefix("\ufeff")
     Budget.check_size(text)
-    if fmt == "knex":
-        from release_safety.surfaces.migrations.frameworks.knex import extract_knex
+    if fmt != "sql":
+        from release_safety.surfaces.migrations.frameworks import extract_code
 
-        return extract_knex(text, path, read_module=read_module)
+        return extract_code(fmt, text, path, read_module=read_module)
     return extract_sql(text, reading, autocommit=outside_transaction(path))
 
 

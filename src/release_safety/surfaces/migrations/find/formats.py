@@ -14,7 +14,8 @@ which of a version's files it picks, the order it runs them in, and how it reads
   numbers, then the repeatable ones (`R__<description>.sql`) by description.
 - sqitch runs the `deploy/` scripts in the order of the `sqitch.plan` beside that folder; a
   script the plan does not name is not run.
-- knex runs its files by name.
+- knex runs its files by name; Rails by version (the leading digits); Django by its apps'
+  dependency graph and Alembic by its revision chain (`frameworks/order.py`).
 """
 
 from __future__ import annotations
@@ -27,7 +28,11 @@ if TYPE_CHECKING:
     from release_safety.settings.model import MigrationSource
 
 OrderKey = tuple[int, tuple[int, ...], str, str]
-Reader = Literal["sql", "knex"]
+Reader = Literal["sql", "knex", "rails", "django", "alembic"]
+CODE_READERS: tuple[Reader, ...] = ("knex", "rails", "django", "alembic")
+"""The formats whose migrations are code, read by `frameworks/`."""
+GRAPHED = ("django", "alembic")
+"""The formats whose tool orders its files by a graph the files declare (`frameworks/order`)."""
 
 _VERSION = re.compile(r"(\d+)")
 _FLYWAY = re.compile(r"(?:V(?P<version>\d+(?:[._]\d+)*)|R)__(?P<description>.*)")
@@ -42,9 +47,9 @@ _PLAN_CHANGE = re.compile(r"^(?P<change>[^\s@:%#\[][^\s\[]*)", re.MULTILINE)
 
 
 def reader(source: MigrationSource) -> Reader:
-    """How the files of a source are read: knex's JavaScript, or SQL (with each SQL tool's
-    up/down markers, `sections`)."""
-    return "knex" if source.format == "knex" else "sql"
+    """How the files of a source are read: a framework's code (knex, Rails, Django,
+    Alembic), or SQL (with each SQL tool's up/down markers, `sections`)."""
+    return next((code for code in CODE_READERS if code == source.format), "sql")
 
 
 def outside_transaction(path: str) -> bool:
@@ -77,11 +82,18 @@ def dialect_skipped(paths: Iterable[str]) -> set[str]:
 
 
 def order_key(
-    path: str, source: MigrationSource, plan: Callable[[str], Mapping[str, int] | None]
+    path: str,
+    source: MigrationSource,
+    plan: Callable[[str], Mapping[str, int] | None],
+    graph: Callable[[MigrationSource], Mapping[str, int]] | None = None,
 ) -> OrderKey | None:
     """Where a file runs among its database's migrations; None when its tool does not run it
-    (a sqitch script its plan does not name)."""
+    (a sqitch script its plan does not name, a Django squash of migrations that are there).
+    `graph` gives the order of a framework that runs its files by a graph (Django, Alembic)."""
     name = path.rpartition("/")[2]
+    if source.format in GRAPHED and graph is not None:
+        position = graph(source).get(path)
+        return None if position is None else (0, (position,), name, path)
     if source.format == "flyway":
         found = _FLYWAY.fullmatch(name.removesuffix(".sql"))
         if found is None:
