@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from functools import partial
 
 from release_safety.code.memo import Memo
+from release_safety.code.python import shown
 from release_safety.surfaces.rest.routes.link import FileRouters, Mount, Registration, link
 from release_safety.surfaces.rest.routes.model import (
     ANY,
@@ -313,12 +314,12 @@ class _Reader:
 
     def _gap(self, node: ast.expr | ast.stmt, what: str) -> None:
         line = getattr(node, "lineno", 1)
-        shown = ast.unparse(node).split("\n")[0][:60]
+        what_shown = shown(node)
         self.found.gaps.append(
             RouteGap(
                 self.path,
                 line,
-                f"`{shown}` registers {what}",
+                f"`{what_shown}` registers {what}",
                 f"Write the route with a literal path (or a module constant) at "
                 f"{self.path}:{line}, so the reader can list it.",
             )
