@@ -314,6 +314,7 @@ DEFAULT_CONFIG_SOURCES = tuple(
 
 RouteFramework = Literal[
     "nextjs",
+    "nestjs",
     "express",
     "fastify",
     "hono",

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from release_safety.common.patterns import compile_pattern
 from release_safety.settings.model import RouteSource, glob_regex, skipped
-from release_safety.surfaces.rest.routes import gohttp, jsrouters, nextjs, pyweb
+from release_safety.surfaces.rest.routes import gohttp, jsrouters, nestjs, nextjs, pyweb
 from release_safety.surfaces.rest.routes.model import Files, Found, RouteReading
 
 Reader = Callable[[Files, Sequence[str], str], Found]
@@ -32,12 +32,14 @@ class Family:
 
 FAMILIES = {
     "express": Family("express", jsrouters.EXTENSIONS, jsrouters.wanted, jsrouters.read),
+    "nestjs": Family("nestjs", nestjs.EXTENSIONS, nestjs.wanted, nestjs.read),
     "go": Family("go", (".go",), gohttp.wanted, gohttp.read),
     "python": Family("python", (".py",), pyweb.wanted, pyweb.read),
 }
 FRAMEWORKS = {
     "nextjs": "nextjs",
     **{name: "express" for name in ("express", "fastify", "hono", "koa")},
+    "nestjs": "nestjs",
     **{name: "go" for name in ("net/http", "chi", "gin", "echo", "gorilla")},
     **{name: "python" for name in ("fastapi", "flask", "django")},
 }

@@ -18,6 +18,7 @@ _DEPENDENCIES: dict[str, tuple[tuple[str, RouteFramework], ...]] = {
         ('"hono"', "hono"),
         ('"koa"', "koa"),
         ('"@koa/router"', "koa"),
+        ('"@nestjs/core"', "nestjs"),
     ),
     "go.mod": (
         ("github.com/go-chi/chi", "chi"),
