@@ -327,6 +327,8 @@ RouteFramework = Literal[
     "fastapi",
     "flask",
     "django",
+    "axum",
+    "actix-web",
 ]
 
 

@@ -137,7 +137,7 @@ def _controller(node: Node, path: str, reading: _Reading) -> None:
     controller = [d for d in _decorators(node) if d[0] == "Controller"]
     if not controller:
         return
-    name, args, line = controller[0]
+    _, args, line = controller[0]
     bases = _paths(args)
     if bases is None:
         reading.gaps.append(_gap(path, line, "`@Controller(...)` with a path computed at run time"))

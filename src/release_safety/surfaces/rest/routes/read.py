@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from release_safety.common.patterns import compile_pattern
 from release_safety.settings.model import RouteSource, glob_regex, skipped
-from release_safety.surfaces.rest.routes import gohttp, jsrouters, nestjs, nextjs, pyweb
+from release_safety.surfaces.rest.routes import gohttp, jsrouters, nestjs, nextjs, pyweb, rustweb
 from release_safety.surfaces.rest.routes.model import Files, Found, RouteReading
 
 Reader = Callable[[Files, Sequence[str], str], Found]
@@ -35,6 +35,7 @@ FAMILIES = {
     "nestjs": Family("nestjs", nestjs.EXTENSIONS, nestjs.wanted, nestjs.read),
     "go": Family("go", (".go",), gohttp.wanted, gohttp.read),
     "python": Family("python", (".py",), pyweb.wanted, pyweb.read),
+    "rust": Family("rust", (".rs",), rustweb.wanted, rustweb.read),
 }
 FRAMEWORKS = {
     "nextjs": "nextjs",
@@ -42,6 +43,7 @@ FRAMEWORKS = {
     "nestjs": "nestjs",
     **{name: "go" for name in ("net/http", "chi", "gin", "echo", "gorilla")},
     **{name: "python" for name in ("fastapi", "flask", "django")},
+    **{name: "rust" for name in ("axum", "actix-web")},
 }
 """The framework names `[rest] routes` accepts, each with the reader family that reads it."""
 

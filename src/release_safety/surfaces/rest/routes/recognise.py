@@ -26,6 +26,7 @@ _DEPENDENCIES: dict[str, tuple[tuple[str, RouteFramework], ...]] = {
         ("github.com/labstack/echo", "echo"),
         ("github.com/gorilla/mux", "gorilla"),
     ),
+    "Cargo.toml": (("axum", "axum"), ("actix-web", "actix-web")),
     "requirements.txt": (("fastapi", "fastapi"), ("flask", "flask"), ("django", "django")),
     "pyproject.toml": (("fastapi", "fastapi"), ("flask", "flask"), ("django", "django")),
 }
