@@ -86,3 +86,23 @@ def test_init_recognises_the_frameworks_from_the_dependencies() -> None:
         "{path='api/**', framework='chi'}",
         "{path='web/**', framework='nextjs'}",
     ]
+
+
+def test_narrowing_the_route_sources_is_a_settings_finding() -> None:
+    from release_safety.git.snapshot import MemorySnapshot
+    from release_safety.settings.atref import SettingsAt
+    from release_safety.settings.model import parse_settings
+    from release_safety.surfaces.settingsdiff import diff_settings
+
+    files = {"api/app.ts": APP, "web/app/api/a/route.ts": "export function GET() {}\n"}
+    refs = [MemorySnapshot(files, ref="v1"), MemorySnapshot(files, ref="v2")]
+
+    def at(text: str) -> SettingsAt:
+        return SettingsAt(parse_settings(text, "x.toml"), "test", text)
+
+    narrowed = diff_settings(at(""), at('[rest]\nroutes = ["api/**"]\n'), refs)
+    assert [(f.rule, f.severity) for f in narrowed] == [("settings-narrowed", "unknown")]
+    assert "web/app/api/a/route.ts" in narrowed[0].message
+    more = '[rest]\nroutes = ["api/**", "web/**"]\n'
+    wider = diff_settings(at('[rest]\nroutes = ["api/**"]\n'), at(more), refs)
+    assert [f.rule for f in wider] == ["settings-changed"]
