@@ -98,3 +98,14 @@ def test_gin_echo_and_gorilla_groups(release_pair: Pair) -> None:
     assert {"GET /admin/x/:id", "ANY /api/z", "GET /v1/ping", "HEAD /health"} <= set(
         report.coverage.understood
     )
+
+
+def test_a_configured_base_path_before_a_literal_is_the_literal(release_pair: Pair) -> None:
+    based = NET.replace('"/healthz"', 'basePath + "/healthz"')
+    report = judge(release_pair, {"main.go": NET}, {"main.go": based})
+    assert report.checked and rules(report) == []
+    computed = NET.replace('"/healthz"', "basePath + suffix")
+    assert rules(judge(release_pair, {"main.go": NET}, {"main.go": computed})) == [
+        "route-registration-dynamic",
+        "route-removed",
+    ]

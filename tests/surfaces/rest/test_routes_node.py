@@ -121,3 +121,15 @@ def test_koa_router_prefix(release_pair: Pair) -> None:
         release_pair, {"app.js": koa}, {"app.js": koa.replace("router.put('/a', h);\n", "")}
     )
     assert removed(report) == ["PUT /k/a"]
+
+
+def test_a_configured_base_path_in_a_template_is_the_literal(release_pair: Pair) -> None:
+    based = APP.replace("'/health'", "`${process.env.BASE}/health`").replace(
+        "app.get(`${process.env.BASE}", "const base = process.env.BASE;\napp.get(`${base}"
+    )
+    report = judge(release_pair, {"src/app.ts": APP}, {"src/app.ts": based})
+    assert report.checked and rules(report) == []
+    looped = APP.replace("'/health'", "`${base}/${name}`")
+    assert "route-registration-dynamic" in rules(
+        judge(release_pair, {"src/app.ts": APP}, {"src/app.ts": looped})
+    )

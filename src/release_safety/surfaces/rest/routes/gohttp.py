@@ -242,9 +242,18 @@ class _Walker:
         return None
 
     def _literal(self, node: Node, path: str) -> str | None:
+        """A string literal or package constant; `basePath + "/x"`, a variable (a base path
+        the deployment configures) before a literal, is the literal."""
         literal = _string(node)
+        constants = self.packages[posixpath.dirname(path)].constants
         if literal is None and node.type == "identifier":
-            return self.packages[posixpath.dirname(path)].constants.get(node_text(node))
+            return constants.get(node_text(node))
+        if literal is None and node.type == "binary_expression":
+            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            if left is not None and right is not None and left.type == "identifier":
+                tail = self._literal(right, path)
+                head = constants.get(node_text(left), "")
+                return None if tail is None else head + tail
         return literal
 
     def _gap(self, path: str, line: int, call: Node, what: str) -> None:

@@ -376,7 +376,22 @@ class _Reader:
             return literal
         if node.type == "identifier":
             return self.constants.get(node_text(node))
+        if node.type == "template_string":
+            return self._based(node)
         return None
+
+    def _based(self, node: Node) -> str | None:
+        """`${base}/users`, a variable (a base path the deployment configures) before literal
+        text, is the text (the variable's value when it is a constant of the file)."""
+        parts = [c for c in node.named_children if c.type != "string_fragment" or node_text(c)]
+        if len(parts) < 2 or parts[0].type != "template_substitution":
+            return None
+        inner = parts[0].named_children[0] if parts[0].named_children else None
+        if inner is None or inner.type != "identifier":
+            return None
+        if any(p.type == "template_substitution" for p in parts[1:]):
+            return None
+        return self.constants.get(node_text(inner), "") + "".join(node_text(p) for p in parts[1:])
 
     def _gap(self, line: int, what: str) -> None:
         self.found.gaps.append(
