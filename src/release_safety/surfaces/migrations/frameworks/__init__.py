@@ -24,6 +24,10 @@ def extract_code(
         from release_safety.surfaces.migrations.frameworks.rails import extract_rails
 
         return extract_rails(text, path)
+    if fmt == "django":
+        from release_safety.surfaces.migrations.frameworks.django import extract_django
+
+        return extract_django(text, path, read_module=read_module)
     if fmt == "alembic":
         from release_safety.surfaces.migrations.frameworks.alembic import extract_alembic
 
