@@ -12,6 +12,7 @@ A registration whose path is not a literal (or a constant of the package) is a g
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -41,7 +42,13 @@ MODULES = (
     "github.com/labstack/echo",
     "github.com/gorilla/mux",
 )
-_MARKERS = (b"HandleFunc", b"Handle(", b".GET(", b".Get(", b".Group(", b".Route(", b".Mount(")
+_REGISTERS = re.compile(
+    rb"\.(?:HandleFunc|Handle)\(|\.(?:Get|Post|Put|Patch|Delete|Head|Options|GET|POST|PUT|PATCH|"
+    rb"DELETE|HEAD|OPTIONS|Any|Match|Group|Route|Mount|PathPrefix|Method|MethodFunc)\(\s*"
+    rb"(?:\"(?:[A-Z]+ )?/|`/|\[\]string|func)"
+)
+"""A call that may register a route: `HandleFunc(`, or a router method whose path starts with
+a slash (a map's `.Get("key")` or a header's does not)."""
 _VERBS = {m: m for m in METHODS} | {m.capitalize(): m for m in METHODS} | {"Any": ANY}
 _HANDLE = {"HandleFunc", "Handle"}
 _GROUPS = {"Group"}
@@ -53,7 +60,9 @@ def _tree(data: bytes) -> Node:
 
 def wanted(path: str, head: bytes) -> bool:
     return (
-        path.endswith(".go") and not path.endswith("_test.go") and any(m in head for m in _MARKERS)
+        path.endswith(".go")
+        and not path.endswith("_test.go")
+        and _REGISTERS.search(head) is not None
     )
 
 
@@ -73,7 +82,7 @@ def read(snapshot: Files, paths: Sequence[str], prefix: str) -> Found:
         if not path.endswith(".go") or path.endswith("_test.go"):
             continue
         data = snapshot.read(path)
-        if not any(m in data for m in _MARKERS):
+        if not wanted(path, data):
             continue
         files[path] = snapshot.blob_id(path)
         root = _TREES.get(files[path] or path, partial(_tree, data))
