@@ -37,6 +37,9 @@ SERVICES = {
     "miniflux": ("miniflux+v2", "Go (gorilla/mux, then net/http 1.22)", ""),
     "healthchecks": ("healthchecks+healthchecks", "Django urlpatterns", ""),
     "gotify": ("gotify+server", "Go (gin), routes only", ""),
+    "mealie": ("mealie-recipes+mealie", "FastAPI routers across modules", ""),
+    "kutt": ("thedevs-network+kutt", "Express", ""),
+    "lemmy": ("LemmyNet+lemmy", "Rust, actix-web scopes", ""),
     "gotify-spec": (
         "gotify+server",
         "Go (gin) with its Swagger document: spec drift",

@@ -55,17 +55,17 @@ async fn greet(name: web::Path<String>) -> String { String::new() }
 #[post("/echo")]
 async fn echo(body: String) -> String { body }
 
-fn config(cfg: &mut web::ServiceConfig) {
-    cfg.service(web::resource("/app").route(web::get().to(index)).route(web::head().to(index)));
-}
-
 #[actix_web::main]
 async fn main() -> std::io::Result<()> {
-    HttpServer::new(|| {
-        App::new()
-            .service(web::scope("/v1").service(greet).service(echo))
+    HttpServer::new(move || {
+        let app = App::new().wrap(Logger::default());
+        app.service(web::scope("/v1").service(greet).service(echo))
             .route("/health", web::get().to(health))
-            .configure(config)
+            .configure(|cfg| {
+                if enabled {
+                    routes::config(cfg);
+                }
+            })
     })
     .bind(("127.0.0.1", 8080))?
     .run()
@@ -74,9 +74,19 @@ async fn main() -> std::io::Result<()> {
 """
 
 
+ROUTES = """use actix_web::web;
+
+pub fn config(cfg: &mut web::ServiceConfig) {
+    cfg.service(web::resource("/app").route(web::get().to(index)).route(web::head().to(index)));
+}
+"""
+OTHER = "pub fn config(cfg: &mut web::ServiceConfig) {}\n"
+
+
 def test_actix_macros_scopes_resources_and_configure(release_pair: Pair) -> None:
     new = ACTIX.replace(".service(greet).service(echo)", ".service(greet)")
-    report = judge(release_pair, {"src/main.rs": ACTIX}, {"src/main.rs": new})
+    old = {"src/main.rs": ACTIX, "src/routes.rs": ROUTES, "src/other.rs": OTHER}
+    report = judge(release_pair, old, {"src/main.rs": new})
     assert removed(report) == ["POST /v1/echo"]
     assert {"GET /v1/hello/{name}", "GET /health", "GET /app", "HEAD /app"} <= set(
         report.coverage.understood

@@ -60,7 +60,7 @@ class _Function:
 
 def read(snapshot: Files, paths: Sequence[str], prefix: str) -> Found:
     """The routes the Rust files among `paths` register."""
-    functions: dict[str, _Function] = {}
+    functions: dict[str, list[_Function]] = {}
     macros: dict[str, list[tuple[str, str, str, int]]] = {}
     files: dict[str, str | None] = {}
     roots: list[tuple[str, Node]] = []
@@ -73,15 +73,15 @@ def read(snapshot: Files, paths: Sequence[str], prefix: str) -> Found:
         for node in _items(root):
             if node.type == "function_item":
                 name = node_text(node.child_by_field_name("name"))
-                functions[name] = _Function(path, node)
+                functions.setdefault(name, []).append(_Function(path, node))
                 if previous is not None and previous.type == "attribute_item":
                     macro = _macro(previous)
                     if macro is not None:
                         macros.setdefault(name, []).append((*macro, path, node.start_point.row + 1))
             previous = node
     reader = _Reader(functions, macros)
-    for _, root in roots:
-        reader.mounts(root)
+    for path, root in roots:
+        reader.mounts(path, root)
     for path, root in roots:
         reader.roots(path, root, prefix)
     for name, registered in macros.items():
@@ -126,32 +126,65 @@ def _macro(attribute: Node) -> tuple[str, str] | None:
 
 class _Reader:
     def __init__(
-        self, functions: dict[str, _Function], macros: dict[str, list[tuple[str, str, str, int]]]
+        self,
+        functions: dict[str, list[_Function]],
+        macros: dict[str, list[tuple[str, str, str, int]]],
     ) -> None:
         self.functions = functions
         self.macros = macros
         self.routes: list[Route] = []
         self.gaps: list[RouteGap] = []
         self.served: set[str] = set()
-        self.mounted: set[str] = set()
-        self.active: set[str] = set()
+        self.mounted: set[tuple[str, int]] = set()
+        self.active: set[tuple[str, int]] = set()
+
+    def target(self, callee: str, file: str) -> _Function | None:
+        """The crate's function a call names (`config`, `api_routes_http::config`): by its
+        name, then its module (the file or folder named before it), then the calling file."""
+        *qualifiers, name = callee.split("::")
+        candidates = self.functions.get(name, [])
+        if len(candidates) > 1 and qualifiers and qualifiers[-1] not in ("self", "super", "crate"):
+            module = qualifiers[-1]
+            candidates = [c for c in candidates if module in c.file.removesuffix(".rs").split("/")]
+        if len(candidates) > 1:
+            candidates = [c for c in candidates if c.file == file] or candidates
+        return candidates[0] if len(candidates) == 1 else None
+
+    def called(self, node: Node, file: str) -> _Function | None:
+        """The crate function a plain call runs."""
+        if node.type != "call_expression" or _method(node) is not None:
+            return None
+        return self.target(node_text(node.child_by_field_name("function")), file)
+
+    def configured(self, node: Node, file: str) -> list[_Function]:
+        """The crate functions a `configure` argument runs: a function named, called, or
+        called in a closure (`|cfg| routes::config(cfg)`, also under an `if`)."""
+        if node.type in ("identifier", "scoped_identifier"):
+            named = self.target(node_text(node), file)
+            return [named] if named is not None else []
+        found = []
+        stack = [node]
+        while stack:
+            current = stack.pop()
+            function = self.called(current, file)
+            if function is not None:
+                found.append(function)
+            stack.extend(current.named_children)
+        return found
 
     def roots(self, path: str, root: Node, prefix: str) -> None:
         """Every outermost router chain of a function no other router mounts."""
         stack = [root]
         while stack:
             node = stack.pop()
-            if (
-                node.type == "function_item"
-                and node_text(node.child_by_field_name("name")) in self.mounted
-            ):
+            if node.type == "function_item" and _key(node) in self.mounted:
                 continue
-            if node.type == "call_expression" and _outermost(node) and _root_name(node) in _ROOTS:
+            if node.type == "call_expression" and _outermost(node) and _is_router(node):
                 self.chain(node, path, prefix, {})
                 continue
             stack.extend(node.named_children)
 
-    def mounts(self, root: Node) -> None:
+    def mounts(self, path: str, root: Node) -> None:
         """Note the functions whose routers are mounted by a router (read only from there)."""
         stack = [root]
         while stack:
@@ -163,9 +196,12 @@ class _Reader:
                 "service",
             ):
                 for arg in _args(node):
-                    called = _called(arg)
-                    if called in self.functions:
-                        self.mounted.add(called)
+                    if _method(node) == "configure":
+                        found = self.configured(arg, path)
+                    else:
+                        function = self.called(arg, path)
+                        found = [function] if function is not None else []
+                    self.mounted |= {_key(function.node) for function in found}
             stack.extend(node.named_children)
 
     def chain(self, node: Node, path: str, prefix: str, scope: dict[str, Node]) -> None:
@@ -175,9 +211,10 @@ class _Reader:
             return
         if node.type != "call_expression":
             return
-        called = _called(node)
-        if called in self.functions and called not in self.active:
-            self._function(called, prefix)
+        function = self.called(node, path)
+        if function is not None:
+            if _key(function.node) not in self.active:
+                self._function(function, prefix)
             return
         root = _root_name(node)
         base = prefix
@@ -223,15 +260,15 @@ class _Reader:
             else:
                 self.chain(args[0], path, base, scope)
         elif method == "configure" and args:
-            called = node_text(args[0]).rsplit("::", 1)[-1]
-            if called in self.functions and called not in self.active:
-                self._function(called, base)
+            for function in self.configured(args[0], path):
+                if _key(function.node) not in self.active:
+                    self._function(function, base)
 
-    def _function(self, name: str, prefix: str) -> None:
+    def _function(self, function: _Function, prefix: str) -> None:
         """A function that builds a router (its tail expression) or configures one (its
         statements on the parameter), read under `prefix`."""
-        function = self.functions[name]
-        self.active.add(name)
+        key = _key(function.node)
+        self.active.add(key)
         body = function.node.child_by_field_name("body")
         scope: dict[str, Node] = {}
         for statement in body.named_children if body is not None else []:
@@ -243,7 +280,7 @@ class _Reader:
                 self.chain(statement.named_children[0], function.file, prefix, scope)
             elif statement.type in ("call_expression", "identifier"):
                 self.chain(statement, function.file, prefix, scope)
-        self.active.discard(name)
+        self.active.discard(key)
 
     def _literal(self, node: Node | None, path: str, call: Node) -> str | None:
         literal = _string(node) if node is not None else None
@@ -318,11 +355,22 @@ def _root_name(node: Node) -> str:
     return node_text(root)
 
 
-def _called(node: Node) -> str | None:
-    """The function a plain call names (`api_routes()`, `routes::api()` -> its last name)."""
-    if node.type != "call_expression" or _method(node) is not None:
-        return None
-    return node_text(node.child_by_field_name("function")).rsplit("::", 1)[-1]
+_REGISTERING = {"route", "service", "configure", "nest", "merge"}
+
+
+def _is_router(node: Node) -> bool:
+    """A chain that builds a router: from `Router::new()`, `App::new()`, `web::scope(...)`, or
+    from a variable (`app.configure(...)`, `cfg.service(...)`) with a registering call."""
+    if _root_name(node) in _ROOTS:
+        return True
+    return _root(node).type == "identifier" and any(
+        _method(call) in _REGISTERING for call in _calls(node)
+    )
+
+
+def _key(node: Node) -> tuple[str, int]:
+    """A function item, as the walk tells functions apart (its name and where it starts)."""
+    return node_text(node.child_by_field_name("name")), node.start_byte
 
 
 def _outermost(node: Node) -> bool:
