@@ -8,6 +8,7 @@ function under the prefix; a path that is not a literal is a gap."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -48,8 +49,18 @@ _PASS = {
 _TREES: Memo[str, Node] = Memo(5_000)
 
 
+_REGISTERS = re.compile(
+    rb"\.(?:route|service|configure|nest|merge)\(|#\[(?:get|post|put|patch|delete|head|options)\("
+)
+"""A call or attribute that may register a route (a handler's `web::Json` does not)."""
+
+
 def wanted(path: str, head: bytes) -> bool:
-    return path.endswith(".rs") and any(m in head for m in _MARKERS)
+    return (
+        path.endswith(".rs")
+        and any(m in head for m in _MARKERS)
+        and _REGISTERS.search(head) is not None
+    )
 
 
 @dataclass
@@ -80,6 +91,7 @@ def read(snapshot: Files, paths: Sequence[str], prefix: str) -> Found:
                         macros.setdefault(name, []).append((*macro, path, node.start_point.row + 1))
             previous = node
     reader = _Reader(functions, macros)
+    reader.blobs = {path: blob or path for path, blob in files.items()}
     for path, root in roots:
         reader.mounts(path, root)
     for path, root in roots:
@@ -136,6 +148,7 @@ class _Reader:
         self.gaps: list[RouteGap] = []
         self.served: set[str] = set()
         self.mounted: set[tuple[str, int]] = set()
+        self.blobs: dict[str, str] = {}
         self.active: set[tuple[str, int]] = set()
 
     def target(self, callee: str, file: str) -> _Function | None:
@@ -174,35 +187,20 @@ class _Reader:
 
     def roots(self, path: str, root: Node, prefix: str) -> None:
         """Every outermost router chain of a function no other router mounts."""
-        stack = [root]
-        while stack:
-            node = stack.pop()
-            if node.type == "function_item" and _key(node) in self.mounted:
-                continue
-            if node.type == "call_expression" and _outermost(node) and _is_router(node):
-                self.chain(node, path, prefix, {})
-                continue
-            stack.extend(node.named_children)
+        for owner, chain in _sites(self.blobs[path], root)[0]:
+            if owner not in self.mounted:
+                self.chain(chain, path, prefix, {})
 
     def mounts(self, path: str, root: Node) -> None:
         """Note the functions whose routers are mounted by a router (read only from there)."""
-        stack = [root]
-        while stack:
-            node = stack.pop()
-            if node.type == "call_expression" and _method(node) in (
-                "nest",
-                "merge",
-                "configure",
-                "service",
-            ):
-                for arg in _args(node):
-                    if _method(node) == "configure":
-                        found = self.configured(arg, path)
-                    else:
-                        function = self.called(arg, path)
-                        found = [function] if function is not None else []
-                    self.mounted |= {_key(function.node) for function in found}
-            stack.extend(node.named_children)
+        for call in _sites(self.blobs[path], root)[1]:
+            for arg in _args(call):
+                if _method(call) == "configure":
+                    found = self.configured(arg, path)
+                else:
+                    function = self.called(arg, path)
+                    found = [function] if function is not None else []
+                self.mounted |= {_key(function.node) for function in found}
 
     def chain(self, node: Node, path: str, prefix: str, scope: dict[str, Node]) -> None:
         """Read the routes of a router expression under `prefix`."""
@@ -356,6 +354,32 @@ def _root_name(node: Node) -> str:
 
 
 _REGISTERING = {"route", "service", "configure", "nest", "merge"}
+_MOUNTING = {"nest", "merge", "configure", "service"}
+Sites = tuple[list[tuple[tuple[str, int] | None, Node]], list[Node]]
+_SITES: Memo[str, Sites] = Memo(5_000)
+
+
+def _sites(blob: str, root: Node) -> Sites:
+    """A file's outermost router chains, each with the function it is in, and its calls that
+    mount a router built elsewhere (walked once per blob)."""
+    return _SITES.get(blob, partial(_walk_sites, root))
+
+
+def _walk_sites(root: Node) -> Sites:
+    chains: list[tuple[tuple[str, int] | None, Node]] = []
+    mounting: list[Node] = []
+    stack: list[tuple[tuple[str, int] | None, Node]] = [(None, root)]
+    while stack:
+        owner, node = stack.pop()
+        if node.type == "function_item":
+            owner = _key(node)
+        if node.type == "call_expression":
+            if _method(node) in _MOUNTING:
+                mounting.append(node)
+            if _outermost(node) and _is_router(node):
+                chains.append((owner, node))
+        stack.extend((owner, child) for child in node.named_children)
+    return chains, mounting
 
 
 def _is_router(node: Node) -> bool:
