@@ -133,3 +133,36 @@ def test_a_configured_base_path_in_a_template_is_the_literal(release_pair: Pair)
     assert "route-registration-dynamic" in rules(
         judge(release_pair, {"src/app.ts": APP}, {"src/app.ts": looped})
     )
+
+
+def test_routers_reached_through_re_exporting_modules(release_pair: Pair) -> None:
+    server = (
+        "const express = require('express');\nconst routes = require('./routes');\n"
+        "const app = express();\napp.use('/api/v2', routes.api);\napp.use('/', routes.render);\n"
+    )
+    index = "module.exports = require('./routes');\n"
+    table = (
+        "const { Router } = require('express');\nconst links = require('./links');\n"
+        "const api = Router();\napi.use('/links', links);\nconst render = Router();\n"
+        "render.get('/login', h);\nmodule.exports = { api, render: render };\n"
+    )
+    links = (
+        "const { Router } = require('express');\nconst router = Router();\n"
+        "router.get('/', list);\nrouter.delete('/:id', remove);\nmodule.exports = router;\n"
+    )
+    old = {
+        "server/server.js": server,
+        "server/routes/index.js": index,
+        "server/routes/routes.js": table,
+        "server/routes/links.js": links,
+    }
+    new = {"server/routes/links.js": links.replace("router.delete('/:id', remove);\n", "")}
+    report = judge(release_pair, old, new)
+    assert removed(report) == ["DELETE /api/v2/links/:id"]
+    assert {"GET /api/v2/links", "GET /login"} <= set(report.coverage.understood)
+    typed = {
+        "src/server.ts": APP.replace("'./routes/users'", "'./routes'"),
+        "src/routes/index.ts": 'export { default } from "./users";\n',
+        "src/routes/users.ts": USERS,
+    }
+    assert "GET /api/users/:id" in judge(release_pair, typed, {}).coverage.understood

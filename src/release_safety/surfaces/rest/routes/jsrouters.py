@@ -33,6 +33,7 @@ from release_safety.surfaces.rest.routes.model import (
 )
 
 _FILES: Memo[str, FileRouters | None] = Memo(20_000)
+"""What each file says about routers, by blob id and whether it must name a framework."""
 
 NAME = "express"
 EXTENSIONS = (".ts", ".js", ".mjs", ".cjs", ".tsx", ".jsx", ".mts", ".cts")
@@ -55,18 +56,29 @@ def read(snapshot: Files, paths: Sequence[str], prefix: str) -> Found:
     """The routes the JavaScript / TypeScript files among `paths` register, linked."""
     known: dict[str, FileRouters] = {}
     files: dict[str, str | None] = {}
-    for path in paths:
-        if not path.endswith(EXTENSIONS):
-            continue
-        blob = snapshot.blob_id(path)
-        reading = _FILES.get(blob or path, partial(_read_file, snapshot, path))
-        if reading is not None:
-            known[path] = reading
-            files[path] = blob
     present = set(snapshot.paths())
 
     def resolve(file: str, module: str) -> str | None:
         return next((c for c in module_candidates(file, module) if c in present), None)
+
+    queue = [(path, True) for path in paths if path.endswith(EXTENSIONS)]
+    while queue:
+        path, framework = queue.pop()
+        if path in known:
+            continue
+        blob = snapshot.blob_id(path)
+        key = f"{blob or path}:{framework}"
+        reading = _FILES.get(key, partial(_read_file, snapshot, path, framework))
+        if reading is None:
+            continue
+        known[path] = reading
+        files[path] = blob
+        # a module a router is imported through (`export { default } from "./routes"`,
+        # `module.exports = require("./routes")`) is read for its exports too
+        for module, _ in reading.imports.values():
+            found = resolve(path, module)
+            if found is not None and found not in known and found.endswith(EXTENSIONS):
+                queue.append((found, False))
 
     routes = link(known, resolve, NAME)
     if prefix:
@@ -77,19 +89,21 @@ def read(snapshot: Files, paths: Sequence[str], prefix: str) -> Found:
     return routes, gaps, files
 
 
-def _read_file(snapshot: Files, path: str) -> FileRouters | None:
-    return _file(snapshot.read(path), path)
+def _read_file(snapshot: Files, path: str, framework: bool = True) -> FileRouters | None:
+    return _file(snapshot.read(path), path, framework)
 
 
-def _file(source: bytes, path: str) -> FileRouters | None:
-    if not any(marker in source for marker in _MARKERS):
+def _file(source: bytes, path: str, framework: bool = True) -> FileRouters | None:
+    """What a file says about routers; None for a file that names no framework (`framework`
+    False: read anyway, for what it imports and exports)."""
+    if framework and not any(marker in source for marker in _MARKERS):
         return None
     dialect = "tsx" if path.endswith((".tsx", ".jsx")) else "ts"
     root = parse(dialect, source)
     reader = _Reader(path)
     reader.scan(root)
     if not reader.framework:
-        return None
+        return None if framework else reader.found
     reader.calls(root)
     return reader.found
 
@@ -121,6 +135,11 @@ class _Reader:
                 right = node.child_by_field_name("right")
                 if right is not None and right.type == "identifier":
                     self.found.exports["default"] = node_text(right)
+                elif right is not None and right.type == "object":
+                    self._exported_object(right)
+                elif right is not None and (module := _required(right)) is not None:
+                    self.found.imports["require(*)"] = (module, "*")
+                    self.found.exports["*"] = "require(*)"
             elif node.type in ("function_declaration", "arrow_function", "function_expression"):
                 self._parameters(node)
             stack.extend(node.named_children)
@@ -235,12 +254,30 @@ class _Reader:
         value = node.child_by_field_name("value")
         if value is not None and value.type == "identifier":
             self.found.exports["default"] = node_text(value)
+        module = _string(node.child_by_field_name("source"))
         for child in node.named_children:
             if child.type == "export_clause":
                 for spec in child.named_children:
                     name = node_text(spec.child_by_field_name("name"))
                     alias = spec.child_by_field_name("alias")
-                    self.found.exports[node_text(alias) if alias else name] = name
+                    exported = node_text(alias) if alias else name
+                    if module is None:
+                        self.found.exports[exported] = name
+                    else:  # `export { default } from "./routes"`: what the other module exports
+                        local = f"export({module}).{name}"
+                        self.found.imports[local] = (module, name)
+                        self.found.exports[exported] = local
+
+    def _exported_object(self, value: Node) -> None:
+        """`module.exports = { api: apiRouter, render }`: each key exports its value's name."""
+        for pair in value.named_children:
+            if pair.type == "pair":
+                target = pair.child_by_field_name("value")
+                if target is not None and target.type == "identifier":
+                    key = node_text(pair.child_by_field_name("key"))
+                    self.found.exports[key] = node_text(target)
+            elif pair.type == "shorthand_property_identifier":
+                self.found.exports[node_text(pair)] = node_text(pair)
 
     def _parameters(self, node: Node) -> None:
         """A function of a framework file whose first parameter is used as a router
@@ -360,13 +397,37 @@ class _Reader:
             for pair in args[1].named_children:
                 if pair.type == "pair" and node_text(pair.child_by_field_name("key")) == "prefix":
                     prefix = self._path(pair.child_by_field_name("value")) or ""
-        child = _child_name(child_node)
+        child = self._child(child_node)
         module = _required(child_node)
         if module is not None:
             child = f"require({module})"
             self.found.imports[child] = (module, "default")
         if child is not None:
             self.found.mounts.append(Mount(router, prefix, child, line))
+
+    def _child(self, node: Node) -> str | None:
+        """The router a mount names: `users`, `users.routes()` (koa-router), `routes.api` (an
+        export of an imported module)."""
+        if node.type == "identifier":
+            return node_text(node)
+        if node.type == "call_expression":
+            callee = node.child_by_field_name("function")
+            if callee is not None and callee.type == "member_expression":
+                inner = callee.child_by_field_name("object")
+                if inner is not None and inner.type == "identifier":
+                    return node_text(inner)
+        if node.type == "member_expression":
+            inner = node.child_by_field_name("object")
+            member = node_text(node.child_by_field_name("property"))
+            base = node_text(inner)
+            if inner is not None and inner.type == "identifier" and base in self.found.imports:
+                module, name = self.found.imports[base]
+                if name in ("default", "*"):
+                    local = f"{base}.{member}"
+                    self.found.imports[local] = (module, member)
+                    return local
+            return member
+        return None
 
     def _path(self, node: Node | None) -> str | None:
         if node is None:
@@ -429,21 +490,6 @@ def _arguments(call: Node) -> list[Node]:
 def _first_argument(call: Node) -> Node | None:
     args = _arguments(call)
     return args[0] if args else None
-
-
-def _child_name(node: Node) -> str | None:
-    """The router a mount names: `users`, `users.routes()`, `require('./users')` is not one."""
-    if node.type == "identifier":
-        return node_text(node)
-    if node.type == "call_expression":
-        callee = node.child_by_field_name("function")
-        if callee is not None and callee.type == "member_expression":
-            inner = callee.child_by_field_name("object")
-            if inner is not None and inner.type == "identifier":
-                return node_text(inner)
-    if node.type == "member_expression":
-        return node_text(node.child_by_field_name("property"))
-    return None
 
 
 def _required(node: Node) -> str | None:

@@ -60,11 +60,22 @@ def link(files: Mapping[str, FileRouters], resolve: Resolve, framework: str) -> 
         known = files[file]
         if name in known.imports and (file, name) not in seen:
             module, exported = known.imports[name]
-            other = resolve(file, module)
-            if other is not None and other in files:
-                there = files[other].exports.get(exported, exported)
-                return target(other, there, seen | {(file, name)})
+            found = follow(file, module, exported, seen | {(file, name)})
+            if found is not None:
+                return found
         return file, name
+
+    def follow(file: str, module: str, exported: str, seen: frozenset[Node]) -> Node | None:
+        """What `module` (imported by `file`) exports as `exported`, through a module that
+        re-exports another whole (`module.exports = require("./routes")`)."""
+        other = resolve(file, module)
+        if other is None or other not in files:
+            return None
+        known = files[other]
+        star = known.imports.get(known.exports.get("*", ""))
+        if exported not in known.exports and star is not None and (other, "*") not in seen:
+            return follow(other, star[0], exported, seen | {(other, "*")})
+        return target(other, known.exports.get(exported, exported), seen)
 
     parents: dict[Node, list[tuple[Node, str]]] = {}
     for file, known in files.items():
