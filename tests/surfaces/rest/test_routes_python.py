@@ -26,7 +26,7 @@ def users(): ...
 """
 ITEMS = """from fastapi import APIRouter
 
-router = APIRouter(prefix="/items")
+router = ItemsAPIRouter(prefix="/items")
 
 
 @router.delete("/{item_id}")

@@ -161,7 +161,7 @@ class _Reader:
             self.lists.add(target.id)
         elif isinstance(value, ast.Call):
             maker = _name(value.func)
-            if maker in _MAKERS:
+            if maker in _MAKERS or (maker.endswith("APIRouter") and maker not in _DRF):
                 keyword = "url_prefix" if maker == "Blueprint" else "prefix"
                 self.found.prefixes[target.id] = self._keyword(value, keyword) or ""
             elif maker in _DRF:
