@@ -21,6 +21,7 @@ from release_safety.code.jsmodules import module_candidates
 from release_safety.code.memo import Memo
 from release_safety.code.parsers import parse
 from release_safety.code.syntax import node_text
+from release_safety.code.tsnodes import call_arguments, literal_of
 from release_safety.surfaces.rest.routes.link import FileRouters, Mount, Registration, link
 from release_safety.surfaces.rest.routes.model import (
     ANY,
@@ -145,7 +146,7 @@ class _Reader:
             stack.extend(node.named_children)
 
     def _import(self, node: Node) -> None:
-        module = _string(node.child_by_field_name("source"))
+        module = literal_of(node.child_by_field_name("source"))
         if module is None:
             return
         if _framework(module):
@@ -181,7 +182,7 @@ class _Reader:
             value.type == "call_expression"
             and node_text(value.child_by_field_name("function")) == "require"
         ):
-            module = _string(_first_argument(value))
+            module = literal_of(_first_argument(value))
             if module is not None:
                 if _framework(module):
                     self.framework = True
@@ -192,7 +193,7 @@ class _Reader:
                     for item in name_node.named_children:
                         self.found.imports[node_text(item)] = (module, node_text(item))
             return
-        literal = _string(value)
+        literal = literal_of(value)
         if literal is not None:
             self.constants[name] = literal
             return
@@ -226,7 +227,7 @@ class _Reader:
             callee.type == "call_expression"
             and node_text(callee.child_by_field_name("function")) == "require"
         ):
-            module = _string(_first_argument(callee))
+            module = literal_of(_first_argument(callee))
             if module is None or not _framework(module):
                 return None
             self.framework = True
@@ -254,7 +255,7 @@ class _Reader:
         value = node.child_by_field_name("value")
         if value is not None and value.type == "identifier":
             self.found.exports["default"] = node_text(value)
-        module = _string(node.child_by_field_name("source"))
+        module = literal_of(node.child_by_field_name("source"))
         for child in node.named_children:
             if child.type == "export_clause":
                 for spec in child.named_children:
@@ -325,7 +326,7 @@ class _Reader:
         if router is None:
             return
         line = call.start_point.row + 1
-        args = _arguments(call)
+        args = call_arguments(call)
         if verb in _VERBS:
             if route_path is not None:
                 self._register(router, _VERBS[verb], route_path, line, call)
@@ -347,7 +348,7 @@ class _Reader:
                 verb = node_text(callee.child_by_field_name("property"))
                 inner = callee.child_by_field_name("object")
                 router, path = self._router(inner) if inner is not None else (None, None)
-                args = _arguments(node)
+                args = call_arguments(node)
                 if verb == "route" and len(args) == 1 and router is not None:
                     return router, self._path(args[0])
                 if verb in _VERBS or verb in ("use", "basePath"):
@@ -376,8 +377,8 @@ class _Reader:
         method = fields.get("method")
         methods: list[str] = []
         if method is not None and method.type == "array":
-            methods = [m for e in method.named_children if (m := _string(e)) is not None]
-        elif (single := _string(method)) is not None:
+            methods = [m for e in method.named_children if (m := literal_of(e)) is not None]
+        elif (single := literal_of(method)) is not None:
             methods = [single]
         if url is None or not methods:
             self._gap(line, f"`{_short(call)}` registers a route whose method or url is computed")
@@ -432,7 +433,7 @@ class _Reader:
     def _path(self, node: Node | None) -> str | None:
         if node is None:
             return None
-        literal = _string(node)
+        literal = literal_of(node)
         if literal is not None:
             return literal
         if node.type == "identifier":
@@ -470,25 +471,8 @@ def _framework(module: str) -> bool:
     return module in MODULES or module.startswith(("hono/", "@hono/", "fastify-"))
 
 
-def _string(node: Node | None) -> str | None:
-    if node is None:
-        return None
-    if node.type == "string":
-        return "".join(node_text(c) for c in node.named_children if c.type == "string_fragment")
-    if node.type == "template_string" and not any(
-        c.type == "template_substitution" for c in node.named_children
-    ):
-        return node_text(node)[1:-1]
-    return None
-
-
-def _arguments(call: Node) -> list[Node]:
-    args = call.child_by_field_name("arguments")
-    return [a for a in args.named_children if a.type != "comment"] if args is not None else []
-
-
 def _first_argument(call: Node) -> Node | None:
-    args = _arguments(call)
+    args = call_arguments(call)
     return args[0] if args else None
 
 
@@ -498,7 +482,7 @@ def _required(node: Node) -> str | None:
         return None
     if node_text(node.child_by_field_name("function")) != "require":
         return None
-    return _string(_first_argument(node))
+    return literal_of(_first_argument(node))
 
 
 def _in_loop(node: Node) -> str | None:

@@ -14,6 +14,7 @@ from tree_sitter import Node
 from release_safety.code.memo import Memo
 from release_safety.code.parsers import parse
 from release_safety.code.syntax import node_text
+from release_safety.code.tsnodes import literal_of
 from release_safety.surfaces.rest.routes.model import (
     ANY,
     METHODS,
@@ -129,7 +130,7 @@ def _paths(args: list[Node]) -> list[str] | None:
                 return _paths([value]) if value is not None else None
         return [""]
     items = first.named_children if first.type == "array" else [first]
-    found = [_string(item) for item in items]
+    found = [literal_of(item) for item in items]
     return None if any(f is None for f in found) else [f for f in found if f is not None]
 
 
@@ -173,7 +174,7 @@ def _global_prefix(call: Node, path: str, reading: _Reading) -> None:
     if member == "setGlobalPrefix":
         args = call.child_by_field_name("arguments")
         first = args.named_children[0] if args is not None and args.named_children else None
-        literal = _string(first) if first is not None else None
+        literal = literal_of(first) if first is not None else None
         if literal is None:
             reading.gaps.append(_gap(path, line, "a global prefix computed at run time"))
         else:
@@ -182,16 +183,6 @@ def _global_prefix(call: Node, path: str, reading: _Reading) -> None:
         reading.gaps.append(
             _gap(path, line, "`RouterModule.register(...)` mounts modules under paths")
         )
-
-
-def _string(node: Node) -> str | None:
-    if node.type == "string":
-        return "".join(node_text(c) for c in node.named_children if c.type == "string_fragment")
-    if node.type == "template_string" and not any(
-        c.type == "template_substitution" for c in node.named_children
-    ):
-        return node_text(node)[1:-1]
-    return None
 
 
 def _gap(path: str, line: int, what: str) -> RouteGap:
