@@ -106,3 +106,11 @@ def test_narrowing_the_route_sources_is_a_settings_finding() -> None:
     more = '[rest]\nroutes = ["api/**", "web/**"]\n'
     wider = diff_settings(at('[rest]\nroutes = ["api/**"]\n'), at(more), refs)
     assert [f.rule for f in wider] == ["settings-changed"]
+
+
+def test_every_route_gone_at_once_is_not_checked_rather_than_breaking(release_pair: Pair) -> None:
+    elysia = "import { Elysia } from 'elysia';\nnew Elysia().get('/api/pets', list).listen(3000);\n"
+    report = judge(release_pair, {"src/app.ts": APP}, {"src/app.ts": elysia})
+    assert not report.checked and rules(report) == ["surface-not-checked"]
+    assert "no route read at v1.0.1, where v1.0.0 has 1" in (report.reason or "")
+    assert "[rest] routes" in (report.findings[0].hint or "")

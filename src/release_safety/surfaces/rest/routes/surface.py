@@ -5,7 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from release_safety.contract.reports import Coverage, Finding, SurfaceReport, Unmodelled
+from release_safety.contract.reports import (
+    Coverage,
+    Finding,
+    SurfaceReport,
+    Unmodelled,
+    not_checked_finding,
+)
 from release_safety.git.snapshot import Snapshot
 from release_safety.settings.model import RouteSource
 from release_safety.surfaces.discovery import reason_of, unmatched_finding
@@ -40,7 +46,22 @@ def routes_report(
             if not own_code(new.paths(), s.path)
         ]
     findings: list[Finding] = []
-    if old is not None and old_reading is not None:
+    if (
+        old is not None
+        and old_reading is not None
+        and old_reading.routes
+        and not found_any(new_reading)
+    ):
+        reason = (
+            f"no route read at {new.ref}, where {old.ref} has {len(old_reading.routes)}: the "
+            "service may register them with a framework the tool does not read"
+        )
+        hint = (
+            f"Name the code that registers the routes at {new.ref} in [rest] routes (with its "
+            "framework), or point [rest] specs at the service's OpenAPI document."
+        )
+        problems.append(not_checked_finding("rest", reason, hint=hint))
+    elif old is not None and old_reading is not None:
         touched = {
             gap.file for gap in new_reading.gaps if old.blob_id(gap.file) != new.blob_id(gap.file)
         }
