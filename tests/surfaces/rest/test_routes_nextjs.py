@@ -81,6 +81,10 @@ def test_an_export_star_in_a_touched_route_file_is_unknown_and_quiet_when_untouc
 
 def test_a_base_path_from_the_settings_prefixes_every_route(release_pair: Pair) -> None:
     toml = '[rest]\nroutes = [{path = "web", framework = "nextjs", prefix = "/console"}]\n'
-    old = {"web/next.config.mjs": "export default {}\n", "web/app/api/a/route.ts": ROUTE}
+    old = {
+        "web/next.config.mjs": "export default {}\n",
+        "web/app/api/a/route.ts": ROUTE,
+        "web/app/api/b/route.ts": ROUTE,
+    }
     report = judge(release_pair, old, {"web/app/api/a/route.ts": None}, toml)
     assert removed(report) == ["GET /console/api/a"]

@@ -79,6 +79,12 @@ def test_flask_blueprints_and_a_rule_from_a_loop(release_pair: Pair) -> None:
     report = judge(release_pair, {"web/app.py": FLASK}, {"web/app.py": new})
     assert removed(report) == ["PUT /api/x/<int:id>"]
     assert "route-registration-dynamic" in rules(report)
+    moved = FLASK.replace(
+        "app.register_blueprint(bp)", 'app.register_blueprint(bp, url_prefix="/v1")'
+    )
+    replaced = judge(release_pair, {"web/app.py": FLASK}, {"web/app.py": moved})
+    assert removed(replaced) == ["GET /api/x/<int:id>", "PUT /api/x/<int:id>"]
+    assert "PUT /v1/x/<int:id>" in replaced.coverage.understood
 
 
 URLS = """from django.urls import include, path, re_path

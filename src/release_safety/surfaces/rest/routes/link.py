@@ -30,6 +30,8 @@ class Mount:
     prefix: str
     child: str
     line: int
+    replaces: bool = False
+    """The prefix replaces the child's own (Flask's `register_blueprint(url_prefix=...)`)."""
 
 
 @dataclass
@@ -77,11 +79,11 @@ def link(files: Mapping[str, FileRouters], resolve: Resolve, framework: str) -> 
             return follow(other, star[0], exported, seen | {(other, "*")})
         return target(other, known.exports.get(exported, exported), seen)
 
-    parents: dict[Node, list[tuple[Node, str]]] = {}
+    parents: dict[Node, list[tuple[Node, Mount]]] = {}
     for file, known in files.items():
         for mount in known.mounts:
             child = target(file, mount.child)
-            parents.setdefault(child, []).append(((file, mount.parent), mount.prefix))
+            parents.setdefault(child, []).append(((file, mount.parent), mount))
 
     def prefixes(node: Node, seen: frozenset[Node]) -> list[str]:
         """Every full prefix a router is served under."""
@@ -90,9 +92,10 @@ def link(files: Mapping[str, FileRouters], resolve: Resolve, framework: str) -> 
         if not above or node in seen:
             return [own]
         found = []
-        for parent, prefix in above:
+        for parent, mount in above:
+            inner = mount.prefix if mount.replaces else join(mount.prefix, own)
             for outer in prefixes(target(*parent), seen | {node}):
-                found.append(join(join(outer, prefix), own))
+                found.append(join(outer, inner))
         return sorted(set(found))
 
     routes: list[Route] = []

@@ -231,10 +231,12 @@ class _Reader:
         router, verb = func.value.id, func.attr
         if verb in ("include_router", "register_blueprint") and call.args:
             keyword = "prefix" if verb == "include_router" else "url_prefix"
-            prefix = self._keyword(call, keyword) or ""
+            given = self._keyword(call, keyword)
             child = self._child(call.args[0])
             if child is not None:
-                self.found.mounts.append(Mount(router, prefix, child, call.lineno))
+                replaces = verb == "register_blueprint" and given is not None
+                mount = Mount(router, given or "", child, call.lineno, replaces)
+                self.found.mounts.append(mount)
         elif verb in ("add_api_route", "add_url_rule") and (call.args or call.keywords):
             self._register(
                 router, self._methods(call, ["GET"]), call.args[0] if call.args else None, call
