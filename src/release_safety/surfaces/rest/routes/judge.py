@@ -100,8 +100,9 @@ def compare_routes(
         )
         hint = (
             f"Restore {route.shown} {where}, deprecated if it is to go, until clients of "
-            f"{old_ref} have moved; if the removal is intended, declare the break for this "
-            "release."
+            f"{old_ref} have moved; if the removal is intended, declare it: a "
+            "`release-safety: breaking <reason>` comment beside the change, or an entry in "
+            "release-safety.declarations.json."
         )
         findings.append(ROUTE_REMOVED.finding("rest", message, route.file, route.line, hint))
     for gap in new.gaps:
