@@ -350,12 +350,63 @@ DEFAULT_CONFIG_SOURCES = tuple(
 )
 
 
+RouteFramework = Literal[
+    "nextjs",
+    "nestjs",
+    "express",
+    "fastify",
+    "hono",
+    "koa",
+    "net/http",
+    "chi",
+    "gin",
+    "echo",
+    "gorilla",
+    "fastapi",
+    "flask",
+    "django",
+    "axum",
+    "actix-web",
+]
+
+
+class RouteSource(_Closed):
+    """One `rest.routes` entry: where the code registers routes, or a table with options."""
+
+    path: str = Field(default="**", description="path or glob of the code (`**` spans folders)")
+    framework: RouteFramework | None = Field(
+        default=None, description="the framework the code uses (unset: every one the tool reads)"
+    )
+    prefix: str = Field(
+        default="",
+        description="the path the routes are served under (a Next.js basePath, a proxy's mount)",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_path(cls, value: object) -> object:
+        return {"path": value} if isinstance(value, str) else value
+
+    def describe(self) -> str:
+        """The entry in one line, as the settings would write it."""
+        options = self.model_dump(mode="json", exclude_defaults=True, exclude={"path"})
+        if not options:
+            return self.path
+        shown = ", ".join(f"{key}={value!r}" for key, value in options.items())
+        return f"{{path={self.path!r}, {shown}}}"
+
+
 class RestSettings(_Surface):
     specs: tuple[str, ...] = Field(
         default=DEFAULT_REST_SPECS,
         description="OpenAPI documents (paths or globs); the default discovers exactly one",
     )
     external_refs: bool = False
+    routes: tuple[RouteSource, ...] = Field(
+        default=(),
+        description="the code that registers the routes (read when no OpenAPI document is "
+        "found; unset: every framework the tool reads, over the whole repository)",
+    )
 
 
 class McpSettings(_Surface):

@@ -43,11 +43,12 @@ from release_safety.contract.reports import Coverage, Finding, Rule, SurfaceRepo
 from release_safety.git.snapshot import Snapshot
 from release_safety.settings.atref import SettingsAt
 from release_safety.settings.file import PYPROJECT, finding_file
-from release_safety.settings.model import ConfigSource, Settings
+from release_safety.settings.model import ConfigSource, RouteSource, Settings
 from release_safety.settings.reasons import hollow_reason, normalise
 from release_safety.surfaces.config.sources import matched_sources
 from release_safety.surfaces.discovery import matched
 from release_safety.surfaces.migrations.find.discover import migration_files, moved_migrations
+from release_safety.surfaces.rest.routes.read import own_code
 
 RULE_TURNED_OFF = register(
     Rule(
@@ -113,6 +114,7 @@ SETTINGS_UNREADABLE = register(
 SOURCE_KEYS = (
     "migrations.sources",
     "rest.specs",
+    "rest.routes",
     "mcp.snapshots",
     "config.sources",
     "deployment.sources",
@@ -126,6 +128,12 @@ WEIGHING_KEYS = (
     "declarations.registry",
     "overrides.file",
 )
+SECTION_SOURCES = tuple(
+    key
+    for index, key in enumerate(SOURCE_KEYS)
+    if all(not k.startswith(key.split(".")[0] + ".") for k in SOURCE_KEYS[:index])
+)
+"""The first source key of each section (what `absent` replaces), in SOURCE_KEYS' order."""
 LOOSENING_FLAGS = ("rest.external_refs", "declarations.annotations")
 """Booleans whose change from true to false reads less."""
 LESSENING_LISTS = {
@@ -153,6 +161,8 @@ def _entries(settings: Settings, key: str) -> list[str]:
         return [source.describe() for source in settings.config.sources]
     if key == "deployment.sources":
         return [source.describe() for source in settings.deployment.sources]
+    if key == "rest.routes":
+        return [source.describe() for source in settings.rest.routes]
     return [str(entry) for entry in _value(settings, key)]
 
 
@@ -246,6 +256,9 @@ def _found(settings: Settings, key: str, refs: Sequence[Snapshot | None]) -> set
             paths = list(matched_sources(snapshot, settings.config.sources))
         elif key == "deployment.sources":
             paths = matched(snapshot, [source.path for source in settings.deployment.sources])
+        elif key == "rest.routes":
+            sources = settings.rest.routes or (RouteSource(),)
+            paths = [p for s in sources for p in own_code(snapshot.paths(), s.path)]
         else:
             paths = matched(snapshot, _value(settings, key))
         found |= {f"{snapshot.ref}:{path}" for path in paths}
@@ -360,7 +373,7 @@ def _changes(
     findings: list[tuple[str, Finding]] = []
     for key in SOURCE_KEYS:
         findings += [(key, f) for f in _source_findings(previous, current, key, refs)]
-    for source_key in SOURCE_KEYS:
+    for source_key in SECTION_SOURCES:
         key = source_key.split(".")[0] + ".absent"
         was, now = _value(old, key), _value(new, key)
         if now is not None and was is None:

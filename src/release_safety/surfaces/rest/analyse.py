@@ -6,22 +6,27 @@ import gc
 import posixpath
 import re
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
 from release_safety.contract.reports import Finding, SurfaceReport
 from release_safety.git.snapshot import Snapshot
-from release_safety.settings.model import DEFAULT_REST_SPECS, Settings
+from release_safety.settings.model import DEFAULT_REST_SPECS, RouteSource, Settings
 from release_safety.surfaces.discovery import (
     DocumentError,
     Sought,
     declared_absent,
     document_surface,
+    matched,
+    tried,
 )
 from release_safety.surfaces.rest.diff import diff_apis
 from release_safety.surfaces.rest.group import Change, changes
 from release_safety.surfaces.rest.load import SpecError, parse
 from release_safety.surfaces.rest.normalise import Api, Fetch, normalise
+from release_safety.surfaces.rest.routes.judge import spec_drift
+from release_safety.surfaces.rest.routes.read import read_routes
+from release_safety.surfaces.rest.routes.surface import found_any, routes_report
 
 _MEMO_SIZE = 3
 # key -> (the document or why it could not be read, blob ids of the external files it read)
@@ -136,7 +141,8 @@ def _unchanged(old: Snapshot, old_path: str, new: Snapshot, new_path: str, exter
 def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> SurfaceReport:
     """The REST report between two refs: every configured (or the one discovered) OpenAPI
     document compared with its version at the previous ref (a document new at this ref cannot
-    break anything; `old` None is a first release)."""
+    break anything; `old` None is a first release), its operations cross-checked with the
+    routes the code registers; without a document, those routes compared."""
     rest = settings.rest
     if rest.absent is not None:
         return declared_absent(
@@ -157,8 +163,39 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> SurfaceR
         return _compare(old, old_path, new, new_path, rest.external_refs)
 
     explicit = settings.explicitly_set("rest", "specs")
+    routes_set = settings.explicitly_set("rest", "routes")
     sought = Sought("rest", "rest.specs", rest.specs, explicit, DEFAULT_REST_SPECS, settings.origin)
+    if explicit or matched(new, rest.specs) or matched(old, rest.specs):
+        report = document_surface(sought, old, new, compare)
+        return _with_drift(report, new, rest.routes, rest.external_refs)
+    new_routes = read_routes(new, rest.routes)
+    old_routes = read_routes(old, rest.routes) if old is not None else None
+    if routes_set or found_any(new_routes) or found_any(old_routes):
+        looked = tried("rest.specs", rest.specs)
+        return routes_report(
+            old, new, old_routes, new_routes, rest.routes, routes_set, settings.origin, looked
+        )
     return document_surface(sought, old, new, compare)
+
+
+def _with_drift(
+    report: SurfaceReport, new: Snapshot, sources: Sequence[RouteSource], external: bool
+) -> SurfaceReport:
+    """The report with the spec drift the code's routes show at the new ref (advisories)."""
+    specs = [path for path, _ in report.coverage.new.items()]
+    if not report.checked or len(specs) != 1:
+        return report
+    routes = read_routes(new, sources).routes
+    if not routes:
+        return report
+    try:
+        api = _load(new, specs[0], external, None)
+    except SpecError:
+        return report
+    operations = [(op.method, op.path) for op in api.operations.values()]
+    drift = spec_drift(routes, operations, api.servers, specs[0])
+    findings = sorted([*report.findings, *drift], key=Finding.sort_key)
+    return report.model_copy(update={"findings": findings})
 
 
 def _compare(

@@ -13,6 +13,7 @@ from release_safety.surfaces.jsonschema.delta import Delta, Kind
 from release_safety.surfaces.jsonschema.issues import SPEC_INVALID
 from release_safety.surfaces.jsonschema.judge import DIRECTIONAL, Catalogue, DeltaRule, Neutral
 from release_safety.surfaces.rest.diff import ApiKind
+from release_safety.surfaces.rest.routes.judge import RULES as ROUTE_RULES
 
 _SHOWN = 5
 D = Delta[Any]
@@ -785,6 +786,7 @@ WAYS_OUT = {
 
 CATALOGUE = Catalogue("rest", RULES, NEUTRAL, WAYS_OUT)
 EXTRA = (SPEC_INVALID,)
+"""Rules about documents, not deltas (each with its firing and quiet case in cases.yaml)."""
 
 _INTRO = """
 Generated from `src/release_safety/surfaces/rest/rules.py` (a test keeps it in sync).
@@ -814,6 +816,13 @@ not a keyword (`min_items`), a non-numeric bound, or a security requirement nami
 undefined scheme leaves that element unconstrained in that version and uncompared, so a typo
 introduced or fixed reports only `spec-invalid` (for errors the revision brings).
 
+Without an OpenAPI document, the routes the code registers are the surface (`[rest] routes`,
+docs/routes.md): a route or a method the previous release served and this one does not is
+`route-removed`; a route moved to another file or framework style with the same method and
+path is nothing (parameters compare by position, `{id}` == `[id]` == `:id`); an added route
+is quiet; a registration the reader cannot read is `route-registration-dynamic` when the
+release touches its file. Beside a document, the routes cross-check it (`route-spec-drift`).
+
 Output: `<METHOD> <path> — <text>`; an edit inside a named schema that several
 operations reach is one line, `#/components/schemas/<Name> — <text> (N operations)`.
 `release-safety diff-openapi BASE REVISION [--json] [--fail-on breaking|unknown|advisory]`
@@ -825,4 +834,4 @@ operations it reaches and the safe alternative; it exits 1 when a finding at or 
 
 def render_docs() -> str:
     """The Markdown page of the catalogue (`docs/rest-rules.md`)."""
-    return CATALOGUE.render("REST rules", _INTRO, EXTRA)
+    return CATALOGUE.render("REST rules", _INTRO, (*EXTRA, *ROUTE_RULES))
