@@ -25,6 +25,7 @@ from release_safety.git.snapshot import Snapshot
 from release_safety.release import reportcache
 from release_safety.release.artifact import build_artifact, pick
 from release_safety.release.combine import combine_runs
+from release_safety.release.judgedwith import judged_with
 from release_safety.release.previous import earlier_tag, judged_against
 from release_safety.release.verdict import Decision, decide
 from release_safety.settings.atref import (
@@ -120,14 +121,16 @@ def prepare(
     version: str | None = None,
     config: Path | None = None,
 ) -> tuple[Release, ReleaseSettings, str | None]:
-    """The release, the settings to judge it with (those committed at `to_ref`, or the
-    `config` file outside the repository, and the previous release's), and a warning when the
+    """The release, the settings to judge it with (`settings/atref.py`: the `config` file, else
+    those committed at `to_ref`, else the adopting ones; and the previous release's), and a
+    warning saying which settings judge it when they are not `to_ref`'s own, or when the
     working tree's settings differ from the committed ones `to_ref` is judged with."""
-    where = settings_file(repo, config)
-    current = settings_at_ref(repo, to_ref, where)
+    where = settings_file(config)
+    current = settings_at_ref(repo, to_ref, where, adopt=True)
     release = resolve_release(repo, current.settings, to_ref, from_ref, version)
-    settings = release_settings(repo, current, release.from_ref, where)
-    return release, settings, uncommitted(repo, where, current, to_ref)
+    settings = release_settings(repo, current, release.from_ref, where, adopt=True)
+    said = judged_with(current)
+    return release, settings, said.message if said else uncommitted(repo, where, current, to_ref)
 
 
 def run_surfaces(
@@ -228,9 +231,12 @@ def analyse_release(
     backfilled: bool = False,
     use_cache: bool = False,
     strict: bool = True,
+    say_settings: bool = True,
 ) -> Generated:
     """Judge the release between its two refs (or read the cached reports) and decide; the
-    first release (no previous ref) is compared with itself: nothing ran before it."""
+    first release (no previous ref) is compared with itself: nothing ran before it. With
+    `say_settings`, a note names the settings when they are not the release's own
+    (`release/judgedwith.py`; the pull-request gate weighs both refs' own instead)."""
     new = repo.snapshot(release.to_ref)
     old = repo.snapshot(release.from_ref) if release.from_ref else new
     key, reports = None, None
@@ -247,6 +253,8 @@ def analyse_release(
             current.settings.origin,
             settingsdiff.key_line(current.text, "tag_pattern"),
         )
+        said = judged_with(current) if say_settings else None
+        notes += [said] if said is not None else []
         reports = judge(old, new, settings, release.version, strict, notes)
         if key is not None:
             reportcache.store(key, reports)

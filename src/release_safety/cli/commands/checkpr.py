@@ -29,7 +29,7 @@ from release_safety.git.repository import GitRepo
 from release_safety.git.snapshot import Snapshot
 from release_safety.release.generate import Generated, analyse_release
 from release_safety.release.pullrequest import GateResult, gate
-from release_safety.settings.atref import release_settings, settings_at_ref, settings_file
+from release_safety.settings.atref import gate_settings_file, release_settings, settings_at_ref
 from release_safety.settings.file import SETTINGS_FILE
 from release_safety.surfaces.declarations import registry as reg
 
@@ -123,7 +123,7 @@ def check_pull_request(
     try:
         merge_base = repo.merge_base(base, head)
         head_commit = repo.resolve(head)
-        where = settings_file(repo, config)
+        where = gate_settings_file(repo, config)
         current = settings_at_ref(repo, head_commit, where)
         settings = release_settings(repo, current, merge_base, where)
         release = Release(
@@ -133,7 +133,7 @@ def check_pull_request(
             previous_version=None,
             release_date=repo.commit_date(head_commit),
         )
-        generated = analyse_release(repo, settings, release)
+        generated = analyse_release(repo, settings, release, say_settings=False)
         registry = current.settings.declarations.registry
         named = registry_files(repo.snapshot(head_commit), registry)
     finally:
