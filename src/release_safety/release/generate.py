@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from release_safety.common.errors import CheckError, InputError, ReleaseSafetyError
@@ -27,6 +28,7 @@ from release_safety.release.artifact import build_artifact, pick
 from release_safety.release.combine import combine_runs
 from release_safety.release.judgedwith import judged_with
 from release_safety.release.previous import earlier_tag, judged_against
+from release_safety.release.span import Elsewhere, elsewhere_in, fit, raise_typos
 from release_safety.release.verdict import Decision, decide
 from release_safety.settings.atref import (
     ReleaseSettings,
@@ -207,20 +209,29 @@ def judge(
     version: str,
     strict: bool,
     notes: Sequence[Finding] = (),
+    elsewhere: Elsewhere | None = None,
 ) -> list[SurfaceReport]:
     """Every surface with the release's settings, combined with a run with the previous
     release's when they differ, and the settings surface (with `notes`, what the release was
-    judged against). A strict run raises on bad settings (exit 2); a lenient one reports the
-    surfaces they concern not checked."""
-    reports = run_surfaces(old, new, settings.current.settings, version)
+    judged against). Each run's settings are fitted to the span first (`release/span.py`:
+    an entry naming files only at other releases is left out, with a note). A strict run
+    raises on bad settings (exit 2); a lenient one reports the surfaces they concern not
+    checked."""
+    elsewhere = elsewhere or (lambda entry: None)
+    span = fit(settings.current.settings, old, new, elsewhere)
+    if strict:
+        raise_typos(span)
+    reports = run_surfaces(old, new, span.settings, version)
     if strict:
         raise_settings_errors(reports)
     if settings.differ:
         assert settings.previous is not None
-        other = run_surfaces(old, new, settings.previous.settings, version, catch_input=True)
+        before = fit(settings.previous.settings, old, new, elsewhere).settings
+        other = run_surfaces(old, new, before, version, catch_input=True)
         reports = combine_runs(reports, other)
     report = settingsdiff.analyse(settings.previous, settings.current, old, new, settings.problem)
-    report.findings = sorted([*report.findings, *notes], key=Finding.sort_key)
+    found = [*report.findings, *notes, *span.notes]
+    report.findings = sorted(found, key=Finding.sort_key)
     return [*reports, report]
 
 
@@ -255,7 +266,9 @@ def analyse_release(
         )
         said = judged_with(current) if say_settings else None
         notes += [said] if said is not None else []
-        reports = judge(old, new, settings, release.version, strict, notes)
+        place = f"{repo.path}\0{repo.resolve('HEAD')}"
+        elsewhere = elsewhere_in(place, partial(_other_refs, repo, current.settings))
+        reports = judge(old, new, settings, release.version, strict, notes, elsewhere)
         if key is not None:
             reportcache.store(key, reports)
     decision = decide(reports, backfilled=backfilled)
@@ -268,6 +281,14 @@ def analyse_release(
         upgrade=upgrade_of(reports, release.version),
     )
     return Generated(release, reports, decision, artifact)
+
+
+def _other_refs(repo: GitRepo, settings: Settings) -> Iterator[Snapshot]:
+    """HEAD, then the release tags, newest first: where a settings entry that names nothing
+    at a release is looked for (a place the project used at another time, or a typo)."""
+    yield repo.snapshot("HEAD")
+    for tag in reversed(repo.release_tags(settings.tags)):
+        yield repo.snapshot(tag.tag)
 
 
 def evidence_document(generated: Generated) -> Evidence:

@@ -96,7 +96,7 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> ConfigRe
     old_files = matched_sources(old, sources) if old is not None else {}
     problems = []
     if settings.explicitly_set("config", "sources"):
-        covered = set(new_files.values())
+        covered = {*new_files.values(), *old_files.values()}
         problems = [
             unmatched_finding("config", "config.sources", source.path, new.ref, settings.origin)
             for source in sources

@@ -378,6 +378,7 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> SurfaceR
             [s.path for s in deployment.sources],
             new,
             origin,
+            old,
         )
         if settings.explicitly_set("deployment", "sources")
         else []
