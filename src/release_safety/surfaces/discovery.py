@@ -95,15 +95,20 @@ DECLARED_ABSENT = register(
         safe='[mcp]\nabsent = "the service exposes no MCP server"',
     )
 )
-ABSENT_BUT_FOUND = register(
+ABSENT_CONTRADICTED = register(
     Rule(
-        id="surface-declared-absent-found",
+        id="absent-contradicted",
         surface="all",
         severity="unknown",
-        title="A surface declared absent has a document after all",
-        why="Discovery finds a document where the settings say there is none: either the "
-        "declaration is stale or the document is not the service's.",
-        safe="Remove `absent` and name the document, or move the document out of the way.",
+        title="A surface declared absent has files of its kind after all",
+        why="The surface's search finds files of its kind (SQL or code migrations, an API "
+        "document, an env template, a descriptor) at either ref where the settings say there "
+        "are none: a declaration never stops the search, so it cannot hide what is there "
+        "(9 false-safe releases were measured when it did). Either the declaration is stale "
+        "or the files are not the service's.",
+        unsafe='[migrations]\nabsent = "its migrations are written in Python"  # alembic/versions/',
+        safe="Remove `absent` and name the files (or exclude them with a reason), or move them "
+        "out of the way.",
     )
 )
 ABSENT_REASON_HOLLOW = register(
@@ -400,10 +405,13 @@ def absent_report(
     looked: Sequence[str],
     origin: str,
     line: int | None = None,
+    old: Snapshot | None = None,
+    old_found: Sequence[str] = (),
 ) -> R:
     """The report of a surface declared absent in the settings file `origin` (at `line`):
-    checked, with the reason as an advisory, and an unknown finding when discovery (`looked`,
-    what it tried) found documents after all; not checked when the reason is hollow."""
+    checked, with the reason as an advisory, and an unknown `absent-contradicted` finding when
+    the search (`looked`, what it tried) found files of its kind after all, at `new` (`found`)
+    or at `old` (`old_found`); not checked when the reason is hollow."""
     file = finding_file(origin)
     line = line if file else None  # a file outside the repository is named at no line
     hollow = hollow_reason(reason)
@@ -428,15 +436,17 @@ def absent_report(
     message = f"{surface} surface declared absent in {origin} ([{surface}] absent): {reason}"
     hint = f"Should the service gain a {surface} surface, remove [{surface}] absent from {origin}."
     findings = [DECLARED_ABSENT.finding(surface, message, file, line, hint)]
-    if found:
-        shown = ", ".join(found[:5]) + (f" and {len(found) - 5} more" if len(found) > 5 else "")
-        message = f"{surface} surface declared absent, but {new.ref} has {shown}"
+    at, there = (new.ref, found) if found else (old.ref if old else new.ref, old_found)
+    if there:
+        shown = ", ".join(there[:5]) + (f" and {len(there) - 5} more" if len(there) > 5 else "")
+        message = f"{surface} surface declared absent, but {at} has {shown}"
         hint = (
-            f"If {found[0]} is the service's, remove [{surface}] absent from {origin} and name "
+            f"If {there[0]} is the service's, remove [{surface}] absent from {origin} and name "
             f"it in {SETTINGS_KEYS[surface][0]}; if not, move it out of the way (or out of the "
             "repository's tracked files)."
         )
-        findings.append(ABSENT_BUT_FOUND.finding(surface, message, found[0], hint=hint))
+        spot = there[0] if there is found else None  # a file gone at `new` has no line there
+        findings.append(ABSENT_CONTRADICTED.finding(surface, message, spot, hint=hint))
     coverage = Coverage.of(looked, absent=reason)
     findings.sort(key=Finding.sort_key)
     return kind(surface=surface, checked=True, findings=findings, coverage=coverage)
@@ -450,11 +460,13 @@ def declared_absent(
     defaults: Sequence[str],
     origin: str,
     line: int | None = None,
+    old: Snapshot | None = None,
 ) -> R:
-    """`absent_report` for a surface whose discovery is a list of globs."""
+    """`absent_report` for a surface whose discovery is a list of globs (at both refs)."""
     looked = tried(f"{surface} (discovery)", defaults)
     found = matched(new, defaults)
-    return absent_report(kind, surface, reason, new, found, looked, origin, line)
+    before = matched(old, defaults) if old is not new else []
+    return absent_report(kind, surface, reason, new, found, looked, origin, line, old, before)
 
 
 def reason_of(problems: Sequence[Finding]) -> str | None:

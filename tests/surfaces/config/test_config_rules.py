@@ -916,7 +916,7 @@ def test_declared_absent_but_found_is_unknown(release_pair: Pair) -> None:
     report = analyse_config(before, after, Settings(config=ConfigSettings(absent=reason)))
     assert [(f.rule, f.severity, f.file) for f in report.findings] == [
         ("surface-declared-absent", "advisory", ".release-safety.toml"),
-        ("surface-declared-absent-found", "unknown", "deploy/.env.example"),
+        ("absent-contradicted", "unknown", "deploy/.env.example"),
     ]
 
 

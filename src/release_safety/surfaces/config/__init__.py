@@ -89,6 +89,7 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> ConfigRe
             DEFAULT_CONFIG_SOURCES,
             settings.origin,
             settings.absent_line("config"),
+            old,
         )
     sources = config.sources
     looked = tried("config.sources", [source.describe() for source in sources])

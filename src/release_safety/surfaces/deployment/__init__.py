@@ -368,6 +368,8 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> SurfaceR
             tried,
             origin,
             settings.absent_line("deployment"),
+            old,
+            sorted(find(old, deployment).paths) if old is not new else [],
         )
         report.coverage.unmodelled = left_out
         return report

@@ -26,7 +26,11 @@ from release_safety.settings.model import (
     MigrationSource,
     Settings,
 )
-from release_safety.surfaces.migrations.discover import discover, migration_files
+from release_safety.surfaces.migrations.discover import (
+    discover,
+    migration_files,
+    migrations_anywhere,
+)
 from release_safety.surfaces.migrations.formats import OrderKey, order_key, plan_order, reader
 from release_safety.surfaces.migrations.lint import (
     History,
@@ -173,17 +177,19 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> Migratio
 
     migrations = settings.migrations
     if migrations.absent is not None:
-        found = sorted(migration_files(new, DEFAULT_MIGRATION_SOURCES))
         looked = _tried("migrations (discovery)", DEFAULT_MIGRATION_SOURCES)
+        looked.append("migrations written in code (the migrations search)")
         return absent_report(
             MigrationsReport,
             "migrations",
             migrations.absent,
             new,
-            found,
+            migrations_anywhere(new),
             looked,
             settings.origin,
             settings.absent_line("migrations"),
+            old,
+            migrations_anywhere(old) if old is not new else [],
         )
     tried = _tried("migrations.sources", migrations.sources)
     problems = _unmatched_sources(settings, new, old)

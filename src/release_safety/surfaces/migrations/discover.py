@@ -10,7 +10,12 @@ from typing import Literal
 
 from release_safety.contract.reports import Finding, Unmodelled
 from release_safety.git.snapshot import Change, Snapshot, changes_between, read_text
-from release_safety.settings.model import DEFAULT_MIGRATION_SOURCES, MigrationSource, Settings
+from release_safety.settings.model import (
+    DEFAULT_MIGRATION_SOURCES,
+    MigrationSource,
+    Settings,
+    skipped,
+)
 from release_safety.surfaces.migrations.edits import edited_line
 from release_safety.surfaces.migrations.formats import dialect_skipped
 from release_safety.surfaces.migrations.rules import (
@@ -107,6 +112,34 @@ def in_code(path: str, settings: Settings) -> bool:
         and _NOT_A_MIGRATION.fullmatch(name) is None
         and any(source.holds(path) for source in settings.migrations.sources)
     )
+
+
+_CODE_FOLDERS = frozenset({"migrations", "migrate", "versions", "migration"})
+"""Folders migrations written in code live in: Django's and Ecto's `migrations/`, Rails'
+`db/migrate/`, Alembic's `versions/`."""
+
+
+def migrations_anywhere(snapshot: Snapshot | None) -> list[str]:
+    """Every migration the search finds in a tree whatever the settings (what a surface declared
+    absent is checked against): SQL and knex files in `migrations` folders, and files named
+    like a migration written in code in a folder such files live in (or, named otherwise, such
+    as Alembic's `1975ea83b712_add.py`, holding code that registers one)."""
+    if snapshot is None:
+        return []
+    found = set(migration_files(snapshot, DEFAULT_MIGRATION_SOURCES))
+    for path in snapshot.paths():
+        folder, _, name = path.rpartition("/")
+        if (
+            folder.rpartition("/")[2] not in _CODE_FOLDERS
+            or not name.endswith(_CODE_SUFFIXES + (".ts", ".js", ".ex", ".exs", ".php"))
+            or _NOT_A_MIGRATION.fullmatch(name) is not None
+            or skipped("**/migrations/**", path)
+        ):
+            continue
+        named = _CODE_MIGRATION.fullmatch(name) is not None
+        if named or (name.endswith(_CODE_SUFFIXES) and _REGISTERS.search(read_text(snapshot, path))):
+            found.add(path)
+    return sorted(found)
 
 
 @dataclass(frozen=True)
