@@ -66,10 +66,16 @@ SKIPPED_FOLDERS = frozenset(
         "examples",
         "sample",
         "samples",
+        "cypress",
+        "playwright",
+        "acceptance",
+        "seeds",
+        "seeders",
     }
 )
 """Folders a glob does not look into (nor any folder whose name starts with a dot), unless the
-glob names the folder itself: vendored code, tests and examples are not the service's contract."""
+glob names the folder itself: vendored code, tests (end-to-end and acceptance suites among them),
+seed data and examples are not the service's contract."""
 
 
 class _Closed(BaseModel):
@@ -227,7 +233,7 @@ DEFAULT_MIGRATION_SOURCES = (
     MigrationSource(
         path="**/migrations",
         pattern=r".*\.sql",
-        exclude=r".*\.down\.sql|U\d+(?:[._]\d+)*__.*\.sql",
+        exclude=r"(?:.*\.)?down\.sql|U\d+(?:[._]\d+)*__.*\.sql",
         format="sql",
     ),
     MigrationSource(
