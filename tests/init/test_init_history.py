@@ -163,3 +163,15 @@ def test_non_service_code_is_left_out_with_why_and_a_documented_compose_file_is_
     out = repo.path.parent / "a.json"
     code = run(["generate", "--repo", str(repo.path), "--to", "v1.0.0", "--out", str(out)])
     assert code == 0
+
+
+def test_a_root_named_for_another_engine_replays_as_a_database_of_its_own() -> None:
+    from release_safety.init.survey import database_of, migrations_root
+
+    assert migrations_root("prisma/migrations/20240101000000_init") == "prisma/migrations"
+    assert migrations_root("migrations/2024-01-01-000000_add") == "migrations"
+    assert migrations_root("db/migrations") == "db/migrations"
+    assert database_of("db/clickhouse/migrations") == "clickhouse"
+    assert database_of("db/mysql/migrations") == "mysql"
+    assert database_of("db/postgresql/migrations") == "main"
+    assert database_of("prisma/migrations") == "main"

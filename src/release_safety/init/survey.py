@@ -270,6 +270,18 @@ _PER_MIGRATION = re.compile(r"^\d")
 `20240101120000_init`): its files belong to the migrations root above it."""
 
 
+_ENGINES = ("mysql", "mariadb", "sqlite", "clickhouse", "mssql", "sqlserver", "oracle", "cockroach")
+"""Database engines other than PostgreSQL a root's path may name (`db/mysql/migrations`)."""
+
+
+def database_of(root: str) -> str:
+    """The database a migrations root migrates: the engine its path names other than
+    PostgreSQL (`db/clickhouse/migrations`: `clickhouse`), replayed as a schema of its own,
+    else `main` (a root moved to another folder keeps replaying the same schema)."""
+    words = set(re.split(r"[/_.-]", root.lower()))
+    return next((engine for engine in _ENGINES if engine in words), "main")
+
+
 def migrations_root(folder: str) -> str:
     """The folder a migrations source reads: `folder`, or, where a tool keeps one folder per
     migration, the folder holding them (whatever the tool: read from the names)."""
@@ -299,6 +311,7 @@ def _migrations(trees: Sequence[Snapshot]) -> list[tuple[MigrationSource, str]]:
             source = DEFAULT_MIGRATION_SOURCES[0].model_copy(update={"path": folder})
         else:
             source = MigrationSource.model_validate({"path": folder, "format": fmt})
+        source = source.model_copy(update={"database": database_of(folder)})
         run = [p for p in paths if source.matches(p)]
         if not run:
             continue

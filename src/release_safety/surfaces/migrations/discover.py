@@ -131,13 +131,14 @@ def migrations_anywhere(snapshot: Snapshot | None) -> list[str]:
         folder, _, name = path.rpartition("/")
         if (
             folder.rpartition("/")[2] not in _CODE_FOLDERS
-            or not name.endswith(_CODE_SUFFIXES + (".ts", ".js", ".ex", ".exs", ".php"))
+            or not name.endswith((*_CODE_SUFFIXES, ".ts", ".js", ".ex", ".exs", ".php"))
             or _NOT_A_MIGRATION.fullmatch(name) is not None
             or skipped("**/migrations/**", path)
         ):
             continue
         named = _CODE_MIGRATION.fullmatch(name) is not None
-        if named or (name.endswith(_CODE_SUFFIXES) and _REGISTERS.search(read_text(snapshot, path))):
+        registers = name.endswith(_CODE_SUFFIXES) and _REGISTERS.search(read_text(snapshot, path))
+        if named or registers:
             found.add(path)
     return sorted(found)
 
