@@ -8,22 +8,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from absent_surfaces import CONFIG, DEPLOYMENT, MCP, MIGRATIONS, REST
 
 from release_safety.cli.main import run
 from release_safety.git.builder import RepoBuilder
 
-ALL_ABSENT = """\
-[migrations]
-absent = "its migrations are written in Python"
-[rest]
-absent = "the service has no HTTP API; it is a queue worker"
-[mcp]
-absent = "the service exposes no MCP tools to agents"
-[config]
-absent = "all configuration comes from the database, not the environment"
-[deployment]
-absent = "operators run the worker from their own manifests; the project ships none"
-"""
+ALL_ABSENT = MIGRATIONS + REST + MCP + CONFIG + DEPLOYMENT
 ALEMBIC = "from alembic import op\n\n\ndef upgrade():\n    op.add_column('t', 'c')\n"
 
 

@@ -8,25 +8,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from absent_surfaces import CONFIG, DEPLOYMENT, MCP, REST
 
 from release_safety.cli.main import run
 from release_safety.git.builder import RepoBuilder
 
 # Adopting settings: migrations read from db/ (the defaults look for `migrations` folders),
 # every other surface declared absent with a reason.
-ADOPTED = """\
-[[migrations.sources]]
-path = "db"
-format = "sql"
-[rest]
-absent = "the service has no HTTP API; it is a queue worker"
-[mcp]
-absent = "the service exposes no MCP tools to agents"
-[config]
-absent = "all configuration comes from the database, not the environment"
-[deployment]
-absent = "operators run the worker from their own manifests; the project ships none"
-"""
+ADOPTED = '[[migrations.sources]]\npath = "db"\nformat = "sql"\n' + REST + MCP + CONFIG + DEPLOYMENT
 
 
 @pytest.fixture

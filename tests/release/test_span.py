@@ -9,18 +9,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from absent_surfaces import DEPLOYMENT, MCP, REST
 
 from release_safety.cli.main import run
 from release_safety.git.builder import RepoBuilder
 
-ABSENT = """\
-[rest]
-absent = "the service has no HTTP API; it is a queue worker"
-[mcp]
-absent = "the service exposes no MCP tools to agents"
-[deployment]
-absent = "operators run the worker from their own manifests; the project ships none"
-"""
+ABSENT = REST + MCP + DEPLOYMENT
 MOVED = (
     ABSENT
     + """\
