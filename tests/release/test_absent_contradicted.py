@@ -76,3 +76,26 @@ def test_files_at_the_earlier_ref_only_contradict_absent_too(
         ("migrations surface declared absent, but 1.0.0 has db/migrations/001.sql", None),
         ("rest surface declared absent, but 1.0.0 has api/openapi.yaml", None),
     ]
+
+
+def test_migrations_kept_in_one_go_file_contradict_absent(
+    make_repo: Callable[[str], RepoBuilder], tmp_path: Path
+) -> None:
+    """miniflux keeps its migrations as SQL in `internal/database/migrations.go`: a release that
+    adds one is never `true` under `[migrations] absent` (12 false-safe releases measured)."""
+    builder = make_repo("gofile")
+    go = 'package database\n\nvar migrations = []string{\n\t"CREATE TABLE feeds (id int)",\n}\n'
+    cli = "package cli\n\n// migrate runs the database migrations.\nfunc migrate() {}\n"
+    settings = ALL_ABSENT.replace("written in Python", "Go functions in migrations.go")
+    files = {"internal/database/migrations.go": go, "internal/cli/migrate.go": cli}
+    builder.release("1.0.0", {**files, ".release-safety.toml": settings})
+    more = go.replace("}\n", '\t"ALTER TABLE feeds ADD COLUMN url text",\n}\n')
+    builder.release("1.1.0", {"internal/database/migrations.go": more})
+    verdict, findings = _judge(builder, tmp_path, "1.1.0")
+    assert verdict == "unknown"
+    assert _contradicted(findings) == [
+        (
+            "migrations surface declared absent, but 1.1.0 has internal/database/migrations.go",
+            "internal/database/migrations.go",
+        )
+    ]
