@@ -175,3 +175,18 @@ def test_a_root_named_for_another_engine_replays_as_a_database_of_its_own() -> N
     assert database_of("db/mysql/migrations") == "mysql"
     assert database_of("db/postgresql/migrations") == "main"
     assert database_of("prisma/migrations") == "main"
+
+
+def test_a_next_js_server_config_is_the_services_configuration(make_repo: MakeRepo) -> None:
+    repo = make_repo("next")
+    files = {
+        "src/lib/db.ts": "const url = process.env.DATABASE_URL;\n",
+        "next.config.js": "const corsMaxAge = process.env.CORS_MAX_AGE;\n",
+        "jest.config.js": "const ci = process.env.CI;\n",
+        "build.js": "const out = process.env.OUT_DIR;\n",
+    }
+    repo.release("1.0.0", files, prefix="v")
+    assert run(["init", "--repo", str(repo.path)]) == 0
+    text = (repo.path / ".release-safety.toml").read_text()
+    assert '"next.config.js"' in text and '"src/**/*.ts"' in text
+    assert "jest.config.js" not in text and '"build.js"' not in text

@@ -72,10 +72,13 @@ _KIND_NAMES = {
 }
 _TOOLING = re.compile(
     r"(?:^|/)(?:tools?|scripts?|hack|ci|bin|contrib|benches|docs?)/"
-    r"|(?:^|/)(?:build\.rs|setup\.py|noxfile\.py|[\w-]+\.config\.[cm]?[jt]s|[Gg]ulpfile\.js)$"
+    r"|(?:^|/)(?:build\.rs|setup\.py|noxfile\.py|(?!next\.|nuxt\.)[\w-]+\.config\.[cm]?[jt]s"
+    r"|[Gg]ulpfile\.js)$"
     r"|(?:^|/)(?:setup[-_.]?jest|karma\.conf|protractor\.conf)\.[cm]?[jt]s$"
 )
-"""Build scripts and tooling: code of the repository that is not the service's configuration."""
+"""Build scripts and tooling: code of the repository that is not the service's configuration
+(a framework's own server config, `next.config.js`, is the service's: its server reads it)."""
+_SERVER_CONFIG = re.compile(r"(?:next|nuxt)\.config\.[cm]?[jt]s")
 NOT_THE_SERVICE = (
     (
         re.compile(r"(?:^|/)seed(?:s|ers?|ing)?(?:/|[._-][^/]*$|$)", re.I),
@@ -436,9 +439,14 @@ def _code_sources(
                 entry = f"{top}/**/*.{EXTENSIONS[kind]}" if rest else path
                 readers.setdefault(entry, []).append(path)
     if any("/" in entry for readers in by_entry.values() for entry in readers):
-        # loose scripts at the root, beside code in folders, are not the service
+        # loose scripts at the root, beside code in folders, are not the service (but for a
+        # framework's server config)
         by_entry = {
-            kind: {entry: read for entry, read in readers.items() if "/" in entry}
+            kind: {
+                entry: read
+                for entry, read in readers.items()
+                if "/" in entry or _SERVER_CONFIG.fullmatch(entry)
+            }
             for kind, readers in by_entry.items()
         }
     found = []
