@@ -27,7 +27,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from first_day import MIRRORS, cli, fill, releases
+from first_day import MIRRORS, cli, fill, releases, summary
 
 SERVICES: dict[str, dict[str, Any]] = {
     "lemmy": {
@@ -202,12 +202,7 @@ def main() -> int:
         results.append(result)
         print(table(result), flush=True)
         print(f"{name} done", file=sys.stderr, flush=True)
-    if args.json:
-        args.json.write_text(json.dumps(results, indent=1) + "\n")
-    rows = [r for result in results for r in result.get("rows", [])]
-    decisive = sum(1 for r in rows if r["verdict"] in ("true", "false"))
-    codes = Counter(r["code"] for r in rows)
-    print(f"all: {decisive} of {len(rows)} decisive; exit codes {dict(sorted(codes.items()))}")
+    print(summary(results, args.json))
     return 0
 
 
