@@ -226,13 +226,19 @@ def main() -> int:
         result = run_service(name, args.last, args.keep)
         results.append(result)
         print(table(result), flush=True)
-    if args.json:
-        args.json.write_text(json.dumps(results, indent=1) + "\n")
+    print(summary(results, args.json))
+    return 0
+
+
+def summary(results: list[dict[str, Any]], out: Path | None) -> str:
+    """The line over every service's releases (decisive ones, exit codes); the results also
+    written to `out` as JSON when given."""
+    if out:
+        out.write_text(json.dumps(results, indent=1) + "\n")
     rows = [r for result in results for r in result.get("rows", [])]
     decisive = sum(1 for r in rows if r["verdict"] in ("true", "false"))
     codes = Counter(r["code"] for r in rows)
-    print(f"all: {decisive} of {len(rows)} decisive; exit codes {dict(codes)}")
-    return 0
+    return f"all: {decisive} of {len(rows)} decisive; exit codes {dict(sorted(codes.items()))}"
 
 
 if __name__ == "__main__":

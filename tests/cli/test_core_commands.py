@@ -159,7 +159,11 @@ def test_a_settings_file_outside_the_repository_is_named_never_by_its_local_path
     assert f"rest surface declared absent in {label} ([rest] absent)" in out.read_text()
     findings = json.loads(evidence.read_text())["findings"]
     named = [f for f in findings if label in f["message"]]
-    assert {f["rule"] for f in named} == {"surface-declared-absent", "rule-turned-off"}
+    assert {f["rule"] for f in named} == {
+        "surface-declared-absent",
+        "rule-turned-off",
+        "settings-adopted",
+    }
     assert all((f["file"], f["line"]) == (None, None) for f in named)
     assert f"declared absent in {label}" in notes.read_text()
 

@@ -33,7 +33,9 @@ def arguments(make_repo: Callable[[str], RepoBuilder], tmp_path: Path) -> dict[s
     sql = tmp_path / "0001_add.sql"
     sql.write_text("ALTER TABLE users ADD COLUMN nickname text;\n")
     builder = make_repo("service")
-    builder.release("1.0.0", {"db/migrations/0001_add.sql": sql.read_text()})
+    # its own (empty) settings file: no line says which settings judge the release
+    files = {"db/migrations/0001_add.sql": sql.read_text(), ".release-safety.toml": ""}
+    builder.release("1.0.0", files)
     return {"sql": str(sql), "repo": str(builder.path)}
 
 

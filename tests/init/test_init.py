@@ -268,22 +268,29 @@ def test_a_hollow_absent_reason_is_unknown_at_its_line_not_bad_settings(
     )
 
 
-def test_migrations_in_code_are_named_beside_the_absent_placeholder(make_repo: MakeRepo) -> None:
-    repo = make_repo("goose")
-    goose = (
-        'package migrations\n\nimport "github.com/pressly/goose/v3"\n\n'
-        "func init() { goose.AddMigration(up, nil) }\n"
-    )
-    files = {"app/migrations/20240101120000_backfill.go": goose, "app/main.go": "package main\n"}
-    repo.release("1.0.0", files, prefix="v")
+@pytest.mark.parametrize(
+    ("path", "text"),
+    [
+        (
+            "app/migrations/20240101120000_backfill.go",
+            'package migrations\n\nimport "github.com/pressly/goose/v3"\n\n'
+            "func init() { goose.AddMigration(up, nil) }\n",
+        ),
+    ],
+)
+def test_migrations_in_code_are_named_and_never_declared_absent(
+    make_repo: MakeRepo, path: str, text: str
+) -> None:
+    repo = make_repo("code")
+    repo.release("1.0.0", {path: text, "app/models.py": "x = 1\n"}, prefix="v")
     assert init(repo) == 0
-    text = settings_file(repo)
+    written = settings_file(repo)
     assert (
-        "# 1 migration(s) written in code (app/migrations/20240101120000_backfill.go): no source "
-        "reads them, and a release that adds or edits one is `migration-not-read` (unknown) "
-        "until reviewed; declaring the surface absent leaves them unjudged"
-    ) in text
-    assert 'absent = "TODO: write why the service has no database migrations' in text
+        f"# 1 migration(s) written in code ({path}): no source reads them, and a release that "
+        "adds or edits one is `migration-not-read` (unknown) until reviewed; not declared "
+        "absent: they are there"
+    ) in written
+    assert "no database migrations" not in written  # no absent placeholder for migrations
 
 
 def test_django_migrations_are_a_django_source(make_repo: MakeRepo) -> None:
@@ -301,7 +308,11 @@ def test_django_migrations_are_a_django_source(make_repo: MakeRepo) -> None:
     ) in settings_file(repo)
 
 
-def test_the_floor_is_the_oldest_release_every_entry_names_a_file_at(make_repo: MakeRepo) -> None:
+def test_the_floor_is_the_oldest_release_the_file_holds_at(
+    make_repo: MakeRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An entry of a later release (the API document of 1.1.0) does not stop the file holding
+    at 1.0.0: it is a coverage note there, and init says per release what it judged."""
     repo = make_repo("floor")
     repo.release("1.0.0", {"db/migrations/001_init.sql": INIT}, prefix="v")
     repo.release("1.1.0", {"api/openapi.yaml": SPEC}, prefix="v")
@@ -309,9 +320,24 @@ def test_the_floor_is_the_oldest_release_every_entry_names_a_file_at(make_repo: 
     assert init(repo) == 0
     text = settings_file(repo)
     assert (
-        "# v1.1.0: rest.specs 'api/openapi.yaml' names nothing at v1.0.0, so older releases "
-        'need their own settings; backfill judges from here\nfloor_version = "1.1.0"\n'
+        "# the oldest of the 3 releases judged with this file (v1.0.0), each of which it holds "
+        'at: backfill judges from here\nfloor_version = "1.0.0"\n'
     ) in text
+    err = capsys.readouterr().err.splitlines()
+    assert [line.split(":")[0] for line in err] == ["  v1.0.0", "  v1.1.0", "  v1.2.0"]
+    assert err[0].startswith("  v1.0.0: 1.0.0: UNKNOWN (rest surface not checked")
+
+
+def test_releases_limits_the_releases_judged(
+    make_repo: MakeRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = make_repo("few")
+    repo.release("1.0.0", {"db/migrations/001_init.sql": INIT}, prefix="v")
+    repo.release("1.1.0", {"db/migrations/002_email.sql": ADD}, prefix="v")
+    assert init(repo, "--releases", "1") == 0
+    assert 'floor_version = "1.1.0"' in settings_file(repo)
+    assert [line.split(":")[0] for line in capsys.readouterr().err.splitlines()] == ["  v1.1.0"]
+    assert init(repo, "--releases", "0", "--force") == 2
 
 
 def test_a_go_module_replaced_by_a_local_folder_is_vendored_code(make_repo: MakeRepo) -> None:

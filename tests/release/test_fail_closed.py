@@ -415,13 +415,13 @@ def test_adopting_settings_that_find_what_the_defaults_found_is_not_a_narrowing(
     assert artifact["compatibility"]["rollingUpdateSafe"] == "unknown"
     assert sorted((f["rule"], f["message"]) for f in evidence["because"]) == [
         (
+            "absent-contradicted",
+            "config surface declared absent, but 1.3.0 has .env.example",
+        ),
+        (
             "settings-narrowed",
             "key 'config.absent': declared absent: "
             "configuration lives in the database, edited in the UI",
-        ),
-        (
-            "surface-declared-absent-found",
-            "config surface declared absent, but 1.3.0 has .env.example",
         ),
     ]
 

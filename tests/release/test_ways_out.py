@@ -128,7 +128,7 @@ def test_every_unknown_of_the_cases_carries_a_way_out(release_pair: Pair) -> Non
         "surface-not-checked",
         "settings-path-unmatched",
         "discovery-ambiguous",
-        "surface-declared-absent-found",
+        "absent-contradicted",
         "shipped-migration-edited",
         "shipped-migration-deleted",
         "deployment-stateful-version-unreadable",

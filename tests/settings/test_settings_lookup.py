@@ -222,9 +222,17 @@ def test_findings_and_errors_name_the_settings_file_that_was_read(
     for finding in advisories:
         assert finding["file"] == (None if holder == "outside" else expected)
         assert f" declared absent in {expected} (" in finding["message"]
-    builder.delete("conf/app.env").release("1.2.0", {"README.md": "third\n"})
+    # A typo (a path no release and not HEAD has) is exit 2 naming the file and the key.
+    holders = {"pyproject": "pyproject.toml", "committed": ".release-safety.toml"}
+    if holder == "outside":
+        outside.write_text(settings.replace("app.env", "ap.env"), encoding="utf-8")
+    else:
+        held = (builder.path / holders[holder]).read_text()
+        builder.write(holders[holder], held.replace("app.env", "ap.env"))
+    builder.release("1.2.0", {"README.md": "third\n"})
     assert run([*args, "--to", "1.2.0", "--out", str(tmp_path / "a.json")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err[-1].endswith(
-        f"{expected}: key 'config.sources': 'conf/app.env' matches nothing at 1.2.0"
+    assert err[-1].startswith(
+        f"release-safety: {expected}: key 'config.sources': 'conf/ap.env' matches nothing at "
+        "1.2.0 (nor at 1.1.0, HEAD or any release tag: a typo?); nearest: 'conf/app.env'"
     )

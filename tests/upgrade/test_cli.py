@@ -451,3 +451,21 @@ def test_plan_reports_an_unreachable_release(
     )
     assert code == 1
     assert "Problem: 1.2.0 needs 1.1.5 or later to upgrade from" in out
+
+
+def test_upgrade_plan_markdown_draws_the_route_as_a_mermaid_graph(
+    capsys: pytest.CaptureFixture[str], index_file: Path
+) -> None:
+    args = ["--from", "1.0.0", "--to", "1.5.0", "--index", str(index_file)]
+    _, plan = call_json(capsys, "upgrade-plan", *args)
+    code, out = call(capsys, "upgrade-plan", *args, "--format", "markdown")
+    assert code == (0 if plan["complete"] else 1)
+    assert out.startswith("## Upgrade plan: 1.0.0 → 1.5.0\n\n```mermaid\ngraph LR\n")
+    assert '  v1_0_0["1.0.0<br/>running"]' in out
+    for hop in plan["hops"]:
+        arrow = "-->" if hop["strategy"] == "RollingUpdate" else "-.->"
+        edge = f"v{hop['fromVersion'].replace('.', '_')} {arrow}|{hop['strategy']}| "
+        assert f"  {edge}v{hop['toVersion'].replace('.', '_')}\n" in out
+        assert f"| {hop['fromVersion']} → {hop['toVersion']} | `{hop['strategy']}` |" in out
+    assert len(plan["hops"]) >= 2  # the example index has a required stop: a real route
+    assert json.loads(call(capsys, "upgrade-plan", *args, "--format", "json")[1]) == plan

@@ -33,6 +33,7 @@ from release_safety.common.jsonio import word
 from release_safety.contract.index import read_index
 from release_safety.contract.model import Artifact
 from release_safety.git.repository import GitRepo
+from release_safety.release.pullrequest import FAIL_ON, FailOn
 from release_safety.settings.model import Settings, load_settings
 
 MODES = ("release", "pr", "backfill", "upgrade-check")
@@ -82,6 +83,8 @@ class Inputs:
     to: str | None
     """pr: the head; backfill: the newest release; upgrade-check: the target."""
     upload_sarif: bool = False
+    fail_on: FailOn = "breaking"
+    """pr: what fails the gate (`check-pr --fail-on`)."""
     deprecated: tuple[str, ...] = ()
     """The deprecated inputs given, with what to write instead."""
 
@@ -94,6 +97,9 @@ class Inputs:
         if mode not in MODES:
             raise InputError(f"input mode: expected one of {', '.join(MODES)}, got {mode!r}")
         from_, to = text("FROM"), text("TO")
+        fail_on = text("FAIL_ON") or "breaking"
+        if fail_on not in FAIL_ON:
+            raise InputError(f"input fail-on: expected breaking or unknown, got {fail_on!r}")
         deprecated: list[str] = []
         named = _MODE_NAMES.get(mode)
         if named is not None:  # pr and backfill name them for what they mean
@@ -114,6 +120,7 @@ class Inputs:
             from_=from_,
             to=to,
             upload_sarif=_flag(env, "INPUT_UPLOAD_SARIF"),
+            fail_on="unknown" if fail_on == "unknown" else "breaking",
             deprecated=tuple(deprecated),
         )
 
@@ -446,7 +453,7 @@ def pr_mode(inputs: Inputs, ctx: Context) -> int:
     number = pr.get("number")
     label = f"pr-{number}" if isinstance(number, int) else "pr"
     config = ctx.path(inputs.config) if inputs.config else None
-    check = check_pull_request(ctx.workspace, config, base, head, label)
+    check = check_pull_request(ctx.workspace, config, base, head, label, inputs.fail_on)
     shown, overflow = gate_annotations(check.result)
     for annotation in shown:
         print(annotation.command())

@@ -34,7 +34,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "index": ("release_safety.cli.commands.documents:index", "Maintain release-safety-index.json."),
     "init": (
         "release_safety.cli.commands.init:init",
-        "Write .release-safety.toml from the repository, then judge its latest release with it.",
+        "Write .release-safety.toml fitted to the last releases, each judged with it first.",
     ),
     "lint-migrations": (
         "release_safety.cli.commands.migrations:lint_migrations",

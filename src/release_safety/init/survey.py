@@ -1,6 +1,9 @@
-"""What `release-safety init` finds in a repository: its release tags and, at HEAD, each
-surface's documents, found by the surfaces' own discovery (`surfaces/discovery.py`, the migrations
-search, the config source kinds, the deployment descriptor finder), each with why it was taken.
+"""What `release-safety init` finds in a repository: its release tags and, at HEAD and at each of
+the last releases (on whatever branch they live), each surface's documents, found by the
+surfaces' own discovery (`surfaces/discovery.py`, the migrations search, the config source kinds,
+the deployment descriptor finder), each with why it was taken. An entry found at any of them is
+written: the settings are fitted to each release's span when judged (`release/span.py`), so a
+place the project used at some releases only is a coverage note at the others.
 
 `init/text.py` writes the settings from a `Survey`; nothing here writes a file.
 """
@@ -10,7 +13,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatch
 
@@ -19,27 +22,28 @@ from release_safety.git.repository import GitRepo, ReleaseTag
 from release_safety.git.snapshot import Change, Snapshot, compare_trees
 from release_safety.settings.model import (
     DEFAULT_CONFIG_SOURCES,
+    DEFAULT_DEPLOYMENT_SOURCES,
     DEFAULT_MCP_SNAPSHOTS,
     DEFAULT_MIGRATION_SOURCES,
     DEFAULT_REST_SPECS,
     ConfigSource,
     DeploymentSettings,
     MigrationSource,
-    Settings,
+    is_glob,
 )
 from release_safety.surfaces.config.schema_config import is_schema
 from release_safety.surfaces.config.sources import source_kind
 from release_safety.surfaces.config.structured import load
 from release_safety.surfaces.deployment import descriptor_kind, find
 from release_safety.surfaces.discovery import matched
-from release_safety.surfaces.migrations.find.discover import in_code, migration_files
+from release_safety.surfaces.migrations.find.discover import migration_files, migrations_anywhere
 from release_safety.surfaces.migrations.find.roots import migration_roots
 
 VERSION_AT_END = re.compile(r"^(?P<prefix>.*?)(?P<version>\d+\.\d+\.\d+)$")
 """A tag that ends with a release version: `v1.2.3`, `1.2.3`, `server-v1.2.3`."""
 
 RECENT = 10
-"""The releases init fits the settings to: the floor is the oldest of them the entries fit."""
+"""The releases init fits the settings to by default (`--releases N`)."""
 
 EVERYWHERE = "**/*"
 """The glob the wider searches use: every file but vendored, test, example and hidden ones."""
@@ -65,10 +69,29 @@ _KIND_NAMES = {
 }
 _TOOLING = re.compile(
     r"(?:^|/)(?:tools?|scripts?|hack|ci|bin|contrib|benches|docs?)/"
-    r"|(?:^|/)(?:build\.rs|setup\.py|noxfile\.py|[\w-]+\.config\.[cm]?[jt]s|[Gg]ulpfile\.js)$"
+    r"|(?:^|/)(?:build\.rs|setup\.py|noxfile\.py|(?!next\.|nuxt\.)[\w-]+\.config\.[cm]?[jt]s"
+    r"|[Gg]ulpfile\.js)$"
     r"|(?:^|/)(?:setup[-_.]?jest|karma\.conf|protractor\.conf)\.[cm]?[jt]s$"
 )
-"""Build scripts and tooling: code of the repository that is not the service's configuration."""
+"""Build scripts and tooling: code of the repository that is not the service's configuration
+(a framework's own server config, `next.config.js`, is the service's: its server reads it)."""
+_SERVER_CONFIG = re.compile(r"(?:next|nuxt)\.config\.[cm]?[jt]s")
+NOT_THE_SERVICE = (
+    (
+        re.compile(r"(?:^|/)seed(?:s|ers?|ing)?(?:/|[._-][^/]*$|$)", re.I),
+        "seed data for development",
+    ),
+    (
+        re.compile(
+            r"(?:^|/)(?:e2e|cypress|playwright|acceptance|integration[-_]?tests?)(?:/|[._-])", re.I
+        ),
+        "an end-to-end or acceptance test suite, not the service",
+    ),
+    (re.compile(r"(?:^|/)(?:fixtures?|testdata|mocks?)/", re.I), "test fixtures"),
+    (re.compile(r"(?:^|/)(?:examples?|samples?)/", re.I), "an example, not the service"),
+)
+"""Code that reads the environment but is not the service (issue 42: a seed script, an
+acceptance-test runner copying `process.env`), each with the reason `init` lists it with."""
 EXTENSIONS = {"go": "go", "rust": "rs", "python": "py", "ts": "ts", "tsx": "tsx", "js": "js"}
 
 
@@ -102,6 +125,13 @@ class Survey:
     config: list[tuple[ConfigSource, str]] = field(default_factory=list)
     deployment: list[Taken] = field(default_factory=list)
     deployment_left: list[Taken] = field(default_factory=list)
+    deployment_kept: list[Taken] = field(default_factory=list)
+    """Descriptors the default discovery leaves out that the project's docs tell operators to
+    use (`compose.example.yml` named in the README): taken back by name."""
+    deployment_globs: list[str] = field(default_factory=list)
+    """The default deployment globs that match at HEAD (written beside `deployment_kept`)."""
+    config_left: list[Taken] = field(default_factory=list)
+    """Code that reads the environment but is not the service's (seeds, end-to-end suites)."""
     floor: Taken | None = None
     not_embedded: list[str] = field(default_factory=list)
     vendored: list[str] = field(default_factory=list)
@@ -181,74 +211,72 @@ class _Without:
         return None
 
 
-def survey(repo: GitRepo, ref: str = "HEAD") -> Survey:
-    """Everything init writes down, read from the tags and the tree at `ref`, and the floor:
-    the oldest of the last `RECENT` releases from which every entry names a file."""
+def survey(repo: GitRepo, ref: str = "HEAD", releases: int = RECENT) -> Survey:
+    """Everything init writes down, read from the tags, the tree at `ref` and the trees of the
+    last `releases` release tags (the floor is set once they are judged: `init` command)."""
     pattern, why = infer_tags(repo.tag_names())
     tags = Tags(pattern, why, repo.release_tags(TagPattern(pattern)))
     tree = repo.snapshot(ref)
     left_out = vendored(tree)
-    head: Snapshot = _Without(tree, left_out) if left_out else tree
-    recent = [(t, repo.snapshot(t.commit)) for t in tags.releases[-RECENT:]]
+
+    def without(snapshot: Snapshot) -> Snapshot:
+        return _Without(snapshot, left_out) if left_out else snapshot
+
+    head = without(tree)
+    recent = [(t, without(repo.snapshot(t.tag))) for t in tags.releases[-releases:]]
+    trees = [head, *(snapshot for _, snapshot in reversed(recent))]  # newest first
     found = Survey(tags, code_migrations=code_migrations(head))
-    found.migrations, found.not_embedded = embedded_only(head, _migrations(head))
+    found.migrations, found.not_embedded = embedded_only(head, _migrations(trees))
     found.rest, found.rest_left = _api_documents(head)
+    found.rest += _also_at(trees[1:], found.rest, lambda s: _api_documents(s)[0])
     found.mcp = [Taken(p, "an MCP tool snapshot") for p in matched(head, DEFAULT_MCP_SNAPSHOTS)]
+    found.mcp += _also_at(
+        trees[1:],
+        found.mcp,
+        lambda s: [Taken(p, "an MCP tool snapshot") for p in matched(s, DEFAULT_MCP_SNAPSHOTS)],
+    )
     found.config = _config(head, [snapshot for _, snapshot in recent])
+    templates = [
+        Taken(c.path, why) for c, why in found.config if c.kind is None and not is_glob(c.path)
+    ]
+    found.config += [
+        (ConfigSource(path=t.value), t.why) for t in _also_at(trees[1:], templates, _env_templates)
+    ]
+    found.config_left = left_out_code(head)
     found.deployment, found.deployment_left = _descriptors(head)
-    found.floor = _floor(found, recent)
+    found.deployment_kept, found.deployment_left = _documented(head, found.deployment_left)
+    found.deployment_globs = [g for g in DEFAULT_DEPLOYMENT_SOURCES if matched(head, [g])]
     found.vendored = left_out
     return found
 
 
-def _floor(found: Survey, recent: Sequence[tuple[ReleaseTag, Snapshot]]) -> Taken | None:
-    """The oldest recent release from which on every entry names a file at each release (an
-    entry that names nothing at a release judged with the file is an error there), and why."""
-    if not recent:
-        return None
-    floor: ReleaseTag | None = recent[0][0]
-    gap: tuple[str, ReleaseTag] | None = None
-    for tag, snapshot in recent:
-        missing = _missing(found, snapshot)
-        if missing is not None:
-            floor, gap = None, (missing, tag)
-        elif floor is None:
-            floor = tag
-    if floor is None:  # the newest release lacks an entry: HEAD has files it does not
-        floor = recent[-1][0]
-    if gap is None:
-        why = (
-            f"the oldest of the last {len(recent)} releases ({floor.tag}), at each of which "
-            "every entry below names a file: backfill judges from here"
-        )
-    else:
-        why = (
-            f"{floor.tag}: {gap[0]} names nothing at {gap[1].tag}, so older releases need "
-            "their own settings; backfill judges from here"
-        )
-    return Taken(str(floor.version), why)
+def _also_at(
+    trees: Sequence[Snapshot], taken: Sequence[Taken], finder: Callable[[Snapshot], list[Taken]]
+) -> list[Taken]:
+    """The entries `finder` finds at older trees (newest first) that `taken` lacks, each said
+    to be where the project kept the file at those releases (named by the newest one)."""
+    known = {t.value for t in taken}
+    more: dict[str, Taken] = {}
+    for snapshot in trees:
+        for entry in finder(snapshot):
+            if entry.value not in known and entry.value not in more:
+                why = f"{entry.why}, at {snapshot.ref} and maybe before (not at HEAD)"
+                more[entry.value] = Taken(entry.value, why)
+    return list(more.values())
 
 
-def _missing(found: Survey, snapshot: Snapshot) -> str | None:
-    """The first entry that names no file at the snapshot, or None."""
-    for source, _ in found.migrations:
-        if not migration_files(snapshot, [source]):
-            return f"[[migrations.sources]] {source.path!r}"
-    for key, taken in (("rest.specs", found.rest), ("mcp.snapshots", found.mcp)):
-        for entry in taken:
-            if not matched(snapshot, [entry.value]):
-                return f"{key} {entry.value!r}"
-    for config, _ in found.config:
-        if not matched(snapshot, [config.path]):
-            return f"config.sources {config.path!r}"
-    return None
-
-
-def _migrations(head: Snapshot) -> list[tuple[MigrationSource, str]]:
-    """A source per root the migrations search finds files in (`find.roots`), with the tool
-    its files are written for and the engine they run on: a folder per migration is diesel's
-    or prisma's root above it, a folder with dialect files (`.postgres.up.sql`) is popx's."""
-    return [(root.source, root.why()) for root in migration_roots(head)]
+def _migrations(trees: Sequence[Snapshot]) -> list[tuple[MigrationSource, str]]:
+    """A source per root the migrations search finds files in (`find.roots`) at HEAD or at a
+    recent release (`trees`, newest first), with the tool its files are written for and the
+    engine they run on: one source per root however many migrations it holds (a folder per
+    migration is diesel's or prisma's root above it), described at the newest tree that has it."""
+    found: dict[str, tuple[MigrationSource, str]] = {}
+    for tree in trees:
+        for root in migration_roots(tree):
+            if root.source.path not in found:
+                where = "" if tree is trees[0] else f", at {tree.ref} (not at HEAD)"
+                found[root.source.path] = (root.source, root.why() + where)
+    return [found[path] for path in sorted(found)]
 
 
 _EMBED = re.compile(r"^//go:embed\s+(?P<patterns>.+)$", re.MULTILINE)
@@ -283,10 +311,8 @@ def code_migrations(head: Snapshot) -> list[str]:
     """Migrations written in code in the folders the search looks in (Django's
     `0001_initial.py`, goose's Go files...), which no source reads: what the search for
     migrations takes for one (`unread_migration`)."""
-    settings = Settings()
-    paths = matched(head, [source.path for source in DEFAULT_MIGRATION_SOURCES])
     read = migration_files(head, DEFAULT_MIGRATION_SOURCES)  # knex files are read
-    return [p for p in paths if p not in read and not p.endswith(".sql") and in_code(p, settings)]
+    return [p for p in migrations_anywhere(head) if p not in read and not p.endswith(".sql")]
 
 
 def _api_documents(head: Snapshot) -> tuple[list[Taken], list[Taken]]:
@@ -307,20 +333,25 @@ def _start(data: bytes) -> str:
     return data[:4096].decode("utf-8", errors="replace")
 
 
+def _env_templates(snapshot: Snapshot) -> list[Taken]:
+    """The env templates of a tree (names only)."""
+    defaults = set(matched(snapshot, DEFAULT_CONFIG_SOURCES))
+    return [
+        Taken(path, "an env template: the variable names operators set")
+        for path in matched(snapshot, [EVERYWHERE])
+        if source_kind(path) == "dotenv"
+        and (path in defaults or _ENV_TEMPLATE.search(path.rpartition("/")[2]))
+        and not ConfigSource(path=EVERYWHERE).excluded(path)
+    ]
+
+
 def _config(head: Snapshot, recent: Sequence[Snapshot]) -> list[tuple[ConfigSource, str]]:
     """Env templates (names only), JSON Schemas of the configuration, and, per language, the
     folder of the code that reads the environment or loads a config library."""
     everything = [
         p for p in matched(head, [EVERYWHERE]) if not ConfigSource(path=EVERYWHERE).excluded(p)
     ]
-    found: list[tuple[ConfigSource, str]] = []
-    defaults = set(matched(head, DEFAULT_CONFIG_SOURCES))
-    for path in everything:
-        name = path.rpartition("/")[2]
-        if source_kind(path) == "dotenv" and (path in defaults or _ENV_TEMPLATE.search(name)):
-            found.append(
-                (ConfigSource(path=path), "an env template: the variable names operators set")
-            )
+    found = [(ConfigSource(path=t.value), t.why) for t in _env_templates(head)]
     schemas: dict[str, list[str]] = {}
     for path, data in head.read_each([p for p in everything if _SCHEMA_NAME.search(p)]):
         try:
@@ -347,7 +378,8 @@ def _code_sources(
     by_kind: dict[str, list[str]] = {}
     for path in paths:
         kind = source_kind(path)
-        if kind in READS and path not in migrations and _TOOLING.search(path) is None:
+        taken = path not in migrations and _TOOLING.search(path) is None
+        if kind in READS and taken and not_the_service(path) is None:
             by_kind.setdefault(kind, []).append(path)
     by_entry: dict[str, dict[str, list[str]]] = {}
     for kind, files in sorted(by_kind.items()):
@@ -358,9 +390,14 @@ def _code_sources(
                 entry = f"{top}/**/*.{EXTENSIONS[kind]}" if rest else path
                 readers.setdefault(entry, []).append(path)
     if any("/" in entry for readers in by_entry.values() for entry in readers):
-        # loose scripts at the root, beside code in folders, are not the service
+        # loose scripts at the root, beside code in folders, are not the service (but for a
+        # framework's server config)
         by_entry = {
-            kind: {entry: read for entry, read in readers.items() if "/" in entry}
+            kind: {
+                entry: read
+                for entry, read in readers.items()
+                if "/" in entry or _SERVER_CONFIG.fullmatch(entry)
+            }
             for kind, readers in by_entry.items()
         }
     found = []
@@ -375,6 +412,56 @@ def _code_sources(
             why = f"{kind} code that reads the environment or a config loader: {shown}"
             found.append((ConfigSource(path=entry), why))
     return found
+
+
+def not_the_service(path: str) -> str | None:
+    """Why code at `path` is not the service's own (seeds, end-to-end suites, fixtures,
+    examples), else None."""
+    return next((why for pattern, why in NOT_THE_SERVICE if pattern.search(path)), None)
+
+
+def left_out_code(head: Snapshot) -> list[Taken]:
+    """The files that read the environment that `init` leaves out as not the service's, each
+    with why (a person can take any back by naming it in `config.sources`)."""
+    candidates = [
+        p
+        for p in head.paths()
+        if source_kind(p) in READS
+        and not_the_service(p) is not None
+        and not p.startswith(".")
+        and "/node_modules/" not in f"/{p}"
+    ]
+    left = []
+    for path, data in head.read_each(candidates[:2000]):
+        if READS[source_kind(path) or ""].search(_text(data)):
+            left.append(Taken(path, not_the_service(path) or ""))
+    return left
+
+
+_DOCS = re.compile(r"^(?:README[^/]*|docs?/.*|INSTALL[^/]*)\.(?:md|rst|txt|adoc)$", re.I)
+
+
+def _documented(head: Snapshot, left: list[Taken]) -> tuple[list[Taken], list[Taken]]:
+    """Of the descriptors left out as developer-only, those the project's docs name (by file
+    name: the compose file operators are told to download), taken back; and the others."""
+    if not left:
+        return [], left
+    docs = "\n".join(
+        _text(data) for _, data in head.read_each([p for p in head.paths() if _DOCS.match(p)][:200])
+    )
+    kept, rest = [], []
+    for taken in left:
+        name = taken.value.rpartition("/")[2]
+        if re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w.-])", docs):
+            kept.append(
+                Taken(
+                    taken.value,
+                    "named in the project's docs for operators (taken back: " + taken.why + ")",
+                )
+            )
+        else:
+            rest.append(taken)
+    return kept, rest
 
 
 def _text(data: bytes) -> str:

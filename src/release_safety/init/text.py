@@ -11,7 +11,11 @@ from collections.abc import Sequence
 from release_safety.contract.finding import Surface
 from release_safety.contract.reports import SETTINGS_KEYS
 from release_safety.init.survey import Survey, Taken
-from release_safety.settings.model import DEFAULT_MCP_SNAPSHOTS, DEFAULT_REST_SPECS, ConfigSource
+from release_safety.settings.model import (
+    DEFAULT_MCP_SNAPSHOTS,
+    DEFAULT_REST_SPECS,
+    ConfigSource,
+)
 
 PYPROJECT_TABLE = "tool.release-safety"
 
@@ -81,9 +85,9 @@ def settings_text(found: Survey, commit: str, table: bool = False) -> str:
         notes.append(
             f"# {len(code)} migration(s) written in code ({shown}): no source reads them, and "
             "a release that adds or edits one is `migration-not-read` (unknown) until reviewed"
-            + ("" if found.migrations else "; declaring the surface absent leaves them unjudged")
+            + ("" if found.migrations else "; not declared absent: they are there")
         )
-    if not found.migrations:
+    if not found.migrations and not found.code_migrations:
         why = "no SQL or knex migration in a folder named `migrations`"
         notes += _absent("migrations", why)
     if notes:
@@ -94,13 +98,14 @@ def settings_text(found: Survey, commit: str, table: bool = False) -> str:
     else:
         mcp = _absent("mcp", f"no MCP tool snapshot ({', '.join(DEFAULT_MCP_SNAPSHOTS)})")
     sections.append(("mcp", mcp))
+    left = _comments(found.config_left, "left out, ")
     if found.config:
         config = [f"# {source.path}: {why}" for source, why in found.config]
         entries = [f"  {_config_entry(source)}," for source, _ in found.config]
-        config += ["sources = [", *entries, "]"]
+        config += [*left, "sources = [", *entries, "]"]
     else:
-        why = "no env template, config schema or code that reads the environment"
-        config = _absent("config", why)
+        why = "no env template, config schema or code of the service that reads the environment"
+        config = [*left, *_absent("config", why)]
     sections.append(("config", config))
     sections.append(("deployment", _deployment(found)))
     return _render(top, sections, PYPROJECT_TABLE if table else None)
@@ -116,6 +121,17 @@ def _rest(found: Survey) -> list[str]:
 
 def _deployment(found: Survey) -> list[str]:
     left = _comments(found.deployment_left, "excluded, ")
+    if found.deployment_kept:
+        values = [*found.deployment_globs, *(t.value for t in found.deployment_kept)]
+        return [
+            "# the default `sources` that find files at HEAD (they follow the files from release",
+            "# to release and leave the developer-only ones out), and by name the ones the docs",
+            "# give operators:",
+            *_comments(found.deployment),
+            *_comments(found.deployment_kept),
+            *left,
+            f"sources = {_list(values)}",
+        ]
     if found.deployment:
         return [
             "# the default `sources` find these and leave the developer-only ones out (kept",

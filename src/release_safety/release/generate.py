@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from release_safety.common.errors import CheckError, InputError, ReleaseSafetyError
@@ -25,7 +26,9 @@ from release_safety.git.snapshot import Snapshot
 from release_safety.release import reportcache
 from release_safety.release.artifact import build_artifact, pick
 from release_safety.release.combine import combine_runs
+from release_safety.release.judgedwith import judged_with
 from release_safety.release.previous import earlier_tag, judged_against
+from release_safety.release.span import Elsewhere, elsewhere_in, fit, raise_typos
 from release_safety.release.verdict import Decision, decide
 from release_safety.settings.atref import (
     ReleaseSettings,
@@ -120,14 +123,16 @@ def prepare(
     version: str | None = None,
     config: Path | None = None,
 ) -> tuple[Release, ReleaseSettings, str | None]:
-    """The release, the settings to judge it with (those committed at `to_ref`, or the
-    `config` file outside the repository, and the previous release's), and a warning when the
+    """The release, the settings to judge it with (`settings/atref.py`: the `config` file, else
+    those committed at `to_ref`, else the adopting ones; and the previous release's), and a
+    warning saying which settings judge it when they are not `to_ref`'s own, or when the
     working tree's settings differ from the committed ones `to_ref` is judged with."""
-    where = settings_file(repo, config)
-    current = settings_at_ref(repo, to_ref, where)
+    where = settings_file(config)
+    current = settings_at_ref(repo, to_ref, where, adopt=True)
     release = resolve_release(repo, current.settings, to_ref, from_ref, version)
-    settings = release_settings(repo, current, release.from_ref, where)
-    return release, settings, uncommitted(repo, where, current, to_ref)
+    settings = release_settings(repo, current, release.from_ref, where, adopt=True)
+    said = judged_with(current)
+    return release, settings, said.message if said else uncommitted(repo, where, current, to_ref)
 
 
 def run_surfaces(
@@ -204,20 +209,29 @@ def judge(
     version: str,
     strict: bool,
     notes: Sequence[Finding] = (),
+    elsewhere: Elsewhere | None = None,
 ) -> list[SurfaceReport]:
     """Every surface with the release's settings, combined with a run with the previous
     release's when they differ, and the settings surface (with `notes`, what the release was
-    judged against). A strict run raises on bad settings (exit 2); a lenient one reports the
-    surfaces they concern not checked."""
-    reports = run_surfaces(old, new, settings.current.settings, version)
+    judged against). Each run's settings are fitted to the span first (`release/span.py`:
+    an entry naming files only at other releases is left out, with a note). A strict run
+    raises on bad settings (exit 2); a lenient one reports the surfaces they concern not
+    checked."""
+    elsewhere = elsewhere or (lambda entry: None)
+    span = fit(settings.current.settings, old, new, elsewhere)
+    if strict:
+        raise_typos(span)
+    reports = run_surfaces(old, new, span.settings, version)
     if strict:
         raise_settings_errors(reports)
     if settings.differ:
         assert settings.previous is not None
-        other = run_surfaces(old, new, settings.previous.settings, version, catch_input=True)
+        before = fit(settings.previous.settings, old, new, elsewhere).settings
+        other = run_surfaces(old, new, before, version, catch_input=True)
         reports = combine_runs(reports, other)
     report = settingsdiff.analyse(settings.previous, settings.current, old, new, settings.problem)
-    report.findings = sorted([*report.findings, *notes], key=Finding.sort_key)
+    found = [*report.findings, *notes, *span.notes]
+    report.findings = sorted(found, key=Finding.sort_key)
     return [*reports, report]
 
 
@@ -228,9 +242,12 @@ def analyse_release(
     backfilled: bool = False,
     use_cache: bool = False,
     strict: bool = True,
+    say_settings: bool = True,
 ) -> Generated:
     """Judge the release between its two refs (or read the cached reports) and decide; the
-    first release (no previous ref) is compared with itself: nothing ran before it."""
+    first release (no previous ref) is compared with itself: nothing ran before it. With
+    `say_settings`, a note names the settings when they are not the release's own
+    (`release/judgedwith.py`; the pull-request gate weighs both refs' own instead)."""
     new = repo.snapshot(release.to_ref)
     old = repo.snapshot(release.from_ref) if release.from_ref else new
     key, reports = None, None
@@ -247,7 +264,11 @@ def analyse_release(
             current.settings.origin,
             settingsdiff.key_line(current.text, "tag_pattern"),
         )
-        reports = judge(old, new, settings, release.version, strict, notes)
+        said = judged_with(current) if say_settings else None
+        notes += [said] if said is not None else []
+        place = f"{repo.path}\0{repo.resolve('HEAD')}"
+        elsewhere = elsewhere_in(place, partial(_other_refs, repo, current.settings))
+        reports = judge(old, new, settings, release.version, strict, notes, elsewhere)
         if key is not None:
             reportcache.store(key, reports)
     decision = decide(reports, backfilled=backfilled)
@@ -260,6 +281,14 @@ def analyse_release(
         upgrade=upgrade_of(reports, release.version),
     )
     return Generated(release, reports, decision, artifact)
+
+
+def _other_refs(repo: GitRepo, settings: Settings) -> Iterator[Snapshot]:
+    """HEAD, then the release tags, newest first: where a settings entry that names nothing
+    at a release is looked for (a place the project used at another time, or a typo)."""
+    yield repo.snapshot("HEAD")
+    for tag in reversed(repo.release_tags(settings.tags)):
+        yield repo.snapshot(tag.tag)
 
 
 def evidence_document(generated: Generated) -> Evidence:

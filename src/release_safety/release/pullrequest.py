@@ -23,14 +23,16 @@ required stops and floors it adds to the overrides (one it removes is a breaking
 The gate fails when a breaking finding or a settings narrowing is left uncovered, or when a
 declaration is malformed or hollow (any `unknown` finding of the declarations surface but its
 "not checked"). Other `unknown` findings (a surface not checked, an unparseable file) do not
-fail the gate: they are shown as warnings, and the release's own verdict stays unknown, so
-operators will use Recreate regardless.
+fail the gate by default (`--fail-on breaking`): they are shown as warnings, and the release's
+own verdict stays unknown, so operators will use Recreate regardless. A strict gate
+(`--fail-on unknown`, as oasdiff's `--fail-on` and squawk's exit codes) fails on them too.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
 from release_safety.contract.model import DeclaredBreak
 from release_safety.contract.reports import (
@@ -47,6 +49,10 @@ from release_safety.surfaces.settingsdiff import SETTINGS_NARROWED
 
 DECLARED_RULE = DECLARED_BREAK.id
 NOT_CHECKED_RULE = SURFACE_NOT_CHECKED.id
+
+FailOn = Literal["breaking", "unknown"]
+"""What fails the gate: an undeclared break (the default), or any `unknown` finding as well."""
+FAIL_ON: tuple[FailOn, ...] = ("breaking", "unknown")
 
 Scope = str | None
 """The one file a declaration covers, or None for every break of the pull request."""
@@ -76,10 +82,13 @@ class GateResult:
     migrations, narrowings accepted in the settings (`[[accept]]`)."""
     overrides_added: list[Finding] = field(default_factory=list)
     """The required stops and upgrade floors the pull request adds to the overrides file."""
+    fail_on: FailOn = "breaking"
+    """`unknown`: the warnings fail the gate too (a strict gate)."""
 
     @property
     def passed(self) -> bool:
-        return not self.uncovered and not self.problems
+        strict = self.fail_on == "unknown" and self.warnings
+        return not self.uncovered and not self.problems and not strict
 
     @property
     def overrides_removed(self) -> list[Finding]:
@@ -124,6 +133,7 @@ def gate(
     reports: Sequence[SurfaceReport],
     registry_path: str,
     registry_files: Mapping[int, str] | None = None,
+    fail_on: FailOn = "breaking",
 ) -> GateResult:
     """Apply the coverage rule to the reports of merge-base..head."""
     declared: list[DeclaredBreak] = []
@@ -163,4 +173,5 @@ def gate(
             (f for r in reports if isinstance(r, OverridesReport) for f in r.added),
             key=Finding.sort_key,
         ),
+        fail_on=fail_on,
     )

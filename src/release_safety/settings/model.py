@@ -66,10 +66,16 @@ SKIPPED_FOLDERS = frozenset(
         "examples",
         "sample",
         "samples",
+        "cypress",
+        "playwright",
+        "acceptance",
+        "seeds",
+        "seeders",
     }
 )
 """Folders a glob does not look into (nor any folder whose name starts with a dot), unless the
-glob names the folder itself: vendored code, tests and examples are not the service's contract."""
+glob names the folder itself: vendored code, tests (end-to-end and acceptance suites among them),
+seed data and examples are not the service's contract."""
 
 
 class _Closed(BaseModel):
@@ -270,7 +276,7 @@ DEFAULT_MIGRATION_SOURCES = (
     MigrationSource(
         path="**/migrations",
         pattern=r".*\.sql",
-        exclude=r".*\.down\.sql|U\d+(?:[._]\d+)*__.*\.sql",
+        exclude=r"(?:.*\.)?down\.sql|U\d+(?:[._]\d+)*__.*\.sql",
         format="sql",
     ),
     MigrationSource(
@@ -302,6 +308,24 @@ class _Surface(_Closed):
     absent: str | None = _ABSENT
 
 
+def each_path(entries: object) -> object:
+    """Source entries with one `path` each: an entry naming several (`path = ["db/migrations",
+    "server/db/migrations"]`, the places a project has kept the files over its history) is
+    read as one entry per path, its other keys repeated. Each then holds where it matches: an
+    entry that matches nothing at either ref of a release is a coverage note there, not an
+    error (docs/init.md, "Settings that hold across history")."""
+    if not isinstance(entries, (list, tuple)):
+        return entries
+    out: list[object] = []
+    for entry in entries:
+        paths = entry.get("path") if isinstance(entry, dict) else None
+        if isinstance(paths, list) and paths:
+            out += [{**entry, "path": path} for path in paths]
+        else:
+            out.append(entry)
+    return out
+
+
 class MigrationExclusion(_Closed):
     """Files the search for migrations finds that no source is meant to read, and why."""
 
@@ -321,7 +345,11 @@ class MigrationExclusion(_Closed):
 
 
 class MigrationSettings(_Surface):
-    sources: tuple[MigrationSource, ...] = DEFAULT_MIGRATION_SOURCES
+    sources: tuple[MigrationSource, ...] = Field(
+        default=DEFAULT_MIGRATION_SOURCES,
+        description="where migrations live, one table per migrations root (`path` may list "
+        "the several folders the project has kept them in)",
+    )
     exclude: tuple[MigrationExclusion, ...] = Field(
         default=(),
         description="files the search for migrations finds that no source reads, each with "
@@ -338,6 +366,11 @@ class MigrationSettings(_Surface):
         description="the database server's TimeZone, which migrations run with unless they "
         "SET it (timestamp <-> timestamptz rewrites unless it is UTC)",
     )
+
+    @field_validator("sources", mode="before")
+    @classmethod
+    def _one_path_each(cls, value: object) -> object:
+        return each_path(value)
 
 
 DEFAULT_REST_SPECS = tuple(
@@ -533,6 +566,11 @@ class ConfigSettings(_Surface):
         description="declared renames, new name = old name (env variables or config keys)",
     )
 
+    @field_validator("sources", mode="before")
+    @classmethod
+    def _one_path_each(cls, value: object) -> object:
+        return each_path(value)
+
 
 DEFAULT_DEPLOYMENT_SOURCES = (
     *(f"**/{name}.{ext}" for name in ("docker-compose*", "compose*") for ext in ("yml", "yaml")),
@@ -590,6 +628,11 @@ class DeploymentSettings(_Surface):
         description="image repositories (`example/worker`) that keep no data a major version "
         "changes, though they mount a volume",
     )
+
+    @field_validator("sources", mode="before")
+    @classmethod
+    def _one_path_each(cls, value: object) -> object:
+        return each_path(value)
 
 
 class DeclarationSettings(_Closed):

@@ -7,11 +7,12 @@ predecessor discovery finds at the old ref; a document new at this release with 
 is a first appearance (nothing in it can break the previous release).
 
 Problems the user must fix in the settings are findings of their own rules (`SETTINGS_ERRORS`):
-a path set explicitly that matches nothing at the ref being judged, or several candidates where
-discovery expects one. A strict command (`generate`, `check-pr`) turns them into exit 2; a
-lenient one (`backfill`, the run with the previous release's settings) reports the surface not
-checked. A surface the maintainer declared absent is checked, says so, and looks no further
-than to confirm discovery finds nothing.
+a path set explicitly that matches nothing at either ref of the span being judged (the release
+layer has already left out, with a coverage note, an entry that names files at other releases:
+`release/span.py`), or several candidates where discovery expects one. A strict command
+(`generate`, `check-pr`) turns them into exit 2; a lenient one (`backfill`, the run with the
+previous release's settings) reports the surface not checked. A surface the maintainer declared
+absent is checked, says so, and looks no further than to confirm discovery finds nothing.
 """
 
 from __future__ import annotations
@@ -94,15 +95,20 @@ DECLARED_ABSENT = register(
         safe='[mcp]\nabsent = "the service exposes no MCP server"',
     )
 )
-ABSENT_BUT_FOUND = register(
+ABSENT_CONTRADICTED = register(
     Rule(
-        id="surface-declared-absent-found",
+        id="absent-contradicted",
         surface="all",
         severity="unknown",
-        title="A surface declared absent has a document after all",
-        why="Discovery finds a document where the settings say there is none: either the "
-        "declaration is stale or the document is not the service's.",
-        safe="Remove `absent` and name the document, or move the document out of the way.",
+        title="A surface declared absent has files of its kind after all",
+        why="The surface's search finds files of its kind (SQL or code migrations, an API "
+        "document, an env template, a descriptor) at either ref where the settings say there "
+        "are none: a declaration never stops the search, so it cannot hide what is there "
+        "(9 false-safe releases were measured when it did). Either the declaration is stale "
+        "or the files are not the service's.",
+        unsafe='[migrations]\nabsent = "its migrations are written in Python"  # alembic/versions/',
+        safe="Remove `absent` and name the files (or exclude them with a reason), or move them "
+        "out of the way.",
     )
 )
 ABSENT_REASON_HOLLOW = register(
@@ -210,14 +216,20 @@ def tried(key: str, patterns: Sequence[str]) -> list[str]:
 
 
 def unmatched(
-    surface: Surface, key: str, patterns: Sequence[str], snapshot: Snapshot, origin: str
+    surface: Surface,
+    key: str,
+    patterns: Sequence[str],
+    snapshot: Snapshot,
+    origin: str,
+    old: Snapshot | None = None,
 ) -> list[Finding]:
-    """A finding for every explicitly set entry that names no file at the snapshot's ref
-    (`origin`: the settings file)."""
+    """A finding for every explicitly set entry that names no file at the snapshot's ref nor
+    at `old`, the other ref of the span (`origin`: the settings file). An entry that names
+    files at `old` only is a surface's document gone at this release, judged as such."""
     return [
         unmatched_finding(surface, key, pattern, snapshot.ref, origin)
         for pattern in patterns
-        if not matching(snapshot, pattern)
+        if not matching(snapshot, pattern) and not matching(old, pattern)
     ]
 
 
@@ -268,7 +280,7 @@ def locate(sought: Sought, old: Snapshot | None, new: Snapshot) -> Documents:
     surface, key, patterns = sought.surface, sought.key, sought.patterns
     found = Documents(tried=tried(key, patterns))
     if sought.explicit:
-        found.problems += unmatched(surface, key, patterns, new, sought.origin)
+        found.problems += unmatched(surface, key, patterns, new, sought.origin, old)
     new_docs = matched(new, patterns)
     if not sought.explicit and len(new_docs) > 1:
         message = (
@@ -393,10 +405,13 @@ def absent_report(
     looked: Sequence[str],
     origin: str,
     line: int | None = None,
+    old: Snapshot | None = None,
+    old_found: Sequence[str] = (),
 ) -> R:
     """The report of a surface declared absent in the settings file `origin` (at `line`):
-    checked, with the reason as an advisory, and an unknown finding when discovery (`looked`,
-    what it tried) found documents after all; not checked when the reason is hollow."""
+    checked, with the reason as an advisory, and an unknown `absent-contradicted` finding when
+    the search (`looked`, what it tried) found files of its kind after all, at `new` (`found`)
+    or at `old` (`old_found`); not checked when the reason is hollow."""
     file = finding_file(origin)
     line = line if file else None  # a file outside the repository is named at no line
     hollow = hollow_reason(reason)
@@ -421,15 +436,17 @@ def absent_report(
     message = f"{surface} surface declared absent in {origin} ([{surface}] absent): {reason}"
     hint = f"Should the service gain a {surface} surface, remove [{surface}] absent from {origin}."
     findings = [DECLARED_ABSENT.finding(surface, message, file, line, hint)]
-    if found:
-        shown = ", ".join(found[:5]) + (f" and {len(found) - 5} more" if len(found) > 5 else "")
-        message = f"{surface} surface declared absent, but {new.ref} has {shown}"
+    at, there = (new.ref, found) if found else (old.ref if old else new.ref, old_found)
+    if there:
+        shown = ", ".join(there[:5]) + (f" and {len(there) - 5} more" if len(there) > 5 else "")
+        message = f"{surface} surface declared absent, but {at} has {shown}"
         hint = (
-            f"If {found[0]} is the service's, remove [{surface}] absent from {origin} and name "
+            f"If {there[0]} is the service's, remove [{surface}] absent from {origin} and name "
             f"it in {SETTINGS_KEYS[surface][0]}; if not, move it out of the way (or out of the "
             "repository's tracked files)."
         )
-        findings.append(ABSENT_BUT_FOUND.finding(surface, message, found[0], hint=hint))
+        spot = there[0] if there is found else None  # a file gone at `new` has no line there
+        findings.append(ABSENT_CONTRADICTED.finding(surface, message, spot, hint=hint))
     coverage = Coverage.of(looked, absent=reason)
     findings.sort(key=Finding.sort_key)
     return kind(surface=surface, checked=True, findings=findings, coverage=coverage)
@@ -443,11 +460,13 @@ def declared_absent(
     defaults: Sequence[str],
     origin: str,
     line: int | None = None,
+    old: Snapshot | None = None,
 ) -> R:
-    """`absent_report` for a surface whose discovery is a list of globs."""
+    """`absent_report` for a surface whose discovery is a list of globs (at both refs)."""
     looked = tried(f"{surface} (discovery)", defaults)
     found = matched(new, defaults)
-    return absent_report(kind, surface, reason, new, found, looked, origin, line)
+    before = matched(old, defaults) if old is not new else []
+    return absent_report(kind, surface, reason, new, found, looked, origin, line, old, before)
 
 
 def reason_of(problems: Sequence[Finding]) -> str | None:

@@ -125,7 +125,11 @@ def _read_file(path: str, max_bytes: int) -> bytes:
     try:
         return read_regular(path, max_bytes)
     except FileNotFoundError as exc:
-        raise CheckError(f"{path}: could not read the index: no such file") from exc
+        raise CheckError(
+            f"{path}: could not read the index: no such file (make one with `release-safety "
+            "backfill --index FILE` and `release-safety index update` at each release, or give "
+            "--index PATH|URL)"
+        ) from exc
     except OSError as exc:
         raise CheckError(f"{path}: could not read the index: {exc.strerror or exc}") from exc
     except InputError as exc:

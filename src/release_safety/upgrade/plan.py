@@ -211,3 +211,53 @@ def _hop(
         missingRanges=missing,
         deployment=deployment(strategy, str(end), landing.get("recreateNote") if landing else None),
     )
+
+
+_STOP_WORDS: dict[StopReason, str] = {
+    "target": "target",
+    "floor": "floor",
+    "required-stop": "required stop",
+    "min-previous-version": "stop: minimum previous version",
+}
+
+
+def _node(version: str) -> str:
+    """A Mermaid node id for a version (`v1_2_3`): ids take no dots."""
+    return "v" + "".join(c if c.isalnum() else "_" for c in version)
+
+
+def plan_markdown(plan: UpgradePlan) -> str:
+    """The route as Markdown with a Mermaid graph (GitHub renders it in a comment or a job
+    summary): one node per version the route stops at, labelled with why it stops there, one
+    edge per hop labelled with its strategy; a hop that must be Recreate is drawn dashed."""
+    title = f"## Upgrade plan: {plan.fromVersion} → {plan.toVersion}"
+    lines = [title, "", "```mermaid", "graph LR"]
+    lines.append(f'  {_node(plan.fromVersion)}["{plan.fromVersion}<br/>running"]')
+    for hop in plan.hops:
+        why = _STOP_WORDS[hop.stopReason]
+        lines.append(f'  {_node(hop.toVersion)}["{hop.toVersion}<br/>{why}"]')
+    for hop in plan.hops:
+        arrow = "-->" if hop.strategy == "RollingUpdate" else "-.->"
+        lines.append(f"  {_node(hop.fromVersion)} {arrow}|{hop.strategy}| {_node(hop.toVersion)}")
+    lines += ["```", ""]
+    if plan.hops:
+        lines += ["| hop | strategy | stops because | releases | forced by |"]
+        lines += ["| --- | --- | --- | --- | --- |"]
+        for hop in plan.hops:
+            forced = ", ".join(
+                f"`{f.version}` ({str(f.rollingUpdateSafe).lower()})" for f in hop.forcedBy
+            )
+            cells = [
+                f"{hop.fromVersion} → {hop.toVersion}",
+                f"`{hop.strategy}`",
+                _STOP_WORDS[hop.stopReason]
+                + (f" ({', '.join(hop.stopRequiredBy)})" if hop.stopRequiredBy else ""),
+                ", ".join(f"`{v}`" for v in hop.releases) or "–",
+                forced or "–",
+            ]
+            lines.append("| " + " | ".join(cells) + " |")
+        lines.append("")
+    if not plan.complete:
+        lines.append(f"**Incomplete**: {plan.problem or 'releases are missing from the index'}.")
+        lines.append("")
+    return "\n".join(lines)

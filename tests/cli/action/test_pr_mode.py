@@ -241,3 +241,54 @@ def test_a_registry_declaration_covers_a_rest_break_in_a_json_document(
     warned = len(listed) - 1
     assert out[-1].startswith(f"Found {len(listed)} issues in ")
     assert out[-1].endswith(f" files ({warned} unknown, 1 declared).")
+
+
+def test_fail_on_unknown_fails_a_pull_request_whose_findings_are_unknown(
+    service: RepoBuilder, capsys: Any
+) -> None:
+    """The same pull request as above: it passes by default and fails a strict gate, which
+    says why; a pull request whose every surface is proven passes both (the quiet pair)."""
+    pull_request(service, {"README.md": "# service\n\nMore words.\n"})
+    args = ["check-pr", "--base", "main", "--head", "HEAD", "--repo", str(service.path)]
+    assert cli_run([*args, "--fail-on", "unknown"]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith(
+        "⛔ UNKNOWN fails this gate (--fail-on unknown): 3 findings could not be proven either"
+        " way (surface-not-checked ×3)"
+    )
+    assert ": error: " in out and ": warning: " not in out
+    assert cli_run([*args, "--fail-on", "unknown", "--json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert (data["passed"], data["failOn"]) == (False, "unknown")
+    assert cli_run([*args, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["failOn"] == "breaking"
+    assert cli_run([*args, "--fail-on", "sometimes"]) == 2
+
+
+def test_fail_on_unknown_passes_a_pull_request_that_is_proven_safe(
+    service: RepoBuilder, capsys: Any
+) -> None:
+    absent = (
+        '[mcp]\nabsent = "the service exposes no MCP tools to agents"\n'
+        '[config]\nabsent = "all configuration comes from the database"\n'
+        '[deployment]\nabsent = "operators run it from their own manifests"\n'
+    )
+    service.write(".release-safety.toml", absent).commit("say what is absent")
+    pull_request(service, {"README.md": "# service\n\nMore words.\n"})
+    args = ["check-pr", "--base", "main", "--head", "HEAD", "--repo", str(service.path)]
+    code = cli_run([*args, "--fail-on", "unknown"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert out.startswith("✅ No breaking change found")
+
+
+def test_the_action_input_fail_on_makes_the_gate_strict(
+    service: RepoBuilder, runner: Callable[[Path], Runner]
+) -> None:
+    event = pull_request(service, {"README.md": "# service\n\nMore words.\n"})
+    lenient = runner(service.path).composite({"mode": "pr", "comment": "false"}, event=event)
+    assert (lenient.code, lenient.outputs["gate"]) == (0, "pass")
+    strict = runner(service.path).composite(
+        {"mode": "pr", "comment": "false", "fail-on": "unknown"}, event=event
+    )
+    assert (strict.code, strict.outputs["gate"]) == (1, "fail"), strict.stderr

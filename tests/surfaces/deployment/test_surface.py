@@ -69,7 +69,7 @@ def test_declared_absent_is_checked_and_a_descriptor_found_is_unknown(release_pa
     found = report(release_pair, {"deploy/compose.yaml": COMPOSE}, {}, settings)
     assert [(f.rule, f.severity, f.file) for f in found.findings] == [
         ("surface-declared-absent", "advisory", ".release-safety.toml"),
-        ("surface-declared-absent-found", "unknown", "deploy/compose.yaml"),
+        ("absent-contradicted", "unknown", "deploy/compose.yaml"),
     ]
 
 

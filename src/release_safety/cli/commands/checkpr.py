@@ -28,8 +28,8 @@ from release_safety.contract.reports import Finding, all_findings
 from release_safety.git.repository import GitRepo
 from release_safety.git.snapshot import Snapshot
 from release_safety.release.generate import Generated, analyse_release
-from release_safety.release.pullrequest import GateResult, gate
-from release_safety.settings.atref import release_settings, settings_at_ref, settings_file
+from release_safety.release.pullrequest import FAIL_ON, FailOn, GateResult, gate
+from release_safety.settings.atref import gate_settings_file, release_settings, settings_at_ref
 from release_safety.settings.file import SETTINGS_FILE
 from release_safety.surfaces.declarations import registry as reg
 
@@ -74,6 +74,7 @@ class PrCheck:
         r = self.result
         return {
             "passed": r.passed,
+            "failOn": r.fail_on,
             "headline": headline(r),
             "base": self.base,
             "head": self.head,
@@ -112,7 +113,12 @@ def registry_files(snapshot: Snapshot, path: str) -> dict[int, str]:
 
 
 def check_pull_request(
-    repo_path: Path, config: Path | None, base: str, head: str, label: str = "pr"
+    repo_path: Path,
+    config: Path | None,
+    base: str,
+    head: str,
+    label: str = "pr",
+    fail_on: FailOn = "breaking",
 ) -> PrCheck:
     """Analyse merge-base(base, head)..head with every surface and apply the gate.
 
@@ -123,7 +129,7 @@ def check_pull_request(
     try:
         merge_base = repo.merge_base(base, head)
         head_commit = repo.resolve(head)
-        where = settings_file(repo, config)
+        where = gate_settings_file(repo, config)
         current = settings_at_ref(repo, head_commit, where)
         settings = release_settings(repo, current, merge_base, where)
         release = Release(
@@ -133,13 +139,13 @@ def check_pull_request(
             previous_version=None,
             release_date=repo.commit_date(head_commit),
         )
-        generated = analyse_release(repo, settings, release)
+        generated = analyse_release(repo, settings, release, say_settings=False)
         registry = current.settings.declarations.registry
         named = registry_files(repo.snapshot(head_commit), registry)
     finally:
         repo.close()
     off = rules_off(current.settings.rules.off, current.where)
-    result = gate(without(generated.reports, off), registry, named)
+    result = gate(without(generated.reports, off), registry, named, fail_on)
     anchor = current.path or (where if isinstance(where, str) else SETTINGS_FILE)
     return PrCheck(base, head_commit, merge_base, result, generated, head, anchor)
 
@@ -160,7 +166,7 @@ def _text(check: PrCheck) -> str:
     for f in sorted(r.problems, key=placed):
         line(f, "error")
     for f in sorted(r.warnings, key=placed):
-        line(f, "warning")
+        line(f, "warning" if r.fail_on == "breaking" else "error")
     for c in sorted(r.covered, key=lambda c: placed(c.finding)):
         line(c.finding, "declared", f" (by {c.declaration.file}:{c.declaration.line})")
     for f in sorted(r.acknowledged, key=placed):
@@ -184,10 +190,11 @@ def _text(check: PrCheck) -> str:
         [
             "release-safety check-pr --base main --head HEAD",
             "release-safety check-pr --base origin/main --head HEAD --format sarif > gate.sarif",
+            "release-safety check-pr --base main --head HEAD --fail-on unknown",
         ],
         [
             "0 the gate passes",
-            "1 an undeclared break or a problem",
+            "1 an undeclared break or a problem (--fail-on unknown: any unknown finding too)",
             "2 bad input (an unknown ref, bad settings)",
             "3 could not check",
         ],
@@ -200,6 +207,16 @@ def _text(check: PrCheck) -> str:
 @format_options
 @click.option("--summary", help="Write the Markdown job summary to this file.")
 @click.option("--comment", help="Write the pull-request comment body to this file.")
+@click.option(
+    "--fail-on",
+    type=click.Choice(FAIL_ON),
+    default="breaking",
+    show_default=True,
+    help="What fails the gate: an undeclared break or narrowing (breaking), or any finding that "
+    "cannot be proven either way as well (unknown: a migration no source reads, an unparseable "
+    "statement, a surface not checked). Choose unknown once the releases come out decisive, so "
+    "a pull request cannot make the next one unknown.",
+)
 def check_pr(
     base: str,
     head: str,
@@ -210,10 +227,11 @@ def check_pr(
     summary: str | None,
     comment: str | None,
     color: str,
+    fail_on: FailOn,
 ) -> int:
     """Fail when a breaking change of the pull request is not declared in it. Exit 1 on fail."""
     chosen = chosen_format(format_, as_json)
-    check = check_pull_request(repo_path, config, base, head)
+    check = check_pull_request(repo_path, config, base, head, fail_on=fail_on)
     if summary:
         jsonio.write_atomic(Path(summary), check.summary())
     if comment:

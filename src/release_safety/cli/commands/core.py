@@ -49,7 +49,12 @@ def write_or_print(path: str, text: str) -> None:
 @click.option("--from", "from_ref", help="Ref of the previous release (default: previous tag).")
 @click.option("--version", "version", help="Release version when --to is not a release tag.")
 @repo_option
-@click.option("--config", type=click.Path(path_type=Path), help="Settings file to use.")
+@click.option(
+    "--config",
+    type=click.Path(path_type=Path),
+    help="Settings file to judge every ref with, wherever it is (default: each ref's own, else "
+    "the working tree's or HEAD's).",
+)
 @click.option("--out", default="release-safety.json", show_default=True, help="`-` for stdout.")
 @click.option("--evidence", help="Also write every finding as JSON to this file.")
 @click.option("--notes", help="Also write the Markdown 'Upgrade safety' section to this file.")
@@ -66,7 +71,10 @@ def generate(
     backfilled: bool,
 ) -> int:
     """Write release-safety.json for one release, judged with the settings committed at --to
-    (and, when they differ, with the previous release's as well)."""
+    (and, when they differ, with the previous release's as well).
+
+    A release older than the settings file is judged with the adopting settings (the working
+    tree's, else HEAD's), and its notes, evidence and stderr say so."""
     repo = GitRepo(repo_path)
     try:
         release, settings, warning = prepare(repo, to_ref, from_ref, version, config)

@@ -1,26 +1,30 @@
-"""`release-safety init`: write the settings from what the repository holds (`init.survey`,
-`init.text`), then judge the latest release with them, as `generate` would, and say what still
-holds it back."""
+"""`release-safety init`: write the settings from what the repository holds at HEAD and at its
+last releases (`init.survey`, `init.text`), after judging those releases with them, as
+`generate` would: per release the verdict and why, the floor the oldest release from which on
+the file holds, and nothing written when it would end the latest release with exit 2; then what
+still holds the latest release back."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 import click
 
+from release_safety.cli.commands.core import verdict_summary
 from release_safety.cli.commands.options import help_epilog, repo_option
 from release_safety.common import jsonio
 from release_safety.common.errors import InputError
 from release_safety.common.localfile import read_regular
 from release_safety.contract.finding import Finding
 from release_safety.git.repository import GitRepo
-from release_safety.init.survey import survey
+from release_safety.init.survey import RECENT, Taken, survey
 from release_safety.init.text import PYPROJECT_TABLE, settings_text
 from release_safety.release.generate import Generated, analyse_release, resolve_release
 from release_safety.settings.atref import ReleaseSettings, SettingsAt
 from release_safety.settings.file import PYPROJECT
-from release_safety.settings.model import SETTINGS_FILE, parse_settings
+from release_safety.settings.model import SETTINGS_FILE, Settings, parse_settings
 
 _TABLE_HEADER = re.compile(r"^\s*\[\[?\s*tool\.release-safety\s*[.\]]")
 _ANY_HEADER = re.compile(r"^\s*\[")
@@ -42,34 +46,89 @@ _ANY_HEADER = re.compile(r"^\s*\[")
 )
 @click.option("--force", is_flag=True, help="Replace the settings that are there.")
 @click.option("--dry-run", is_flag=True, help="Print the settings, write nothing.")
-def init(repo_path: Path, pyproject: bool, force: bool, dry_run: bool) -> int:
-    """Write .release-safety.toml from the repository, then judge its latest release with it."""
+@click.option(
+    "--releases",
+    type=click.IntRange(min=1),
+    default=RECENT,
+    show_default=True,
+    help="How many of the last releases (on whatever branch) the file is fitted to and judged.",
+)
+def init(repo_path: Path, pyproject: bool, force: bool, dry_run: bool, releases: int) -> int:
+    """Write .release-safety.toml fitted to the last releases, each judged with it first."""
     repo = GitRepo(repo_path)
+    origin = PYPROJECT if pyproject else SETTINGS_FILE
+    target = repo.path / origin
     try:
         head = repo.resolve("HEAD")
-        found = survey(repo, head)
-        target = repo.path / (PYPROJECT if pyproject else SETTINGS_FILE)
-        text = settings_text(found, head, table=pyproject)
-        origin = PYPROJECT if pyproject else SETTINGS_FILE
-        settings = parse_settings(text, origin, table=pyproject)
-        assert settings is not None  # the table is always written
-        settings.read_from(origin)
-        if dry_run:
-            click.echo(text, nl=False)
-        else:
-            jsonio.write_atomic(target, _contents(target, text, pyproject, force))
-            click.echo(f"wrote {origin}")
-        if not found.tags.releases:
-            click.echo("no release tag yet: tag a release, then run `release-safety generate`")
-            return 0
-        latest = found.tags.releases[-1]
-        release = resolve_release(repo, settings, latest.tag)
+        if not dry_run:
+            _contents(target, "", pyproject, force)  # refused before the work, not after
+        found = survey(repo, head, releases)
+        settings = _parsed(settings_text(found, head, table=pyproject), origin, pyproject)
         judged = ReleaseSettings(SettingsAt(settings, f"{origin} (written by init)"))
-        generated = analyse_release(repo, judged, release, strict=False)
+        runs = [_judge(repo, settings, judged, t.tag) for t in found.tags.releases[-releases:]]
     finally:
         repo.close()
-    _show(generated, origin, err=dry_run)
+    for tag, run in runs:
+        click.echo(f"  {tag}: {run if isinstance(run, str) else verdict_summary(run)}", err=True)
+    latest = runs[-1][1] if runs else None
+    if isinstance(latest, str):
+        raise InputError(
+            f"{origin}: not written: the latest release {runs[-1][0]} would end with {latest}"
+        )
+    found.floor = floor(runs)
+    text = settings_text(found, head, table=pyproject)
+    if dry_run:
+        click.echo(text, nl=False)
+    else:
+        jsonio.write_atomic(target, _contents(target, text, pyproject, force))
+        click.echo(f"wrote {origin}")
+    if latest is None:
+        click.echo("no release tag yet: tag a release, then run `release-safety generate`")
+        return 0
+    _show(latest, origin, err=dry_run)
     return 0
+
+
+def _parsed(text: str, origin: str, pyproject: bool) -> Settings:
+    settings = parse_settings(text, origin, table=pyproject)
+    assert settings is not None  # the table is always written
+    return settings.read_from(origin)
+
+
+def _judge(
+    repo: GitRepo, settings: Settings, judged: ReleaseSettings, tag: str
+) -> tuple[str, Generated | str]:
+    """One release judged with the settings about to be written, as `generate` would (bad
+    settings there: the one-line error `generate` would end with)."""
+    try:
+        release = resolve_release(repo, settings, tag)
+        return tag, analyse_release(repo, judged, release, say_settings=False)
+    except InputError as exc:
+        return tag, f"exit 2: {exc.message}"
+
+
+def floor(runs: Sequence[tuple[str, Generated | str]]) -> Taken | None:
+    """The oldest judged release from which on the file holds at every release (none ends with
+    exit 2), and why."""
+    held = 0
+    while held < len(runs) and any(isinstance(r, str) for _, r in runs[held:]):
+        held += 1
+    if held == len(runs):
+        return None
+    first = runs[held][1]
+    assert not isinstance(first, str)
+    version = first.release.version
+    if held == 0:
+        why = (
+            f"the oldest of the {len(runs)} releases judged with this file ({runs[0][0]}), "
+            "each of which it holds at: backfill judges from here"
+        )
+    else:
+        why = (
+            f"{runs[held][0]}: the file ends {runs[held - 1][0]} with exit 2 (see init's "
+            "output), so older releases need their own settings; backfill judges from here"
+        )
+    return Taken(version, why)
 
 
 def _contents(target: Path, text: str, pyproject: bool, force: bool) -> str:

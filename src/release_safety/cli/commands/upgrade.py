@@ -85,11 +85,22 @@ def upgrade_check(
 @click.command(
     "upgrade-plan",
     epilog=help_epilog(
-        ["release-safety upgrade-plan --from 1.4.0 --to 1.6.0 --index release-safety-index.json"],
+        [
+            "release-safety upgrade-plan --from 1.4.0 --to 1.6.0 --index release-safety-index.json",
+            "release-safety upgrade-plan --from 1.4.0 --to 1.6.0 --format markdown >> "
+            "$GITHUB_STEP_SUMMARY",
+        ],
         ["0 a plan printed", "2 bad input", "3 could not fetch or read the index"],
     ),
 )
 @_index_options
+@click.option(
+    "--format",
+    "format_",
+    type=click.Choice(["text", "json", "markdown"]),
+    help="text (default), json (as --json), or markdown: the route drawn as a Mermaid graph "
+    "GitHub renders in a comment or a job summary.",
+)
 def upgrade_plan(
     from_version: str,
     to_version: str,
@@ -97,14 +108,20 @@ def upgrade_plan(
     index_source: str | None,
     offline: bool,
     index_sha256: str | None,
+    format_: str | None,
 ) -> int:
     """The route from --from to --to: hops, strategy per hop, deployment mapping."""
-    from release_safety.upgrade.plan import plan_upgrade  # deferred: upgrade-check does not need it
+    from release_safety.upgrade.plan import (  # deferred: upgrade-check does not need them
+        plan_markdown,
+        plan_upgrade,
+    )
 
     releases = load_releases(from_version, to_version, index_source, offline, index_sha256)
     plan = plan_upgrade(releases, from_version, to_version)
-    if as_json:
+    if as_json or format_ == "json":
         click.echo(dumps_plain(plan.to_json_data()), nl=False)
+    elif format_ == "markdown":
+        click.echo(plan_markdown(plan), nl=False)
     else:
         click.echo(render_plan(plan), nl=False)
     return 0 if plan.complete else 1

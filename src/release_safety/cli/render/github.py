@@ -82,6 +82,11 @@ def headline(result: GateResult) -> str:
             "✅ This pull request declares its breaking changes: it may merge, and the release"
             " that ships it will need the Recreate strategy."
         )
+    if result.warnings and not result.passed:
+        return (
+            f"⛔ UNKNOWN fails this gate (--fail-on unknown): {_unproven(result.warnings)}; make "
+            "each one provable (the hint of each says how), or declare it."
+        )
     if result.warnings:
         return (
             f"⚠️ UNKNOWN: no undeclared break found, but {_unproven(result.warnings)}: the pull"

@@ -13,6 +13,7 @@ from release_safety.contract.model import (
     TriState,
 )
 from release_safety.contract.reports import Finding
+from release_safety.release.judgedwith import SETTINGS_ADOPTED, SETTINGS_DEFAULTS
 
 HEADLINES = {
     True: "✅ Safe to roll: a rolling update is advised.",
@@ -82,6 +83,10 @@ def _deployment(findings: Sequence[Finding]) -> list[str]:
     return [*lines, ""]
 
 
+JUDGED_WITH = frozenset({SETTINGS_ADOPTED.id, SETTINGS_DEFAULTS.id})
+"""The findings that name settings a release did not commit itself (`release/judgedwith.py`)."""
+
+
 def upgrade_safety_section(
     artifact: Artifact, findings: Sequence[Finding] = (), reasons: Sequence[Finding] = ()
 ) -> str:
@@ -101,6 +106,7 @@ def upgrade_safety_section(
         f"- Previous version: `{artifact.previousVersion or 'none'}`",
         f"- Minimum previous version: `{artifact.upgrade.minPreviousVersion or 'none'}`",
         f"- Required stops: {', '.join(f'`{v}`' for v in stops) or 'none'}",
+        *(f"- Judged with {_cell(f.message)}" for f in findings if f.rule in JUDGED_WITH),
         "",
     ]
     migrations = artifact.migrations

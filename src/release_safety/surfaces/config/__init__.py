@@ -92,6 +92,7 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> ConfigRe
             DEFAULT_CONFIG_SOURCES,
             settings.origin,
             settings.absent_line("config"),
+            old,
         )
     sources = config.sources
     looked = tried("config.sources", [source.describe() for source in sources])
@@ -101,7 +102,7 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> ConfigRe
     old_files = {**old_files, **runtime_files(old, old_files)}
     problems = []
     if settings.explicitly_set("config", "sources"):
-        covered = set(new_files.values())
+        covered = {*new_files.values(), *old_files.values()}
         problems = [
             unmatched_finding("config", "config.sources", source.path, new.ref, settings.origin)
             for source in sources

@@ -420,6 +420,8 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> SurfaceR
             tried,
             origin,
             settings.absent_line("deployment"),
+            old,
+            sorted(find(old, deployment).paths) if old is not new else [],
         )
         report.coverage.unmodelled = left_out
         return report
@@ -430,6 +432,7 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> SurfaceR
             [s.path for s in deployment.sources],
             new,
             origin,
+            old,
         )
         if settings.explicitly_set("deployment", "sources")
         else []

@@ -35,6 +35,7 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> SurfaceR
             DEFAULT_MCP_SNAPSHOTS,
             settings.origin,
             settings.absent_line("mcp"),
+            old,
         )
     explicit = settings.explicitly_set("mcp", "snapshots")
     sought = Sought(

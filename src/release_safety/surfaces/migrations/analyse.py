@@ -31,6 +31,7 @@ from release_safety.surfaces.migrations.find.discover import (
     below,
     discover,
     migration_files,
+    migrations_anywhere,
     placements,
 )
 from release_safety.surfaces.migrations.find.engine import ASSUMED, EngineOf, engine_of
@@ -101,13 +102,15 @@ def _reader(snapshot: Snapshot) -> ReadModule:
     return read_module
 
 
-def _unmatched_sources(settings: Settings, new: Snapshot) -> list[Finding]:
-    """A finding for every explicitly configured source with no migration file at `new`."""
+def _unmatched_sources(settings: Settings, new: Snapshot, old: Snapshot | None) -> list[Finding]:
+    """A finding for every explicitly configured source with no migration file at `new` nor
+    at `old` (one with files at `old` only: its migrations are judged gone or moved)."""
     from release_safety.surfaces.discovery import SETTINGS_PATH_UNMATCHED
 
     if not settings.explicitly_set("migrations", "sources"):
         return []
-    files = migration_files(new, settings.migrations.sources)
+    sources = settings.migrations.sources
+    files = {**migration_files(old, sources), **migration_files(new, sources)}
     return [
         SETTINGS_PATH_UNMATCHED.finding(
             "migrations",
@@ -251,20 +254,22 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> Migratio
 
     migrations = settings.migrations
     if migrations.absent is not None:
-        found = sorted(migration_files(new, DEFAULT_MIGRATION_SOURCES))
         looked = _tried("migrations (discovery)", DEFAULT_MIGRATION_SOURCES)
+        looked.append("migrations written in code (the migrations search)")
         return absent_report(
             MigrationsReport,
             "migrations",
             migrations.absent,
             new,
-            found,
+            migrations_anywhere(new),
             looked,
             settings.origin,
             settings.absent_line("migrations"),
+            old,
+            migrations_anywhere(old) if old is not new else [],
         )
     tried = _tried("migrations.sources", migrations.sources)
-    problems = _unmatched_sources(settings, new)
+    problems = _unmatched_sources(settings, new, old)
     matched_new = migration_files(new, migrations.sources)
     matched_old = migration_files(old, migrations.sources) if old is not None else {}
     discovery = discover(old, new, settings)

@@ -153,6 +153,7 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> SurfaceR
             DEFAULT_REST_SPECS,
             settings.origin,
             settings.absent_line("rest"),
+            old,
         )
 
     def compare(

@@ -246,6 +246,11 @@ def parse(data: bytes) -> Document:
     if isinstance(root.get("swagger"), str) and root["swagger"].startswith("2."):
         return Document(convert_swagger(root), "2.0", text)
     openapi = root.get("openapi")
+    if "openapi" not in root and "swagger" not in root:
+        raise SpecError("not an OpenAPI document: no top-level `openapi` or `swagger` key")
+    if "openapi" not in root:
+        swagger = root["swagger"]
+        raise SpecError(f"unsupported Swagger version {swagger!r} (2.0, or OpenAPI 3.0, 3.1)")
     if not isinstance(openapi, str) or not re.match(r"3\.[01]\b", openapi):
         raise SpecError(f"unsupported OpenAPI version {openapi!r} (3.0, 3.1 or Swagger 2.0)")
     return Document(root, openapi[:3], text)

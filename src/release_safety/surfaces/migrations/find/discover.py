@@ -10,7 +10,12 @@ from typing import Literal
 
 from release_safety.contract.reports import Finding, Unmodelled
 from release_safety.git.snapshot import Change, Snapshot, changes_between, read_text
-from release_safety.settings.model import DEFAULT_MIGRATION_SOURCES, MigrationSource, Settings
+from release_safety.settings.model import (
+    DEFAULT_MIGRATION_SOURCES,
+    MigrationSource,
+    Settings,
+    skipped,
+)
 from release_safety.surfaces.migrations.find import goose
 from release_safety.surfaces.migrations.find.edits import edited_line
 from release_safety.surfaces.migrations.find.formats import dialect_skipped
@@ -147,6 +152,49 @@ def in_code(path: str, settings: Settings) -> bool:
         and _NOT_A_MIGRATION.fullmatch(name) is None
         and any(source.holds(path) for source in settings.migrations.sources)
     )
+
+
+_CODE_FOLDERS = frozenset({"migrations", "migrate", "versions", "migration"})
+"""Folders migrations written in code live in: Django's and Ecto's `migrations/`, Rails'
+`db/migrate/`, Alembic's `versions/`."""
+
+
+_ONE_FILE = re.compile(r"[^/]*migrat[^/]*\.(?:go|rs|py|rb|ts|js|java|kt|php|cs|ex|exs)", re.I)
+"""Code that keeps a service's migrations in one file (miniflux's `migrations.go`)."""
+_DDL = re.compile(r"\b(?:CREATE|ALTER|DROP)\s+(?:TABLE|INDEX|TYPE|SCHEMA|SEQUENCE|VIEW)\b", re.I)
+
+
+def migrations_anywhere(snapshot: Snapshot | None) -> list[str]:
+    """Every migration the search finds in a tree whatever the settings (what a surface declared
+    absent is checked against): SQL and knex files in `migrations` folders, files named like a
+    migration written in code in a folder such files live in (or, named otherwise, such as
+    Alembic's `1975ea83b712_add.py`, holding code that registers one), and code named for
+    migrations that holds SQL DDL (`internal/database/migrations.go`)."""
+    if snapshot is None:
+        return []
+    found = set(migration_files(snapshot, DEFAULT_MIGRATION_SOURCES))
+    for path in snapshot.paths():
+        folder, _, name = path.rpartition("/")
+        if (
+            _ONE_FILE.fullmatch(name)
+            and _NOT_A_MIGRATION.fullmatch(name) is None
+            and not skipped("**/migrations/**", path)
+            and _DDL.search(read_text(snapshot, path))
+        ):
+            found.add(path)
+            continue
+        if (
+            folder.rpartition("/")[2] not in _CODE_FOLDERS
+            or not name.endswith((*_CODE_SUFFIXES, ".ts", ".js", ".ex", ".exs", ".php"))
+            or _NOT_A_MIGRATION.fullmatch(name) is not None
+            or skipped("**/migrations/**", path)
+        ):
+            continue
+        named = _CODE_MIGRATION.fullmatch(name) is not None
+        registers = name.endswith(_CODE_SUFFIXES) and _REGISTERS.search(read_text(snapshot, path))
+        if named or registers:
+            found.add(path)
+    return sorted(found)
 
 
 @dataclass(frozen=True)
