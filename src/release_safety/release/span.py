@@ -27,7 +27,7 @@ from release_safety.git.snapshot import Snapshot
 from release_safety.settings.model import ConfigSource, MigrationSource, Settings
 from release_safety.surfaces.config.sources import matched_sources
 from release_safety.surfaces.discovery import matching
-from release_safety.surfaces.migrations.discover import migration_files
+from release_safety.surfaces.migrations.find.discover import migration_files
 
 ENTRY_NOT_IN_SPAN = register(
     Rule(
