@@ -22,10 +22,10 @@ from tree_sitter import Node
 from release_safety.code import ruby
 from release_safety.code.jsvalues import Dynamic, known
 from release_safety.code.literals import Proc, Symbol, name_of
-from release_safety.code.syntax import error_line, shown
+from release_safety.code.syntax import shown
 from release_safety.surfaces.migrations.frameworks.emit import (
     Out,
-    does_not_parse,
+    parsed,
     quote,
     read_safely,
     scalar,
@@ -104,9 +104,7 @@ def extract_rails(text: str, path: str, *, read_module: object = None) -> Extrac
 
 
 def _extract(text: str) -> Extracted:
-    root = ruby.parse(text.encode("utf-8", "surrogatepass"))
-    if root.has_error:
-        return does_not_parse(FRAMEWORK, error_line(root))
+    root = parsed("ruby", text)
     migration = _migration_class(root)
     if migration is None:
         return Extracted([Statement(None, 1, "rails: no ActiveRecord::Migration class found")])

@@ -23,12 +23,12 @@ from dataclasses import dataclass
 from tree_sitter import Node
 
 from release_safety.code.jsvalues import Dynamic, Unknown, known
-from release_safety.code.parsers import parse
-from release_safety.code.syntax import error_line, node_text, shown
+from release_safety.code.parsers import script_dialect
+from release_safety.code.syntax import node_text, shown
 from release_safety.code.tsnodes import WRAPPERS, call_arguments, key_name, string_value
 from release_safety.surfaces.migrations.frameworks.emit import (
     Out,
-    does_not_parse,
+    parsed,
     quote,
     read_safely,
     scalar,
@@ -77,10 +77,7 @@ def extract_sequelize(text: str, path: str, *, read_module: object = None) -> Ex
 
 
 def _extract(text: str, path: str) -> Extracted:
-    dialect = "ts" if path.endswith(".ts") else "js"
-    root = parse(dialect, text.encode("utf-8", "surrogatepass"))
-    if root.has_error:
-        return does_not_parse(FRAMEWORK, error_line(root))
+    root = parsed(script_dialect(path), text)
     up = _up_function(root)
     if up is None:
         return Extracted([Statement(None, 1, "sequelize: no up function found")])
