@@ -184,8 +184,9 @@ def test_a_stored_virtual_column_is_generated() -> None:
 
 
 def test_a_migration_that_does_not_parse_is_unknown_at_its_error() -> None:
-    text = "class X < ActiveRecord::Migration[7.1]\n  def change\n    add_column :u, :a,, :b\n  end\nend\n"
-    extracted = extract_rails(text, "x.rb")
+    extracted = extract_rails(
+        _migration("  def change\n    add_column :u, :a,, :b\n  end\n"), "x.rb"
+    )
     assert [(s.sql, s.reason) for s in extracted.statements] == [
         (None, "rails migration does not parse (line 3)")
     ]
