@@ -97,7 +97,7 @@ def test_every_rule_has_a_firing_and_a_quiet_example_on_postgres() -> None:
     sql_rules = {
         entry.id
         for entry in CATALOGUE
-        if not entry.release and all(e.engine == "postgres" for e in entry.examples)
+        if not entry.release and any(e.engine == "postgres" for e in entry.examples)
     }
     fires = {rule for _, rule, e in RULE_CASES if e.fires and e.pg}
     quiet = {rule for _, rule, e in RULE_CASES if not e.fires and e.pg}
@@ -117,11 +117,11 @@ def test_every_engine_rule_has_a_firing_and_a_quiet_example_on_its_engine() -> N
         for entry in CATALOGUE
         if any(e.engine != "postgres" for e in entry.examples)
     }
-    assert set(engine_rules) == {
+    assert {
         "mysql-blocks-writes",
         "mysql-table-rebuild",
         "engine-heaviness-unknown",
-    }
+    } <= set(engine_rules)
     for rule in engine_rules:
         cases = [e for _, r, e in RULE_CASES if r == rule]
         assert {e.fires for e in cases} == {True, False}, rule

@@ -103,3 +103,42 @@ def test_a_redefinition_of_an_unknown_column_is_unknown_not_guessed() -> None:
 def test_a_statement_mysql_does_not_model_is_unknown() -> None:
     analysis = on_engine("LOCK TABLES users WRITE", "mysql")
     assert [f.severity for f in findings_of(analysis, "m.sql")] == ["unknown"]
+
+
+def test_sqlite_copy_and_rename_is_judged_on_what_the_table_ends_with() -> None:
+    """drizzle's and prisma's SQLite rebuild (a new table, the rows copied, the old one
+    dropped, the new one renamed) and a rename-and-re-add keep every column old code uses:
+    quiet; a rebuild without a column is that column dropped, at the DROP TABLE."""
+    history = "CREATE TABLE rules (id text PRIMARY KEY, name text, event text);\n"
+    rebuild = (
+        "CREATE TABLE __new_rules (id text PRIMARY KEY, name text, event text NOT NULL);\n"
+        "INSERT INTO __new_rules SELECT id, name, event FROM rules;\n"
+        "DROP TABLE rules;\nALTER TABLE __new_rules RENAME TO rules;\n"
+    )
+    from release_safety.surfaces.migrations.lint import analyse_text, schema_of
+    from release_safety.surfaces.migrations.reading import Reading
+
+    known = schema_of(history, Reading(), engine="sqlite")
+
+    def fired(sql: str) -> list[tuple[str, int]]:
+        analysis = analyse_text(sql, "m.sql", "sql", Reading(), history=known, engine="sqlite")
+        return [
+            (f.rule, f.line) for f in findings_of(analysis, "m.sql") if f.severity == "breaking"
+        ]
+
+    assert fired(rebuild.replace(" NOT NULL", "")) == []
+    assert fired(rebuild) == [("set-not-null", 3)]  # the rebuilt column refuses NULL
+    assert fired(rebuild.replace(", event text NOT NULL", "").replace(", event FROM", " FROM")) == [
+        ("drop-column", 3)
+    ]
+    readd = (
+        "ALTER TABLE rules RENAME COLUMN name TO name_old;\n"
+        "ALTER TABLE rules ADD COLUMN name text DEFAULT 'x';\n"
+        "UPDATE rules SET name = name_old;\nALTER TABLE rules DROP COLUMN name_old;\n"
+    )
+    assert fired(readd) == []
+    assert fired("ALTER TABLE rules RENAME COLUMN name TO title;\n") == [("rename-column", 1)]
+    assert fired("DROP TABLE rules;\nCREATE TABLE rules (id text);\n") == [
+        ("drop-column", 1),
+        ("drop-column", 1),
+    ]

@@ -55,7 +55,7 @@ def test_diesel_a_dropped_column_is_false_at_up_sql(release_pair: Pair) -> None:
         },
     )
     assert breaking(report) == [("drop-column", "migrations/2021-02-01-000000_drop_name/up.sql", 2)]
-    assert [f.name for f in report.files] == ["up.sql"]
+    assert [f.name for f in report.files] == ["2021-02-01-000000_drop_name/up.sql"]
 
 
 def test_diesel_a_destructive_down_sql_never_runs_forward(release_pair: Pair) -> None:

@@ -64,6 +64,49 @@ class _File:
         self.tables: list[str] = []
         self.issues: list[LineIssue] = []
         self.flags: dict[str, TriState] = {"locks": False, "rewrites": False, "scans": False}
+        self.start = {name: dict(table.columns) for name, table in schema.tables.items()}
+        self.gone: dict[tuple[str, str | None], LineIssue] = {}
+        self.unmodelled: set[str] = set()
+
+    def removed(
+        self, table: str, column: str | None, rule: RuleId, line: int, message: str, hint: str
+    ) -> None:
+        """A table or column of the file's start taken away (dropped, renamed): judged at the
+        end of the file (`finish`), where what the file put back under the same name is not
+        a removal (SQLite's copy-and-rename, a rename and re-add)."""
+        if self.existing(table):
+            self.gone.setdefault((table, column), LineIssue(rule, line, message, hint))
+
+    def finish(self) -> None:
+        """The removals that hold at the end of the file, as issues."""
+        end = self.schema.tables
+        for (table, column), issue in self.gone.items():
+            if table not in self.start:
+                continue
+            if column is None:
+                if table not in end:
+                    self.issue(issue.rule, issue.line, issue.message, issue.hint)
+                    continue
+                rebuilt = end[table]
+                for name, before in self.start[table].items():
+                    after = rebuilt.columns.get(name)
+                    if after is not None and before.type is not None and after.type is not None:
+                        _judge_change(table, name, before, after, issue.line, self)
+                kept = set(rebuilt.columns) if rebuilt.complete else set(self.start[table])
+                for lost in sorted(set(self.start[table]) - kept):
+                    if (table, lost) in self.gone:
+                        continue
+                    self.issue(
+                        RuleId.DROP_COLUMN,
+                        issue.line,
+                        f"{table} is rebuilt without {lost}: the previous release still "
+                        "reads and writes it",
+                        f"Keep {table}.{lost} in the rebuilt table until no release uses it.",
+                    )
+            elif column in self.start[table] and column not in getattr(
+                end.get(table), "columns", {column}
+            ):
+                self.issue(issue.rule, issue.line, issue.message, issue.hint)
 
     def touch(self, table: str) -> None:
         if table not in self.tables:
@@ -81,6 +124,9 @@ class _File:
             for flag in self.flags:
                 if self.flags[flag] is False:
                     self.flags[flag] = "unknown"
+            if table in self.unmodelled:  # one finding per table and file
+                return
+            self.unmodelled.add(table)
             self.issue(
                 RuleId.ENGINE_HEAVINESS_UNKNOWN,
                 line,
@@ -151,6 +197,8 @@ def judge(
             continue
         for tree in trees:
             _statement(tree, statement.line, state)
+    state.finish()
+    state.issues.sort(key=lambda issue: (issue.line, issue.rule.value))
     return FileAnalysis(
         tables=state.tables,
         locks=state.flags["locks"],
@@ -304,10 +352,12 @@ def _drop(tree: object, line: int, state: _File) -> None:
         if not name:
             continue
         state.touch(name)
-        if state.existing(name):
-            rule = RuleId.DROP_TABLE if kind == "TABLE" else RuleId.DROP_VIEW
-            state.issue(
-                rule,
+        absent = state.schema.doubt(name) is None and name not in state.schema.tables
+        if not (tree.args.get("exists") and absent):
+            state.removed(
+                name,
+                None,
+                RuleId.DROP_TABLE if kind == "TABLE" else RuleId.DROP_VIEW,
                 line,
                 f"{kind.lower()} {name} is dropped: the previous release still reads and writes it",
                 f"Stop using {name} in one release and drop it in a later one.",
@@ -317,14 +367,15 @@ def _drop(tree: object, line: int, state: _File) -> None:
 
 def _rename_table(old: str, new: str, line: int, state: _File) -> None:
     state.touch(old)
-    if state.existing(old):
-        state.issue(
-            RuleId.RENAME_TABLE,
-            line,
-            f"table {old} is renamed to {new}: the previous release still uses {old}",
-            f"Create {new} beside {old} (or a view named {old}) and move the code first.",
-        )
-        state.heavy(old, line, ROWS["Renaming a table"], "RENAME TABLE")
+    state.removed(
+        old,
+        None,
+        RuleId.RENAME_TABLE,
+        line,
+        f"table {old} is renamed to {new}: the previous release still uses {old}",
+        f"Create {new} beside {old} (or a view named {old}) and move the code first.",
+    )
+    state.heavy(old, line, ROWS["Renaming a table"], "RENAME TABLE")
     state.schema.rename_table(old, new)
 
 
@@ -368,15 +419,16 @@ def _action(table: str, action: object, line: int, state: _File) -> None:
         state.heavy(table, line, row, f"ADD COLUMN {column}")
     elif isinstance(action, e.Drop):
         kind = str(action.args.get("kind") or "").upper()
-        name = _name(action.this)
+        name = _name(action.this or next(iter(action.args.get("tables") or []), None))
         if kind in ("COLUMN", ""):
-            if existing:
-                state.issue(
-                    RuleId.DROP_COLUMN,
-                    line,
-                    f"{table}.{name} is dropped: the previous release still reads and writes it",
-                    f"Stop using {table}.{name} in one release and drop it in a later one.",
-                )
+            state.removed(
+                table,
+                name,
+                RuleId.DROP_COLUMN,
+                line,
+                f"{table}.{name} is dropped: the previous release still reads and writes it",
+                f"Stop using {table}.{name} in one release and drop it in a later one.",
+            )
             found = state.schema.edit(table)
             if found is not None:
                 found.columns.pop(name, None)
@@ -428,14 +480,15 @@ def _constraint_row(action: object) -> Row | None:
 
 
 def _renamed_column(table: str, old: str, new: str, line: int, state: _File) -> None:
-    if state.existing(table):
-        state.issue(
-            RuleId.RENAME_COLUMN,
-            line,
-            f"{table}.{old} is renamed to {new}: the previous release still uses {old}",
-            f"Add {table}.{new}, write both from the code, backfill, and drop {old} in a later "
-            "release.",
-        )
+    state.removed(
+        table,
+        old,
+        RuleId.RENAME_COLUMN,
+        line,
+        f"{table}.{old} is renamed to {new}: the previous release still uses {old}",
+        f"Add {table}.{new}, write both from the code, backfill, and drop {old} in a later "
+        "release.",
+    )
     found = state.schema.edit(table)
     if found is not None and old in found.columns:
         found.columns[new] = found.columns.pop(old)

@@ -13,7 +13,7 @@ from release_safety.git.snapshot import Change, Snapshot, changes_between, read_
 from release_safety.settings.model import DEFAULT_MIGRATION_SOURCES, MigrationSource, Settings
 from release_safety.surfaces.migrations.find.edits import edited_line
 from release_safety.surfaces.migrations.find.formats import dialect_skipped
-from release_safety.surfaces.migrations.find.tools import Exists, Placed, place
+from release_safety.surfaces.migrations.find.tools import Exists, Placed, migration_name, place
 from release_safety.surfaces.migrations.rules import (
     MIGRATION_NOT_READ,
     SHIPPED_MIGRATION_DELETED,
@@ -59,7 +59,7 @@ class MigrationPath:
 
     @property
     def name(self) -> str:
-        return self.path.rsplit("/", 1)[-1]
+        return migration_name(self.path)
 
 
 def source_of(path: str, settings: Settings) -> MigrationSource | None:

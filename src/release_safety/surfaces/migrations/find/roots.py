@@ -4,7 +4,9 @@ its files are written for and the engine they run on (what `init` writes, one
 
 from __future__ import annotations
 
+import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from release_safety.git.snapshot import Snapshot, read_text
@@ -17,7 +19,9 @@ from release_safety.surfaces.migrations.find.discover import (
 )
 from release_safety.surfaces.migrations.find.engine import ASSUMED, EngineOf, engine_of
 from release_safety.surfaces.migrations.find.formats import listings, order_key
+from release_safety.surfaces.migrations.find.tools import migration_name
 
+_SQLX = re.compile(r"^\s*sqlx\s*=", re.MULTILINE)
 ORDERS = {
     "diesel": "folder-name order (up.sql; down.sql never runs)",
     "prisma": "folder-name order (migration.sql)",
@@ -48,8 +52,7 @@ class Root:
 
     def why(self) -> str:
         """One line on what the root holds, for the settings `init` writes."""
-        first = self.files[0].rpartition("/")[2]
-        last = self.files[-1].rpartition("/")[2]
+        first, last = migration_name(self.files[0]), migration_name(self.files[-1])
         order = ORDERS.get(self.source.format, f"file-name order (`{self.source.name_pattern}`)")
         engine = ""
         if self.engine.said_by != ASSUMED:
@@ -58,6 +61,16 @@ class Root:
             f"{len(self.files)} {self.source.format} migration(s) ({first} .. {last}), run in "
             f"{order} against one database{engine}"
         )
+
+
+def _rust_sqlx(root: str, read: Callable[[str], str | None]) -> bool:
+    """True when the nearest Cargo.toml above the root depends on sqlx."""
+    parts = root.split("/")
+    for end in range(len(parts) - 1, -1, -1):
+        text = read("/".join([*parts[:end], "Cargo.toml"]))
+        if text is not None:
+            return _SQLX.search(text) is not None
+    return False
 
 
 def migration_roots(snapshot: Snapshot) -> list[Root]:
@@ -75,7 +88,9 @@ def migration_roots(snapshot: Snapshot) -> list[Root]:
     roots: list[Root] = []
     for (root, tool), paths in sorted(grouped.items()):
         fmt = tool
-        if tool == "sql":  # a tool the file's markers and names say (goose, dbmate, popx, ...)
+        if tool == "sql" and _rust_sqlx(root, read):  # a crate's sqlx migrations
+            fmt = "sqlx"
+        elif tool == "sql":  # a tool the file's markers and names say (goose, dbmate, popx, ...)
             formats = Counter(sql_format(snapshot, path) for path in paths)
             fmt = "popx" if "popx" in formats else formats.most_common(1)[0][0]
         engine = engine_of(placed[paths[0]], None, read)

@@ -47,6 +47,16 @@ class Placed:
     forward: bool
 
 
+def migration_name(path: str) -> str:
+    """A migration's name as its tool knows it: the file name, or for a folder per migration
+    (diesel, prisma) the folder and the file (`2021-01-01-000000_init/up.sql`)."""
+    folder, _, name = path.rpartition("/")
+    leaf = folder.rpartition("/")[2]
+    if name in ("up.sql", "down.sql", "migration.sql") and _VERSION_FOLDER.fullmatch(leaf):
+        return f"{leaf}/{name}"
+    return name
+
+
 def _join(folder: str, name: str) -> str:
     return f"{folder}/{name}" if folder else name
 

@@ -112,6 +112,10 @@ CATALOGUE: tuple[MigrationRule, ...] = (
         E("ALTER TABLE events DETACH PARTITION events_2024", "", ("events", "events_2024")),
         E("ALTER TABLE staging NO INHERIT users", "", ("staging", "users"), pg=False),
         Q("CREATE TABLE scratch (id int);\nDROP TABLE scratch", "", ("scratch",)),
+        # the earlier migrations never made it: old code cannot use it (DROP ... CREATE)
+        Q("DROP TABLE IF EXISTS never_made", "", ("never_made",), pg=False),
+        E("DROP TABLE IF EXISTS users", "", U, pg=False).with_engine("mysql"),
+        Q("DROP TABLE IF EXISTS never_made", "", ("never_made",), pg=False).with_engine("mysql"),
     ),
     _rule(
         RuleId.DROP_COLUMN,

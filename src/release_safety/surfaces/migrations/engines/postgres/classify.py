@@ -902,11 +902,11 @@ def _drop(cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
     kind = cur.peek()
     schema = ctx.schema
     if cur.accept("MATERIALIZED", "VIEW") or cur.accept("VIEW") or cur.accept("TABLE"):
-        cur.skip_optional(("IF", "EXISTS"))
+        if_exists = cur.accept("IF", "EXISTS")
         rule = RuleId.DROP_TABLE if kind == "TABLE" else RuleId.DROP_VIEW
         for name in cur.names():
             facts.touch(name, AEL, dropped=True)
-            if not ctx.new_in_release(name):
+            if not ctx.new_in_release(name) and not (if_exists and ctx.never_existed(name)):
                 facts.issue(
                     rule,
                     f"DROP {kind} {name}",

@@ -60,6 +60,17 @@ class Context:
         """Created by this release: the previous release's code does not use it."""
         return name in self.created or name in self.release_created
 
+    def never_existed(self, name: str) -> bool:
+        """The previous release's schema is known and has no such table, nor does the schema
+        now (a `DROP TABLE IF EXISTS` of it drops nothing old code uses)."""
+        before = self.before
+        return (
+            before.doubt(name) is None
+            and name not in before.tables
+            and self.schema.doubt(name) is None
+            and name not in self.schema.tables
+        )
+
     def column_is_new(self, table: str, column: str) -> bool:
         """The column did not exist at the previous release (its table did, fully known)."""
         if self.new_in_release(table):
