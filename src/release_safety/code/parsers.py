@@ -46,3 +46,10 @@ def parser(name: str) -> Parser:
 def parse(name: str, source: bytes) -> Node:
     """The root of `source`'s syntax tree in language `name` (check `root.has_error`)."""
     return parser(name).parse(source).root_node
+
+
+def script_dialect(path: str) -> str:
+    """The language of a JavaScript or TypeScript file by its name (`js`, `tsx` or `ts`)."""
+    if path.endswith((".js", ".cjs", ".mjs", ".jsx")):
+        return "js"
+    return "tsx" if path.endswith(".tsx") else "ts"

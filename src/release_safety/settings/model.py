@@ -102,6 +102,7 @@ MigrationFormat = Literal[
     "alembic",
     "typeorm",
     "ecto",
+    "sequelize",
 ]
 """The migration tools whose files a source reads, by name (docs/settings: their naming rules)."""
 
@@ -128,6 +129,7 @@ FORMAT_PATTERNS: dict[str, str] = {
     "alembic": r"[A-Za-z0-9][\w.-]*\.py",
     "typeorm": r"\d{13}-[\w.-]+\.(?:ts|js)",
     "ecto": r"\d+_\w+\.exs",
+    "sequelize": r"\d{14}-[\w.-]+\.(?:js|cjs|ts)",
 }
 """The file names each format's tool runs, when a source gives no `pattern`."""
 
@@ -149,7 +151,8 @@ class MigrationSource(_Closed):
         default="sql",
         description="the tool that runs the files: sql, golang-migrate, goose, popx, dbmate, "
         "flyway, sqitch, knex, diesel, prisma, sqlx, drizzle, atlas, liquibase, rails, django, "
-        "alembic, typeorm or ecto (its naming, order, transaction and up/down rules)",
+        "alembic, typeorm, ecto or sequelize (its naming, order, transaction and up/down "
+        "rules)",
     )
     dialect: Engine | None = Field(
         default=None,
@@ -294,6 +297,7 @@ DEFAULT_MIGRATION_SOURCES = (
     MigrationSource(path="**/migrations", exclude=r".*\.d\.ts", format="typeorm"),
     MigrationSource(path="**/migration", exclude=r".*\.d\.ts", format="typeorm"),
     MigrationSource(path="**/priv/*/migrations", format="ecto"),
+    MigrationSource(path="**/migrations", exclude=r".*\.d\.ts", format="sequelize"),
 )
 
 

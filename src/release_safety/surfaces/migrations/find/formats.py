@@ -16,8 +16,8 @@ which of a version's files it picks, the order it runs them in, and how it reads
   script the plan does not name is not run.
 - knex, Atlas and Liquibase's formatted SQL (without a changelog) run their files by name;
   diesel and prisma their folders by name, drizzle its journal's order (`tools`).
-- Rails, TypeORM and Ecto run their files by version (the leading digits); Django by its apps'
-  dependency graph and Alembic by its revision chain (`frameworks/order.py`).
+- Rails, TypeORM, Ecto and Sequelize run their files by version (the leading digits); Django by
+  its apps' dependency graph and Alembic by its revision chain (`frameworks/order.py`).
 """
 
 from __future__ import annotations
@@ -33,8 +33,16 @@ if TYPE_CHECKING:
     from release_safety.settings.model import MigrationSource
 
 OrderKey = tuple[int, tuple[int, ...], str, str]
-Reader = Literal["sql", "knex", "rails", "django", "alembic", "typeorm", "ecto"]
-CODE_READERS: tuple[Reader, ...] = ("knex", "rails", "django", "alembic", "typeorm", "ecto")
+Reader = Literal["sql", "knex", "rails", "django", "alembic", "typeorm", "ecto", "sequelize"]
+CODE_READERS: tuple[Reader, ...] = (
+    "knex",
+    "rails",
+    "django",
+    "alembic",
+    "typeorm",
+    "ecto",
+    "sequelize",
+)
 """The formats whose migrations are code, read by `frameworks/`."""
 
 _VERSION = re.compile(r"(\d+)")
@@ -51,7 +59,7 @@ _PLAN_CHANGE = re.compile(r"^(?P<change>[^\s@:%#\[][^\s\[]*)", re.MULTILINE)
 
 def reader(source: MigrationSource) -> Reader:
     """How the files of a source are read: a framework's code (knex, Rails, Django, Alembic,
-    TypeORM, Ecto), or SQL (with each SQL tool's up/down markers, `sections`)."""
+    TypeORM, Ecto, Sequelize), or SQL (with each SQL tool's up/down markers, `sections`)."""
     return next((code for code in CODE_READERS if code == source.format), "sql")
 
 

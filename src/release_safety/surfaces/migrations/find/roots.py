@@ -34,6 +34,7 @@ ORDERS = {
     "rails": "version order",
     "ecto": "version order",
     "typeorm": "timestamp order",
+    "sequelize": "file-name order",
     "django": "the order of the apps' dependency graph",
     "alembic": "the order of the down_revision chain",
 }

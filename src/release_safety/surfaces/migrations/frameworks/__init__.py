@@ -40,4 +40,8 @@ def extract_code(
         from release_safety.surfaces.migrations.frameworks.ecto import extract_ecto
 
         return extract_ecto(text, path)
+    if fmt == "sequelize":
+        from release_safety.surfaces.migrations.frameworks.sequelize import extract_sequelize
+
+        return extract_sequelize(text, path)
     raise ValueError(f"no reader for {fmt} migrations")

@@ -21,10 +21,11 @@ from release_safety.code.jsvalues import Dynamic, Unknown, known
 from release_safety.surfaces.migrations.frameworks.emit import (
     Out,
     literal,
+    parsed_python,
     quote_if_needed,
     read_safely,
 )
-from release_safety.surfaces.migrations.sql.statements import Extracted, Statement
+from release_safety.surfaces.migrations.sql.statements import Extracted
 
 FRAMEWORK = "alembic"
 ReadModule = Callable[[str], "str | None"]
@@ -79,11 +80,7 @@ def extract_alembic(text: str, path: str, *, read_module: ReadModule | None = No
 
 
 def _extract(text: str, read_module: ReadModule | None) -> Extracted:
-    try:
-        tree = ast.parse(text)
-    except SyntaxError as exc:
-        line = exc.lineno or 1
-        return Extracted([Statement(None, line, f"alembic revision does not parse (line {line})")])
+    tree = parsed_python(text)
     upgrade = next(
         (s for s in tree.body if isinstance(s, ast.FunctionDef) and s.name == "upgrade"), None
     )

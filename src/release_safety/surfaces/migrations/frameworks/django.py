@@ -23,7 +23,13 @@ from dataclasses import dataclass, field, replace
 
 from release_safety.code import python
 from release_safety.code.jsvalues import Dynamic, Unknown, known
-from release_safety.surfaces.migrations.frameworks.emit import Out, quote, read_safely, scalar
+from release_safety.surfaces.migrations.frameworks.emit import (
+    Out,
+    parsed_python,
+    quote,
+    read_safely,
+    scalar,
+)
 from release_safety.surfaces.migrations.sql.statements import Extracted, Statement
 
 FRAMEWORK = "django"
@@ -123,11 +129,7 @@ def extract_django(text: str, path: str, *, read_module: ReadModule | None = Non
 
 
 def _extract(text: str, path: str, read_module: ReadModule | None) -> Extracted:
-    try:
-        tree = ast.parse(text)
-    except SyntaxError as exc:
-        line = exc.lineno or 1
-        return Extracted([Statement(None, line, f"django migration does not parse (line {line})")])
+    tree = parsed_python(text)
     migration = migration_class(tree)
     if migration is None:
         return Extracted([Statement(None, 1, "django: no class Migration found")])

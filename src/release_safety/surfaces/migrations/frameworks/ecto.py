@@ -23,10 +23,10 @@ from tree_sitter import Node
 from release_safety.code import elixir
 from release_safety.code.jsvalues import Dynamic, known
 from release_safety.code.literals import Symbol, name_of
-from release_safety.code.syntax import error_line, shown
+from release_safety.code.syntax import shown
 from release_safety.surfaces.migrations.frameworks.emit import (
     Out,
-    does_not_parse,
+    parsed,
     quote,
     read_safely,
     scalar,
@@ -73,9 +73,7 @@ def extract_ecto(text: str, path: str, *, read_module: object = None) -> Extract
 
 
 def _extract(text: str) -> Extracted:
-    root = elixir.parse(text.encode("utf-8", "surrogatepass"))
-    if root.has_error:
-        return does_not_parse(FRAMEWORK, error_line(root))
+    root = parsed("elixir", text)
     module = next((n for n in root.named_children if elixir.call_name(n) == "defmodule"), None)
     body = elixir.do_block(module) if module is not None else None
     if body is None:

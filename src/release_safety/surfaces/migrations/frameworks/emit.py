@@ -4,11 +4,16 @@ without SQL naming it (the migrations surface then judges the file `unknown`).""
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from tree_sitter import Node
+
 from release_safety.code.jsvalues import Dynamic, Unknown, known
+from release_safety.code.parsers import parse
+from release_safety.code.syntax import error_line
 from release_safety.surfaces.migrations.sql.sqlfile import split_sql
 from release_safety.surfaces.migrations.sql.statements import Extracted, Statement
 
@@ -194,11 +199,37 @@ class Out:
             self.unknown(line, exc.reason)
 
 
+class DoesNotParse(Exception):
+    """The migration is not valid code of its language (`line`: the first error's)."""
+
+    def __init__(self, line: int) -> None:
+        super().__init__(f"line {line}")
+        self.line = line
+
+
+def parsed(language: str, text: str) -> Node:
+    """The syntax tree of a migration (`code.parsers` language); DoesNotParse on an error."""
+    root = parse(language, text.encode("utf-8", "surrogatepass"))
+    if root.has_error:
+        raise DoesNotParse(error_line(root))
+    return root
+
+
+def parsed_python(text: str) -> ast.Module:
+    """The syntax tree of a Python migration (`ast`); DoesNotParse on an error."""
+    try:
+        return ast.parse(text)
+    except SyntaxError as exc:
+        raise DoesNotParse(exc.lineno or 1) from exc
+
+
 def read_safely(framework: str, read: Callable[[], Extracted]) -> Extracted:
-    """What `read` extracts; a reader that fails on a file gives one unknown statement saying
-    why, never an exception."""
+    """What `read` extracts; a migration that does not parse, or a reader that fails on it,
+    gives one unknown statement saying why, never an exception."""
     try:
         return read()
+    except DoesNotParse as exc:
+        return does_not_parse(framework, exc.line)
     except Exception as exc:
         reason = "nesting too deep" if isinstance(exc, RecursionError) else type(exc).__name__
         return Extracted([Statement(None, 1, f"{framework} migration not analysed: {reason}")])

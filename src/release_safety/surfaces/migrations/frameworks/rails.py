@@ -22,10 +22,10 @@ from tree_sitter import Node
 from release_safety.code import ruby
 from release_safety.code.jsvalues import Dynamic, known
 from release_safety.code.literals import Proc, Symbol, name_of
-from release_safety.code.syntax import error_line, shown
+from release_safety.code.syntax import shown
 from release_safety.surfaces.migrations.frameworks.emit import (
     Out,
-    does_not_parse,
+    parsed,
     quote,
     read_safely,
     scalar,
@@ -104,9 +104,7 @@ def extract_rails(text: str, path: str, *, read_module: object = None) -> Extrac
 
 
 def _extract(text: str) -> Extracted:
-    root = ruby.parse(text.encode("utf-8", "surrogatepass"))
-    if root.has_error:
-        return does_not_parse(FRAMEWORK, error_line(root))
+    root = parsed("ruby", text)
     migration = _migration_class(root)
     if migration is None:
         return Extracted([Statement(None, 1, "rails: no ActiveRecord::Migration class found")])
@@ -748,7 +746,7 @@ def _table_call(reader: _Reader, table: object, variable: str, statement: Node) 
     standing = _TABLE_METHODS.get(method)
     if standing is not None and standing in _HANDLERS:
         _HANDLERS[standing](reader, call)
-    elif method in _TYPES or method == "enum":
+    elif method in _TYPES or method in ("enum", "virtual"):
         for column in call.args[1:]:
             added = _Call(
                 call.line, [table, column, Symbol(method)], _without_index(call.options), statement

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from release_safety.code.parsers import parse
-from release_safety.code.syntax import error_line, node_text, shown
+from release_safety.code.parsers import script_dialect
+from release_safety.code.syntax import node_text, shown
 from release_safety.code.tsnodes import WRAPPERS, call_arguments, string_value
-from release_safety.surfaces.migrations.frameworks.emit import Out, does_not_parse, read_safely
+from release_safety.surfaces.migrations.frameworks.emit import Out, parsed, read_safely
 from release_safety.surfaces.migrations.sql.statements import Extracted, Statement
 
 FRAMEWORK = "typeorm"
@@ -29,10 +29,7 @@ def extract_typeorm(text: str, path: str, *, read_module: object = None) -> Extr
 
 
 def _extract(text: str, path: str) -> Extracted:
-    dialect = "js" if path.endswith((".js", ".cjs", ".mjs")) else "ts"
-    root = parse(dialect, text.encode("utf-8", "surrogatepass"))
-    if root.has_error:
-        return does_not_parse(FRAMEWORK, error_line(root))
+    root = parsed(script_dialect(path), text)
     up = _up_method(root)
     if up is None:
         return Extracted([Statement(None, 1, "typeorm: no migration class with an up method")])
