@@ -314,3 +314,28 @@ def test_an_included_file_that_appears_is_read_though_the_compose_file_is_the_sa
     assert [f.rule for f in appeared.findings] == []  # a new service starts empty
     gone = judged(release_pair, {"docker-compose.yml": INCLUDE, "db.yaml": BASE}, {"db.yaml": None})
     assert ("deployment-compose-reference-unread", "unknown", "docker-compose.yml", 2) in gone
+
+
+def test_files_that_include_each_other_are_read_once_and_named(release_pair: Pair) -> None:
+    loop_a = "include: [b.yaml]\nservices:\n  db:\n    image: postgres:15.4\n"
+    loop_b = "include: [docker-compose.yml]\nservices:\n  cache:\n    image: redis:7.2\n"
+    old = {"docker-compose.yml": loop_a, "b.yaml": loop_b}
+    found = judged(release_pair, old, {"b.yaml": loop_b.replace("7.2", "8.0")})
+    assert ("deployment-stateful-major-changed", "breaking", "b.yaml", 4) in found
+    assert ("deployment-compose-reference-unread", "unknown", "b.yaml", 1) in found
+
+
+def test_a_service_extending_one_of_the_same_file_takes_its_image(release_pair: Pair) -> None:
+    same = (
+        "services:\n  base:\n    image: postgres:15.4\n    profiles: [base]\n"
+        "  db:\n    extends: base\n    volumes: [pgdata:/var/lib/postgresql/data]\n"
+    )
+    found = judged(
+        release_pair,
+        {"docker-compose.yml": same},
+        {"docker-compose.yml": same.replace("15.4", "16.1")},
+    )
+    assert [(rule, line) for rule, _, _, line in found] == [
+        ("deployment-stateful-major-changed", 3),
+        ("deployment-stateful-major-changed", 3),
+    ]

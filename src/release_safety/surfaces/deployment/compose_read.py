@@ -361,7 +361,7 @@ def parse_compose(
     data = tree.data
     if not isinstance(data, dict) or not isinstance(data.get("services", 0), dict | None):
         raise ComposeError("not a compose file: no `services` mapping")
-    reading = _Reading(read or (lambda _: None), defaults)
+    reading = _Reading(read or (lambda _: None), defaults, stack=[(path, "")])
     found = ComposeFile(path, {}, {}, {})
     reading.file(path, tree, found)
     return replace(found, files=tuple(sorted(reading.files - {path})), unread=tuple(reading.unread))
