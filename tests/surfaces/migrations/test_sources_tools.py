@@ -63,8 +63,8 @@ def test_diesel_a_destructive_down_sql_never_runs_forward(release_pair: Pair) ->
         release_pair,
         DIESEL_OLD,
         {
-            "migrations/2021-02-01-000000_index/up.sql": INDEX,
-            "migrations/2021-02-01-000000_index/down.sql": "DROP INDEX users_email;\n"
+            "migrations/2021-02-01-000000_index/up.sql": "ALTER TABLE users ADD note text;\n",
+            "migrations/2021-02-01-000000_index/down.sql": "ALTER TABLE users DROP note;\n"
             "DROP TABLE users;\n",
         },
         '[[migrations.sources]]\npath = "migrations"\nformat = "diesel"\n',
@@ -525,3 +525,14 @@ def test_a_changelog_gaining_changesets_is_judged_on_the_new_ones(release_pair: 
     edited = shipped.replace("name text", "name varchar(10)")
     (finding,) = judged(release_pair, {path: shipped}, {path: edited + index}).unknown()
     assert (finding.rule, finding.line) == ("shipped-migration-edited", 3)
+
+
+def test_diesel_metadata_runs_a_migration_outside_a_transaction(release_pair: Pair) -> None:
+    folder = "migrations/2021-02-01-000000_index"
+    new: Files = {f"{folder}/up.sql": INDEX, f"{folder}/down.sql": "DROP INDEX users_email;\n"}
+    refused = judged(release_pair, DIESEL_OLD, new)
+    assert "cannot-run-in-transaction" in {f.rule for f in refused.findings}
+    outside = judged(
+        release_pair, DIESEL_OLD, {**new, f"{folder}/metadata.toml": "run_in_transaction = false\n"}
+    )
+    assert outside.breaking() == [] and outside.unknown() == []
