@@ -536,3 +536,41 @@ def test_diesel_metadata_runs_a_migration_outside_a_transaction(release_pair: Pa
         release_pair, DIESEL_OLD, {**new, f"{folder}/metadata.toml": "run_in_transaction = false\n"}
     )
     assert outside.breaking() == [] and outside.unknown() == []
+
+
+# --- SQL outside migration tools ------------------------------------------------------------
+
+
+def test_sql_the_server_runs_outside_a_tool_is_unknown_with_its_way_out(
+    release_pair: Pair,
+) -> None:
+    """A schema file the server applies at start-up, changed by the release: not judged, so
+    `unknown`, naming the source to add or the exclusion; queries, tests and seeds are not."""
+    old: Files = {"db/migrations/001_init.sql": INIT, "server/sql/schema.sql": INIT}
+    report = judged(
+        release_pair,
+        old,
+        {
+            "server/sql/schema.sql": INIT + "\nALTER TABLE users DROP COLUMN name;\n",
+            "server/sql/report.sql": "SELECT count(*) FROM users;\n",
+            "tests/sql/fixture.sql": "DROP TABLE users;\n",
+            "db/seeds/users.sql": "DELETE FROM users;\n",
+        },
+    )
+    (finding,) = report.unknown()
+    assert (finding.rule, finding.file, finding.line) == (
+        "migration-not-read",
+        "server/sql/schema.sql",
+        1,
+    )
+    assert "SQL outside any migration tool" in finding.message
+    assert finding.hint is not None
+    assert "path = 'server/sql'" in finding.hint and "[[migrations.exclude]]" in finding.hint
+    excluded = judged(
+        release_pair,
+        old,
+        {"server/sql/schema.sql": INIT + "\nALTER TABLE users DROP COLUMN name;\n"},
+        '[[migrations.exclude]]\npath = "server/sql/schema.sql"\n'
+        'reason = "the embedded test server builds its own database from it, never production"\n',
+    )
+    assert excluded.unknown() == []

@@ -13,6 +13,7 @@ from release_safety.git.snapshot import Change, Snapshot, changes_between, read_
 from release_safety.settings.model import DEFAULT_MIGRATION_SOURCES, MigrationSource, Settings
 from release_safety.surfaces.migrations.find.edits import edited_line
 from release_safety.surfaces.migrations.find.formats import dialect_skipped
+from release_safety.surfaces.migrations.find.outside import outside_sql
 from release_safety.surfaces.migrations.find.tools import Exists, Placed, migration_name, place
 from release_safety.surfaces.migrations.rules import (
     MIGRATION_NOT_READ,
@@ -381,6 +382,8 @@ def unread_migration(snapshot: Snapshot, path: str, settings: Settings) -> Unmod
         found = _REGISTERS.search(text)
         if found is not None:
             return _code_gap(path, text.count("\n", 0, found.start()) + 1, exclusion)
+    if name.endswith(".sql"):
+        return outside_sql(path, read_text(snapshot, path), exclusion)
     return None
 
 
