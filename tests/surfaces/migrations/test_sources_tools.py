@@ -574,3 +574,19 @@ def test_sql_the_server_runs_outside_a_tool_is_unknown_with_its_way_out(
         'reason = "the embedded test server builds its own database from it, never production"\n',
     )
     assert excluded.unknown() == []
+
+
+def test_the_one_database_image_of_the_compose_file_names_the_engine() -> None:
+    from release_safety.git.snapshot import MemorySnapshot
+    from release_safety.surfaces.migrations.find.roots import migration_roots
+
+    compose = "services:\n  app:\n    image: ghcr.io/acme/app:1\n  db:\n    image: mariadb:11\n"
+    both = compose + "  cache:\n    image: postgres:16\n"
+    said = {
+        text: {r.source.path: r.source.dialect for r in migration_roots(MemorySnapshot(files))}
+        for text, files in (
+            ("one", {"docker-compose.yml": compose, "db/migrations/001_init.sql": INIT}),
+            ("two", {"docker-compose.yml": both, "db/migrations/001_init.sql": INIT}),
+        )
+    }
+    assert said == {"one": {"db/migrations": "mariadb"}, "two": {"db/migrations": None}}
