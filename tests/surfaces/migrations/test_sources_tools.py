@@ -590,3 +590,23 @@ def test_the_one_database_image_of_the_compose_file_names_the_engine() -> None:
         )
     }
     assert said == {"one": {"db/migrations": "mariadb"}, "two": {"db/migrations": None}}
+
+
+def test_the_same_change_for_several_databases_says_which_each_finding_is_for(
+    release_pair: Pair,
+) -> None:
+    """vaultwarden's layout: one diesel folder per database. One verdict covers them; each
+    finding names its database, PostgreSQL's too."""
+    init = "CREATE TABLE users (id INT PRIMARY KEY, email TEXT, name TEXT);\n"
+    old: Files = {
+        f"migrations/{db}/2020-01-01-000000_init/up.sql": init
+        for db in ("postgresql", "mysql", "sqlite")
+    }
+    new: Files = {
+        f"migrations/{db}/2021-01-01-000000_drop/up.sql": DROP
+        for db in ("postgresql", "mysql", "sqlite")
+    }
+    report = judged(release_pair, old, new)
+    labels = sorted(f.message.rpartition("(")[2].rstrip(")") for f in report.breaking())
+    assert labels == ["MySQL", "PostgreSQL", "SQLite"]
+    assert {f.rule for f in report.breaking()} == {"drop-column"}

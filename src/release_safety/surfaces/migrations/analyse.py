@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import NamedTuple
 
 from release_safety.contract.model import Heaviness, MigrationFile
@@ -246,6 +247,7 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> Migratio
     files: list[MigrationFile] = []
     read: dict[str, str | None] = {}
     module_reader = _reader(new)
+    several = len({q.engine.engine for entries in new_order.values() for q in entries}) > 1
     for database in sorted(set(old_order) | set(new_order)):
         baseline = replay(old, old_order.get(database, []), reading)
         if old is not None and database not in old_order:
@@ -297,7 +299,10 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> Migratio
                     heaviness=heaviness,
                 )
             )
-            findings.extend(findings_of(analysis, path, created))
+            of_file = findings_of(analysis, path, created)
+            if engine.engine == "postgres" and several:  # say which database it speaks for
+                of_file = [replace(f, message=f"{f.message} ({engine.label})") for f in of_file]
+            findings.extend(of_file)
             if not analysis.created <= created:  # a new set only when it grows
                 created |= analysis.created
         if state is not baseline and state.key not in _STATES:
