@@ -63,8 +63,8 @@ def test_diesel_a_destructive_down_sql_never_runs_forward(release_pair: Pair) ->
         release_pair,
         DIESEL_OLD,
         {
-            "migrations/2021-02-01-000000_index/up.sql": INDEX,
-            "migrations/2021-02-01-000000_index/down.sql": "DROP INDEX users_email;\n"
+            "migrations/2021-02-01-000000_index/up.sql": "ALTER TABLE users ADD note text;\n",
+            "migrations/2021-02-01-000000_index/down.sql": "ALTER TABLE users DROP note;\n"
             "DROP TABLE users;\n",
         },
         '[[migrations.sources]]\npath = "migrations"\nformat = "diesel"\n',
@@ -525,3 +525,88 @@ def test_a_changelog_gaining_changesets_is_judged_on_the_new_ones(release_pair: 
     edited = shipped.replace("name text", "name varchar(10)")
     (finding,) = judged(release_pair, {path: shipped}, {path: edited + index}).unknown()
     assert (finding.rule, finding.line) == ("shipped-migration-edited", 3)
+
+
+def test_diesel_metadata_runs_a_migration_outside_a_transaction(release_pair: Pair) -> None:
+    folder = "migrations/2021-02-01-000000_index"
+    new: Files = {f"{folder}/up.sql": INDEX, f"{folder}/down.sql": "DROP INDEX users_email;\n"}
+    refused = judged(release_pair, DIESEL_OLD, new)
+    assert "cannot-run-in-transaction" in {f.rule for f in refused.findings}
+    outside = judged(
+        release_pair, DIESEL_OLD, {**new, f"{folder}/metadata.toml": "run_in_transaction = false\n"}
+    )
+    assert outside.breaking() == [] and outside.unknown() == []
+
+
+# --- SQL outside migration tools ------------------------------------------------------------
+
+
+def test_sql_the_server_runs_outside_a_tool_is_unknown_with_its_way_out(
+    release_pair: Pair,
+) -> None:
+    """A schema file the server applies at start-up, changed by the release: not judged, so
+    `unknown`, naming the source to add or the exclusion; queries, tests and seeds are not."""
+    old: Files = {"db/migrations/001_init.sql": INIT, "server/sql/schema.sql": INIT}
+    report = judged(
+        release_pair,
+        old,
+        {
+            "server/sql/schema.sql": INIT + "\nALTER TABLE users DROP COLUMN name;\n",
+            "server/sql/report.sql": "SELECT count(*) FROM users;\n",
+            "tests/sql/fixture.sql": "DROP TABLE users;\n",
+            "db/seeds/users.sql": "DELETE FROM users;\n",
+        },
+    )
+    (finding,) = report.unknown()
+    assert (finding.rule, finding.file, finding.line) == (
+        "migration-not-read",
+        "server/sql/schema.sql",
+        1,
+    )
+    assert "SQL outside any migration tool" in finding.message
+    assert finding.hint is not None
+    assert "path = 'server/sql'" in finding.hint and "[[migrations.exclude]]" in finding.hint
+    excluded = judged(
+        release_pair,
+        old,
+        {"server/sql/schema.sql": INIT + "\nALTER TABLE users DROP COLUMN name;\n"},
+        '[[migrations.exclude]]\npath = "server/sql/schema.sql"\n'
+        'reason = "the embedded test server builds its own database from it, never production"\n',
+    )
+    assert excluded.unknown() == []
+
+
+def test_the_one_database_image_of_the_compose_file_names_the_engine() -> None:
+    from release_safety.git.snapshot import MemorySnapshot
+    from release_safety.surfaces.migrations.find.roots import migration_roots
+
+    compose = "services:\n  app:\n    image: ghcr.io/acme/app:1\n  db:\n    image: mariadb:11\n"
+    both = compose + "  cache:\n    image: postgres:16\n"
+    said = {
+        text: {r.source.path: r.source.dialect for r in migration_roots(MemorySnapshot(files))}
+        for text, files in (
+            ("one", {"docker-compose.yml": compose, "db/migrations/001_init.sql": INIT}),
+            ("two", {"docker-compose.yml": both, "db/migrations/001_init.sql": INIT}),
+        )
+    }
+    assert said == {"one": {"db/migrations": "mariadb"}, "two": {"db/migrations": None}}
+
+
+def test_the_same_change_for_several_databases_says_which_each_finding_is_for(
+    release_pair: Pair,
+) -> None:
+    """vaultwarden's layout: one diesel folder per database. One verdict covers them; each
+    finding names its database, PostgreSQL's too."""
+    init = "CREATE TABLE users (id INT PRIMARY KEY, email TEXT, name TEXT);\n"
+    old: Files = {
+        f"migrations/{db}/2020-01-01-000000_init/up.sql": init
+        for db in ("postgresql", "mysql", "sqlite")
+    }
+    new: Files = {
+        f"migrations/{db}/2021-01-01-000000_drop/up.sql": DROP
+        for db in ("postgresql", "mysql", "sqlite")
+    }
+    report = judged(release_pair, old, new)
+    labels = sorted(f.message.rpartition("(")[2].rstrip(")") for f in report.breaking())
+    assert labels == ["MySQL", "PostgreSQL", "SQLite"]
+    assert {f.rule for f in report.breaking()} == {"drop-column"}

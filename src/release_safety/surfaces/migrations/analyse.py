@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import NamedTuple
 
 from release_safety.contract.model import Heaviness, MigrationFile
@@ -36,6 +37,7 @@ from release_safety.surfaces.migrations.find.discover import (
 )
 from release_safety.surfaces.migrations.find.engine import ASSUMED, EngineOf, engine_of
 from release_safety.surfaces.migrations.find.formats import OrderKey, listings, order_key, reader
+from release_safety.surfaces.migrations.find.tools import migration_name
 from release_safety.surfaces.migrations.lint import (
     History,
     ReadModule,
@@ -69,7 +71,7 @@ def replay(snapshot: Snapshot | None, paths: Sequence[Queued], reading: Reading)
     if snapshot is None:
         return history
     keys = [history.key]
-    blobs = [snapshot.blob_id(queued.path) or "" for queued in paths]
+    blobs = [_identity(snapshot, queued.path) for queued in paths]
     for queued, blob in zip(paths, blobs, strict=True):
         keys.append(next_key(keys[-1], queued.path, blob))
     done = next((k for k in range(len(keys) - 1, -1, -1) if keys[k] in _STATES), 0)
@@ -93,6 +95,16 @@ def replay(snapshot: Snapshot | None, paths: Sequence[Queued], reading: Reading)
         )
     remember(_STATES, history.key, history.schema)
     return history
+
+
+def _identity(snapshot: Snapshot, path: str) -> str:
+    """What a file's analysis is remembered under: its blob id, with that of the
+    `metadata.toml` beside a diesel `up.sql` (which may run it outside a transaction)."""
+    blob = snapshot.blob_id(path) or ""
+    if blob and migration_name(path).endswith("/up.sql"):
+        metadata = snapshot.blob_id(f"{path.rpartition('/')[0]}/metadata.toml")
+        return f"{blob}+{metadata}" if metadata is not None else blob
+    return blob
 
 
 def _reader(snapshot: Snapshot) -> ReadModule:
@@ -288,6 +300,7 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> Migratio
     files: list[MigrationFile] = []
     read: dict[str, str | None] = {}
     module_reader = _reader(new)
+    several = len({q.engine.engine for entries in new_order.values() for q in entries}) > 1
     for database in sorted(set(old_order) | set(new_order)):
         baseline = replay(old, old_order.get(database, []), reading)
         if old is not None and database not in old_order:
@@ -299,7 +312,7 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> Migratio
             migration = added.get(path)
             if migration is None:
                 continue
-            blob = new.blob_id(path) or ""
+            blob = _identity(new, path)
             shipped = old.blob_id(path) if old is not None else None
             part = None
             if shipped is not None and old is not None:  # changesets added to a changelog
@@ -325,7 +338,7 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> Migratio
             )
             assert analysis is not None
             analysis = with_acknowledgements(analysis, text(), path, reader(source))
-            read[path] = blob or None
+            read[path] = new.blob_id(path)  # the file itself, not the key it is kept under
             heaviness = Heaviness(
                 locksTable=analysis.locks,
                 rewritesTable=analysis.rewrites,
@@ -339,7 +352,10 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> Migratio
                     heaviness=heaviness,
                 )
             )
-            findings.extend(findings_of(analysis, path, created))
+            of_file = findings_of(analysis, path, created)
+            if engine.engine == "postgres" and several:  # say which database it speaks for
+                of_file = [replace(f, message=f"{f.message} ({engine.label})") for f in of_file]
+            findings.extend(of_file)
             if not analysis.created <= created:  # a new set only when it grows
                 created |= analysis.created
         if state is not baseline and state.key not in _STATES:

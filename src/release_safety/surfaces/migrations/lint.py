@@ -8,6 +8,7 @@ remembered, so consecutive releases (a backfill) redo only what is new.
 
 from __future__ import annotations
 
+import re
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ from release_safety.surfaces.migrations.engines.postgres.heaviness import (
     analyse_extracted,
 )
 from release_safety.surfaces.migrations.find.formats import Reader, outside_transaction
+from release_safety.surfaces.migrations.find.tools import migration_name
 from release_safety.surfaces.migrations.reading import Reading
 from release_safety.surfaces.migrations.rules import BLOCKING_TABLE_LOCK, BY_ID
 from release_safety.surfaces.migrations.rules.ids import RuleId
@@ -49,6 +51,7 @@ NO_HISTORY = "no earlier migration was given"
 # Sought in the lowered text (a sixth of a case-blind regex's time): lowering finds every ASCII
 # spelling, and what else it may find only costs a scan that finds nothing.
 _MAY_ANNOTATE = "safety"
+_NO_TRANSACTION = re.compile(r"^\s*run_in_transaction\s*=\s*false\b", re.MULTILINE)
 
 
 K = TypeVar("K")
@@ -110,7 +113,29 @@ def extract(
         return extract_code(fmt, text, path, read_module=read_module)
     if is_changelog(path):  # a Liquibase changelog a liquibase source claims
         return read_changelog(text, path, read_module, lambda sql: statements_of(sql, reading))
-    return extract_sql(text, reading, autocommit=outside_transaction(path))
+    mode = _transaction(path, read_module)
+    return extract_sql(text, reading, autocommit=mode == "outside", wrapped=mode == "wrapped")
+
+
+def _transaction(path: str, read_module: ReadModule | None) -> str:
+    """How the tool runs a SQL file, as far as its name and its neighbours say: "outside" a
+    transaction (popx's `.autocommit`, diesel's `run_in_transaction = false`), "wrapped" in
+    one for certain (diesel), else "" (one script, unless a statement cannot run in one)."""
+    if outside_transaction(path):
+        return "outside"
+    if not migration_name(path).endswith("/up.sql"):
+        return ""
+    return "outside" if _diesel_outside(path, read_module) else "wrapped"
+
+
+def _diesel_outside(path: str, read_module: ReadModule | None) -> bool:
+    """True when diesel runs the migration outside a transaction: its folder's
+    `metadata.toml` says `run_in_transaction = false`."""
+    folder, _, name = path.rpartition("/")
+    if name != "up.sql" or read_module is None:
+        return False
+    metadata = read_module(f"{folder}/metadata.toml")
+    return metadata is not None and _NO_TRANSACTION.search(metadata) is not None
 
 
 def _extracted(
@@ -123,7 +148,8 @@ def _extracted(
 ) -> Extracted | str:
     """A file's statements, once per blob (a file without one, read directly, is not
     remembered); a string says why the file cannot be read."""
-    key = (blob, fmt, reading.key()) if blob else None
+    mode = _transaction(path, read_module) if fmt == "sql" else ""
+    key = (blob, f"{fmt}:{mode}", reading.key()) if blob else None
     found = _EXTRACTED.get(key) if key is not None else None
     if found is None:
         try:

@@ -19,6 +19,7 @@ from release_safety.settings.model import (
 from release_safety.surfaces.migrations.find import goose
 from release_safety.surfaces.migrations.find.edits import edited_line
 from release_safety.surfaces.migrations.find.formats import dialect_skipped
+from release_safety.surfaces.migrations.find.outside import outside_sql
 from release_safety.surfaces.migrations.find.tools import Exists, Placed, migration_name, place
 from release_safety.surfaces.migrations.rules import (
     MIGRATION_NOT_READ,
@@ -425,6 +426,8 @@ def unread_migration(snapshot: Snapshot, path: str, settings: Settings) -> Unmod
         line = goose.registration_line(text) if name.endswith(".go") else None
         if line is not None:
             return _code_gap(path, line, exclusion)
+    if name.endswith(".sql"):
+        return outside_sql(path, read_text(snapshot, path), exclusion)
     return None
 
 

@@ -2,7 +2,8 @@
 `dialect`, the tool's config (prisma's `migration_lock.toml` provider, drizzle's journal or
 `drizzle.config.*` dialect, Atlas's `atlas.hcl` dev or url, the one engine feature of the
 diesel or sqlx dependency in `Cargo.toml`), a folder named for an engine (`mysql/`,
-`clickhouse_migrations/`), else PostgreSQL, assumed."""
+`clickhouse_migrations/`), the one database image of a compose file at or above the root,
+else PostgreSQL, assumed."""
 
 from __future__ import annotations
 
@@ -50,6 +51,22 @@ _CARGO_DEPENDENCY = re.compile(
 _CARGO_FEATURE = re.compile(r"[\"'](\w+)[\"']")
 _CONFIGS = ("drizzle.config.ts", "drizzle.config.js", "drizzle.config.mjs", "drizzle.config.json")
 _DRIZZLE_DIALECT = re.compile(r"""\bdialect["']?\s*:\s*["'](?P<name>\w+)["']""")
+_COMPOSE = ("compose.yaml", "compose.yml", "docker-compose.yml", "docker-compose.yaml")
+_IMAGE = re.compile(
+    r"^\s*image:\s*[\"']?(?:[\w.-]+/)*(?P<name>postgresql|postgres|postgis|mysql|mariadb|"
+    r"clickhouse-server|cockroach|mssql-server)\b",
+    re.MULTILINE,
+)
+_IMAGES = {
+    "postgresql": "postgres",
+    "postgres": "postgres",
+    "postgis": "postgres",
+    "mysql": "mysql",
+    "mariadb": "mariadb",
+    "clickhouse-server": "clickhouse",
+    "cockroach": "cockroachdb",
+    "mssql-server": "mssql",
+}
 _ATLAS_URL = re.compile(r"""\b(?:dev|url)\s*=\s*"(?:docker://)?(?P<name>[a-z0-9]+)[:/+]""")
 
 
@@ -99,6 +116,10 @@ def engine_of(placed: Placed, dialect: str | None, read: Read) -> EngineOf:
         word = _FOLDER_WORD.search(folder)
         if word is not None:
             return EngineOf(ENGINE_NAMES[word.group(1).lower()], f"the folder name {folder!r}")
+    for where in (p for name in _COMPOSE for p in _upwards(root, name)):
+        found = _compose_engine(read(where))
+        if found is not None:
+            return EngineOf(found, f"the one database image of {where}")
     return EngineOf("postgres", ASSUMED)
 
 
@@ -115,6 +136,14 @@ def _upwards(folder: str, name: str) -> list[str]:
 def _named(pattern: re.Pattern[str], text: str | None) -> str | None:
     found = pattern.search(text) if text is not None else None
     return ENGINE_NAMES.get(found["name"].lower()) if found is not None else None
+
+
+def _compose_engine(text: str | None) -> str | None:
+    """The one database engine a compose file's images run (None for none, or several)."""
+    if text is None:
+        return None
+    engines = {_IMAGES[found["name"]] for found in _IMAGE.finditer(text)}
+    return engines.pop() if len(engines) == 1 else None
 
 
 def _cargo_engine(text: str | None) -> str | None:

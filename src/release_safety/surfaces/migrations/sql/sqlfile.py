@@ -194,17 +194,21 @@ def _atomic_depth(words: list[str], word: str, depth: int) -> int:
     return depth
 
 
-def extract_sql(text: str, settings: Reading, *, autocommit: bool = False) -> Extracted:
+def extract_sql(
+    text: str, settings: Reading, *, autocommit: bool = False, wrapped: bool = False
+) -> Extracted:
     """A SQL file's statements after template substitution, of its up section alone when it
     holds both directions (`sections`); the file runs in one transaction (the tools that apply
     SQL files send it as one script, goose and the like wrap it in one) unless its markers or
     its name (popx's `.autocommit`) say otherwise or classification finds a statement that
-    cannot run inside one."""
+    cannot run inside one; `wrapped`: the tool wraps it in one for certain (diesel), so such a
+    statement fails there."""
     if liquibase.formatted(text):  # each changeset its own transaction, as one here
         outside = autocommit or not liquibase.in_transaction(text)
         return Extracted(_statements(substitute(text, settings)), not outside)
     if (up := up_section(text)) is None:
-        return Extracted(_statements(substitute(text, settings)), not autocommit)
+        statements = _statements(substitute(text, settings))
+        return Extracted(statements, not autocommit, wrapped and not autocommit)
     text, transactional = up
     return Extracted(_statements(substitute(text, settings)), transactional, transactional)
 
