@@ -131,6 +131,14 @@ def _in_order(
     }
 
 
+def in_run_order(
+    snapshot: Snapshot, settings: Settings
+) -> dict[str, list[tuple[str, MigrationSource]]]:
+    """The migration files of a tree per database, in the order their tools run them."""
+    sources = settings.migrations.sources
+    return _in_order(snapshot, migration_files(snapshot, sources), sources)
+
+
 def _source_lines(
     new: Snapshot,
     sources: Sequence[MigrationSource],

@@ -1,0 +1,113 @@
+"""What a verification runs: the previous release's migrations to replay, and the release's new
+ones with their static flags, per database, each file read as its tool runs it (its up part,
+its transaction mode) through the migrations surface's own reader."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from release_safety.contract.model import Heaviness
+from release_safety.contract.release import Release
+from release_safety.git.repository import GitRepo
+from release_safety.git.snapshot import Snapshot, read_text
+from release_safety.settings.atref import ReleaseSettings
+from release_safety.settings.model import MigrationSource, Settings
+from release_safety.surfaces.migrations.analyse import analyse, in_run_order
+from release_safety.surfaces.migrations.discover import discover
+from release_safety.surfaces.migrations.formats import reader
+from release_safety.surfaces.migrations.lint import extract
+from release_safety.surfaces.migrations.reading import Reading
+from release_safety.verify.observe import outside_transaction
+
+
+@dataclass(frozen=True)
+class FileRun:
+    """One migration file as its tool runs it: its statements (line, SQL), whether they run in
+    one transaction, and why it cannot be run here (dynamic SQL, a file the reader refuses)."""
+
+    path: str
+    statements: tuple[tuple[int, str], ...]
+    one_transaction: bool
+    unrunnable: str | None = None
+    static: Heaviness | None = None
+    tables: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Per database (the settings' `database` of a migration source), the files to replay and
+    the release's files to observe."""
+
+    release: Release
+    databases: dict[str, tuple[list[FileRun], list[FileRun]]]
+
+
+def file_run(
+    snapshot: Snapshot,
+    path: str,
+    source: MigrationSource,
+    reading: Reading,
+    static: Heaviness | None = None,
+    tables: tuple[str, ...] = (),
+) -> FileRun:
+    """A file as its tool runs it; a file the reader refuses, or with a statement whose text
+    is only known at run time, cannot be run and says why."""
+
+    def module(name: str) -> str | None:
+        return read_text(snapshot, name) if snapshot.blob_id(name) else None
+
+    try:
+        extracted = extract(read_text(snapshot, path), path, reader(source), reading, module)
+    except (ValueError, SyntaxError) as exc:
+        return FileRun(path, (), True, f"cannot be read: {exc}", static, tables)
+    except Exception as exc:  # OverBudget and the like: too large to read
+        return FileRun(path, (), True, f"cannot be read: {exc}", static, tables)
+    statements = []
+    for statement in extracted.statements:
+        if statement.sql is None:
+            reason = statement.reason or "its text is built at run time"
+            return FileRun(path, (), True, f"line {statement.line}: {reason}", static, tables)
+        statements.append((statement.line, statement.sql))
+    outside = any(outside_transaction(sql) for _, sql in statements)
+    one = extracted.transactional and not (outside and not extracted.wrapped)
+    return FileRun(path, tuple(statements), one, None, static, tables)
+
+
+def plan_release(repo: GitRepo, settings: ReleaseSettings, release: Release) -> Plan:
+    """The files to replay and to observe between the release's two refs."""
+    current: Settings = settings.current.settings
+    reading = Reading.of(current)
+    new = repo.snapshot(release.to_ref)
+    old = repo.snapshot(release.from_ref) if release.from_ref else None
+    report = analyse(old, new, current)
+    static = iter(report.files)
+    added = {m.path for m in discover(old, new, current).added}
+    old_order = in_run_order(old, current) if old is not None else {}
+    new_order = in_run_order(new, current)
+    databases: dict[str, tuple[list[FileRun], list[FileRun]]] = {}
+    for database in sorted(set(old_order) | set(new_order)):
+        assert old is not None or database not in old_order
+        replay = [
+            file_run(old, path, source, reading)
+            for path, source in old_order.get(database, [])
+            if old is not None
+        ]
+        observed = []
+        for path, source in new_order.get(database, []):
+            if path not in added:
+                continue
+            flags = next(static, None)
+            assert flags is None or flags.name == path.rpartition("/")[2]
+            observed.append(
+                file_run(
+                    new,
+                    path,
+                    source,
+                    reading,
+                    flags.heaviness if flags else None,
+                    tuple(flags.tables) if flags else (),
+                )
+            )
+        if observed:
+            databases[database] = (replay, observed)
+    return Plan(release, databases)

@@ -1,0 +1,51 @@
+"""The previous release's schema, built by running its migrations as their tools do: each file
+in one transaction, or statement by statement when it cannot be (a CONCURRENTLY, a file its
+markers keep out of one). A file that fails is rolled back and named; the ones after it still
+run (the schema they build is then what verification stands on, and the report says so)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from release_safety.verify.database import Connection, DatabaseError, message_of
+from release_safety.verify.plan import FileRun
+
+
+def run_file(conn: Connection, file: FileRun) -> str | None:
+    """Run one file unobserved; None when it ran, else why not (`line N: message`)."""
+    if file.unrunnable is not None:
+        return file.unrunnable
+    if not file.one_transaction:
+        for line, sql in file.statements:
+            try:
+                conn.run(sql)
+            except DatabaseError as exc:
+                return f"line {line}: {message_of(exc)}"
+        return None
+    conn.run("BEGIN")
+    for line, sql in file.statements:
+        head = sql.split(None, 1)[0].upper() if sql.strip() else ""
+        if head in ("BEGIN", "START"):
+            continue
+        if head in ("COMMIT", "END"):
+            conn.run("COMMIT")
+            conn.run("BEGIN")
+            continue
+        try:
+            conn.run(sql)
+        except DatabaseError as exc:
+            conn.run("ROLLBACK")
+            return f"line {line}: {message_of(exc)}"
+    conn.run("COMMIT")
+    return None
+
+
+def replay(conn: Connection, files: Sequence[FileRun]) -> list[str]:
+    """Run the previous release's files in order; the problems, one line per file that did
+    not run."""
+    problems = []
+    for file in files:
+        reason = run_file(conn, file)
+        if reason is not None:
+            problems.append(f"{file.path}: {reason}")
+    return problems
