@@ -40,6 +40,12 @@ _LOCKS = """
 SELECT relation::int, mode, granted FROM pg_locks
 WHERE pid = :pid AND locktype = 'relation' AND relation IS NOT NULL
 """
+_NEW_RELATIONS = """
+SELECT c.relname FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
+JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE l.pid = :pid AND l.locktype = 'relation' AND c.relkind IN ('r', 'p', 'm', 'v', 'f')
+  AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND NOT (c.oid = ANY(:oids))
+"""
 _FILENODES = (
     "SELECT oid::int, relfilenode::int, pg_relation_size(oid) FROM pg_class WHERE oid = ANY(:oids)"
 )
@@ -100,6 +106,9 @@ class StatementRun:
     tables: dict[str, TableEffect] = field(default_factory=dict)
     error: str | None = None
     outside_transaction: bool = False
+    new_tables: set[str] = field(default_factory=set)
+    """Relations it locked that did not exist before the release (created by it or an
+    earlier migration of the release): touched, but not reported as heavy."""
 
 
 def _upper_head(statement: str) -> str:
@@ -117,8 +126,14 @@ class Observer:
     """Runs statements on a database and observes them. `relations`: the ones that existed
     before the release (the only ones reported); `rows`: how many rows each table held."""
 
-    def __init__(self, target: Target, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        target: Target,
+        clock: Callable[[], float] = time.monotonic,
+        second_session: bool = True,
+    ) -> None:
         self.target = target
+        self.second_session = second_session
         self.conn = target.connect("release-safety verify (migration)")
         self.other = target.connect("release-safety verify (second session)")
         self.blocker = target.connect("release-safety verify (blocker)")
@@ -279,9 +294,12 @@ class Observer:
             after = self._stats(conn, "pg_stat_xact_user_tables")
             rewritten = self._rewritten(nodes, self._filenodes(conn))
             work = self._work(before, after, rewritten)
+            pid = self.pid(conn)
+            oids = list(self.relations)
+            run.new_tables = {str(r[0]) for r in conn.run(_NEW_RELATIONS, pid=pid, oids=oids)}
             held = [
                 (oid, Lock.from_pg(mode))
-                for oid, mode, _ in conn.run(_LOCKS, pid=self.pid(conn))
+                for oid, mode, _ in conn.run(_LOCKS, pid=pid)
                 if oid in names
             ]
             modes: dict[str, Lock] = {}
@@ -301,7 +319,7 @@ class Observer:
                 effect.scans = table in worked
                 effect.locks = (table in worked and table in strong) or (waits and table in strong)
                 relation = self._relation(table, names)
-                if table in modes and relation is not None:
+                if table in modes and relation is not None and self.second_session:
                     effect.read_blocked, effect.write_blocked = self.probe(relation, modes[table])
             opened.append(run)
         self._close(opened, first_strong)
