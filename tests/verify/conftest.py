@@ -39,7 +39,3 @@ def database(admin: Target) -> Iterator[Target]:
     finally:
         conn.run(f'DROP DATABASE "{name}" WITH (FORCE)')
         conn.close()
-
-
-def url(target: Target, user: str = "postgres", database: str | None = None) -> str:
-    return f"postgresql://{user}@{target.host}:{target.port}/{database or target.database}"

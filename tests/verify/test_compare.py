@@ -8,40 +8,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import url
+from verifying import release_repo, url, verify
 
 from release_safety.contract.model import Heaviness
 from release_safety.contract.reports import MigrationsReport
 from release_safety.contract.verification import Verification
-from release_safety.git.builder import RepoBuilder
-from release_safety.git.repository import GitRepo
-from release_safety.release.generate import prepare
 from release_safety.verify import plan as plan_module
 from release_safety.verify.database import Target
-from release_safety.verify.plan import plan_release
-from release_safety.verify.run import Where, verify_plan
-
-INIT = """CREATE TABLE users (id bigint PRIMARY KEY, email text NOT NULL, age int);
-CREATE TABLE orders (id bigint PRIMARY KEY, user_id bigint NOT NULL REFERENCES users (id),
-  amount numeric(10, 2));
-"""
-
-
-def _release(tmp_path: Path, files: dict[str, str]) -> Path:
-    builder = RepoBuilder(tmp_path / "repo")
-    builder.release("1.0.0", {"migrations/0001_init.up.sql": INIT}, prefix="v")
-    builder.release("1.1.0", files, prefix="v")
-    return builder.path
-
-
-def verify(path: Path, where: Where, rows: int = 500) -> Verification:
-    repo = GitRepo(path)
-    try:
-        release, settings, _ = prepare(repo, "v1.1.0")
-        plan = plan_release(repo, settings, release)
-    finally:
-        repo.close()
-    return verify_plan(plan, where, rows)
+from release_safety.verify.run import Where
 
 
 def _rules(v: Verification) -> list[tuple[str, str | None]]:
@@ -70,10 +44,12 @@ REWRITE = {"migrations/0002_age.up.sql": "ALTER TABLE users ALTER COLUMN age TYP
 
 
 def test_agreement_has_no_finding(tmp_path: Path, where: Where) -> None:
-    v = verify(_release(tmp_path, REWRITE), where)
+    v = verify(release_repo(tmp_path, REWRITE), where)
     (file,) = v.files
-    assert file.static == file.observed == Heaviness(
-        locksTable=True, rewritesTable=True, scansTable=True
+    assert (
+        file.static
+        == file.observed
+        == Heaviness(locksTable=True, rewritesTable=True, scansTable=True)
     )
     assert v.agree and v.findings == []
     assert v.seeded == {"users": 500}
@@ -83,7 +59,7 @@ def test_a_static_rule_made_wrong_is_static_missed(
     tmp_path: Path, where: Where, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(plan_module, "analyse", _wrong(False))
-    v = verify(_release(tmp_path, REWRITE), where)
+    v = verify(release_repo(tmp_path, REWRITE), where)
     assert not v.agree
     missed = [f for f in v.findings if f.rule == "static-missed"]
     assert {f.severity for f in missed} == {"breaking"}
@@ -97,7 +73,7 @@ def test_an_over_cautious_rule_is_an_advisory(
 ) -> None:
     monkeypatch.setattr(plan_module, "analyse", _wrong(True))
     light = {"migrations/0002_note.up.sql": "ALTER TABLE users ADD COLUMN note text;\n"}
-    v = verify(_release(tmp_path, light), where)
+    v = verify(release_repo(tmp_path, light), where)
     heavier = [f for f in v.findings if f.rule == "static-heavier"]
     assert {f.severity for f in heavier} == {"advisory"}
     assert len(heavier) == 3 and not any(f.rule == "static-missed" for f in v.findings)
@@ -107,7 +83,7 @@ def test_a_static_unknown_is_neither_missed_nor_heavier(
     tmp_path: Path, where: Where, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(plan_module, "analyse", _wrong("unknown"))
-    v = verify(_release(tmp_path, REWRITE), where)
+    v = verify(release_repo(tmp_path, REWRITE), where)
     assert v.findings == [] and v.agree
 
 
@@ -118,7 +94,7 @@ def test_what_cannot_run_is_unverified_and_stops_the_files_after_it(
         "migrations/0002_ext.up.sql": "CREATE EXTENSION no_such_extension;\n",
         "migrations/0003_age.up.sql": REWRITE["migrations/0002_age.up.sql"],
     }
-    v = verify(_release(tmp_path, files), where)
+    v = verify(release_repo(tmp_path, files), where)
     assert _rules(v) == [
         ("unverified", "migrations/0002_ext.up.sql"),
         ("unverified", "migrations/0003_age.up.sql"),
@@ -135,7 +111,7 @@ def test_a_foreign_key_child_is_seeded_after_its_parent(tmp_path: Path, where: W
         "migrations/0002_fk.up.sql": "ALTER TABLE orders ADD CONSTRAINT positive "
         "CHECK (amount >= 0);\n"
     }
-    v = verify(_release(tmp_path, files), where)
+    v = verify(release_repo(tmp_path, files), where)
     assert v.seeded == {"orders": 500, "users": 500} and v.seedFailed == {}
     (file,) = v.files
     assert file.observed == Heaviness(locksTable=True, rewritesTable=False, scansTable=True)
