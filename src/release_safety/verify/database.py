@@ -72,7 +72,11 @@ class Target:
             )
         except (InterfaceError, DatabaseError, OSError) as exc:
             raise CheckError(f"cannot connect to {self.describe()}: {_message(exc)}") from None
-        return cast(Connection, connection)
+        session = cast(Connection, connection)
+        with contextlib.suppress(DatabaseError):  # before 14 there is no such setting
+            # A backend whose client died (a SIGKILL) stops its statement within a second.
+            session.run("SET client_connection_check_interval = 1000")
+        return session
 
     def describe(self) -> str:
         """host:port/database, never the password."""
