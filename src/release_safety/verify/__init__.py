@@ -6,3 +6,6 @@ compared with the static flags the migrations surface gave them.
 `plan.py` the files to replay and observe, `replay.py`, `seed.py`, `observe.py`, `compare.py`
 (pure), `rules.py` the findings' rules, `run.py` the whole of it for one release.
 """
+
+DEFAULT_ROWS = 100_000
+"""Rows seeded into each table the migrations touch (`--rows`)."""

@@ -11,7 +11,7 @@ from typing import Literal
 
 from release_safety.contract.reports import Finding
 from release_safety.contract.verification import FileVerification, Verification
-from release_safety.verify import observe
+from release_safety.verify import DEFAULT_ROWS, observe
 from release_safety.verify.compare import agree, compare_file
 from release_safety.verify.database import Target, of_server, parse_url, workspace
 from release_safety.verify.plan import FileRun, Plan
@@ -19,8 +19,6 @@ from release_safety.verify.replay import replay
 from release_safety.verify.rules import UNVERIFIED
 from release_safety.verify.seed import seed
 from release_safety.verify.server import terminable, throwaway_server
-
-DEFAULT_ROWS = 100_000
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,13 @@ from pathlib import Path
 
 import click
 
-from release_safety.cli.commands.options import help_epilog, repo_option
+from release_safety.cli.commands.options import (
+    database_url_option,
+    help_epilog,
+    postgres_option,
+    repo_option,
+    rows_option,
+)
 from release_safety.cli.render.annotations import Shown
 from release_safety.cli.render.formats import sarif
 from release_safety.cli.render.verification import markdown, summary, text
@@ -17,31 +23,7 @@ from release_safety.contract.verification import Verification
 from release_safety.git.repository import GitRepo
 from release_safety.release.generate import prepare
 from release_safety.verify.plan import plan_release
-from release_safety.verify.run import DEFAULT_ROWS, Where, verify_plan
-
-database_url_option = click.option(
-    "--database-url",
-    envvar="RELEASE_SAFETY_DATABASE_URL",
-    default=None,
-    help="Run on this server (postgresql://user:password@host:port/db; also from "
-    "$RELEASE_SAFETY_DATABASE_URL) in a scratch database created and dropped there, or, "
-    "without the privilege to create one, in the given database, which must hold no table "
-    "(default: a throwaway server started from PostgreSQL's binaries).",
-)
-postgres_option = click.option(
-    "--postgres",
-    "postgres",
-    type=click.IntRange(9, 40),
-    default=None,
-    help="Major version of the throwaway server, where several are installed.",
-)
-rows_option = click.option(
-    "--rows",
-    type=click.IntRange(0, 100_000_000),
-    default=DEFAULT_ROWS,
-    show_default=True,
-    help="Rows seeded into each table the migrations touch and its foreign-key parents.",
-)
+from release_safety.verify.run import Where, verify_plan
 
 
 def verify_release(

@@ -202,3 +202,13 @@ def hold_times(v: Verification) -> list[str]:
                     f"{v.postgresMajor})"
                 )
     return lines
+
+
+def verification_notes(v: Verification) -> str:
+    """The notes' section of `generate --verify`: what PostgreSQL showed, the hold times."""
+    lines = ["", "### Migrations run on PostgreSQL", "", headline(v) + ".", ""]
+    lines.extend(hold_times(v) or ["- No lock blocking reads or writes was held."])
+    lines.extend(
+        ["", summary(v) + ". Times are measured on the seeded rows, not extrapolated.", ""]
+    )
+    return "\n".join(lines)
