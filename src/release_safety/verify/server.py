@@ -99,7 +99,11 @@ def find_binaries(major: int | None = None) -> Binaries:
     """The server binaries to start (of major version `major` when given); CheckError naming
     what was tried when there are none."""
     seen: list[str] = []
+    tried: set[Path] = set()
     for bindir, origin in candidates():
+        if bindir.resolve() in tried:
+            continue
+        tried.add(bindir.resolve())
         if not ((bindir / "initdb").exists() and (bindir / "pg_ctl").exists()):
             continue
         version = _major(bindir)
