@@ -82,6 +82,9 @@ class Inputs:
     to: str | None
     """pr: the head; backfill: the newest release; upgrade-check: the target."""
     upload_sarif: bool = False
+    verify: bool = False
+    """release: also run the migrations on PostgreSQL (`generate --verify`)."""
+    database_url: str | None = None
     deprecated: tuple[str, ...] = ()
     """The deprecated inputs given, with what to write instead."""
 
@@ -114,6 +117,8 @@ class Inputs:
             from_=from_,
             to=to,
             upload_sarif=_flag(env, "INPUT_UPLOAD_SARIF"),
+            verify=_flag(env, "INPUT_VERIFY"),
+            database_url=text("DATABASE_URL"),
             deprecated=tuple(deprecated),
         )
 
@@ -316,6 +321,10 @@ def _generate(ctx: Context, inputs: Inputs, out: Path, notes: Path, *refs: str) 
     args = ["generate", "--repo", str(ctx.workspace), "--out", str(out), "--notes", str(notes)]
     if inputs.config:
         args += ["--config", str(ctx.path(inputs.config))]
+    if inputs.verify:
+        args.append("--verify")
+        if inputs.database_url:  # through the environment: a password stays out of argv
+            os.environ["RELEASE_SAFETY_DATABASE_URL"] = inputs.database_url
     code, _ = run_cli(*args, *refs)
     if code != 0:
         raise CheckError(f"generate failed with exit code {code}; nothing was published")

@@ -30,6 +30,8 @@ def test_inputs_and_outputs_are_the_issues_kebab_case_names() -> None:
         "from",
         "to",
         "upload-sarif",
+        "verify",
+        "database-url",
     }
     assert {
         "verdict",
