@@ -134,7 +134,10 @@ def verdict_summary(generated: Generated) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print the catalogue as a JSON array.")
 def rules(as_json: bool) -> int:
     """List every rule of every surface."""
-    # `generate` imports every surface and the verdict, and with them their rules.
+    # `generate` imports every surface and the verdict, and with them their rules; the
+    # verification's are `verify-migrations`'.
+    import release_safety.verify.rules  # noqa: F401
+
     catalogue = sorted(RULES.values(), key=lambda r: (r.surface, r.id))
     if as_json:
         rows = [rule.__dict__ for rule in catalogue]
