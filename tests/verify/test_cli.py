@@ -123,3 +123,13 @@ def test_generate_without_verify_writes_no_verification(
     assert run(["generate", "--to", "v1.1.0", "--out", "-", "--evidence", "e.json"]) == 0
     capsys.readouterr()
     assert "verification" not in json.loads((repo / "e.json").read_text())
+
+
+def test_a_release_without_migrations_runs_nothing(
+    repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RELEASE_SAFETY_DATABASE_URL", "postgresql://postgres@127.0.0.1:1/x")
+    monkeypatch.chdir(release_repo(repo.parent / "none", {"README.md": "no migration\n"}))
+    code, out, _ = _run(capsys)
+    assert code == 0  # the unreachable server was never asked
+    assert "1.1.0 (from 1.0.0): the release adds no migration, nothing was run" in out

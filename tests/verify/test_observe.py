@@ -97,3 +97,15 @@ def test_an_error_stops_the_transaction_and_rolls_it_back(observer: Observer) ->
         "SELECT count(*) FROM pg_attribute WHERE attrelid = 'users'::regclass AND attname = 'note'"
     )
     assert after[0][0] == 0
+
+
+def test_an_index_build_that_could_run_in_parallel_is_still_seen_scanning(
+    observer: Observer,
+) -> None:
+    # A parallel build's workers read the heap and count the reads in their own statistics:
+    # the observer runs the migration without workers, so the scan is the backend's.
+    observer.conn.run("CREATE TABLE big (id int, v text) WITH (parallel_workers = 2)")
+    observer.conn.run("INSERT INTO big SELECT i, md5(i::text) FROM generate_series(1, 200000) i")
+    observer.snapshot()
+    effect = _one(observer, "CREATE INDEX big_v ON big (v)").tables["big"]
+    assert effect.scans and effect.locks and effect.lock == "SHARE"

@@ -8,9 +8,7 @@ from __future__ import annotations
 from release_safety.contract.model import Heaviness, MigrationFile
 from release_safety.contract.reports import Finding, MigrationsReport, SurfaceReport
 from release_safety.contract.verification import Verification
-from release_safety.release.artifact import build_artifact
-from release_safety.release.generate import Generated, upgrade_of
-from release_safety.release.verdict import decide
+from release_safety.release.generate import Generated, decided
 
 _FLAGS = ("locksTable", "rewritesTable", "scansTable")
 
@@ -39,14 +37,4 @@ def with_verification(
 ) -> Generated:
     """The release judged again with what PostgreSQL showed."""
     reports = [_with(report, verification) for report in generated.reports]
-    decision = decide(reports, backfilled=backfilled)
-    release = generated.release
-    artifact = build_artifact(
-        version=release.version,
-        previous_version=release.previous_version,
-        release_date=release.release_date,
-        reports=reports,
-        decision=decision,
-        upgrade=upgrade_of(reports, release.version),
-    )
-    return Generated(release, reports, decision, artifact)
+    return decided(generated.release, reports, backfilled)

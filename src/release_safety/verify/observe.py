@@ -49,6 +49,12 @@ WHERE l.pid = :pid AND l.locktype = 'relation' AND c.relkind IN ('r', 'p', 'm', 
 _FILENODES = (
     "SELECT oid::int, relfilenode::int, pg_relation_size(oid) FROM pg_class WHERE oid = ANY(:oids)"
 )
+_SERIAL = (
+    "SET max_parallel_maintenance_workers = 0",
+    "SET max_parallel_workers_per_gather = 0",
+)
+"""The migration runs without parallel workers: a worker's reads are counted in its own
+statistics, not the backend's, and a full scan would go unseen."""
 PROBE_TIMEOUT_MS = 50
 """How long the second session waits for a lock before it counts as blocked."""
 
@@ -173,6 +179,8 @@ class Observer:
 
     def snapshot(self) -> None:
         """Take the relations that exist now as the pre-existing ones, with their row counts."""
+        for setting in _SERIAL:
+            self.conn.run(setting)
         found = [Relation(*row) for row in self.conn.run(RELATIONS)]
         self.relations = {r.oid: r for r in found}
         self.rows = {}
@@ -354,6 +362,8 @@ class Observer:
         try:
             search_path = self.conn.run("SHOW search_path")[0][0]
             runner.run(f"SET search_path = {search_path}")
+            for setting in _SERIAL:
+                runner.run(setting)
             pid = self.pid(runner)
             before, nodes = self._flushed(runner)
             tables = [r.qualified for r in self.relations.values() if r.kind in "rp"]

@@ -173,10 +173,14 @@ def _insert(
                     "WHERE c.oid = :oid",
                     oid=parent,
                 )[0][0]
+                # The parent's keys numbered, joined on the row number in turn (a hash join:
+                # an array of keys indexed per row would be read whole for every row).
                 sources.append(
-                    f"(SELECT array_agg({pcol} ORDER BY {pcol}) AS a FROM {parent_name}) {alias}"
+                    f"JOIN (SELECT {pcol} AS k, row_number() OVER (ORDER BY {pcol}) AS n "
+                    f"FROM {parent_name}) {alias} ON {alias}.n = 1 + (i - 1) % "
+                    f"(SELECT greatest(count(*), 1) FROM {parent_name})"
                 )
-                expression = f"{alias}.a[1 + (i - 1) % greatest(cardinality({alias}.a), 1)]"
+                expression = f"{alias}.k"
         elif name in wide_fk or (nullable_null and not notnull):
             expression = None
         else:
@@ -203,7 +207,7 @@ def _insert(
     else:
         sql = (
             f"INSERT INTO {table.qualified} ({', '.join(names)}) "
-            f"SELECT {', '.join(values)} FROM {', '.join(sources)}"
+            f"SELECT {', '.join(values)} FROM {' '.join(sources)}"
         )
     try:
         conn.run("BEGIN")
@@ -231,6 +235,9 @@ def seed(conn: Connection, tables: Sequence[str], rows: int) -> Seeded:
                 failed[table.name] = reason
                 continue
         count = int(conn.run(f"SELECT count(*) FROM {table.qualified}")[0][0])
+        if rows and not count:
+            failed[table.name] = "no row could be made: a foreign-key parent is empty"
+            continue
         done[table.name] = count
         conn.run(f"ANALYZE {table.qualified}")
     return Seeded(done, failed)

@@ -35,6 +35,8 @@ def headline(v: Verification) -> str:
         "given": "the given database",
     }[v.server]
     since = f" (from {v.previousVersion or v.fromRef})" if v.fromRef else ""
+    if not v.files:
+        return f"{v.version}{since}: the release adds no migration, nothing was run"
     return (
         f"{v.version}{since}: {len(v.files)} migration(s) run on PostgreSQL {v.postgresMajor} "
         f"({server}), {v.rows:,} rows seeded per touched table"
