@@ -233,16 +233,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--examples", action="store_true")
     parser.add_argument("--five", type=int, nargs="?", const=3, default=0)
-    parser.add_argument("--service", nargs="+", metavar="NAME MIRROR TAG")
+    parser.add_argument("--service", nargs="+", action="append", metavar="NAME MIRROR TAG")
     args = parser.parse_args()
     load = os.getloadavg()[0]
     if args.examples:
         examples()
     if args.five:
         five(args.five)
-    if args.service:
-        name, mirror, *tags = args.service
+    for name, mirror, *tags in args.service or []:
         service(name, Path(mirror), tags)
+        print()
     print(
         f"\nload average {load:.1f} before, {os.getloadavg()[0]:.1f} after "
         f"(shared machine, {os.cpu_count()} cores); peak RSS of the tool's process "

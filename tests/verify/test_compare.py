@@ -8,11 +8,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from verifying import release_repo, url, verify
+from verifying import INIT, release_repo, url, verify
 
 from release_safety.contract.model import Heaviness
 from release_safety.contract.reports import MigrationsReport
 from release_safety.contract.verification import Verification
+from release_safety.git.builder import RepoBuilder
 from release_safety.verify import plan as plan_module
 from release_safety.verify.database import Target
 from release_safety.verify.run import Where
@@ -116,3 +117,13 @@ def test_a_foreign_key_child_is_seeded_after_its_parent(tmp_path: Path, where: W
     (file,) = v.files
     assert file.observed == Heaviness(locksTable=True, rewritesTable=False, scansTable=True)
     assert v.agree
+
+
+def test_the_tools_history_table_exists_before_the_replay(tmp_path: Path, where: Where) -> None:
+    # golang-migrate creates schema_migrations itself; harbor's 2.0.0 migration alters it
+    builder = RepoBuilder(tmp_path / "tool")
+    init = INIT + "ALTER TABLE schema_migrations ADD COLUMN data_version int;\n"
+    builder.release("1.0.0", {"migrations/0001_init.up.sql": init}, prefix="v")
+    builder.release("1.1.0", REWRITE, prefix="v")
+    v = verify(builder.path, where)
+    assert v.replayProblems == [] and v.agree

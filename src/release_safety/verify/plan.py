@@ -4,6 +4,7 @@ its transaction mode) through the migrations surface's own reader."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from release_safety.contract.model import Heaviness
@@ -34,12 +35,36 @@ class FileRun:
 
 
 @dataclass(frozen=True)
+class Database:
+    """One database's migrations: the tool that runs them (its bookkeeping table exists in
+    production too), the files to replay and the release's files to observe."""
+
+    tool: str
+    replay: list[FileRun]
+    observe: list[FileRun]
+
+
+@dataclass(frozen=True)
 class Plan:
-    """Per database (the settings' `database` of a migration source), the files to replay and
-    the release's files to observe."""
+    """Per database (the settings' `database` of a migration source), what to run."""
 
     release: Release
-    databases: dict[str, tuple[list[FileRun], list[FileRun]]]
+    databases: dict[str, Database]
+
+
+_GOLANG_MIGRATE = re.compile(r"\d+_[^/]*\.up\.sql")
+
+
+def tool_of(files: list[tuple[str, MigrationSource]]) -> str:
+    """The migration tool of a database's files: the sources' format, golang-migrate for
+    plain SQL files named as golang-migrate names them."""
+    formats = {source.format for _, source in files}
+    if len(formats) == 1 and formats != {"sql"}:
+        return formats.pop()
+    names = [path.rpartition("/")[2] for path, _ in files]
+    if names and all(_GOLANG_MIGRATE.fullmatch(name) for name in names):
+        return "golang-migrate"
+    return "sql"
 
 
 def file_run(
@@ -84,7 +109,7 @@ def plan_release(repo: GitRepo, settings: ReleaseSettings, release: Release) -> 
     added = {m.path for m in discover(old, new, current).added}
     old_order = in_run_order(old, current) if old is not None else {}
     new_order = in_run_order(new, current)
-    databases: dict[str, tuple[list[FileRun], list[FileRun]]] = {}
+    databases: dict[str, Database] = {}
     for database in sorted(set(old_order) | set(new_order)):
         assert old is not None or database not in old_order
         replay = [
@@ -109,5 +134,6 @@ def plan_release(repo: GitRepo, settings: ReleaseSettings, release: Release) -> 
                 )
             )
         if observed:
-            databases[database] = (replay, observed)
+            files = [*old_order.get(database, []), *new_order.get(database, [])]
+            databases[database] = Database(tool_of(files), replay, observed)
     return Plan(release, databases)

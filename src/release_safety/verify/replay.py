@@ -40,9 +40,26 @@ def run_file(conn: Connection, file: FileRun) -> str | None:
     return None
 
 
-def replay(conn: Connection, files: Sequence[FileRun]) -> list[str]:
-    """Run the previous release's files in order; the problems, one line per file that did
-    not run."""
+BOOKKEEPING = {
+    "golang-migrate": "CREATE TABLE IF NOT EXISTS schema_migrations "
+    "(version bigint NOT NULL PRIMARY KEY, dirty boolean NOT NULL)",
+    "dbmate": "CREATE TABLE IF NOT EXISTS schema_migrations (version varchar(128) PRIMARY KEY)",
+    "goose": "CREATE TABLE IF NOT EXISTS goose_db_version (id serial PRIMARY KEY, "
+    "version_id bigint NOT NULL, is_applied boolean NOT NULL, tstamp timestamp DEFAULT now())",
+    "popx": "CREATE TABLE IF NOT EXISTS schema_migration "
+    "(version varchar(48) NOT NULL, version_self int NOT NULL DEFAULT 0)",
+    "knex": "CREATE TABLE IF NOT EXISTS knex_migrations (id serial PRIMARY KEY, "
+    "name varchar(255), batch int, migration_time timestamptz)",
+}
+"""The table each tool keeps its own history in, as it creates it before the first migration
+(a migration may read or alter it: harbor's 2.0.0 adds a column to `schema_migrations`)."""
+
+
+def replay(conn: Connection, tool: str, files: Sequence[FileRun]) -> list[str]:
+    """Create the tool's history table, then run the previous release's files in order; the
+    problems, one line per file that did not run."""
+    if tool in BOOKKEEPING:
+        conn.run(BOOKKEEPING[tool])
     problems = []
     for file in files:
         reason = run_file(conn, file)

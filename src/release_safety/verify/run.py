@@ -14,7 +14,7 @@ from release_safety.contract.verification import FileVerification, Verification
 from release_safety.verify import DEFAULT_ROWS, observe
 from release_safety.verify.compare import agree, compare_file
 from release_safety.verify.database import Target, of_server, parse_url, workspace
-from release_safety.verify.plan import FileRun, Plan
+from release_safety.verify.plan import Database, FileRun, Plan
 from release_safety.verify.replay import replay
 from release_safety.verify.rules import UNVERIFIED
 from release_safety.verify.seed import seed
@@ -56,7 +56,7 @@ def _observe_file(observer: observe.Observer, file: FileRun) -> list[observe.Sta
 
 
 def _database(
-    target: Target, database: str, replayed: list[FileRun], files: list[FileRun], rows: int
+    target: Target, name: str, database: Database, rows: int
 ) -> tuple[
     int,
     Literal["scratch", "given"],
@@ -70,8 +70,8 @@ def _database(
     with workspace(target) as space:
         conn = space.target.connect()
         try:
-            problems = replay(conn, replayed)
-            touched = sorted({t for f in files for t in f.tables})
+            problems = replay(conn, database.tool, database.replay)
+            touched = sorted({t for f in database.observe for t in f.tables})
             seeded = seed(conn, touched, rows)
         finally:
             conn.close()
@@ -81,7 +81,7 @@ def _database(
         try:
             observer.snapshot()
             stopped: str | None = None
-            for file in files:
+            for file in database.observe:
                 runs: list[observe.StatementRun] = []
                 reason = stopped or file.unrunnable
                 if reason is None:
@@ -91,7 +91,7 @@ def _database(
                         stopped = f"an earlier migration failed ({file.path}:{failed.line})"
                 elif file.unrunnable is not None and stopped is None:
                     stopped = f"an earlier migration could not run ({file.path})"
-                result, found = compare_file(file, database, runs, reason, seeded.failed, rows)
+                result, found = compare_file(file, name, runs, reason, seeded.failed, rows)
                 verified.append(result)
                 findings.extend(found)
         finally:
@@ -111,9 +111,9 @@ def verify_plan(plan: Plan, where: Where, rows: int = DEFAULT_ROWS) -> Verificat
     server: Literal["throwaway", "scratch", "given"] = "throwaway"
     if plan.databases:  # a release without migrations needs no server
         with server_target(where) as (target, throwaway):
-            for database, (replayed, observed) in sorted(plan.databases.items()):
+            for name, database in sorted(plan.databases.items()):
                 major, how, rows_in, empty, trouble, verified, found = _database(
-                    target, database, replayed, observed, rows
+                    target, name, database, rows
                 )
                 if not throwaway:
                     server = how
