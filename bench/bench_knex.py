@@ -17,14 +17,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from release_safety.surfaces.migrations.knex import extract_knex
+from release_safety.surfaces.migrations.frameworks.knex import extract_knex
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "knex"
 
 WHOLE_PROCESS = """
 import sys
 from pathlib import Path
-from release_safety.surfaces.migrations.knex import extract_knex
+from release_safety.surfaces.migrations.frameworks.knex import extract_knex
 count = 0
 for path in sorted(Path(sys.argv[1]).iterdir()):
     count += len(extract_knex(path.read_text(), str(path)).statements)

@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "migra
 from pgprobe import Measured, Probe
 from pgserver import pg_server
 
-from release_safety.surfaces.migrations.sqlfile import split_sql
+from release_safety.surfaces.migrations.sql.sqlfile import split_sql
 
 
 @dataclass(frozen=True)

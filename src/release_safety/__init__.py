@@ -8,5 +8,5 @@ def compiled() -> bool:
     from its Python sources (an editable install, or no C compiler at install time)."""
     from importlib.util import find_spec
 
-    spec = find_spec("release_safety.surfaces.migrations.lexer")
+    spec = find_spec("release_safety.surfaces.migrations.sql.lexer")
     return spec is not None and spec.origin is not None and not spec.origin.endswith(".py")

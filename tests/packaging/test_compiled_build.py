@@ -19,7 +19,7 @@ import pytest
 import release_safety
 from release_safety.cli.main import run
 from release_safety.common.textcase import lower
-from release_safety.surfaces.migrations import lexer
+from release_safety.surfaces.migrations.sql import lexer
 
 ROOT = Path(__file__).resolve().parents[2]
 PIP_WHEEL = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-v"]
@@ -57,12 +57,12 @@ def _extensions(names: list[str]) -> list[str]:
 def test_a_wheel_built_not_to_compile_is_the_pure_package(tmp_path: Path) -> None:
     project = _project(tmp_path)  # with an earlier build's extension left in its build folder
     built = project / "build" / f"lib.{sysconfig.get_platform()}-{sys.implementation.cache_tag}"
-    stale = built / "release_safety" / "surfaces" / "migrations" / f"lexer{SUFFIX}"
+    stale = built / "release_safety" / "surfaces" / "migrations" / "sql" / f"lexer{SUFFIX}"
     stale.parent.mkdir(parents=True)
     stale.write_bytes(b"an earlier build's")
     done, names = _wheel(tmp_path, project, RELEASE_SAFETY_COMPILE="0")
     assert done.returncode == 0, done.stderr
-    assert "release_safety/surfaces/migrations/lexer.py" in names
+    assert "release_safety/surfaces/migrations/sql/lexer.py" in names
     assert _extensions(names) == []
 
 
@@ -70,7 +70,7 @@ def test_a_wheel_whose_compiler_fails_is_the_pure_package_and_says_so(tmp_path: 
     done, names = _wheel(tmp_path, CC="false", RELEASE_SAFETY_COMPILE="auto")
     assert done.returncode == 0, done.stderr
     assert "release-safety: not compiled (" in done.stdout + done.stderr
-    assert "release_safety/surfaces/migrations/lexer.py" in names
+    assert "release_safety/surfaces/migrations/sql/lexer.py" in names
     assert _extensions(names) == []
 
 

@@ -57,7 +57,7 @@ def test_a_source_build_without_the_variable_is_the_pure_package(tmp_path: Path)
     subprocess.run([*command, "-w", str(tmp_path / "dist"), str(project)], env=env, check=True)
     (wheel,) = (tmp_path / "dist").glob("*.whl")
     names = zipfile.ZipFile(wheel).namelist()
-    assert "release_safety/surfaces/migrations/lexer.py" in names
+    assert "release_safety/surfaces/migrations/sql/lexer.py" in names
     assert not [n for n in names if n.endswith(SUFFIXES)]
 
 

@@ -77,9 +77,25 @@ class _Closed(BaseModel):
 
 
 MigrationFormat = Literal[
-    "sql", "golang-migrate", "goose", "popx", "dbmate", "flyway", "sqitch", "knex"
+    "sql",
+    "golang-migrate",
+    "goose",
+    "popx",
+    "dbmate",
+    "flyway",
+    "sqitch",
+    "knex",
+    "diesel",
+    "prisma",
+    "sqlx",
+    "drizzle",
+    "atlas",
+    "liquibase",
 ]
 """The migration tools whose files a source reads, by name (docs/settings: their naming rules)."""
+
+Engine = Literal["postgres", "mysql", "mariadb", "sqlite", "clickhouse", "cockroachdb", "mssql"]
+"""The database engines a migration source runs on, each judged as itself."""
 
 FORMAT_PATTERNS: dict[str, str] = {
     "sql": r".*\.sql",
@@ -90,6 +106,12 @@ FORMAT_PATTERNS: dict[str, str] = {
     "flyway": r"(?:V\d+(?:[._]\d+)*|R)__[^/]*\.sql",
     "sqitch": r".*\.sql",
     "knex": r"\d{14}_[\w.-]+\.(?:ts|js)",
+    "diesel": r"up\.sql",
+    "prisma": r"migration\.sql",
+    "sqlx": r"\d+_[^/]*\.sql",
+    "drizzle": r"\d+_[^/]*\.sql",
+    "atlas": r"[^/]*\.sql",
+    "liquibase": r"[^/]*\.(?:sql|xml|ya?ml|json)",
 }
 """The file names each format's tool runs, when a source gives no `pattern`."""
 
@@ -110,7 +132,14 @@ class MigrationSource(_Closed):
     format: MigrationFormat = Field(
         default="sql",
         description="the tool that runs the files: sql, golang-migrate, goose, popx, dbmate, "
-        "flyway, sqitch or knex (its naming, order and transaction rules)",
+        "flyway, sqitch, knex, diesel, prisma, sqlx, drizzle, atlas or liquibase (its naming, "
+        "order, transaction and up/down rules)",
+    )
+    dialect: Engine | None = Field(
+        default=None,
+        description="the database engine the files run on (postgres, mysql, mariadb, sqlite, "
+        "clickhouse, cockroachdb or mssql); default: what the tool's config, the folder "
+        "names or the files say, else postgres",
     )
     edition: Literal["core", "ee", "auto"] = "auto"
     database: str = Field(
@@ -164,6 +193,8 @@ class MigrationSource(_Closed):
         parts.append(f"format={self.format!r}")
         if self.database != "main":
             parts.append(f"database={self.database!r}")
+        if self.dialect is not None:
+            parts.append(f"dialect={self.dialect!r}")
         return f"{{{', '.join(parts)}}}"
 
     def with_folder(self, folder: str) -> MigrationSource:
@@ -180,6 +211,8 @@ class MigrationSource(_Closed):
             keys["exclude"] = self.exclude
         if self.database != "main":
             keys["database"] = self.database
+        if self.dialect is not None:
+            keys["dialect"] = self.dialect
         return ", ".join(f"{key} = {json.dumps(value)}" for key, value in keys.items())
 
     def edition_of(self, path: str) -> Literal["core", "ee"]:
@@ -236,6 +269,8 @@ DEFAULT_MIGRATION_SOURCES = (
         exclude=r".*\.d\.ts",
         format="knex",
     ),
+    MigrationSource(path="**/drizzle", format="drizzle"),
+    MigrationSource(path="**/db/changelog", format="liquibase"),
 )
 
 

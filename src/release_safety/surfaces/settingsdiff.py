@@ -47,7 +47,7 @@ from release_safety.settings.model import ConfigSource, Settings
 from release_safety.settings.reasons import hollow_reason, normalise
 from release_safety.surfaces.config.sources import matched_sources
 from release_safety.surfaces.discovery import matched
-from release_safety.surfaces.migrations.discover import migration_files, moved_migrations
+from release_safety.surfaces.migrations.find.discover import migration_files, moved_migrations
 
 RULE_TURNED_OFF = register(
     Rule(

@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from release_safety.surfaces.migrations.facts import Lock
+from release_safety.surfaces.migrations.engines.postgres.facts import Lock
 from release_safety.verify.database import Connection, DatabaseError, Target, message_of
 
 RELATIONS = """

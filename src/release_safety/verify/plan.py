@@ -12,12 +12,14 @@ from release_safety.contract.release import Release
 from release_safety.git.repository import GitRepo
 from release_safety.git.snapshot import Snapshot, read_text
 from release_safety.settings.atref import ReleaseSettings
-from release_safety.settings.model import MigrationSource, Settings
-from release_safety.surfaces.migrations.analyse import analyse, in_run_order
-from release_safety.surfaces.migrations.discover import discover
-from release_safety.surfaces.migrations.formats import reader
+from release_safety.settings.model import Settings
+from release_safety.surfaces.migrations.analyse import Queued, analyse, in_run_order
+from release_safety.surfaces.migrations.find.discover import discover
+from release_safety.surfaces.migrations.find.formats import reader
+from release_safety.surfaces.migrations.find.tools import migration_name
 from release_safety.surfaces.migrations.lint import extract
 from release_safety.surfaces.migrations.reading import Reading
+from release_safety.surfaces.migrations.sql.changesets import added_part
 from release_safety.verify.observe import outside_transaction
 
 
@@ -55,13 +57,13 @@ class Plan:
 _GOLANG_MIGRATE = re.compile(r"\d+_[^/]*\.up\.sql")
 
 
-def tool_of(files: list[tuple[str, MigrationSource]]) -> str:
+def tool_of(files: list[Queued]) -> str:
     """The migration tool of a database's files: the sources' format, golang-migrate for
     plain SQL files named as golang-migrate names them."""
-    formats = {source.format for _, source in files}
+    formats = {queued.source.format for queued in files}
     if len(formats) == 1 and formats != {"sql"}:
         return formats.pop()
-    names = [path.rpartition("/")[2] for path, _ in files]
+    names = [queued.path.rpartition("/")[2] for queued in files]
     if names and all(_GOLANG_MIGRATE.fullmatch(name) for name in names):
         return "golang-migrate"
     return "sql"
@@ -69,20 +71,28 @@ def tool_of(files: list[tuple[str, MigrationSource]]) -> str:
 
 def file_run(
     snapshot: Snapshot,
-    path: str,
-    source: MigrationSource,
+    queued: Queued,
     reading: Reading,
     static: Heaviness | None = None,
     tables: tuple[str, ...] = (),
+    shipped: Snapshot | None = None,
 ) -> FileRun:
-    """A file as its tool runs it; a file the reader refuses, or with a statement whose text
-    is only known at run time, cannot be run and says why."""
+    """A file as its tool runs it (of a changelog `shipped` already held, the changesets the
+    release adds); a file on another engine than PostgreSQL, one the reader refuses, or with
+    a statement whose text is only known at run time cannot be run and says why."""
+    path, source, engine = queued
+    if engine.engine != "postgres":
+        reason = f"it runs on {engine.label}; verify-migrations runs PostgreSQL"
+        return FileRun(path, (), True, reason, static, tables)
 
     def module(name: str) -> str | None:
         return read_text(snapshot, name) if snapshot.blob_id(name) else None
 
+    text = read_text(snapshot, path)
+    if shipped is not None and shipped.blob_id(path) is not None:
+        text = added_part(read_text(shipped, path), text, path)
     try:
-        extracted = extract(read_text(snapshot, path), path, reader(source), reading, module)
+        extracted = extract(text, path, reader(source), reading, module)
     except (ValueError, SyntaxError) as exc:
         return FileRun(path, (), True, f"cannot be read: {exc}", static, tables)
     except Exception as exc:  # OverBudget and the like: too large to read
@@ -113,24 +123,24 @@ def plan_release(repo: GitRepo, settings: ReleaseSettings, release: Release) -> 
     for database in sorted(set(old_order) | set(new_order)):
         assert old is not None or database not in old_order
         replay = [
-            file_run(old, path, source, reading)
-            for path, source in old_order.get(database, [])
+            file_run(old, queued, reading)
+            for queued in old_order.get(database, [])
             if old is not None
         ]
         observed = []
-        for path, source in new_order.get(database, []):
-            if path not in added:
+        for queued in new_order.get(database, []):
+            if queued.path not in added:
                 continue
             flags = next(static, None)
-            assert flags is None or flags.name == path.rpartition("/")[2]
+            assert flags is None or flags.name == migration_name(queued.path)
             observed.append(
                 file_run(
                     new,
-                    path,
-                    source,
+                    queued,
                     reading,
                     flags.heaviness if flags else None,
                     tuple(flags.tables) if flags else (),
+                    shipped=old,
                 )
             )
         if observed:

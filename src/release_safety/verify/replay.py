@@ -50,6 +50,11 @@ BOOKKEEPING = {
     "(version varchar(48) NOT NULL, version_self int NOT NULL DEFAULT 0)",
     "knex": "CREATE TABLE IF NOT EXISTS knex_migrations (id serial PRIMARY KEY, "
     "name varchar(255), batch int, migration_time timestamptz)",
+    "sqlx": "CREATE TABLE IF NOT EXISTS _sqlx_migrations (version bigint PRIMARY KEY, "
+    "description text NOT NULL, installed_on timestamptz NOT NULL DEFAULT now(), "
+    "success boolean NOT NULL, checksum bytea NOT NULL, execution_time bigint NOT NULL)",
+    "diesel": "CREATE TABLE IF NOT EXISTS __diesel_schema_migrations "
+    "(version varchar(50) PRIMARY KEY NOT NULL, run_on timestamp NOT NULL DEFAULT now())",
 }
 """The table each tool keeps its own history in, as it creates it before the first migration
 (a migration may read or alter it: harbor's 2.0.0 adds a column to `schema_migrations`)."""

@@ -1,4 +1,4 @@
-"""Generate `surfaces/migrations/pgcatalog.py` from a live PostgreSQL's catalogue.
+"""Generate `surfaces/migrations/schema/pgcatalog.py` from a live PostgreSQL's catalogue.
 
     python tests/surfaces/migrations/pgcatalog_gen.py "host=127.0.0.1 port=5432 user=postgres"
 
@@ -20,6 +20,7 @@ TARGET = (
     / "release_safety"
     / "surfaces"
     / "migrations"
+    / "schema"
     / "pgcatalog.py"
 )
 _FUNCTIONS = """

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 
 import psycopg
 
-from release_safety.surfaces.migrations.facts import Lock
-from release_safety.surfaces.migrations.sqlfile import split_sql
+from release_safety.surfaces.migrations.engines.postgres.facts import Lock
+from release_safety.surfaces.migrations.sql.sqlfile import split_sql
 from release_safety.verify.database import Target
 from release_safety.verify.observe import Observer, StatementRun, outside_transaction
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import sqlglot
 
-from release_safety.surfaces.migrations.knex import extract_knex
+from release_safety.surfaces.migrations.frameworks.knex import extract_knex
 
 FIXTURES = Path(__file__).resolve().parents[3] / "fixtures" / "knex"
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from release_safety.surfaces.migrations.knex import extract_knex
+from release_safety.surfaces.migrations.frameworks.knex import extract_knex
 
 
 def migration(body: str) -> str:

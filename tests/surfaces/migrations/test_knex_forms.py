@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 import sqlglot
 
-from release_safety.surfaces.migrations.knex import extract_knex
-from release_safety.surfaces.migrations.statements import Statement
+from release_safety.surfaces.migrations.frameworks.knex import extract_knex
+from release_safety.surfaces.migrations.sql.statements import Statement
 
 ADD_ICON = 'alter table "projects" add column "icon" text'
 

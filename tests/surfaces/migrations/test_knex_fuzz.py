@@ -7,8 +7,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from release_safety.surfaces.migrations.knex import extract_knex
-from release_safety.surfaces.migrations.statements import Extracted
+from release_safety.surfaces.migrations.frameworks.knex import extract_knex
+from release_safety.surfaces.migrations.sql.statements import Extracted
 
 FIXTURES = sorted((Path(__file__).resolve().parents[3] / "fixtures" / "knex").iterdir())
 SOURCES = [(p.read_text(), p.name) for p in FIXTURES]

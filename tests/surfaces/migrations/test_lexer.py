@@ -39,14 +39,15 @@ from sqlglot.dialects.postgres import Postgres
 from sqlglot.errors import TokenError as SqlglotTokenError
 from sqlglot.tokenizer_core import TokenType
 
-from release_safety.surfaces.migrations import lexer, plpgsql
-from release_safety.surfaces.migrations.classify import classify
-from release_safety.surfaces.migrations.columns import Unclassified
-from release_safety.surfaces.migrations.context import Context
-from release_safety.surfaces.migrations.facts import Lock
-from release_safety.surfaces.migrations.lexer import Kind, Tok, TokenError, tokenize
+from release_safety.surfaces.migrations.engines.postgres import plpgsql
+from release_safety.surfaces.migrations.engines.postgres.classify import classify
+from release_safety.surfaces.migrations.engines.postgres.columns import Unclassified
+from release_safety.surfaces.migrations.engines.postgres.context import Context
+from release_safety.surfaces.migrations.engines.postgres.facts import Lock
 from release_safety.surfaces.migrations.rules.ids import RuleId
-from release_safety.surfaces.migrations.sqlfile import split_sql
+from release_safety.surfaces.migrations.sql import lexer
+from release_safety.surfaces.migrations.sql.lexer import Kind, Tok, TokenError, tokenize
+from release_safety.surfaces.migrations.sql.sqlfile import split_sql
 
 TESTS = Path(__file__).parent
 ROOT = TESTS.parents[2]

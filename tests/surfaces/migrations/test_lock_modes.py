@@ -8,7 +8,7 @@ from __future__ import annotations
 import psycopg
 import pytest
 
-from release_safety.surfaces.migrations.facts import Lock
+from release_safety.surfaces.migrations.engines.postgres.facts import Lock
 from release_safety.surfaces.migrations.lint import analyse_text, findings_of, schema_of
 from release_safety.surfaces.migrations.reading import Reading
 

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import pytest
+from enginefixtures import on_engine
 from hypothesis import given
 from hypothesis import strategies as st
 from pgprobe import FIXTURE_SQL
 
 from release_safety.contract.reports import RULES
-from release_safety.surfaces.migrations.heaviness import FileAnalysis
+from release_safety.surfaces.migrations.engines.postgres.heaviness import FileAnalysis
 from release_safety.surfaces.migrations.lint import analyse_text, schema_of
 from release_safety.surfaces.migrations.reading import Reading
 from release_safety.surfaces.migrations.rules import CATALOGUE
@@ -153,7 +154,11 @@ def test_examples_without_server_agree_with_the_catalogue(example: object) -> No
     from release_safety.surfaces.migrations.rules import Example
 
     assert isinstance(example, Example)
-    analysis = lint(example.sql)
+    analysis = (
+        lint(example.sql)
+        if example.engine == "postgres"
+        else on_engine(example.sql, example.engine)
+    )
     if example.heavy == "unknown":
         assert "unknown" in (analysis.locks, analysis.rewrites, analysis.scans)
     else:

@@ -8,7 +8,7 @@ import pytest
 from corpus import CORPUS, Case
 from pgprobe import FIXTURE_SQL, Measured, Probe
 
-from release_safety.surfaces.migrations.heaviness import FileAnalysis
+from release_safety.surfaces.migrations.engines.postgres.heaviness import FileAnalysis
 from release_safety.surfaces.migrations.lint import analyse_text, findings_of, schema_of
 from release_safety.surfaces.migrations.reading import Reading
 

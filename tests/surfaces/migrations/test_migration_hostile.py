@@ -24,13 +24,13 @@ from release_safety.surfaces.migrations.budget import (
     Budget,
     OverBudget,
 )
-from release_safety.surfaces.migrations.classify import classify
-from release_safety.surfaces.migrations.context import Context
-from release_safety.surfaces.migrations.heaviness import analyse_extracted
+from release_safety.surfaces.migrations.engines.postgres.classify import classify
+from release_safety.surfaces.migrations.engines.postgres.context import Context
+from release_safety.surfaces.migrations.engines.postgres.heaviness import analyse_extracted
 from release_safety.surfaces.migrations.lint import lint_texts
 from release_safety.surfaces.migrations.reading import Reading
-from release_safety.surfaces.migrations.sqlfile import split_sql
-from release_safety.surfaces.migrations.statements import Extracted
+from release_safety.surfaces.migrations.sql.sqlfile import split_sql
+from release_safety.surfaces.migrations.sql.statements import Extracted
 
 DROP = "ALTER TABLE users DROP COLUMN age;\n"
 

@@ -12,7 +12,7 @@ import psycopg
 import pytest
 
 from release_safety.cli.main import run
-from release_safety.surfaces.migrations.sqlfile import _statements, split_sql
+from release_safety.surfaces.migrations.sql.sqlfile import _statements, split_sql
 
 HIDDEN = "-- a comment\rALTER TABLE users DROP COLUMN email;\n"
 QUIET = "-- a comment\r\n-- ALTER TABLE users DROP COLUMN email;\nSELECT 1;\n"

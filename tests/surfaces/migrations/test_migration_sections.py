@@ -14,7 +14,7 @@ import pytest
 from pgprobe import Probe
 
 from release_safety.cli.main import run
-from release_safety.surfaces.migrations.sections import up_section
+from release_safety.surfaces.migrations.sql.sections import up_section
 
 # (up marker, down marker, the up marker that runs the section outside a transaction)
 TOOLS = {

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from release_safety.surfaces.migrations import sqlfile
 from release_safety.surfaces.migrations.reading import Reading
-from release_safety.surfaces.migrations.sqlfile import extract_sql, split_sql, substitute
+from release_safety.surfaces.migrations.sql import sqlfile
+from release_safety.surfaces.migrations.sql.sqlfile import extract_sql, split_sql, substitute
 
 
 def test_split_respects_quotes_comments_and_dollar_bodies() -> None:

@@ -1,4 +1,4 @@
-"""`surfaces/migrations/pgcatalog.py` is what the suite's PostgreSQL says (volatility of its
+"""`surfaces/migrations/schema/pgcatalog.py` is what the suite's PostgreSQL says (volatility of its
 functions, binary-coercible casts, length coercions, btree operator classes)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import sys
 import pytest
 from pgcatalog_gen import TARGET, source
 
-from release_safety.surfaces.migrations import pgcatalog
+from release_safety.surfaces.migrations.schema import pgcatalog
 
 
 def test_the_catalogue_is_regenerated_from_the_server_unchanged(pg_dsn: str) -> None:

@@ -13,7 +13,7 @@ from test_simpledata import _generate
 
 from release_safety.surfaces.migrations.lint import History, _constant, apply, start
 from release_safety.surfaces.migrations.reading import Reading
-from release_safety.surfaces.migrations.schema import Column, Constraint, Index, Schema, Table
+from release_safety.surfaces.migrations.schema.model import Column, Constraint, Index, Schema, Table
 
 
 def _assert_names_by_table(schema: Schema) -> None:

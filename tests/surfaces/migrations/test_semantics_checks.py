@@ -9,8 +9,12 @@ import pytest
 from release_safety.git.snapshot import MemorySnapshot
 from release_safety.settings.model import Settings
 from release_safety.surfaces.migrations.analyse import analyse
-from release_safety.surfaces.migrations.checkvalues import allowed, constant, passes
-from release_safety.surfaces.migrations.tokens import tokenize
+from release_safety.surfaces.migrations.engines.postgres.checkvalues import (
+    allowed,
+    constant,
+    passes,
+)
+from release_safety.surfaces.migrations.sql.tokens import tokenize
 
 INIT = (
     "CREATE TABLE members (id int PRIMARY KEY, plan text NOT NULL DEFAULT 'free',"

@@ -10,7 +10,7 @@ from release_safety.git.repository import GitSnapshot
 from release_safety.git.snapshot import MemorySnapshot
 from release_safety.settings.model import Settings
 from release_safety.surfaces.migrations.analyse import analyse
-from release_safety.surfaces.migrations.edits import edited_line
+from release_safety.surfaces.migrations.find.edits import edited_line
 
 Files = dict[str, str | None]
 

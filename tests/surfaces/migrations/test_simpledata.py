@@ -18,12 +18,12 @@ from hypothesis import strategies as st
 from sqlglot.dialects.postgres import Postgres
 from test_lexer import TEST_SQL
 
-from release_safety.surfaces.migrations import plpgsql
-from release_safety.surfaces.migrations.classify import _references
-from release_safety.surfaces.migrations.columns import Unclassified
-from release_safety.surfaces.migrations.lexer import TokenError, tokenize
-from release_safety.surfaces.migrations.simpledata import RESERVED, Reference, references
-from release_safety.surfaces.migrations.sqlfile import split_sql
+from release_safety.surfaces.migrations.engines.postgres import plpgsql
+from release_safety.surfaces.migrations.engines.postgres.classify import _references
+from release_safety.surfaces.migrations.engines.postgres.columns import Unclassified
+from release_safety.surfaces.migrations.sql.lexer import TokenError, tokenize
+from release_safety.surfaces.migrations.sql.simpledata import RESERVED, Reference, references
+from release_safety.surfaces.migrations.sql.sqlfile import split_sql
 
 ROOT = Path(__file__).parent.parent.parent.parent
 

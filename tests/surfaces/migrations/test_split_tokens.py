@@ -15,8 +15,8 @@ from test_lexer import FRAGMENTS, TEST_SQL
 from test_simpledata import _generate
 
 from release_safety.surfaces.migrations.budget import MAX_STATEMENT_CHARS
-from release_safety.surfaces.migrations.lexer import TokenError, split_tokens, tokenize
-from release_safety.surfaces.migrations.sqlfile import _statements, split_sql
+from release_safety.surfaces.migrations.sql.lexer import TokenError, split_tokens, tokenize
+from release_safety.surfaces.migrations.sql.sqlfile import _statements, split_sql
 
 
 def _apart(text: str) -> object:

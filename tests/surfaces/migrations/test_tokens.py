@@ -10,8 +10,8 @@ from pathlib import Path
 from test_lexer import TEST_SQL
 from test_simpledata import _generate
 
-from release_safety.surfaces.migrations.lexer import Tok, TokenError
-from release_safety.surfaces.migrations.tokens import Cursor, normalise, split_top, tokenize
+from release_safety.surfaces.migrations.sql.lexer import Tok, TokenError
+from release_safety.surfaces.migrations.sql.tokens import Cursor, normalise, split_top, tokenize
 
 
 def _accept(toks: list[Tok], i: int, words: tuple[str, ...]) -> int | None:

@@ -23,7 +23,7 @@ from release_safety.surfaces.annotations import (
 )
 from release_safety.surfaces.comments import syntax_for
 from release_safety.surfaces.discovery import SETTINGS_PATH_UNMATCHED, reason_of, unmatched
-from release_safety.surfaces.migrations.discover import source_of
+from release_safety.surfaces.migrations.find.discover import source_of
 
 
 def _finding(rule: str, file: str, line: int, message: str, hint: str | None = None) -> Finding:

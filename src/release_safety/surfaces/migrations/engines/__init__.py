@@ -1,0 +1,1 @@
+"""The judging of statements per database engine: each engine its own locks, rewrites and rules."""

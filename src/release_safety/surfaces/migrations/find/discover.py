@@ -1,0 +1,463 @@
+"""Which migrations a release ships: added between two refs; shipped ones edited or deleted."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Literal
+
+from release_safety.contract.reports import Finding, Unmodelled
+from release_safety.git.snapshot import Change, Snapshot, changes_between, read_text
+from release_safety.settings.model import DEFAULT_MIGRATION_SOURCES, MigrationSource, Settings
+from release_safety.surfaces.migrations.find.edits import edited_line
+from release_safety.surfaces.migrations.find.formats import dialect_skipped
+from release_safety.surfaces.migrations.find.tools import Exists, Placed, migration_name, place
+from release_safety.surfaces.migrations.rules import (
+    MIGRATION_NOT_READ,
+    SHIPPED_MIGRATION_DELETED,
+    SHIPPED_MIGRATION_EDITED,
+)
+from release_safety.surfaces.migrations.sql.changesets import edited_line as edited_changeset
+from release_safety.surfaces.migrations.sql.liquibase import formatted
+from release_safety.surfaces.migrations.sql.sections import tool_of
+
+# Named as migration tools name the migrations they run from code: goose's
+# `20240101120000_backfill.go`, Flyway's `V3__backfill.java`, TypeORM's and sequelize's
+# `1588102412422-Init.ts`, Django's `0001_initial.py`, Rails' `20240101000000_add.rb`.
+_CODE_MIGRATION = re.compile(
+    r"(?:\d+[_-]|V\d+(?:[._]\d+)*__)[\w.-]*"
+    r"\.(?:go|py|rb|java|kt|scala|ts|mts|cts|js|mjs|cjs|rs|ex|exs|php|cs)"
+)
+# ... but tests and type declarations beside them are not migrations.
+_NOT_A_MIGRATION = re.compile(r".*(?:_test\.(?:go|py)|_spec\.rb|\.d\.[cm]?ts|\.(?:test|spec)\.\w+)")
+# Code that registers a migration with its tool, wherever it lives: goose's `AddMigration`
+# (`...Context`, `...NoTx`, `AddNamedMigration...`), popx's Go migrations, Flyway's Java and
+# Kotlin ones, Rails', Alembic's and Django's.
+_REGISTERS = re.compile(
+    r"\bgoose\.Add(?:Named)?Migration\w*\s*\(|\bpopx\.Migration\s*\{"
+    r"|\b(?:extends|:)\s*BaseJavaMigration\b|<\s*ActiveRecord::Migration\b"
+    r"|^from alembic import op\b|\bclass\s+\w+\(\s*migrations\.Migration\s*\)",
+    re.MULTILINE,
+)
+_CODE_SUFFIXES = (".go", ".java", ".kt", ".rb", ".py")
+# Characters a path may hold that no name pattern's `.` matches as written (a newline), or
+# that tools read names line by line over: C0 controls and DEL.
+_CONTROLS = re.compile(r"[\x00-\x1f\x7f]")
+# The version a tool that keys applied migrations by version reads from a file name.
+_VERSION = re.compile(r"(\d+)_")
+
+
+@dataclass(frozen=True)
+class MigrationPath:
+    """A migration file of the new tree with the source that claims it."""
+
+    path: str
+    source: MigrationSource
+    edition: Literal["core", "ee"]
+
+    @property
+    def name(self) -> str:
+        return migration_name(self.path)
+
+
+def source_of(path: str, settings: Settings) -> MigrationSource | None:
+    """The first configured source a path belongs to, or None."""
+    return next((s for s in settings.migrations.sources if s.matches(path)), None)
+
+
+def migration_files(
+    snapshot: Snapshot | None, sources: Sequence[MigrationSource]
+) -> dict[str, int]:
+    """Every migration file of a tree, with the index of the first source that claims it."""
+    if snapshot is None:
+        return {}
+    claims = _claims(tuple(sources))
+    if len(claims) >= REMEMBERED:
+        claims.clear()
+    found: dict[str, int] = {}
+    for path in snapshot.paths():
+        if path in claims:
+            index = claims[path]
+        else:
+            index = claims[path] = next((i for i, s in enumerate(sources) if s.matches(path)), None)
+        if index is not None:
+            found[path] = index
+    popx = [p for p, i in found.items() if sources[i].format in ("sql", "popx")]
+    for path in dialect_skipped(popx):
+        del found[path]
+    exists = _exists(snapshot)
+    for path in [p for p, i in found.items() if not place(p, sources[i].format, exists).forward]:
+        del found[path]  # a down part: its tool never runs it on an upgrade
+    return found
+
+
+def _exists(snapshot: Snapshot) -> Exists:
+    def exists(path: str) -> bool:
+        return snapshot.blob_id(path) is not None
+
+    return exists
+
+
+def by_changeset(snapshot: Snapshot, path: str, fmt: str) -> bool:
+    """True when Liquibase runs the file changeset by changeset (a changelog of a liquibase
+    source, or formatted SQL wherever it is)."""
+    if place(path, fmt, _exists(snapshot)).tool == "liquibase":
+        return True
+    return path.endswith(".sql") and formatted(read_text(snapshot, path))
+
+
+def below(snapshot: Snapshot) -> Callable[[str], list[str]]:
+    """The files below a folder of the tree, by path (Liquibase's includeAll)."""
+
+    def files(folder: str) -> list[str]:
+        return sorted(p for p in snapshot.paths() if p.startswith(f"{folder}/"))
+
+    return files
+
+
+def placements(
+    snapshot: Snapshot, files: dict[str, int], sources: Sequence[MigrationSource]
+) -> dict[str, Placed]:
+    """Each migration file's tool and root (`tools.place`)."""
+    exists = _exists(snapshot)
+    return {path: place(path, sources[index].format, exists) for path, index in files.items()}
+
+
+REMEMBERED = 1 << 18
+"""Paths whose claiming source a set of sources remembers (a backfill asks about the same paths
+release after release)."""
+
+
+@lru_cache(maxsize=8)
+def _claims(sources: tuple[MigrationSource, ...]) -> dict[str, int | None]:
+    """The index of the source claiming each path asked about so far (None: no source)."""
+    return {}
+
+
+def in_code(path: str, settings: Settings) -> bool:
+    """True when a path no source reads is a migration its tool runs from code: named like one,
+    in a folder of a migrations source."""
+    name = path.rpartition("/")[2]
+    return (
+        _CODE_MIGRATION.fullmatch(name) is not None
+        and _NOT_A_MIGRATION.fullmatch(name) is None
+        and any(source.holds(path) for source in settings.migrations.sources)
+    )
+
+
+@dataclass(frozen=True)
+class Discovery:
+    """What a release adds, and findings for shipped migrations touched and migrations found
+    that no source reads (`unread`, also listed for the coverage), the files an exclusion
+    covers (path -> reason), and the shipped migrations it moved to where a source reads them
+    (new path -> old path)."""
+
+    added: list[MigrationPath]
+    findings: list[Finding]
+    unread: list[Unmodelled]
+    excluded: dict[str, str]
+    moved: dict[str, str]
+
+
+def discover(old: Snapshot | None, new: Snapshot, settings: Settings) -> Discovery:
+    """Migrations added between the refs, in path order; findings for shipped ones touched and
+    for migrations the search finds (`unread_migration`) that the release adds or changes and
+    no source reads.
+
+    A migration moved to another path is an addition (knex and sql-migrate key applied
+    migrations by name), unless it kept its bytes and its file name (a folder moved: no tool
+    keys applied migrations by folder) or its version in a format whose tool keys them by
+    version (`_moved`): then it is the shipped migration where it now is, when a source reads
+    it there, and `migration-not-read` with the source to add when none does (as is every
+    migration the release adds to a folder it moved migrations to).
+    """
+    added: list[MigrationPath] = []
+    findings: list[Finding] = []
+    unread: list[Unmodelled] = []
+    excluded: dict[str, str] = {}
+    changes = changes_between(old, new)
+    moved = _moved(old, new, changes)
+    sources = settings.migrations.sources
+    claimed = migration_files(new, sources)
+    kept = {path: before for path, before in moved.items() if path in claimed}
+    moved_into = {  # folder -> the source that read what the release moved there
+        path.rpartition("/")[0]: source
+        for path, before in moved.items()
+        if path not in claimed and (source := source_of(before, settings)) is not None
+    }
+    gaps = {
+        path: gap
+        for path, before in moved.items()
+        if path not in kept and (gap := _moved_gap(path, before, moved_into)) is not None
+    }
+    gone = {moved[path] for path in (*kept, *gaps)}  # said at the path it moved to
+    for change in changes:
+        if change.path in gone or change.path in kept:
+            continue
+        if change.status == "deleted":
+            source = source_of(change.path, settings)
+            if source is not None and old is not None:
+                source = source if place(change.path, source.format, _exists(old)).forward else None
+        else:
+            source = sources[claimed[change.path]] if change.path in claimed else None
+        shipped = source is not None or in_code(change.path, settings)
+        if (
+            source is None
+            and change.status != "deleted"
+            and (change.status == "added" or not shipped)
+        ):
+            gap = (
+                gaps.get(change.path)
+                or _moved_gap(change.path, None, moved_into)
+                or unread_migration(new, change.path, settings)
+            )
+            if gap is None:
+                continue
+            reason = next(
+                (e.reason for e in settings.migrations.exclude if e.covers(change.path)), None
+            )
+            if reason is not None:
+                excluded[change.path] = reason
+                continue
+            unread.append(gap)
+            shown = repr(change.path) if _CONTROLS.search(change.path) else change.path
+            message = f"{shown} {change.status}: {gap.what}"  # one line, whatever the name
+            findings.append(
+                MIGRATION_NOT_READ.finding("migrations", message, gap.file, gap.line, gap.way_out)
+            )
+        elif source is not None and change.status == "added":
+            added.append(MigrationPath(change.path, source, source.edition_of(change.path)))
+        elif (
+            source is not None
+            and change.status == "modified"
+            and old is not None
+            and by_changeset(new, change.path, source.format)
+            and edited_changeset(
+                read_text(old, change.path), read_text(new, change.path), change.path
+            )
+            is None
+        ):  # shipped changesets kept, new ones added: the new ones are judged
+            added.append(MigrationPath(change.path, source, source.edition_of(change.path)))
+        elif not shipped or change.status not in ("modified", "deleted"):
+            continue
+        else:
+            edited = change.status == "modified"
+            rule = SHIPPED_MIGRATION_EDITED if edited else SHIPPED_MIGRATION_DELETED
+            line: int | None = None
+            if edited and by_changeset(new, change.path, source.format if source else "sql"):
+                before = read_text(old, change.path) if old is not None else ""
+                line = edited_changeset(before, read_text(new, change.path), change.path) or 1
+            elif edited:
+                line = _edited_line(old, new, change.path)
+            findings.append(
+                Finding(
+                    rule=rule.id,
+                    severity=rule.severity,
+                    surface="migrations",
+                    file=change.path,
+                    line=line,
+                    message=f"shipped migration {change.path} was {change.status}",
+                    hint=_shipped_hint(change.path, old, edited, settings.overrides.file),
+                )
+            )
+    return Discovery(
+        sorted(added, key=lambda m: (m.name, m.path)), findings, unread, excluded, kept
+    )
+
+
+def _exclusion(path: str) -> str:
+    """The way out for a file the search takes for a migration that is not one of the service."""
+    return (
+        f"or, if it is not run against this service's database, an [[migrations.exclude]] "
+        f"with path = {path!r} and the reason"
+    )
+
+
+def _moved_gap(
+    path: str, before: str | None, moved_into: dict[str, MigrationSource]
+) -> Unmodelled | None:
+    """A migration the release moved (from `before`) to a folder no source reads, or one it
+    adds there that the source its moved ones came from would read: with that source, at the
+    new folder, as the way out."""
+    folder = path.rpartition("/")[0]
+    source = moved_into.get(folder)
+    if source is None or not source.with_folder(folder).matches(path):
+        return None
+    if before is not None:
+        what = f"the shipped migration {before} moved to {folder}, which no source reads"
+    else:
+        what = f"a migration added to {folder}, where this release moved shipped ones, "
+        what += "which no source reads"
+    entry = source.with_folder(folder).entry()
+    return Unmodelled(
+        file=path,
+        line=1,
+        what=what,
+        way_out=f"add a [[migrations.sources]] with {entry} so the moved migrations are read "
+        f"where they now are (and what the release adds there judged), {_exclusion(path)}",
+    )
+
+
+def _shipped_hint(path: str, old: Snapshot | None, edited: bool, overrides: str) -> str:
+    """The way out of a shipped migration edited or deleted: restore it as the previous
+    release has it, or (deleted) set the floor a squash needs in the overrides file."""
+    ref = old.ref if old is not None else "the previous release"
+    if edited:
+        return (
+            f"Restore {path} as {ref} has it (`git checkout {ref} -- {path}`) and write the "
+            "change as a new migration."
+        )
+    return (
+        f"Restore {path} (`git checkout {ref} -- {path}`); if the squash is deliberate, set "
+        '"default": {"minPreviousVersion": "<the first release with the squashed files>"} in '
+        f"{overrides}, so older installs stop there first."
+    )
+
+
+def unread_migration(snapshot: Snapshot, path: str, settings: Settings) -> Unmodelled | None:
+    """What the search for migrations takes `path` for when no source reads it, with the way
+    out for this file; None for a file it does not take for one, or one a source's folder holds
+    and its pattern leaves out on purpose (another dialect, a down file)."""
+    folder, _, name = path.rpartition("/")
+    exclusion = _exclusion(path)
+    if in_code(path, settings):
+        return _code_gap(path, 1, exclusion)
+    every = (*settings.migrations.sources, *DEFAULT_MIGRATION_SOURCES)
+    if snapshot.blob_id(path) is None:  # a link or a submodule: git stores no migration there
+        if not any(s.holds(path) or s.holds(f"{path}/x") for s in every):
+            return None
+        return Unmodelled(
+            file=path,
+            line=1,
+            what="a symbolic link or a submodule where migrations are looked for: git stores "
+            "the link, not the migrations, and the tool does not follow it",
+            way_out=f"commit the migrations themselves at {path}, or name the folder the link "
+            f"points to in [[migrations.sources]], {exclusion}",
+        )
+    plain = _CONTROLS.sub("", path)
+    if plain != path and any(s.matches(plain) or s.matches(plain.lower()) for s in every):
+        shown = ", ".join(sorted({repr(c) for c in _CONTROLS.findall(path)}))
+        return Unmodelled(
+            file=path,
+            line=1,
+            what=f"named like a migration but for the control characters in its path ({shown}):"
+            " the sources and the search match names line by line, and whether its tool runs "
+            "it is not known",
+            way_out=f"rename it to {plain!r} (no control characters) so it is read, {exclusion}",
+        )
+    folded = path.lower()
+    if folded != path and any(s.matches(folded) for s in every):
+        return Unmodelled(
+            file=path,
+            line=1,
+            what=f"named like a migration but for its case ({path}): the sources and "
+            "the search match names as written, a tool configured with this folder runs it",
+            way_out=f"add a [[migrations.sources]] with path = {folder!r} (its case as written) "
+            "and a pattern that matches its name's case (RE2 takes `(?i)`: "
+            f"pattern = '(?i).*\\.sql') so it is read, {exclusion}",
+        )
+    if any(s.holds(path) for s in settings.migrations.sources):
+        return None
+    default = migration_files(snapshot, DEFAULT_MIGRATION_SOURCES).get(path)
+    if default is not None:
+        fmt: str = DEFAULT_MIGRATION_SOURCES[default].format
+        if fmt == "sql":
+            fmt = sql_format(snapshot, path)
+        return Unmodelled(
+            file=path,
+            line=1,
+            what=f"a {fmt} migration in {folder or '.'} that no [[migrations.sources]] reads",
+            way_out=f"add a [[migrations.sources]] with path = {folder!r} and "
+            f"format = {fmt!r} so it is read, {exclusion}",
+        )
+    if name.endswith(_CODE_SUFFIXES) and _NOT_A_MIGRATION.fullmatch(name) is None:
+        if _CODE_MIGRATION.fullmatch(name) and any(
+            s.holds(path) for s in DEFAULT_MIGRATION_SOURCES
+        ):
+            return _code_gap(path, 1, exclusion)
+        text = read_text(snapshot, path)
+        found = _REGISTERS.search(text)
+        if found is not None:
+            return _code_gap(path, text.count("\n", 0, found.start()) + 1, exclusion)
+    return None
+
+
+def _code_gap(path: str, line: int, exclusion: str) -> Unmodelled:
+    return Unmodelled(
+        file=path,
+        line=line,
+        what="a migration written in code: its tool runs it, and what it locks, rewrites, "
+        "scans or breaks is not known",
+        way_out=f"review what {path} does to the schema by hand and acknowledge the release, "
+        f"{exclusion}",
+    )
+
+
+def sql_format(snapshot: Snapshot, path: str) -> str:
+    """The tool a SQL file found by the search is most likely written for, for the way out."""
+    name = path.rpartition("/")[2]
+    try:
+        tool = tool_of(read_text(snapshot, path))
+    except ValueError:
+        tool = None
+    if tool is not None:
+        return {"+goose": "goose", "migrate:": "dbmate"}.get(tool, "sql")
+    if re.search(r"\.(?:postgres|mysql|sqlite3|cockroach)\.up\.", name):
+        return "popx"
+    if name.endswith(".up.sql"):
+        return "golang-migrate"
+    return "flyway" if re.match(r"V\d+(?:[._]\d+)*__", name) else "sql"
+
+
+def _edited_line(old: Snapshot | None, new: Snapshot, path: str) -> int:
+    """The line of the statement a shipped migration's first edit falls in."""
+    before = read_text(old, path) if old is not None else ""
+    return edited_line(before, read_text(new, path), sql=path.endswith(".sql"))
+
+
+def moved_migrations(old: Snapshot | None, new: Snapshot) -> dict[str, str]:
+    """The paths a release moved with their name and bytes kept (new path -> old path)."""
+    return _moved(old, new, changes_between(old, new))
+
+
+def _moved(old: Snapshot | None, new: Snapshot, changes: list[Change]) -> dict[str, str]:
+    """Each path the release adds that is a path it deletes moved (new path -> old path), with
+    its bytes kept and either its file name (a folder moved: tools key applied migrations by
+    name or version, never by folder) or its version (a new description) in a format whose tool
+    keys applied migrations by version: golang-migrate's `*.up.sql`, goose, dbmate. The tool
+    does not run it again: nothing was added or deleted."""
+    deleted: dict[str | None, list[str]] = {}
+    for change in changes:
+        if change.status == "deleted" and old is not None:
+            deleted.setdefault(old.blob_id(change.path), []).append(change.path)
+    moved: dict[str, str] = {}
+    taken: set[str] = set()
+    for change in changes if deleted else ():
+        if change.status != "added":
+            continue
+        name = change.path.rpartition("/")[2]
+        before = [b for b in deleted.get(new.blob_id(change.path), ()) if b not in taken]
+        same = [b for b in before if b.rpartition("/")[2] == name]
+        version = _version(change.path)
+        if not same and version is not None and _keyed_by_version(new, change.path):
+            same = [b for b in before if _version(b) == version]
+        if same:
+            moved[change.path] = same[0]
+            taken.add(same[0])
+    return moved
+
+
+def _version(path: str) -> str | None:
+    found = _VERSION.match(path.rpartition("/")[2])
+    return found.group(1) if found else None
+
+
+def _keyed_by_version(snapshot: Snapshot, path: str) -> bool:
+    if path.endswith(".up.sql"):
+        return True
+    try:
+        return tool_of(read_text(snapshot, path)) in ("+goose", "migrate:")
+    except ValueError:  # two tools' markers: the file is refused anyway
+        return False

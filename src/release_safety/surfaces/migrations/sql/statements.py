@@ -1,0 +1,62 @@
+"""What extraction hands to classification: a migration file as a list of statements."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:
+    from release_safety.surfaces.migrations.sql.lexer import Tok
+
+
+@dataclass(init=False, unsafe_hash=True)
+class Statement:
+    """One SQL statement of a migration, or a statement whose text could not be determined.
+
+    `sql` is None when the text is dynamic (built at run time, a `DO` body that cannot be read);
+    `reason` then says why. `line` and `column` (of its first character) are 1-based in the
+    migration file.
+    """
+
+    sql: Final[str | None]
+    line: Final[int]
+    reason: Final[str | None]
+    toks: list[Tok] | None = field(compare=False, repr=False)
+    """Its tokens when the split already read them (`tokenize(sql)`), else None (read-only,
+    as every field: mypy refuses assignments to the others, which are Final)."""
+    column: Final[int]
+
+    def __init__(
+        self,
+        sql: str | None,
+        line: int,
+        reason: str | None = None,
+        toks: list[Tok] | None = None,
+        column: int = 1,
+    ) -> None:
+        self.sql = sql
+        self.line = line
+        self.reason = reason
+        self.toks = toks
+        self.column = column
+
+
+@dataclass(init=False, unsafe_hash=True)
+class Extracted:
+    """A migration file's statements and whether they run in one transaction. `wrapped`: the
+    tool that runs the file wraps it in a transaction for certain (its markers, knex's
+    default), so a statement that cannot run in one fails there."""
+
+    statements: Final[list[Statement]]
+    transactional: Final[bool]
+    wrapped: Final[bool]
+
+    def __init__(
+        self,
+        statements: list[Statement] | None = None,
+        transactional: bool = True,
+        wrapped: bool = False,
+    ) -> None:
+        self.statements = [] if statements is None else statements
+        self.transactional = transactional
+        self.wrapped = wrapped
