@@ -127,3 +127,20 @@ def test_the_tools_history_table_exists_before_the_replay(tmp_path: Path, where:
     builder.release("1.1.0", REWRITE, prefix="v")
     v = verify(builder.path, where)
     assert v.replayProblems == [] and v.agree
+
+
+def test_a_migration_on_another_engine_is_unverified_never_run(
+    tmp_path: Path, where: Where
+) -> None:
+    settings = '[[migrations.sources]]\npath = "migrations"\ndialect = "sqlite"\n'
+    builder = RepoBuilder(tmp_path / "sqlite")
+    builder.release(
+        "1.0.0",
+        {".release-safety.toml": settings, "migrations/0001_init.up.sql": INIT},
+        prefix="v",
+    )
+    builder.release("1.1.0", REWRITE, prefix="v")
+    v = verify(builder.path, where)
+    (file,) = v.files
+    assert file.observed is None and "runs on SQLite" in (file.unverified or "")
+    assert [f.rule for f in v.findings] == ["unverified"]

@@ -122,10 +122,11 @@ def plan_release(repo: GitRepo, settings: ReleaseSettings, release: Release) -> 
     databases: dict[str, Database] = {}
     for database in sorted(set(old_order) | set(new_order)):
         assert old is not None or database not in old_order
-        replay = [
+        engines = {q.engine.engine for q in new_order.get(database, [])}
+        replay = [  # another engine's files are not run here, nor the ones before them
             file_run(old, queued, reading)
             for queued in old_order.get(database, [])
-            if old is not None
+            if old is not None and engines <= {"postgres"}
         ]
         observed = []
         for queued in new_order.get(database, []):
