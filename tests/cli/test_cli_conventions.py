@@ -37,7 +37,7 @@ def test_every_command_help_has_an_example_and_its_exit_codes(
 
 def test_did_you_mean_for_commands_and_options(capsys: pytest.CaptureFixture[str]) -> None:
     assert run(["lint-migraions", "x.sql"]) == 2
-    assert "No such command 'lint-migraions'. Did you mean lint-migrations?" in (
+    assert "No such command 'lint-migraions'. Did you mean lint-migrations" in (
         capsys.readouterr().err
     )
     assert run(["lint-migrations", "--jsn", "x.sql"]) == 2

@@ -85,6 +85,9 @@ class Inputs:
     upload_sarif: bool = False
     fail_on: FailOn = "breaking"
     """pr: what fails the gate (`check-pr --fail-on`)."""
+    verify: bool = False
+    """release: also run the migrations on PostgreSQL (`generate --verify`)."""
+    database_url: str | None = None
     deprecated: tuple[str, ...] = ()
     """The deprecated inputs given, with what to write instead."""
 
@@ -121,6 +124,8 @@ class Inputs:
             to=to,
             upload_sarif=_flag(env, "INPUT_UPLOAD_SARIF"),
             fail_on="unknown" if fail_on == "unknown" else "breaking",
+            verify=_flag(env, "INPUT_VERIFY"),
+            database_url=text("DATABASE_URL"),
             deprecated=tuple(deprecated),
         )
 
@@ -323,6 +328,10 @@ def _generate(ctx: Context, inputs: Inputs, out: Path, notes: Path, *refs: str) 
     args = ["generate", "--repo", str(ctx.workspace), "--out", str(out), "--notes", str(notes)]
     if inputs.config:
         args += ["--config", str(ctx.path(inputs.config))]
+    if inputs.verify:
+        args.append("--verify")
+        if inputs.database_url:  # through the environment: a password stays out of argv
+            os.environ["RELEASE_SAFETY_DATABASE_URL"] = inputs.database_url
     code, _ = run_cli(*args, *refs)
     if code != 0:
         raise CheckError(f"generate failed with exit code {code}; nothing was published")

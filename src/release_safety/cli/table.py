@@ -62,4 +62,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "Validate an artifact, index, evidence file or upgrade-check result against its schema "
         "(the kind is recognised from the document).",
     ),
+    "verify-migrations": (
+        "release_safety.cli.commands.verify:verify_migrations",
+        "Run the release's migrations on a real PostgreSQL and show what it did.",
+    ),
 }

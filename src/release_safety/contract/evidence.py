@@ -4,12 +4,13 @@ the published schema (`schemas/evidence.schema.json`, `release-safety schema evi
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, StrictBool, StrictInt
 
 from release_safety.contract.model import AnyVersion, Closed, TriState
 from release_safety.contract.reports import Coverage, Finding, Surface
+from release_safety.contract.verification import Verification
 
 
 class SurfaceEvidence(Closed):
@@ -35,3 +36,11 @@ class Evidence(Closed):
     because: list[Finding]
     surfaces: list[SurfaceEvidence]
     findings: list[Finding]
+    verification: Verification | None = None
+    """The release's migrations run on PostgreSQL (`generate --verify`); absent otherwise."""
+
+    def to_json_data(self) -> dict[str, Any]:
+        data = super().to_json_data()
+        if data["verification"] is None:
+            del data["verification"]
+        return data

@@ -271,6 +271,11 @@ def analyse_release(
         reports = judge(old, new, settings, release.version, strict, notes, elsewhere)
         if key is not None:
             reportcache.store(key, reports)
+    return decided(release, reports, backfilled)
+
+
+def decided(release: Release, reports: list[SurfaceReport], backfilled: bool = False) -> Generated:
+    """The release's verdict and artifact from its surface reports."""
     decision = decide(reports, backfilled=backfilled)
     artifact = build_artifact(
         version=release.version,

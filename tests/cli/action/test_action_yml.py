@@ -31,6 +31,8 @@ def test_inputs_and_outputs_are_the_issues_kebab_case_names() -> None:
         "to",
         "upload-sarif",
         "fail-on",
+        "verify",
+        "database-url",
     }
     assert {
         "verdict",

@@ -9,10 +9,9 @@ from the backend's own pg_stat_xact_user_tables counters.
 
 from __future__ import annotations
 
-import psycopg
 import pytest
 from enginefixtures import on_engine
-from pgprobe import FIXTURE_SQL, Probe
+from pgprobe import FIXTURE_SQL, Probe, ProbeError
 
 from release_safety.surfaces.migrations.engines.postgres.heaviness import FileAnalysis
 from release_safety.surfaces.migrations.lint import analyse_text, findings_of, schema_of
@@ -49,7 +48,7 @@ def check_on_postgres(example: Example, analysis: FileAnalysis, probe: Probe) ->
     """PostgreSQL runs the example and shows the flags and tables the analysis reports (an
     `unknown` example: the analysis does not claim a flag false that PostgreSQL shows)."""
     if example.heavy == "error":
-        with pytest.raises(psycopg.Error):
+        with pytest.raises(ProbeError):
             probe.run(example.sql)
         return
     measured = probe.run(example.sql)

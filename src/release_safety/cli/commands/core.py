@@ -7,9 +7,16 @@ from pathlib import Path
 
 import click
 
-from release_safety.cli.commands.options import help_epilog, repo_option
+from release_safety.cli.commands.options import (
+    database_url_option,
+    help_epilog,
+    postgres_option,
+    repo_option,
+    rows_option,
+)
 from release_safety.cli.render import VERDICT_WORDS, reasons_text
 from release_safety.cli.render.markdown import upgrade_safety_section
+from release_safety.cli.render.verification import verification_notes
 from release_safety.common import jsonio
 from release_safety.common.errors import output_refused
 from release_safety.common.jsonio import word
@@ -59,6 +66,17 @@ def write_or_print(path: str, text: str) -> None:
 @click.option("--evidence", help="Also write every finding as JSON to this file.")
 @click.option("--notes", help="Also write the Markdown 'Upgrade safety' section to this file.")
 @click.option("--backfilled", is_flag=True, help="Generated retroactively: never true.")
+@click.option(
+    "--verify",
+    "verify",
+    is_flag=True,
+    help="Also run the release's migrations on PostgreSQL (as `verify-migrations`): its "
+    "findings join the verdict, the evidence records what it observed, the notes its lock "
+    "hold times.",
+)
+@rows_option
+@database_url_option
+@postgres_option
 def generate(
     to_ref: str,
     from_ref: str | None,
@@ -69,6 +87,10 @@ def generate(
     evidence: str | None,
     notes: str | None,
     backfilled: bool,
+    verify: bool,
+    rows: int,
+    database_url: str | None,
+    postgres: int | None,
 ) -> int:
     """Write release-safety.json for one release, judged with the settings committed at --to
     (and, when they differ, with the previous release's as well).
@@ -83,17 +105,29 @@ def generate(
         raise
     if warning:
         click.echo(f"release-safety: warning: {warning}", err=True)
+    verification = None
     try:  # a failure here writes nothing: the caller's one line, exit 3 (cli.run)
         generated = analyse_release(repo, settings, release, backfilled=backfilled)
+        if verify:
+            from release_safety.verify.fold import with_verification
+            from release_safety.verify.plan import plan_release
+            from release_safety.verify.run import Where, verify_plan
+
+            where = Where(database_url=database_url, postgres=postgres)
+            verification = verify_plan(plan_release(repo, settings, release), where, rows)
+            generated = with_verification(generated, verification, backfilled)
     finally:
         repo.close()
     if evidence:
-        document = evidence_document(generated).to_json_data()
-        jsonio.write_atomic(Path(evidence), jsonio.dumps(document))
+        document = evidence_document(generated)
+        document.verification = verification
+        jsonio.write_atomic(Path(evidence), jsonio.dumps(document.to_json_data()))
     if notes:
         section = upgrade_safety_section(
             generated.artifact, all_findings(generated.reports), generated.decision.reasons
         )
+        if verification is not None:
+            section += verification_notes(verification)
         jsonio.write_atomic(Path(notes), section)
     write_or_print(out, jsonio.dumps(generated.artifact.to_json_data()))
     click.echo(f"release-safety: {verdict_summary(generated)}", err=True)
@@ -115,7 +149,10 @@ def verdict_summary(generated: Generated) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print the catalogue as a JSON array.")
 def rules(as_json: bool) -> int:
     """List every rule of every surface."""
-    # `generate` imports every surface and the verdict, and with them their rules.
+    # `generate` imports every surface and the verdict, and with them their rules; the
+    # verification's are `verify-migrations`'.
+    import release_safety.verify.rules  # noqa: F401
+
     catalogue = sorted(RULES.values(), key=lambda r: (r.surface, r.id))
     if as_json:
         rows = [rule.__dict__ for rule in catalogue]

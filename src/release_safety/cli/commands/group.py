@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import importlib
+import textwrap
 
 import click
 
@@ -37,8 +38,15 @@ class LazyGroup(click.Group):
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(name, short_help) for name, (_, short_help) in sorted(COMMANDS.items())]
-        with formatter.section("Commands"):
-            formatter.write_dl(rows)  # whole, wrapped: never cut short
+        first = max(len(name) for name, _ in rows) + 2
+        with formatter.section("Commands"):  # whole, wrapped between words: never cut short
+            indent = " " * formatter.current_indent
+            room = max(formatter.width - formatter.current_indent - first, 20)
+            for name, short_help in rows:
+                lines = textwrap.wrap(short_help, room, break_on_hyphens=False)
+                formatter.write(f"{indent}{name.ljust(first)}{lines[0]}\n")
+                for line in lines[1:]:
+                    formatter.write(f"{indent}{' ' * first}{line}\n")
 
 
 EXIT_CODES = """\b

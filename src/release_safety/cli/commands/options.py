@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from release_safety.verify import DEFAULT_ROWS
+
 repo_option = click.option(
     "--repo",
     "repo_path",
@@ -28,6 +30,31 @@ stdin_filepath_option = click.option(
     default=None,
     help="The path findings on standard input (`-`) are reported at (default: `<stdin>`;"
     " `stdin` in SARIF).",
+)
+
+
+database_url_option = click.option(
+    "--database-url",
+    envvar="RELEASE_SAFETY_DATABASE_URL",
+    default=None,
+    help="Run on this server (postgresql://user:password@host:port/db; also from "
+    "$RELEASE_SAFETY_DATABASE_URL) in a scratch database created and dropped there, or, "
+    "without the privilege to create one, in the given database, which must hold no table "
+    "(default: a throwaway server started from PostgreSQL's binaries).",
+)
+postgres_option = click.option(
+    "--postgres",
+    "postgres",
+    type=click.IntRange(9, 40),
+    default=None,
+    help="Major version of the throwaway server, where several are installed.",
+)
+rows_option = click.option(
+    "--rows",
+    type=click.IntRange(0, 100_000_000),
+    default=DEFAULT_ROWS,
+    show_default=True,
+    help="Rows seeded into each table the migrations touch and its foreign-key parents.",
 )
 
 

@@ -175,10 +175,16 @@ STDIN_URI = "stdin"
 """Where a finding on standard input is anchored when `--stdin-filepath` does not name it."""
 
 
+_OWN_PAGES = dict.fromkeys(
+    ("static-missed", "static-heavier", "unverified"), "verify-migrations.md"
+)
+"""Rules documented on their command's page rather than their surface's."""
+
+
 def help_uri(rule: Rule) -> str:
     """The rule's documentation: its heading on its surface's page (the decision table for the
     rules every surface shares)."""
-    page = _RULE_PAGES.get(rule.surface)
+    page = _OWN_PAGES.get(rule.id) or _RULE_PAGES.get(rule.surface)
     return DOCS_URI + (f"{page}#{rule.id}" if page else "verdict.md")
 
 

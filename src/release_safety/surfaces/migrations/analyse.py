@@ -218,6 +218,12 @@ def _first(entry: tuple[OrderKey, Queued]) -> OrderKey:
     return entry[0]
 
 
+def in_run_order(snapshot: Snapshot, settings: Settings) -> dict[str, list[Queued]]:
+    """The migration files of a tree per database, in the order their tools run them."""
+    sources = settings.migrations.sources
+    return _in_order(snapshot, migration_files(snapshot, sources), sources)
+
+
 def _source_lines(
     new: Snapshot,
     sources: Sequence[MigrationSource],
