@@ -33,10 +33,20 @@ stdin_filepath_option = click.option(
 )
 
 
+def _database_url(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """A malformed URL is bad input before any work is done (one line, exit 2)."""
+    if value is not None:
+        from release_safety.verify.database import parse_url
+
+        parse_url(value)
+    return value
+
+
 database_url_option = click.option(
     "--database-url",
     envvar="RELEASE_SAFETY_DATABASE_URL",
     default=None,
+    callback=_database_url,
     help="Run on this server (postgresql://user:password@host:port/db; also from "
     "$RELEASE_SAFETY_DATABASE_URL) in a scratch database created and dropped there, or, "
     "without the privilege to create one, in the given database, which must hold no table "
