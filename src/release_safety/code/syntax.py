@@ -30,3 +30,12 @@ def one_line(text: str, width: int = 60) -> str:
 def shown(node: Node | None) -> str:
     """A construct as a finding names it: its source, on one line, 60 characters at most."""
     return one_line(node_text(node))
+
+
+_COMMENTS = frozenset({"comment", "line_comment", "block_comment"})
+
+
+def call_arguments(call: Node) -> list[Node]:
+    """The argument nodes of a call (its `arguments` field), comments left out."""
+    args = call.child_by_field_name("arguments")
+    return [] if args is None else [a for a in args.named_children if a.type not in _COMMENTS]

@@ -93,11 +93,6 @@ def key_name(node: Node | None) -> str:
     return "" if node is None else literal_of(node) or node_text(node)
 
 
-def call_arguments(call: Node) -> list[Node]:
-    args = call.child_by_field_name("arguments")
-    return [] if args is None else args.named_children
-
-
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "v": "\v", "0": "\0"}
 
 

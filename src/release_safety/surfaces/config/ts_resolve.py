@@ -30,10 +30,9 @@ from tree_sitter import Node
 
 from release_safety.code.memo import Memo
 from release_safety.code.parsers import parser
-from release_safety.code.syntax import node_text
+from release_safety.code.syntax import call_arguments, node_text
 from release_safety.code.tsnodes import (
     WRAPPERS,
-    call_arguments,
     is_process_env,
     key_name,
     literal_of,

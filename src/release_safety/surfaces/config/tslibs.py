@@ -20,8 +20,8 @@ import re
 
 from tree_sitter import Node
 
-from release_safety.code.syntax import node_text
-from release_safety.code.tsnodes import WRAPPERS, call_arguments, key_name, literal_of
+from release_safety.code.syntax import call_arguments, node_text
+from release_safety.code.tsnodes import WRAPPERS, key_name, literal_of
 from release_safety.code.tsnodes import written as written_value
 from release_safety.surfaces.config.reads import EnvRead, Gap
 

@@ -16,10 +16,9 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from release_safety.code.syntax import node_text
+from release_safety.code.syntax import call_arguments, node_text
 from release_safety.code.tsnodes import (
     WRAPPERS,
-    call_arguments,
     is_process_env,
     key_name,
     written,

@@ -21,10 +21,9 @@ from dataclasses import replace
 from tree_sitter import Node
 
 from release_safety.code.parsers import parser
-from release_safety.code.syntax import error_line, node_text
+from release_safety.code.syntax import call_arguments, error_line, node_text
 from release_safety.code.tsnodes import (
     WRAPPERS,
-    call_arguments,
     deno_env,
     is_process_env,
     key_name,

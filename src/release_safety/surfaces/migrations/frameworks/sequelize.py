@@ -24,8 +24,8 @@ from tree_sitter import Node
 
 from release_safety.code.jsvalues import Dynamic, Unknown, known
 from release_safety.code.parsers import script_dialect
-from release_safety.code.syntax import node_text, shown
-from release_safety.code.tsnodes import WRAPPERS, call_arguments, key_name, string_value
+from release_safety.code.syntax import call_arguments, node_text, shown
+from release_safety.code.tsnodes import WRAPPERS, key_name, string_value
 from release_safety.surfaces.migrations.frameworks.emit import (
     Out,
     parsed,

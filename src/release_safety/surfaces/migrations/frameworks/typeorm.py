@@ -13,8 +13,8 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from release_safety.code.parsers import script_dialect
-from release_safety.code.syntax import node_text, shown
-from release_safety.code.tsnodes import WRAPPERS, call_arguments, string_value
+from release_safety.code.syntax import call_arguments, node_text, shown
+from release_safety.code.tsnodes import WRAPPERS, string_value
 from release_safety.surfaces.migrations.frameworks.emit import Out, parsed, read_safely
 from release_safety.surfaces.migrations.sql.statements import Extracted, Statement
 

@@ -21,7 +21,7 @@ from tree_sitter import Node
 
 from release_safety.code.memo import Memo
 from release_safety.code.parsers import parse
-from release_safety.code.syntax import node_text
+from release_safety.code.syntax import call_arguments, node_text
 from release_safety.surfaces.rest.routes.model import (
     ANY,
     METHODS,
@@ -126,7 +126,7 @@ class _Walker:
         while stack:
             node = stack.pop()
             if node.type == "call_expression" and _member(node) == "Mount":
-                args = _args(node)
+                args = call_arguments(node)
                 if len(args) == 2 and args[1].type == "call_expression":
                     name = node_text(args[1].child_by_field_name("function"))
                     if name in package.functions:
@@ -154,8 +154,8 @@ class _Walker:
         if receiver.type == "call_expression":
             member = _member(receiver)
             inner = _receiver(receiver)
-            if member in ("Group", "PathPrefix") and _args(receiver):
-                literal = self._literal(_args(receiver)[0], path)
+            if member in ("Group", "PathPrefix") and call_arguments(receiver):
+                literal = self._literal(call_arguments(receiver)[0], path)
                 return join(self._prefix(inner, path, env, base), literal or "")
             if member in ("Subrouter", "With", "Use"):
                 return self._prefix(inner, path, env, base)
@@ -178,7 +178,7 @@ class _Walker:
     def _call(self, call: Node, path: str, env: dict[str, str], base: str) -> bool:
         """Read one call; True when its function literal was walked already."""
         member = _member(call)
-        args = _args(call)
+        args = call_arguments(call)
         if member is None or not args:
             return False
         line = call.start_point.row + 1
@@ -287,7 +287,7 @@ def _chained_methods(call: Node) -> list[str]:
         if outer is None or outer.type != "call_expression":
             break
         if node_text(chained.child_by_field_name("field")) == "Methods":
-            listed = [_method_name(a) for a in _args(outer)]
+            listed = [_method_name(a) for a in call_arguments(outer)]
             return [m for m in listed if m] or [ANY]
         node = outer
     return [ANY]
@@ -322,11 +322,6 @@ def _member(call: Node) -> str | None:
 def _receiver(call: Node) -> Node | None:
     function = call.child_by_field_name("function")
     return function.child_by_field_name("operand") if function is not None else None
-
-
-def _args(call: Node) -> list[Node]:
-    args = call.child_by_field_name("arguments")
-    return [a for a in args.named_children if a.type != "comment"] if args is not None else []
 
 
 def _first_param(func: Node) -> str:

@@ -20,8 +20,8 @@ from tree_sitter import Node
 from release_safety.code.jsmodules import module_candidates
 from release_safety.code.memo import Memo
 from release_safety.code.parsers import parse
-from release_safety.code.syntax import node_text
-from release_safety.code.tsnodes import call_arguments, literal_of
+from release_safety.code.syntax import call_arguments, node_text
+from release_safety.code.tsnodes import literal_of
 from release_safety.surfaces.rest.routes.link import FileRouters, Mount, Registration, link
 from release_safety.surfaces.rest.routes.model import (
     ANY,

@@ -17,7 +17,7 @@ from tree_sitter import Node
 
 from release_safety.code.memo import Memo
 from release_safety.code.parsers import parse
-from release_safety.code.syntax import node_text
+from release_safety.code.syntax import call_arguments, node_text
 from release_safety.surfaces.rest.routes.model import (
     ANY,
     METHODS,
@@ -194,7 +194,7 @@ class _Reader:
     def mounts(self, path: str, root: Node) -> None:
         """Note the functions whose routers are mounted by a router (read only from there)."""
         for call in _sites(self.blobs[path], root)[1]:
-            for arg in _args(call):
+            for arg in call_arguments(call):
                 if _method(call) == "configure":
                     found = self.configured(arg, path)
                 else:
@@ -219,7 +219,9 @@ class _Reader:
         resource: str | None = None
         start = _root(node)
         if root in ("web::scope", "scope", "web::resource", "resource"):
-            literal = self._literal(_args(start)[0] if _args(start) else None, path, start)
+            literal = self._literal(
+                call_arguments(start)[0] if call_arguments(start) else None, path, start
+            )
             if literal is None:
                 return
             if root.endswith("scope"):
@@ -233,7 +235,7 @@ class _Reader:
         self, call: Node, path: str, base: str, resource: str | None, scope: dict[str, Node]
     ) -> None:
         method = _method(call)
-        args = _args(call)
+        args = call_arguments(call)
         line = call.start_point.row + 1
         if method == "route" and len(args) == 2:
             route = self._literal(args[0], path, call)
@@ -314,15 +316,6 @@ def _receiver(call: Node) -> Node | None:
     if function is None or function.type != "field_expression":
         return None
     return function.child_by_field_name("value")
-
-
-def _args(call: Node) -> list[Node]:
-    args = call.child_by_field_name("arguments")
-    return (
-        [a for a in args.named_children if a.type not in ("line_comment", "block_comment")]
-        if args
-        else []
-    )
 
 
 def _calls(node: Node) -> list[Node]:
