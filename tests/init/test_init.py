@@ -269,6 +269,24 @@ def test_a_hollow_absent_reason_is_unknown_at_its_line_not_bad_settings(
 
 
 def test_migrations_in_code_are_named_beside_the_absent_placeholder(make_repo: MakeRepo) -> None:
+    repo = make_repo("goose")
+    goose = (
+        'package migrations\n\nimport "github.com/pressly/goose/v3"\n\n'
+        "func init() { goose.AddMigration(up, nil) }\n"
+    )
+    files = {"app/migrations/20240101120000_backfill.go": goose, "app/main.go": "package main\n"}
+    repo.release("1.0.0", files, prefix="v")
+    assert init(repo) == 0
+    text = settings_file(repo)
+    assert (
+        "# 1 migration(s) written in code (app/migrations/20240101120000_backfill.go): no source "
+        "reads them, and a release that adds or edits one is `migration-not-read` (unknown) "
+        "until reviewed; declaring the surface absent leaves them unjudged"
+    ) in text
+    assert 'absent = "TODO: write why the service has no database migrations' in text
+
+
+def test_django_migrations_are_a_django_source(make_repo: MakeRepo) -> None:
     repo = make_repo("django")
     django = (
         "from django.db import migrations\n\n\nclass Migration(migrations.Migration):\n    pass\n"
@@ -276,13 +294,11 @@ def test_migrations_in_code_are_named_beside_the_absent_placeholder(make_repo: M
     files = {"app/docs/migrations/0001_initial.py": django, "app/docs/models.py": "x = 1\n"}
     repo.release("1.0.0", files, prefix="v")
     assert init(repo) == 0
-    text = settings_file(repo)
     assert (
-        "# 1 migration(s) written in code (app/docs/migrations/0001_initial.py): no source "
-        "reads them, and a release that adds or edits one is `migration-not-read` (unknown) "
-        "until reviewed; declaring the surface absent leaves them unjudged"
-    ) in text
-    assert 'absent = "TODO: write why the service has no database migrations' in text
+        "# 1 django migration(s) (0001_initial.py .. 0001_initial.py), run in the order of the "
+        "apps' dependency graph against one database\n"
+        'path = "app/docs/migrations"\nformat = "django"\n'
+    ) in settings_file(repo)
 
 
 def test_the_floor_is_the_oldest_release_every_entry_names_a_file_at(make_repo: MakeRepo) -> None:

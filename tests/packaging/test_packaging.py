@@ -163,6 +163,9 @@ def test_the_pre_commit_hooks_run_real_commands_on_the_files_they_match(tmp_path
     lint = re.compile(hooks["lint-migrations"]["files"])
     assert lint.search("db/migrations/001_init.sql")
     assert lint.search("packages/backend/src/database/migrations/20240101000000_add.ts")
+    assert lint.search("migrations/2024-01-01-000000_add/up.sql")  # diesel
+    assert lint.search("prisma/migrations/20240101000000_add/migration.sql")
+    assert lint.search("drizzle/0001_add.sql")
     assert not lint.search("docs/openapi.yaml")
     assert not lint.search("src/app.ts")
     spec = re.compile(hooks["diff-openapi"]["files"])

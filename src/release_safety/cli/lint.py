@@ -26,6 +26,8 @@ from release_safety.contract.finding import Finding
 from release_safety.settings.file import find_settings
 
 if TYPE_CHECKING:
+    from release_safety.settings.model import MigrationSource
+    from release_safety.surfaces.migrations.find.tools import Placed
     from release_safety.surfaces.migrations.lint import Format
     from release_safety.surfaces.migrations.reading import Reading
 
@@ -48,15 +50,23 @@ class Linted(NamedTuple):
     code: int
 
 
-def _settings(
-    postgres_version: int | None, config: Path | None = None
-) -> tuple[Reading, frozenset[str]]:
-    """How to read the migrations and the rules turned off, from `config` or the nearest
-    settings (walking up to the repository root; the defaults, without loading pydantic, when
-    there are none)."""
+class Setup(NamedTuple):
+    """How to read the migrations, the rules turned off, and the settings' sources (None
+    without a settings file: every file is then placed as the default search places it)."""
+
+    reading: Reading
+    off: frozenset[str]
+    sources: tuple[MigrationSource, ...] | None
+
+
+def _settings(postgres_version: int | None, config: Path | None = None) -> Setup:
+    """How to read the migrations, the rules turned off and the sources, from `config` or the
+    nearest settings (walking up to the repository root; the defaults, without loading
+    pydantic, when there are none)."""
     from release_safety.surfaces.migrations.reading import Reading
 
     where = config if config is not None else find_settings(Path("."))
+    sources = None
     if where is None:
         reading, off = Reading(), frozenset[str]()
     else:
@@ -64,9 +74,10 @@ def _settings(
 
         settings = load_settings(Path("."), where)
         reading, off = Reading.of(settings), rules_off(settings.rules.off, str(where))
+        sources = settings.migrations.sources
     if postgres_version is not None:
         reading = replace(reading, postgres_version=postgres_version)
-    return reading, off
+    return Setup(reading, off, sources)
 
 
 def _kind(path: str, text: str) -> Format | None:
@@ -97,18 +108,78 @@ def _is_migration(path: Path) -> bool:
     return _kind(name, read_regular(path).decode("utf-8", errors="replace")) is not None
 
 
-def folder_migrations(folder: Path) -> list[str]:
-    """The migrations of a folder (not its subfolders), in name order as migration tools run
-    them; its other files (`index.ts`, a README) are left out."""
-    return [str(p) for p in sorted(folder.iterdir(), key=lambda p: p.name) if _is_migration(p)]
+class Where(NamedTuple):
+    """A migration file among its tool's: where it stands, and the engine it runs on."""
+
+    placed: Placed
+    engine: str
 
 
-def _expanded(files: Sequence[str]) -> list[str]:
+def _read_local(path: str) -> str | None:
+    return (
+        Path(path).read_text(encoding="utf-8", errors="replace") if os.path.isfile(path) else None
+    )
+
+
+def _below_local(folder: str) -> list[str]:
+    return sorted(
+        os.path.join(top, name).replace(os.sep, "/")
+        for top, _, names in os.walk(folder)
+        for name in names
+    )
+
+
+def _where(name: str, sources: Sequence[MigrationSource] | None) -> Where:
+    """How `generate` places the file: its source (the settings', when there are any), its
+    tool, its root, whether it runs forward, and its engine."""
+    from release_safety.surfaces.migrations.find.engine import engine_of
+    from release_safety.surfaces.migrations.find.tools import place
+
+    path = Path(name).as_posix()
+    source = next((s for s in sources or () if s.matches(path)), None)
+    if source is not None:
+        fmt, dialect = source.format, source.dialect
+    else:
+        fmt, dialect = ("knex" if name.endswith(_KNEX_SUFFIXES) else "sql"), None
+    placed = place(path, fmt, os.path.isfile)
+    return Where(placed, engine_of(placed, dialect, _read_local).engine)
+
+
+def _candidates(root: Path) -> list[Path]:
+    """The files of a migrations root, and those of its folders per migration."""
+    found: list[Path] = []
+    for child in sorted(root.iterdir(), key=lambda p: p.name):
+        if child.is_dir():
+            found += [p for p in sorted(child.iterdir()) if p.name.endswith(".sql")]
+        elif _is_migration(child):
+            found.append(child)
+    return found
+
+
+def folder_migrations(folder: Path, sources: Sequence[MigrationSource] | None = None) -> list[str]:
+    """The migrations of a root folder that its tool runs forward, in the order it runs them
+    (`formats.order_key`: by version, folder, journal or plan; never a down part); its other
+    files (`index.ts`, a README) are left out."""
+    from release_safety.surfaces.migrations.find.formats import listings, order_key
+
+    listing = listings(_read_local, _below_local)
+    keyed = []
+    for path in _candidates(folder):
+        where = _where(str(path), sources)
+        if not where.placed.forward or Path(where.placed.root or ".") != folder:
+            continue
+        key = order_key(path.as_posix(), where.placed.tool, listing)
+        if key is not None:
+            keyed.append((key, str(path)))
+    return [path for _, path in sorted(keyed)]
+
+
+def _expanded(files: Sequence[str], sources: Sequence[MigrationSource] | None) -> list[str]:
     """Each folder given replaced by its migrations."""
     out: list[str] = []
     for name in files:
         if name != STDIN and os.path.isdir(name):
-            found = folder_migrations(Path(name))
+            found = folder_migrations(Path(name), sources)
             if not found:
                 raise InputError(f"{Path(name)}: a folder without .sql or knex migrations")
             out += found
@@ -121,22 +192,22 @@ Chain = list[tuple[str, bool]]
 """Files linted one on top of the other: each name, and whether its findings are reported."""
 
 
-def _with_earlier(files: Sequence[str]) -> list[Chain]:
-    """One chain per folder: the folder's migrations up to the last file given, in name order,
-    the files given reported and the earlier ones replayed only; a file given that is not a
-    migration of the folder comes last (and is refused when read)."""
-    by_folder: dict[Path, dict[str, str]] = {}
+def _with_earlier(files: Sequence[str], sources: Sequence[MigrationSource] | None) -> list[Chain]:
+    """One chain per migrations root: its migrations in the order its tool runs them, up to
+    the last file given, the files given reported and the earlier ones replayed only; a file
+    given that is not a migration of its root comes last (and is refused when read)."""
+    by_root: dict[Path, dict[str, str]] = {}
     for name in files:
-        by_folder.setdefault(Path(name).parent, {})[Path(name).name] = name
+        root = Path(_where(name, sources).placed.root or ".")
+        by_root.setdefault(root, {})[str(Path(name))] = name
     chains: list[Chain] = []
-    for folder, given in by_folder.items():
-        last = max(given)
-        chain: Chain = []
-        for found in folder_migrations(folder):
-            base = Path(found).name
-            if base > last:
-                break
-            chain.append((given.pop(base), True) if base in given else (found, False))
+    for root, given in by_root.items():
+        ordered = folder_migrations(root, sources)
+        last = max((ordered.index(p) for p in given if p in ordered), default=-1)
+        chain: Chain = [
+            (given.pop(found), True) if found in given else (found, False)
+            for found in ordered[: last + 1]
+        ]
         chains.append(chain + [(name, True) for name in given.values()])
     return chains
 
@@ -157,13 +228,15 @@ def lint_files(
     reported); with `skip_other`, a file that is not a migration is left out, not refused."""
     from release_safety.surfaces.migrations.lint import findings_of, lint_texts
 
-    reading, off = _settings(postgres_version, config)
+    reading, off, sources = _settings(postgres_version, config)
     off |= rules_off(excluded, "--exclude")
-    names = _expanded(files)
+    names = _expanded(files, sources)
     if skip_other:
         names = [n for n in names if n == STDIN or not os.path.isfile(n) or _is_migration(Path(n))]
+    wheres = {n: _where(n, sources) for n in names if n != STDIN}
+    names = [n for n in names if n == STDIN or wheres[n].placed.forward]  # never a down part
     if earlier:
-        chains = _with_earlier([n for n in names if n != STDIN])
+        chains = _with_earlier([n for n in names if n != STDIN], sources)
         chains += [[(STDIN, True)]] if STDIN in names else []
     else:
         chains = [[(name, True) for name in names]]
@@ -174,6 +247,10 @@ def lint_files(
     for chain in chains:
         texts: list[tuple[str, str, Format]] = []
         read: list[Document] = []
+        engines = [
+            "postgres" if n == STDIN else (wheres.get(n) or _where(n, sources)).engine
+            for n, _ in chain
+        ]
         for name, _ in chain:
             document = read_document(name, stdin_used=stdin_used, stdin_name=stdin_filepath)
             stdin_used |= name == STDIN
@@ -181,7 +258,7 @@ def lint_files(
             read.append(document)
             texts.append((document.shown, text, _format(name, document.shown, text)))
         for document, (_, reported), analysis in zip(
-            read, chain, lint_texts(texts, reading), strict=True
+            read, chain, lint_texts(texts, reading, engines), strict=True
         ):
             if not reported:
                 continue

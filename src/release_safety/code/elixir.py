@@ -1,7 +1,8 @@
 """Elixir sources, parsed with tree-sitter-elixir: calls (`add :name, :string, null: false`),
 their arguments and `do` blocks, module attributes (`@disable_ddl_transaction true`), and the
 value of a literal (strings, heredocs and sigils with their escapes, atoms, numbers, lists,
-keyword lists, maps). A value computed at run time is `Unknown`, its reason naming the construct.
+keyword lists, maps, tuples). A value computed at run time is `Unknown`, its reason naming the
+construct.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from tree_sitter import Node
 from release_safety.code.jsvalues import Unknown
 from release_safety.code.literals import Symbol, unescape
 from release_safety.code.parsers import parse as parsed
-from release_safety.code.syntax import node_text
+from release_safety.code.syntax import node_text, shown
 
 _RAW_SIGILS = {"S", "C"}
 _STRING_SIGILS = {"s", "S", "c", "C"}
@@ -22,12 +23,6 @@ _STRING_SIGILS = {"s", "S", "c", "C"}
 def parse(source: bytes) -> Node:
     """The root of an Elixir source's syntax tree (check `root.has_error`)."""
     return parsed("elixir", source)
-
-
-def shown(node: Node) -> str:
-    """A construct as a finding names it: its source, on one line, 60 characters at most."""
-    text = " ".join(node_text(node).split())
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def call_name(node: Node) -> str | None:
@@ -135,6 +130,9 @@ def evaluate(node: Node, names: Mapping[str, object] | None = None) -> object:
         return None
     if kind == "list":
         return _list(node, scope)
+    if kind == "tuple":
+        items = [evaluate(c, scope) for c in node.named_children if c.type != "comment"]
+        return next((i for i in items if isinstance(i, Unknown)), tuple(items))
     if kind == "keywords":
         return {k: evaluate(v, scope) for k, v in _keywords(node).items()}
     if kind == "map":

@@ -1,8 +1,9 @@
 """The value model of the Ruby and Elixir readers: what a literal in code evaluates to.
 
 str, int, float, bool, None (Ruby's nil, Elixir's nil), list and dict (a Ruby hash, an Elixir
-map or keyword list) stand for themselves; `Symbol` is a Ruby symbol or an Elixir atom (`:users`);
-`code.jsvalues.Unknown` is a value known only when the code runs, its reason naming the construct.
+map or keyword list) stand for themselves; `Symbol` is a Ruby symbol or an Elixir atom
+(`:users`), `Proc` a Ruby block returning a literal; `code.jsvalues.Unknown` is a value known
+only when the code runs, its reason naming the construct.
 """
 
 from __future__ import annotations
@@ -16,6 +17,13 @@ class Symbol:
     """`:name` in Ruby or Elixir."""
 
     name: str
+
+
+@dataclass(frozen=True)
+class Proc:
+    """A Ruby block of one literal statement (`-> { "now()" }`): what it returns."""
+
+    value: object
 
 
 def name_of(value: object) -> str | None:

@@ -1,20 +1,20 @@
 """Python sources, read with `ast` (never imported): dotted names of calls, their arguments,
-module-level constants and the value of a literal (strings with implicit concatenation, numbers,
-booleans, None, lists, tuples, dicts). A value computed at run time is `Unknown`, its reason
-naming the construct."""
+module-level constants, imports (and the repository's classes they name), and the value of a
+literal (strings with implicit concatenation, numbers, booleans, None, lists, tuples, dicts).
+A value computed at run time is `Unknown`, its reason naming the construct."""
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from release_safety.code.jsvalues import Unknown
+from release_safety.code.syntax import one_line
 
 
 def shown(node: ast.AST) -> str:
     """A construct as a finding names it: its source, on one line, 60 characters at most."""
-    text = " ".join(ast.unparse(node).split())
-    return text if len(text) <= 60 else text[:57] + "..."
+    return one_line(ast.unparse(node))
 
 
 def dotted(node: ast.AST | None) -> str | None:
@@ -68,6 +68,14 @@ def constants(tree: ast.Module) -> dict[str, object]:
     return found
 
 
+def elements(node: ast.AST, names: Mapping[str, object] | None = None) -> list[object] | None:
+    """Each item of a list or tuple literal evaluated on its own (an item computed at run time
+    is Unknown while the others keep their values); None for what is not such a literal."""
+    if not isinstance(node, ast.List | ast.Tuple):
+        return None
+    return [evaluate(item, names) for item in node.elts]
+
+
 def evaluate(node: ast.AST, names: Mapping[str, object] | None = None) -> object:
     """The value of a literal; `names` gives module constants their values. What is computed
     at run time is Unknown naming it."""
@@ -101,3 +109,63 @@ def evaluate(node: ast.AST, names: Mapping[str, object] | None = None) -> object
     if isinstance(node, ast.JoinedStr):
         return Unknown(f"the f-string `{shown(node)}`")
     return Unknown(f"`{shown(node)}`, computed at run time")
+
+
+def imports(tree: ast.Module) -> dict[str, str]:
+    """The names a module's imports bind, with the dotted name each stands for: `import a.b`
+    binds a (a), `import a.b as c` c (a.b), `from a.b import C as D` D (a.b.C). Relative
+    imports are left out."""
+    bound: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    bound[alias.asname] = alias.name
+                else:
+                    head = alias.name.partition(".")[0]
+                    bound[head] = head
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                bound[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+    return bound
+
+
+def module_paths(module: str) -> list[str]:
+    """The repository files a module may be (`a.b`: a/b.py, a/b/__init__.py, under src/ too)."""
+    base = module.replace(".", "/")
+    return [f"{base}.py", f"{base}/__init__.py", f"src/{base}.py", f"src/{base}/__init__.py"]
+
+
+MAX_IMPORT_DEPTH = 4
+
+
+def find_class(
+    dotted: str,
+    bound: Mapping[str, str],
+    read_module: Callable[[str], str | None],
+    depth: int = 0,
+) -> tuple[ast.ClassDef, dict[str, str]] | None:
+    """The class a dotted name written in a module names, read from the repository's files
+    through `read_module` (re-exports followed up to MAX_IMPORT_DEPTH), with the imports of the
+    module that defines it; None when it is not the repository's own (a library's class)."""
+    head, _, rest = dotted.partition(".")
+    full = f"{bound[head]}.{rest}" if head in bound and rest else bound.get(head, dotted)
+    module, _, name = full.rpartition(".")
+    if not module or depth > MAX_IMPORT_DEPTH:
+        return None
+    for path in module_paths(module):
+        text = read_module(path)
+        if text is None:
+            continue
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError):
+            return None
+        names = imports(tree)
+        for node in tree.body:
+            if isinstance(node, ast.ClassDef) and node.name == name:
+                return node, names
+        if name in names:  # re-exported from another module
+            return find_class(names[name], {}, read_module, depth + 1)
+        return None
+    return None

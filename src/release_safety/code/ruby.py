@@ -11,9 +11,9 @@ from collections.abc import Callable, Mapping
 from tree_sitter import Node
 
 from release_safety.code.jsvalues import Unknown
-from release_safety.code.literals import Symbol, dedent, unescape
+from release_safety.code.literals import Proc, Symbol, dedent, unescape
 from release_safety.code.parsers import parse as parsed
-from release_safety.code.syntax import node_text
+from release_safety.code.syntax import node_text, shown
 
 _STRING_METHODS: dict[str, Callable[[str], str]] = {
     "squish": lambda s: " ".join(s.split()),
@@ -30,12 +30,6 @@ _SKIPPED = {"comment", "heredoc_body", "empty_statement"}
 def parse(source: bytes) -> Node:
     """The root of a Ruby source's syntax tree (check `root.has_error`)."""
     return parsed("ruby", source)
-
-
-def shown(node: Node) -> str:
-    """A construct as a finding names it: its source, on one line, 60 characters at most."""
-    text = " ".join(node_text(node).split())
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def call_name(node: Node) -> str | None:
@@ -148,13 +142,15 @@ def evaluate(node: Node, names: Mapping[str, object] | None = None) -> object:
     kind = node.type
     if kind in ("string", "bare_string"):
         quoted = node_text(node).startswith(("'", "%q"))
-        return _string(node, raw=quoted, quoted=quoted)
+        return _string(node, raw=quoted, quoted=quoted, scope=scope)
     if kind == "chained_string":
         parts = [evaluate(part, scope) for part in node.named_children]
         unknown = next((p for p in parts if isinstance(p, Unknown)), None)
         return unknown or "".join(str(p) for p in parts)
     if kind == "heredoc_beginning":
-        return _heredoc(node)
+        return _heredoc(node, scope)
+    if kind == "lambda" or (kind == "call" and call_name(node) in ("lambda", "proc")):
+        return _proc(node, scope)
     if kind == "simple_symbol":
         return Symbol(node_text(node).removeprefix(":"))
     if kind == "hash_key_symbol":
@@ -215,13 +211,21 @@ def _integer(text: str) -> int:
     return int(digits, 0)
 
 
-def _string(node: Node, raw: bool, quoted: bool = False) -> str | Unknown:
+def _string(
+    node: Node, raw: bool, quoted: bool = False, scope: Mapping[str, object] | None = None
+) -> str | Unknown:
     """A string's text: escapes processed unless `raw`; a single-quoted string (`quoted`) keeps
-    only its `\\\\` and `\\'`."""
+    only its `\\\\` and `\\'`; an interpolation of a known value is that value's `to_s`."""
     out: list[str] = []
     for child in node.named_children:
         if child.type == "interpolation":
-            return Unknown(f"the interpolation `{shown(child)}`")
+            inner = [c for c in child.named_children if c.type != "comment"]
+            value = evaluate(inner[0], scope) if len(inner) == 1 else None
+            text = _to_s(value)
+            if text is None:
+                return Unknown(f"the interpolation `{shown(child)}`")
+            out.append(text)
+            continue
         text = node_text(child)
         if child.type == "escape_sequence":
             out.append(text if raw else unescape(text))
@@ -230,7 +234,18 @@ def _string(node: Node, raw: bool, quoted: bool = False) -> str | Unknown:
     return "".join(out)
 
 
-def _heredoc(beginning: Node) -> str | Unknown:
+def _to_s(value: object) -> str | None:
+    """Ruby's `to_s` of a literal value (None for what has no static text)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return ""
+    if isinstance(value, Symbol):
+        return value.name
+    return str(value) if isinstance(value, str | int | float) else None
+
+
+def _heredoc(beginning: Node, scope: Mapping[str, object] | None = None) -> str | Unknown:
     """The text of the heredoc `<<~SQL` opens: the next unmatched body in the file."""
     root = beginning
     while root.parent is not None:
@@ -252,12 +267,22 @@ def _heredoc(beginning: Node) -> str | Unknown:
         return Unknown(f"the heredoc {node_text(beginning)} without a body")
     opening = node_text(beginning)
     raw = "'" in opening
-    text = _string(bodies[index], raw)
+    text = _string(bodies[index], raw, scope=scope)
     if isinstance(text, Unknown):
         return text
     text = text.removeprefix("\n")  # the rest of the opening line
     text = text[: text.rfind("\n") + 1]  # the closing line's indentation
     return dedent(text) if opening.startswith("<<~") else text
+
+
+def _proc(node: Node, scope: Mapping[str, object]) -> object:
+    """`-> { "now()" }`, `lambda { ... }`: a Proc of what its one statement returns."""
+    body = node.child_by_field_name("body") if node.type == "lambda" else block(node)
+    inner = statements(body) if body is not None else []
+    if len(inner) != 1:
+        return Unknown(f"the block `{shown(node)}`, computed at run time")
+    value = evaluate(inner[0], scope)
+    return value if isinstance(value, Unknown) else Proc(value)
 
 
 def _method_on_literal(call: Node, scope: Mapping[str, object]) -> object:

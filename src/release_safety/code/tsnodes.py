@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from tree_sitter import Node
 
 from release_safety.code.syntax import node_text
@@ -75,3 +77,35 @@ def key_name(node: Node | None) -> str:
 def call_arguments(call: Node) -> list[Node]:
     args = call.child_by_field_name("arguments")
     return [] if args is None else args.named_children
+
+
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "v": "\v", "0": "\0"}
+
+
+_ESCAPE = re.compile(r"\\(u\{[0-9a-fA-F]+\}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|\r\n|[\s\S])")
+
+
+def unescape(text: str) -> str:
+    """A JavaScript string literal's escapes (`\\n`, `\\u{1F600}`, a line continuation)."""
+
+    def one(match: re.Match[str]) -> str:
+        body = match.group(1)
+        if body.startswith("u{"):
+            return chr(int(body[2:-1], 16))
+        if body[0] in "ux" and len(body) > 1:
+            return chr(int(body[1:], 16))
+        if body in ("\n", "\r\n", "\r", "\u2028", "\u2029"):
+            return ""
+        return _ESCAPES.get(body, body)
+
+    return _ESCAPE.sub(one, text)
+
+
+def string_value(node: Node | None) -> str | None:
+    """The value of a string literal or a template without substitutions, escapes processed;
+    None for anything else."""
+    if node is None or node.type not in ("string", "template_string"):
+        return None
+    if any(child.type == "template_substitution" for child in node.named_children):
+        return None
+    return unescape(node_text(node)[1:-1])

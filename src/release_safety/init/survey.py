@@ -32,7 +32,8 @@ from release_safety.surfaces.config.sources import source_kind
 from release_safety.surfaces.config.structured import load
 from release_safety.surfaces.deployment import descriptor_kind, find
 from release_safety.surfaces.discovery import matched
-from release_safety.surfaces.migrations.find.discover import in_code, migration_files, sql_format
+from release_safety.surfaces.migrations.find.discover import in_code, migration_files
+from release_safety.surfaces.migrations.find.roots import migration_roots
 
 VERSION_AT_END = re.compile(r"^(?P<prefix>.*?)(?P<version>\d+\.\d+\.\d+)$")
 """A tag that ends with a release version: `v1.2.3`, `1.2.3`, `server-v1.2.3`."""
@@ -244,29 +245,10 @@ def _missing(found: Survey, snapshot: Snapshot) -> str | None:
 
 
 def _migrations(head: Snapshot) -> list[tuple[MigrationSource, str]]:
-    """A source per folder the migrations search finds files in, with the tool its files are
-    written for (knex by name; SQL by markers and names, as `migration-not-read` names them:
-    a folder with dialect files, `.postgres.up.sql`, is popx's, which picks one per version)."""
-    folders: dict[tuple[str, bool], list[str]] = {}
-    for path, index in migration_files(head, DEFAULT_MIGRATION_SOURCES).items():
-        knex = DEFAULT_MIGRATION_SOURCES[index].format == "knex"
-        folders.setdefault((path.rpartition("/")[0], knex), []).append(path)
-    sources: list[tuple[MigrationSource, str]] = []
-    for (folder, knex), paths in sorted(folders.items()):
-        formats = Counter("knex" if knex else sql_format(head, path) for path in paths)
-        fmt = "popx" if "popx" in formats else formats.most_common(1)[0][0]
-        if fmt == "sql":  # plain SQL: leave out the down files and Flyway's undo files
-            source = DEFAULT_MIGRATION_SOURCES[0].model_copy(update={"path": folder})
-        else:
-            source = MigrationSource.model_validate({"path": folder, "format": fmt})
-        run = [p for p in paths if source.matches(p)]
-        first, last = run[0].rpartition("/")[2], run[-1].rpartition("/")[2]
-        why = (
-            f"{len(run)} {fmt} migration(s) ({first} .. {last}), run in file-name order "
-            f"(`{source.name_pattern}`) against one database"
-        )
-        sources.append((source, why))
-    return sources
+    """A source per root the migrations search finds files in (`find.roots`), with the tool
+    its files are written for and the engine they run on: a folder per migration is diesel's
+    or prisma's root above it, a folder with dialect files (`.postgres.up.sql`) is popx's."""
+    return [(root.source, root.why()) for root in migration_roots(head)]
 
 
 _EMBED = re.compile(r"^//go:embed\s+(?P<patterns>.+)$", re.MULTILINE)

@@ -85,11 +85,22 @@ MigrationFormat = Literal[
     "flyway",
     "sqitch",
     "knex",
+    "diesel",
+    "prisma",
+    "sqlx",
+    "drizzle",
+    "atlas",
+    "liquibase",
     "rails",
     "django",
     "alembic",
+    "typeorm",
+    "ecto",
 ]
 """The migration tools whose files a source reads, by name (docs/settings: their naming rules)."""
+
+Engine = Literal["postgres", "mysql", "mariadb", "sqlite", "clickhouse", "cockroachdb", "mssql"]
+"""The database engines a migration source runs on, each judged as itself."""
 
 FORMAT_PATTERNS: dict[str, str] = {
     "sql": r".*\.sql",
@@ -100,9 +111,17 @@ FORMAT_PATTERNS: dict[str, str] = {
     "flyway": r"(?:V\d+(?:[._]\d+)*|R)__[^/]*\.sql",
     "sqitch": r".*\.sql",
     "knex": r"\d{14}_[\w.-]+\.(?:ts|js)",
-    "rails": r"\d+_\w+\.rb",
+    "diesel": r"up\.sql",
+    "prisma": r"migration\.sql",
+    "sqlx": r"\d+_[^/]*\.sql",
+    "drizzle": r"\d+_[^/]*\.sql",
+    "atlas": r"[^/]*\.sql",
+    "liquibase": r"[^/]*\.(?:sql|xml|ya?ml|json)",
+    "rails": r"\d+_\w+(?:\.\w+)?\.rb",
     "django": r"\d{4}_\w+\.py",
-    "alembic": r"[A-Za-z0-9][\w-]*\.py",
+    "alembic": r"[A-Za-z0-9][\w.-]*\.py",
+    "typeorm": r"\d{13}-[\w.-]+\.(?:ts|js)",
+    "ecto": r"\d+_\w+\.exs",
 }
 """The file names each format's tool runs, when a source gives no `pattern`."""
 
@@ -123,8 +142,14 @@ class MigrationSource(_Closed):
     format: MigrationFormat = Field(
         default="sql",
         description="the tool that runs the files: sql, golang-migrate, goose, popx, dbmate, "
-        "flyway, sqitch, knex, rails, django or alembic (its naming, order and transaction "
-        "rules)",
+        "flyway, sqitch, knex, diesel, prisma, sqlx, drizzle, atlas, liquibase, rails, django, "
+        "alembic, typeorm or ecto (its naming, order, transaction and up/down rules)",
+    )
+    dialect: Engine | None = Field(
+        default=None,
+        description="the database engine the files run on (postgres, mysql, mariadb, sqlite, "
+        "clickhouse, cockroachdb or mssql); default: what the tool's config, the folder "
+        "names or the files say, else postgres",
     )
     edition: Literal["core", "ee", "auto"] = "auto"
     database: str = Field(
@@ -178,6 +203,8 @@ class MigrationSource(_Closed):
         parts.append(f"format={self.format!r}")
         if self.database != "main":
             parts.append(f"database={self.database!r}")
+        if self.dialect is not None:
+            parts.append(f"dialect={self.dialect!r}")
         return f"{{{', '.join(parts)}}}"
 
     def with_folder(self, folder: str) -> MigrationSource:
@@ -194,6 +221,8 @@ class MigrationSource(_Closed):
             keys["exclude"] = self.exclude
         if self.database != "main":
             keys["database"] = self.database
+        if self.dialect is not None:
+            keys["dialect"] = self.dialect
         return ", ".join(f"{key} = {json.dumps(value)}" for key, value in keys.items())
 
     def edition_of(self, path: str) -> Literal["core", "ee"]:
@@ -250,6 +279,15 @@ DEFAULT_MIGRATION_SOURCES = (
         exclude=r".*\.d\.ts",
         format="knex",
     ),
+    MigrationSource(path="**/drizzle", format="drizzle"),
+    MigrationSource(path="**/db/changelog", format="liquibase"),
+    MigrationSource(path="**/db/migrate", format="rails"),
+    MigrationSource(path="**/migrations", format="django"),
+    MigrationSource(path="**/alembic/versions", format="alembic"),
+    MigrationSource(path="**/migrations/versions", format="alembic"),
+    MigrationSource(path="**/migrations", exclude=r".*\.d\.ts", format="typeorm"),
+    MigrationSource(path="**/migration", exclude=r".*\.d\.ts", format="typeorm"),
+    MigrationSource(path="**/priv/*/migrations", format="ecto"),
 )
 
 

@@ -4,17 +4,15 @@ order of the `down_revision` chain; the real CLI on real git repositories."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from codereleases import ABSENT, captured, judged
 
-from release_safety.cli.main import run
 from release_safety.git.builder import RepoBuilder
 from release_safety.surfaces.migrations.frameworks.alembic import extract_alembic
 from release_safety.surfaces.migrations.frameworks.order import alembic_order
-from release_safety.surfaces.migrations.sql.sqlfile import split_sql
 
 FIXTURES = Path(__file__).resolve().parents[3] / "fixtures/frameworks/alembic/versions"
 
@@ -25,8 +23,7 @@ def _plain(sql: str) -> str:
 
 @pytest.mark.parametrize("name", sorted(p.stem for p in FIXTURES.glob("*.py")))
 def test_the_sql_is_the_sql_alembic_emits(name: str) -> None:
-    captured = (FIXTURES / f"{name}.sql").read_text()
-    expected = [_plain(s.sql) for s in split_sql(captured) if s.sql]
+    expected = [_plain(sql) for sql in captured(FIXTURES / f"{name}.sql")]
     extracted = extract_alembic((FIXTURES / f"{name}.py").read_text(), f"versions/{name}.py")
     assert [_plain(s.sql or f"unknown: {s.reason}") for s in extracted.statements] == expected
     assert extracted.transactional
@@ -56,15 +53,7 @@ def test_revisions_run_in_the_order_of_their_chain_not_their_names() -> None:
     ]
 
 
-SETTINGS = (
-    "[[migrations.sources]]\n"
-    'path = "alembic/versions"\n'
-    'format = "alembic"\n'
-    '[mcp]\nabsent = "the service exposes no MCP server to agents"\n'
-    '[rest]\nabsent = "the service has no HTTP API of its own"\n'
-    '[config]\nabsent = "configuration lives in the database, edited in the UI"\n'
-    '[deployment]\nabsent = "operators run it from their own manifests; none ship"\n'
-)
+SETTINGS = '[[migrations.sources]]\npath = "alembic/versions"\nformat = "alembic"\n' + ABSENT
 INIT = _revision(
     "f00d",
     None,
@@ -78,21 +67,8 @@ ADDED = "alembic/versions/0a_change.py"
 def _evidence(
     make_repo: Callable[[str], RepoBuilder], tmp_path: Path, files: dict, name: str
 ) -> dict:
-    repo = make_repo(name)
-    repo.release("1.0.0", {".release-safety.toml": SETTINGS, "alembic/versions/f00d_init.py": INIT})
-    repo.release("1.1.0", files)
-    evidence = tmp_path / f"{name}.evidence.json"
-    args = [
-        "generate",
-        "--repo",
-        str(repo.path),
-        "--to",
-        "1.1.0",
-        "--out",
-        str(tmp_path / "a.json"),
-    ]
-    run([*args, "--evidence", str(evidence)])
-    return json.loads(evidence.read_text())
+    first = {".release-safety.toml": SETTINGS, "alembic/versions/f00d_init.py": INIT}
+    return judged(make_repo, tmp_path, name, first, files)
 
 
 CASES = {
@@ -136,3 +112,46 @@ def test_a_release_adding_no_revision_is_judged(
 ) -> None:
     evidence = _evidence(make_repo, tmp_path, {"README.md": "no schema change\n"}, "none")
     assert evidence["rollingUpdateSafe"] is True, evidence["because"]
+
+
+GUID = """\
+from sqlalchemy.dialects.postgresql import UUID
+from sqlalchemy.types import CHAR, DateTime, TypeDecorator
+
+
+class GUID(TypeDecorator):
+    impl = CHAR
+
+    def load_dialect_impl(self, dialect):
+        if dialect.name == "postgresql":
+            return dialect.type_descriptor(UUID())
+        return dialect.type_descriptor(CHAR(32))
+
+
+class Naive(TypeDecorator):
+    impl = DateTime
+"""
+
+
+def test_a_column_type_of_the_services_own_is_read_where_it_is_defined() -> None:
+    modules = {
+        "app/db/types.py": "from app.db.guid import GUID, Naive  # noqa: F401\n",
+        "app/db/guid.py": GUID,
+    }
+    body = (
+        "    op.add_column('users', sa.Column('key', app.db.types.GUID(), nullable=True))\n"
+        "    op.add_column('users', sa.Column('seen', Naive(), nullable=True))\n"
+        "    with op.batch_alter_table('users') as batch_op:\n"
+        "        batch_op.create_index(batch_op.f('ix_users_key'), ['key'])\n"
+        "    op.add_column('users', sa.Column('other', Missing(), nullable=True))"
+    )
+    head = "import app.db.types\nfrom app.db.guid import Naive\nfrom elsewhere import Missing\n"
+    extracted = extract_alembic(
+        head + _revision("r", None, body), "v/r.py", read_module=modules.get
+    )
+    assert [s.sql or s.reason for s in extracted.statements] == [
+        "ALTER TABLE users ADD COLUMN key UUID",
+        "ALTER TABLE users ADD COLUMN seen TIMESTAMP WITHOUT TIME ZONE",
+        "CREATE INDEX ix_users_key ON users (key)",
+        "alembic: the type `Missing()`, not modelled",
+    ]

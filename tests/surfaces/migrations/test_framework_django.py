@@ -5,17 +5,15 @@ rebuilt from the migrations each depends on, the dependency graph's order, squas
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from codereleases import ABSENT, captured, judged
 
-from release_safety.cli.main import run
 from release_safety.git.builder import RepoBuilder
 from release_safety.surfaces.migrations.frameworks.django import extract_django
 from release_safety.surfaces.migrations.frameworks.order import django_order
-from release_safety.surfaces.migrations.sql.sqlfile import split_sql
 
 FIXTURES = Path(__file__).resolve().parents[3] / "fixtures/frameworks/django"
 
@@ -27,8 +25,7 @@ def _read(path: str) -> str | None:
 
 @pytest.mark.parametrize("name", sorted(p.stem for p in FIXTURES.glob("shop/migrations/0*.py")))
 def test_the_sql_is_the_sql_django_emits(name: str) -> None:
-    captured = (FIXTURES / f"shop/migrations/{name}.sql").read_text()
-    expected = [s.sql for s in split_sql(captured) if s.sql]
+    expected = captured(FIXTURES / f"shop/migrations/{name}.sql")
     path = f"shop/migrations/{name}.py"
     extracted = extract_django((FIXTURES / path).read_text(), path, read_module=_read)
     assert [s.sql or f"unknown: {s.reason}" for s in extracted.statements] == expected
@@ -63,15 +60,7 @@ def test_migrations_run_in_their_dependency_order_and_a_present_squash_does_not_
     ]
 
 
-SETTINGS = (
-    "[[migrations.sources]]\n"
-    'path = "shop/migrations"\n'
-    'format = "django"\n'
-    '[mcp]\nabsent = "the service exposes no MCP server to agents"\n'
-    '[rest]\nabsent = "the service has no HTTP API of its own"\n'
-    '[config]\nabsent = "configuration lives in the database, edited in the UI"\n'
-    '[deployment]\nabsent = "operators run it from their own manifests; none ship"\n'
-)
+SETTINGS = '[[migrations.sources]]\npath = "shop/migrations"\nformat = "django"\n' + ABSENT
 INIT = _migration(
     "",
     "        migrations.CreateModel(\n"
@@ -89,22 +78,9 @@ ADDED = "shop/migrations/0002_change.py"
 def _evidence(
     make_repo: Callable[[str], RepoBuilder], tmp_path: Path, files: dict, name: str
 ) -> dict:
-    repo = make_repo(name)
     initial = {".release-safety.toml": SETTINGS, "shop/migrations/0001_initial.py": INIT}
-    repo.release("1.0.0", {**initial, "shop/migrations/__init__.py": ""})
-    repo.release("1.1.0", files)
-    evidence = tmp_path / f"{name}.evidence.json"
-    args = [
-        "generate",
-        "--repo",
-        str(repo.path),
-        "--to",
-        "1.1.0",
-        "--out",
-        str(tmp_path / "a.json"),
-    ]
-    run([*args, "--evidence", str(evidence)])
-    return json.loads(evidence.read_text())
+    first = {**initial, "shop/migrations/__init__.py": ""}
+    return judged(make_repo, tmp_path, name, first, files)
 
 
 DEPENDS = "('shop', '0001_initial')"

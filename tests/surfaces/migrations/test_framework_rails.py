@@ -4,17 +4,15 @@ in a transaction unless `disable_ddl_transaction!`; the real CLI on real git rep
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from codereleases import ABSENT, captured, judged
 
-from release_safety.cli.main import run
 from release_safety.git.builder import RepoBuilder
 from release_safety.surfaces.migrations.frameworks.rails import extract_rails
-from release_safety.surfaces.migrations.sql.sqlfile import split_sql
 
 FIXTURES = Path(__file__).resolve().parents[3] / "fixtures/frameworks/rails"
 # ActiveRecord renames an index named after a renamed column; that rename is left out (it
@@ -28,22 +26,16 @@ def _plain(sql: str) -> str:
 
 @pytest.mark.parametrize("name", sorted(p.stem for p in FIXTURES.glob("2*.rb")))
 def test_the_sql_is_the_sql_activerecord_sends(name: str) -> None:
-    captured = (FIXTURES / f"{name}.sql").read_text()
-    expected = [_plain(s.sql) for s in split_sql(captured) if s.sql and not _LEFT_OUT.match(s.sql)]
+    text = (FIXTURES / f"{name}.sql").read_text()
+    expected = [
+        _plain(sql) for sql in captured(FIXTURES / f"{name}.sql") if not _LEFT_OUT.match(sql)
+    ]
     extracted = extract_rails((FIXTURES / f"{name}.rb").read_text(), f"db/migrate/{name}.rb")
     assert [_plain(s.sql or f"unknown: {s.reason}") for s in extracted.statements] == expected
-    assert extracted.transactional is not captured.startswith("-- no transaction")
+    assert extracted.transactional is not text.startswith("-- no transaction")
 
 
-SETTINGS = (
-    "[[migrations.sources]]\n"
-    'path = "db/migrate"\n'
-    'format = "rails"\n'
-    '[mcp]\nabsent = "the service exposes no MCP server to agents"\n'
-    '[rest]\nabsent = "the service has no HTTP API of its own"\n'
-    '[config]\nabsent = "configuration lives in the database, edited in the UI"\n'
-    '[deployment]\nabsent = "operators run it from their own manifests; none ship"\n'
-)
+SETTINGS = '[[migrations.sources]]\npath = "db/migrate"\nformat = "rails"\n' + ABSENT
 INIT = (
     "class CreateUsers < ActiveRecord::Migration[7.1]\n"
     "  def change\n"
@@ -63,24 +55,8 @@ def _migration(body: str, head: str = "") -> str:
 def _evidence(
     make_repo: Callable[[str], RepoBuilder], tmp_path: Path, files: dict, name: str = "service"
 ) -> dict:
-    repo = make_repo(name)
-    repo.release(
-        "1.0.0",
-        {".release-safety.toml": SETTINGS, "db/migrate/20240101000000_create_users.rb": INIT},
-    )
-    repo.release("1.1.0", files)
-    evidence = tmp_path / f"{name}.evidence.json"
-    args = [
-        "generate",
-        "--repo",
-        str(repo.path),
-        "--to",
-        "1.1.0",
-        "--out",
-        str(tmp_path / "a.json"),
-    ]
-    run([*args, "--evidence", str(evidence)])
-    return json.loads(evidence.read_text())
+    first = {".release-safety.toml": SETTINGS, "db/migrate/20240101000000_create_users.rb": INIT}
+    return judged(make_repo, tmp_path, name, first, files)
 
 
 ADDED = "db/migrate/20240201000000_change.rb"
@@ -148,3 +124,60 @@ def test_a_release_adding_no_migration_is_judged(
 ) -> None:
     evidence = _evidence(make_repo, tmp_path, {"README.md": "a release without migrations\n"})
     assert evidence["rollingUpdateSafe"] is True, evidence["because"]
+
+
+def _sql(body: str, head: str = "") -> list[str | None]:
+    extracted = extract_rails(_migration(body, head), "db/migrate/20240301000000_x.rb")
+    return [s.sql or f"unknown: {s.reason}" for s in extracted.statements]
+
+
+def test_forms_activerecord_7_writes_are_read() -> None:
+    body = (
+        "  def self.up\n"
+        "    create_enum :status, %w[ok error]\n"
+        "    add_column :users, :status, :enum, enum_type: :status, default: 'ok'\n"
+        "    add_column :users, :seen_at, :datetime, default: -> { 'CURRENT_TIMESTAMP' }\n"
+        "    add_index :users, [:name, :email], order: { email: :desc }, name: \"by_#{'name'}\"\n"
+        "    rename_index :users, 'by_name', 'users_by_name'\n"
+        "  end\n"
+    )
+    assert _sql(body) == [
+        "CREATE TYPE \"status\" AS ENUM ('ok', 'error')",
+        'ALTER TABLE "users" ADD "status" status DEFAULT \'ok\'',
+        'ALTER TABLE "users" ADD "seen_at" timestamp(6) DEFAULT CURRENT_TIMESTAMP',
+        'CREATE INDEX "by_name" ON "users" ("name", "email" DESC)',
+        'ALTER INDEX "by_name" RENAME TO "users_by_name"',
+    ]
+
+
+def test_what_runs_in_ruby_is_unknown_naming_it() -> None:
+    body = (
+        "  def change\n"
+        "    add_column :users, :age, :integer unless column_exists?(:users, :age)\n"
+        '    execute "UPDATE users SET name = #{quote(name)}"\n'
+        "    add_column :users, :x, :string, stored: true\n"
+        "  end\n"
+    )
+    assert _sql(body) == [
+        "unknown: rails: `add_column :users, :age, :integer unless column_exists?(:...`, "
+        "not a migration method",
+        "unknown: rails: SQL the interpolation `#{quote(name)}`",
+        "unknown: rails: the column option stored: not modelled",
+    ]
+
+
+def test_a_stored_virtual_column_is_generated() -> None:
+    body = (
+        "  def change\n"
+        "    add_column :users, :search, :virtual, type: :tsvector, "
+        "as: \"to_tsvector('simple', name)\", stored: true\n"
+        "    change_table :users do |t|\n"
+        "      t.virtual :total, type: :decimal, precision: 19, as: 'a + b', stored: true\n"
+        "    end\n"
+        "  end\n"
+    )
+    assert _sql(body) == [
+        'ALTER TABLE "users" ADD "search" tsvector '
+        "GENERATED ALWAYS AS (to_tsvector('simple', name)) STORED",
+        'ALTER TABLE "users" ADD "total" decimal(19) GENERATED ALWAYS AS (a + b) STORED',
+    ]

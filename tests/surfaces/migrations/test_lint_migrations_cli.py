@@ -305,3 +305,96 @@ def test_text_lists_findings_by_line_and_ends_with_a_summary(
     assert out[-1] == f"Found {len(severities)} issues in 1 of 2 files ({shown})."
     assert run(["lint-migrations", str(clean)]) == 0
     assert capsys.readouterr().out.splitlines()[-1] == "No issues found in 1 file."
+
+
+def _tree(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+
+
+def test_a_down_part_is_never_linted_forward_as_generate_reads_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """golang-migrate's and diesel's down parts, as the pre-commit hook passes them: not
+    linted, and not replayed before the up parts of their folder."""
+    monkeypatch.chdir(tmp_path)
+    _tree(
+        tmp_path,
+        {
+            "db/migrations/1_init.up.sql": "CREATE TABLE users (id int, name text);\n",
+            "db/migrations/1_init.down.sql": "DROP TABLE users;\n",
+            "db/migrations/2_idx.up.sql": "CREATE INDEX CONCURRENTLY i ON users (name);\n",
+            "db/migrations/2_idx.down.sql": "DROP INDEX i;\nDROP TABLE users;\n",
+            "migrations/2020-01-01-000000_init/up.sql": "CREATE TABLE t (id int, n text);\n",
+            "migrations/2020-01-01-000000_init/down.sql": "DROP TABLE t;\n",
+            "migrations/2021-01-01-000000_n/up.sql": "ALTER TABLE t ALTER n SET DEFAULT '';\n",
+            "migrations/2021-01-01-000000_n/down.sql": "ALTER TABLE t DROP COLUMN n;\n",
+        },
+    )
+    hook = ["lint-migrations", "--earlier", "--skip-non-migrations", "--json"]
+    changed = [
+        "db/migrations/2_idx.down.sql",
+        "db/migrations/2_idx.up.sql",
+        "migrations/2021-01-01-000000_n/down.sql",
+        "migrations/2021-01-01-000000_n/up.sql",
+    ]
+    assert run([*hook, *changed]) == 0
+    reports = json.loads(capsys.readouterr().out)["files"]
+    assert [r["file"] for r in reports] == [changed[1], changed[3]]
+    assert {f["severity"] for r in reports for f in r["findings"]} <= {"advisory"}
+    # the folder given: its tool's forward files, in its order
+    assert run(["lint-migrations", "--json", "migrations"]) == 0
+    files = [r["file"] for r in json.loads(capsys.readouterr().out)["files"]]
+    assert files == [
+        "migrations/2020-01-01-000000_init/up.sql",
+        "migrations/2021-01-01-000000_n/up.sql",
+    ]
+    # the up part that drops is still judged
+    _tree(tmp_path, {"migrations/2022-01-01-000000_drop/up.sql": "ALTER TABLE t DROP COLUMN n;\n"})
+    assert run([*hook, "migrations/2022-01-01-000000_drop/up.sql"]) == 1
+    (report,) = json.loads(capsys.readouterr().out)["files"]
+    assert ("drop-column", 1) in [(f["rule"], f["line"]) for f in report["findings"]]
+
+
+def test_a_prisma_mysql_migration_is_linted_as_mysql(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    root = "prisma/migrations"
+    _tree(
+        tmp_path,
+        {
+            f"{root}/migration_lock.toml": 'provider = "mysql"\n',
+            f"{root}/20210101000000_init/migration.sql": "CREATE TABLE `users` (`id` INT NOT "
+            "NULL, `name` VARCHAR(191) NOT NULL, PRIMARY KEY (`id`));\n",
+            f"{root}/20210201000000_drop/migration.sql": "ALTER TABLE `users` DROP `name`;\n",
+        },
+    )
+    assert (
+        run(["lint-migrations", "--earlier", "--json", f"{root}/20210201000000_drop/migration.sql"])
+        == 1
+    )
+    (report,) = json.loads(capsys.readouterr().out)["files"]
+    assert [f["rule"] for f in report["findings"]] == ["drop-column", "mysql-table-rebuild"]
+    assert "(MySQL)" in report["findings"][0]["message"]
+
+
+def test_the_settings_sources_place_the_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    _tree(
+        tmp_path,
+        {
+            ".release-safety.toml": '[[migrations.sources]]\npath = "sql"\nformat = "sqlx"\n'
+            'dialect = "sqlite"\n',
+            "sql/1_init.sql": "CREATE TABLE users (id integer, name text);\n",
+            "sql/2_idx.up.sql": "CREATE INDEX i ON users (name);\n",
+            "sql/2_idx.down.sql": "DROP TABLE users;\n",
+        },
+    )
+    assert run(["lint-migrations", "--json", "sql"]) == 1
+    reports = json.loads(capsys.readouterr().out)["files"]
+    assert [r["file"] for r in reports] == ["sql/1_init.sql", "sql/2_idx.up.sql"]
+    assert [f["rule"] for f in reports[1]["findings"]] == ["engine-heaviness-unknown"]

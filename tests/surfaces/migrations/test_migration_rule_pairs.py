@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import psycopg
 import pytest
+from enginefixtures import on_engine
 from pgprobe import FIXTURE_SQL, Probe
 
 from release_safety.surfaces.migrations.engines.postgres.heaviness import FileAnalysis
@@ -38,6 +39,8 @@ def history(version: int) -> Schema:
 
 
 def static(example: Example, version: int) -> FileAnalysis:
+    if example.engine != "postgres":
+        return on_engine(example.sql, example.engine)
     reading = Reading(postgres_version=version)
     return analyse_text(example.sql, "example.sql", "sql", reading, history=history(version))
 
@@ -91,7 +94,11 @@ def test_safe_shapes_postgres_agrees(name: str, example: Example, probe: Probe) 
 def test_every_rule_has_a_firing_and_a_quiet_example_on_postgres() -> None:
     """The pairs cover every SQL rule; the release-level rules are tested on repositories
     (tests/surfaces/migrations/test_migrations_surface.py)."""
-    sql_rules = {entry.id for entry in CATALOGUE if not entry.release}
+    sql_rules = {
+        entry.id
+        for entry in CATALOGUE
+        if not entry.release and all(e.engine == "postgres" for e in entry.examples)
+    }
     fires = {rule for _, rule, e in RULE_CASES if e.fires and e.pg}
     quiet = {rule for _, rule, e in RULE_CASES if not e.fires and e.pg}
     assert sql_rules - fires == set()
@@ -101,6 +108,23 @@ def test_every_rule_has_a_firing_and_a_quiet_example_on_postgres() -> None:
         "shipped-migration-deleted",
         "migration-not-read",
     }
+
+
+def test_every_engine_rule_has_a_firing_and_a_quiet_example_on_its_engine() -> None:
+    """Rules of another engine's judge are shown firing and quiet on that engine."""
+    engine_rules = {
+        entry.id: {e.engine for e in entry.examples}
+        for entry in CATALOGUE
+        if any(e.engine != "postgres" for e in entry.examples)
+    }
+    assert set(engine_rules) == {
+        "mysql-blocks-writes",
+        "mysql-table-rebuild",
+        "engine-heaviness-unknown",
+    }
+    for rule in engine_rules:
+        cases = [e for _, r, e in RULE_CASES if r == rule]
+        assert {e.fires for e in cases} == {True, False}, rule
 
 
 def test_enough_statements_are_verified() -> None:

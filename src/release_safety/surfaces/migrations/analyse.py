@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from release_safety.contract.model import Heaviness, MigrationFile
 from release_safety.contract.reports import (
@@ -26,9 +27,14 @@ from release_safety.settings.model import (
     MigrationSource,
     Settings,
 )
-from release_safety.surfaces.migrations.find.discover import discover, migration_files
-from release_safety.surfaces.migrations.find.formats import OrderKey, order_key, plan_order, reader
-from release_safety.surfaces.migrations.frameworks.order import framework_order
+from release_safety.surfaces.migrations.find.discover import (
+    below,
+    discover,
+    migration_files,
+    placements,
+)
+from release_safety.surfaces.migrations.find.engine import ASSUMED, EngineOf, engine_of
+from release_safety.surfaces.migrations.find.formats import OrderKey, listings, order_key, reader
 from release_safety.surfaces.migrations.lint import (
     History,
     ReadModule,
@@ -41,33 +47,47 @@ from release_safety.surfaces.migrations.lint import (
 )
 from release_safety.surfaces.migrations.reading import Reading
 from release_safety.surfaces.migrations.schema.model import Schema
+from release_safety.surfaces.migrations.sql.changesets import added_part
 
 _STATES: OrderedDict[str, Schema] = OrderedDict()
 
 
-def replay(
-    snapshot: Snapshot | None, paths: Sequence[tuple[str, MigrationSource]], reading: Reading
-) -> History:
+class Queued(NamedTuple):
+    """A migration file in its database's order: the source that reads it and its engine."""
+
+    path: str
+    source: MigrationSource
+    engine: EngineOf
+
+
+def replay(snapshot: Snapshot | None, paths: Sequence[Queued], reading: Reading) -> History:
     """The schema the migrations at `paths` (in the order they run) build, from the longest
     sequence of them already replayed."""
     history = start(reading)
     if snapshot is None:
         return history
     keys = [history.key]
-    blobs = [snapshot.blob_id(path) or "" for path, _ in paths]
-    for (path, _), blob in zip(paths, blobs, strict=True):
-        keys.append(next_key(keys[-1], path, blob))
+    blobs = [snapshot.blob_id(queued.path) or "" for queued in paths]
+    for queued, blob in zip(paths, blobs, strict=True):
+        keys.append(next_key(keys[-1], queued.path, blob))
     done = next((k for k in range(len(keys) - 1, -1, -1) if keys[k] in _STATES), 0)
     if done:
         history = History(keys[done], _STATES[keys[done]])
-    texts = TextsInOrder(snapshot, [path for path, _ in paths[done:]])
-    for (path, source), blob in zip(paths[done:], blobs[done:], strict=True):
+    texts = TextsInOrder(snapshot, [queued.path for queued in paths[done:]])
+    for (path, source, engine), blob in zip(paths[done:], blobs[done:], strict=True):
 
         def text(path: str = path) -> str:
             return texts(path)
 
         _, history = apply(
-            history, path, blob, text, reader(source), reading, read_module=_reader(snapshot)
+            history,
+            path,
+            blob,
+            text,
+            reader(source),
+            reading,
+            read_module=_reader(snapshot),
+            engine=engine.engine,
         )
     remember(_STATES, history.key, history.schema)
     return history
@@ -108,54 +128,47 @@ def _tried(key: str, sources: Sequence[MigrationSource]) -> list[str]:
 
 def _in_order(
     snapshot: Snapshot | None, files: dict[str, int], sources: Sequence[MigrationSource]
-) -> dict[str, list[tuple[str, MigrationSource]]]:
-    """Migration files per database, in the order their tools run them (`formats.order_key`);
-    files their tool does not run are left out."""
-    plans: dict[str, dict[str, int] | None] = {}
-
-    def plan(folder: str) -> dict[str, int] | None:
-        if folder not in plans:
-            where = f"{folder}/sqitch.plan" if folder else "sqitch.plan"
-            found = snapshot is not None and snapshot.blob_id(where) is not None
-            plans[folder] = plan_order(read_text(snapshot, where)) if found and snapshot else None
-        return plans[folder]
-
-    graphs: dict[MigrationSource, dict[str, int]] = {}
-
-    def graph(source: MigrationSource) -> dict[str, int]:
-        if source not in graphs:
-            index = sources.index(source)
-            mine = sorted(p for p, i in files.items() if i == index)
-            texts = TextsInOrder(snapshot, mine) if snapshot is not None else None
-            graphs[source] = framework_order(
-                source.format, {p: texts(p) for p in mine} if texts is not None else {}
-            )
-        return graphs[source]
-
-    keyed: dict[str, list[tuple[OrderKey, str, MigrationSource]]] = {}
-    for path, index in files.items():
-        source = sources[index]
-        key = order_key(path, source, plan, graph)
+) -> dict[str, list[Queued]]:
+    """Migration files per database (a source's database on each engine: two engines never
+    share a schema), in the order their tools run them (`formats.order_key`); files their tool
+    does not run are left out."""
+    if snapshot is None:
+        return {}
+    read_file = _reader(snapshot)
+    listing = listings(read_file, below(snapshot))
+    keyed: dict[str, list[tuple[OrderKey, Queued]]] = {}
+    for path, placed in placements(snapshot, files, sources).items():
+        source = sources[files[path]]
+        key = order_key(path, placed.tool, listing)
         if key is not None:
-            keyed.setdefault(source.database, []).append((key, path, source))
+            engine = engine_of(placed, source.dialect, read_file)
+            database = source.database
+            if engine.engine != "postgres":
+                database += f"@{engine.engine}"
+            keyed.setdefault(database, []).append((key, Queued(path, source, engine)))
     return {
-        database: [(path, source) for _, path, source in sorted(entries, key=lambda e: e[0])]
+        database: [queued for _, queued in sorted(entries, key=_first)]
         for database, entries in sorted(keyed.items())
     }
+
+
+def _first(entry: tuple[OrderKey, Queued]) -> OrderKey:
+    return entry[0]
 
 
 def _source_lines(
     new: Snapshot,
     sources: Sequence[MigrationSource],
     matched: dict[str, int],
-    ordered: dict[str, list[tuple[str, MigrationSource]]],
+    ordered: dict[str, list[Queued]],
     excluded: dict[str, str],
     settings: Settings,
 ) -> list[str]:
     """Per source, what it read at the new ref, what its tool does not run (another dialect's
-    file, a sqitch script the plan does not name) and the other files of its folders; per
-    exclusion, the files of the release it covered and why."""
-    run = {path for entries in ordered.values() for path, _ in entries}
+    file, a sqitch script the plan does not name, a down part) and the other files of its
+    folders; per database, the engine its findings speak for and what says so; per exclusion,
+    the files of the release it covered and why."""
+    run = {queued.path for entries in ordered.values() for queued in entries}
     lines = []
     for i, source in enumerate(sources):
         mine = [p for p, k in matched.items() if k == i]
@@ -165,6 +178,13 @@ def _source_lines(
             f"migrations.sources[{i}] = {source.describe()}: {read} read, "
             f"{len(mine) - read} not run by its tool, {held} in its folders skipped by pattern"
         )
+    said = {q.engine for entries in ordered.values() for q in entries}
+    if any(engine.engine != "postgres" or engine.said_by != ASSUMED for engine in said):
+        for database, entries in ordered.items():  # which database each finding speaks for
+            engines = sorted({f"{q.engine.label} ({q.engine.said_by})" for q in entries})
+            lines.append(
+                f"database {database}: {len(entries)} files judged as {', '.join(engines)}"
+            )
     for i, exclusion in enumerate(settings.migrations.exclude):
         covered = sorted(p for p in excluded if exclusion.covers(p))
         lines.append(
@@ -221,15 +241,22 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> Migratio
             baseline = start(reading, Schema(unknown=f"no migration file at {old.ref}"))
         state = baseline
         created: frozenset[str] = frozenset()
-        texts = TextsInOrder(new, [p for p, _ in new_order.get(database, []) if p in added])
-        for path, source in new_order.get(database, []):
+        texts = TextsInOrder(new, [q.path for q in new_order.get(database, []) if q.path in added])
+        for path, source, engine in new_order.get(database, []):
             migration = added.get(path)
             if migration is None:
                 continue
             blob = new.blob_id(path) or ""
+            shipped = old.blob_id(path) if old is not None else None
+            part = None
+            if shipped is not None and old is not None:  # changesets added to a changelog
+                blob, part = (
+                    f"{blob}+{shipped}",
+                    added_part(read_text(old, path), texts(path), path),
+                )
 
-            def text(path: str = path, texts: TextsInOrder = texts) -> str:
-                return texts(path)
+            def text(path: str = path, texts: TextsInOrder = texts, part: str | None = part) -> str:
+                return texts(path) if part is None else part
 
             analysis, state = apply(
                 state,
@@ -241,6 +268,7 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> Migratio
                 before=baseline,
                 release_created=created,
                 read_module=module_reader,
+                engine=engine.engine,
             )
             assert analysis is not None
             analysis = with_acknowledgements(analysis, text(), path, reader(source))

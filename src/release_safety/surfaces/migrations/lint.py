@@ -29,7 +29,8 @@ from release_safety.surfaces.migrations.rules import BLOCKING_TABLE_LOCK, BY_ID
 from release_safety.surfaces.migrations.rules.ids import RuleId
 from release_safety.surfaces.migrations.schema.coltypes import is_utc
 from release_safety.surfaces.migrations.schema.model import Schema
-from release_safety.surfaces.migrations.sql.sqlfile import extract_sql
+from release_safety.surfaces.migrations.sql.changelog import is_changelog, read_changelog
+from release_safety.surfaces.migrations.sql.sqlfile import extract_sql, statements_of
 from release_safety.surfaces.migrations.sql.statements import Extracted
 
 if TYPE_CHECKING:
@@ -107,6 +108,8 @@ def extract(
         from release_safety.surfaces.migrations.frameworks import extract_code
 
         return extract_code(fmt, text, path, read_module=read_module)
+    if is_changelog(path):  # a Liquibase changelog a liquibase source claims
+        return read_changelog(text, path, read_module, lambda sql: statements_of(sql, reading))
     return extract_sql(text, reading, autocommit=outside_transaction(path))
 
 
@@ -174,16 +177,18 @@ def apply(
     before: History | None = None,
     release_created: frozenset[str] = frozenset(),
     read_module: ReadModule | None = None,
+    engine: str = "postgres",
 ) -> tuple[FileAnalysis | None, History]:
     """One migration run on the schema `history` left: its analysis (None when replaying,
     `before` not given) judged against the schema as of the previous release, and the history
-    it leaves."""
+    it leaves; a file for another engine than PostgreSQL is judged as that engine runs it
+    (`engines.neutral`)."""
     after_key = next_key(history.key, path, blob)
     replay = before is None
     # the release's created tables as they are (their hash is kept by the set, shared by the
     # files that create nothing): a sorted text of them per file grew with the release
     key = (
-        (history.key, before.key if before else "", after_key, release_created)
+        (history.key, before.key if before else "", after_key + engine, release_created)
         if blob and history.key
         else None
     )
@@ -197,6 +202,11 @@ def apply(
     if isinstance(extracted, str):
         schema.lose_everything(f"{path}: {extracted}")
         analysis = None if replay else _unreadable(extracted)
+    elif engine != "postgres":
+        from release_safety.surfaces.migrations.engines.neutral import judge
+
+        found = judge(extracted, engine, schema, release_created)
+        analysis = None if replay else found
     else:
         ctx = _context(
             schema,
@@ -216,9 +226,11 @@ def apply(
     return analysis, History(after_key, schema)
 
 
-def schema_of(sql: str, reading: Reading) -> Schema:
-    """The schema a SQL script builds (a fixture's history, say)."""
-    _, history = apply(start(reading), "history.sql", "", _constant(sql), "sql", reading)
+def schema_of(sql: str, reading: Reading, engine: str = "postgres") -> Schema:
+    """The schema a SQL script builds on `engine` (a fixture's history, say)."""
+    _, history = apply(
+        start(reading), "history.sql", "", _constant(sql), "sql", reading, engine=engine
+    )
     return history.schema
 
 
@@ -229,25 +241,41 @@ def analyse_text(
     reading: Reading,
     read_module: ReadModule | None = None,
     history: Schema | None = None,
+    engine: str = "postgres",
 ) -> FileAnalysis:
     """Analyse one migration file's text against `history`, the schema as of the previous
     release (unknown when not given); an unreadable file is unknown throughout."""
     base = start(reading, history if history is not None else Schema(unknown=NO_HISTORY))
     analysis, _ = apply(
-        base, path, "", _constant(text), fmt, reading, before=base, read_module=read_module
+        base,
+        path,
+        "",
+        _constant(text),
+        fmt,
+        reading,
+        before=base,
+        read_module=read_module,
+        engine=engine,
     )
     assert analysis is not None
     return with_acknowledgements(analysis, text, path, fmt)
 
 
-def lint_texts(files: Sequence[tuple[str, str, Format]], reading: Reading) -> list[FileAnalysis]:
+def lint_texts(
+    files: Sequence[tuple[str, str, Format]],
+    reading: Reading,
+    engines: Sequence[str] | None = None,
+) -> list[FileAnalysis]:
     """Analyse files (path, text, format) in the order given, each against the schema the ones
-    before it built (the first against an unknown one). Nothing is remembered of them (no
-    blob ids), so their history has no key."""
+    before it built (the first against an unknown one), each on its engine (`engines`, else
+    PostgreSQL). Nothing is remembered of them (no blob ids), so their history has no key."""
     history = History("", Schema(unknown=NO_HISTORY))
     out = []
-    for path, text, fmt in files:
-        analysis, after = apply(history, path, "", _constant(text), fmt, reading, before=history)
+    for index, (path, text, fmt) in enumerate(files):
+        engine = engines[index] if engines is not None else "postgres"
+        analysis, after = apply(
+            history, path, "", _constant(text), fmt, reading, before=history, engine=engine
+        )
         assert analysis is not None
         out.append(with_acknowledgements(analysis, text, path, fmt))
         history = after

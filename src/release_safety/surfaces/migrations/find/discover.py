@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
@@ -13,11 +13,14 @@ from release_safety.git.snapshot import Change, Snapshot, changes_between, read_
 from release_safety.settings.model import DEFAULT_MIGRATION_SOURCES, MigrationSource, Settings
 from release_safety.surfaces.migrations.find.edits import edited_line
 from release_safety.surfaces.migrations.find.formats import dialect_skipped
+from release_safety.surfaces.migrations.find.tools import Exists, Placed, place
 from release_safety.surfaces.migrations.rules import (
     MIGRATION_NOT_READ,
     SHIPPED_MIGRATION_DELETED,
     SHIPPED_MIGRATION_EDITED,
 )
+from release_safety.surfaces.migrations.sql.changesets import edited_line as edited_changeset
+from release_safety.surfaces.migrations.sql.liquibase import formatted
 from release_safety.surfaces.migrations.sql.sections import tool_of
 
 # Named as migration tools name the migrations they run from code: goose's
@@ -84,7 +87,43 @@ def migration_files(
     popx = [p for p, i in found.items() if sources[i].format in ("sql", "popx")]
     for path in dialect_skipped(popx):
         del found[path]
+    exists = _exists(snapshot)
+    for path in [p for p, i in found.items() if not place(p, sources[i].format, exists).forward]:
+        del found[path]  # a down part: its tool never runs it on an upgrade
     return found
+
+
+def _exists(snapshot: Snapshot) -> Exists:
+    def exists(path: str) -> bool:
+        return snapshot.blob_id(path) is not None
+
+    return exists
+
+
+def by_changeset(snapshot: Snapshot, path: str, fmt: str) -> bool:
+    """True when Liquibase runs the file changeset by changeset (a changelog of a liquibase
+    source, or formatted SQL wherever it is)."""
+    if place(path, fmt, _exists(snapshot)).tool == "liquibase":
+        return True
+    return path.endswith(".sql") and formatted(read_text(snapshot, path))
+
+
+def below(snapshot: Snapshot) -> Callable[[str], list[str]]:
+    """The files below a folder of the tree, by path (Liquibase's includeAll)."""
+
+    def files(folder: str) -> list[str]:
+        prefix = f"{folder}/" if folder else ""  # "": the whole tree
+        return sorted(p for p in snapshot.paths() if p.startswith(prefix))
+
+    return files
+
+
+def placements(
+    snapshot: Snapshot, files: dict[str, int], sources: Sequence[MigrationSource]
+) -> dict[str, Placed]:
+    """Each migration file's tool and root (`tools.place`)."""
+    exists = _exists(snapshot)
+    return {path: place(path, sources[index].format, exists) for path, index in files.items()}
 
 
 REMEMBERED = 1 << 18
@@ -160,6 +199,8 @@ def discover(old: Snapshot | None, new: Snapshot, settings: Settings) -> Discove
             continue
         if change.status == "deleted":
             source = source_of(change.path, settings)
+            if source is not None and old is not None:
+                source = source if place(change.path, source.format, _exists(old)).forward else None
         else:
             source = sources[claimed[change.path]] if change.path in claimed else None
         shipped = source is not None or in_code(change.path, settings)
@@ -189,18 +230,35 @@ def discover(old: Snapshot | None, new: Snapshot, settings: Settings) -> Discove
             )
         elif source is not None and change.status == "added":
             added.append(MigrationPath(change.path, source, source.edition_of(change.path)))
+        elif (
+            source is not None
+            and change.status == "modified"
+            and old is not None
+            and by_changeset(new, change.path, source.format)
+            and edited_changeset(
+                read_text(old, change.path), read_text(new, change.path), change.path
+            )
+            is None
+        ):  # shipped changesets kept, new ones added: the new ones are judged
+            added.append(MigrationPath(change.path, source, source.edition_of(change.path)))
         elif not shipped or change.status not in ("modified", "deleted"):
             continue
         else:
             edited = change.status == "modified"
             rule = SHIPPED_MIGRATION_EDITED if edited else SHIPPED_MIGRATION_DELETED
+            line: int | None = None
+            if edited and by_changeset(new, change.path, source.format if source else "sql"):
+                before = read_text(old, change.path) if old is not None else ""
+                line = edited_changeset(before, read_text(new, change.path), change.path) or 1
+            elif edited:
+                line = _edited_line(old, new, change.path)
             findings.append(
                 Finding(
                     rule=rule.id,
                     severity=rule.severity,
                     surface="migrations",
                     file=change.path,
-                    line=_edited_line(old, new, change.path) if edited else None,
+                    line=line,
                     message=f"shipped migration {change.path} was {change.status}",
                     hint=_shipped_hint(change.path, old, edited, settings.overrides.file),
                 )
@@ -266,7 +324,7 @@ def unread_migration(snapshot: Snapshot, path: str, settings: Settings) -> Unmod
     folder, _, name = path.rpartition("/")
     exclusion = _exclusion(path)
     if in_code(path, settings):
-        return _code_gap(path, 1, exclusion)
+        return _default_gap(snapshot, path, exclusion) or _code_gap(path, 1, exclusion)
     every = (*settings.migrations.sources, *DEFAULT_MIGRATION_SOURCES)
     if snapshot.blob_id(path) is None:  # a link or a submodule: git stores no migration there
         if not any(s.holds(path) or s.holds(f"{path}/x") for s in every):
@@ -303,18 +361,9 @@ def unread_migration(snapshot: Snapshot, path: str, settings: Settings) -> Unmod
         )
     if any(s.holds(path) for s in settings.migrations.sources):
         return None
-    default = migration_files(snapshot, DEFAULT_MIGRATION_SOURCES).get(path)
+    default = _default_gap(snapshot, path, exclusion)
     if default is not None:
-        fmt: str = DEFAULT_MIGRATION_SOURCES[default].format
-        if fmt == "sql":
-            fmt = sql_format(snapshot, path)
-        return Unmodelled(
-            file=path,
-            line=1,
-            what=f"a {fmt} migration in {folder or '.'} that no [[migrations.sources]] reads",
-            way_out=f"add a [[migrations.sources]] with path = {folder!r} and "
-            f"format = {fmt!r} so it is read, {exclusion}",
-        )
+        return default
     if name.endswith(_CODE_SUFFIXES) and _NOT_A_MIGRATION.fullmatch(name) is None:
         if _CODE_MIGRATION.fullmatch(name) and any(
             s.holds(path) for s in DEFAULT_MIGRATION_SOURCES
@@ -325,6 +374,29 @@ def unread_migration(snapshot: Snapshot, path: str, settings: Settings) -> Unmod
         if found is not None:
             return _code_gap(path, text.count("\n", 0, found.start()) + 1, exclusion)
     return None
+
+
+def _default_gap(snapshot: Snapshot, path: str, exclusion: str) -> Unmodelled | None:
+    """A file the default discovery reads (SQL, knex, Rails, Django, Alembic) that no source
+    of the settings reads: with the source to add, in its format."""
+    default = migration_files(snapshot, DEFAULT_MIGRATION_SOURCES).get(path)
+    if default is None:
+        return None
+    fmt = default_format(snapshot, path, DEFAULT_MIGRATION_SOURCES[default])
+    folder = path.rpartition("/")[0]
+    return Unmodelled(
+        file=path,
+        line=1,
+        what=f"a {fmt} migration in {folder or '.'} that no [[migrations.sources]] reads",
+        way_out=f"add a [[migrations.sources]] with path = {folder!r} and "
+        f"format = {fmt!r} so it is read, {exclusion}",
+    )
+
+
+def default_format(snapshot: Snapshot, path: str, source: MigrationSource) -> str:
+    """The format a file the default discovery found is written for: its source's (knex,
+    Rails, Django, Alembic), or for SQL the tool its markers and name say (`sql_format`)."""
+    return sql_format(snapshot, path) if source.format == "sql" else source.format
 
 
 def _code_gap(path: str, line: int, exclusion: str) -> Unmodelled:

@@ -14,7 +14,9 @@ which of a version's files it picks, the order it runs them in, and how it reads
   numbers, then the repeatable ones (`R__<description>.sql`) by description.
 - sqitch runs the `deploy/` scripts in the order of the `sqitch.plan` beside that folder; a
   script the plan does not name is not run.
-- knex runs its files by name; Rails by version (the leading digits); Django by its apps'
+- knex, Atlas and Liquibase's formatted SQL (without a changelog) run their files by name;
+  diesel and prisma their folders by name, drizzle its journal's order (`tools`).
+- Rails, TypeORM and Ecto run their files by version (the leading digits); Django by its apps'
   dependency graph and Alembic by its revision chain (`frameworks/order.py`).
 """
 
@@ -24,15 +26,16 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Literal
 
+from release_safety.surfaces.migrations.find.liquibase import include_order, master_in
+from release_safety.surfaces.migrations.find.tools import journal_order
+
 if TYPE_CHECKING:
     from release_safety.settings.model import MigrationSource
 
 OrderKey = tuple[int, tuple[int, ...], str, str]
-Reader = Literal["sql", "knex", "rails", "django", "alembic"]
-CODE_READERS: tuple[Reader, ...] = ("knex", "rails", "django", "alembic")
+Reader = Literal["sql", "knex", "rails", "django", "alembic", "typeorm", "ecto"]
+CODE_READERS: tuple[Reader, ...] = ("knex", "rails", "django", "alembic", "typeorm", "ecto")
 """The formats whose migrations are code, read by `frameworks/`."""
-GRAPHED = ("django", "alembic")
-"""The formats whose tool orders its files by a graph the files declare (`frameworks/order`)."""
 
 _VERSION = re.compile(r"(\d+)")
 _FLYWAY = re.compile(r"(?:V(?P<version>\d+(?:[._]\d+)*)|R)__(?P<description>.*)")
@@ -47,8 +50,8 @@ _PLAN_CHANGE = re.compile(r"^(?P<change>[^\s@:%#\[][^\s\[]*)", re.MULTILINE)
 
 
 def reader(source: MigrationSource) -> Reader:
-    """How the files of a source are read: a framework's code (knex, Rails, Django,
-    Alembic), or SQL (with each SQL tool's up/down markers, `sections`)."""
+    """How the files of a source are read: a framework's code (knex, Rails, Django, Alembic,
+    TypeORM, Ecto), or SQL (with each SQL tool's up/down markers, `sections`)."""
     return next((code for code in CODE_READERS if code == source.format), "sql")
 
 
@@ -81,20 +84,14 @@ def dialect_skipped(paths: Iterable[str]) -> set[str]:
     }
 
 
-def order_key(
-    path: str,
-    source: MigrationSource,
-    plan: Callable[[str], Mapping[str, int] | None],
-    graph: Callable[[MigrationSource], Mapping[str, int]] | None = None,
-) -> OrderKey | None:
+def order_key(path: str, tool: str, listing: Listing) -> OrderKey | None:
     """Where a file runs among its database's migrations; None when its tool does not run it
-    (a sqitch script its plan does not name, a Django squash of migrations that are there).
-    `graph` gives the order of a framework that runs its files by a graph (Django, Alembic)."""
-    name = path.rpartition("/")[2]
-    if source.format in GRAPHED and graph is not None:
-        position = graph(source).get(path)
-        return None if position is None else (0, (position,), name, path)
-    if source.format == "flyway":
+    (a sqitch script its plan does not name, a drizzle file its journal does not, a Django
+    squash of migrations that are there). `listing(kind, folder)` is the order a sqitch plan or
+    a drizzle journal in `folder` gives (None when there is none, or it cannot be read:
+    drizzle's files then run by name), or the graph of Alembic's or Django's files."""
+    folder, _, name = path.rpartition("/")
+    if tool == "flyway":
         found = _FLYWAY.fullmatch(name.removesuffix(".sql"))
         if found is None:
             return (2, (), name, path)
@@ -102,15 +99,89 @@ def order_key(
             return (1, (), found["description"], path)
         parts = tuple(int(p) for p in re.split(r"[._]", found["version"]))
         return (0, parts, found["description"], path)
-    if source.format == "sqitch":
-        folder = path.rpartition("/")[0]
-        changes = plan(folder.rpartition("/")[0])
+    if tool == "sqitch":
+        changes = listing("sqitch", folder.rpartition("/")[0])
         position = None if changes is None else changes.get(name.removesuffix(".sql"))
         return None if position is None else (0, (position,), name, path)
-    if source.format == "knex":
+    if tool == "drizzle":
+        journal = listing("drizzle", folder)
+        if journal is not None:
+            position = journal.get(name)
+            return None if position is None else (0, (position,), name, path)
+        return (0, (), name, path)
+    if tool in ("diesel", "prisma"):  # one folder per migration, run by folder name
+        return (0, (), folder.rpartition("/")[2], path)
+    if tool == "liquibase":  # the include order of the nearest master changelog above
+        folders = folder.split("/") if folder else []
+        for end in range(len(folders), -1, -1):
+            included = listing("liquibase", "/".join(folders[:end]))
+            if included is not None:
+                position = included.get(path)
+                return None if position is None else (0, (position,), name, path)
+        return (0, (), name, path)
+    if tool in GRAPHED:  # Alembic's chain in its versions folder, Django's graph of every app
+        graph = listing(tool, folder if tool == "alembic" else "")
+        position = None if graph is None else graph.get(path)
+        return None if position is None else (0, (position,), name, path)
+    if tool in ("knex", "atlas"):
         return (0, (), name, path)
     version = _VERSION.match(name)
     return (0, (int(version.group(1)),) if version else (), name, path)
+
+
+Listing = Callable[[str, str], "Mapping[str, int] | None"]
+Files = Callable[[str], list[str]]
+
+
+def listings(read: Callable[[str], str | None], files: Files | None = None) -> Listing:
+    """`order_key`'s listing over a tree (`read`: a file's text, None when absent; `files`:
+    the files below a folder, for Liquibase's includeAll), each sqitch plan, drizzle journal
+    or Liquibase master changelog read once; a journal that cannot be read lists nothing (its
+    files then run by name)."""
+    found: dict[tuple[str, str], Mapping[str, int] | None] = {}
+
+    def listing(kind: str, folder: str) -> Mapping[str, int] | None:
+        if (kind, folder) not in found:
+            if kind in GRAPHED:  # deferred: the SQL lint reads no framework's code
+                from release_safety.surfaces.migrations.frameworks.order import framework_order
+
+                graphed = _graphed(kind, folder, files or (lambda _: []))
+                found[kind, folder] = framework_order(kind, {p: read(p) or "" for p in graphed})
+                return found[kind, folder]
+            if kind == "liquibase":
+                master = master_in(folder, lambda p: read(p) is not None)
+                below = files or (lambda _: [])
+                found[kind, folder] = None if master is None else include_order(master, read, below)
+                return found[kind, folder]
+            name = "sqitch.plan" if kind == "sqitch" else "meta/_journal.json"
+            text = read(f"{folder}/{name}" if folder else name)
+            found[kind, folder] = None if text is None else _listed(kind, text)
+        return found[kind, folder]
+
+    return listing
+
+
+GRAPHED = ("django", "alembic")
+"""The formats whose tool orders its files by a graph the files declare (`frameworks/order`)."""
+_DJANGO = re.compile(r"(?:.*/)?migrations/\d{4}_\w+\.py")
+
+
+def _graphed(kind: str, folder: str, files: Files) -> list[str]:
+    """The files of a graph: an Alembic versions folder's revisions, or every Django
+    migration of the tree (an app's migrations depend on other apps')."""
+    if kind == "alembic":
+        inside = [p for p in files(folder) if p.rpartition("/")[0] == folder]
+        return [p for p in inside if p.endswith(".py") and not p.rpartition("/")[2].startswith("_")]
+    return [p for p in files(folder) if _DJANGO.fullmatch(p)]
+
+
+def _listed(kind: str, text: str) -> Mapping[str, int] | None:
+    if kind == "sqitch":
+        return plan_order(text)
+    try:
+        return journal_order(text)
+    except ValueError:
+        return None
 
 
 def plan_order(text: str) -> dict[str, int]:

@@ -31,5 +31,13 @@ def extract_code(
     if fmt == "alembic":
         from release_safety.surfaces.migrations.frameworks.alembic import extract_alembic
 
-        return extract_alembic(text, path)
+        return extract_alembic(text, path, read_module=read_module)
+    if fmt == "typeorm":
+        from release_safety.surfaces.migrations.frameworks.typeorm import extract_typeorm
+
+        return extract_typeorm(text, path)
+    if fmt == "ecto":
+        from release_safety.surfaces.migrations.frameworks.ecto import extract_ecto
+
+        return extract_ecto(text, path)
     raise ValueError(f"no reader for {fmt} migrations")

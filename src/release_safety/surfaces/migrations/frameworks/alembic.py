@@ -17,18 +17,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from release_safety.code import python
-from release_safety.code.jsvalues import Unknown
+from release_safety.code.jsvalues import Dynamic, Unknown, known
 from release_safety.surfaces.migrations.frameworks.emit import (
-    Dynamic,
     Out,
-    known,
     literal,
-    not_analysed,
     quote_if_needed,
+    read_safely,
 )
 from release_safety.surfaces.migrations.sql.statements import Extracted, Statement
 
 FRAMEWORK = "alembic"
+ReadModule = Callable[[str], "str | None"]
 
 _TYPES = {
     "Integer": "INTEGER",
@@ -72,16 +71,14 @@ _STAMPS = {"DateTime": "TIMESTAMP", "TIMESTAMP": "TIMESTAMP", "Time": "TIME", "T
 _SERIAL = {"INTEGER": "SERIAL", "BIGINT": "BIGSERIAL", "SMALLINT": "SMALLSERIAL"}
 
 
-def extract_alembic(text: str, path: str, *, read_module: object = None) -> Extracted:
+def extract_alembic(text: str, path: str, *, read_module: ReadModule | None = None) -> Extracted:
     """The statements an Alembic revision's `upgrade()` emits, and whether they run in the
-    upgrade's transaction."""
-    try:
-        return _extract(text)
-    except Exception as exc:
-        return not_analysed(FRAMEWORK, exc)
+    upgrade's transaction. `read_module` reads the repository's files: a column type of the
+    service's own (a `TypeDecorator`) is read there."""
+    return read_safely(FRAMEWORK, lambda: _extract(text, read_module))
 
 
-def _extract(text: str) -> Extracted:
+def _extract(text: str, read_module: ReadModule | None) -> Extracted:
     try:
         tree = ast.parse(text)
     except SyntaxError as exc:
@@ -90,7 +87,7 @@ def _extract(text: str) -> Extracted:
     upgrade = next(
         (s for s in tree.body if isinstance(s, ast.FunctionDef) and s.name == "upgrade"), None
     )
-    reader = _Reader(Out(FRAMEWORK), python.constants(tree))
+    reader = _Reader(Out(FRAMEWORK), python.constants(tree), python.imports(tree), read_module)
     if upgrade is None:
         reader.out.unknown(1, "no upgrade() function")
     else:
@@ -103,6 +100,8 @@ def _extract(text: str) -> Extracted:
 class _Reader:
     out: Out
     scope: dict[str, object]
+    imports: dict[str, str]
+    read_module: ReadModule | None
     autocommit: bool = False
 
     def run(self, body: list[ast.stmt], batch: tuple[str, str] | None) -> None:
@@ -185,7 +184,8 @@ class _Call:
             if isinstance(default, Unknown):
                 raise Dynamic(f"`{python.shown(self.node)}` without {name}")
             return default
-        if python.call_name(found) == "op.f" and isinstance(found, ast.Call) and found.args:
+        named = (python.call_name(found) or "").rpartition(".")[2] == "f"  # op.f, batch_op.f
+        if named and isinstance(found, ast.Call) and found.args:
             found = found.args[0]  # a name given as is, not run through the naming convention
         return python.evaluate(found, self.reader.scope)
 
@@ -245,7 +245,36 @@ def _type(node: ast.expr | None, reader: _Reader) -> str:
         return f"{_STAMPS[kind]} {'WITH' if zone else 'WITHOUT'} TIME ZONE"
     if kind == "ARRAY" and call is not None and call.args:
         return _type(call.args[0], reader) + "[]"
+    decorated = _decorated(name, reader)
+    if decorated is not None:
+        return _type(decorated, reader)
     raise Dynamic(f"the type `{python.shown(node)}`, not modelled")
+
+
+def _decorated(name: str, reader: _Reader) -> ast.expr | None:
+    """The PostgreSQL type of the service's own `TypeDecorator` class `name`: what its
+    `load_dialect_impl` returns for `dialect.name == "postgresql"`, else its `impl`."""
+    if reader.read_module is None:
+        return None
+    found = python.find_class(name, reader.imports, reader.read_module)
+    if found is None:
+        return None
+    cls, _ = found
+    for node in cls.body:
+        if isinstance(node, ast.FunctionDef) and node.name == "load_dialect_impl":
+            for branch in ast.walk(node):
+                if isinstance(branch, ast.If) and "postgresql" in ast.unparse(branch.test):
+                    returned = branch.body[0] if branch.body else None
+                    if isinstance(returned, ast.Return) and isinstance(returned.value, ast.Call):
+                        inner = returned.value
+                        return inner.args[0] if inner.args else None
+            return None  # chosen at run time otherwise
+    for node in cls.body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "impl" for t in node.targets
+        ):
+            return node.value
+    return None
 
 
 def _default(node: ast.expr, reader: _Reader) -> str:

@@ -22,14 +22,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from release_safety.code import python
-from release_safety.code.jsvalues import Unknown
-from release_safety.surfaces.migrations.frameworks.emit import (
-    Dynamic,
-    Out,
-    known,
-    not_analysed,
-    quote,
-)
+from release_safety.code.jsvalues import Dynamic, Unknown, known
+from release_safety.surfaces.migrations.frameworks.emit import Out, quote, read_safely, scalar
 from release_safety.surfaces.migrations.sql.statements import Extracted, Statement
 
 FRAMEWORK = "django"
@@ -82,6 +76,12 @@ _RUN_TIME = {
     "uuid": "'00000000-0000-0000-0000-000000000000'::uuid",
     "jsonb": "'{}'::jsonb",
 }
+_EMPTY_STRINGS = {"CharField", "TextField", "EmailField", "URLField", "SlugField", "FileField"}
+_EMPTY_STRINGS |= {"ImageField", "FilePathField"}
+"""The fields whose blank value is `''` (Django's `empty_strings_allowed`)."""
+_NO_COLUMN = {"TaggableManager", "GenericRelation"}
+"""Relations with no column and no table of their own (django-taggit's manager, a generic
+relation): Django emits no SQL for them."""
 _NO_SQL = {"AlterModelOptions", "AlterModelManagers"}
 _CONTRIB = {"auth", "contenttypes", "sites", "admin", "sessions"}
 """Django's own apps, whose models' keys are `integer` (their AutoField); another app's model
@@ -100,6 +100,8 @@ class _Field:
     default: object = None
     has_default: bool = False
     target: str | None = None
+    blank: bool = False
+    auto_now: bool = False
 
 
 @dataclass
@@ -117,10 +119,7 @@ _State = dict[tuple[str, str], _Model]
 def extract_django(text: str, path: str, *, read_module: ReadModule | None = None) -> Extracted:
     """The statements a Django migration's operations emit, and whether they run in one
     transaction."""
-    try:
-        return _extract(text, path, read_module)
-    except Exception as exc:
-        return not_analysed(FRAMEWORK, exc)
+    return read_safely(FRAMEWORK, lambda: _extract(text, path, read_module))
 
 
 def _extract(text: str, path: str, read_module: ReadModule | None) -> Extracted:
@@ -129,29 +128,33 @@ def _extract(text: str, path: str, read_module: ReadModule | None) -> Extracted:
     except SyntaxError as exc:
         line = exc.lineno or 1
         return Extracted([Statement(None, line, f"django migration does not parse (line {line})")])
-    migration = _migration(tree)
+    migration = migration_class(tree)
     if migration is None:
         return Extracted([Statement(None, 1, "django: no class Migration found")])
     state = _state_before(migration, path, read_module)
     reader = _Reader(Out(FRAMEWORK), state, _app(path), python.constants(tree))
     reader.run(migration)
-    atomic = _attribute(migration, "atomic")
+    atomic = attribute(migration, "atomic")
     transactional = known(atomic) is not False if atomic is not None else True
     return Extracted(reader.out.statements, transactional, transactional)
 
 
-def _migration(tree: ast.Module) -> ast.ClassDef | None:
+def migration_class(tree: ast.Module) -> ast.ClassDef | None:
+    """The `class Migration` of a migration module."""
     return next(
         (n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Migration"), None
     )
 
 
-def _attribute(migration: ast.ClassDef, name: str) -> object | None:
+def attribute(migration: ast.ClassDef, name: str) -> object | None:
+    """A class attribute's value; a list's items each on its own (`dependencies` keeps its
+    pairs beside a `swappable_dependency(...)` known only when it runs)."""
     for statement in migration.body:
         if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
             target = statement.targets[0]
             if isinstance(target, ast.Name) and target.id == name:
-                return python.evaluate(statement.value)
+                items = python.elements(statement.value)
+                return python.evaluate(statement.value) if items is None else items
     return None
 
 
@@ -192,10 +195,10 @@ def _state_before(migration: ast.ClassDef, path: str, read_module: ReadModule | 
             found = _parsed(text)
             if found is None:
                 continue
-            visit(label, _attribute(found, "dependencies"), depth + 1)
+            visit(label, attribute(found, "dependencies"), depth + 1)
             order.append((label, where, found))
 
-    visit(_app(path), _attribute(migration, "dependencies"), 0)
+    visit(_app(path), attribute(migration, "dependencies"), 0)
     state: _State = {}
     for label, _, earlier in order:
         reader = _Reader(Out(FRAMEWORK), state, label, {})
@@ -207,7 +210,7 @@ def _parsed(text: str | None) -> ast.ClassDef | None:
     if text is None:
         return None
     try:
-        return _migration(ast.parse(text))
+        return migration_class(ast.parse(text))
     except (SyntaxError, ValueError, RecursionError):
         return None
 
@@ -238,7 +241,8 @@ class _Reader:
     state: _State
     app: str
     scope: dict[str, object]
-    deferred: list[tuple[int, str]] = field(default_factory=list)
+    deferred: list[tuple[int, str, str]] = field(default_factory=list)
+    """The statements run at the end of the migration: (line, SQL, the table it is on)."""
 
     def run(self, migration: ast.ClassDef) -> None:
         operations = _operations(migration)
@@ -247,9 +251,17 @@ class _Reader:
             return
         for operation in operations:
             self.operation(operation)
-        for line, sql in self.deferred:
+        for line, sql, _ in self.deferred:
             self.out.sql(line, sql)
         self.deferred.clear()
+
+    def defer(self, line: int, table: str, sql: str) -> None:
+        self.deferred.append((line, sql, table))
+
+    def drop_table(self, line: int, table: str) -> None:
+        """DROP TABLE, and the deferred statements on it dropped with it (as Django does)."""
+        self.out.sql(line, f"DROP TABLE {quote(table)} CASCADE")
+        self.deferred = [d for d in self.deferred if d[2] != table]
 
     def operation(self, node: ast.expr) -> None:
         line = node.lineno
@@ -293,6 +305,13 @@ class _Reader:
         elif kind == "DecimalField":
             digits, places = known(options.get("max_digits")), known(options.get("decimal_places"))
             db_type = f"numeric({digits}, {places})"
+        elif kind in _NO_COLUMN:
+            return _Field("ManyToManyField", "", "", True)
+        elif kind == "ManyToManyField":
+            to = python.keywords(node).get("to", node.args[0] if node.args else None)
+            target = _target(to, self.app, self.scope)
+            through = "through" in options
+            return _Field(kind, "", "" if through else "join", True, target=target)
         elif kind in _RELATED:
             to = python.keywords(node).get("to", node.args[0] if node.args else None)
             target = _target(to, self.app, self.scope)
@@ -303,7 +322,20 @@ class _Reader:
         if primary:
             null = False
         return _Field(
-            kind, column, db_type, null, primary, unique, db_index, default, has_default, target
+            kind,
+            column,
+            db_type,
+            null,
+            primary,
+            unique,
+            db_index,
+            default,
+            has_default,
+            target,
+            blank=known(options.get("blank", False)) is True,
+            auto_now=any(
+                known(options.get(k, False)) is True for k in ("auto_now", "auto_now_add")
+            ),
         )
 
     def related_type(self, target: str) -> str:
@@ -378,21 +410,23 @@ def _quote_value(value: object, db_type: str) -> str:
             return _RUN_TIME[db_type]
         raise Dynamic(f"the default {value.source}, computed when the migration runs")
     value = known(value)
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return repr(value)
-    if isinstance(value, str):
-        return "'" + value.replace("'", "''") + "'"
+    written = scalar(value, ("true", "false"))
+    if written is not None:
+        return written
     if isinstance(value, dict | list) and db_type == "jsonb":
         return "'" + json.dumps(value).replace("'", "''") + "'"
     raise Dynamic(f"the default {value!r}, not modelled")
 
 
 def _effective_default(f: _Field) -> str | None:
-    """The DEFAULT Django writes when it adds the column (None: none)."""
-    if f.has_default and f.default is not None:
-        return _quote_value(f.default, f.db_type)
+    """The DEFAULT Django writes when it adds the column (None: none): the field's default,
+    else `''` for a blank text field that is not null, else the time it runs for `auto_now`."""
+    if f.has_default:
+        return None if f.default is None else _quote_value(f.default, f.db_type)
+    if not f.null and f.blank and f.kind in _EMPTY_STRINGS:
+        return "''"
+    if f.auto_now:
+        return _quote_value(_RunTime("auto_now"), f.db_type)
     return None
 
 
@@ -428,13 +462,12 @@ def _defer_field(reader: _Reader, line: int, table: str, f: _Field) -> None:
         to_column = (key.primary() if key is not None else None) or None
         column = to_column.column if to_column is not None else "id"
         name = index_name(table, [f.column], f"_fk_{to_table}_{column}")
-        reader.deferred.append(
-            (
-                line,
-                f"ALTER TABLE {quote(table)} ADD CONSTRAINT {quote(name)} FOREIGN KEY "
-                f"({quote(f.column)}) REFERENCES {quote(to_table)} ({quote(column)}) "
-                "DEFERRABLE INITIALLY DEFERRED",
-            )
+        reader.defer(
+            line,
+            table,
+            f"ALTER TABLE {quote(table)} ADD CONSTRAINT {quote(name)} FOREIGN KEY "
+            f"({quote(f.column)}) REFERENCES {quote(to_table)} ({quote(column)}) "
+            "DEFERRABLE INITIALLY DEFERRED",
         )
 
 
@@ -442,18 +475,13 @@ def _defer_indexes(reader: _Reader, line: int, table: str, f: _Field) -> None:
     """The indexes of a field (`db_index`, and the `_like` one of a text key)."""
     if f.db_index and not f.unique and not f.primary:
         name = index_name(table, [f.column])
-        reader.deferred.append(
-            (line, f"CREATE INDEX {quote(name)} ON {quote(table)} ({quote(f.column)})")
+        reader.defer(
+            line, table, f"CREATE INDEX {quote(name)} ON {quote(table)} ({quote(f.column)})"
         )
     if _like(f):
         name = index_name(table, [f.column], "_like")
-        reader.deferred.append(
-            (
-                line,
-                f"CREATE INDEX {quote(name)} ON {quote(table)} "
-                f"({quote(f.column)} {_pattern_ops(f)})",
-            )
-        )
+        columns = f"({quote(f.column)} {_pattern_ops(f)})"
+        reader.defer(line, table, f"CREATE INDEX {quote(name)} ON {quote(table)} {columns}")
 
 
 def _fields(op: _Op) -> list[tuple[str, ast.expr]]:
@@ -478,23 +506,60 @@ def _create_model(reader: _Reader, op: _Op) -> None:
     )
     model = _Model(table)
     for field_name, node in _fields(op):
-        kind = (python.call_name(node) or "").rpartition(".")[2]
-        if kind == "ManyToManyField":
-            raise Dynamic(f"the many-to-many field {field_name} (its join table), not modelled")
         model.fields[field_name] = reader.field(node, field_name)
     reader.state[(reader.app, name)] = model
-    columns = ", ".join(_column_sql(f) for f in model.fields.values())
+    fields = [f for f in model.fields.values() if f.column]
+    columns = ", ".join(_column_sql(f) for f in fields)
     reader.out.sql(op.line, f"CREATE TABLE {quote(table)} ({columns})")
-    for f in model.fields.values():
+    for f in fields:
         _defer_field(reader, op.line, table, f)
-    for f in model.fields.values():
+    for f in fields:
         _defer_indexes(reader, op.line, table, f)
+    for field_name, f in model.fields.items():
+        if f.db_type == "join":
+            _join_table(reader, op.line, name, field_name, f)
+
+
+def _truncated(name: str) -> str:
+    """Django's `truncate_name` to PostgreSQL's 63 characters."""
+    return name if len(name) <= 63 else name[:59] + _digest(name)[:4]
+
+
+def _join_table(reader: _Reader, line: int, model_name: str, field_name: str, f: _Field) -> None:
+    """The table Django creates for a many-to-many field without `through`: created at once,
+    its unique pair, foreign keys and indexes deferred."""
+    model = reader.state[(reader.app, model_name)]
+    assert f.target is not None
+    table = _truncated(f"{model.table}_{field_name}")
+    target_model = f.target.partition(".")[2]
+    if f.target == f"{reader.app}.{model_name}":
+        ours, theirs = f"from_{model_name}_id", f"to_{model_name}_id"
+    else:
+        ours, theirs = f"{model_name}_id", f"{target_model}_id"
+    key = model.primary()
+    own_type = key.db_type if key is not None else "bigint"
+    own = f"{reader.app}.{model_name}"
+    their_type = reader.related_type(f.target)
+    pair = [
+        _Field("ForeignKey", ours, own_type, False, db_index=True, target=own),
+        _Field("ForeignKey", theirs, their_type, False, db_index=True, target=f.target),
+    ]
+    identity = _Field("AutoField", "id", "integer", False, primary=True)  # DEFAULT_AUTO_FIELD
+    columns = ", ".join(_column_sql(c) for c in [identity, *pair])
+    reader.out.sql(line, f"CREATE TABLE {quote(table)} ({columns})")
+    unique = quote(index_name(table, [ours, theirs], "_uniq"))
+    both = f"{quote(ours)}, {quote(theirs)}"
+    reader.defer(line, table, f"ALTER TABLE {quote(table)} ADD CONSTRAINT {unique} UNIQUE ({both})")
+    for c in pair:
+        _defer_field(reader, line, table, c)
+    for c in pair:
+        _defer_indexes(reader, line, table, c)
 
 
 def _delete_model(reader: _Reader, op: _Op) -> None:
     key, model = reader.model(op.arg(0, "name"))
     del reader.state[key]
-    reader.out.sql(op.line, f"DROP TABLE {quote(model.table)} CASCADE")
+    reader.drop_table(op.line, model.table)
 
 
 def _rename_model(reader: _Reader, op: _Op) -> None:
@@ -521,11 +586,12 @@ def _alter_model_table(reader: _Reader, op: _Op) -> None:
 def _add_field(reader: _Reader, op: _Op) -> None:
     _, model = reader.model(op.arg(0, "model_name"))
     name = _text(op.arg(1, "name"))
-    node = op.node_arg(2, "field")
-    if (python.call_name(node) or "").endswith("ManyToManyField"):
-        raise Dynamic(f"the many-to-many field {name} (its join table), not modelled")
-    f = reader.field(node, name)
+    f = reader.field(op.node_arg(2, "field"), name)
     model.fields[name] = f
+    if f.kind == "ManyToManyField":
+        if f.db_type == "join":
+            _join_table(reader, op.line, _lower(op.arg(0, "model_name")), name, f)
+        return
     table = quote(model.table)
     default = _effective_default(f)
     reader.out.sql(op.line, f"ALTER TABLE {table} ADD COLUMN {_column_sql(f, default)}")
@@ -541,6 +607,10 @@ def _remove_field(reader: _Reader, op: _Op) -> None:
     f = model.fields.pop(name, None)
     if f is None:
         raise Dynamic(f"the field {name}, not in the state its migrations build")
+    if f.kind == "ManyToManyField":
+        if f.db_type == "join":
+            reader.drop_table(op.line, _truncated(f"{model.table}_{name}"))
+        return
     reader.out.sql(
         op.line, f"ALTER TABLE {quote(model.table)} DROP COLUMN {quote(f.column)} CASCADE"
     )
@@ -582,6 +652,10 @@ def _alter_field(reader: _Reader, op: _Op) -> None:
         raise Dynamic(f"the field {name}, not in the state its migrations build")
     new = reader.field(op.node_arg(2, "field"), name)
     model.fields[name] = new
+    if "ManyToManyField" in (old.kind, new.kind):
+        if (old.kind, old.target, old.db_type) == (new.kind, new.target, new.db_type):
+            return  # the same join table
+        raise Dynamic(f"AlterField of the many-to-many field {name}, not modelled")
     table, column = quote(model.table), quote(new.column)
     if (old.target, old.primary) != (new.target, new.primary) or old.column != new.column:
         raise Dynamic(f"AlterField of {name} changing its key or its column, not modelled")
@@ -638,47 +712,42 @@ def _columns_of(model: _Model, names: object) -> list[str]:
     return columns
 
 
-def _add_index(reader: _Reader, op: _Op) -> None:
+def _named_fields(reader: _Reader, op: _Op, argument: str, kind: str) -> tuple[_Model, str, str]:
+    """The model, name and columns of an operation's `Index(fields=..., name=...)` or
+    `UniqueConstraint(...)` (any other option, or class, is not modelled)."""
     _, model = reader.model(op.arg(0, "model_name"))
-    index = op.node_arg(1, "index")
-    options = python.keywords(index) if isinstance(index, ast.Call) else {}
-    kind = (python.call_name(index) or "").rpartition(".")[2]
+    node = op.node_arg(1, argument)
+    options = python.keywords(node) if isinstance(node, ast.Call) else {}
+    written = (python.call_name(node) or "").rpartition(".")[2]
     unmodelled = sorted(set(options) - {"fields", "name"})
-    if kind != "Index" or unmodelled:
-        what = unmodelled[0] if unmodelled else kind
-        raise Dynamic(f"the index `{python.shown(index)}` ({what}), not modelled")
+    if written != kind or unmodelled or "fields" not in options or "name" not in options:
+        what = unmodelled[0] if unmodelled else written
+        raise Dynamic(f"the {argument} `{python.shown(node)}` ({what}), not modelled")
     name = _text(python.evaluate(options["name"], reader.scope))
     columns = _columns_of(model, python.evaluate(options["fields"], reader.scope))
-    concurrently = " CONCURRENTLY" if "Concurrently" in (python.call_name(op.node) or "") else ""
-    reader.out.sql(
-        op.line,
-        f"CREATE INDEX{concurrently} {quote(name)} ON {quote(model.table)} ({', '.join(columns)})",
-    )
+    return model, quote(name), ", ".join(columns)
+
+
+def _concurrently(op: _Op) -> str:
+    return " CONCURRENTLY" if "Concurrently" in (python.call_name(op.node) or "") else ""
+
+
+def _add_index(reader: _Reader, op: _Op) -> None:
+    model, name, columns = _named_fields(reader, op, "index", "Index")
+    table = quote(model.table)
+    reader.out.sql(op.line, f"CREATE INDEX{_concurrently(op)} {name} ON {table} ({columns})")
 
 
 def _remove_index(reader: _Reader, op: _Op) -> None:
     reader.model(op.arg(0, "model_name"))
     name = _text(op.arg(1, "name"))
-    concurrently = " CONCURRENTLY" if "Concurrently" in (python.call_name(op.node) or "") else ""
-    reader.out.sql(op.line, f"DROP INDEX{concurrently} IF EXISTS {quote(name)}")
+    reader.out.sql(op.line, f"DROP INDEX{_concurrently(op)} IF EXISTS {quote(name)}")
 
 
 def _add_constraint(reader: _Reader, op: _Op) -> None:
-    _, model = reader.model(op.arg(0, "model_name"))
-    constraint = op.node_arg(1, "constraint")
-    options = python.keywords(constraint) if isinstance(constraint, ast.Call) else {}
-    kind = (python.call_name(constraint) or "").rpartition(".")[2]
-    unmodelled = sorted(set(options) - {"fields", "name"})
-    if kind != "UniqueConstraint" or unmodelled:
-        what = unmodelled[0] if unmodelled else kind
-        raise Dynamic(f"the constraint `{python.shown(constraint)}` ({what}), not modelled")
-    name = _text(python.evaluate(options["name"], reader.scope))
-    columns = _columns_of(model, python.evaluate(options["fields"], reader.scope))
-    reader.out.sql(
-        op.line,
-        f"ALTER TABLE {quote(model.table)} ADD CONSTRAINT {quote(name)} "
-        f"UNIQUE ({', '.join(columns)})",
-    )
+    model, name, columns = _named_fields(reader, op, "constraint", "UniqueConstraint")
+    table = quote(model.table)
+    reader.out.sql(op.line, f"ALTER TABLE {table} ADD CONSTRAINT {name} UNIQUE ({columns})")
 
 
 def _remove_constraint(reader: _Reader, op: _Op) -> None:

@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from release_safety.code.jsvalues import Unknown
+from release_safety.code.jsvalues import Dynamic, Unknown, known
 from release_safety.surfaces.migrations.sql.sqlfile import split_sql
 from release_safety.surfaces.migrations.sql.statements import Extracted, Statement
 
@@ -119,21 +119,6 @@ _RESERVED = frozenset(
 )
 
 
-class Dynamic(Exception):
-    """A value the statement needs is known only at run time (`Unknown.reason` says which)."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
-
-
-def known(value: object) -> object:
-    """The value itself; raises Dynamic when it is Unknown."""
-    if isinstance(value, Unknown):
-        raise Dynamic(value.reason)
-    return value
-
-
 def quote(name: str) -> str:
     """An identifier double-quoted, as Rails and Django always write it."""
     return '"' + name.replace('"', '""') + '"'
@@ -144,18 +129,26 @@ def quote_if_needed(name: str) -> str:
     return name if _PLAIN.fullmatch(name) and name not in _RESERVED else quote(name)
 
 
-def literal(value: object) -> str:
-    """A Python value as a SQL literal ('it''s', 1, TRUE, NULL)."""
-    value = known(value)
+def scalar(value: object, booleans: tuple[str, str] = ("TRUE", "FALSE")) -> str | None:
+    """A Python scalar as a SQL literal ('it''s', 1, 2.5, NULL, and `booleans` for True and
+    False, as each framework spells them); None for what is not a scalar."""
     if value is None:
         return "NULL"
     if isinstance(value, bool):
-        return "TRUE" if value else "FALSE"
+        return booleans[0] if value else booleans[1]
     if isinstance(value, int | float):
         return repr(value)
     if isinstance(value, str):
         return "'" + value.replace("'", "''") + "'"
-    raise Dynamic(f"the value {value!r}, not a SQL literal")
+    return None
+
+
+def literal(value: object) -> str:
+    """A scalar as a SQL literal; Dynamic for anything else."""
+    found = scalar(known(value))
+    if found is None:
+        raise Dynamic(f"the value {value!r}, not a SQL literal")
+    return found
 
 
 @dataclass
@@ -201,10 +194,14 @@ class Out:
             self.unknown(line, exc.reason)
 
 
-def not_analysed(framework: str, exc: Exception) -> Extracted:
-    """What a reader that failed on a file returns: one unknown statement saying why."""
-    reason = "nesting too deep" if isinstance(exc, RecursionError) else f"{type(exc).__name__}"
-    return Extracted([Statement(None, 1, f"{framework} migration not analysed: {reason}")])
+def read_safely(framework: str, read: Callable[[], Extracted]) -> Extracted:
+    """What `read` extracts; a reader that fails on a file gives one unknown statement saying
+    why, never an exception."""
+    try:
+        return read()
+    except Exception as exc:
+        reason = "nesting too deep" if isinstance(exc, RecursionError) else type(exc).__name__
+        return Extracted([Statement(None, 1, f"{framework} migration not analysed: {reason}")])
 
 
 def does_not_parse(framework: str, line: int) -> Extracted:

@@ -16,6 +16,7 @@ import heapq
 from collections.abc import Mapping
 
 from release_safety.code import python
+from release_safety.surfaces.migrations.frameworks.django import attribute, migration_class
 
 
 def framework_order(fmt: str, texts: Mapping[str, str]) -> dict[str, int]:
@@ -99,21 +100,14 @@ def _constants(text: str) -> dict[str, object]:
 
 
 def _migration_class(text: str) -> dict[str, object] | None:
-    """The literal class attributes of `class Migration(...)`."""
+    """The `dependencies` and `replaces` of `class Migration(...)`."""
     try:
-        tree = ast.parse(text)
+        found = migration_class(ast.parse(text))
     except (SyntaxError, ValueError, RecursionError):
         return None
-    for node in tree.body:
-        if isinstance(node, ast.ClassDef) and node.name == "Migration":
-            found: dict[str, object] = {}
-            for statement in node.body:
-                if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
-                    target = statement.targets[0]
-                    if isinstance(target, ast.Name):
-                        found[target.id] = python.evaluate(statement.value)
-            return found
-    return None
+    if found is None:
+        return None
+    return {name: attribute(found, name) for name in ("dependencies", "replaces")}
 
 
 def _topological(paths: Mapping[str, str], after: Mapping[str, list[str]]) -> dict[str, int]:

@@ -20,15 +20,15 @@ from functools import partial
 from tree_sitter import Node
 
 from release_safety.code import ruby
-from release_safety.code.literals import Symbol, name_of
-from release_safety.code.syntax import error_line
+from release_safety.code.jsvalues import Dynamic, known
+from release_safety.code.literals import Proc, Symbol, name_of
+from release_safety.code.syntax import error_line, shown
 from release_safety.surfaces.migrations.frameworks.emit import (
-    Dynamic,
     Out,
     does_not_parse,
-    known,
-    not_analysed,
     quote,
+    read_safely,
+    scalar,
 )
 from release_safety.surfaces.migrations.sql.statements import Extracted, Statement
 
@@ -78,6 +78,7 @@ _TYPES = {
 }
 _INTEGER_LIMITS = {1: "smallint", 2: "smallint", 3: "integer", 4: "integer"}
 _COLUMN_OPTIONS = {
+    "enum_type",
     "default",
     "null",
     "limit",
@@ -99,10 +100,7 @@ _COLUMN_OPTIONS = {
 def extract_rails(text: str, path: str, *, read_module: object = None) -> Extracted:
     """The statements a Rails migration's `change` (or `up`) sends, and whether they run in a
     transaction."""
-    try:
-        return _extract(text)
-    except Exception as exc:
-        return not_analysed(FRAMEWORK, exc)
+    return read_safely(FRAMEWORK, lambda: _extract(text))
 
 
 def _extract(text: str) -> Extracted:
@@ -119,9 +117,9 @@ def _extract(text: str) -> Extracted:
     for statement in ruby.statements(migration):
         if ruby.call_name(statement) == "disable_ddl_transaction!":
             transactional = False
-        elif statement.type == "method":
+        elif statement.type in ("method", "singleton_method"):  # `def up`, `def self.up`
             name = statement.child_by_field_name("name")
-            methods[ruby.shown(name) if name is not None else ""] = statement
+            methods[shown(name) if name is not None else ""] = statement
     body = methods.get("change") or methods.get("up")
     reader = _Reader(Out(FRAMEWORK), dict(constants), version)
     if body is None:
@@ -137,7 +135,7 @@ def _migration_class(root: Node) -> Node | None:
         node = stack.pop()
         if node.type == "class":
             superclass = node.child_by_field_name("superclass")
-            if superclass is not None and "ActiveRecord::Migration" in ruby.shown(superclass):
+            if superclass is not None and "ActiveRecord::Migration" in shown(superclass):
                 return node
         stack.extend(reversed(node.named_children))
     return None
@@ -145,7 +143,7 @@ def _migration_class(root: Node) -> Node | None:
 
 def _version(migration: Node) -> float:
     """The `[6.1]` of `ActiveRecord::Migration[6.1]` (datetime columns differ from 7.0 on)."""
-    superclass = ruby.shown(migration.child_by_field_name("superclass") or migration)
+    superclass = shown(migration.child_by_field_name("superclass") or migration)
     number = superclass.rpartition("[")[2].rstrip("]")
     try:
         return float(number)
@@ -168,7 +166,7 @@ class _Call:
 
     def arg(self, index: int) -> object:
         if index >= len(self.args):
-            raise Dynamic(f"`{ruby.shown(self.node)}` without its argument {index + 1}")
+            raise Dynamic(f"`{shown(self.node)}` without its argument {index + 1}")
         return self.args[index]
 
 
@@ -187,15 +185,15 @@ class _Reader:
         if node.type == "assignment":
             left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
             if left is not None and right is not None and left.type == "identifier":
-                self.scope[ruby.shown(left)] = ruby.evaluate(right, self.scope)
+                self.scope[shown(left)] = ruby.evaluate(right, self.scope)
                 return
         name = ruby.call_name(node)
         if node.type != "call" or ruby.receiver(node) is not None or name is None:
-            self.out.unknown(line, f"`{ruby.shown(node)}`, not a migration method")
+            self.out.unknown(line, f"`{shown(node)}`, not a migration method")
             return
         handler = _HANDLERS.get(name)
         if handler is None:
-            self.out.unknown(line, f"the call `{ruby.shown(node)}`, not modelled")
+            self.out.unknown(line, f"the call `{shown(node)}`, not modelled")
             return
         self.out.guarded(line, lambda: handler(self, self.call(node)))
 
@@ -208,6 +206,11 @@ class _Reader:
 
     def column_type(self, kind: object, options: dict[str, object]) -> str:
         name = _name(kind)
+        if name == "enum":
+            if "enum_type" not in options:
+                raise Dynamic("an enum column without its enum_type")
+            sql = _name(options["enum_type"])
+            return sql + "[]" if known(options.get("array")) is True else sql
         sql = _TYPES.get(name, name)
         limit, precision, scale = (known(options.get(k)) for k in ("limit", "precision", "scale"))
         if name == "integer" and isinstance(limit, int):
@@ -222,8 +225,20 @@ class _Reader:
             sql = "timestamp(6)"
         return sql + "[]" if known(options.get("array")) is True else sql
 
+    def generated(self, column: object, options: dict[str, object]) -> str:
+        expression = known(options.get("as"))
+        if not isinstance(expression, str) or known(options.get("stored")) is not True:
+            raise Dynamic("a virtual column that is not stored, or without `as:`")
+        kind = options.get("type", Symbol("string"))
+        rest = {k: v for k, v in options.items() if k not in ("as", "stored", "type")}
+        sql = f"{quote(_name(column))} {self.column_type(kind, rest)}"
+        return f"{sql} GENERATED ALWAYS AS ({expression}) STORED"
+
     def column(self, column: object, kind: object, options: dict[str, object]) -> str:
-        """A column definition as ActiveRecord writes it: type, DEFAULT, NOT NULL."""
+        """A column definition as ActiveRecord writes it: type, DEFAULT, NOT NULL; a `virtual`
+        one is `GENERATED ALWAYS AS (expression) STORED`."""
+        if _name(kind) == "virtual":
+            return self.generated(column, options)
         unmodelled = sorted(set(options) - _COLUMN_OPTIONS)
         if unmodelled:
             raise Dynamic(f"the column option {unmodelled[0]}: not modelled")
@@ -250,14 +265,11 @@ def _name(value: object) -> str:
 def _default(value: object, array: bool) -> str:
     """A column default as ActiveRecord quotes it."""
     value = known(value)
-    if isinstance(value, bool):
-        return "TRUE" if value else "FALSE"
-    if isinstance(value, int | float):
-        return repr(value)
-    if isinstance(value, str):
-        return "'" + value.replace("'", "''") + "'"
-    if isinstance(value, Symbol):
-        return "'" + value.name.replace("'", "''") + "'"
+    if isinstance(value, Proc) and isinstance(value.value, str):
+        return value.value  # a block's string is SQL, written as is
+    written = scalar(value.name if isinstance(value, Symbol) else value)
+    if written is not None:
+        return written
     if isinstance(value, list) and array:
         inner = ",".join(str(_plain(v)) for v in value)
         return "'{" + inner + "}'"
@@ -354,8 +366,8 @@ def _table_definition(
     """One `t.<type> ...` of a create_table block: a column definition, a constraint (written
     after the columns), or a statement run after the table is created (an index)."""
     target, method = ruby.receiver(statement), ruby.call_name(statement)
-    if target is None or ruby.shown(target) != variable or method is None:
-        raise Dynamic(f"`{ruby.shown(statement)}` in create_table, not modelled")
+    if target is None or shown(target) != variable or method is None:
+        raise Dynamic(f"`{shown(statement)}` in create_table, not modelled")
     call = reader.call(statement)
     options = call.options
     if method == "timestamps":
@@ -432,7 +444,7 @@ def _foreign_key_clause(table: str, target: str, column: str, options: dict[str,
 
 
 _ACTIONS = {"cascade": "CASCADE", "nullify": "SET NULL", "restrict": "RESTRICT"}
-_INDEX_OPTIONS = {"name", "unique", "algorithm", "where", "using", "if_not_exists"}
+_INDEX_OPTIONS = {"name", "unique", "algorithm", "where", "using", "if_not_exists", "order"}
 
 
 def _emit_index(
@@ -447,8 +459,17 @@ def _emit_index(
     exists = " IF NOT EXISTS" if known(options.get("if_not_exists")) else ""
     using = f" USING {_name(options['using'])}" if "using" in options else ""
     where = f" WHERE {known(options['where'])}" if "where" in options else ""
-    on = f"{quote(table)}{using} ({', '.join(quote(c) for c in columns)}){where}"
+    order = known(options.get("order"))
+    listed = ", ".join(quote(c) + _direction(order, c) for c in columns)
+    on = f"{quote(table)}{using} ({listed}){where}"
     reader.out.sql(line, f"CREATE {unique}INDEX{concurrently}{exists} {quote(name)} ON {on}")
+
+
+def _direction(order: object, column: str) -> str:
+    """` DESC` / ` ASC` of a column, from `order: :desc` or `order: { column: :desc }`."""
+    if isinstance(order, dict):
+        order = order.get(column)
+    return "" if order is None else f" {_name(order).upper()}"
 
 
 def _concurrently(options: dict[str, object]) -> bool:
@@ -601,7 +622,7 @@ def _foreign_key_name(call: _Call) -> str:
     elif len(call.args) > 1:
         column = f"{_singular(_name(call.args[1]))}_id"
     else:
-        raise Dynamic(f"`{ruby.shown(call.node)}` without a table, a column or a name")
+        raise Dynamic(f"`{shown(call.node)}` without a table, a column or a name")
     return f"fk_rails_{_digest(f'{table}_{column}_fk')}"
 
 
@@ -616,7 +637,7 @@ def _add_check_constraint(reader: _Reader, call: _Call) -> None:
 def _remove_check_constraint(reader: _Reader, call: _Call) -> None:
     expression = call.args[1] if len(call.args) > 1 else None
     if expression is None and "name" not in call.options:
-        raise Dynamic(f"`{ruby.shown(call.node)}` without an expression or a name")
+        raise Dynamic(f"`{shown(call.node)}` without an expression or a name")
     name = _check_name(_name(call.arg(0)), expression, call.options)
     _alter(reader, call, f"DROP CONSTRAINT {quote(name)}")
 
@@ -627,7 +648,7 @@ def _validate_foreign_key(reader: _Reader, call: _Call) -> None:
 
 def _validate_check_constraint(reader: _Reader, call: _Call) -> None:
     if "name" not in call.options and len(call.args) < 2:
-        raise Dynamic(f"`{ruby.shown(call.node)}` without an expression or a name")
+        raise Dynamic(f"`{shown(call.node)}` without an expression or a name")
     name = _check_name(_name(call.arg(0)), call.args[-1], call.options)
     _alter(reader, call, f"VALIDATE CONSTRAINT {quote(name)}")
 
@@ -640,6 +661,19 @@ def _execute(reader: _Reader, call: _Call) -> None:
     reader.out.script(call.line, call.arg(0))
 
 
+def _create_enum(reader: _Reader, call: _Call) -> None:
+    values = known(call.arg(1))
+    if not isinstance(values, list):
+        raise Dynamic("create_enum whose values are not a list")
+    labels = ", ".join(_default(_name(v), False) for v in values)
+    reader.out.sql(call.line, f"CREATE TYPE {quote(_name(call.arg(0)))} AS ENUM ({labels})")
+
+
+def _rename_index(reader: _Reader, call: _Call) -> None:
+    old, new = quote(_name(call.arg(1))), quote(_name(call.arg(2)))
+    reader.out.sql(call.line, f"ALTER INDEX {old} RENAME TO {new}")
+
+
 def _enable_extension(reader: _Reader, call: _Call) -> None:
     reader.out.sql(call.line, f"CREATE EXTENSION IF NOT EXISTS {quote(_name(call.arg(0)))}")
 
@@ -649,13 +683,13 @@ def _reversible(reader: _Reader, call: _Call) -> None:
     block = ruby.block(call.node)
     variable = next(iter(ruby.block_parameters(block)), None) if block is not None else None
     if block is None or variable is None:
-        raise Dynamic(f"`{ruby.shown(call.node)}` without a block taking the direction")
+        raise Dynamic(f"`{shown(call.node)}` without a block taking the direction")
     for statement in ruby.statements(block):
         target, method = ruby.receiver(statement), ruby.call_name(statement)
         inner = ruby.block(statement) if statement.type == "call" else None
-        ours = target is not None and ruby.shown(target) == variable
+        ours = target is not None and shown(target) == variable
         if not ours or method not in ("up", "down") or inner is None:
-            reader.out.unknown(_line(statement), f"`{ruby.shown(statement)}` in reversible")
+            reader.out.unknown(_line(statement), f"`{shown(statement)}` in reversible")
         elif method == "up":
             reader.run(ruby.statements(inner))
 
@@ -689,7 +723,6 @@ _TABLE_METHODS = {
     "foreign_key": "add_foreign_key",
     "remove_foreign_key": "remove_foreign_key",
     "column": "add_column",
-    "remove_timestamps": "remove_timestamps",
 }
 
 
@@ -709,13 +742,13 @@ def _change_table(reader: _Reader, call: _Call) -> None:
 
 def _table_call(reader: _Reader, table: object, variable: str, statement: Node) -> None:
     target, method = ruby.receiver(statement), ruby.call_name(statement)
-    if target is None or ruby.shown(target) != variable or method is None:
-        raise Dynamic(f"`{ruby.shown(statement)}` in change_table, not modelled")
+    if target is None or shown(target) != variable or method is None:
+        raise Dynamic(f"`{shown(statement)}` in change_table, not modelled")
     call = reader.call(statement, [table])
     standing = _TABLE_METHODS.get(method)
     if standing is not None and standing in _HANDLERS:
         _HANDLERS[standing](reader, call)
-    elif method in _TYPES:
+    elif method in _TYPES or method in ("enum", "virtual"):
         for column in call.args[1:]:
             added = _Call(
                 call.line, [table, column, Symbol(method)], _without_index(call.options), statement
@@ -724,7 +757,7 @@ def _table_call(reader: _Reader, table: object, variable: str, statement: Node) 
             if known(call.options.get("index")):
                 _emit_index(reader, call.line, _name(table), [_name(column)], {})
     else:
-        raise Dynamic(f"`{ruby.shown(statement)}` in change_table, not modelled")
+        raise Dynamic(f"`{shown(statement)}` in change_table, not modelled")
 
 
 _HANDLERS: dict[str, Callable[[_Reader, _Call], None]] = {
@@ -753,6 +786,8 @@ _HANDLERS: dict[str, Callable[[_Reader, _Call], None]] = {
     "add_timestamps": _add_timestamps,
     "execute": _execute,
     "enable_extension": _enable_extension,
+    "create_enum": _create_enum,
+    "rename_index": _rename_index,
     "reversible": _reversible,
     "say_with_time": _block_runs,
     "say": _say,

@@ -13,7 +13,7 @@ name (an index's table, a materialized view's sources). The test suite runs ever
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from release_safety.contract.finding import Rule, Severity, register
 from release_safety.surfaces.migrations.budget import (
@@ -37,6 +37,11 @@ class Example:
     fires: bool = True
     shown: str | None = None
     """What the docs show, when the SQL itself is too long to print."""
+    engine: str = "postgres"
+    """The database engine the example runs on (its judge: `engines/`)."""
+
+    def with_engine(self, engine: str) -> Example:
+        return replace(self, engine=engine)
 
 
 @dataclass(frozen=True)
@@ -690,6 +695,60 @@ CATALOGUE: tuple[MigrationRule, ...] = (
         Q("LOCK TABLE users IN ROW EXCLUSIVE MODE", "", U),
         Q("LOCK TABLE users IN ACCESS SHARE MODE;\nSELECT pg_sleep(0.01)", "", U),
         Q("ALTER TABLE users ADD COLUMN tier text;\nCOMMIT;\nSELECT pg_sleep(0.01)", "", U),
+    ),
+    _rule(
+        RuleId.MYSQL_BLOCKS_WRITES,
+        "breaking",
+        "MySQL/MariaDB (InnoDB) does not permit concurrent writes while the table is altered",
+        "The MySQL 8.0 manual's online DDL tables (InnoDB and Online DDL, Online DDL Operations) "
+        "list, per ALTER TABLE operation, whether it runs INSTANT, INPLACE or as a table COPY "
+        "and whether concurrent DML is permitted. Changing a column's data type, dropping the "
+        "primary key, adding a FULLTEXT or SPATIAL index, adding an AUTO_INCREMENT column and "
+        "converting the character set do not permit it: the previous release's writes wait for "
+        "the whole table to be copied or indexed, and time out mid-rollout.",
+        "ALTER TABLE users MODIFY COLUMN age BIGINT;",
+        "Add a new column, backfill it in batches and switch over in a later release, or run the "
+        "change with an online schema tool (gh-ost, pt-online-schema-change).",
+        E("ALTER TABLE users MODIFY COLUMN age BIGINT", "lrs", U, pg=False, engine="mysql"),
+        Q("ALTER TABLE users ADD INDEX users_age (age)", "s", U, pg=False).with_engine("mysql"),
+    ),
+    _rule(
+        RuleId.MYSQL_TABLE_REBUILD,
+        "advisory",
+        "MySQL/MariaDB (InnoDB) rebuilds the table, writes permitted",
+        "The manual's online DDL tables mark some in-place operations as rebuilding the table "
+        "while concurrent DML stays permitted (adding a primary key, dropping or reordering "
+        "columns, making a column NULL or NOT NULL, FORCE, ROW_FORMAT): the copy takes time "
+        "and disk in proportion to the table, and replicas apply it after the primary.",
+        "ALTER TABLE users ADD PRIMARY KEY (id);",
+        "Expect the rebuild's time and disk; on a large table run it with an online schema tool "
+        "or outside the release.",
+        E("ALTER TABLE users ADD PRIMARY KEY (id)", "rs", U, pg=False, engine="mysql"),
+        Q("ALTER TABLE users RENAME INDEX a TO b", "", U, pg=False).with_engine("mysql"),
+    ),
+    _rule(
+        RuleId.ENGINE_HEAVINESS_UNKNOWN,
+        "unknown",
+        "What the statement locks or rewrites on this database engine is not modelled",
+        "Locks, rewrites and scans are modelled for PostgreSQL (from its lock table) and for "
+        "MySQL/MariaDB InnoDB (from the manual's online DDL tables). For SQLite, ClickHouse, "
+        "CockroachDB, SQL Server and others the breaking rules are judged (a column or table "
+        "dropped or renamed, NOT NULL without a default, a type changed) but whether a change "
+        "to an existing table blocks traffic is not known; no PostgreSQL lock rule is applied "
+        "to them.",
+        "ALTER TABLE events ADD COLUMN region String;  -- ClickHouse",
+        "Check how the engine runs the statement on a table of production size, then "
+        "acknowledge it above the statement with what you found.",
+        E(
+            "ALTER TABLE events ADD COLUMN region String",
+            "unknown",
+            ("events",),
+            pg=False,
+            engine="clickhouse",
+        ),
+        Q(
+            "CREATE MATERIALIZED VIEW mv TO agg AS SELECT a FROM events", "", ("mv",), pg=False
+        ).with_engine("clickhouse"),
     ),
     # --- advisory: heavy or risky for traffic, compatible for old code --------------------
     _rule(

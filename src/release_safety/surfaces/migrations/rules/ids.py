@@ -37,6 +37,9 @@ class RuleId(StrEnum):
     ALTER_SEQUENCE = "alter-sequence"
     # breaking: traffic stops while the migration works
     BLOCKING_TABLE_LOCK = "blocking-table-lock"
+    MYSQL_BLOCKS_WRITES = "mysql-blocks-writes"
+    MYSQL_TABLE_REBUILD = "mysql-table-rebuild"
+    ENGINE_HEAVINESS_UNKNOWN = "engine-heaviness-unknown"
     # advisory
     TABLE_REWRITE = "table-rewrite"
     CREATE_INDEX_NON_CONCURRENTLY = "create-index-non-concurrently"

@@ -200,6 +200,8 @@ def _example(example: Example, rule: bool = True) -> str:
         example.heavy, example.heavy or "-"
     )
     where = "PostgreSQL-confirmed" if example.pg else "static only"
+    if example.engine != "postgres":
+        where = f"{example.engine}, static"
     tables = ", ".join(example.tables) or "none"
     sql = (example.shown or example.sql).replace("\n", " ").replace("|", "\\|")
     fires = ("fires | " if example.fires else "quiet | ") if rule else ""

@@ -15,6 +15,7 @@ import re
 from release_safety.common.textcase import lower
 from release_safety.surfaces.migrations.budget import MAX_STATEMENT_CHARS
 from release_safety.surfaces.migrations.reading import Reading
+from release_safety.surfaces.migrations.sql import liquibase
 from release_safety.surfaces.migrations.sql.lexer import Tok, TokenError, split_tokens
 from release_safety.surfaces.migrations.sql.sections import up_section
 from release_safety.surfaces.migrations.sql.statements import Extracted, Statement
@@ -197,10 +198,18 @@ def extract_sql(text: str, settings: Reading, *, autocommit: bool = False) -> Ex
     SQL files send it as one script, goose and the like wrap it in one) unless its markers or
     its name (popx's `.autocommit`) say otherwise or classification finds a statement that
     cannot run inside one."""
+    if liquibase.formatted(text):  # each changeset its own transaction, as one here
+        outside = autocommit or not liquibase.in_transaction(text)
+        return Extracted(_statements(substitute(text, settings)), not outside)
     if (up := up_section(text)) is None:
         return Extracted(_statements(substitute(text, settings)), not autocommit)
     text, transactional = up
     return Extracted(_statements(substitute(text, settings)), transactional, transactional)
+
+
+def statements_of(text: str, settings: Reading) -> list[Statement]:
+    """A piece of SQL's statements after template substitution (a changelog's `sql` change)."""
+    return _statements(substitute(text, settings))
 
 
 def _statements(text: str) -> list[Statement]:

@@ -11,7 +11,6 @@ run, with the condition in `reason`.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -32,6 +31,7 @@ from release_safety.code.jsvalues import (
     unknown_part,
 )
 from release_safety.code.parsers import parse as parsed
+from release_safety.code.tsnodes import unescape
 from release_safety.surfaces.migrations.frameworks.knex.schema_builder import (
     ColumnProxy,
     Fn,
@@ -138,26 +138,6 @@ _GLOBALS: dict[str, object] = {
 _GLOBALS["undefined"] = UNDEFINED
 
 
-_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "v": "\v", "0": "\0"}
-
-
-_ESCAPE = re.compile(r"\\(u\{[0-9a-fA-F]+\}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|\r\n|[\s\S])")
-
-
-def _unescape(text: str) -> str:
-    def one(match: re.Match[str]) -> str:
-        body = match.group(1)
-        if body.startswith("u{"):
-            return chr(int(body[2:-1], 16))
-        if body[0] in "ux" and len(body) > 1:
-            return chr(int(body[1:], 16))
-        if body in ("\n", "\r\n", "\r", "\u2028", "\u2029"):
-            return ""
-        return _ESCAPES.get(body, body)
-
-    return _ESCAPE.sub(one, text)
-
-
 class Interpreter:
     """Runs the parts of a migration file that decide which SQL knex sends."""
 
@@ -246,7 +226,7 @@ class Interpreter:
         source = node.child_by_field_name("source")
         if source is None or any(c.type == "type" for c in node.children):
             return
-        origin = _unescape(self.text(source)[1:-1])
+        origin = unescape(self.text(source)[1:-1])
         clause = next((c for c in node.named_children if c.type == "import_clause"), None)
         for child in clause.named_children if clause is not None else []:
             if child.type == "identifier":
@@ -571,7 +551,7 @@ class Interpreter:
         return Unknown(f"{kind} is not evaluated")
 
     def _string(self, node: Node, scope: Scope) -> object:
-        return _unescape(self.text(node)[1:-1])
+        return unescape(self.text(node)[1:-1])
 
     def _template(self, node: Node, scope: Scope) -> object:
         parts: list[str] = []
@@ -580,7 +560,7 @@ class Interpreter:
             if child.type != "template_substitution":
                 continue
             parts.append(
-                _unescape(self.source[position : child.start_byte].decode("utf-8", "replace"))
+                unescape(self.source[position : child.start_byte].decode("utf-8", "replace"))
             )
             inner = child.named_children[0] if child.named_children else None
             value = self.eval(inner, scope) if inner is not None else UNDEFINED
@@ -591,9 +571,7 @@ class Interpreter:
             except Dynamic as exc:
                 return Unknown(f"template part ${{{self.snippet(inner or child)}}}: {exc.reason}")
             position = child.end_byte
-        parts.append(
-            _unescape(self.source[position : node.end_byte - 1].decode("utf-8", "replace"))
-        )
+        parts.append(unescape(self.source[position : node.end_byte - 1].decode("utf-8", "replace")))
         return "".join(parts)
 
     def _number(self, node: Node, scope: Scope) -> object:

@@ -1,0 +1,1 @@
+"""MySQL and MariaDB (InnoDB): what an ALTER TABLE does to concurrent writes, from the manual."""

@@ -1,0 +1,140 @@
+"""The database engine a migration root's files run on, and what says so: the source's
+`dialect`, the tool's config (prisma's `migration_lock.toml` provider, drizzle's journal or
+`drizzle.config.*` dialect, Atlas's `atlas.hcl` dev or url, the one engine feature of the
+diesel or sqlx dependency in `Cargo.toml`), a folder named for an engine (`mysql/`,
+`clickhouse_migrations/`), else PostgreSQL, assumed."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+from release_safety.surfaces.migrations.find.tools import Placed, Read
+
+ENGINE_NAMES = {
+    "postgres": "postgres",
+    "postgresql": "postgres",
+    "pg": "postgres",
+    "mysql": "mysql",
+    "mariadb": "mariadb",
+    "sqlite": "sqlite",
+    "sqlite3": "sqlite",
+    "clickhouse": "clickhouse",
+    "cockroach": "cockroachdb",
+    "cockroachdb": "cockroachdb",
+    "crdb": "cockroachdb",
+    "sqlserver": "mssql",
+    "mssql": "mssql",
+}
+"""Each spelling of an engine in tools' config and folder names, and the engine it names."""
+LABELS = {
+    "postgres": "PostgreSQL",
+    "mysql": "MySQL",
+    "mariadb": "MariaDB",
+    "sqlite": "SQLite",
+    "clickhouse": "ClickHouse",
+    "cockroachdb": "CockroachDB",
+    "mssql": "SQL Server",
+}
+_FOLDER_WORD = re.compile(
+    r"(?:^|[_.-])(" + "|".join(sorted(ENGINE_NAMES, key=len, reverse=True)) + r")(?:$|[_.-])",
+    re.IGNORECASE,
+)
+ASSUMED = "assumed: no dialect setting, tool config or folder name says otherwise"
+_PROVIDER = re.compile(r"""^\s*provider\s*=\s*["'](?P<name>\w+)["']""", re.MULTILINE)
+_CARGO_DEPENDENCY = re.compile(
+    r"^\s*(?:diesel|sqlx)\s*=\s*\{[^}]*?\bfeatures\s*=\s*\[(?P<features>[^\]]*)\]",
+    re.MULTILINE,
+)
+_CARGO_FEATURE = re.compile(r"[\"'](\w+)[\"']")
+_CONFIGS = ("drizzle.config.ts", "drizzle.config.js", "drizzle.config.mjs", "drizzle.config.json")
+_DRIZZLE_DIALECT = re.compile(r"""\bdialect["']?\s*:\s*["'](?P<name>\w+)["']""")
+_ATLAS_URL = re.compile(r"""\b(?:dev|url)\s*=\s*"(?:docker://)?(?P<name>[a-z0-9]+)[:/+]""")
+
+
+@dataclass(frozen=True)
+class EngineOf:
+    """A root's engine and what said so."""
+
+    engine: str
+    said_by: str
+
+    @property
+    def label(self) -> str:
+        return LABELS[self.engine]
+
+
+def engine_of(placed: Placed, dialect: str | None, read: Read) -> EngineOf:
+    """The engine `placed`'s root runs on: `dialect` (its source's setting) when given, else
+    what its files say (`read`: a file of the same tree, or None)."""
+    if dialect is not None:
+        return EngineOf(dialect, "the source's dialect")
+    root = placed.root
+    if placed.tool == "prisma":
+        found = _named(_PROVIDER, read(_join(root, "migration_lock.toml")))
+        if found is not None:
+            return EngineOf(found, f"{_join(root, 'migration_lock.toml')} provider")
+    if placed.tool == "drizzle":
+        journal = read(_join(root, "meta/_journal.json"))
+        dialect = _journal_dialect(journal)
+        if dialect is not None:
+            return EngineOf(dialect, f"{_join(root, 'meta/_journal.json')} dialect")
+    if placed.tool == "atlas":
+        for where in _upwards(root, "atlas.hcl"):
+            found = _named(_ATLAS_URL, read(where))
+            if found is not None:
+                return EngineOf(found, f"{where} dev/url")
+    if placed.tool in ("diesel", "sqlx", "sql"):
+        for where in _upwards(root, "Cargo.toml"):
+            found = _cargo_engine(read(where))
+            if found is not None:
+                return EngineOf(found, f"{where} features")
+    if placed.tool == "drizzle":
+        for where in (p for f in _CONFIGS for p in _upwards(root, f)):
+            found = _named(_DRIZZLE_DIALECT, read(where))
+            if found is not None:
+                return EngineOf(found, f"{where} dialect")
+    for folder in reversed(root.split("/")):
+        word = _FOLDER_WORD.search(folder)
+        if word is not None:
+            return EngineOf(ENGINE_NAMES[word.group(1).lower()], f"the folder name {folder!r}")
+    return EngineOf("postgres", ASSUMED)
+
+
+def _join(folder: str, name: str) -> str:
+    return f"{folder}/{name}" if folder else name
+
+
+def _upwards(folder: str, name: str) -> list[str]:
+    """`name` in `folder` and each folder above it, nearest first."""
+    parts = folder.split("/") if folder else []
+    return [_join("/".join(parts[:i]), name) for i in range(len(parts), -1, -1)]
+
+
+def _named(pattern: re.Pattern[str], text: str | None) -> str | None:
+    found = pattern.search(text) if text is not None else None
+    return ENGINE_NAMES.get(found["name"].lower()) if found is not None else None
+
+
+def _cargo_engine(text: str | None) -> str | None:
+    """The one engine the diesel or sqlx dependency of a Cargo.toml is built for."""
+    if text is None:
+        return None
+    engines = {
+        ENGINE_NAMES[feature]
+        for found in _CARGO_DEPENDENCY.finditer(text)
+        for feature in _CARGO_FEATURE.findall(found["features"])
+        if feature in ENGINE_NAMES
+    }
+    return engines.pop() if len(engines) == 1 else None
+
+
+def _journal_dialect(text: str | None) -> str | None:
+    if text is None:
+        return None
+    try:
+        dialect = json.loads(text).get("dialect")
+    except (ValueError, AttributeError):
+        return None
+    return ENGINE_NAMES.get(str(dialect).lower()) if dialect is not None else None

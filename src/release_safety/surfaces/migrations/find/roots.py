@@ -1,0 +1,96 @@
+"""The migrations roots the default search finds in a tree: one source per root, with the tool
+its files are written for and the engine they run on (what `init` writes, one
+`[[migrations.sources]]` each)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from release_safety.git.snapshot import Snapshot, read_text
+from release_safety.settings.model import DEFAULT_MIGRATION_SOURCES, MigrationSource
+from release_safety.surfaces.migrations.find.discover import (
+    below,
+    migration_files,
+    placements,
+    sql_format,
+)
+from release_safety.surfaces.migrations.find.engine import ASSUMED, EngineOf, engine_of
+from release_safety.surfaces.migrations.find.formats import listings, order_key
+
+ORDERS = {
+    "diesel": "folder-name order (up.sql; down.sql never runs)",
+    "prisma": "folder-name order (migration.sql)",
+    "drizzle": "the order of meta/_journal.json",
+    "sqitch": "the order of sqitch.plan",
+    "knex": "file-name order",
+    "atlas": "file-name order",
+    "liquibase": "file-name order",
+    "flyway": "version order, then the repeatables",
+    "rails": "version order",
+    "ecto": "version order",
+    "typeorm": "timestamp order",
+    "django": "the order of the apps' dependency graph",
+    "alembic": "the order of the down_revision chain",
+}
+"""How each tool orders its files, in words (else: by file name, versions as numbers)."""
+
+
+@dataclass(frozen=True)
+class Root:
+    """A migrations root: the source that reads it, its files in the order they run, and the
+    engine they run on."""
+
+    source: MigrationSource
+    files: list[str]
+    engine: EngineOf
+
+    def why(self) -> str:
+        """One line on what the root holds, for the settings `init` writes."""
+        first = self.files[0].rpartition("/")[2]
+        last = self.files[-1].rpartition("/")[2]
+        order = ORDERS.get(self.source.format, f"file-name order (`{self.source.name_pattern}`)")
+        engine = ""
+        if self.engine.said_by != ASSUMED:
+            engine = f" ({self.engine.label}: {self.engine.said_by})"
+        return (
+            f"{len(self.files)} {self.source.format} migration(s) ({first} .. {last}), run in "
+            f"{order} against one database{engine}"
+        )
+
+
+def migration_roots(snapshot: Snapshot) -> list[Root]:
+    """Every root the default search finds files in, by path."""
+    files = migration_files(snapshot, DEFAULT_MIGRATION_SOURCES)
+    placed = placements(snapshot, files, DEFAULT_MIGRATION_SOURCES)
+
+    def read(path: str) -> str | None:
+        return read_text(snapshot, path) if snapshot.blob_id(path) is not None else None
+
+    listing = listings(read, below(snapshot))
+    grouped: dict[tuple[str, str], list[str]] = {}
+    for path, where in placed.items():
+        grouped.setdefault((where.root, where.tool), []).append(path)
+    roots: list[Root] = []
+    for (root, tool), paths in sorted(grouped.items()):
+        fmt = tool
+        if tool == "sql":  # a tool the file's markers and names say (goose, dbmate, popx, ...)
+            formats = Counter(sql_format(snapshot, path) for path in paths)
+            fmt = "popx" if "popx" in formats else formats.most_common(1)[0][0]
+        engine = engine_of(placed[paths[0]], None, read)
+        keys = {"path": root, "format": fmt}
+        if engine.said_by != ASSUMED:
+            keys["dialect"] = engine.engine
+        if fmt == "sql":  # plain SQL: the default's exclusions (down files, Flyway undo)
+            base = DEFAULT_MIGRATION_SOURCES[0]
+            source = base.model_copy(update={"path": root, "dialect": keys.get("dialect")})
+        else:
+            source = MigrationSource.model_validate(keys)
+        ordered = sorted(
+            (key, path)
+            for path in paths
+            if source.matches(path) and (key := order_key(path, fmt, listing)) is not None
+        )
+        if ordered:
+            roots.append(Root(source, [path for _, path in ordered], engine))
+    return roots
