@@ -171,9 +171,13 @@ def test_a_stored_virtual_column_is_generated() -> None:
         "  def change\n"
         "    add_column :users, :search, :virtual, type: :tsvector, "
         "as: \"to_tsvector('simple', name)\", stored: true\n"
+        "    change_table :users do |t|\n"
+        "      t.virtual :total, type: :decimal, precision: 19, as: 'a + b', stored: true\n"
+        "    end\n"
         "  end\n"
     )
     assert _sql(body) == [
         'ALTER TABLE "users" ADD "search" tsvector '
-        "GENERATED ALWAYS AS (to_tsvector('simple', name)) STORED"
+        "GENERATED ALWAYS AS (to_tsvector('simple', name)) STORED",
+        'ALTER TABLE "users" ADD "total" decimal(19) GENERATED ALWAYS AS (a + b) STORED',
     ]

@@ -748,7 +748,7 @@ def _table_call(reader: _Reader, table: object, variable: str, statement: Node) 
     standing = _TABLE_METHODS.get(method)
     if standing is not None and standing in _HANDLERS:
         _HANDLERS[standing](reader, call)
-    elif method in _TYPES or method == "enum":
+    elif method in _TYPES or method in ("enum", "virtual"):
         for column in call.args[1:]:
             added = _Call(
                 call.line, [table, column, Symbol(method)], _without_index(call.options), statement
