@@ -66,7 +66,8 @@ def test_one_source_per_migrations_root_for_folder_per_migration_tools(
     assert text.count("[[migrations.sources]]") == 2
     assert 'path = "migrations"\n' in text and 'path = "prisma/migrations"\n' in text
     assert (
-        "# 6 sql migration(s) (2024-01-01-000000_t1/up.sql .. 2024-09-01-000000_t9/up.sql)" in text
+        "# 6 diesel migration(s) (2024-01-01-000000_t1/up.sql .. 2024-09-01-000000_t9/up.sql)"
+        in text
     )
     _fill_reasons(repo)
     assert _generate_all(repo, tmp_path, ["v1.1.0"]) == {"v1.1.0": True}  # down.sql not run
