@@ -160,17 +160,24 @@ def test_a_fastapi_service_gets_its_routes_and_an_added_route_stays_safe(
     assert (verdict, rules) == (True, [])
 
 
-def test_a_folder_missing_at_a_recent_release_widens_to_the_whole_repository(
+def test_folders_missing_at_a_recent_release_widen_to_one_entry_for_the_whole_repository(
     make_repo: MakeRepo,
 ) -> None:
     repo = make_repo("moved")
     repo.release("1.0.0", {p.removeprefix("server/"): t for p, t in EXPRESS.items()})
     for path in EXPRESS:
         repo.delete(path.removeprefix("server/"))
-    repo.release("1.1.0", EXPRESS)
+    hooks = {
+        "hooks/package.json": '{"name": "hooks", "dependencies": {"express": "^4.19.2"}}\n',
+        "hooks/src/main.js": (
+            "const express = require('express');\nconst app = express();\n"
+            "app.post('/hooks/github', receive);\napp.listen(3001);\n"
+        ),
+    }
+    repo.release("1.1.0", {**EXPRESS, **hooks})
     rest = _rest_table(_init(repo))
-    assert '{ path = "**", framework = "express" },' in rest
-    assert "# **: express: 3 route(s) in 2 file(s)" in rest
+    assert 'routes = [\n  { path = "**", framework = "express" },\n]' in rest
+    assert "# **: express: 4 route(s) in 3 file(s)" in rest
 
 
 def test_a_service_with_no_http_api_still_gets_the_absent_todo(make_repo: MakeRepo) -> None:

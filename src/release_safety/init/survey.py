@@ -353,12 +353,21 @@ def routes(head: Snapshot, recent: Sequence[Snapshot]) -> list[tuple[RouteSource
 def _read_routes(
     head: Snapshot, recent: Sequence[Snapshot], sources: Sequence[RouteSource]
 ) -> list[tuple[RouteSource, str]]:
-    found = []
+    """The sources that read routes or registrations at `head`, each fitted to the recent
+    releases first (widened to `**` where its folder is missing at one), written once (a
+    framework read everywhere needs no narrower entry), with what it reads."""
+    fitted: dict[RouteSource, None] = {}
     for source in sources:
+        if any(not own_code(s.paths(), source.path) for s in recent):
+            source = RouteSource(framework=source.framework, prefix=source.prefix)
+        fitted[source] = None
+    everywhere = {(s.framework, s.prefix) for s in fitted if s.path == "**"}
+    found = []
+    for source in fitted:
+        if source.path != "**" and (source.framework, source.prefix) in everywhere:
+            continue
         reading = read_routes(head, [source])
         if reading.routes or reading.gaps:
-            if any(not own_code(s.paths(), source.path) for s in recent):
-                source = RouteSource(framework=source.framework, prefix=source.prefix)
             found.append((source, _routes_read(reading, source)))
     return found
 
@@ -367,7 +376,7 @@ def _routes_read(reading: RouteReading, source: RouteSource) -> str:
     """What the route readers read through one source, for its comment."""
     files = sorted({route.file for route in reading.routes})
     shown = ", ".join(files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
-    by = source.framework or "/".join(sorted(reading.frameworks)) or "no framework"
+    by = source.framework or f"every framework ({', '.join(sorted(reading.frameworks))} read)"
     why = f"{by}: {len(reading.routes)} route(s) in {len(files)} file(s)"
     why += f" ({shown})" if files else ""
     if reading.gaps:
