@@ -102,7 +102,8 @@ ABSENT_CONTRADICTED = register(
         severity="unknown",
         title="A surface declared absent has files of its kind after all",
         why="The surface's search finds files of its kind (SQL or code migrations, an API "
-        "document, an env template, a descriptor) at either ref where the settings say there "
+        "document, routes the code registers, an env template, a descriptor) at either ref "
+        "where the settings say there "
         "are none: a declaration never stops the search, so it cannot hide what is there "
         "(9 false-safe releases were measured when it did). Either the declaration is stale "
         "or the files are not the service's.",
