@@ -99,3 +99,63 @@ def test_migrations_kept_in_one_go_file_contradict_absent(
             "internal/database/migrations.go",
         )
     ]
+
+
+EXPRESS = (
+    "import express from 'express';\n\nconst app = express();\n"
+    "app.get('/health', (req, res) => res.send('ok'));\napp.delete('/api/users/:id', remove);\n"
+)
+
+
+def test_routes_the_code_registers_contradict_rest_absent(
+    make_repo: Callable[[str], RepoBuilder], tmp_path: Path
+) -> None:
+    builder = make_repo("routes")
+    files = {"package.json": '{"dependencies": {"express": "4"}}\n', "src/app.ts": EXPRESS}
+    builder.release("1.0.0", {**files, ".release-safety.toml": ALL_ABSENT})
+    builder.release("1.1.0", {"src/app.ts": EXPRESS.replace("app.delete", "app.get")})
+    verdict, findings = _judge(builder, tmp_path, "1.1.0")
+    assert verdict == "unknown"
+    [held] = [f for f in findings if f["rule"] == "absent-contradicted"]
+    assert held["message"] == (
+        "rest surface declared absent, but 1.1.0 has GET /health (src/app.ts:4), "
+        "GET /api/users/:id (src/app.ts:5)"
+    )
+    assert (held["file"], held["line"]) == ("src/app.ts", 4)
+    assert "name it in [rest] routes" in held["hint"]
+
+
+def test_routes_at_the_earlier_ref_only_contradict_rest_absent(
+    make_repo: Callable[[str], RepoBuilder], tmp_path: Path
+) -> None:
+    builder = make_repo("routesgone")
+    builder.release("1.0.0", {"src/app.ts": EXPRESS, ".release-safety.toml": ALL_ABSENT})
+    builder.delete("src/app.ts")
+    builder.release("1.1.0", {"src/worker.ts": "export function run() {}\n"})
+    verdict, findings = _judge(builder, tmp_path, "1.1.0")
+    assert verdict == "unknown"
+    assert _contradicted(findings) == [
+        (
+            "rest surface declared absent, but 1.0.0 has GET /health (src/app.ts:4), "
+            "DELETE /api/users/:id (src/app.ts:5)",
+            None,
+        )
+    ]
+
+
+def test_a_service_that_only_calls_http_apis_keeps_rest_absent(
+    make_repo: Callable[[str], RepoBuilder], tmp_path: Path
+) -> None:
+    builder = make_repo("client")
+    client = (
+        "import axios from 'axios';\n\nconst api = axios.create({ baseURL: 'https://x' });\n"
+        "export const users = () => api.get('/users');\nexport const drop = (id) => "
+        "api.delete(`/users/${id}`);\n"
+    )
+    builder.release("1.0.0", {"src/client.ts": client, ".release-safety.toml": ALL_ABSENT})
+    builder.release(
+        "1.1.0", {"src/client.ts": client + "export const me = () => api.get('/me');\n"}
+    )
+    verdict, findings = _judge(builder, tmp_path, "1.1.0")
+    assert verdict is True
+    assert _contradicted(findings) == []

@@ -29,6 +29,7 @@ from release_safety.settings.model import (
     ConfigSource,
     DeploymentSettings,
     MigrationSource,
+    RouteSource,
     is_glob,
 )
 from release_safety.surfaces.config.schema_config import is_schema
@@ -38,6 +39,9 @@ from release_safety.surfaces.deployment import descriptor_kind, find
 from release_safety.surfaces.discovery import matched
 from release_safety.surfaces.migrations.find.discover import migration_files, migrations_anywhere
 from release_safety.surfaces.migrations.find.roots import migration_roots
+from release_safety.surfaces.rest.routes.model import RouteReading
+from release_safety.surfaces.rest.routes.read import own_code, read_routes
+from release_safety.surfaces.rest.routes.recognise import recognise
 
 VERSION_AT_END = re.compile(r"^(?P<prefix>.*?)(?P<version>\d+\.\d+\.\d+)$")
 """A tag that ends with a release version: `v1.2.3`, `1.2.3`, `server-v1.2.3`."""
@@ -121,6 +125,9 @@ class Survey:
     code_migrations: list[str] = field(default_factory=list)
     rest: list[Taken] = field(default_factory=list)
     rest_left: list[Taken] = field(default_factory=list)
+    routes: list[tuple[RouteSource, str]] = field(default_factory=list)
+    """Where no OpenAPI document is found: the code that registers routes, per framework the
+    dependency files name (`routes.recognise`), each with what the route readers read there."""
     mcp: list[Taken] = field(default_factory=list)
     config: list[tuple[ConfigSource, str]] = field(default_factory=list)
     deployment: list[Taken] = field(default_factory=list)
@@ -229,6 +236,8 @@ def survey(repo: GitRepo, ref: str = "HEAD", releases: int = RECENT) -> Survey:
     found.migrations, found.not_embedded = embedded_only(head, _migrations(trees))
     found.rest, found.rest_left = _api_documents(head)
     found.rest += _also_at(trees[1:], found.rest, lambda s: _api_documents(s)[0])
+    if not found.rest:
+        found.routes = routes(head, [snapshot for _, snapshot in recent])
     found.mcp = [Taken(p, "an MCP tool snapshot") for p in matched(head, DEFAULT_MCP_SNAPSHOTS)]
     found.mcp += _also_at(
         trees[1:],
@@ -327,6 +336,56 @@ def _api_documents(head: Snapshot) -> tuple[list[Taken], list[Taken]]:
     taken = [Taken(p, "an OpenAPI document (it opens with `openapi:`/`swagger:`)") for p in ours]
     left = [Taken(p, "in a generated client, SDK or docs folder") for p in paths if p not in ours]
     return taken, left
+
+
+def routes(head: Snapshot, recent: Sequence[Snapshot]) -> list[tuple[RouteSource, str]]:
+    """The route sources of a service without an OpenAPI document: one per framework its
+    dependency files name (`recognise`) whose code registers routes at `head`, as the route
+    readers read it, with what they read (routes, files, registrations not read); when none
+    does, every framework over the whole repository, if that reads any. A source whose folder
+    is missing at a recent release is widened to the whole repository, its framework kept, so
+    the file holds there. Nothing read: none (the surface is then declared absent)."""
+    recognised = recognise(head)
+    found = _read_routes(head, recent, recognised) if recognised else []
+    return found or _read_routes(head, recent, [RouteSource()])
+
+
+def _read_routes(
+    head: Snapshot, recent: Sequence[Snapshot], sources: Sequence[RouteSource]
+) -> list[tuple[RouteSource, str]]:
+    """The sources that read routes or registrations at `head`, each fitted to the recent
+    releases first (widened to `**` where its folder is missing at one), written once (a
+    framework read everywhere needs no narrower entry), with what it reads."""
+    fitted: dict[RouteSource, None] = {}
+    for source in sources:
+        if any(not own_code(s.paths(), source.path) for s in recent):
+            source = RouteSource(framework=source.framework, prefix=source.prefix)
+        fitted[source] = None
+    everywhere = {(s.framework, s.prefix) for s in fitted if s.path == "**"}
+    found = []
+    for source in fitted:
+        if source.path != "**" and (source.framework, source.prefix) in everywhere:
+            continue
+        reading = read_routes(head, [source])
+        if reading.routes or reading.gaps:
+            found.append((source, _routes_read(reading, source)))
+    return found
+
+
+def _routes_read(reading: RouteReading, source: RouteSource) -> str:
+    """What the route readers read through one source, for its comment."""
+    files = sorted({route.file for route in reading.routes})
+    shown = ", ".join(files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
+    by = source.framework or f"every framework ({', '.join(sorted(reading.frameworks))} read)"
+    why = f"{by}: {len(reading.routes)} route(s) in {len(files)} file(s)"
+    why += f" ({shown})" if files else ""
+    if reading.gaps:
+        first = reading.gaps[0]
+        why += (
+            f"; {len(reading.gaps)} registration(s) not read ({first.what} at "
+            f"{first.file}:{first.line}...)"
+        )
+    return why
 
 
 def _start(data: bytes) -> str:

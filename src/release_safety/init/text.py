@@ -15,6 +15,7 @@ from release_safety.settings.model import (
     DEFAULT_MCP_SNAPSHOTS,
     DEFAULT_REST_SPECS,
     ConfigSource,
+    RouteSource,
 )
 
 PYPROJECT_TABLE = "tool.release-safety"
@@ -115,8 +116,17 @@ def _rest(found: Survey) -> list[str]:
     left = _comments(found.rest_left, "left out, ")
     if found.rest:
         return [*_comments(found.rest), *left, f"specs = {_list([t.value for t in found.rest])}"]
-    why = f"no OpenAPI document ({', '.join(DEFAULT_REST_SPECS[:2])}, ...)"
-    return [*left, *_absent("rest", why)]
+    no_spec = f"no OpenAPI document ({', '.join(DEFAULT_REST_SPECS[:2])}, ...)"
+    if found.routes:
+        return [
+            f"# {no_spec}: the routes the code registers are read and compared instead",
+            *[f"# {source.path}: {why}" for source, why in found.routes],
+            *left,
+            "routes = [",
+            *[f"  {_route_entry(source)}," for source, _ in found.routes],
+            "]",
+        ]
+    return [*left, *_absent("rest", f"{no_spec}, and no route the code registers")]
 
 
 def _deployment(found: Survey) -> list[str]:
@@ -148,6 +158,15 @@ def _config_entry(source: ConfigSource) -> str:
     if source.kind is None:
         return toml_string(source.path)
     return f'{{ path = {toml_string(source.path)}, kind = "{source.kind}" }}'
+
+
+def _route_entry(source: RouteSource) -> str:
+    """A route source as TOML: its path, or an inline table with its framework and prefix."""
+    options = source.model_dump(mode="json", exclude_defaults=True, exclude={"path"})
+    if not options:
+        return toml_string(source.path)
+    shown = ", ".join(f"{key} = {toml_string(value)}" for key, value in options.items())
+    return f"{{ path = {toml_string(source.path)}, {shown} }}"
 
 
 def _render(top: list[str], sections: list[tuple[str, list[str]]], table: str | None) -> str:

@@ -102,7 +102,8 @@ ABSENT_CONTRADICTED = register(
         severity="unknown",
         title="A surface declared absent has files of its kind after all",
         why="The surface's search finds files of its kind (SQL or code migrations, an API "
-        "document, an env template, a descriptor) at either ref where the settings say there "
+        "document, routes the code registers, an env template, a descriptor) at either ref "
+        "where the settings say there "
         "are none: a declaration never stops the search, so it cannot hide what is there "
         "(9 false-safe releases were measured when it did). Either the declaration is stale "
         "or the files are not the service's.",
@@ -438,18 +439,33 @@ def absent_report(
     findings = [DECLARED_ABSENT.finding(surface, message, file, line, hint)]
     at, there = (new.ref, found) if found else (old.ref if old else new.ref, old_found)
     if there:
-        shown = ", ".join(there[:5]) + (f" and {len(there) - 5} more" if len(there) > 5 else "")
-        message = f"{surface} surface declared absent, but {at} has {shown}"
-        hint = (
-            f"If {there[0]} is the service's, remove [{surface}] absent from {origin} and name "
-            f"it in {SETTINGS_KEYS[surface][0]}; if not, move it out of the way (or out of the "
-            "repository's tracked files)."
-        )
         spot = there[0] if there is found else None  # a file gone at `new` has no line there
-        findings.append(ABSENT_CONTRADICTED.finding(surface, message, spot, hint=hint))
+        findings.append(contradicted(surface, origin, at, there, spot))
     coverage = Coverage.of(looked, absent=reason)
     findings.sort(key=Finding.sort_key)
     return kind(surface=surface, checked=True, findings=findings, coverage=coverage)
+
+
+def contradicted(
+    surface: Surface,
+    origin: str,
+    at: str,
+    there: Sequence[str],
+    spot: str | None = None,
+    line: int | None = None,
+    key: str | None = None,
+) -> Finding:
+    """The `absent-contradicted` finding: the surface declared absent in `origin`, and the ref
+    `at` has `there` (files, or what the surface read, named with their place), at `spot`
+    (`line`); `key` is the setting that names them (the surface's documents key unless given)."""
+    shown = ", ".join(there[:5]) + (f" and {len(there) - 5} more" if len(there) > 5 else "")
+    message = f"{surface} surface declared absent, but {at} has {shown}"
+    hint = (
+        f"If {there[0]} is the service's, remove [{surface}] absent from {origin} and name "
+        f"it in {key or SETTINGS_KEYS[surface][0]}; if not, move it out of the way (or out of "
+        "the repository's tracked files)."
+    )
+    return ABSENT_CONTRADICTED.finding(surface, message, spot, line, hint=hint)
 
 
 def declared_absent(

@@ -26,7 +26,7 @@ from release_safety.surfaces.rest.load import SpecError, parse
 from release_safety.surfaces.rest.normalise import Api, Fetch, normalise
 from release_safety.surfaces.rest.routes.judge import spec_drift
 from release_safety.surfaces.rest.routes.read import read_routes
-from release_safety.surfaces.rest.routes.surface import found_any, routes_report
+from release_safety.surfaces.rest.routes.surface import found_any, routes_contradict, routes_report
 
 _MEMO_SIZE = 3
 # key -> (the document or why it could not be read, blob ids of the external files it read)
@@ -145,7 +145,7 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> SurfaceR
     routes the code registers; without a document, those routes compared."""
     rest = settings.rest
     if rest.absent is not None:
-        return declared_absent(
+        report = declared_absent(
             SurfaceReport,
             "rest",
             rest.absent,
@@ -155,6 +155,7 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> SurfaceR
             settings.absent_line("rest"),
             old,
         )
+        return routes_contradict(report, old, new, rest.routes, settings.origin)
 
     def compare(
         old: Snapshot | None, old_path: str | None, new: Snapshot, new_path: str

@@ -14,10 +14,15 @@ from release_safety.contract.reports import (
 )
 from release_safety.git.snapshot import Snapshot
 from release_safety.settings.model import RouteSource
-from release_safety.surfaces.discovery import reason_of, unmatched_finding
+from release_safety.surfaces.discovery import (
+    ABSENT_CONTRADICTED,
+    contradicted,
+    reason_of,
+    unmatched_finding,
+)
 from release_safety.surfaces.rest.routes.judge import compare_routes
-from release_safety.surfaces.rest.routes.model import RouteReading
-from release_safety.surfaces.rest.routes.read import own_code
+from release_safety.surfaces.rest.routes.model import Route, RouteReading
+from release_safety.surfaces.rest.routes.read import own_code, read_routes
 
 KEY = "rest.routes"
 
@@ -89,3 +94,36 @@ def routes_report(
 
 def found_any(reading: RouteReading | None) -> bool:
     return reading is not None and bool(reading.routes or reading.gaps)
+
+
+def routes_contradict(
+    report: SurfaceReport,
+    old: Snapshot | None,
+    new: Snapshot,
+    sources: Sequence[RouteSource],
+    origin: str,
+) -> SurfaceReport:
+    """The report of `[rest] absent` (with a reason) that no document contradicts, with an
+    `absent-contradicted` finding when the code registers routes at either ref after all,
+    naming them with their file and line (a registration the readers could not read counts)."""
+    if not report.checked or any(f.rule == ABSENT_CONTRADICTED.id for f in report.findings):
+        return report
+    for snapshot in (new, old):
+        if snapshot is None or (snapshot is old and old is new):
+            continue
+        reading = read_routes(snapshot, sources)
+        there = [
+            *(f"{r.shown} ({r.file}:{r.line})" for r in sorted(reading.routes, key=_place)),
+            *(f"{g.what} ({g.file}:{g.line})" for g in reading.gaps),
+        ]
+        if there:
+            first = min(reading.routes, key=_place, default=None) or reading.gaps[0]
+            spot, line = (first.file, first.line) if snapshot is new else (None, None)
+            finding = contradicted("rest", origin, snapshot.ref, there, spot, line, "[rest] routes")
+            findings = sorted([*report.findings, finding], key=Finding.sort_key)
+            return report.model_copy(update={"findings": findings})
+    return report
+
+
+def _place(route: Route) -> tuple[str, int]:
+    return route.file, route.line
