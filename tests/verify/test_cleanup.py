@@ -13,6 +13,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from verifying import release_repo, url, verify
@@ -153,9 +154,19 @@ def test_an_error_mid_run_leaves_no_server_behind(
     def broken(*args: object) -> None:
         raise RuntimeError("seeding broke")
 
+    made: list[str] = []
+    mkdtemp = tempfile.mkdtemp
+
+    def recorded(*args: Any, **kwargs: Any) -> str:
+        made.append(mkdtemp(*args, **kwargs))
+        return made[-1]
+
     monkeypatch.setattr(run_module, "seed", broken)
-    before = _folders()
+    # This run's own folders: other workers' servers come and go in /tmp meanwhile.
+    monkeypatch.setattr(tempfile, "mkdtemp", recorded)
     path = release_repo(tmp_path, {"migrations/0002_x.up.sql": "ALTER TABLE users ADD x int;\n"})
     with pytest.raises(RuntimeError, match="seeding broke"):
         verify(path, Where())
-    assert _folders() == before
+    server_folders = [folder for folder in made if PREFIX in folder]
+    assert server_folders
+    assert _gone(set(server_folders))
