@@ -1,7 +1,8 @@
 """SARIF as GitHub code scanning ingests it: the 2.1.0 schema (tests/data) and GitHub's own rules
 ("SARIF support for code scanning" and "SARIF results exceed limits": a location and a
 fingerprint per result; at most 20 runs per file, 25,000 results and 25,000 rules per run,
-1,000 locations per result, 20 tags per rule)."""
+1,000 locations per result, 20 tags per rule), and this tool's own: the driver lists only the
+rules the results use, each once, and a result's `ruleIndex` points at its rule."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ SCHEMA = json.loads(
 
 
 def github_accepts(log: dict[str, Any]) -> None:
-    """Fail unless the log is SARIF 2.1.0 that GitHub code scanning takes in."""
+    """Fail unless the log is SARIF 2.1.0 that GitHub code scanning takes in, listing only the
+    rules its results use."""
     jsonschema.Draft4Validator(SCHEMA).validate(log)
     assert log["version"] == "2.1.0"
     assert 1 <= len(log["runs"]) <= 20
@@ -36,3 +38,17 @@ def github_accepts(log: dict[str, Any]) -> None:
                 assert physical["region"]["startLine"] >= 1
             assert result["partialFingerprints"]
             assert result["message"]["text"]
+        _rules_used(rules, run_["results"])
+
+
+def _rules_used(rules: list[dict[str, Any]], results: list[dict[str, Any]]) -> None:
+    """Each listed rule is used by a result and listed once; each result of a listed rule has
+    its `ruleIndex`, pointing at that rule."""
+    ids = [rule["id"] for rule in rules]
+    assert len(ids) == len(set(ids)), ids
+    assert set(ids) <= {result["ruleId"] for result in results}, ids
+    for result in results:
+        if result["ruleId"] in ids:
+            assert ids[result["ruleIndex"]] == result["ruleId"], result
+        else:
+            assert "ruleIndex" not in result, result

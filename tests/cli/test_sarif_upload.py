@@ -14,12 +14,15 @@ import pytest
 
 from release_safety.cli.main import run
 from release_safety.cli.render.annotations import Shown
-from release_safety.cli.render.formats import MAX_RESULTS, sarif
+from release_safety.cli.render.formats import MAX_RESULTS, help_uri, sarif
+from release_safety.cli.rulesoff import catalogue
 from release_safety.contract.finding import Finding
 from release_safety.git.builder import RepoBuilder
 from sarif_ingest import github_accepts
 
 DOCS = Path(__file__).parents[2] / "docs"
+LOCKED = "SET lock_timeout = '2s';\n"
+"""Keeps `lock-timeout-missing` quiet, so a dropped column is the file's one finding."""
 
 
 def _log(capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
@@ -90,16 +93,42 @@ def test_stdin_is_anchored_at_the_name_given(
 def test_rules_link_their_documentation_page_and_heading(
     repo: RepoBuilder, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert run(["lint-migrations", "--format", "sarif", "db/migrations/002.sql"]) == 1
-    rules = _log(capsys)["runs"][0]["tool"]["driver"]["rules"]
-    for rule in rules:
-        page, _, anchor = rule["helpUri"].rpartition("/docs/")[2].partition("#")
+    for rule in catalogue().values():
+        page, _, anchor = help_uri(rule).rpartition("/docs/")[2].partition("#")
         text = (DOCS / page).read_text(encoding="utf-8")
         if anchor:
-            assert f"`{anchor}`" in text, rule["id"]
+            assert f"`{anchor}`" in text, rule.id
+    assert run(["lint-migrations", "--format", "sarif", "db/migrations/002.sql"]) == 1
+    rules = _log(capsys)["runs"][0]["tool"]["driver"]["rules"]
     drop = next(r for r in rules if r["id"] == "drop-column")
     assert drop["name"] == "DropColumn"
+    assert drop["helpUri"] == help_uri(catalogue()["drop-column"])
     assert "Safer:" in drop["help"]["markdown"]
+
+
+def test_a_log_lists_only_the_rules_its_results_use(
+    repo: RepoBuilder, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Not the whole catalogue: one result, one rule (with its help); two results of one rule,
+    that rule once, both results pointing at it; an error, no rule."""
+    Path("one.sql").write_text(f"{LOCKED}ALTER TABLE users DROP COLUMN legacy;\n", encoding="utf-8")
+    assert run(["lint-migrations", "--format", "sarif", "one.sql"]) == 1
+    out = capsys.readouterr().out
+    (only,) = json.loads(out)["runs"]
+    github_accepts(json.loads(out))
+    (result,) = only["results"]
+    (rule,) = only["tool"]["driver"]["rules"]
+    assert (result["ruleId"], result["ruleIndex"], rule["id"]) == ("drop-column", 0, "drop-column")
+    assert rule["help"]["text"].startswith(catalogue()["drop-column"].why)
+    assert len(out.encode()) <= 30_000  # the catalogue alone is ten times that
+    two = f"{LOCKED}ALTER TABLE users DROP COLUMN legacy;\nALTER TABLE users DROP COLUMN name;\n"
+    Path("two.sql").write_text(two, encoding="utf-8")
+    assert run(["lint-migrations", "--format", "sarif", "two.sql"]) == 1
+    (both,) = _log(capsys)["runs"]
+    assert [r["id"] for r in both["tool"]["driver"]["rules"]] == ["drop-column"]
+    assert [(r["ruleId"], r["ruleIndex"]) for r in both["results"]] == [("drop-column", 0)] * 2
+    assert run(["lint-migrations", "--format", "sarif", "missing.sql"]) == 2
+    assert _log(capsys)["runs"][0]["tool"]["driver"]["rules"] == []
 
 
 @pytest.mark.parametrize(

@@ -12,6 +12,7 @@ from verifying import release_repo, url
 from release_safety.cli.main import run
 from release_safety.contract.schemas import validate_document
 from release_safety.verify.database import Target
+from sarif_ingest import github_accepts
 
 FILES = {
     "migrations/0002_age.up.sql": "ALTER TABLE users ALTER COLUMN age TYPE bigint;\n",
@@ -75,8 +76,12 @@ def test_sarif_carries_the_findings(
     monkeypatch.chdir(release_repo(repo.parent / "with-extension", files))
     code, out, _ = _run(capsys, "--format", "sarif")
     assert code == 0
-    (result,) = json.loads(out)["runs"][0]["results"]
+    log = json.loads(out)
+    github_accepts(log)
+    (result,) = log["runs"][0]["results"]
     assert result["ruleId"] == "unverified" and result["level"] == "warning"
+    rules = log["runs"][0]["tool"]["driver"]["rules"]
+    assert ([r["id"] for r in rules], result["ruleIndex"]) == (["unverified"], 0)
     location = result["locations"][0]["physicalLocation"]
     assert location["artifactLocation"]["uri"] == "migrations/0004_ext.up.sql"
 

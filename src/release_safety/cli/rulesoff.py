@@ -30,10 +30,16 @@ def catalogue() -> dict[str, Rule]:
     return RULES
 
 
+def known(ids: Iterable[str]) -> dict[str, Rule]:
+    """The registry to look these ids up in: the whole catalogue is loaded only when one of them
+    is not registered yet."""
+    return RULES if RULES.keys() >= set(ids) else catalogue()
+
+
 def rules_off(ids: Iterable[str], where: str) -> frozenset[str]:
     """The rule ids, checked: an unknown id, or a rule that guards the checking, is bad input."""
     ids = tuple(ids)
-    rules = RULES if RULES.keys() >= set(ids) else catalogue()  # all known: nothing to load
+    rules = known(ids)
     for rule_id in ids:
         rule = rules.get(rule_id)
         if rule is None:

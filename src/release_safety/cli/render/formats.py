@@ -2,7 +2,7 @@
 
 `text` and `json` are each command's own; this module renders the shared ones from findings:
 `markdown` (a table), `github` (workflow commands, one per finding, so GitHub annotates the
-lines) and `sarif` (SARIF 2.1.0 with the rule catalogue, for code scanning). `github` is the
+lines) and `sarif` (SARIF 2.1.0 with the rules its results use, for code scanning). `github` is the
 default inside GitHub Actions (`GITHUB_ACTIONS=true`) when no format is asked for.
 """
 
@@ -21,7 +21,7 @@ import click
 
 from release_safety import __version__
 from release_safety.cli.render.annotations import LEVELS, Annotation, Shown
-from release_safety.cli.rulesoff import catalogue
+from release_safety.cli.rulesoff import known
 from release_safety.common.errors import InputError
 from release_safety.contract.finding import Rule
 
@@ -228,19 +228,22 @@ def _fingerprint(rule: str, uri: str, message: str, seen: dict[str, int]) -> str
 _PRIORITY = {"error": 0, "warning": 1, "note": 2}
 
 
-def _driver() -> dict[str, Any]:
-    rules = sorted(catalogue().values(), key=lambda r: r.id)
+def _driver(used: list[str]) -> dict[str, Any]:
+    """The tool, with the catalogue entries of the rule ids `used` (sorted, each once)."""
+    rules = known(used)
     return {
         "name": "release-safety",
         "version": __version__,
         "semanticVersion": __version__,
         "informationUri": INFORMATION_URI,
-        "rules": [_descriptor(rule) for rule in rules],
+        "rules": [_descriptor(rules[i]) for i in sorted(set(used)) if i in rules],
     }
 
 
 def _log(command: str, results: list[dict[str, Any]], invocation: dict[str, Any]) -> str:
-    driver = _driver()
+    """The log of one run: the driver lists only the rules its results use, and each result's
+    `ruleIndex` points at its rule there."""
+    driver = _driver([result["ruleId"] for result in results])
     index = {rule["id"]: i for i, rule in enumerate(driver["rules"])}
     for result in results:
         if result["ruleId"] in index:
@@ -291,12 +294,12 @@ def _uri(path: str) -> str:
 def sarif(
     shown: Sequence[Shown], uri: Uri = str, command: str = "lint", anchor: str = STDIN_URI
 ) -> str:
-    """A SARIF 2.1.0 log of one run as GitHub code scanning accepts it: the whole rule
-    catalogue, one result per finding, each with a location (a finding without a file, or on
-    standard input, at `anchor`: the settings file or the name given for standard input, line
-    1) and a fingerprint; `automationDetails.id` names the command, so each command's alerts
-    are a category of their own. Past GitHub's limit of results, the most severe are kept and
-    a notification says how many were left out."""
+    """A SARIF 2.1.0 log of one run as GitHub code scanning accepts it: the rules its results
+    use (with their help), one result per finding, each with a location (a finding without a
+    file, or on standard input, at `anchor`: the settings file or the name given for standard
+    input, line 1) and a fingerprint; `automationDetails.id` names the command, so each
+    command's alerts are a category of their own. Past GitHub's limit of results, the most
+    severe are kept and a notification says how many were left out."""
     located = sorted(_located(shown, uri), key=lambda s: _PRIORITY[s.level])
     kept, dropped = located[:MAX_RESULTS], len(located) - MAX_RESULTS
     results = []
