@@ -190,3 +190,21 @@ def test_a_migration_that_does_not_parse_is_unknown_at_its_error() -> None:
     assert [(s.sql, s.reason) for s in extracted.statements] == [
         (None, "rails migration does not parse (line 3)")
     ]
+
+
+def test_on_mysql_the_operations_are_judged_by_mysql(
+    make_repo: Callable[[str], RepoBuilder], tmp_path: Path
+) -> None:
+    """The reader writes PostgreSQL's SQL; on a MySQL source the same operations are judged as
+    MySQL runs them (a dropped column breaks the previous release, no PostgreSQL lock rule)."""
+    mysql = SETTINGS.replace('format = "rails"\n', 'format = "rails"\ndialect = "mysql"\n')
+    first = {".release-safety.toml": mysql, "db/migrate/20240101000000_create_users.rb": INIT}
+    drop = "  def change\n    remove_column :users, :name\n  end\n"
+    evidence = judged(make_repo, tmp_path, "mysql", first, {ADDED: _migration(drop)})
+    assert evidence["rollingUpdateSafe"] is False
+    [finding] = evidence["because"]
+    assert (finding["rule"], finding["file"], finding["line"]) == ("drop-column", ADDED, 3)
+    assert finding["message"].endswith("(MySQL)")
+    add = "  def change\n    add_column :users, :nickname, :string\n  end\n"
+    quiet = judged(make_repo, tmp_path, "mysql-add", first, {ADDED: _migration(add)})
+    assert quiet["rollingUpdateSafe"] is True, quiet["because"]

@@ -231,7 +231,8 @@ def apply(
     elif engine != "postgres":
         from release_safety.surfaces.migrations.engines.neutral import judge
 
-        found = judge(extracted, engine, schema, release_created)
+        written_in = None if fmt == "sql" else "postgres"  # a framework's reader writes it
+        found = judge(extracted, engine, schema, release_created, written_in=written_in)
         analysis = None if replay else found
     else:
         ctx = _context(

@@ -26,6 +26,7 @@ from release_safety.surfaces.migrations.schema.model import Column, Schema, Tabl
 from release_safety.surfaces.migrations.sql.statements import Extracted
 
 DIALECTS = {
+    "postgres": "postgres",
     "mysql": "mysql",
     "mariadb": "mysql",
     "sqlite": "sqlite",
@@ -166,14 +167,23 @@ class _File:
 
 
 def judge(
-    extracted: Extracted, engine: str, schema: Schema, release_created: frozenset[str]
+    extracted: Extracted,
+    engine: str,
+    schema: Schema,
+    release_created: frozenset[str],
+    *,
+    written_in: str | None = None,
 ) -> FileAnalysis:
-    """A file's analysis on `engine`; `schema` (the file's own copy) is brought up to date."""
+    """A file's analysis on `engine`; `schema` (the file's own copy) is brought up to date.
+    `written_in` is the engine whose SQL the statements are when it is not `engine`: the
+    framework readers write the SQL their framework sends to PostgreSQL, and the operations
+    (a column dropped, an index added) are the ones the framework runs on `engine`."""
     import sqlglot  # deferred: only non-PostgreSQL sources need it
     from sqlglot.errors import ParseError, TokenError
 
     logging.getLogger("sqlglot").setLevel(logging.ERROR)  # its fallbacks are judged here
     state = _File(engine, schema, release_created)
+    dialect = written_in or engine
     lines: list[int] = []
     for statement in extracted.statements:
         lines.append(statement.line)
@@ -185,13 +195,13 @@ def judge(
             )
             continue
         try:
-            trees = [t for t in sqlglot.parse(statement.sql, read=DIALECTS[engine]) if t]
+            trees = [t for t in sqlglot.parse(statement.sql, read=DIALECTS[dialect]) if t]
         except (ParseError, TokenError) as exc:
             first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             state.issue(
                 RuleId.MIGRATION_STATEMENT_UNKNOWN,
                 statement.line,
-                f"a statement sqlglot's {DIALECTS[engine]} dialect cannot read: {first}",
+                f"a statement sqlglot's {DIALECTS[dialect]} dialect cannot read: {first}",
                 "Check what the statement does by hand and acknowledge it with what you found.",
             )
             continue
