@@ -208,3 +208,20 @@ def test_on_mysql_the_operations_are_judged_by_mysql(
     add = "  def change\n    add_column :users, :nickname, :string\n  end\n"
     quiet = judged(make_repo, tmp_path, "mysql-add", first, {ADDED: _migration(add)})
     assert quiet["rollingUpdateSafe"] is True, quiet["because"]
+
+
+@pytest.mark.parametrize(("adapter", "mysql"), [("mysql2", True), ("postgresql", False)])
+def test_the_engine_is_the_adapter_of_config_database_yml(
+    make_repo: Callable[[str], RepoBuilder], tmp_path: Path, adapter: str, mysql: bool
+) -> None:
+    first = {
+        ".release-safety.toml": SETTINGS,
+        "config/database.yml": f"default: &default\n  adapter: {adapter}\nproduction:\n"
+        "  <<: *default\n  database: app\n",
+        "db/migrate/20240101000000_create_users.rb": INIT,
+    }
+    drop = "  def change\n    remove_column :users, :name\n  end\n"
+    evidence = judged(make_repo, tmp_path, adapter, first, {ADDED: _migration(drop)})
+    [finding] = evidence["because"]
+    assert finding["rule"] == "drop-column"
+    assert finding["message"].endswith(" (MySQL)") is mysql

@@ -1,7 +1,8 @@
 """The database engine a migration root's files run on, and what says so: the source's
 `dialect`, the tool's config (prisma's `migration_lock.toml` provider, drizzle's journal or
 `drizzle.config.*` dialect, Atlas's `atlas.hcl` dev or url, the one engine feature of the
-diesel or sqlx dependency in `Cargo.toml`), a folder named for an engine (`mysql/`,
+diesel or sqlx dependency in `Cargo.toml`, the one adapter of Rails' `config/database.yml`), a
+folder named for an engine (`mysql/`,
 `clickhouse_migrations/`), the one database image of a compose file at or above the root,
 else PostgreSQL, assumed."""
 
@@ -67,6 +68,16 @@ _IMAGES = {
     "cockroach": "cockroachdb",
     "mssql-server": "mssql",
 }
+_RAILS_ADAPTER = re.compile(r"^\s*adapter:\s*[\"']?(?P<name>\w+)", re.MULTILINE)
+_RAILS_ADAPTERS = {
+    "postgresql": "postgres",
+    "postgis": "postgres",
+    "mysql2": "mysql",
+    "trilogy": "mysql",
+    "sqlite3": "sqlite",
+    "sqlserver": "mssql",
+}
+"""ActiveRecord's adapter names and the engine each runs on."""
 _ATLAS_URL = re.compile(r"""\b(?:dev|url)\s*=\s*"(?:docker://)?(?P<name>[a-z0-9]+)[:/+]""")
 
 
@@ -107,6 +118,11 @@ def engine_of(placed: Placed, dialect: str | None, read: Read) -> EngineOf:
             found = _cargo_engine(read(where))
             if found is not None:
                 return EngineOf(found, f"{where} features")
+    if placed.tool == "rails":
+        where = _join(root.removesuffix("db/migrate").rstrip("/"), "config/database.yml")
+        found = _rails_engine(read(where))
+        if found is not None:
+            return EngineOf(found, f"{where} adapter")
     if placed.tool == "drizzle":
         for where in (p for f in _CONFIGS for p in _upwards(root, f)):
             found = _named(_DRIZZLE_DIALECT, read(where))
@@ -167,3 +183,12 @@ def _journal_dialect(text: str | None) -> str | None:
     except (ValueError, AttributeError):
         return None
     return ENGINE_NAMES.get(str(dialect).lower()) if dialect is not None else None
+
+
+def _rails_engine(text: str | None) -> str | None:
+    """The one engine the adapters of a `config/database.yml` name (None for none, several,
+    or one written by ERB)."""
+    if text is None:
+        return None
+    engines = {_RAILS_ADAPTERS.get(found["name"]) for found in _RAILS_ADAPTER.finditer(text)}
+    return engines.pop() if len(engines) == 1 else None
