@@ -180,9 +180,8 @@ def main() -> None:
         medians = alternate(commands, options.runs)
         base = medians["python -c pass"]
         peer = medians.get("oasdiff breaking (3 KB pair)")
-        print(
-            f"`{version.stdout.strip()}`; the pair: {old.stat().st_size:,} and {new.stat().st_size:,} bytes; {options.runs} rounds.\n"
-        )
+        sizes = f"{old.stat().st_size:,} and {new.stat().st_size:,} bytes"
+        print(f"`{version.stdout.strip()}`; the pair: {sizes}; {options.runs} rounds.\n")
         print("| command | median ms | x python -c pass | x oasdiff |")
         print("| --- | ---: | ---: | ---: |")
         for name, seconds in medians.items():
