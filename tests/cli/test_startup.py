@@ -51,8 +51,8 @@ def test_help_imports_no_analyser(args: list[str]) -> None:
     assert commands <= {f"release_safety.cli.commands.{name}" for name in light}
 
 
-def test_upgrade_check_builds_no_pydantic_model(tmp_path: Path) -> None:
-    index = tmp_path / "index.json"
+def one_release_index(folder: Path) -> Path:
+    """An index of one release, 1.0.0, written in `folder`."""
     entry = {
         "version": "1.0.0",
         "previousVersion": None,
@@ -64,7 +64,13 @@ def test_upgrade_check_builds_no_pydantic_model(tmp_path: Path) -> None:
         "syntheticRequiredStop": False,
     }
     doc = {"schemaVersion": "1", "generatedAt": None, "backfillFloorVersion": None}
+    index = folder / "index.json"
     index.write_text(json.dumps({**doc, "entries": [entry]}))
+    return index
+
+
+def test_upgrade_check_builds_no_pydantic_model(tmp_path: Path) -> None:
+    index = one_release_index(tmp_path)
     code, modules = imported(
         "upgrade-check", "--from", "1.0.0", "--to", "1.0.0", "--index", str(index)
     )
@@ -140,19 +146,7 @@ def test_a_one_file_json_lint_imports_the_lint_alone(tmp_path: Path) -> None:
 
 
 def test_upgrade_check_json_imports_its_index_reader_alone(tmp_path: Path) -> None:
-    entry = {
-        "version": "1.0.0",
-        "previousVersion": None,
-        "releaseDate": "2026-01-01T00:00:00Z",
-        "rollingUpdateSafe": True,
-        "requiredStops": [],
-        "minPreviousVersion": None,
-        "backfilled": False,
-        "syntheticRequiredStop": False,
-    }
-    doc = {"schemaVersion": "1", "generatedAt": None, "backfillFloorVersion": None}
-    index = tmp_path / "index.json"
-    index.write_text(json.dumps({**doc, "entries": [entry]}))
+    index = one_release_index(tmp_path)
     args = ["upgrade-check", "--from", "1.0.0", "--to", "1.0.0", "--index", str(index), "--json"]
     code, packages, stdlib = top_level(tmp_path, *args)
     assert code == 0
