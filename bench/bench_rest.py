@@ -44,7 +44,7 @@ COMMAND = Path(sys.executable).parent / "release-safety"
 
 
 def _child(old_path: str, new_path: str) -> None:
-    from release_safety.surfaces.rest.analyse import compare_documents, load_api
+    from release_safety.surfaces.rest.documents import compare_documents, load_api
 
     old, new = Path(old_path).read_bytes(), Path(new_path).read_bytes()
     wall = time.perf_counter()

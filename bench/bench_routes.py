@@ -28,7 +28,7 @@ from pathlib import Path
 from release_safety.contract.finding import Finding
 from release_safety.git.repository import GitRepo
 from release_safety.settings.model import Settings, parse_settings
-from release_safety.surfaces.rest import analyse
+from release_safety.surfaces.rest.analyse import analyse
 from release_safety.surfaces.rest.routes.read import read_routes
 
 MIRRORS = Path("/work/.mirror")

@@ -10,3 +10,9 @@ def compiled() -> bool:
 
     spec = find_spec("release_safety.surfaces.migrations.sql.lexer")
     return spec is not None and spec.origin is not None and not spec.origin.endswith(".py")
+
+
+def version_line() -> str:
+    """What `release-safety --version` prints: the version and which build of the lint runs."""
+    build = "compiled" if compiled() else "pure Python"
+    return f"release-safety, version {__version__} (migration lint: {build})"

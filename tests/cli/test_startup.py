@@ -51,8 +51,8 @@ def test_help_imports_no_analyser(args: list[str]) -> None:
     assert commands <= {f"release_safety.cli.commands.{name}" for name in light}
 
 
-def test_upgrade_check_builds_no_pydantic_model(tmp_path: Path) -> None:
-    index = tmp_path / "index.json"
+def one_release_index(folder: Path) -> Path:
+    """An index of one release, 1.0.0, written in `folder`."""
     entry = {
         "version": "1.0.0",
         "previousVersion": None,
@@ -64,7 +64,13 @@ def test_upgrade_check_builds_no_pydantic_model(tmp_path: Path) -> None:
         "syntheticRequiredStop": False,
     }
     doc = {"schemaVersion": "1", "generatedAt": None, "backfillFloorVersion": None}
+    index = folder / "index.json"
     index.write_text(json.dumps({**doc, "entries": [entry]}))
+    return index
+
+
+def test_upgrade_check_builds_no_pydantic_model(tmp_path: Path) -> None:
+    index = one_release_index(tmp_path)
     code, modules = imported(
         "upgrade-check", "--from", "1.0.0", "--to", "1.0.0", "--index", str(index)
     )
@@ -80,3 +86,79 @@ def test_upgrade_check_builds_no_pydantic_model(tmp_path: Path) -> None:
     assert not {"pathlib", "hashlib", "zlib", "platformdirs"} & modules
     code, modules = imported("validate", str(index))
     assert code == 0 and "pydantic" not in modules
+
+
+# What a fresh interpreter imports for a command, beyond what it had at start; its standard
+# output goes to the null device (a lint ends in os._exit, so `run` is called, not `main`).
+TOP_LEVEL_PROBE = """
+import os, sys
+before = set(sys.modules)
+from release_safety.cli.main import run
+saved = os.dup(1)
+os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+code = run(sys.argv[1:])
+sys.stdout.flush()
+os.dup2(saved, 1)
+print(code, *sorted(set(sys.modules) - before))
+"""
+
+
+def top_level(folder: Path, *args: str) -> tuple[int, set[str], set[str]]:
+    """The exit code, then the top-level packages the command run in `folder` imported: not of
+    the standard library, then of it (C accelerators, `_name`, left out)."""
+    probe = [sys.executable, "-c", TOP_LEVEL_PROBE, *args]
+    done = subprocess.run(probe, cwd=folder, capture_output=True, text=True, check=True)
+    code, *names = done.stdout.split()
+    found = {name.partition(".")[0] for name in names if not name.startswith("_")}
+    stdlib = found & sys.stdlib_module_names
+    return int(code), found - stdlib, stdlib
+
+
+# The standard library a bare start leaves out and every command below may import.
+BASE = {"collections", "contextlib", "functools", "gc", "importlib", "itertools", "keyword"}
+BASE |= {"operator", "reprlib", "types", "warnings"}
+# The lint's: dataclasses (inspect, ast, dis, tokenize ...), its rule tables, the JSON out.
+LINT = {"ast", "bisect", "copy", "copyreg", "dataclasses", "datetime", "decimal", "dis"}
+LINT |= {"enum", "errno", "fnmatch", "inspect", "ipaddress", "json", "linecache", "math"}
+LINT |= {"ntpath", "numbers", "opcode", "pathlib", "platform", "re", "token", "tokenize"}
+LINT |= {"typing", "urllib", "uuid", "weakref"}  # datetime and uuid: orjson's own imports
+# upgrade-check: the index checked against its schema (jsonschema_rs imports email, socket ...)
+UPGRADE = {"array", "base64", "binascii", "bisect", "calendar", "copyreg", "datetime"}
+UPGRADE |= {"decimal", "email", "enum", "errno", "ipaddress", "json", "locale", "math"}
+UPGRADE |= {"numbers", "quopri", "random", "re", "select", "selectors", "socket", "string"}
+UPGRADE |= {"struct", "typing", "urllib"}
+
+
+def test_version_imports_nothing_but_the_package(tmp_path: Path) -> None:
+    code, packages, stdlib = top_level(tmp_path, "--version")
+    assert code == 0
+    assert packages == {"release_safety"}  # no click: main.py prints the line itself
+    assert stdlib <= BASE
+
+
+def test_a_one_file_json_lint_imports_the_lint_alone(tmp_path: Path) -> None:
+    migration = tmp_path / "0001_init.sql"
+    migration.write_text("CREATE INDEX accounts_email ON accounts (email);\n")
+    code, packages, stdlib = top_level(tmp_path, "lint-migrations", str(migration), "--json")
+    assert code == 1  # the index built without CONCURRENTLY: the lint did run
+    assert packages == {"release_safety", "orjson"}  # no click, pydantic, sqlglot, tree-sitter
+    assert stdlib <= BASE | LINT
+
+
+def test_upgrade_check_json_imports_its_index_reader_alone(tmp_path: Path) -> None:
+    index = one_release_index(tmp_path)
+    args = ["upgrade-check", "--from", "1.0.0", "--to", "1.0.0", "--index", str(index), "--json"]
+    code, packages, stdlib = top_level(tmp_path, *args)
+    assert code == 0
+    assert packages == {"release_safety", "jsonschema_rs"}
+    assert stdlib <= BASE | UPGRADE
+
+
+def test_diff_openapi_loads_no_repository_surface(tmp_path: Path) -> None:
+    spec = {"openapi": "3.0.3", "info": {"title": "t", "version": "1"}, "paths": {}}
+    (tmp_path / "old.json").write_text(json.dumps(spec))
+    (tmp_path / "new.json").write_text(json.dumps(spec))
+    code, packages, _ = top_level(tmp_path, "diff-openapi", "old.json", "new.json")
+    assert code == 0
+    # no pydantic (settings, reports), no tree-sitter (routes read from code), no httpx
+    assert not {"pydantic", "pydantic_core", "tree_sitter", "httpx", "sqlglot"} & packages

@@ -133,8 +133,14 @@ def _answer(args: list[str], as_json: bool | str) -> int:
 
 
 def _quick(args: list[str]) -> int | None:
-    """The answer of a plain call one of the click-free paths takes (`upgrade/check.py`,
-    `cli/lint.py`), or None to leave the call to click; only that path's module is imported."""
+    """The answer of a plain call one of the click-free paths takes (`--version`,
+    `upgrade/check.py`, `cli/lint.py`), or None to leave the call to click; only that path's
+    module is imported."""
+    if args == ["--version"]:  # the line click's version option prints, without click
+        from release_safety import version_line
+
+        print(version_line())
+        return 0
     if args[:1] == ["upgrade-check"]:
         from release_safety.upgrade.check import quick_check
 

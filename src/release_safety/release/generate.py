@@ -44,11 +44,11 @@ from release_safety.surfaces import (
     deployment,
     mcp,
     overrides,
-    rest,
     settingsdiff,
 )
 from release_safety.surfaces.discovery import is_settings_error
 from release_safety.surfaces.migrations.analyse import analyse as migrations_analyse
+from release_safety.surfaces.rest.analyse import analyse as rest_analyse
 
 
 @dataclass(frozen=True)
@@ -107,7 +107,7 @@ Analyser = Callable[[Snapshot | None, Snapshot, Settings], SurfaceReport]
 
 # Surfaces that read named files first, while git computes the diff the others need.
 SNAPSHOT_SURFACES: Sequence[tuple[Surface, Analyser]] = (
-    ("rest", rest.analyse),
+    ("rest", rest_analyse),
     ("mcp", mcp.analyse),
     ("config", config.analyse),
     ("deployment", deployment.analyse),

@@ -21,8 +21,8 @@ from release_safety.surfaces.jsonschema.model import Schema
 from release_safety.surfaces.mcp import rules as mcp_rules
 from release_safety.surfaces.mcp.diff import ToolKind
 from release_safety.surfaces.rest import rules as rest_rules
-from release_safety.surfaces.rest.analyse import load_api
 from release_safety.surfaces.rest.diff import ApiKind, OperationDelta
+from release_safety.surfaces.rest.documents import load_api
 from release_safety.surfaces.rest.group import changes
 
 FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"

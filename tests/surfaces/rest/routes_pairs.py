@@ -7,7 +7,7 @@ from collections.abc import Callable
 from release_safety.contract.reports import SurfaceReport
 from release_safety.git.repository import GitSnapshot
 from release_safety.settings.model import Settings, parse_settings
-from release_safety.surfaces.rest import analyse
+from release_safety.surfaces.rest.analyse import analyse
 
 Files = dict[str, str | None]
 Pair = Callable[[Files, Files], tuple[GitSnapshot, GitSnapshot]]

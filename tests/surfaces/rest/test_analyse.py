@@ -10,8 +10,8 @@ from release_safety.git.builder import RepoBuilder
 from release_safety.git.repository import GitRepo
 from release_safety.git.snapshot import MemorySnapshot
 from release_safety.settings.model import Settings
-from release_safety.surfaces.rest import analyse
-from release_safety.surfaces.rest.analyse import _memo
+from release_safety.surfaces.rest.analyse import analyse
+from release_safety.surfaces.rest.documents import _memo
 
 BASE = (FIXTURES / "refactor" / "ref-extraction" / "base.yaml").read_text(encoding="utf-8")
 REVISION = (FIXTURES / "refactor" / "ref-extraction" / "revision.yaml").read_text(encoding="utf-8")

@@ -9,7 +9,7 @@ import pytest
 from rest_pairs import DATASET
 
 from release_safety.contract.reports import RULES
-from release_safety.surfaces.rest.analyse import compare_documents
+from release_safety.surfaces.rest.documents import compare_documents
 from release_safety.surfaces.rest.load import parse
 from release_safety.surfaces.rest.normalise import normalise
 from release_safety.surfaces.rest.rules import CATALOGUE, render_docs

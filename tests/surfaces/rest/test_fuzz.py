@@ -13,8 +13,8 @@ from rest_strategies import SAFE, documents
 
 from release_safety.git.snapshot import MemorySnapshot
 from release_safety.settings.model import Settings
-from release_safety.surfaces.rest import analyse
-from release_safety.surfaces.rest.analyse import compare_documents, load_api
+from release_safety.surfaces.rest.analyse import analyse
+from release_safety.surfaces.rest.documents import compare_documents, load_api
 from release_safety.surfaces.rest.load import SpecError
 
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from release_safety.cli.main import run
-from release_safety.surfaces.rest.analyse import compare_documents, load_api
+from release_safety.surfaces.rest.documents import compare_documents, load_api
 
 
 def _spec(pet: dict[str, Any], operations: int, extra: int = 0) -> bytes:

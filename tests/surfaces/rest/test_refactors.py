@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from rest_pairs import FIXTURES
 
-from release_safety.surfaces.rest.analyse import compare_documents, load_api
+from release_safety.surfaces.rest.documents import compare_documents, load_api
 
 PAIRS = sorted(p for p in (FIXTURES / "refactor").iterdir() if p.is_dir())
 

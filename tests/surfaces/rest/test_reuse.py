@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from rest_strategies import SAFE, SLOTS, STATUSES, TREES, VERSIONS, assemble
 
 from release_safety.contract.reports import Finding
-from release_safety.surfaces.rest.analyse import compare_documents, load_api
+from release_safety.surfaces.rest.documents import compare_documents, load_api
 from release_safety.surfaces.rest.load import SpecError, parse
 from release_safety.surfaces.rest.normalise import MAX_DEPTH, Api, normalise
 

@@ -8,7 +8,7 @@ import pytest
 from rest_pairs import build_pair, case_id, load_cases
 
 from release_safety.contract.reports import RULES
-from release_safety.surfaces.rest.analyse import compare_documents, load_api
+from release_safety.surfaces.rest.documents import compare_documents, load_api
 from release_safety.surfaces.rest.rules import WAYS_OUT
 
 CASES = load_cases()

@@ -8,7 +8,7 @@ import textwrap
 
 import click
 
-from release_safety import __version__, compiled
+from release_safety import __version__, version_line
 from release_safety.cli.table import COMMANDS
 
 
@@ -71,9 +71,6 @@ Each command's --help gives its options, an example and its own exit codes."""
     context_settings={"help_option_names": ["-h", "--help"]},
     epilog=EXIT_CODES,
 )
-@click.version_option(
-    f"{__version__} (migration lint: {'compiled' if compiled() else 'pure Python'})",
-    prog_name="release-safety",
-)
+@click.version_option(__version__, message=version_line())
 def cli() -> None:
     """Is upgrading to a release safe to roll, and why."""

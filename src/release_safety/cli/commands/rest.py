@@ -25,9 +25,9 @@ from release_safety.cli.render.formats import (
 )
 from release_safety.common import jsonio
 from release_safety.common.errors import InputError
-from release_safety.contract.reports import Severity
+from release_safety.contract.finding import Severity
 from release_safety.settings.file import repository_root
-from release_safety.surfaces.rest.analyse import describe, load_api
+from release_safety.surfaces.rest.documents import describe, load_api
 from release_safety.surfaces.rest.group import Change, capped
 from release_safety.surfaces.rest.load import SpecError
 from release_safety.surfaces.rest.normalise import Api

@@ -8,7 +8,6 @@ default inside GitHub Actions (`GITHUB_ACTIONS=true`) when no format is asked fo
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -220,6 +219,8 @@ def _descriptor(rule: Rule) -> dict[str, Any]:
 def _fingerprint(rule: str, uri: str, message: str, seen: dict[str, int]) -> str:
     """A result's identity across runs: rule, file and message (not the line, so an alert
     survives lines added above it), numbered when the same one occurs again."""
+    import hashlib  # deferred: only a SARIF log needs it, not every command that renders
+
     digest = hashlib.sha256("\0".join((rule, uri, message)).encode()).hexdigest()[:32]
     seen[digest] = seen.get(digest, 0) + 1
     return f"{digest}:{seen[digest]}"

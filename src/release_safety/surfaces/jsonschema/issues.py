@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from release_safety.contract.reports import Rule, register
+from release_safety.contract.finding import Rule, register
 
 
 class SpecError(Exception):

@@ -2,9 +2,7 @@
 
 load (JSON / YAML, Swagger converted) → normalise (operations; schemas by the shared engine
 `surfaces/jsonschema/`) → diff (typed deltas) → rules (a catalogue judging each delta by its
-direction) → group (one line per change, with the operations it reaches).
+direction) → group (one line per change, with the operations it reaches); `documents.py` loads
+and compares two documents (`diff-openapi`), `analyse.py` is the surface between two refs.
+Nothing is imported here, so `diff-openapi` does not load the repository surface.
 """
-
-from release_safety.surfaces.rest.analyse import analyse, compare_documents
-
-__all__ = ["analyse", "compare_documents"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from release_safety.contract.reports import Finding
+from release_safety.contract.finding import Finding
 from release_safety.surfaces.jsonschema.build import pointer_parts
 from release_safety.surfaces.jsonschema.issues import SPEC_INVALID, token_line
 from release_safety.surfaces.jsonschema.judge import DeltaRule

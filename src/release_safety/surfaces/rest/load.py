@@ -23,6 +23,7 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 import yaml
@@ -32,12 +33,6 @@ from release_safety.common.yamlbound import TOO_DEEP, YamlBoundError
 from release_safety.common.yamlbound import check as check_bounds
 from release_safety.surfaces.jsonschema.issues import SpecError as SpecError
 from release_safety.surfaces.rest.swagger import convert_swagger
-
-try:
-    import ryml  # type: ignore[import-untyped]
-except ImportError:  # pragma: no cover - rapidyaml is a declared dependency
-    ryml = None
-
 
 _BaseLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -96,6 +91,16 @@ _SCALAR = re.compile(
     re.MULTILINE,
 )
 _COMPLEX = re.compile(r"\n[ \t]*\?[ \t]|\n%")
+
+
+@cache
+def _rapidyaml() -> Any:
+    """rapidyaml, imported for the first YAML text (a JSON document never needs it), or None."""
+    try:
+        import ryml  # type: ignore[import-untyped]
+    except ImportError:  # pragma: no cover - rapidyaml is a declared dependency
+        return None
+    return ryml
 
 
 def _fast_text(text: str) -> str | None:
@@ -268,7 +273,7 @@ def _parse_text(text: str) -> Any:
             if deeper_than(value, MAX_DEPTH):
                 raise SpecError(TOO_DEEP)
             return value
-    fast_text = _fast_text(text) if ryml is not None and not _may_alias(text) else None
+    fast_text = _fast_text(text) if _rapidyaml() is not None and not _may_alias(text) else None
     if fast_text is not None:
         fast = _parse_fast(fast_text)  # rapidyaml itself refuses nesting deeper than 64
         if fast is not None:
@@ -315,6 +320,7 @@ def _quiet_stderr() -> Iterator[None]:
 
 def _parse_fast(text: str) -> Any:
     """rapidyaml to JSON text to Python; None when it cannot (the caller falls back)."""
+    ryml = _rapidyaml()
     assert ryml is not None
     try:
         with _quiet_stderr():

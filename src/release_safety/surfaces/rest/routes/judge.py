@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from urllib.parse import urlsplit
 
-from release_safety.contract.reports import Finding, Rule, register
+from release_safety.contract.finding import Finding, Rule, register
 from release_safety.surfaces.rest.routes.model import ANY, Route, RouteGap, RouteReading
 
 ROUTE_REMOVED = register(
