@@ -358,9 +358,9 @@ def _facts(data: bytes, dialect: str) -> Facts:
             site = _site(node, inner)
             if site is not None:
                 facts.sites.append(site)
-        children = node.named_children
-        if children:
-            pending += zip(reversed(children), repeat(inner), repeat(inner_owner))
+        inside = [child for child in reversed(node.named_children) if child.named_child_count]
+        if inside:  # a leaf (a name, a number) is none of the nodes above
+            pending += zip(inside, repeat(inner), repeat(inner_owner))
     facts.direct = library_reads(tree.root_node, facts.imports, values)
     return facts
 
@@ -405,7 +405,7 @@ def _fallback(body: Node | None, params: list[str]) -> int | None:
     """The parameter (not the first) a function uses when its value is unset: the right
     operand of `||` / `??`, a branch of a conditional, or what it returns alone."""
     found = None
-    pending = [body] if body is not None and len(params) >= 2 else []
+    pending = [body] if body is not None and any(params[1:]) else []
     while pending:
         node = pending.pop()
         parent = node.parent
