@@ -25,11 +25,11 @@ import posixpath
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import partial
+from itertools import repeat
 
 from tree_sitter import Node
 
 from release_safety.code.memo import Memo
-from release_safety.code.parsers import parser
 from release_safety.code.syntax import call_arguments, node_text
 from release_safety.code.tsnodes import (
     WRAPPERS,
@@ -41,7 +41,7 @@ from release_safety.code.tsnodes import (
 from release_safety.git.snapshot import Snapshot
 from release_safety.surfaces.config.reads import EnvRead, Gap
 from release_safety.surfaces.config.tslibs import library_reads
-from release_safety.surfaces.config.typescript import site_of, throws
+from release_safety.surfaces.config.typescript import site_of, throws, tree_of
 
 UNMODELLED = {
     "config": "node-config",
@@ -329,7 +329,7 @@ def _library_gap(path: str, library: str, line: int) -> Gap:
 
 
 def _facts(data: bytes, dialect: str) -> Facts:
-    tree = parser(dialect).parse(data)
+    tree = tree_of(data, dialect)
     facts = Facts()
     if tree.root_node.has_error:
         return facts  # typescript.parse reports the syntax error
@@ -338,26 +338,29 @@ def _facts(data: bytes, dialect: str) -> Facts:
     while pending:
         node, func, owner = pending.pop()
         inner, inner_owner = func, owner
-        if node.type in _FUNCTIONS:
+        kind = node.type
+        if kind in _FUNCTIONS:
             inner = _function(node, owner)
             if inner.key:
                 facts.funcs.setdefault(inner.key, inner)
-        elif node.type == "class_declaration":
+        elif kind == "class_declaration":
             inner_owner = node_text(node.child_by_field_name("name"))
-        elif node.type == "variable_declarator":
+        elif kind == "variable_declarator":
             _declarator(node, facts)
             value = node.child_by_field_name("value")
             if value is not None:
                 values.setdefault(node_text(node.child_by_field_name("name")), value)
             if value is not None and value.type == "object":
                 inner_owner = node_text(node.child_by_field_name("name"))
-        elif node.type == "import_statement":
+        elif kind == "import_statement":
             _import(node, facts)
-        elif node.type in ("call_expression", "subscript_expression"):
+        elif kind == "call_expression" or kind == "subscript_expression":
             site = _site(node, inner)
             if site is not None:
                 facts.sites.append(site)
-        pending.extend((child, inner, inner_owner) for child in reversed(node.named_children))
+        inside = [child for child in reversed(node.named_children) if child.named_child_count]
+        if inside:  # a leaf (a name, a number) is none of the nodes above
+            pending += zip(inside, repeat(inner), repeat(inner_owner))
     facts.direct = library_reads(tree.root_node, facts.imports, values)
     return facts
 
@@ -394,14 +397,15 @@ def _function(node: Node, owner: str | None) -> Func:
     body = node.child_by_field_name("body")
     line = node.start_point.row + 1
     fallback = _fallback(body, params)
-    return Func(key, tuple(params), tuple(defaults), _unset_throws(body), line, fallback)
+    throws = any(params) and _unset_throws(body)  # read only of a reader: a named parameter
+    return Func(key, tuple(params), tuple(defaults), throws, line, fallback)
 
 
 def _fallback(body: Node | None, params: list[str]) -> int | None:
     """The parameter (not the first) a function uses when its value is unset: the right
     operand of `||` / `??`, a branch of a conditional, or what it returns alone."""
     found = None
-    pending = [body] if body is not None and len(params) >= 2 else []
+    pending = [body] if body is not None and any(params[1:]) else []
     while pending:
         node = pending.pop()
         parent = node.parent
@@ -512,6 +516,8 @@ def _site(node: Node, func: Func | None) -> Site | None:
     args = tuple(_arg(arg, func) for arg in call_arguments(node))
     text = node_text(node).split("\n")[0][:80]
     within = func.key if func else None
+    if not args:  # no name given: a gap if it calls a reader, whose default is not asked
+        return Site(callee, args, line, within, None, text)
     return Site(callee, args, line, within, _beside(node, func), text, site_of(node))
 
 

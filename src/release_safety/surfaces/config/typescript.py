@@ -17,9 +17,11 @@ checked (what it did resolve is kept in the coverage).
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 
-from tree_sitter import Node
+from tree_sitter import Node, Tree
 
+from release_safety.code.memo import Memo
 from release_safety.code.parsers import parser
 from release_safety.code.syntax import call_arguments, error_line, node_text
 from release_safety.code.tsnodes import (
@@ -42,6 +44,16 @@ _SITES = {
 }
 
 
+_TREES: Memo[tuple[str, bytes], Tree] = Memo(4096)
+"""Syntax trees per (dialect, source): `parse` and `ts_resolve` read each file of a ref in turn,
+so each source is parsed once for both."""
+
+
+def tree_of(source: bytes, dialect: str) -> Tree:
+    """The tree-sitter syntax tree of a TypeScript / JavaScript source (kept for the next read)."""
+    return _TREES.get((dialect, source), partial(parser(dialect).parse, source))
+
+
 def parse(
     source: bytes, dialect: str, table: str | None = None, copies_named: bool = False
 ) -> Reading:
@@ -50,9 +62,11 @@ def parse(
     object literal of that name too (each key a variable, its value the default).
     `copies_named`: the settings name a table of defaults, so a copy of the whole environment
     reads names written there."""
-    tree = parser(dialect).parse(source)
+    tree = tree_of(source, dialect)
     if tree.root_node.has_error:
         raise SourceError("syntax error", error_line(tree.root_node))
+    if table is None and b"env" not in source.lower():
+        return []  # every read, schema and copy the walk finds is named `env` (`createEnv` too)
     reads: list[EnvRead] = []
     gaps: list[EnvRead | Gap] = []
     consts: dict[str, Node] = {}
