@@ -27,7 +27,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from first_day import MIRRORS, cli, fill, releases, summary
+from first_day import MIRRORS, cli, decisive, fill, release_rows, releases, summary
 
 SERVICES: dict[str, dict[str, Any]] = {
     "lemmy": {
@@ -169,25 +169,15 @@ def table(result: dict[str, Any]) -> str:
     ]
     if "init_error" in result:
         return "\n".join([*lines, f"init error: {result['init_error']}", ""])
-    lines += [
-        "| tag | verdict | exit | breaking / unknown / advisory | why (first reasons) | "
-        "span notes | s |",
-        "| --- | --- | --- | --- | --- | --- | --- |",
-    ]
-    for row in result.get("rows", []):
-        if row["verdict"] == "error":
-            lines.append(f"| {row['tag']} | error | {row['code']} | {row['error']} | | | |")
-            continue
-        counts = row["counts"]
-        shown = " / ".join(str(counts.get(k, 0)) for k in ("breaking", "unknown", "advisory"))
-        why = "; ".join(row["because"]).replace("|", "\\|") or "—"
-        cells = [row["tag"], row["verdict"], row["code"], shown, why, row["notes"], row["seconds"]]
-        lines.append("| " + " | ".join(str(c) for c in cells) + " |")
     rows = result.get("rows", [])
-    decisive = sum(1 for r in rows if r["verdict"] in ("true", "false"))
+    lines += release_rows(rows, ("why (first reasons)", "span notes"), _reasons)
     exit2 = sum(1 for r in rows if r["code"] == 2)
-    lines += ["", f"decisive: {decisive} of {len(rows)}; exit 2: {exit2}", ""]
+    lines += ["", f"decisive: {decisive(rows)} of {len(rows)}; exit 2: {exit2}", ""]
     return "\n".join(lines)
+
+
+def _reasons(row: dict[str, Any]) -> tuple[str, str]:
+    return "; ".join(row["because"]).replace("|", "\\|") or "—", row["notes"]
 
 
 def main() -> int:

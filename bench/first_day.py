@@ -28,6 +28,7 @@ import tempfile
 import time
 import tomllib
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -195,23 +196,43 @@ def table(result: dict[str, Any]) -> str:
         f"{result.get('floor')}; TODOs left unfilled: "
         f"{', '.join(result.get('todo_left', [])) or 'none'}",
         "",
-        "| tag | verdict | exit | breaking / unknown / advisory | unknown rules | way out | s |",
+    ]
+    rows = result.get("rows", [])
+    lines += release_rows(rows, ("unknown rules", "way out"), _unknowns)
+    lines += ["", f"decisive: {decisive(rows)} of {len(rows)}", ""]
+    return "\n".join(lines)
+
+
+def _unknowns(row: dict[str, Any]) -> tuple[str, str]:
+    rules = ", ".join(f"`{r}` {n}" for r, n in sorted(row["unknown_rules"].items())) or "—"
+    return rules, f"{row['unknown_with_way_out']}/{row['unknown_total']}"
+
+
+def release_rows(
+    rows: list[dict[str, Any]],
+    middle: tuple[str, str],
+    cells: Callable[[dict[str, Any]], tuple[object, object]],
+) -> list[str]:
+    """A service's releases as a Markdown table: tag, verdict, exit code, finding counts, the
+    two columns `middle` names (`cells` of each row) and the seconds it took."""
+    lines = [
+        f"| tag | verdict | exit | breaking / unknown / advisory | {middle[0]} | {middle[1]} | s |",
         "| --- | --- | --- | --- | --- | --- | --- |",
     ]
-    for row in result.get("rows", []):
+    for row in rows:
         if row["verdict"] == "error":
             lines.append(f"| {row['tag']} | error | {row['code']} | {row['error']} | | | |")
             continue
         counts = row["counts"]
         shown = " / ".join(str(counts.get(k, 0)) for k in ("breaking", "unknown", "advisory"))
-        rules = ", ".join(f"`{r}` {n}" for r, n in sorted(row["unknown_rules"].items())) or "—"
-        way = f"{row['unknown_with_way_out']}/{row['unknown_total']}"
-        cells = [row["tag"], row["verdict"], row["code"], shown, rules, way, row["seconds"]]
-        lines.append("| " + " | ".join(str(c) for c in cells) + " |")
-    rows = result.get("rows", [])
-    decisive = sum(1 for r in rows if r["verdict"] in ("true", "false"))
-    lines += ["", f"decisive: {decisive} of {len(rows)}", ""]
-    return "\n".join(lines)
+        every = [row["tag"], row["verdict"], row["code"], shown, *cells(row), row["seconds"]]
+        lines.append("| " + " | ".join(str(c) for c in every) + " |")
+    return lines
+
+
+def decisive(rows: list[dict[str, Any]]) -> int:
+    """How many releases got `true` or `false`."""
+    return sum(1 for r in rows if r["verdict"] in ("true", "false"))
 
 
 def main() -> int:
@@ -236,9 +257,10 @@ def summary(results: list[dict[str, Any]], out: Path | None) -> str:
     if out:
         out.write_text(json.dumps(results, indent=1) + "\n")
     rows = [r for result in results for r in result.get("rows", [])]
-    decisive = sum(1 for r in rows if r["verdict"] in ("true", "false"))
     codes = Counter(r["code"] for r in rows)
-    return f"all: {decisive} of {len(rows)} decisive; exit codes {dict(sorted(codes.items()))}"
+    return (
+        f"all: {decisive(rows)} of {len(rows)} decisive; exit codes {dict(sorted(codes.items()))}"
+    )
 
 
 if __name__ == "__main__":
