@@ -66,7 +66,7 @@ _ON_UPDATE = {
 }
 
 
-def extract_ecto(text: str, path: str, *, read_module: object = None) -> Extracted:
+def extract_ecto(text: str, path: str) -> Extracted:
     """The statements an Ecto migration's `change` (or `up`) runs, and whether they run in a
     transaction."""
     return read_safely(FRAMEWORK, lambda: _extract(text))

@@ -97,7 +97,7 @@ _COLUMN_OPTIONS = {
 }
 
 
-def extract_rails(text: str, path: str, *, read_module: object = None) -> Extracted:
+def extract_rails(text: str, path: str) -> Extracted:
     """The statements a Rails migration's `change` (or `up`) sends, and whether they run in a
     transaction."""
     return read_safely(FRAMEWORK, lambda: _extract(text))

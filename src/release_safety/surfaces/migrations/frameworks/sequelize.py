@@ -70,7 +70,7 @@ class _Type:
     args: tuple[object, ...] = ()
 
 
-def extract_sequelize(text: str, path: str, *, read_module: object = None) -> Extracted:
+def extract_sequelize(text: str, path: str) -> Extracted:
     """The statements a Sequelize migration's `up` sends, and whether they run in one
     transaction."""
     return read_safely(FRAMEWORK, lambda: _extract(text, path))

@@ -22,7 +22,7 @@ FRAMEWORK = "typeorm"
 _SKIPPED = {"comment", "empty_statement"}
 
 
-def extract_typeorm(text: str, path: str, *, read_module: object = None) -> Extracted:
+def extract_typeorm(text: str, path: str) -> Extracted:
     """The statements a TypeORM migration's `up` sends, and whether they run in a
     transaction."""
     return read_safely(FRAMEWORK, lambda: _extract(text, path))
