@@ -47,6 +47,7 @@ from dataclasses import dataclass
 from dataclasses import replace as replaced
 from functools import cached_property, partial
 
+import release_safety.surfaces.config.go_environ as go_environ
 import release_safety.surfaces.config.go_src as go_src
 from release_safety.code.memo import Memo
 from release_safety.git.snapshot import Snapshot
@@ -461,23 +462,16 @@ class _Resolver:
         self._configx(configx, sources)
 
     def environ(self) -> None:
-        """A blocking gap per `os.Environ()` the program reads: the variables it takes (by a
-        prefix, a pattern) are named nowhere the tool reads."""
+        """The variables each `os.Environ()` the program reads takes, when its scan matches
+        the key with a literal set (`go_environ`), else a blocking gap."""
         for path in self.repo.seeds:
             facts = self.repo.facts(path)
             for line, enclosing in facts.environ:
-                if enclosing in facts.tests:
-                    continue
-                what = (
-                    "os.Environ() is read: the variables it takes (a prefix scan, a pattern) "
-                    "are named nowhere the tool reads"
-                )
-                way_out = (
-                    'read each variable by its name (`os.Getenv("APP_PORT")`); or list the '
-                    "variables it takes, with their defaults, in an env example file named in "
-                    f"`config.sources` and leave {path} out of the sources (`exclude`)"
-                )
-                self.reads.append((path, Gap(line, what, way_out, blocking=True)))
+                if enclosing not in facts.tests:
+                    files = self.repo.folders[_folder(path)]
+                    self.reads += go_environ.reads(
+                        self.repo.snapshot, self.repo.blobs, files, path, line
+                    )
 
     def _configx(self, found: list[tuple[str, Call]], sources: frozenset[str]) -> None:
         """configx loaders: the JSON Schema each loads must be a source. A schema the resolver
