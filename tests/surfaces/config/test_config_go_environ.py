@@ -245,6 +245,32 @@ def test_a_switch_on_the_key_is_read_as_its_cases(
     assert seen(switch(), switch(SWITCH.replace(old, new)), SOURCES) == expected
 
 
+CUT = (
+    '\t\tkey, value, ok := strings.Cut(line, "=")\n\t\tif !ok {\n'
+    '\t\t\treturn fmt.Errorf("invalid format on line %d", lineNum)\n\t\t}\n'
+    "\t\tkey, value = strings.TrimSpace(key), strings.TrimSpace(value)\n"
+)
+SPLIT = (
+    '\t\tfields := strings.SplitN(line, "=", 2)\n\t\tif len(fields) != 2 {\n'
+    '\t\t\treturn fmt.Errorf("invalid format on line %d", lineNum)\n\t\t}\n'
+    "\t\tkey := strings.TrimSpace(fields[0])\n\t\tvalue := strings.TrimSpace(fields[1])\n"
+)
+
+
+def test_a_split_into_parts_is_read_like_a_cut(judge: Judge, seen: Seen) -> None:
+    """miniflux up to 2.2.10: `fields := strings.SplitN(line, "=", 2)`, then the parts
+    trimmed; a part used any other way is not understood."""
+    assert CUT in SWITCH
+    split = SWITCH.replace(CUT, SPLIT)
+    assert seen(switch(), switch(split), SOURCES) == []
+    removed = split.replace('\t\tcase "PORT":\n\t\t\topts.port = value\n', "")
+    assert seen(switch(split), switch(removed), SOURCES) == [
+        ("config-var-removed", "env var `PORT` removed (previous default (none))")
+    ]
+    stored = split.replace("if len(fields) != 2 {", "if seen[fields[0]] {")
+    assert judge(switch(split), switch(stored), SOURCES).checked is False
+
+
 def test_a_constant_renamed_with_its_value_kept_is_quiet(seen: Seen) -> None:
     kept = SWITCH.replace("defaultLogFile", "defaultLogOutput")
     assert seen(switch(), switch(kept), SOURCES) == []

@@ -274,26 +274,38 @@ def _loop(package: _Package, path: str, clause: Node, scan: _Scan, depth: int) -
 
 def _split_into(call: Node, called: str) -> tuple[str, str | None]:
     """The key and value variables a split assigns: `key, value, ok := strings.Cut(...)`, or
-    `parts := strings.SplitN(...)` then `key := parts[0]` (`value := parts[1]`)."""
+    `parts := strings.SplitN(...)` then `key := parts[0]` (`value := parts[1]`, either maybe
+    trimmed: `strings.TrimSpace(parts[0])`); `len(parts)` may be tested, nothing else."""
     statement = _statement_of(call)
     targets = _targets(statement) if statement is not None else []
     if called == "Cut" and len(targets) >= 2:
         return targets[0], targets[1]
-    if called != "Cut" and len(targets) == 1:
-        scope = statement.parent if statement is not None else None
-        parts: dict[str, str] = {}
-        for use in _uses(scope, targets[0]) if scope is not None else []:
-            index = use.parent
-            if index is None or index.type != "index_expression" or use == statement:
-                continue
-            held = _statement_of(index)
-            named = _targets(held) if held is not None else []
-            at = node_text(index.child_by_field_name("index"))
-            if len(named) == 1 and at in ("0", "1"):
-                parts[at] = named[0]
-        if "0" in parts:
-            return parts["0"], parts.get("1")
-    raise _NotUnderstood
+    scope = statement.parent if statement is not None else None
+    if len(targets) != 1 or scope is None:
+        raise _NotUnderstood
+    parts: dict[str, str] = {}
+    for use in _uses(scope, targets[0]):
+        parent = _up(use)
+        counted = _call_of(use)
+        if _is_target(use) or (counted is not None and _callee(counted) == (None, "len")):
+            continue
+        at = node_text(parent.child_by_field_name("index"))
+        if parent.type != "index_expression" or at not in ("0", "1"):
+            raise _NotUnderstood
+        held = _up(parent)
+        if held.type == "argument_list" and held.parent is not None:
+            qualifier, trim = _callee(held.parent)
+            if qualifier != "strings" or trim not in _TRIMS:
+                raise _NotUnderstood
+            held = _up(held.parent)
+        statement = held.parent if held.type == "expression_list" else None
+        named = _targets(statement) if statement is not None else []
+        if statement is None or statement.child_by_field_name("right") != held or len(named) != 1:
+            raise _NotUnderstood
+        parts[at] = named[0]
+    if "0" not in parts:
+        raise _NotUnderstood
+    return parts["0"], parts.get("1")
 
 
 def _key(
