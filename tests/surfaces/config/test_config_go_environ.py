@@ -400,6 +400,18 @@ def test_a_table_with_a_computed_key_stays_not_understood(judge: Judge) -> None:
     assert judge(table(), table(), SOURCES).checked is True
 
 
+def test_a_table_the_package_adds_to_stays_not_understood(judge: Judge) -> None:
+    """`table[name] = ...` elsewhere: the literal keys are not the whole set."""
+    added = OPTIONS + (
+        "\nfunc (c *configOptions) add(name string) {\n\tc.options[name] = &configValue{}\n}\n"
+    )
+    assert judge(table(), table(added), SOURCES).checked is False
+    edited = OPTIONS + (
+        '\nfunc (c *configOptions) set() {\n\tc.options["BASE_URL"].rawValue = "x"\n}\n'
+    )
+    assert judge(table(), table(edited), SOURCES).checked is True
+
+
 def test_a_table_not_found_once_in_the_package_stays_not_understood(judge: Judge) -> None:
     twice = {
         **table(),

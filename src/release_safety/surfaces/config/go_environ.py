@@ -71,8 +71,8 @@ class _Name:
 
 @dataclass
 class _Scan:
-    """What the key meets: the literals, the prefixes it is tested with, the first use not
-    understood."""
+    """What the key meets: the literals, the prefixes it is tested with, and whether it met
+    anything not understood."""
 
     names: list[_Name] = field(default_factory=list)
     prefixes: list[str] = field(default_factory=list)
@@ -135,6 +135,17 @@ class _Package:
                 if kind is not None and kind.type == "map_type" and _named(node) == name:
                     found.append((path, node))
         return found
+
+    def stored(self, table: str) -> bool:
+        """Whether the package adds to (or replaces in) the table: `table[k] = v`."""
+        return any(
+            statement.child_by_field_name("left") == node.parent
+            for root in self.roots.values()
+            for node in _descendants(root, "index_expression")
+            if _last_name(node.child_by_field_name("operand")) == table
+            and (statement := _up(node).parent) is not None
+            and statement.type == "assignment_statement"
+        )
 
     def accessor(self, table: str, key: str) -> str | None:
         """The function that returns the entry `table["key"]`: the variable's site."""
@@ -421,7 +432,7 @@ def _lookup(package: _Package, index: Node, scan: _Scan) -> None:
         raise _NotUnderstood
     name = _last_name(index.child_by_field_name("operand"))
     tables = package.tables(name) if name else []
-    if name is None or len(tables) != 1:
+    if name is None or len(tables) != 1 or package.stored(name):
         raise _NotUnderstood
     path, table = tables[0]
     body = table.child_by_field_name("body")
