@@ -30,12 +30,12 @@ import operator as ops
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from functools import partial
+from functools import cache, cached_property, partial
 
-from tree_sitter import Node, Tree
+from tree_sitter import Node, Query, QueryCursor, Tree
 
 from release_safety.code.memo import Memo
-from release_safety.code.parsers import parser
+from release_safety.code.parsers import language, parser
 from release_safety.code.syntax import node_text
 from release_safety.git.snapshot import Snapshot
 from release_safety.surfaces.config.reads import EnvRead, Gap
@@ -126,39 +126,56 @@ class _Package:
         found = self.value(node)
         return found if found is not None else node_text(node)
 
+    @cached_property
+    def _found(self) -> dict[str, list[tuple[str, Node]]]:
+        """The package's map literals (`map`) and index expressions (`index`), by tree-sitter
+        rather than a walk in Python."""
+        found: dict[str, list[tuple[str, Node]]] = {"map": [], "index": []}
+        for path, root in sorted(self.roots.items()):
+            for kind, nodes in QueryCursor(_query()).captures(root).items():
+                found[kind] += [(path, node) for node in sorted(nodes, key=lambda n: n.start_byte)]
+        return found
+
     def tables(self, name: str) -> list[tuple[str, Node]]:
         """Map literals of the package given the name `name` (a field, a variable)."""
-        found = []
-        for path, root in self.roots.items():
-            for node in _descendants(root, "composite_literal"):
-                kind = node.child_by_field_name("type")
-                if kind is not None and kind.type == "map_type" and _named(node) == name:
-                    found.append((path, node))
-        return found
+        return [(path, node) for path, node in self._found["map"] if _named(node) == name]
 
     def stored(self, table: str) -> bool:
         """Whether the package adds to (or replaces in) the table: `table[k] = v`."""
         return any(
             statement.child_by_field_name("left") == node.parent
-            for root in self.roots.values()
-            for node in _descendants(root, "index_expression")
+            for _, node in self._found["index"]
             if _last_name(node.child_by_field_name("operand")) == table
             and (statement := _up(node).parent) is not None
             and statement.type == "assignment_statement"
         )
 
+    @cached_property
+    def _accessors(self) -> dict[tuple[str, str], str]:
+        """(table, key) -> the first function that returns `table["key"]`."""
+        found: dict[tuple[str, str], str] = {}
+        for path, node in self._found["index"]:
+            key = _scalar(node.child_by_field_name("index"))
+            table = _last_name(node.child_by_field_name("operand"))
+            function = _enclosing(node)
+            if key is None or table is None or function is None:
+                continue
+            if _under(node, "return_statement"):
+                name = node_text(function.child_by_field_name("name"))
+                found.setdefault((table, key), f"{path}#{name}()")
+        return found
+
     def accessor(self, table: str, key: str) -> str | None:
         """The function that returns the entry `table["key"]`: the variable's site."""
-        for path, root in sorted(self.roots.items()):
-            for node in _descendants(root, "index_expression"):
-                index = node.child_by_field_name("index")
-                if index is None or _scalar(index) != key or not _under(node, "return_statement"):
-                    continue
-                if _last_name(node.child_by_field_name("operand")) == table:
-                    function = _enclosing(node)
-                    if function is not None:
-                        return f"{path}#{node_text(function.child_by_field_name('name'))}()"
-        return None
+        return self._accessors.get((table, key))
+
+
+@cache
+def _query() -> Query:
+    return Query(
+        language("go"),
+        "(composite_literal type: (map_type)) @map\n(index_expression) @index",
+    )
 
 
 def _parse(snapshot: Snapshot, path: str) -> Tree:
