@@ -82,8 +82,9 @@ source that copies the whole environment outside an env schema (`{ ...process.en
 `Deno.env.get(name)` with a computed name) reads names it does not write, from a table of defaults
 or a pattern elsewhere, and makes the surface not checked, naming the file and line; so does a Go
 `os.Environ()` (`syscall.Environ()`) the program reads, by a prefix scan or a pattern (one handed to
-a child process as `cmd.Env`, or `append(os.Environ(), ...)` there, is not a read). `Bun.env` and
-`import.meta.env` are read as `process.env` is, `Deno.env.get('X')` as `process.env.X`. When a
+a child process as `cmd.Env`, or `append(os.Environ(), ...)` there, is not a read; one whose key is
+only matched with a literal set is read as that set), naming the prefix when it tests one. `Bun.env`
+and `import.meta.env` are read as `process.env` is, `Deno.env.get('X')` as `process.env.X`. When a
 variable is read in several places, its defaults are joined (`3000 | 8080`); it is required when it
 has no default anywhere and some read requires it. A source with a syntax error makes the whole
 surface not checked, naming the file and line; a Go or Rust file that mentions nothing the readers
@@ -159,7 +160,11 @@ SOURCE_KINDS: list[tuple[str, ...]] = [
             "`AutomaticEnv` with the keys `Get*` / `SetDefault` name, `BindEnv`); alecthomas/kong "
             '(`env:"X,Y"`, `envprefix`); urfave/cli flags (`EnvVars`, `Sources: cli.EnvVars(...)`,'
             " `EnvVar`); a type that decodes itself (`Decode`, `Set`, `UnmarshalText`) is one "
-            "variable. Gaps: a computed name, tags no `Process` / `Parse` call reaches (prefix "
+            "variable; an `os.Environ()` scan (followed through the functions of its package) "
+            'whose key, split at `=`, is only matched with a literal set: `switch key { case "X": '
+            '}`, `key == "X"`, or `field, ok := table[key]` in a map literal of the package with '
+            "literal keys, reads exactly that set (a key only warned about is not read). Gaps: "
+            "a computed name, tags no `Process` / `Parse` call reaches (prefix "
             "unknown), a koanf / ory/x configx / viper config file or JSON Schema not among the "
             "sources (blocking, naming the entry to add), a config library not modelled "
             "(blocking). Test helpers (a `*testing.T` parameter, dockertest) are left out"
@@ -167,7 +172,9 @@ SOURCE_KINDS: list[tuple[str, ...]] = [
         (
             '`if v == "" { v = "d" }`, `if !ok { return d }`, a wrapper\'s default argument, the '
             'last `cmp.Or` literal, `default:"d"`, `envDefault:"d"`, `SetDefault`, `Default*` '
-            "key, a flag's `Value`"
+            "key, a flag's `Value`; in a scan, a case's parse helper's fallback "
+            "(`parseString(value, defaultLogFile)`), a map entry's `Default*`, `parsed*` or "
+            "`raw*` field"
         ),
         (
             '`required:"true"`, `env:"X,required"` / `notEmpty`, kong `required:""`, a flag\'s '
