@@ -244,7 +244,7 @@ def _entries(package: _Package, path: str, node: Node, scan: _Scan, depth: int) 
         function = _enclosing(node)
         if name is None or function is None:
             raise _NotUnderstood
-        _entries_in(package, path, function, name, None, scan, depth)
+        _entries_in(package, path, function.child_by_field_name("body"), name, None, scan, depth)
     else:
         raise _NotUnderstood
 
@@ -252,29 +252,16 @@ def _entries(package: _Package, path: str, node: Node, scan: _Scan, depth: int) 
 def _entries_in(
     package: _Package,
     path: str,
-    function: Node,
+    scope: Node | None,
     name: str,
     value: str | None,
     scan: _Scan,
     depth: int,
 ) -> None:
-    """Every use of the variable `name` holding the entries, in `function`'s body."""
-    for use in _uses(function.child_by_field_name("body"), name):
+    """Every use of the variable `name` holding the entries, in `scope` (a function's body)."""
+    for use in _uses(scope, name):
         if not _is_target(use):
             _entries(package, path, use, scan, depth + 1)
-
-
-def _key_in(
-    package: _Package,
-    path: str,
-    function: Node,
-    name: str,
-    value: str | None,
-    scan: _Scan,
-    depth: int,
-) -> None:
-    """The key handed to a function of the package as its parameter `name`."""
-    _key(package, path, function.child_by_field_name("body"), name, value, scan, depth)
 
 
 def _loop(package: _Package, path: str, clause: Node, scan: _Scan, depth: int) -> None:
@@ -366,12 +353,14 @@ def _key(
             if qualifier == "strings" and called == "HasPrefix":
                 scan.prefixes.append(_second(package, call))
             elif not (qualifier == "strings" and called in _TRIMS and _trimmed_into(call, key)):
-                _handed(package, parent, use, scan, depth, _key_in, value)
+                _handed(package, parent, use, scan, depth, _key, value)
         else:
             raise _NotUnderstood
 
 
-_Follow = Callable[[_Package, str, Node, str, str | None, _Scan, int], None]
+_Follow = Callable[[_Package, str, Node | None, str, str | None, _Scan, int], None]
+"""What is done with a value handed to a function: (package, file, the function's body, the
+parameter's name, the value variable's name there, the scan, the depth)."""
 
 
 def _handed(
@@ -399,7 +388,7 @@ def _handed(
     then(
         package,
         path,
-        function,
+        function.child_by_field_name("body"),
         params[args.index(given)],
         next(iter(handed), None),
         scan,
