@@ -391,6 +391,20 @@ def test_any_other_scan_stays_not_understood(judge: Judge, check: str, message: 
     assert "os.Environ() is read" in gap.message and message in gap.message
 
 
+def test_the_entries_held_in_a_variable_are_followed(seen: Seen) -> None:
+    path = "internal/config/load.go"
+    known = SCAN_GO.replace("CHECK", KNOWN)
+    held = known.replace(
+        "\tfor _, pair := range os.Environ() {",
+        "\tall := os.Environ()\n\tfor _, pair := range all {",
+    )
+    assert seen({path: known}, {path: held}, SOURCES) == []
+    dropped = held.replace('case "PORT"', 'case "HTTP_PORT"')
+    assert seen({path: held}, {path: dropped}, SOURCES) == [
+        ("config-var-renamed", "env var `PORT` renamed to `HTTP_PORT` without fallback")
+    ]
+
+
 def test_a_table_with_a_computed_key_stays_not_understood(judge: Judge) -> None:
     computed = OPTIONS.replace('\t\t\t"DATABASE_URL_FILE": {', '\t\t\tprefix + "URL_FILE": {')
     report = judge(table(), table(computed), SOURCES)
