@@ -28,6 +28,7 @@ const (
 \tdefaultLogFile = "stderr"
 \tdefaultWorkers = 4 * 4
 \tdefaultHSTS    = true
+\tdefaultBaseURL = "http://localhost"
 )
 
 type options struct {
@@ -35,10 +36,13 @@ type options struct {
 \tworkers int
 \thsts    bool
 \tport    string
+\tbaseURL string
 }
 
 func ParseEnvironmentVariables() (*options, error) {
-\topts := &options{logFile: defaultLogFile, workers: defaultWorkers, hsts: defaultHSTS}
+\topts := &options{
+\t\tlogFile: defaultLogFile, workers: defaultWorkers, hsts: defaultHSTS, baseURL: defaultBaseURL,
+\t}
 \terr := parseLines(opts, os.Environ())
 \treturn opts, err
 }
@@ -59,6 +63,8 @@ func parseLines(opts *options, lines []string) error {
 \t\t\topts.hsts = !parseBool(value, defaultHSTS)
 \t\tcase "PORT":
 \t\t\topts.port = value
+\t\tcase "BASE_URL":
+\t\t\topts.baseURL = strings.TrimSuffix(value, "/")
 \t\t}
 \t}
 \treturn nil
@@ -184,13 +190,16 @@ EMPTY = {"internal/config/parser.go": "package config\n"}
 
 
 def test_the_switch_shape_reads_each_case_with_its_default(judge: Judge) -> None:
-    """Which variables, where and with which default: read back as a release that adds them."""
+    """Which variables, where and with which default (a parse helper's fallback, else the
+    value the field starts with: `strings.TrimSuffix(value, "/")` is no helper): read back as
+    a release that adds them."""
     report = judge(EMPTY, switch(), SOURCES)
     assert [(f.message, f.line) for f in report.findings] == [
-        ("new optional env var `LOG_FILE` (default `stderr`)", 36),
-        ("new optional env var `WORKER_POOL_SIZE` (default `16`)", 38),
-        ("new optional env var `DISABLE_HSTS` (default `false`)", 40),
-        ("new optional env var `PORT` (default (none))", 42),
+        ("new optional env var `LOG_FILE` (default `stderr`)", 40),
+        ("new optional env var `WORKER_POOL_SIZE` (default `16`)", 42),
+        ("new optional env var `DISABLE_HSTS` (default `false`)", 44),
+        ("new optional env var `PORT` (default (none))", 46),
+        ("new optional env var `BASE_URL` (default `http://localhost`)", 48),
     ]
 
 
@@ -223,6 +232,17 @@ SWITCH_CASES: list[tuple[str, str, str, list[tuple[str, str]]]] = [
         "defaultHSTS    = true",
         "defaultHSTS    = false",
         [("config-default-changed", "env var `DISABLE_HSTS` default changed `false` → `true`")],
+    ),
+    (
+        "the-initial-value-of-the-field-a-case-sets-changed",
+        'defaultBaseURL = "http://localhost"',
+        'defaultBaseURL = "http://0.0.0.0"',
+        [
+            (
+                "config-default-changed",
+                "env var `BASE_URL` default changed `http://localhost` → `http://0.0.0.0`",
+            )
+        ],
     ),
     (
         "a-key-renamed",

@@ -9,8 +9,10 @@ key is then followed through the functions of the package it is handed to
 `log`, `slog`, `errors`). Each variable is a literal (or a constant) the key is matched with:
 
 - a `switch key` case (`case "LOG_FILE":`): its default is the second argument of the first
-  call handed the value in that case (`parseString(value, defaultLogFile)`), its site the
-  first assignment there;
+  function of the package handed the value in that case (`parseString(value,
+  defaultLogFile)`; negated for `!parseBool(value, defaultHSTS)`), else the value a struct
+  literal of the package starts the field it sets with (`&options{baseURL: defaultBaseURL}`);
+  its site the first assignment there;
 - a `key == "X"` test: its default read the same way in its branch; a branch that only logs
   (a deprecation warning) reads nothing;
 - a lookup `field, ok := table[key]` (an unknown key yields `!ok` and is ignored), the table
@@ -128,13 +130,32 @@ class _Package:
 
     @cached_property
     def _found(self) -> dict[str, list[tuple[str, Node]]]:
-        """The package's map literals (`map`) and index expressions (`index`), by tree-sitter
-        rather than a walk in Python."""
-        found: dict[str, list[tuple[str, Node]]] = {"map": [], "index": []}
+        """The package's map literals (`map`), index expressions (`index`) and the fields given
+        in struct literals (`keyed`), by tree-sitter rather than a walk in Python."""
+        found: dict[str, list[tuple[str, Node]]] = {"map": [], "index": [], "keyed": []}
         for path, root in sorted(self.roots.items()):
             for kind, nodes in QueryCursor(_query()).captures(root).items():
                 found[kind] += [(path, node) for node in sorted(nodes, key=lambda n: n.start_byte)]
         return found
+
+    @cached_property
+    def _initials(self) -> dict[str, list[Node]]:
+        """Struct field -> the values struct literals of the package give it."""
+        found: dict[str, list[Node]] = {}
+        for _, node in self._found["keyed"]:
+            key, value = (
+                node.child_by_field_name("key"),
+                _element(node.child_by_field_name("value")),
+            )
+            if key is not None and value is not None:
+                found.setdefault(node_text(key), []).append(value)
+        return found
+
+    def initial(self, field: str) -> str | None:
+        """The value the one struct literal of the package that sets `field` starts it with
+        (`&options{baseURL: defaultBaseURL}`)."""
+        given = self._initials.get(field, [])
+        return self.default(given[0]) if len(given) == 1 else None
 
     def tables(self, name: str) -> list[tuple[str, Node]]:
         """Map literals of the package given the name `name` (a field, a variable)."""
@@ -174,7 +195,8 @@ class _Package:
 def _query() -> Query:
     return Query(
         language("go"),
-        "(composite_literal type: (map_type)) @map\n(index_expression) @index",
+        "(composite_literal type: (map_type)) @map\n(index_expression) @index\n"
+        "(composite_literal type: (type_identifier) body: (literal_value (keyed_element) @keyed))",
     )
 
 
@@ -492,7 +514,9 @@ def _name(package: _Package, node: Node, path: str, default: str | None, site: s
 
 def _read_in(package: _Package, branch: Node, value: str | None) -> tuple[str | None, str | None]:
     """(default, site) of a branch that reads the value: the second argument of the first call
-    handed the value (`parseString(value, defaultLogFile)`), the first assignment's target."""
+    handed the value (`parseString(value, defaultLogFile)`), else the value the field it sets
+    starts with in a struct literal of the package; the site is the first assignment's
+    target."""
     default = site = None
     if value is not None:
         handed = (c for c in _descendants(branch, "call_expression") if _helper(c, value))
@@ -505,13 +529,18 @@ def _read_in(package: _Package, branch: Node, value: str | None) -> tuple[str | 
         left = statement.child_by_field_name("left")
         site = node_text(left.named_children[0]) if left and left.named_children else None
         break
+    if default is None and site is not None and "." in site:
+        default = package.initial(site.rpartition(".")[2])
     return default, site
 
 
 def _helper(call: Node, value: str) -> bool:
-    """A parse helper handed the value first and its fallback second."""
+    """A parse helper of the package handed the value first and its fallback second
+    (`strings.TrimSuffix(value, "/")` is no helper)."""
     args = _arguments(call)
-    return len(args) >= 2 and node_text(args[0]) == value
+    function = call.child_by_field_name("function")
+    named = function is not None and function.type == "identifier"
+    return named and len(args) >= 2 and node_text(args[0]) == value
 
 
 # syntax helpers ---------------------------------------------------------------------------
