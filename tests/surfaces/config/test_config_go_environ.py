@@ -425,6 +425,19 @@ def test_the_entries_held_in_a_variable_are_followed(seen: Seen) -> None:
     ]
 
 
+def test_a_key_compared_with_a_literal_is_read_unless_only_warned_about(seen: Seen) -> None:
+    path = "internal/config/load.go"
+    known = SCAN_GO.replace("CHECK", KNOWN)
+    compared = SCAN_GO.replace(
+        "CHECK", KNOWN + '\n\t\tif key == "DEBUG" {\n\t\t\tfound["debug"] = value\n\t\t}'
+    )
+    assert seen({path: known}, {path: compared}, SOURCES) == [
+        ("config-optional-var-added", "new optional env var `DEBUG` (default (none))")
+    ]
+    warned = compared.replace('found["debug"] = value', 'log.Printf("DEBUG is gone")')
+    assert seen({path: known}, {path: warned}, SOURCES) == []
+
+
 def test_a_table_with_a_computed_key_stays_not_understood(judge: Judge) -> None:
     computed = OPTIONS.replace('\t\t\t"DATABASE_URL_FILE": {', '\t\t\tprefix + "URL_FILE": {')
     report = judge(table(), table(computed), SOURCES)
