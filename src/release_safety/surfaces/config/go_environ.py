@@ -22,7 +22,8 @@ key is then followed through the functions of the package it is handed to
   by its literal key (`LogFile()`).
 
 Anything else the key or the entries meet (a prefix test, a store into a map, a call the scan
-cannot follow, a table with a computed key) leaves the scan not understood, as before: a
+cannot follow, a table with a computed key or one the package adds to, entries handed to
+another package) leaves the scan not understood, as before: a
 blocking `Gap`, naming the prefix when the scan tests one (`strings.HasPrefix(key, "APP_")`).
 """
 
