@@ -45,6 +45,10 @@ from release_safety.surfaces.config.reads import EnvRead, Gap
 
 _TREES: Memo[str, Tree] = Memo(256)
 """Per blob id: the file's syntax tree (only the files of a package that reads `Environ`)."""
+_SCANS: Memo[
+    tuple[str, int, tuple[tuple[str, str], ...]], tuple[tuple[str, EnvRead | Gap], ...]
+] = Memo(256)
+"""Per scan and the content of its package: what it reads."""
 _MESSAGES = frozenset({"fmt", "log", "slog", "errors"})
 """Packages a key may be handed to for a message, which reads nothing."""
 _TRIMS = frozenset({"TrimSpace", "Trim", "TrimSuffix", "TrimPrefix", "TrimRight", "TrimLeft"})
@@ -213,7 +217,14 @@ def reads(
     snapshot: Snapshot, blobs: Mapping[str, str], files: list[str], path: str, line: int
 ) -> list[tuple[str, EnvRead | Gap]]:
     """The variables the `os.Environ()` read at `path:line` takes (`files`: its package's),
-    or a blocking gap when its scan is not one the reader models."""
+    or a blocking gap when its scan is not one the reader models; once per package content."""
+    key = (path, line, tuple(sorted((f, blobs[f]) for f in files)))
+    return list(_SCANS.get(key, partial(_read, snapshot, blobs, files, path, line)))
+
+
+def _read(
+    snapshot: Snapshot, blobs: Mapping[str, str], files: list[str], path: str, line: int
+) -> tuple[tuple[str, EnvRead | Gap], ...]:
     scan = _Scan()
     try:
         package = _Package(snapshot, blobs, files)
@@ -225,12 +236,12 @@ def reads(
     except _NotUnderstood:
         scan.stray = True
     if scan.stray or scan.prefixes or not scan.names:
-        return [(path, _gap(path, line, scan.prefixes))]
+        return ((path, _gap(path, line, scan.prefixes)),)
     via = f"os.Environ() scan at {path}:{line}"
-    return [
+    return tuple(
         (name.path, EnvRead(name.name, name.line, name.default, site=name.site, via=via))
         for name in scan.names
-    ]
+    )
 
 
 def _gap(path: str, line: int, prefixes: list[str]) -> Gap:
