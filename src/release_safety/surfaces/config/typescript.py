@@ -78,11 +78,11 @@ def parse(
         node = stack.pop()
         name = _env_name(node)
         if name is not None:
-            found = _chain_reads(node, name)
-            declarator = _kept_in(node) if len(found) == 1 and found[0].default is None else None
-            if declarator is not None and not found[0].required:
+            chain = _chain_reads(node, name)
+            declarator = _kept_in(node) if len(chain) == 1 and chain[0].default is None else None
+            if declarator is not None and not chain[0].required:
                 kept.append((len(reads), declarator))
-            reads += found
+            reads += chain
         elif node.type == "variable_declarator":
             reads += _destructured(node)
             value = node.child_by_field_name("value")
