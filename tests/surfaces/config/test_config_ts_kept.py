@@ -32,6 +32,19 @@ def test_the_default_every_use_gives_is_the_reads_default() -> None:
     assert _defaults(twice) == {"CORS_MAX_AGE": "86400"}
 
 
+def test_an_empty_default_is_replaced_by_the_one_an_or_gives() -> None:
+    """umami v3.0.0: `const corsMaxAge = process.env.CORS_MAX_AGE || ''` then
+    `corsMaxAge || '86400'`: unset, the header is 86400; `??` keeps the empty string."""
+    empty = KEPT.replace("process.env.CORS_MAX_AGE;", "process.env.CORS_MAX_AGE || '';")
+    assert _defaults(empty) == {"CORS_MAX_AGE": "86400"}
+    assert _defaults(empty.replace("corsMaxAge || '86400'", "corsMaxAge ?? '86400'")) == {
+        "CORS_MAX_AGE": ""
+    }
+    assert _defaults(KEPT.replace("corsMaxAge || '86400'", "corsMaxAge ?? '86400'")) == {
+        "CORS_MAX_AGE": "86400"
+    }
+
+
 def test_a_use_without_the_default_leaves_the_read_without_one() -> None:
     for use in (
         "if (corsMaxAge) { console.log('set'); }\n",

@@ -79,7 +79,8 @@ def parse(
         name = _env_name(node)
         if name is not None:
             chain = _chain_reads(node, name)
-            declarator = _kept_in(node) if len(chain) == 1 and chain[0].default is None else None
+            empty = len(chain) == 1 and chain[0].default in (None, "")
+            declarator = _kept_in(node) if empty else None
             if declarator is not None and not chain[0].required:
                 kept.append((len(reads), declarator))
             reads += chain
@@ -115,9 +116,11 @@ _LITERALS = frozenset({"string", "number", "template_string", "true", "false"})
 
 def _kept_in(read: Node) -> Node | None:
     """The declarator of the module's or function's own `const` a read's value is kept in
-    (`const corsMaxAge = process.env.CORS_MAX_AGE`), else None (an exported one is used
-    elsewhere too)."""
+    (`const corsMaxAge = process.env.CORS_MAX_AGE`, `... || ''`), else None (an exported one
+    is used elsewhere too)."""
     top = _climb(read)
+    while _logical(top.parent) and top.parent is not None:
+        top = _climb(top.parent, calls=False)
     declarator = top.parent
     if declarator is None or declarator.type != "variable_declarator":
         return None
@@ -141,10 +144,11 @@ _USES = frozenset({"identifier", "shorthand_property_identifier"})
 
 
 def _kept_defaults(reads: list[EnvRead], kept: list[tuple[int, Node]]) -> None:
-    """A read kept in a `const` with no default of its own takes the default every use of the
-    const gives (`corsMaxAge || '86400'`), when every use gives the same one; a use without
-    one (`if (corsMaxAge)`, `{ corsMaxAge }`, passed on) leaves the read without a default.
-    One walk per scope the consts are declared in."""
+    """A read kept in a `const` with no default of its own, or an empty one, takes the default
+    every use of the const gives (`corsMaxAge || '86400'`; after `|| ''` only `||` replaces
+    the empty value, not `??`), when every use gives the same one; a use without one
+    (`if (corsMaxAge)`, `{ corsMaxAge }`, passed on) leaves the read as it is. One walk per
+    scope the consts are declared in."""
     by_scope: dict[tuple[int, int], tuple[Node, list[tuple[int, Node]]]] = {}
     for index, declarator in kept:
         declaration = declarator.parent
@@ -164,17 +168,19 @@ def _kept_defaults(reads: list[EnvRead], kept: list[tuple[int, Node]]) -> None:
                     uses.setdefault(text, []).append(node)
             stack.extend(node.named_children)
         for index, declarator in declared:
+            empty = reads[index].default == ""
             found = {
-                _use_default(use)
+                _use_default(use, empty)
                 for use in uses.get(node_text(declarator.child_by_field_name("name")), [])
             }
             if len(found) == 1 and None not in found:
                 reads[index] = replace(reads[index], default=found.pop())
 
 
-def _use_default(use: Node) -> str | None:
+def _use_default(use: Node, empty: bool) -> str | None:
     """The default a use of a kept value gives it: the last operand of the `||` / `??` chain
-    it opens (`corsMaxAge || '86400'`, `Number(port) || 3000`), else None."""
+    it opens (`corsMaxAge || '86400'`, `Number(port) || 3000`; of a `||` chain only when the
+    value may be `empty`), else None."""
     if use.type != "identifier":
         return None
     first = _climb(use)
@@ -185,7 +191,18 @@ def _use_default(use: Node) -> str | None:
     last = operands[-1]
     if len(operands) < 2 or operands[0] != first or _read_in(last) is not None:
         return None
+    if empty and "??" in _operators(top):
+        return None
     return written(last)
+
+
+def _operators(node: Node) -> list[str]:
+    """The operators of a `||` / `??` chain."""
+    if not _logical(node):
+        return []
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    operator = node_text(node.child_by_field_name("operator"))
+    return [*(_operators(left) if left else []), operator, *(_operators(right) if right else [])]
 
 
 def _through_constant(read: EnvRead, consts: dict[str, Node]) -> EnvRead:
