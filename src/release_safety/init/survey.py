@@ -458,20 +458,21 @@ def _code_sources(
     longer has): a glob of its kind in the top folder holding such files (`server/**/*.js`),
     or everywhere (`**/*.rs`) when several do or the folder is missing at a tree with code of
     the kind; a file at the root by its path. Migration files are the migrations surface's,
-    not configuration. A glob leaves out (`exclude`) the files of `left` it would take, the
-    code init says is not the service's."""
+    not configuration. A glob leaves out (`exclude`) the files it would take that init does
+    not: build scripts and tooling, loose scripts at the root, and `left`, the code that is
+    not the service's."""
     seen: dict[str, bool] = {}
+    passed = {t.value for t in left}  # files reading the environment init does not take
     by_entry: dict[str, dict[str, list[str]]] = {}
     older: dict[str, str] = {}  # an entry found only at older releases -> the newest of them
     having: dict[str, list[Snapshot]] = {}  # kind -> the trees with code of it reading
     for tree in trees:
         migrations = set(migration_files(tree, DEFAULT_MIGRATION_SOURCES))
-        paths = [
-            p
-            for p in _everything(tree)
-            if p not in migrations and _TOOLING.search(p) is None and not_the_service(p) is None
-        ]
+        paths = [p for p in _everything(tree) if p not in migrations]
         for kind, path in _reading_env(tree, paths, seen):
+            if _TOOLING.search(path) is not None or not_the_service(path) is not None:
+                passed.add(path)
+                continue
             if tree not in having.setdefault(kind, []):
                 having[kind].append(tree)
             top, _, rest = path.partition("/")
@@ -484,6 +485,13 @@ def _code_sources(
     if any("/" in entry for readers in by_entry.values() for entry in readers):
         # loose scripts at the root, beside code in folders, are not the service (but for a
         # framework's server config)
+        passed |= {
+            p
+            for readers in by_entry.values()
+            for entry, read in readers.items()
+            if "/" not in entry and not _SERVER_CONFIG.fullmatch(entry)
+            for p in read
+        }
         by_entry = {
             kind: {
                 entry: read
@@ -505,9 +513,21 @@ def _code_sources(
             why = f"{kind} code that reads the environment or a config loader: {shown}"
             if None not in refs:  # no file of it at HEAD
                 why += f", at {refs[0]} and maybe before (not at HEAD)"
-            exclude = tuple(t.value for t in left if _takes(entry, t.value))
+            exclude = tuple(sorted({_exclusion(p) for p in passed if _takes(entry, p)}))
+            if exclude:
+                why += "; `exclude`: what the glob would take that is not the service's config"
             found.append((ConfigSource(path=entry, exclude=exclude), why))
     return found
+
+
+def _exclusion(path: str) -> str:
+    """How a glob leaves out a file init does not take: its tooling or non-service folder
+    (`scripts/**`, `e2e/**`), else its path."""
+    for pattern in (_TOOLING, *(pattern for pattern, _ in NOT_THE_SERVICE)):
+        match = pattern.search(path)
+        if match is not None and match.group().endswith("/"):
+            return f"{path[: match.end()]}**"
+    return path
 
 
 def _takes(entry: str, path: str) -> bool:
