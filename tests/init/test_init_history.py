@@ -187,13 +187,14 @@ def test_a_seed_script_under_a_source_glob_is_left_out_of_it(
 ) -> None:
     """umami v3.0.2: `scripts/seed/index.ts` requires DATABASE_URL; init said it left it out
     and then wrote `**/*.ts` (code in several folders), which read it. The glob excludes the
-    folders of what init does not take (scripts, tools): a release that changes only the seed
-    script is safe; a change in the service's code is not."""
+    folders of what init does not take (a seed folder, a top tools folder): a release that
+    changes only the seed script is safe; a change in the service's code is not."""
     repo = make_repo("seeded")
     files = {
         "src/index.ts": "const port = process.env.PORT || '3000';\n",
         "lib/db.ts": "export const pool = Number(process.env.POOL) || 5;\n",
         "tools/build.ts": "const out = process.env.OUT_DIR;\n",
+        "src/api/scripts/route.ts": "export const off = process.env.NO_TELEMETRY || '';\n",
         "scripts/seed/index.ts": "const url = process.env.DATABASE_URL || 'postgres://';\n",
     }
     repo.release("1.0.0", files, prefix="v")
@@ -203,7 +204,8 @@ def test_a_seed_script_under_a_source_glob_is_left_out_of_it(
     assert run(["init", "--repo", str(repo.path)]) == 0
     text = (repo.path / ".release-safety.toml").read_text()
     assert "# left out, scripts/seed/index.ts: seed data for development" in text
-    assert '{ path = "**/*.ts", exclude = ["scripts/**", "tools/**"] }' in text
+    # a seed folder and a top tooling folder; a route in a `scripts` folder of the code is read
+    assert '{ path = "**/*.ts", exclude = ["scripts/seed/**", "tools/**"] }' in text
     _fill_reasons(repo)
     assert _generate_all(repo, tmp_path, ["v1.1.0", "v1.2.0"]) == {
         "v1.1.0": True,

@@ -513,20 +513,33 @@ def _code_sources(
             why = f"{kind} code that reads the environment or a config loader: {shown}"
             if None not in refs:  # no file of it at HEAD
                 why += f", at {refs[0]} and maybe before (not at HEAD)"
-            exclude = tuple(sorted({_exclusion(p) for p in passed if _takes(entry, p)}))
+            exclude = _folded({x for p in passed if _takes(entry, p) and (x := _exclusion(p))})
             if exclude:
                 why += "; `exclude`: what the glob would take that is not the service's config"
             found.append((ConfigSource(path=entry, exclude=exclude), why))
     return found
 
 
-def _exclusion(path: str) -> str:
-    """How a glob leaves out a file init does not take: its tooling or non-service folder
-    (`scripts/**`, `e2e/**`), else its path."""
-    for pattern in (_TOOLING, *(pattern for pattern, _ in NOT_THE_SERVICE)):
+def _folded(excluded: set[str]) -> tuple[str, ...]:
+    """The exclusions, sorted, without those a folder among them holds already."""
+    folders = [x.removesuffix("**") for x in excluded if x.endswith("/**")]
+    return tuple(
+        sorted(x for x in excluded if not any(x != f"{f}**" and x.startswith(f) for f in folders))
+    )
+
+
+def _exclusion(path: str) -> str | None:
+    """How a glob leaves out a file init does not take: its non-service folder
+    (`server/seeds/**`, `e2e/**`) or top tooling folder (`scripts/**`), else its path; None
+    for a file in a tooling-named folder inside the code (`src/app/api/scripts/`: a route of
+    the service, read as before)."""
+    for pattern, _ in NOT_THE_SERVICE:
         match = pattern.search(path)
-        if match is not None and match.group().endswith("/"):
-            return f"{path[: match.end()]}**"
+        if match is not None:
+            return f"{path[: match.end()]}**" if match.group().endswith("/") else path
+    match = _TOOLING.search(path)
+    if match is not None and match.group().endswith("/"):
+        return f"{match.group()}**" if match.start() == 0 else None
     return path
 
 
