@@ -343,25 +343,29 @@ def _api_documents(head: Snapshot) -> tuple[list[Taken], list[Taken]]:
 
 def routes(head: Snapshot, recent: Sequence[Snapshot]) -> list[tuple[RouteSource, str]]:
     """The route sources of a service without an OpenAPI document: one per framework its
-    dependency files name (`recognise`) whose code registers routes at `head`, as the route
-    readers read it, with what they read (routes, files, registrations not read); when none
-    does, every framework over the whole repository, if that reads any. A source whose folder
-    is missing at a recent release is widened to the whole repository, its framework kept, so
-    the file holds there. Nothing read: none (the surface is then declared absent)."""
-    recognised = recognise(head)
-    found = _read_routes(head, recent, recognised) if recognised else []
-    return found or _read_routes(head, recent, [RouteSource()])
+    dependency files name (`recognise`) at `head` or at a recent release (a framework the
+    project has since left still serves those releases), whose code registers routes there,
+    as the route readers read it, with what they read (routes, files, registrations not read);
+    when none does, every framework over the whole repository, if that reads any. A source
+    whose folder is missing at a recent release is widened to the whole repository, its
+    framework kept, so the file holds there. Nothing read: none (the surface is then declared
+    absent)."""
+    trees = [head, *reversed(recent)]
+    recognised = list(dict.fromkeys(s for tree in trees for s in recognise(tree)))
+    found = _read_routes(trees, recognised) if recognised else []
+    return found or _read_routes(trees, [RouteSource()])
 
 
 def _read_routes(
-    head: Snapshot, recent: Sequence[Snapshot], sources: Sequence[RouteSource]
+    trees: Sequence[Snapshot], sources: Sequence[RouteSource]
 ) -> list[tuple[RouteSource, str]]:
-    """The sources that read routes or registrations at `head`, each fitted to the recent
+    """The sources that read routes or registrations at HEAD, else at the newest recent
+    release that has some (`trees`, HEAD first, then newest first), each fitted to the recent
     releases first (widened to `**` where its folder is missing at one), written once (a
     framework read everywhere needs no narrower entry), with what it reads."""
     fitted: dict[RouteSource, None] = {}
     for source in sources:
-        if any(not own_code(s.paths(), source.path) for s in recent):
+        if any(not own_code(s.paths(), source.path) for s in trees[1:]):
             source = RouteSource(framework=source.framework, prefix=source.prefix)
         fitted[source] = None
     everywhere = {(s.framework, s.prefix) for s in fitted if s.path == "**"}
@@ -369,9 +373,12 @@ def _read_routes(
     for source in fitted:
         if source.path != "**" and (source.framework, source.prefix) in everywhere:
             continue
-        reading = read_routes(head, [source])
-        if reading.routes or reading.gaps:
-            found.append((source, _routes_read(reading, source)))
+        for tree in trees:
+            reading = read_routes(tree, [source])
+            if reading.routes or reading.gaps:
+                where = "" if tree is trees[0] else f", at {tree.ref} (not at HEAD)"
+                found.append((source, _routes_read(reading, source) + where))
+                break
     return found
 
 
