@@ -151,7 +151,7 @@ def test_non_service_code_is_left_out_with_why_and_a_documented_compose_file_is_
     repo.release("1.0.0", files, prefix="v")
     assert run(["init", "--repo", str(repo.path)]) == 0
     text = (repo.path / ".release-safety.toml").read_text()
-    assert '"server/**/*.ts"' in text
+    assert '{ path = "server/**/*.ts", exclude = ["server/seed.ts"] }' in text
     assert "# left out, server/seed.ts: seed data for development" in text
     assert (
         "# left out, acceptance/runner.ts: an end-to-end or acceptance test suite, not the "
@@ -180,3 +180,64 @@ def test_a_next_js_server_config_is_the_services_configuration(make_repo: MakeRe
     text = (repo.path / ".release-safety.toml").read_text()
     assert '"next.config.js"' in text and '"src/**/*.ts"' in text
     assert "jest.config.js" not in text and '"build.js"' not in text
+
+
+def test_a_seed_script_under_a_source_glob_is_left_out_of_it(
+    make_repo: MakeRepo, tmp_path: Path
+) -> None:
+    """umami v3.0.2: `scripts/seed/index.ts` requires DATABASE_URL; init said it left it out
+    and then wrote `**/*.ts` (code in several folders), which read it. The glob excludes the
+    folders of what init does not take (a seed folder, a top tools folder): a release that
+    changes only the seed script is safe; a change in the service's code is not."""
+    repo = make_repo("seeded")
+    files = {
+        "src/index.ts": "const port = process.env.PORT || '3000';\n",
+        "lib/db.ts": "export const pool = Number(process.env.POOL) || 5;\n",
+        "tools/build.ts": "const out = process.env.OUT_DIR;\n",
+        "src/api/scripts/route.ts": "export const off = process.env.NO_TELEMETRY || '';\n",
+        "scripts/seed/index.ts": "const url = process.env.DATABASE_URL || 'postgres://';\n",
+    }
+    repo.release("1.0.0", files, prefix="v")
+    required = "const url = process.env.DATABASE_URL;\nif (!url) throw new Error('no url');\n"
+    repo.release("1.1.0", {"scripts/seed/index.ts": required}, prefix="v")
+    repo.release("1.2.0", {"src/index.ts": "const port = process.env.PORT!;\n"}, prefix="v")
+    assert run(["init", "--repo", str(repo.path)]) == 0
+    text = (repo.path / ".release-safety.toml").read_text()
+    assert "# left out, scripts/seed/index.ts: seed data for development" in text
+    # a seed folder and a top tooling folder; a route in a `scripts` folder of the code is read
+    assert '{ path = "**/*.ts", exclude = ["scripts/seed/**", "tools/**"] }' in text
+    _fill_reasons(repo)
+    assert _generate_all(repo, tmp_path, ["v1.1.0", "v1.2.0"]) == {
+        "v1.1.0": True,
+        "v1.2.0": False,
+    }
+
+
+def test_config_code_in_a_language_head_no_longer_has_is_a_source(
+    make_repo: MakeRepo, tmp_path: Path
+) -> None:
+    """The service was JavaScript until 2.0.0 and is TypeScript since: init reads the kinds of
+    the releases it judges, not HEAD's only, so the JavaScript releases are judged on their
+    own configuration (1.1.0 drops a variable: unsafe) and the rewrite that keeps every
+    variable is safe."""
+    repo = make_repo("rewritten")
+    js = "const port = process.env.PORT || 3000;\nconst t = process.env.TIMEOUT || 5;\n"
+    repo.release("1.0.0", {"server/index.js": js}, prefix="v")
+    repo.release(
+        "1.1.0", {"server/index.js": "const port = process.env.PORT || 3000;\n"}, prefix="v"
+    )
+    repo.delete("server/index.js")
+    ts = "export const port = process.env.PORT || 3000;\n"
+    repo.release("2.0.0", {"server/index.ts": ts}, prefix="v")
+    assert run(["init", "--repo", str(repo.path)]) == 0
+    text = (repo.path / ".release-safety.toml").read_text()
+    assert (
+        "# server/**/*.js: js code that reads the environment or a config loader: "
+        "server/index.js, at v1.1.0 and maybe before (not at HEAD)"
+    ) in text
+    assert '"server/**/*.js",' in text and '"server/**/*.ts",' in text
+    _fill_reasons(repo)
+    assert _generate_all(repo, tmp_path, ["v1.1.0", "v2.0.0"]) == {
+        "v1.1.0": False,
+        "v2.0.0": True,
+    }

@@ -190,3 +190,29 @@ def test_a_service_with_no_http_api_still_gets_the_absent_todo(make_repo: MakeRe
     assert "routes" not in rest.replace("no route the code registers", "")
     assert "and no route the code registers. Replace the TODO" in rest
     assert f'absent = "{TODO.format("REST API")}"' in rest
+
+
+def test_a_framework_the_project_has_left_still_reads_the_releases_it_served(
+    make_repo: MakeRepo, tmp_path: Path
+) -> None:
+    """Express until 1.1.0, FastAPI since 2.0.0: init recognises the frameworks of the releases
+    it judges, not HEAD's only, so 1.1.0's removed Express route is found (with FastAPI's
+    reader alone, 1.1.0 reads no route at all); the rewrite's own release is judged too."""
+    repo = make_repo("rewritten")
+    repo.release("1.0.0", EXPRESS)
+    path = "server/src/users.js"
+    repo.release("1.1.0", _without(EXPRESS, path, "router.delete('/:id', remove);\n"))
+    for gone in EXPRESS:
+        repo.delete(gone)
+    repo.release("2.0.0", FASTAPI)
+    rest = _rest_table(_init(repo))
+    assert (
+        "# **: express: 2 route(s) in 2 file(s) (server/src/app.js, server/src/users.js)"
+        ", at 1.1.0 (not at HEAD)"
+    ) in rest
+    assert (  # server/ is gone at 2.0.0: the source is widened to hold there
+        'routes = [\n  { path = "**", framework = "fastapi" },\n'
+        '  { path = "**", framework = "express" },\n]'
+    ) in rest
+    _adopt(repo)
+    assert _judge(repo, tmp_path, "1.1.0") == (False, ["route-removed"])

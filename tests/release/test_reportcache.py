@@ -83,3 +83,11 @@ def test_a_finding_as_json_data_keeps_field_order() -> None:
     assert finding.to_dict(omit_none=True) == {
         "rule": "r", "severity": "unknown", "surface": "rest", "message": "m", "hint": "h"
     }  # fmt: skip
+
+
+def test_key_covers_where_the_settings_come_from() -> None:
+    """The note naming the adopting settings is part of the reports: a release judged with
+    HEAD's file and one with its own, the same settings, are two keys."""
+    adopted = ReleaseSettings(SettingsAt(Settings(), ".release-safety.toml at HEAD (v1 has none)"))
+    own = ReleaseSettings(SettingsAt(Settings(), ".release-safety.toml at v1"))
+    assert adopted.key() != own.key()

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatch
 
+from release_safety.common.patterns import compile_pattern
 from release_safety.contract.versions import DEFAULT_TAG_PATTERN, TagPattern
 from release_safety.git.repository import GitRepo, ReleaseTag
 from release_safety.git.snapshot import Change, Snapshot, compare_trees
@@ -30,7 +31,9 @@ from release_safety.settings.model import (
     DeploymentSettings,
     MigrationSource,
     RouteSource,
+    glob_regex,
     is_glob,
+    skipped,
 )
 from release_safety.surfaces.config.schema_config import is_schema
 from release_safety.surfaces.config.sources import source_kind
@@ -244,14 +247,14 @@ def survey(repo: GitRepo, ref: str = "HEAD", releases: int = RECENT) -> Survey:
         found.mcp,
         lambda s: [Taken(p, "an MCP tool snapshot") for p in matched(s, DEFAULT_MCP_SNAPSHOTS)],
     )
-    found.config = _config(head, [snapshot for _, snapshot in recent])
+    found.config_left = left_out_code(trees)
+    found.config = _config(trees, found.config_left)
     templates = [
         Taken(c.path, why) for c, why in found.config if c.kind is None and not is_glob(c.path)
     ]
     found.config += [
         (ConfigSource(path=t.value), t.why) for t in _also_at(trees[1:], templates, _env_templates)
     ]
-    found.config_left = left_out_code(head)
     found.deployment, found.deployment_left = _descriptors(head)
     found.deployment_kept, found.deployment_left = _documented(head, found.deployment_left)
     found.deployment_globs = [g for g in DEFAULT_DEPLOYMENT_SOURCES if matched(head, [g])]
@@ -340,25 +343,29 @@ def _api_documents(head: Snapshot) -> tuple[list[Taken], list[Taken]]:
 
 def routes(head: Snapshot, recent: Sequence[Snapshot]) -> list[tuple[RouteSource, str]]:
     """The route sources of a service without an OpenAPI document: one per framework its
-    dependency files name (`recognise`) whose code registers routes at `head`, as the route
-    readers read it, with what they read (routes, files, registrations not read); when none
-    does, every framework over the whole repository, if that reads any. A source whose folder
-    is missing at a recent release is widened to the whole repository, its framework kept, so
-    the file holds there. Nothing read: none (the surface is then declared absent)."""
-    recognised = recognise(head)
-    found = _read_routes(head, recent, recognised) if recognised else []
-    return found or _read_routes(head, recent, [RouteSource()])
+    dependency files name (`recognise`) at `head` or at a recent release (a framework the
+    project has since left still serves those releases), whose code registers routes there,
+    as the route readers read it, with what they read (routes, files, registrations not read);
+    when none does, every framework over the whole repository, if that reads any. A source
+    whose folder is missing at a recent release is widened to the whole repository, its
+    framework kept, so the file holds there. Nothing read: none (the surface is then declared
+    absent)."""
+    trees = [head, *reversed(recent)]
+    recognised = list(dict.fromkeys(s for tree in trees for s in recognise(tree)))
+    found = _read_routes(trees, recognised) if recognised else []
+    return found or _read_routes(trees, [RouteSource()])
 
 
 def _read_routes(
-    head: Snapshot, recent: Sequence[Snapshot], sources: Sequence[RouteSource]
+    trees: Sequence[Snapshot], sources: Sequence[RouteSource]
 ) -> list[tuple[RouteSource, str]]:
-    """The sources that read routes or registrations at `head`, each fitted to the recent
+    """The sources that read routes or registrations at HEAD, else at the newest recent
+    release that has some (`trees`, HEAD first, then newest first), each fitted to the recent
     releases first (widened to `**` where its folder is missing at one), written once (a
     framework read everywhere needs no narrower entry), with what it reads."""
     fitted: dict[RouteSource, None] = {}
     for source in sources:
-        if any(not own_code(s.paths(), source.path) for s in recent):
+        if any(not own_code(s.paths(), source.path) for s in trees[1:]):
             source = RouteSource(framework=source.framework, prefix=source.prefix)
         fitted[source] = None
     everywhere = {(s.framework, s.prefix) for s in fitted if s.path == "**"}
@@ -366,9 +373,12 @@ def _read_routes(
     for source in fitted:
         if source.path != "**" and (source.framework, source.prefix) in everywhere:
             continue
-        reading = read_routes(head, [source])
-        if reading.routes or reading.gaps:
-            found.append((source, _routes_read(reading, source)))
+        for tree in trees:
+            reading = read_routes(tree, [source])
+            if reading.routes or reading.gaps:
+                where = "" if tree is trees[0] else f", at {tree.ref} (not at HEAD)"
+                found.append((source, _routes_read(reading, source) + where))
+                break
     return found
 
 
@@ -404,12 +414,19 @@ def _env_templates(snapshot: Snapshot) -> list[Taken]:
     ]
 
 
-def _config(head: Snapshot, recent: Sequence[Snapshot]) -> list[tuple[ConfigSource, str]]:
+def _everything(tree: Snapshot) -> list[str]:
+    """The files the wider searches look at: every file but vendored, test, example and
+    hidden ones, and test files a config glob leaves out."""
+    return [p for p in matched(tree, [EVERYWHERE]) if not ConfigSource(path=EVERYWHERE).excluded(p)]
+
+
+def _config(trees: Sequence[Snapshot], left: Sequence[Taken]) -> list[tuple[ConfigSource, str]]:
     """Env templates (names only), JSON Schemas of the configuration, and, per language, the
-    folder of the code that reads the environment or loads a config library."""
-    everything = [
-        p for p in matched(head, [EVERYWHERE]) if not ConfigSource(path=EVERYWHERE).excluded(p)
-    ]
+    folder of the code that reads the environment or loads a config library, at HEAD and at
+    the recent releases (`trees`, HEAD first); `left`, the code left out as not the
+    service's."""
+    head = trees[0]
+    everything = _everything(head)
     found = [(ConfigSource(path=t.value), t.why) for t in _env_templates(head)]
     schemas: dict[str, list[str]] = {}
     for path, data in head.read_each([p for p in everything if _SCHEMA_NAME.search(p)]):
@@ -422,35 +439,66 @@ def _config(head: Snapshot, recent: Sequence[Snapshot]) -> list[tuple[ConfigSour
     for glob, paths in schemas.items():
         why = f"JSON Schemas of the configuration ({', '.join(paths)}): each key a variable"
         found.append((ConfigSource(path=glob, kind="jsonschema"), why))
-    found += _code_sources(head, everything, recent)
+    found += _code_sources(trees, left)
     return found
 
 
+def _reading_env(
+    tree: Snapshot, paths: Sequence[str], seen: dict[str, bool]
+) -> list[tuple[str, str]]:
+    """(kind, path) of each of `paths` whose code reads the environment or loads a config
+    library (`READS`); `seen` keeps the answer per blob id, so a file unchanged between trees
+    is read once."""
+    kinds = {p: source_kind(p) or "" for p in paths}
+    wanted = [p for p in paths if kinds[p] in READS]
+    unseen = [p for p in wanted if tree.blob_id(p) not in seen]
+    for path, data in tree.read_each(unseen):
+        seen[tree.blob_id(path) or ""] = READS[kinds[path]].search(_text(data)) is not None
+    return [(kinds[p], p) for p in wanted if seen.get(tree.blob_id(p) or "")]
+
+
 def _code_sources(
-    head: Snapshot, paths: Sequence[str], recent: Sequence[Snapshot]
+    trees: Sequence[Snapshot], left: Sequence[Taken]
 ) -> list[tuple[ConfigSource, str]]:
-    """Per language, the code that reads the environment or loads a config library: a glob
-    of its kind in the top folder holding such files (`server/**/*.js`), or everywhere
-    (`**/*.rs`) when several do or the folder is missing at a recent release; a file at the
-    root by its path. Migration files are the migrations surface's, not configuration."""
-    migrations = migration_files(head, DEFAULT_MIGRATION_SOURCES)
-    by_kind: dict[str, list[str]] = {}
-    for path in paths:
-        kind = source_kind(path)
-        taken = path not in migrations and _TOOLING.search(path) is None
-        if kind in READS and taken and not_the_service(path) is None:
-            by_kind.setdefault(kind, []).append(path)
+    """Per language, the code that reads the environment or loads a config library at HEAD or
+    at a recent release (`trees`, HEAD first: a release may be written in a language HEAD no
+    longer has): a glob of its kind in the top folder holding such files (`server/**/*.js`),
+    or everywhere (`**/*.rs`) when several do or the folder is missing at a tree with code of
+    the kind; a file at the root by its path. Migration files are the migrations surface's,
+    not configuration. A glob leaves out (`exclude`) the files it would take that init does
+    not: build scripts and tooling, loose scripts at the root, and `left`, the code that is
+    not the service's."""
+    seen: dict[str, bool] = {}
+    passed = {t.value for t in left}  # files reading the environment init does not take
     by_entry: dict[str, dict[str, list[str]]] = {}
-    for kind, files in sorted(by_kind.items()):
-        readers = by_entry.setdefault(kind, {})
-        for path, data in head.read_each(files):
-            if READS[kind].search(_text(data)):
-                top, _, rest = path.partition("/")
-                entry = f"{top}/**/*.{EXTENSIONS[kind]}" if rest else path
-                readers.setdefault(entry, []).append(path)
+    older: dict[str, str] = {}  # an entry found only at older releases -> the newest of them
+    having: dict[str, list[Snapshot]] = {}  # kind -> the trees with code of it reading
+    for tree in trees:
+        migrations = set(migration_files(tree, DEFAULT_MIGRATION_SOURCES))
+        paths = [p for p in _everything(tree) if p not in migrations]
+        for kind, path in _reading_env(tree, paths, seen):
+            if _TOOLING.search(path) is not None or not_the_service(path) is not None:
+                passed.add(path)
+                continue
+            if tree not in having.setdefault(kind, []):
+                having[kind].append(tree)
+            top, _, rest = path.partition("/")
+            entry = f"{top}/**/*.{EXTENSIONS[kind]}" if rest else path
+            readers = by_entry.setdefault(kind, {})
+            if entry not in readers and tree is not trees[0]:
+                older[entry] = tree.ref
+            if path not in readers.setdefault(entry, []):
+                readers[entry].append(path)
     if any("/" in entry for readers in by_entry.values() for entry in readers):
         # loose scripts at the root, beside code in folders, are not the service (but for a
         # framework's server config)
+        passed |= {
+            p
+            for readers in by_entry.values()
+            for entry, read in readers.items()
+            if "/" not in entry and not _SERVER_CONFIG.fullmatch(entry)
+            for p in read
+        }
         by_entry = {
             kind: {
                 entry: read
@@ -460,17 +508,57 @@ def _code_sources(
             for kind, readers in by_entry.items()
         }
     found = []
-    for kind, readers in by_entry.items():
+    for kind, readers in sorted(by_entry.items()):
         everywhere = f"**/*.{EXTENSIONS[kind]}"
         if not readers:
             continue
-        if len(readers) > 1 or any(not matched(s, list(readers)) for s in recent):
+        refs = [older.get(entry) for entry in readers]
+        if len(readers) > 1 or any(not matched(s, list(readers)) for s in having[kind]):
             readers = {everywhere: [p for read in readers.values() for p in read]}
         for entry, read in readers.items():
             shown = ", ".join(read[:3]) + (f" and {len(read) - 3} more" if len(read) > 3 else "")
             why = f"{kind} code that reads the environment or a config loader: {shown}"
-            found.append((ConfigSource(path=entry), why))
+            if None not in refs:  # no file of it at HEAD
+                why += f", at {refs[0]} and maybe before (not at HEAD)"
+            exclude = _folded({x for p in passed if _takes(entry, p) and (x := _exclusion(p))})
+            if exclude:
+                why += "; `exclude`: what the glob would take that is not the service's config"
+            found.append((ConfigSource(path=entry, exclude=exclude), why))
     return found
+
+
+def _folded(excluded: set[str]) -> tuple[str, ...]:
+    """The exclusions, sorted, without those a folder among them holds already."""
+    folders = [x.removesuffix("**") for x in excluded if x.endswith("/**")]
+    return tuple(
+        sorted(x for x in excluded if not any(x != f"{f}**" and x.startswith(f) for f in folders))
+    )
+
+
+def _exclusion(path: str) -> str | None:
+    """How a glob leaves out a file init does not take: its non-service folder
+    (`server/seeds/**`, `e2e/**`) or top tooling folder (`scripts/**`), else its path; None
+    for a file in a tooling-named folder inside the code (`src/app/api/scripts/`: a route of
+    the service, read as before)."""
+    for pattern, _ in NOT_THE_SERVICE:
+        match = pattern.search(path)
+        if match is not None:
+            return f"{path[: match.end()]}**" if match.group().endswith("/") else path
+    match = _TOOLING.search(path)
+    if match is not None and match.group().endswith("/"):
+        return f"{match.group()}**" if match.start() == 0 else None
+    return path
+
+
+def _takes(entry: str, path: str) -> bool:
+    """True when a glob entry reads `path` (a plain path names only itself)."""
+    source = ConfigSource(path=entry)
+    return (
+        is_glob(entry)
+        and compile_pattern(glob_regex(entry)).fullmatches(path)
+        and not skipped(entry, path)
+        and not source.excluded(path)
+    )
 
 
 def not_the_service(path: str) -> str | None:
@@ -479,22 +567,27 @@ def not_the_service(path: str) -> str | None:
     return next((why for pattern, why in NOT_THE_SERVICE if pattern.search(path)), None)
 
 
-def left_out_code(head: Snapshot) -> list[Taken]:
-    """The files that read the environment that `init` leaves out as not the service's, each
-    with why (a person can take any back by naming it in `config.sources`)."""
-    candidates = [
-        p
-        for p in head.paths()
-        if source_kind(p) in READS
-        and not_the_service(p) is not None
-        and not p.startswith(".")
-        and "/node_modules/" not in f"/{p}"
-    ]
-    left = []
-    for path, data in head.read_each(candidates[:2000]):
-        if READS[source_kind(path) or ""].search(_text(data)):
-            left.append(Taken(path, not_the_service(path) or ""))
-    return left
+def left_out_code(trees: Sequence[Snapshot]) -> list[Taken]:
+    """The files that read the environment that `init` leaves out as not the service's, at
+    HEAD or at a recent release (`trees`, HEAD first), each with why (a person can take any
+    back by naming it in `config.sources`, or out of a glob's `exclude`)."""
+    seen: dict[str, bool] = {}
+    left: dict[str, Taken] = {}
+    for tree in trees:
+        candidates = [
+            p
+            for p in tree.paths()
+            if source_kind(p) in READS
+            and not_the_service(p) is not None
+            and not p.startswith(".")
+            and "/node_modules/" not in f"/{p}"
+            and p not in left
+        ]
+        for _, path in _reading_env(tree, candidates[:2000], seen):
+            why = not_the_service(path) or ""
+            where = "" if tree is trees[0] else f" (at {tree.ref}, not at HEAD)"
+            left[path] = Taken(path, why + where)
+    return list(left.values())
 
 
 _DOCS = re.compile(r"^(?:README[^/]*|docs?/.*|INSTALL[^/]*)\.(?:md|rst|txt|adoc)$", re.I)

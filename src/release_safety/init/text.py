@@ -154,10 +154,13 @@ def _deployment(found: Survey) -> list[str]:
 
 
 def _config_entry(source: ConfigSource) -> str:
-    """A config source as TOML: its path, or an inline table naming its kind."""
-    if source.kind is None:
+    """A config source as TOML: its path, or an inline table naming its kind and the files it
+    leaves out."""
+    if source.kind is None and not source.exclude:
         return toml_string(source.path)
-    return f'{{ path = {toml_string(source.path)}, kind = "{source.kind}" }}'
+    kind = f', kind = "{source.kind}"' if source.kind is not None else ""
+    exclude = f", exclude = [{', '.join(map(toml_string, source.exclude))}]" * bool(source.exclude)
+    return f"{{ path = {toml_string(source.path)}{kind}{exclude} }}"
 
 
 def _route_entry(source: RouteSource) -> str:

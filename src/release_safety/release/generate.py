@@ -251,8 +251,11 @@ def analyse_release(
     new = repo.snapshot(release.to_ref)
     old = repo.snapshot(release.from_ref) if release.from_ref else new
     key, reports = None, None
+    place = f"{repo.path}\0{repo.resolve('HEAD')}"
+    elsewhere = elsewhere_in(place, partial(_other_refs, repo, settings.current.settings))
     if use_cache:
-        key = reportcache.report_key(settings.key(), release.version, old.commit, new.commit)
+        fitted = fitted_key(settings, old, new, elsewhere)
+        key = reportcache.report_key(fitted, release.version, old.commit, new.commit)
         reports = reportcache.load(key)
     if reports is None:
         if old is not new:
@@ -266,12 +269,28 @@ def analyse_release(
         )
         said = judged_with(current) if say_settings else None
         notes += [said] if said is not None else []
-        place = f"{repo.path}\0{repo.resolve('HEAD')}"
-        elsewhere = elsewhere_in(place, partial(_other_refs, repo, current.settings))
         reports = judge(old, new, settings, release.version, strict, notes, elsewhere)
         if key is not None:
             reportcache.store(key, reports)
     return decided(release, reports, backfilled)
+
+
+def fitted_key(
+    settings: ReleaseSettings, old: Snapshot | None, new: Snapshot, elsewhere: Elsewhere
+) -> str:
+    """What a release's reports depend on besides its two commits and the code, for the report
+    cache: the settings and where they come from, and how each run's settings fit the span
+    (`span.fit`: which entries match nothing at either ref, and whether HEAD or another release
+    has their files). The last moves with HEAD and the tags, not with the release: an entry
+    whose files HEAD no longer has, nor any release, is a typo now, not a coverage note."""
+    runs = [settings.current.settings]
+    if settings.differ and settings.previous is not None:
+        runs.append(settings.previous.settings)
+    parts = [settings.key()]
+    for run in runs:
+        span = fit(run, old, new, elsewhere)
+        parts += [*(note.message for note in span.notes), *span.typos, "-"]
+    return "\0".join(parts)
 
 
 def decided(release: Release, reports: list[SurfaceReport], backfilled: bool = False) -> Generated:

@@ -43,8 +43,9 @@ def code_fingerprint() -> str:
 
 
 def report_key(settings: str, version: str, old: str | None, new: str) -> str:
-    """The key of a release's reports: the code, the settings (as text), the version and the
-    two commits."""
+    """The key of a release's reports: the code, the settings (as text: what they are, where
+    they come from and how they fit the span, `generate.fitted_key`), the version and the two
+    commits."""
     parts = [code_fingerprint(), settings, version, old or "-", new]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 

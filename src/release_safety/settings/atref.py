@@ -67,11 +67,14 @@ class ReleaseSettings:
         return self.previous is not None and self.previous.settings != self.current.settings
 
     def key(self) -> str:
-        """What the reports depend on, for the report cache (the settings' file too: findings
-        name it)."""
+        """What the reports depend on, for the report cache: the settings, their file (findings
+        name it) and where they come from (the note that says so)."""
         previous = self.previous if self.differ else None
-        parts = [self.current.settings, previous.settings if previous else None]
-        texts = [f"{p.origin}\0{p.model_dump_json()}" if p else "-" for p in parts]
+        parts = [self.current, previous]
+        texts = [
+            f"{p.where}\0{p.settings.origin}\0{p.settings.model_dump_json()}" if p else "-"
+            for p in parts
+        ]
         return "\0".join([*texts, self.problem or ""])
 
 

@@ -119,6 +119,27 @@ _BY_NAME = {
 }
 
 
+_BINARY = (
+    "zip gz tgz bz2 xz zst lz4 7z rar tar jar war ear whl egg apk deb rpm dmg iso "
+    "png jpg jpeg gif webp bmp ico icns tif tiff avif heic psd xcf "
+    "woff woff2 ttf otf eot "
+    "mp3 mp4 m4a m4v wav ogg oga opus flac aac webm mov avi mkv "
+    "pdf doc docx xls xlsx ppt pptx odt ods odp epub "
+    "sqlite sqlite3 db mdb parquet avro npy npz pkl pickle "
+    "pyc pyo class o obj a so dylib dll exe lib wasm"
+)
+BINARY_SUFFIXES = frozenset(_BINARY.split())
+"""Suffixes of binary formats (archives, images, fonts, media, office documents, databases,
+compiled code): a file so named has no comment lines to read."""
+
+
+def holds_comments(path: str) -> bool:
+    """False for a file whose suffix names a binary format: no comment can be written in it,
+    so nothing need read it to look for one."""
+    name = path.rsplit("/", 1)[-1].lower()
+    return "." not in name.lstrip(".") or name.rsplit(".", 1)[-1] not in BINARY_SUFFIXES
+
+
 def syntax_for(path: str) -> Syntax:
     """The comment syntax of a path, from its name or suffix; `GENERIC` when unknown."""
     name = path.rsplit("/", 1)[-1].lower()

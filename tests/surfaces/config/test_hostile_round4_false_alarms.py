@@ -118,3 +118,25 @@ def test_a_script_only_a_developer_dockerfile_runs_is_not_configuration(seen: Se
     old = {"app/main.py": PY_APP, "ci/Dockerfile": ci, "ci/run-tests.sh": script}
     gone = {"ci/run-tests.sh": "#!/bin/sh\npytest\n"}
     assert seen(old, gone, ["app/**/*.py"]) == []
+
+
+SHORTHAND = (
+    "const privateMode = process.env.PRIVATE_MODE;\n"
+    "module.exports = {\n  env: { privateMode },\n};\n"
+)
+CLIENT = (
+    "export const port = process.env.PORT ?? '3000';\nexport const p = process.env.privateMode;\n"
+)
+
+
+def test_a_shorthand_next_env_key_is_not_an_operator_variable(seen: Seen) -> None:
+    """umami v2.19.0: `env: { privateMode }` inlines `process.env.privateMode` at build time;
+    a release that stops using it removes no operator variable (PRIVATE_MODE is still read)."""
+    old = {"src/page.ts": CLIENT, "next.config.js": SHORTHAND}
+    dropped = {"src/page.ts": "export const port = process.env.PORT ?? '3000';\n"}
+    assert seen(old, dropped, ["src/**/*.ts"]) == []
+    unlisted = {"next.config.js": SHORTHAND.replace("env: { privateMode }", "env: {}")}
+    gone = {**dropped, **unlisted}
+    found = seen({**old, **unlisted}, gone, ["src/**/*.ts"])
+    assert [rule for rule, _ in found] == ["config-var-removed"]
+    assert "privateMode" in found[0][1]

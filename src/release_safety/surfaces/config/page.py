@@ -92,20 +92,25 @@ look for (no getter, no wrapper, no struct tag, no loader) is not parsed. Every 
 per blob id (a file unchanged between refs, or between releases of a backfill, is parsed once per
 process).
 
-Files the service runs are configuration too, read beside the sources whenever the sources
-match a file: a `next.config.js` (`.mjs`, `.cjs`, `.ts`) and a `gunicorn_conf.py` /
-`gunicorn.conf.py` at the root or in a folder above a matched source, and the shell script a
-Dockerfile's `ENTRYPOINT` or `CMD` runs (`${WEB_GUNICORN:-4}` reads `WEB_GUNICORN` with the
-default 4, `${X:?}` requires X, a variable the script assigns first is its own). The keys of a
-Next.js config's `env` object are inlined at build time and are no operator variable. A default
-written as a module `const` holding a literal (`process.env.TTL || DEFAULT_TTL`) is that
-literal; defaults joined from several reads show an empty one as `''` (`'' | 86400`). A
-pydantic-settings field with no default that the class's `__init__` or a `model_validator`
-names is filled there, so it is not required (its default reads `(filled by Settings.__init__)`).
-Remaining gaps: scripts an entrypoint calls are not followed; files the image runs elsewhere
-than the root, a folder above a source or a Dockerfile's `ENTRYPOINT`/`CMD` (a `Procfile`, a
-supervisor config) are read only when named in `config.sources`; a Next.js `env` key is left
-out wherever it is read; whether the constructor really fills a field it names is not proved.
+Files the service runs are configuration too, read beside the sources whenever the sources match
+a file: a `next.config.js` (`.mjs`, `.cjs`, `.ts`) and a `gunicorn_conf.py` / `gunicorn.conf.py`
+at the root or in a folder above a matched source, and the shell script a Dockerfile's
+`ENTRYPOINT` or `CMD` runs (`${WEB_GUNICORN:-4}` reads `WEB_GUNICORN` with the default 4,
+`${X:?}` requires X, a variable the script assigns first is its own). The keys of a Next.js
+config's `env` object (`env: { KEY: value }` and shorthand `env: { basePath }`) are inlined at
+build time and are no operator variable. A default written as a module `const` holding a literal
+(`process.env.TTL || DEFAULT_TTL`) is that literal. A read kept in a `const` of its own module,
+with no default or an empty one (`const corsMaxAge = process.env.CORS_MAX_AGE;`), takes the
+default every use of the const gives (`corsMaxAge || '86400'`; after `|| ''`, only an `||`
+replaces the empty value), when every use gives the same one; an exported const, or a use that
+gives none (`if (corsMaxAge)`, `{ corsMaxAge }`), leaves it as read. Defaults joined from
+several reads show an empty one as `''` (`'' | 86400`). A pydantic-settings field with no
+default that the class's `__init__` or a `model_validator` names is filled there, so it is not
+required (its default reads `(filled by Settings.__init__)`). Remaining gaps: scripts an
+entrypoint calls are not followed; files the image runs elsewhere than the root, a folder above
+a source or a Dockerfile's `ENTRYPOINT`/`CMD` (a `Procfile`, a supervisor config) are read only
+when named in `config.sources`; a Next.js `env` key is left out wherever it is read; whether the
+constructor really fills a field it names is not proved.
 
 ## Diff and the rename heuristic
 

@@ -93,7 +93,8 @@ def runtime_files(
 
 
 def build_time(snapshot: Snapshot, paths: Iterable[str]) -> frozenset[str]:
-    """The keys of the `env` object of each Next.js config among `paths`."""
+    """The keys of the `env` object of each Next.js config among `paths` (`env: { KEY: value }`
+    and shorthand `env: { basePath }`)."""
     keys: set[str] = set()
     for path in (p for p in paths if posixpath.basename(p) in NEXT_CONFIGS):
         dialect = "ts" if path.endswith(".ts") else "js"
@@ -104,10 +105,13 @@ def build_time(snapshot: Snapshot, paths: Iterable[str]) -> frozenset[str]:
             if node.type == "pair" and node_text(node.child_by_field_name("key")) == "env":
                 value = node.child_by_field_name("value")
                 if value is not None and value.type == "object":
-                    keys |= {
-                        key_name(entry.child_by_field_name("key"))
-                        for entry in value.named_children
-                        if entry.type == "pair"
-                    }
+                    keys |= {_env_key(entry) for entry in value.named_children}
             stack.extend(node.named_children)
     return frozenset(k for k in keys if k)
+
+
+def _env_key(entry: Node) -> str:
+    """The key an entry of an `env` object sets (empty for a spread or a comment)."""
+    if entry.type == "pair":
+        return key_name(entry.child_by_field_name("key"))
+    return node_text(entry) if entry.type == "shorthand_property_identifier" else ""

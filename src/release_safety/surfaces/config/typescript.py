@@ -72,12 +72,18 @@ def parse(
     consts: dict[str, Node] = {}
     schemas: list[tuple[Node, str]] = []
     tables: list[Node] = []
+    kept: list[tuple[int, Node]] = []
     stack = [tree.root_node]
     while stack:
         node = stack.pop()
         name = _env_name(node)
         if name is not None:
-            reads += _chain_reads(node, name)
+            chain = _chain_reads(node, name)
+            empty = len(chain) == 1 and chain[0].default in (None, "")
+            declarator = _kept_in(node) if empty else None
+            if declarator is not None and not chain[0].required:
+                kept.append((len(reads), declarator))
+            reads += chain
         elif node.type == "variable_declarator":
             reads += _destructured(node)
             value = node.child_by_field_name("value")
@@ -93,6 +99,7 @@ def parse(
         elif not copies_named and _copies_env(node) and not _in_schema(node):
             gaps.append(_copy_gap(node))
         stack.extend(reversed(node.named_children))
+    _kept_defaults(reads, kept)
     for call, kind in schemas:
         reads += schema_reads(call, kind, consts)
     if table is not None:
@@ -105,6 +112,97 @@ def parse(
 
 
 _LITERALS = frozenset({"string", "number", "template_string", "true", "false"})
+
+
+def _kept_in(read: Node) -> Node | None:
+    """The declarator of the module's or function's own `const` a read's value is kept in
+    (`const corsMaxAge = process.env.CORS_MAX_AGE`, `... || ''`), else None (an exported one
+    is used elsewhere too)."""
+    top = _climb(read)
+    while _logical(top.parent) and top.parent is not None:
+        top = _climb(top.parent, calls=False)
+    declarator = top.parent
+    if declarator is None or declarator.type != "variable_declarator":
+        return None
+    name = declarator.child_by_field_name("name")
+    declaration = declarator.parent
+    if (
+        declarator.child_by_field_name("value") != top
+        or name is None
+        or name.type != "identifier"
+        or declaration is None
+        or declaration.type != "lexical_declaration"
+        or not node_text(declaration).startswith("const ")
+        or declaration.parent is None
+        or declaration.parent.type == "export_statement"
+    ):
+        return None
+    return declarator
+
+
+_USES = frozenset({"identifier", "shorthand_property_identifier"})
+
+
+def _kept_defaults(reads: list[EnvRead], kept: list[tuple[int, Node]]) -> None:
+    """A read kept in a `const` with no default of its own, or an empty one, takes the default
+    every use of the const gives (`corsMaxAge || '86400'`; after `|| ''` only `||` replaces
+    the empty value, not `??`), when every use gives the same one; a use without one
+    (`if (corsMaxAge)`, `{ corsMaxAge }`, passed on) leaves the read as it is. One walk per
+    scope the consts are declared in."""
+    by_scope: dict[tuple[int, int], tuple[Node, list[tuple[int, Node]]]] = {}
+    for index, declarator in kept:
+        declaration = declarator.parent
+        scope = declaration.parent if declaration is not None else None
+        if scope is not None:
+            key = (scope.start_byte, scope.end_byte)
+            by_scope.setdefault(key, (scope, []))[1].append((index, declarator))
+    for scope, declared in by_scope.values():
+        names = {node_text(d.child_by_field_name("name")): d for _, d in declared}
+        uses: dict[str, list[Node]] = {}
+        stack = [scope]
+        while stack:
+            node = stack.pop()
+            if node.type in _USES and node.parent is not None:
+                text = node_text(node)
+                if text in names and node.parent != names[text]:
+                    uses.setdefault(text, []).append(node)
+            stack.extend(node.named_children)
+        for index, declarator in declared:
+            empty = reads[index].default == ""
+            found = {
+                _use_default(use, empty)
+                for use in uses.get(node_text(declarator.child_by_field_name("name")), [])
+            }
+            if len(found) == 1 and None not in found:
+                reads[index] = replace(reads[index], default=found.pop())
+
+
+def _use_default(use: Node, empty: bool) -> str | None:
+    """The default a use of a kept value gives it: the last operand of the `||` / `??` chain
+    it opens (`corsMaxAge || '86400'`, `Number(port) || 3000`; of a `||` chain only when the
+    value may be `empty`), else None."""
+    if use.type != "identifier":
+        return None
+    first = _climb(use)
+    top = first
+    while _logical(top.parent) and top.parent is not None:
+        top = _climb(top.parent, calls=False)
+    operands = _operands(top) if _logical(top) else [top]
+    last = operands[-1]
+    if len(operands) < 2 or operands[0] != first or _read_in(last) is not None:
+        return None
+    if empty and "??" in _operators(top):
+        return None
+    return written(last)
+
+
+def _operators(node: Node) -> list[str]:
+    """The operators of a `||` / `??` chain."""
+    if not _logical(node):
+        return []
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    operator = node_text(node.child_by_field_name("operator"))
+    return [*(_operators(left) if left else []), operator, *(_operators(right) if right else [])]
 
 
 def _through_constant(read: EnvRead, consts: dict[str, Node]) -> EnvRead:

@@ -21,7 +21,7 @@ from release_safety.surfaces.annotations import (
     remembered,
     scan_blob,
 )
-from release_safety.surfaces.comments import syntax_for
+from release_safety.surfaces.comments import holds_comments, syntax_for
 from release_safety.surfaces.discovery import SETTINGS_PATH_UNMATCHED, reason_of, unmatched
 from release_safety.surfaces.migrations.find.discover import source_of
 
@@ -88,13 +88,15 @@ class _Collector:
 
 
 def _annotations(snapshot: Snapshot, paths: Sequence[str]) -> dict[str, tuple[Parsed, ...]]:
-    """The annotation attempts of each present path; blobs not scanned before are read once,
-    in one stream, and scanned as they arrive."""
+    """The annotation attempts of each present path that can hold a comment; blobs not
+    scanned before are read once, in one stream, and scanned as they arrive. A file of a
+    binary format (`recipes.zip`) is not read: an annotation is a comment line, and it has none
+    (a clone that lacks such a blob still judges the release)."""
     out: dict[str, tuple[Parsed, ...]] = {}
     unseen: dict[str, list[str]] = {}  # blob id -> its paths, the first one read
     for path in paths:
         blob = snapshot.blob_id(path)
-        if blob is None:
+        if blob is None or not holds_comments(path):
             continue
         known = remembered(blob, syntax_for(path))
         if known is None:
