@@ -16,6 +16,9 @@ checked (what it did resolve is kept in the coverage).
 
 from __future__ import annotations
 
+import re
+from bisect import bisect_left
+from collections.abc import Mapping
 from dataclasses import replace
 from functools import partial
 
@@ -26,6 +29,7 @@ from release_safety.code.parsers import parser
 from release_safety.code.syntax import call_arguments, error_line, node_text
 from release_safety.code.tsnodes import (
     WRAPPERS,
+    Declared,
     deno_env,
     is_process_env,
     key_name,
@@ -65,29 +69,29 @@ def parse(
     tree = tree_of(source, dialect)
     if tree.root_node.has_error:
         raise SourceError("syntax error", error_line(tree.root_node))
-    if table is None and b"env" not in source.lower():
-        return []  # every read, schema and copy the walk finds is named `env` (`createEnv` too)
+    # every read, schema and copy the walk finds is named `env` (`createEnv` too): without a
+    # table, only the subtrees holding the word are walked
+    named = [found.start() for found in re.finditer(b"env", source.lower())]
+    if table is None and not named:
+        return []
     reads: list[EnvRead] = []
     gaps: list[EnvRead | Gap] = []
-    consts: dict[str, Node] = {}
+    consts = Declared(tree.root_node, source)
     schemas: list[tuple[Node, str]] = []
     tables: list[Node] = []
     stack = [tree.root_node]
     while stack:
         node = stack.pop()
+        if table is None and not _holds(named, node):
+            continue
         name = _env_name(node)
         if name is not None:
             reads += _chain_reads(node, name)
         elif node.type == "variable_declarator":
             reads += _destructured(node)
             value = node.child_by_field_name("value")
-            if value is not None:
-                declared = node_text(node.child_by_field_name("name"))
-                consts[declared] = value
-                if declared == table:
-                    tables.append(value)
-        elif node.type == "function_declaration":
-            consts[node_text(node.child_by_field_name("name"))] = node
+            if value is not None and node_text(node.child_by_field_name("name")) == table:
+                tables.append(value)
         elif (kind := schema_kind(node)) is not None:
             schemas.append((node, kind))
         elif not copies_named and _copies_env(node) and not _in_schema(node):
@@ -104,10 +108,16 @@ def parse(
     return [*sorted(set(reads), key=lambda read: (read.line, read.name)), *gaps]
 
 
+def _holds(offsets: list[int], node: Node) -> bool:
+    """Whether the node's text holds one of the (sorted) byte offsets."""
+    at = bisect_left(offsets, node.start_byte)
+    return at < len(offsets) and offsets[at] < node.end_byte
+
+
 _LITERALS = frozenset({"string", "number", "template_string", "true", "false"})
 
 
-def _through_constant(read: EnvRead, consts: dict[str, Node]) -> EnvRead:
+def _through_constant(read: EnvRead, consts: Mapping[str, Node]) -> EnvRead:
     """A default written as a `const` of the module holding a literal (`DEFAULT_TTL` for
     `const DEFAULT_TTL = 86400`) is that literal: the same default however it is spelled."""
     value = consts.get(read.default or "")
