@@ -31,6 +31,7 @@ from itertools import repeat
 from tree_sitter import Node
 
 from release_safety.code.memo import Memo
+from release_safety.code.parsers import tree
 from release_safety.code.syntax import call_arguments, node_text
 from release_safety.code.tsnodes import (
     WRAPPERS,
@@ -42,7 +43,7 @@ from release_safety.code.tsnodes import (
 from release_safety.git.snapshot import Snapshot
 from release_safety.surfaces.config.reads import EnvRead, Gap
 from release_safety.surfaces.config.tslibs import MODELLED, library_reads
-from release_safety.surfaces.config.typescript import site_of, throws, tree_of
+from release_safety.surfaces.config.typescript import site_of, throws
 
 UNMODELLED = {
     "config": "node-config",
@@ -178,7 +179,7 @@ def _unasked(text: bytes, dialect: str, blob: str) -> bool:
 def _env_sites(text: bytes, dialect: str) -> bool:
     """Whether a site `_facts` keeps may hold an env read: `process.env[...]` by a computed
     name, or an env read as an argument of a call (`_site`: the first, through wrappers)."""
-    root = tree_of(text, dialect).root_node
+    root = tree(dialect, text).root_node
     for found in re.finditer(rb"env", text):
         name = root.named_descendant_for_byte_range(found.start(), found.end())
         env = name.parent if name is not None else None
@@ -458,12 +459,12 @@ def _library_gap(path: str, library: str, line: int) -> Gap:
 
 
 def _facts(data: bytes, dialect: str) -> Facts:
-    tree = tree_of(data, dialect)
+    root = tree(dialect, data).root_node
     facts = Facts()
-    if tree.root_node.has_error:
+    if root.has_error:
         return facts  # typescript.parse reports the syntax error
     values: dict[str, Node] = {}
-    pending: list[tuple[Node, Func | None, str | None]] = [(tree.root_node, None, None)]
+    pending: list[tuple[Node, Func | None, str | None]] = [(root, None, None)]
     while pending:
         node, func, owner = pending.pop()
         inner, inner_owner = func, owner
@@ -490,7 +491,7 @@ def _facts(data: bytes, dialect: str) -> Facts:
         inside = [child for child in reversed(node.named_children) if child.named_child_count]
         if inside:  # a leaf (a name, a number) is none of the nodes above
             pending += zip(inside, repeat(inner), repeat(inner_owner))
-    facts.direct = library_reads(tree.root_node, facts.imports, values)
+    facts.direct = library_reads(root, facts.imports, values)
     return facts
 
 

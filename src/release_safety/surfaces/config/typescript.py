@@ -20,12 +20,10 @@ import re
 from bisect import bisect_left
 from collections.abc import Mapping
 from dataclasses import replace
-from functools import partial
 
-from tree_sitter import Node, Tree
+from tree_sitter import Node
 
-from release_safety.code.memo import Memo
-from release_safety.code.parsers import parser
+from release_safety.code.parsers import tree
 from release_safety.code.syntax import call_arguments, error_line, node_text
 from release_safety.code.tsnodes import (
     WRAPPERS,
@@ -48,16 +46,6 @@ _SITES = {
 }
 
 
-_TREES: Memo[tuple[str, bytes], Tree] = Memo(4096)
-"""Syntax trees per (dialect, source): `parse` and `ts_resolve` read each file of a ref in turn,
-so each source is parsed once for both."""
-
-
-def tree_of(source: bytes, dialect: str) -> Tree:
-    """The tree-sitter syntax tree of a TypeScript / JavaScript source (kept for the next read)."""
-    return _TREES.get((dialect, source), partial(parser(dialect).parse, source))
-
-
 def parse(
     source: bytes, dialect: str, table: str | None = None, copies_named: bool = False
 ) -> Reading:
@@ -66,9 +54,9 @@ def parse(
     object literal of that name too (each key a variable, its value the default).
     `copies_named`: the settings name a table of defaults, so a copy of the whole environment
     reads names written there."""
-    tree = tree_of(source, dialect)
-    if tree.root_node.has_error:
-        raise SourceError("syntax error", error_line(tree.root_node))
+    root = tree(dialect, source).root_node
+    if root.has_error:
+        raise SourceError("syntax error", error_line(root))
     # every read, schema and copy the walk finds is named `env` (`createEnv` too): without a
     # table, only the subtrees holding the word are walked
     named = [found.start() for found in re.finditer(b"env", source.lower())]
@@ -76,10 +64,10 @@ def parse(
         return []
     reads: list[EnvRead] = []
     gaps: list[EnvRead | Gap] = []
-    consts = Declared(tree.root_node, source)
+    consts = Declared(root, source)
     schemas: list[tuple[Node, str]] = []
     tables: list[Node] = []
-    stack = [tree.root_node]
+    stack = [root]
     while stack:
         node = stack.pop()
         if table is None and not _holds(named, node):
