@@ -149,7 +149,7 @@ _LIBRARIES = tuple(
 )
 """A config library's name as an import names it (`'config'`), lower-cased."""
 
-_OPENINGS = (b"env", *_LIBRARIES)
+_OPENINGS = re.compile(b"|".join(re.escape(word) for word in (b"env", *_LIBRARIES)))
 """What every read the readers model starts from, lower-cased: `env` (`process.env`, `Bun.env`,
 `import.meta.env`, `Deno.env`, `cleanEnv`, `createEnv`), or a config library imported by name."""
 
@@ -157,8 +157,7 @@ _OPENINGS = (b"env", *_LIBRARIES)
 def may_read(text: bytes) -> bool:
     """Whether a source may read the environment itself: it holds one of `_OPENINGS`. A file
     without any still reads through a reader function it calls (found by the resolver)."""
-    lowered = text.lower()
-    return any(opening in lowered for opening in _OPENINGS)
+    return _OPENINGS.search(text.lower()) is not None
 
 
 _UNASKED: Memo[tuple[str, str], bool] = Memo(65536)
