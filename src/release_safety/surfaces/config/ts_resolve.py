@@ -135,6 +135,7 @@ def reads(snapshot: Snapshot, files: Mapping[str, tuple[str, str]]) -> Resolved:
     whose text can start one (`may_read`), and those the resolver then asks for (a module
     they import, every file naming a reader function or a function an env read is passed to)."""
     texts = dict(snapshot.read_each(list(files)))
+    texts = {path: texts.get(path, b"") for path in files}  # no blob: nothing to read
     reading = [path for path in files if may_read(texts[path])]
     resolver = _Resolver(files, texts)
     located = resolver.run([path for path in reading if _unasked(texts[path], *files[path])])
