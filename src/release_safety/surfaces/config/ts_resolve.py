@@ -241,6 +241,8 @@ class _Resolver:
             self._find_readers()
             for key in {key for _, key in self.readers}:
                 self.defining(key)  # every caller of a reader names it
+            if len(self.facts) > parsed:
+                continue
             found = self.located()
             if len(self.facts) == parsed:
                 return found
