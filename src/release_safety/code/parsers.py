@@ -8,7 +8,7 @@ Languages are named as the readers name their files: `ts`, `tsx`, `js` (JavaScri
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import cache
+from functools import cache, partial
 
 import tree_sitter_elixir
 import tree_sitter_go
@@ -16,7 +16,9 @@ import tree_sitter_javascript
 import tree_sitter_ruby
 import tree_sitter_rust
 import tree_sitter_typescript
-from tree_sitter import Language, Node, Parser
+from tree_sitter import Language, Node, Parser, Tree
+
+from release_safety.code.memo import Memo
 
 _GRAMMARS: dict[str, Callable[[], object]] = {
     "ts": tree_sitter_typescript.language_typescript,
@@ -41,6 +43,16 @@ def language(name: str) -> Language:
 def parser(name: str) -> Parser:
     """The parser of `name`, made once."""
     return Parser(language(name))
+
+
+_TREES: Memo[tuple[str, bytes], Tree] = Memo(4096)
+"""Syntax trees per (language, source): the readers of one ref (config, routes) read many of
+the same files, and each is parsed once for all of them."""
+
+
+def tree(name: str, source: bytes) -> Tree:
+    """The syntax tree of `source` in language `name`, kept for the next reader."""
+    return _TREES.get((name, source), partial(parser(name).parse, source))
 
 
 def parse(name: str, source: bytes) -> Node:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Mapping
 
 from tree_sitter import Node
 
@@ -123,3 +124,53 @@ def string_value(node: Node | None) -> str | None:
     if any(child.type == "template_substitution" for child in node.named_children):
         return None
     return unescape(node_text(node)[1:-1])
+
+
+class Declared(Mapping[str, Node]):
+    """What a source declares by name: the value of `const X = ...` (`let`, `var`, any scope)
+    and `function X` itself; of one name, the last a walk in document order meets. Each name
+    is looked up when asked, from its occurrences in the text, not by walking the tree."""
+
+    def __init__(self, root: Node, source: bytes) -> None:
+        self.root = root
+        self.source = source
+        self._found: dict[str, Node | None] = {}
+
+    def __getitem__(self, name: str) -> Node:
+        if name not in self._found:
+            self._found[name] = self._last(name) if name else None
+        found = self._found[name]
+        if found is None:
+            raise KeyError(name)
+        return found
+
+    def _last(self, name: str) -> Node | None:
+        last = None
+        for match in re.finditer(re.escape(name.encode()), self.source):
+            node = self.root.named_descendant_for_byte_range(match.start(), match.end())
+            parent = node.parent if node is not None else None
+            if (
+                node is None
+                or parent is None
+                or (node.start_byte, node.end_byte) != match.span()
+                or parent.child_by_field_name("name") != node
+            ):
+                continue
+            if parent.type == "function_declaration":
+                last = parent
+            elif parent.type == "variable_declarator":
+                last = parent.child_by_field_name("value") or last
+        return last
+
+    def __iter__(self) -> Iterator[str]:
+        names: list[str] = []
+        pending = [self.root]
+        while pending:
+            node = pending.pop()
+            pending.extend(reversed(node.named_children))
+            if node.type in ("function_declaration", "variable_declarator"):
+                names.append(node_text(node.child_by_field_name("name")))
+        return iter([name for name in dict.fromkeys(names) if name in self])
+
+    def __len__(self) -> int:
+        return len(set(self))

@@ -43,7 +43,9 @@ class Coverage(BaseModel):
     """What a surface looked for and what it read: the settings entries it searched (`tried`),
     the files it read at each ref with their blob ids (`old`, `new`, at most COVERAGE_LISTED
     each, `unlisted` counting the rest), how many files its patterns matched at each ref
-    (`matched`), and, for a surface the maintainer declared absent, the reason given.
+    (`matched`), the files it proved cannot change its answer and did not parse, counted per
+    ref with why (`skipped`: `712 files skipped: no environment read reachable`), and, for a
+    surface the maintainer declared absent, the reason given.
 
     Checked means understood: `understood` names what the surface modelled at the new ref,
     each with where it is defined (`PORT` -> `src/config.ts:12`), and `unmodelled` what it
@@ -56,6 +58,7 @@ class Coverage(BaseModel):
     new: dict[str, str] = {}
     unlisted: dict[str, int] = {}
     matched: dict[str, int] = {}
+    skipped: dict[str, str] = {}
     absent: str | None = None
     understood: dict[str, str] = {}
     unmodelled: list[Unmodelled] = []

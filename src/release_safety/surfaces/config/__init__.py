@@ -133,6 +133,11 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> ConfigRe
         name: f"{var.file}:{var.line}" for name, var in sorted(now.variables.items())
     }
     coverage.unmodelled = [_unmodelled(path, gap) for path, gap in now.gaps]
+    coverage.skipped = {
+        side: f"{ref.skipped} file{'s' if ref.skipped > 1 else ''} skipped: {_UNREACHED}"
+        for side, ref in (("old", before), ("new", now))
+        if ref is not None and ref.skipped
+    }
     changed = {p for p, blob in new_blobs.items() if old_blobs.get(p) != blob}
     if before is not None:  # a schema whose referenced documents changed changed too
         changed |= {p for p, taken in now.taken.items() if before.taken.get(p, {}) != taken}
@@ -171,6 +176,10 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> ConfigRe
         problem = not_checked_finding("config", exc.reason, exc.file, line=exc.line)
         return _not_checked([problem], coverage)
     return _report(changes, problems + [finding(delta) for delta in deltas], coverage)
+
+
+_UNREACHED = "no environment read reachable"
+"""Why a TypeScript / JavaScript source was not parsed (`ts_resolve.reads`)."""
 
 
 def _contracts(before: _Ref, now: _Ref, new: Snapshot, changed: set[str]) -> list[Finding]:
@@ -280,6 +289,8 @@ class _Ref:
     separator."""
     taken: dict[str, dict[str, str | None]] = field(default_factory=dict)
     """Each JSON Schema source's documents taken in through `$ref` (path -> blob id)."""
+    skipped: int = 0
+    """TypeScript / JavaScript sources not parsed: no environment read reachable from them."""
 
 
 def _moves(before: _Ref, now: _Ref) -> dict[str, str]:
@@ -388,6 +399,13 @@ def _fold(snapshot: Snapshot, files: dict[str, ConfigSource], blobs: dict[str, s
         located += rust_resolve.reads(rust)
     result = _Ref({})
     tabled = any(source.defaults_table for source in files.values())
+    scripts = {p: (k, blobs[p]) for p, k in kinds.items() if k in ("ts", "tsx", "js")}
+    resolved = ts_resolve.reads(snapshot, scripts) if scripts else None
+    parsed = {
+        *(resolved.parsed if resolved else ()),
+        *(p for p in scripts if files[p].defaults_table),
+    }
+    result.skipped = len(scripts) - len(parsed)
     ids, taken = _taken_in(snapshot, kinds)
     inside = {file for files in taken.values() for file in files}  # read as part of another
     for path, kind in kinds.items():
@@ -422,6 +440,8 @@ def _fold(snapshot: Snapshot, files: dict[str, ConfigSource], blobs: dict[str, s
                 partial(_dotenv, defaults=defaults),
             )
         elif kind in ("ts", "tsx", "js"):
+            if path not in parsed:
+                continue  # no environment read reachable: nothing to read
             table = source.defaults_table
             how = f"{kind} {table} {tabled}"
             script = partial(typescript.parse, dialect=kind, table=table, copies_named=tabled)
@@ -431,8 +451,7 @@ def _fold(snapshot: Snapshot, files: dict[str, ConfigSource], blobs: dict[str, s
         else:  # go, rust and python: read above
             continue
         located += [(path, read) for read in reads]
-    scripts = {p: (k, blobs[p]) for p, k in kinds.items() if k in ("ts", "tsx", "js")}
-    located += ts_resolve.reads(snapshot, scripts) if scripts else []
+    located += resolved.located if resolved else []
     inlined = build_time(snapshot, kinds)  # Next.js `env` keys: set at build, not by operators
     result.variables = collect(
         (p, r) for p, r in located if isinstance(r, EnvRead) and r.name not in inlined

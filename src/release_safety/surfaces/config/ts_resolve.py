@@ -22,14 +22,16 @@ are `typescript.parse`'s.
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import partial
+from functools import cache, partial
 from itertools import repeat
 
 from tree_sitter import Node
 
 from release_safety.code.memo import Memo
+from release_safety.code.parsers import tree
 from release_safety.code.syntax import call_arguments, node_text
 from release_safety.code.tsnodes import (
     WRAPPERS,
@@ -40,8 +42,8 @@ from release_safety.code.tsnodes import (
 )
 from release_safety.git.snapshot import Snapshot
 from release_safety.surfaces.config.reads import EnvRead, Gap
-from release_safety.surfaces.config.tslibs import library_reads
-from release_safety.surfaces.config.typescript import site_of, throws, tree_of
+from release_safety.surfaces.config.tslibs import MODELLED, library_reads
+from release_safety.surfaces.config.typescript import site_of, throws
 
 UNMODELLED = {
     "config": "node-config",
@@ -118,29 +120,136 @@ class Reader:
 _FACTS: Memo[tuple[str, str], Facts] = Memo(65536)
 
 
-def reads(
-    snapshot: Snapshot, files: Mapping[str, tuple[str, str]]
-) -> list[tuple[str, EnvRead | Gap]]:
+@dataclass(frozen=True)
+class Resolved:
+    """The reads and gaps of one ref's files (path, what), and the files parsed for them, in
+    the order of the files given: the others cannot change the answer."""
+
+    located: list[tuple[str, EnvRead | Gap]]
+    parsed: tuple[str, ...]
+
+
+def reads(snapshot: Snapshot, files: Mapping[str, tuple[str, str]]) -> Resolved:
     """The reads through reader functions and the gaps of the files (path -> (dialect, blob
-    id)) of one ref."""
-    missing = [p for p, (dialect, blob) in files.items() if (dialect, blob) not in _FACTS]
-    read = dict(snapshot.read_each(missing))
-    facts = {
-        path: _FACTS.get((dialect, blob), partial(_facts, read.get(path, b""), dialect))
-        for path, (dialect, blob) in files.items()
-    }
-    return _Resolver(facts).located()
+    id)) of one ref, parsing only the files an environment read can be reached from: those
+    whose text can start one (`may_read`), and those the resolver then asks for (a module
+    they import, every file naming a reader function or a function an env read is passed to)."""
+    texts = dict(snapshot.read_each(list(files)))
+    texts = {path: texts.get(path, b"") for path in files}  # no blob: nothing to read
+    reading = [path for path in files if may_read(texts[path])]
+    resolver = _Resolver(files, texts)
+    located = resolver.run([path for path in reading if _unasked(texts[path], *files[path])])
+    parsed = {*reading, *resolver.facts}
+    return Resolved(located, tuple(path for path in files if path in parsed))
+
+
+_LIBRARIES = tuple(
+    f"{quote}{module}{quote}".encode()
+    for module in sorted({*UNMODELLED, *MODELLED})
+    for quote in "'\"`"
+)
+"""A config library's name as an import names it (`'config'`), lower-cased."""
+
+_OPENINGS = re.compile(b"|".join(re.escape(word) for word in (b"env", *_LIBRARIES)))
+"""What every read the readers model starts from, lower-cased: `env` (`process.env`, `Bun.env`,
+`import.meta.env`, `Deno.env`, `cleanEnv`, `createEnv`), or a config library imported by name."""
+
+
+def may_read(text: bytes) -> bool:
+    """Whether a source may read the environment itself: it holds one of `_OPENINGS`. A file
+    without any still reads through a reader function it calls (found by the resolver)."""
+    return _OPENINGS.search(text.lower()) is not None
+
+
+_UNASKED: Memo[tuple[str, str], bool] = Memo(65536)
+
+
+def _unasked(text: bytes, dialect: str, blob: str) -> bool:
+    """Whether a file's facts add to the answer before any other file asks for them: it
+    imports a config library, indexes the environment with a computed name, or passes an env
+    read to a function first (`positive(process.env.TTL)`). Its other facts (functions,
+    constants, calls) matter to a file that imports it, names one of its functions, or
+    is a reader's caller: the resolver asks for those."""
+    lowered = text.lower()
+    if any(library in lowered for library in _LIBRARIES):
+        return True
+    return _UNASKED.get((dialect, blob), partial(_env_sites, text, dialect))
+
+
+def _env_sites(text: bytes, dialect: str) -> bool:
+    """Whether a site `_facts` keeps may hold an env read: `process.env[...]` by a computed
+    name, or an env read as an argument of a call (`_site`: the first, through wrappers)."""
+    root = tree(dialect, text).root_node
+    for found in re.finditer(rb"env", text):
+        name = root.named_descendant_for_byte_range(found.start(), found.end())
+        env = name.parent if name is not None else None
+        if env is None or env.parent is None or not is_process_env(env):
+            continue
+        read = env.parent
+        index = read.child_by_field_name("index")
+        if read.type == "subscript_expression" and literal_of(index) is None:
+            return True
+        while read.parent is not None and read.parent.type in WRAPPERS:
+            read = read.parent
+        if read.parent is not None and read.parent.type == "arguments":
+            return True
+    return False
 
 
 class _Resolver:
-    def __init__(self, facts: dict[str, Facts]) -> None:
-        self.facts = facts
+    """Each file's facts are taken when first asked for: the files given to `run`, the modules
+    they import, and every file whose text names a function the answer depends on (a reader,
+    or a function an env read is passed to), so the answer is the one every file's facts give."""
+
+    def __init__(self, files: Mapping[str, tuple[str, str]], texts: Mapping[str, bytes]) -> None:
+        self.files = files
+        self.texts = texts
+        self.facts: dict[str, Facts] = {}
         self.by_key: dict[str, list[str]] = {}
-        for path, found in facts.items():
+        self.searched: set[str] = set()
+        self.readers: dict[tuple[str, str], Reader] = {}
+
+    def load(self, path: str) -> Facts:
+        """The facts of a file of the ref (taken once per blob id)."""
+        found = self.facts.get(path)
+        if found is None:
+            dialect, blob = self.files[path]
+            data = self.texts.get(path, b"")
+            found = _FACTS.get((dialect, blob), partial(_facts, data, dialect))
+            self.facts[path] = found
             for key in found.funcs:
                 self.by_key.setdefault(key, []).append(path)
-        self.readers: dict[tuple[str, str], Reader] = {}
-        self._find_readers()
+        return found
+
+    def defining(self, key: str) -> list[str]:
+        """Every file of the ref that defines a function `key`: each file whose text names
+        all of its parts is parsed (a definition names them)."""
+        if key not in self.searched:
+            self.searched.add(key)
+            for path in _naming(self.texts, key):
+                self.load(path)
+        return self.by_key.get(key, [])
+
+    def run(self, first: list[str]) -> list[tuple[str, EnvRead | Gap]]:
+        """What the files say, with the files `first` and each file asked for parsed: again
+        until no answer asks for a file not yet parsed."""
+        for path in first:
+            self.load(path)
+        while True:
+            parsed = len(self.facts)
+            self.readers = {}
+            self._find_readers()
+            for key in {key for _, key in self.readers}:
+                self.defining(key)  # every caller of a reader names it
+            if len(self.facts) > parsed:
+                continue
+            found = self.located()
+            if len(self.facts) == parsed:
+                return found
+
+    def parsed(self) -> list[tuple[str, Facts]]:
+        """The files parsed, in the order given."""
+        return [(path, self.facts[path]) for path in self.files if path in self.facts]
 
     def module(self, path: str, spec: str) -> str | None:
         """The file of the ref a relative import names."""
@@ -150,14 +259,16 @@ class _Resolver:
         stem = base.rsplit(".", 1)[0] if base.endswith((".js", ".mjs", ".cjs")) else base
         for candidate in (base, stem):
             for suffix in ("", ".ts", ".tsx", ".mts", ".js", ".mjs", ".cjs", "/index.ts"):
-                if candidate + suffix in self.facts:
+                if candidate + suffix in self.files:
                     return candidate + suffix
         return None
 
     def function(
-        self, path: str, callee: tuple[str, ...], within: str | None
+        self, path: str, callee: tuple[str, ...], within: str | None, readers: bool = False
     ) -> tuple[str, str] | None:
-        """The (file, key) of the function a call names, when the ref defines it."""
+        """The (file, key) of the function a call names, when the ref defines it; with
+        `readers`, None for a function no reader shares the name of, found elsewhere than in
+        the file and the module it imports (what that call reads is nothing then)."""
         if not callee:
             return None
         head, last = callee[0], callee[-1]
@@ -176,10 +287,12 @@ class _Resolver:
             target = self.module(path, spec)
             named = local if imported == "default" else imported
             wanted = last if imported == "*" else named if len(callee) == 1 else f"{named}.{last}"
-            if target is not None and wanted in self.facts[target].funcs:
+            if target is not None and wanted in self.load(target).funcs:
                 return target, wanted
             key = wanted
-        found = self.by_key.get(key, [])
+        if readers and all(known != key for _, known in self.readers):
+            return None
+        found = self.defining(key)
         return (found[0], key) if len(found) == 1 else None
 
     def constant(self, path: str, name: str) -> str | None:
@@ -189,10 +302,10 @@ class _Resolver:
             return found
         spec, imported = self.facts[path].imports[name]
         target = self.module(path, spec)
-        return None if target is None else self.facts[target].consts.get(imported)
+        return None if target is None else self.load(target).consts.get(imported)
 
     def _find_readers(self) -> None:
-        for path, found in self.facts.items():
+        for path, found in self.parsed():
             for site in found.sites:
                 func = found.funcs.get(site.within or "")
                 if site.callee or func is None or site.args[0].kind != "param":
@@ -201,7 +314,7 @@ class _Resolver:
                 self._add(path, func, int(site.args[0].value), default, func.throws)
         for _ in range(16):
             grown = False
-            for path, found in self.facts.items():
+            for path, found in self.parsed():
                 for site in found.sites:
                     func = found.funcs.get(site.within or "")
                     reader = self._reader(path, site)
@@ -223,7 +336,7 @@ class _Resolver:
         return True
 
     def _reader(self, path: str, site: Site) -> Reader | None:
-        target = self.function(path, site.callee, site.within)
+        target = self.function(path, site.callee, site.within, readers=True)
         return None if target is None else self.readers.get(target)
 
     def _default(self, site: Site, reader: Reader) -> Arg | None:
@@ -241,7 +354,7 @@ class _Resolver:
 
     def located(self) -> list[tuple[str, EnvRead | Gap]]:
         found: list[tuple[str, EnvRead | Gap]] = []
-        for path, facts in self.facts.items():
+        for path, facts in self.parsed():
             for library, line in facts.libraries:
                 found.append((path, _library_gap(path, library, line)))
             found += [(path, item) for item in facts.direct]
@@ -298,6 +411,25 @@ class _Resolver:
         ]
 
 
+def _naming(texts: Mapping[str, bytes], key: str) -> list[str]:
+    """The files whose text holds every part of a function key (`Owner.name`) as a word."""
+    parts = [(part.encode(), _word(part)) for part in key.split(".")]
+    return [
+        path
+        for path, text in texts.items()
+        if all(raw in text and word.search(text) for raw, word in parts)
+    ]
+
+
+@cache
+def _word(part: str) -> re.Pattern[bytes]:
+    """`part` not inside a longer name (bounded only where it starts or ends with a name's
+    character: a key may be written `[Symbol.iterator]` or `'quoted'`)."""
+    before = rb"(?<![\w$])" if re.match(r"[\w$]", part[:1]) else b""
+    after = rb"(?![\w$])" if re.match(r"[\w$]", part[-1:]) else b""
+    return re.compile(before + re.escape(part.encode()) + after)
+
+
 def _gap(site: Site, reader: Reader | None, arg: Arg) -> Gap:
     if reader is None:
         return Gap(
@@ -329,12 +461,12 @@ def _library_gap(path: str, library: str, line: int) -> Gap:
 
 
 def _facts(data: bytes, dialect: str) -> Facts:
-    tree = tree_of(data, dialect)
+    root = tree(dialect, data).root_node
     facts = Facts()
-    if tree.root_node.has_error:
+    if root.has_error:
         return facts  # typescript.parse reports the syntax error
     values: dict[str, Node] = {}
-    pending: list[tuple[Node, Func | None, str | None]] = [(tree.root_node, None, None)]
+    pending: list[tuple[Node, Func | None, str | None]] = [(root, None, None)]
     while pending:
         node, func, owner = pending.pop()
         inner, inner_owner = func, owner
@@ -361,7 +493,7 @@ def _facts(data: bytes, dialect: str) -> Facts:
         inside = [child for child in reversed(node.named_children) if child.named_child_count]
         if inside:  # a leaf (a name, a number) is none of the nodes above
             pending += zip(inside, repeat(inner), repeat(inner_owner))
-    facts.direct = library_reads(tree.root_node, facts.imports, values)
+    facts.direct = library_reads(root, facts.imports, values)
     return facts
 
 

@@ -14,6 +14,8 @@ what the service reads: the source is refused (SourceError), and the surface not
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from tree_sitter import Node
 
 from release_safety.code.syntax import call_arguments, node_text
@@ -79,7 +81,7 @@ _ZOD_CALL = "schema.parse(process.env)"
 """How errors name a zod schema's parse."""
 
 
-def schema_reads(call: Node, kind: str, consts: dict[str, Node]) -> list[EnvRead]:
+def schema_reads(call: Node, kind: str, consts: Mapping[str, Node]) -> list[EnvRead]:
     """The variables an env-schema call of that kind (`schema_kind`) reads, each with its
     default (required without one)."""
     line = call.start_point.row + 1
@@ -102,7 +104,7 @@ def schema_reads(call: Node, kind: str, consts: dict[str, Node]) -> list[EnvRead
     ]
 
 
-def _resolved(node: Node, consts: dict[str, Node], seen: set[str]) -> Node:
+def _resolved(node: Node, consts: Mapping[str, Node], seen: set[str]) -> Node:
     """`node` through wrappers and the `const`s of this file it names."""
     for _ in range(16):
         while node.type in WRAPPERS and node.named_child_count:
@@ -125,7 +127,7 @@ def _unseen(what: str, node: Node | None, line: int) -> SourceError:
     )
 
 
-def _fields(spec: Node, consts: dict[str, Node], what: str, line: int) -> list[Node]:
+def _fields(spec: Node, consts: Mapping[str, Node], what: str, line: int) -> list[Node]:
     """The `NAME: ...` pairs of an object literal (or a `const` holding one), spreads of such
     objects included; anything this file does not spell out is a SourceError."""
     pairs: list[Node] = []
@@ -144,7 +146,7 @@ def _fields(spec: Node, consts: dict[str, Node], what: str, line: int) -> list[N
     return pairs
 
 
-def _zod_fields(schema: Node | None, consts: dict[str, Node], line: int) -> list[Node]:
+def _zod_fields(schema: Node | None, consts: Mapping[str, Node], line: int) -> list[Node]:
     """The fields of a zod object schema: `z.object({...})`, through `.extend({...})`,
     `.merge(other)`, `.strict()` and the like."""
     pairs: list[Node] = []
@@ -192,7 +194,7 @@ def _envalid(pair: Node) -> EnvRead:
     return EnvRead(name=name, line=line, default=default, required=default is None)
 
 
-def _zod(pair: Node, consts: dict[str, Node]) -> EnvRead:
+def _zod(pair: Node, consts: Mapping[str, Node]) -> EnvRead:
     """`NAME: z.string().default('d')`: the outermost `.default` / `.catch` is the default;
     `.optional()` / `.nullish()` make it optional; otherwise it is required. The chain is
     followed into `z.preprocess(fn, schema)`'s schema and into the body of a helper of this
@@ -225,7 +227,7 @@ def _zod(pair: Node, consts: dict[str, Node]) -> EnvRead:
 _ZOD_ROOTS = {"z", "zod", "z.coerce", "zod.coerce"}
 
 
-def _helper_body(name: str, consts: dict[str, Node], seen: set[str]) -> Node | None:
+def _helper_body(name: str, consts: Mapping[str, Node], seen: set[str]) -> Node | None:
     """What a helper function of this file returns (an arrow's expression body, or a body of
     one `return`), None when `name` is no such helper."""
     helper = consts.get(name)

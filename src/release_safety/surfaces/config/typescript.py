@@ -16,16 +16,18 @@ checked (what it did resolve is kept in the coverage).
 
 from __future__ import annotations
 
+import re
+from bisect import bisect_left
+from collections.abc import Mapping
 from dataclasses import replace
-from functools import partial
 
-from tree_sitter import Node, Tree
+from tree_sitter import Node
 
-from release_safety.code.memo import Memo
-from release_safety.code.parsers import parser
+from release_safety.code.parsers import tree
 from release_safety.code.syntax import call_arguments, error_line, node_text
 from release_safety.code.tsnodes import (
     WRAPPERS,
+    Declared,
     deno_env,
     is_process_env,
     key_name,
@@ -44,16 +46,6 @@ _SITES = {
 }
 
 
-_TREES: Memo[tuple[str, bytes], Tree] = Memo(4096)
-"""Syntax trees per (dialect, source): `parse` and `ts_resolve` read each file of a ref in turn,
-so each source is parsed once for both."""
-
-
-def tree_of(source: bytes, dialect: str) -> Tree:
-    """The tree-sitter syntax tree of a TypeScript / JavaScript source (kept for the next read)."""
-    return _TREES.get((dialect, source), partial(parser(dialect).parse, source))
-
-
 def parse(
     source: bytes, dialect: str, table: str | None = None, copies_named: bool = False
 ) -> Reading:
@@ -62,20 +54,25 @@ def parse(
     object literal of that name too (each key a variable, its value the default).
     `copies_named`: the settings name a table of defaults, so a copy of the whole environment
     reads names written there."""
-    tree = tree_of(source, dialect)
-    if tree.root_node.has_error:
-        raise SourceError("syntax error", error_line(tree.root_node))
-    if table is None and b"env" not in source.lower():
-        return []  # every read, schema and copy the walk finds is named `env` (`createEnv` too)
+    root = tree(dialect, source).root_node
+    if root.has_error:
+        raise SourceError("syntax error", error_line(root))
+    # every read, schema and copy the walk finds is named `env` (`createEnv` too): without a
+    # table, only the subtrees holding the word are walked
+    named = [found.start() for found in re.finditer(b"env", source.lower())]
+    if table is None and not named:
+        return []
     reads: list[EnvRead] = []
     gaps: list[EnvRead | Gap] = []
-    consts: dict[str, Node] = {}
+    consts = Declared(root, source)
     schemas: list[tuple[Node, str]] = []
     tables: list[Node] = []
     kept: list[tuple[int, Node]] = []
-    stack = [tree.root_node]
+    stack = [root]
     while stack:
         node = stack.pop()
+        if table is None and not _holds(named, node):
+            continue
         name = _env_name(node)
         if name is not None:
             chain = _chain_reads(node, name)
@@ -87,13 +84,8 @@ def parse(
         elif node.type == "variable_declarator":
             reads += _destructured(node)
             value = node.child_by_field_name("value")
-            if value is not None:
-                declared = node_text(node.child_by_field_name("name"))
-                consts[declared] = value
-                if declared == table:
-                    tables.append(value)
-        elif node.type == "function_declaration":
-            consts[node_text(node.child_by_field_name("name"))] = node
+            if value is not None and node_text(node.child_by_field_name("name")) == table:
+                tables.append(value)
         elif (kind := schema_kind(node)) is not None:
             schemas.append((node, kind))
         elif not copies_named and _copies_env(node) and not _in_schema(node):
@@ -109,6 +101,12 @@ def parse(
         reads += _table_reads(tables[0], table)
     reads = [_through_constant(read, consts) for read in reads]
     return [*sorted(set(reads), key=lambda read: (read.line, read.name)), *gaps]
+
+
+def _holds(offsets: list[int], node: Node) -> bool:
+    """Whether the node's text holds one of the (sorted) byte offsets."""
+    at = bisect_left(offsets, node.start_byte)
+    return at < len(offsets) and offsets[at] < node.end_byte
 
 
 _LITERALS = frozenset({"string", "number", "template_string", "true", "false"})
@@ -205,7 +203,7 @@ def _operators(node: Node) -> list[str]:
     return [*(_operators(left) if left else []), operator, *(_operators(right) if right else [])]
 
 
-def _through_constant(read: EnvRead, consts: dict[str, Node]) -> EnvRead:
+def _through_constant(read: EnvRead, consts: Mapping[str, Node]) -> EnvRead:
     """A default written as a `const` of the module holding a literal (`DEFAULT_TTL` for
     `const DEFAULT_TTL = 86400`) is that literal: the same default however it is spelled."""
     value = consts.get(read.default or "")

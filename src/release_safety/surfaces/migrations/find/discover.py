@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
+from release_safety.code.memo import Memo
 from release_safety.contract.reports import Finding, Unmodelled
 from release_safety.git.snapshot import Change, Snapshot, changes_between, read_text
 from release_safety.settings.model import (
@@ -74,12 +75,25 @@ def source_of(path: str, settings: Settings) -> MigrationSource | None:
     return next((s for s in settings.migrations.sources if s.matches(path)), None)
 
 
+_FOUND: Memo[tuple[str, tuple[MigrationSource, ...]], dict[str, int]] = Memo(64)
+"""`migration_files` per (tree, sources): the search asks it again for each file it finds
+unread."""
+
+
 def migration_files(
     snapshot: Snapshot | None, sources: Sequence[MigrationSource]
 ) -> dict[str, int]:
     """Every migration file of a tree, with the index of the first source that claims it."""
     if snapshot is None:
         return {}
+    tree = snapshot.tree_key()
+    if tree is None:
+        return _migration_files(snapshot, sources)
+    found = _FOUND.get((tree, tuple(sources)), lambda: _migration_files(snapshot, sources))
+    return dict(found)
+
+
+def _migration_files(snapshot: Snapshot, sources: Sequence[MigrationSource]) -> dict[str, int]:
     claims = _claims(tuple(sources))
     if len(claims) >= REMEMBERED:
         claims.clear()

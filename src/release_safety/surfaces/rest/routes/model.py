@@ -3,7 +3,7 @@ not read, and how two path templates compare (parameters by position, never by n
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -102,6 +102,12 @@ class Files(Protocol):
     def blob_id(self, path: str) -> str | None: ...
 
     def read(self, path: str) -> bytes: ...
+
+
+def read_each(snapshot: Files, paths: Sequence[str]) -> Iterator[tuple[str, bytes]]:
+    """Each path with its bytes: in one round trip where the snapshot reads so (git's)."""
+    reader = getattr(snapshot, "read_each", None)
+    return reader(paths) if reader is not None else ((p, snapshot.read(p)) for p in paths)
 
 
 Found = tuple[list[Route], list[RouteGap], dict[str, str | None]]

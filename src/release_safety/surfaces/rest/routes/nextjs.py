@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from tree_sitter import Node
 
 from release_safety.code.memo import Memo
-from release_safety.code.parsers import parse
+from release_safety.code.parsers import tree
 from release_safety.code.syntax import node_text
 from release_safety.surfaces.rest.routes.model import (
     ANY,
@@ -21,6 +21,7 @@ from release_safety.surfaces.rest.routes.model import (
     Route,
     RouteGap,
     join,
+    read_each,
 )
 
 _EXPORTS: Memo[str, Exports] = Memo(20_000)
@@ -89,20 +90,25 @@ def read(snapshot: Files, paths: Sequence[str], root: str, prefix: str) -> Found
     """The API routes of the Next.js app in `root` (every path of the snapshot given)."""
     routes: list[Route] = []
     gaps: list[RouteGap] = []
-    files: dict[str, str | None] = {}
+    placed: dict[str, tuple[str, str]] = {}
     for path in paths:
         relative = _under(root, path)
         found = route_path(relative) if relative is not None else None
-        if found is None:
-            continue
-        router, url = found
+        if found is not None:
+            placed[path] = found
+    files = {path: snapshot.blob_id(path) for path in placed}
+    unread = [
+        path
+        for path, (router, _) in placed.items()
+        if router != "pages" and (files[path] or path) not in _EXPORTS
+    ]
+    texts = dict(read_each(snapshot, unread))
+    for path, (router, url) in placed.items():
         url = join(prefix, url)
-        blob = snapshot.blob_id(path)
-        files[path] = blob
         if router == "pages":
             routes.append(Route(ANY, url, path, 1, NAME))
             continue
-        methods, missed = _exported(snapshot, path, blob)
+        methods, missed = _exported(snapshot, path, files[path], texts)
         routes += [Route(m, url, path, line, NAME) for m, line in methods]
         gaps += [RouteGap(path, line, what, way_out) for line, what, way_out in missed]
     return routes, gaps, files
@@ -111,15 +117,18 @@ def read(snapshot: Files, paths: Sequence[str], root: str, prefix: str) -> Found
 Exports = tuple[list[tuple[str, int]], list[tuple[int, str, str]]]
 
 
-def _exported(snapshot: Files, path: str, blob: str | None) -> Exports:
-    return _EXPORTS.get(blob or path, lambda: exported_methods(snapshot.read(path), path))
+def _exported(snapshot: Files, path: str, blob: str | None, texts: dict[str, bytes]) -> Exports:
+    """What a route file exports, once per blob (its bytes from `texts` when read there)."""
+    return _EXPORTS.get(
+        blob or path, lambda: exported_methods(texts.get(path) or snapshot.read(path), path)
+    )
 
 
 def exported_methods(source: bytes, path: str) -> Exports:
     """The HTTP methods a route file exports, each with its line, and the exports that may name
     methods the reader cannot see (`export * from`)."""
     dialect = "tsx" if path.endswith((".tsx", ".jsx")) else "ts"
-    root = parse(dialect, source)
+    root = tree(dialect, source).root_node
     methods: list[tuple[str, int]] = []
     missed: list[tuple[int, str, str]] = []
     for node in root.named_children:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from release_safety.common.patterns import compile_pattern
 from release_safety.settings.model import RouteSource, glob_regex, skipped
 from release_safety.surfaces.rest.routes import gohttp, jsrouters, nestjs, nextjs, pyweb, rustweb
-from release_safety.surfaces.rest.routes.model import Files, Found, RouteReading
+from release_safety.surfaces.rest.routes.model import Files, Found, RouteReading, read_each
 
 Reader = Callable[[Files, Sequence[str], str], Found]
 Wanted = Callable[[str, bytes], bool]
@@ -144,9 +144,7 @@ def _wanted(
         else:
             unknown.append(path)
     texts: dict[str, bytes] = {}
-    reader = getattr(snapshot, "read_each", None)
-    pairs = reader(unknown) if reader is not None else ((p, snapshot.read(p)) for p in unknown)
-    for path, data in pairs:
+    for path, data in read_each(snapshot, unknown):
         verdict = any(f.wanted(path, data) for f in families)
         decided[path] = verdict
         blob = snapshot.blob_id(path)
