@@ -234,6 +234,9 @@ def survey(repo: GitRepo, ref: str = "HEAD", releases: int = RECENT) -> Survey:
     trees = [head, *(snapshot for _, snapshot in reversed(recent))]  # newest first
     found = Survey(tags, code_migrations=code_migrations(head))
     found.migrations, found.not_embedded = embedded_only(head, _migrations(trees))
+    found.code_migrations = [  # a Go list of migrations has its source
+        p for p in found.code_migrations if not any(s.matches(p) for s, _ in found.migrations)
+    ]
     found.rest, found.rest_left = _api_documents(head)
     found.rest += _also_at(trees[1:], found.rest, lambda s: _api_documents(s)[0])
     if not found.rest:
@@ -310,10 +313,12 @@ def embedded_only(
         probe = f"{folder}/x.sql"
         return any(fnmatch(probe, e) or folder == e or folder.startswith(f"{e}/") for e in embeds)
 
-    kept = [(s, why) for s, why in sources if embedded(s.path)]
-    if not kept:  # the embeds name no migrations folder: they say nothing about migrations
+    def run(source: MigrationSource) -> bool:  # a Go list of migrations is compiled in
+        return source.format == "go-embedded" or embedded(source.path)
+
+    if not any(embedded(s.path) for s, _ in sources):  # the embeds name no migrations folder
         return sources, []
-    return kept, [s.path for s, _ in sources if not embedded(s.path)]
+    return [(s, why) for s, why in sources if run(s)], [s.path for s, _ in sources if not run(s)]
 
 
 def code_migrations(head: Snapshot) -> list[str]:
