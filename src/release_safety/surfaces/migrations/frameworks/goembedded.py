@@ -71,11 +71,12 @@ class Element:
 
 @dataclass(frozen=True)
 class MigrationList:
-    """The ordered list of migrations a Go file declares: its name, line and kind (functions
-    or SQL strings) and its elements in the order they run."""
+    """The ordered list of migrations a Go file declares: its name, first and last line, its
+    kind (functions or SQL strings) and its elements as written."""
 
     name: str
     line: int
+    end: int
     kind: Literal["funcs", "strings"]
     elements: list[Element]
     functions: dict[str, Node]
@@ -196,7 +197,8 @@ def migration_list(text: str) -> MigrationList | None:
     body = literal.child_by_field_name("body")
     functions = _functions(root)
     elements = _elements(body, functions) if body is not None else []
-    return MigrationList(name, literal.start_point.row + 1, kind, elements, functions)
+    first, last = literal.start_point.row + 1, literal.end_point.row + 1
+    return MigrationList(name, first, last, kind, elements, functions)
 
 
 def holds_migrations(text: str) -> bool:
@@ -453,7 +455,7 @@ def added_part(old: str, new: str) -> str:
 
 def edited_line(old: str, new: str, first_change: Callable[[str, str], int]) -> int | None:
     """The first line of a shipped element the release changed (`first_change`: the 1-based
-    line of an element's text where it first differs) or removed (the list's last element),
+    line of an element's text where it first differs) or removed (the list's closing line),
     1 when the list itself is gone; None when every shipped one is as it shipped."""
     before, after = migration_list(old), migration_list(new)
     if before is None:
@@ -465,7 +467,7 @@ def edited_line(old: str, new: str, first_change: Callable[[str, str], int]) -> 
     for element in before.elements:
         kept = now.get(element.key)
         if kept is None:  # removed: where the list now ends
-            changed.append(after.elements[-1].line if after.elements else after.line)
+            changed.append(after.end)
         elif kept.shape != element.shape:
             changed.append(kept.line - 1 + first_change(element.text, kept.text))
     return min(changed, default=None)
