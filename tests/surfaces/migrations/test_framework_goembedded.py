@@ -275,3 +275,22 @@ def test_the_shape_is_recognised_whatever_the_name() -> None:
     assert holds_migrations(STRINGS % "")
     assert not holds_migrations('package x\n\nvar names = []string{"a", "b"}\n')
     assert not holds_migrations("package x\n\nvar handlers = []func(w io.Writer) error{}\n")
+
+
+ACKNOWLEDGED = "release-safety: acknowledge(blocking-table-lock): users holds a few hundred rows"
+
+
+@pytest.mark.parametrize("comment", [f"\t\t// {ACKNOWLEDGED}\n", ""])
+def test_an_acknowledgement_in_go_or_in_the_sql_accepts_the_finding(
+    make_repo: Callable[[str], RepoBuilder], tmp_path: Path, comment: str
+) -> None:
+    sql = "ALTER TABLE users ADD COLUMN token uuid DEFAULT gen_random_uuid()"
+    if comment:
+        body = f"{comment}\t\t_, err = tx.Exec(`{sql}`)\n\t\treturn err\n"
+    else:  # inside the SQL string, as SQL writes it
+        body = f"\t\t_, err = tx.Exec(`\n\t\t\t-- {ACKNOWLEDGED}\n\t\t\t{sql}`)\n\t\treturn err\n"
+    name = "go-comment" if comment else "sql-comment"
+    found = _judge(make_repo, tmp_path, name, go_file([*FIRST, element(body)]))
+    assert found["rollingUpdateSafe"] is True, found["because"]
+    [accepted] = [f for f in found["findings"] if f["rule"] == "blocking-table-lock"]
+    assert accepted["severity"] == "advisory" and "a few hundred rows" in accepted["message"]
