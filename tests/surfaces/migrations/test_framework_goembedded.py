@@ -6,6 +6,7 @@ CLI on real git repositories."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,9 @@ from typing import Any
 import pytest
 from codereleases import ABSENT, judged
 
+from release_safety.cli.main import run
 from release_safety.git.builder import RepoBuilder
+from release_safety.settings.model import load_settings
 from release_safety.surfaces.migrations.find.parts import added_part, edited_line
 from release_safety.surfaces.migrations.frameworks.goembedded import (
     extract_goembedded,
@@ -294,3 +297,68 @@ def test_an_acknowledgement_in_go_or_in_the_sql_accepts_the_finding(
     assert found["rollingUpdateSafe"] is True, found["because"]
     [accepted] = [f for f in found["findings"] if f["rule"] == "blocking-table-lock"]
     assert accepted["severity"] == "advisory" and "a few hundred rows" in accepted["message"]
+
+
+def _service(make_repo: Callable[[str], RepoBuilder], name: str, settings: str) -> RepoBuilder:
+    """A Go service whose migrations are a list in `store/schema.go` (not named for them),
+    released twice: the second release appends a migration dropping a column."""
+    repo = make_repo(name)
+    first = {"store/schema.go": STRINGS % "", "main.go": "package main\n\nfunc main() {}\n"}
+    if settings:
+        first[".release-safety.toml"] = settings
+    repo.release("1.0.0", first)
+    repo.release(
+        "1.1.0", {"store/schema.go": STRINGS % "\t`ALTER TABLE notes DROP COLUMN body`,\n"}
+    )
+    return repo
+
+
+def test_init_writes_one_go_embedded_source_for_the_file_by_its_shape(
+    make_repo: Callable[[str], RepoBuilder], tmp_path: Path
+) -> None:
+    repo = _service(make_repo, "init", "")
+    assert run(["init", "--repo", str(repo.path)]) == 0
+    text = (repo.path / ".release-safety.toml").read_text()
+    assert (
+        "# 3 migration(s) listed in Go in store/schema.go, run in the order of the Go list's "
+        "elements, each in a transaction of its own, against one database\n"
+        'path = "store"\npattern = \'schema\\.go\'\nformat = "go-embedded"\n'
+    ) in text
+    assert "written in code" not in text  # read by the source, not left to review
+    [source] = load_settings(repo.path, None).migrations.sources
+    assert (source.path, source.format, source.matches("store/schema.go")) == (
+        "store",
+        "go-embedded",
+        True,
+    )
+    assert not source.matches("store/other.go")
+
+
+def test_a_go_list_no_source_reads_is_not_read_with_the_source_to_add(
+    make_repo: Callable[[str], RepoBuilder], tmp_path: Path
+) -> None:
+    repo = _service(make_repo, "unread", ABSENT)
+    found = judged_at(repo, tmp_path, "unread")
+    assert found["rollingUpdateSafe"] == "unknown"
+    [unread] = [f for f in found["findings"] if f["rule"] == "migration-not-read"]
+    assert (unread["file"], unread["line"]) == ("store/schema.go", 3)
+    assert "pattern = 'schema\\.go' and format = 'go-embedded'" in unread["hint"]
+
+
+def test_migrations_declared_absent_beside_a_go_list_are_contradicted(
+    make_repo: Callable[[str], RepoBuilder], tmp_path: Path
+) -> None:
+    absent = ABSENT + '[migrations]\nabsent = "the service keeps no schema of its own at all"\n'
+    found = judged_at(_service(make_repo, "absent", absent), tmp_path, "absent")
+    assert found["rollingUpdateSafe"] == "unknown"
+    [contradicted] = [f for f in found["findings"] if f["rule"] == "absent-contradicted"]
+    assert "store/schema.go" in contradicted["message"]
+
+
+def judged_at(repo: RepoBuilder, tmp_path: Path, name: str) -> dict[str, Any]:
+    """The evidence `generate` writes for 1.1.0 of `repo`."""
+    evidence = tmp_path / f"{name}.evidence.json"
+    args = ["generate", "--repo", str(repo.path), "--to", "1.1.0"]
+    run([*args, "--out", str(tmp_path / f"{name}.json"), "--evidence", str(evidence)])
+    loaded: dict[str, Any] = json.loads(evidence.read_text())
+    return loaded

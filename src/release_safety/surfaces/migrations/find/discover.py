@@ -491,7 +491,7 @@ def _go_gap(path: str, text: str, exclusion: str) -> Unmodelled:
         line=line,
         what="a list of migrations written in Go that no [[migrations.sources]] reads",
         way_out=f"add a [[migrations.sources]] with path = {folder!r}, pattern = "
-        f"{re.escape(name)!r} and format = 'go-embedded' so its migrations are read, {exclusion}",
+        f"'{re.escape(name)}' and format = 'go-embedded' so its migrations are read, {exclusion}",
     )
 
 
