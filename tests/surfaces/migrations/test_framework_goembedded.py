@@ -362,3 +362,28 @@ def judged_at(repo: RepoBuilder, tmp_path: Path, name: str) -> dict[str, Any]:
     run([*args, "--out", str(tmp_path / f"{name}.json"), "--evidence", str(evidence)])
     loaded: dict[str, Any] = json.loads(evidence.read_text())
     return loaded
+
+
+CONSTANTS = """package db
+
+const usersTable = `CREATE TABLE users (id int, name text)`
+const dropName = "ALTER TABLE users " + "DROP COLUMN name"
+
+var migrations = []func(tx *sql.Tx) error{
+	func(tx *sql.Tx) error { _, err := tx.Exec(usersTable); return err },
+	func(tx *sql.Tx) error { _, err := tx.Exec(dropName); return err },
+}
+"""
+
+
+def test_top_level_string_constants_are_read_and_their_edits_seen() -> None:
+    statements = extract_goembedded(CONSTANTS, "db/m.go").statements
+    assert [(s.line, s.sql) for s in statements] == [
+        (3, "CREATE TABLE users (id int, name text)"),
+        (8, "COMMIT"),
+        (8, "ALTER TABLE users DROP COLUMN name"),
+    ]
+    edited = CONSTANTS.replace("id int,", "id bigint,")
+    assert edited_line(CONSTANTS, edited, "db/m.go", "go-embedded") == 7
+    respaced = CONSTANTS.replace('" + "', '"+"')
+    assert edited_line(CONSTANTS, respaced, "db/m.go", "go-embedded") is None

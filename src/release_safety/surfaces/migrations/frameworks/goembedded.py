@@ -72,7 +72,8 @@ class Element:
 @dataclass(frozen=True)
 class MigrationList:
     """The ordered list of migrations a Go file declares: its name, first and last line, its
-    kind (functions or SQL strings) and its elements as written."""
+    kind (functions or SQL strings), its elements as written, and the file's top-level
+    functions and string constants they may name."""
 
     name: str
     line: int
@@ -80,6 +81,7 @@ class MigrationList:
     kind: Literal["funcs", "strings"]
     elements: list[Element]
     functions: dict[str, Node]
+    constants: dict[str, tuple[object, Node | None]]
 
 
 def _kind(literal: Node) -> Literal["funcs", "strings"] | None:
@@ -107,14 +109,35 @@ def _kind(literal: Node) -> Literal["funcs", "strings"] | None:
     return None
 
 
-def _functions(root: Node) -> dict[str, Node]:
-    """The file's top-level functions by name."""
-    found: dict[str, Node] = {}
+def _declared(root: Node) -> tuple[dict[str, Node], dict[str, Node]]:
+    """The file's top-level functions, and its top-level constants and variables of one
+    value that is not a composite literal (the expression), by name."""
+    functions: dict[str, Node] = {}
+    constants: dict[str, Node] = {}
     for child in root.named_children:
-        if child.type == "function_declaration":
-            name = child.child_by_field_name("name")
-            if name is not None:
-                found[node_text(name)] = child
+        name = child.child_by_field_name("name")
+        if child.type == "function_declaration" and name is not None:
+            functions[node_text(name)] = child
+        if child.type not in ("const_declaration", "var_declaration"):
+            continue
+        for spec in child.named_children:
+            names = spec.children_by_field_name("name")
+            value = spec.child_by_field_name("value")
+            values = value.named_children if value is not None else []
+            if len(names) == 1 and len(values) == 1 and values[0].type != "composite_literal":
+                constants[node_text(names[0])] = values[0]
+    return functions, constants
+
+
+def _names(node: Node) -> list[str]:
+    """The identifiers used under a node, in order."""
+    found: list[str] = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.type == "identifier":
+            found.append(node_text(current))
+        stack.extend(reversed(current.children))
     return found
 
 
@@ -143,7 +166,7 @@ def _element_end(node: Node) -> int:
     return after.end_byte if after is not None and after.type == "," else node.end_byte
 
 
-def _elements(body: Node, functions: dict[str, Node]) -> list[Element]:
+def _elements(body: Node, functions: dict[str, Node], constants: dict[str, Node]) -> list[Element]:
     entries = [c for c in body.named_children if c.type in ("literal_element", "keyed_element")]
     out = []
     for index, entry in enumerate(entries):
@@ -156,8 +179,17 @@ def _elements(body: Node, functions: dict[str, Node]) -> list[Element]:
         if value.type == "literal_element" and value.named_children:
             value = value.named_children[0]
         shape = _shape(entry)
-        if value.type == "identifier" and node_text(value) in functions:
-            shape += _shape(functions[node_text(value)])
+        named = functions.get(node_text(value)) if value.type == "identifier" else None
+        if named is not None:
+            shape += _shape(named)
+        used = _names(entry) + (_names(named) if named is not None else [])
+        seen: set[str] = set()
+        while used:  # the constants it passes, and those they are built from
+            name = used.pop(0)
+            if name in constants and name not in seen:
+                seen.add(name)
+                shape += (name, *_shape(constants[name]))
+                used += _names(constants[name])
         line = entry.start_point.row + 1
         end = _element_end(entry)
         out.append(Element(key, line, entry.start_byte, end, shape, value, node_text(entry)))
@@ -195,10 +227,20 @@ def migration_list(text: str) -> MigrationList | None:
         return None
     name, literal, kind = found[0]
     body = literal.child_by_field_name("body")
-    functions = _functions(root)
-    elements = _elements(body, functions) if body is not None else []
+    functions, constants = _declared(root)
+    elements = _elements(body, functions, constants) if body is not None else []
     first, last = literal.start_point.row + 1, literal.end_point.row + 1
-    return MigrationList(name, first, last, kind, elements, functions)
+    return MigrationList(name, first, last, kind, elements, functions, _scope(constants))
+
+
+def _scope(constants: dict[str, Node]) -> dict[str, tuple[object, Node | None]]:
+    """The top-level constants' string values (an Unknown for one built otherwise), each with
+    its literal when it is one."""
+    scope: dict[str, tuple[object, Node | None]] = {}
+    for name, node in constants.items():
+        value = golang.string_expression(node, {n: v for n, (v, _) in scope.items()})
+        scope[name] = (value, node if node.type in golang.STRINGS else None)
+    return scope
 
 
 def holds_migrations(text: str) -> bool:
@@ -258,9 +300,9 @@ def _extract(text: str) -> Extracted:
         if position:  # each migration commits before the next one starts
             out.sql(element.line, "COMMIT")
         if listed.kind == "strings":
-            _sql(out, element.value, {}, element.line)
+            _sql(out, element.value, listed.constants, element.line)
         else:
-            _Function(out, listed.functions).element(element)
+            _Function(out, listed.functions, listed.constants).element(element)
     return Extracted(out.statements, True, wrapped)
 
 
@@ -298,6 +340,7 @@ class _Function:
 
     out: Out
     functions: dict[str, Node]
+    constants: dict[str, tuple[object, Node | None]]
     handles: set[str] = field(default_factory=set)
     scope: dict[str, tuple[object, Node | None]] = field(default_factory=dict)
 
@@ -321,7 +364,7 @@ class _Function:
             if _HANDLE.search(node_text(parameter.child_by_field_name("type"))):
                 handles.update(node_text(n) for n in parameter.children_by_field_name("name"))
         body = value.child_by_field_name("body")
-        self.scope, self.handles = {}, handles
+        self.scope, self.handles = dict(self.constants), handles
         self.block(body)
 
     def block(self, block: Node | None) -> bool:
