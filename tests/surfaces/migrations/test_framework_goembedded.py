@@ -387,3 +387,27 @@ def test_top_level_string_constants_are_read_and_their_edits_seen() -> None:
     assert edited_line(CONSTANTS, edited, "db/m.go", "go-embedded") == 7
     respaced = CONSTANTS.replace('" + "', '"+"')
     assert edited_line(CONSTANTS, respaced, "db/m.go", "go-embedded") is None
+
+
+STRUCTS = """package db
+
+type Migration struct{ Version int; SQL string }
+
+var migrations = []Migration{
+	{Version: 1, SQL: `CREATE TABLE users (id int)`},
+%s}
+"""
+
+
+def test_migrations_in_go_of_a_shape_not_read_are_not_read_never_safe(
+    make_repo: Callable[[str], RepoBuilder], tmp_path: Path
+) -> None:
+    repo = make_repo("structs")
+    path = "internal/database/migrations.go"
+    repo.release("1.0.0", {".release-safety.toml": ABSENT, path: STRUCTS % ""})
+    repo.release("1.1.0", {path: STRUCTS % "\t{Version: 2, SQL: `DROP TABLE users`},\n"})
+    found = judged_at(repo, tmp_path, "structs")
+    assert found["rollingUpdateSafe"] == "unknown"
+    [unread] = [f for f in found["findings"] if f["rule"] == "migration-not-read"]
+    assert (unread["file"], unread["line"]) == (path, 6)
+    assert "acknowledge the release" in unread["hint"]

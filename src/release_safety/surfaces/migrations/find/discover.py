@@ -453,6 +453,9 @@ def unread_migration(snapshot: Snapshot, path: str, settings: Settings) -> Unmod
         line = goose.registration_line(text) if name.endswith(".go") else None
         if line is not None:
             return _code_gap(path, line, exclusion)
+        ddl = _DDL.search(text) if _ONE_FILE.fullmatch(name) else None
+        if ddl is not None:  # code named for migrations holding DDL, in no shape read
+            return _code_gap(path, text.count("\n", 0, ddl.start()) + 1, exclusion)
     if name.endswith(".sql"):
         return outside_sql(path, read_text(snapshot, path), exclusion)
     return None
