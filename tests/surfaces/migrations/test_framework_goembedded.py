@@ -133,8 +133,10 @@ def test_an_appended_migration_is_judged_at_its_line_of_the_go_file(
     assert got == expected
     assert all(f["file"] == PATH for f in found["because"])
     if case == "sprintf":
-        message = found["because"][0]["message"]
-        assert "`fmt.Sprintf(" in message and "a string literal" in message
+        unknown = found["because"][0]
+        assert "`fmt.Sprintf(" in unknown["message"]
+        assert unknown["hint"].startswith(f"Pass the SQL of line {APPENDED_AT + 1} to Exec as")
+        assert "`// release-safety: acknowledge(migration-statement-unknown):" in unknown["hint"]
 
 
 def test_a_release_that_appends_nothing_is_judged_safe(

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from tree_sitter import Node
@@ -31,7 +31,9 @@ from release_safety.code import golang
 from release_safety.code.jsvalues import Unknown
 from release_safety.code.parsers import parse
 from release_safety.code.syntax import node_text, shown
+from release_safety.contract.finding import Finding
 from release_safety.surfaces.migrations.frameworks.emit import Out, parsed, read_safely
+from release_safety.surfaces.migrations.rules.ids import RuleId
 from release_safety.surfaces.migrations.sql.lexer import tokenize
 from release_safety.surfaces.migrations.sql.sqlfile import split_sql
 from release_safety.surfaces.migrations.sql.statements import Extracted, Statement
@@ -43,14 +45,10 @@ _DDL = re.compile(
     r"\b(?:CREATE|ALTER|DROP)\s+(?:TABLE|INDEX|UNIQUE\s+INDEX|TYPE|SCHEMA|SEQUENCE|VIEW|EXTENSION)\b",
     re.IGNORECASE,
 )
+UNKNOWN_STATEMENT = RuleId.MIGRATION_STATEMENT_UNKNOWN.value
 _EXEC = frozenset({"Exec", "MustExec", "ExecContext", "MustExecContext"})
 _STRING_SHAPES = ("identifier", "binary_expression", "parenthesized_expression")
 _LISTS = ("slice_type", "array_type", "implicit_length_array_type", "map_type")
-_WAY_OUT = (
-    "pass the SQL to Exec as a string literal (or a variable bound to one) so it is read, or "
-    "acknowledge it above the line: `// release-safety: acknowledge(migration-statement-"
-    "unknown): <what it does and why it is safe>`"
-)
 
 
 @dataclass(frozen=True)
@@ -312,7 +310,7 @@ def _sql(out: Out, node: Node, scope: dict[str, tuple[object, Node | None]], lin
     values = {name: value for name, (value, _) in scope.items()}
     value = golang.string_expression(node, values)
     if isinstance(value, Unknown):
-        out.unknown(line, f"SQL {value.reason}: {_WAY_OUT}")
+        out.unknown(line, f"SQL {value.reason}")
         return
     literal = scope[node_text(node)][1] if node.type == "identifier" else node
     try:
@@ -352,10 +350,8 @@ class _Function:
             what = "a call into other code" if value.type == "call_expression" else "a value"
             self.out.unknown(
                 element.line,
-                f"migration {element.key} is `{shown(element.value)}`, {what} "
-                f"the reader does not follow: move its SQL into a function literal of the list "
-                "that passes it to Exec, or acknowledge it above the line: `// release-safety: "
-                "acknowledge(migration-statement-unknown): <what it does and why it is safe>`",
+                f"migration {element.key} is `{shown(element.value)}`, {what} the reader "
+                "does not follow",
             )
             return
         parameters = value.child_by_field_name("parameters")
@@ -399,7 +395,7 @@ class _Function:
         return False
 
     def _unknown(self, node: Node, what: str) -> None:
-        self.out.unknown(node.start_point.row + 1, f"`{shown(node)}`, {what}: {_WAY_OUT}")
+        self.out.unknown(node.start_point.row + 1, f"`{shown(node)}`, {what}")
 
     def _exec(self, call: Node) -> bool:
         """Emits an Exec call's statements; False for any other expression."""
@@ -466,6 +462,20 @@ class _Function:
             if len(values) != 1 or not self._exec(values[0]):
                 return False
         return True
+
+
+def way_out(finding: Finding) -> Finding:
+    """A finding on a Go list with the way out written for Go: an unknown statement's SQL
+    moved into a literal, or the statement acknowledged in a Go comment."""
+    if finding.rule != UNKNOWN_STATEMENT or not finding.message.startswith(f"{FRAMEWORK}:"):
+        return finding
+    hint = (
+        f"Pass the SQL of line {finding.line} to Exec as a string literal (or a variable or "
+        "constant bound to one) in a function literal of the list, so it is read; or accept "
+        "it above the line: `// release-safety: acknowledge(migration-statement-unknown): "
+        "<what it does and why it is safe>`."
+    )
+    return replace(finding, hint=hint)
 
 
 def _statements(block: Node | None) -> list[Node]:
