@@ -19,18 +19,28 @@ _MAY_LIST = re.compile(
 SQL strings), looked for in the bytes before the file is parsed."""
 
 
+_SEEN: dict[str, bool] = {}
+"""Whether each Go blob read so far lists migrations (the trees of a release history share
+most of their blobs: `init` reads HEAD and ten releases)."""
+_KEPT = 1 << 16
+
+
 def go_lists(snapshot: Snapshot | None) -> list[str]:
     """The Go files of a tree (tests, vendored code and the other skipped folders left out)
     that declare a list of migrations, by path."""
     if snapshot is None:
         return []
-    candidates = [
-        path
+    blobs = {
+        path: snapshot.blob_id(path)
         for path in snapshot.paths()
         if path.endswith(".go") and not path.endswith("_test.go") and not skipped("**/x", path)
-    ]
-    return sorted(
-        path
-        for path, data in snapshot.read_each(candidates)
-        if _MAY_LIST.search(data) and holds_migrations(data.decode("utf-8", "replace"))
-    )
+    }
+    unseen = [path for path, blob in blobs.items() if blob is None or blob not in _SEEN]
+    read = {
+        path: bool(_MAY_LIST.search(data)) and holds_migrations(data.decode("utf-8", "replace"))
+        for path, data in snapshot.read_each(unseen)
+    }
+    if len(_SEEN) > _KEPT:
+        _SEEN.clear()
+    _SEEN.update((blob, read[path]) for path, blob in blobs.items() if blob and path in read)
+    return sorted(path for path, blob in blobs.items() if read.get(path, _SEEN.get(blob or "")))
