@@ -413,3 +413,15 @@ def test_migrations_in_go_of_a_shape_not_read_are_not_read_never_safe(
     [unread] = [f for f in found["findings"] if f["rule"] == "migration-not-read"]
     assert (unread["file"], unread["line"]) == (path, 6)
     assert "acknowledge the release" in unread["hint"]
+
+
+def test_sql_built_up_with_plus_equals_is_read_and_other_assignments_are_not() -> None:
+    body = (
+        '\t\tq := "ALTER TABLE users "\n\t\tq += "DROP COLUMN name"\n'
+        "\t\t_, err = tx.Exec(q)\n\t\tcounts[0] = 1\n\t\treturn err\n"
+    )
+    statements = extract_goembedded(go_file([element(body)]), PATH).statements
+    assert [(s.line, s.sql) for s in statements] == [
+        (11, "ALTER TABLE users DROP COLUMN name"),
+        (12, None),
+    ]

@@ -427,16 +427,31 @@ class _Function:
         if len(values) == 1 and self._exec(values[0]):
             return
         names = left.named_children if left is not None else []
-        self._bind(names, right, node)
+        operator = node_text(node.child_by_field_name("operator"))
+        if node.type == "assignment_statement" and operator == "+=" and len(names) == 1:
+            before = self.scope.get(node_text(names[0]), (None, None))[0]
+            self._bind(names, right, node, before if isinstance(before, str) else None)
+        elif node.type == "short_var_declaration" or operator == "=":
+            self._bind(names, right, node)
+        else:
+            self._unknown(node, f"`{operator}`, Go code the reader does not model")
 
-    def _bind(self, names: list[Node], right: Node | None, node: Node) -> None:
+    def _bind(
+        self, names: list[Node], right: Node | None, node: Node, prefix: str | None = ""
+    ) -> None:
+        """Binds each name to its string value (after `prefix`, for `+=`; None: a `+=` to a
+        name bound to no string)."""
         values = right.named_children if right is not None else []
-        if len(values) != len(names) or not names:
+        if len(values) != len(names) or not names or prefix is None:
             self._unknown(node, "Go code the reader does not model")
             return
         for name, value in zip(names, values, strict=True):
+            if name.type != "identifier":
+                self._unknown(node, "Go code the reader does not model")
+                return
             found = golang.string_expression(value, {n: v for n, (v, _) in self.scope.items()})
-            literal = value if value.type in golang.STRINGS else None
+            literal = value if value.type in golang.STRINGS and not prefix else None
+            found = prefix + found if isinstance(found, str) else found
             self.scope[node_text(name)] = (found, literal)
             if isinstance(found, Unknown) and value.type not in _STRING_SHAPES:
                 self._unknown(node, "Go code the reader does not model")
