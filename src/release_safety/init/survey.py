@@ -282,13 +282,15 @@ def _migrations(trees: Sequence[Snapshot]) -> list[tuple[MigrationSource, str]]:
     recent release (`trees`, newest first), with the tool its files are written for and the
     engine they run on: one source per root however many migrations it holds (a folder per
     migration is diesel's or prisma's root above it), described at the newest tree that has it."""
-    found: dict[str, tuple[MigrationSource, str]] = {}
+    found: dict[tuple[str, str], tuple[MigrationSource, str]] = {}
     for tree in trees:
         for root in migration_roots(tree):
-            if root.source.path not in found:
+            go_list = root.source.format == "go-embedded"  # one source per Go file
+            key = (root.source.path, (root.source.pattern or "") if go_list else "")
+            if key not in found:
                 where = "" if tree is trees[0] else f", at {tree.ref} (not at HEAD)"
-                found[root.source.path] = (root.source, root.why() + where)
-    return [found[path] for path in sorted(found)]
+                found[key] = (root.source, root.why() + where)
+    return [found[key] for key in sorted(found)]
 
 
 _EMBED = re.compile(r"^//go:embed\s+(?P<patterns>.+)$", re.MULTILINE)

@@ -425,3 +425,17 @@ def test_sql_built_up_with_plus_equals_is_read_and_other_assignments_are_not() -
         (11, "ALTER TABLE users DROP COLUMN name"),
         (12, None),
     ]
+
+
+def test_init_names_the_engine_a_go_list_s_file_name_says(
+    make_repo: Callable[[str], RepoBuilder],
+) -> None:
+    repo = make_repo("engines")
+    files = {"store/schema_postgres.go": STRINGS % "", "store/schema_sqlite.go": STRINGS % ""}
+    repo.release("1.0.0", files)
+    assert run(["init", "--repo", str(repo.path)]) == 0
+    sources = load_settings(repo.path, None).migrations.sources
+    assert [(s.pattern, s.dialect) for s in sources] == [
+        ("schema_postgres\\.go", "postgres"),
+        ("schema_sqlite\\.go", "sqlite"),
+    ]

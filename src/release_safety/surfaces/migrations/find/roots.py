@@ -17,7 +17,12 @@ from release_safety.surfaces.migrations.find.discover import (
     placements,
     sql_format,
 )
-from release_safety.surfaces.migrations.find.engine import ASSUMED, EngineOf, engine_of
+from release_safety.surfaces.migrations.find.engine import (
+    ASSUMED,
+    EngineOf,
+    engine_of,
+    named_engine,
+)
 from release_safety.surfaces.migrations.find.formats import listings, order_key
 from release_safety.surfaces.migrations.find.golists import go_lists
 from release_safety.surfaces.migrations.find.tools import Placed, migration_name
@@ -133,6 +138,9 @@ def _go_roots(snapshot: Snapshot, read: Callable[[str], str | None]) -> list[Roo
             continue
         listed = migration_list(read(path) or "")
         engine = engine_of(Placed("go-embedded", folder, True), None, read)
+        named = named_engine(name.removesuffix(".go"))
+        if named is not None:  # `migrations_sqlite.go` beside `migrations_postgres.go`
+            engine = EngineOf(named, f"the file name {name!r}")
         keys = {"path": folder, "pattern": re.escape(name), "format": "go-embedded"}
         if engine.said_by != ASSUMED:
             keys["dialect"] = engine.engine
