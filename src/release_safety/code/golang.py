@@ -59,14 +59,26 @@ def string_expression(node: Node, scope: Mapping[str, object]) -> object:
         return value
     if node.type == "parenthesized_expression" and node.named_child_count == 1:
         return string_expression(node.named_children[0], scope)
-    if node.type == "binary_expression":
-        operator = node.child_by_field_name("operator")
-        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-        if operator is not None and operator.type == "+" and left and right:
-            first, second = string_expression(left, scope), string_expression(right, scope)
-            if isinstance(first, str) and isinstance(second, str):
-                return first + second
-            return first if isinstance(first, Unknown) else second
+    if _concatenation(node):
+        operands = []  # `a + b + c` is ((a + b) + c): walked down its left side, not recursed
+        while _concatenation(node):
+            right, left = node.child_by_field_name("right"), node.child_by_field_name("left")
+            assert right is not None and left is not None
+            operands.append(right)
+            node = left
+        operands.append(node)
+        texts: list[str] = []
+        for operand in reversed(operands):
+            part = string_expression(operand, scope)
+            if not isinstance(part, str):
+                return part
+            texts.append(part)
+        return "".join(texts)
     if node.type == "identifier" and node_text(node) in scope:
         return scope[node_text(node)]
     return Unknown(f"`{shown(node)}`, a string built at run time")
+
+
+def _concatenation(node: Node) -> bool:
+    operator = node.child_by_field_name("operator") if node.type == "binary_expression" else None
+    return operator is not None and operator.type == "+"

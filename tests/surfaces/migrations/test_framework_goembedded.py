@@ -439,3 +439,21 @@ def test_init_names_the_engine_a_go_list_s_file_name_says(
         ("schema_postgres\\.go", "postgres"),
         ("schema_sqlite\\.go", "sqlite"),
     ]
+
+
+def test_a_list_nested_too_deep_is_unknown_never_a_crash() -> None:
+    nested = "(" * 5000 + "1" + ")" * 5000
+    deep = go_file(FIRST).replace("var schemaVersion", f"var x = {nested}\nvar schemaVersion")
+    assert [(s.line, s.sql, s.reason) for s in extract_goembedded(deep, PATH).statements] == [
+        (1, None, "go-embedded migration not analysed: nesting too deep")
+    ]
+    assert edited_line(go_file(FIRST), deep, PATH, "go-embedded") == 1
+    assert added_part(go_file(FIRST), deep, PATH, "go-embedded") == deep
+
+
+def test_a_long_concatenation_is_read_without_recursion() -> None:
+    terms = " + ".join(['"x"'] * 20000)
+    text = go_file([element(f"\t\t_, err = tx.Exec({terms})\n")])
+    assert [(s.line, s.sql) for s in extract_goembedded(text, PATH).statements] == [
+        (9, "x" * 20000)
+    ]

@@ -25,6 +25,7 @@ from release_safety.surfaces.migrations.find.parts import GO_EMBEDDED, appends
 from release_safety.surfaces.migrations.find.parts import edited_line as edited_part
 from release_safety.surfaces.migrations.find.tools import Exists, Placed, migration_name, place
 from release_safety.surfaces.migrations.frameworks.goembedded import (
+    Unreadable,
     holds_migrations,
     migration_list,
 )
@@ -487,7 +488,10 @@ def default_format(snapshot: Snapshot, path: str, source: MigrationSource) -> st
 def _go_gap(path: str, text: str, exclusion: str) -> Unmodelled:
     """A Go file listing migrations that no source reads: with the go-embedded source."""
     folder, _, name = path.rpartition("/")
-    listed = migration_list(text)
+    try:
+        listed = migration_list(text)
+    except Unreadable:
+        listed = None
     line = listed.line if listed is not None else 1
     return Unmodelled(
         file=path,

@@ -8,6 +8,7 @@ import re
 
 from release_safety.git.snapshot import Snapshot
 from release_safety.settings.model import skipped
+from release_safety.surfaces.migrations.budget import MAX_FILE_CHARS
 from release_safety.surfaces.migrations.frameworks.goembedded import holds_migrations
 
 _MAY_LIST = re.compile(
@@ -36,8 +37,10 @@ def go_lists(snapshot: Snapshot | None) -> list[str]:
         if path.endswith(".go") and not path.endswith("_test.go") and not skipped("**/x", path)
     }
     unseen = [path for path, blob in blobs.items() if blob is None or blob not in _SEEN]
-    read = {
-        path: bool(_MAY_LIST.search(data)) and holds_migrations(data.decode("utf-8", "replace"))
+    read = {  # a file the migrations reader would not read (over its size) is no list here
+        path: len(data) <= MAX_FILE_CHARS
+        and bool(_MAY_LIST.search(data))
+        and holds_migrations(data.decode("utf-8", "replace"))
         for path, data in snapshot.read_each(unseen)
     }
     if len(_SEEN) > _KEPT:

@@ -31,7 +31,10 @@ def appends(old: str, new: str, fmt: str) -> bool:
     grows as it is edited)."""
     if fmt != GO_EMBEDDED:
         return False
-    before, after = goembedded.migration_list(old), goembedded.migration_list(new)
+    try:
+        before, after = goembedded.migration_list(old), goembedded.migration_list(new)
+    except goembedded.Unreadable:
+        return False
     shipped = {e.key for e in before.elements} if before is not None else set()
     return after is not None and any(e.key not in shipped for e in after.elements)
 

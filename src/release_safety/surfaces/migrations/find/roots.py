@@ -26,7 +26,7 @@ from release_safety.surfaces.migrations.find.engine import (
 from release_safety.surfaces.migrations.find.formats import listings, order_key
 from release_safety.surfaces.migrations.find.golists import go_lists
 from release_safety.surfaces.migrations.find.tools import Placed, migration_name
-from release_safety.surfaces.migrations.frameworks.goembedded import migration_list
+from release_safety.surfaces.migrations.frameworks.goembedded import Unreadable, migration_list
 
 _SQLX = re.compile(r"^\s*sqlx\s*=", re.MULTILINE)
 ORDERS = {
@@ -136,7 +136,10 @@ def _go_roots(snapshot: Snapshot, read: Callable[[str], str | None]) -> list[Roo
         folder, _, name = path.rpartition("/")
         if not folder:  # a source reads folders: a file at the top is named by `init`'s note
             continue
-        listed = migration_list(read(path) or "")
+        try:
+            listed = migration_list(read(path) or "")
+        except Unreadable:
+            listed = None
         engine = engine_of(Placed("go-embedded", folder, True), None, read)
         named = named_engine(name.removesuffix(".go"))
         if named is not None:  # `migrations_sqlite.go` beside `migrations_postgres.go`

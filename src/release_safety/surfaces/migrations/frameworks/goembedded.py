@@ -216,9 +216,21 @@ def _shape(node: Node) -> tuple[object, ...]:
     return tuple(found)
 
 
+class Unreadable(ValueError):
+    """A Go file too deeply nested to read."""
+
+
 def migration_list(text: str) -> MigrationList | None:
     """The first list of migrations a Go file declares at top level, else None (also for a
-    file that does not parse: the file is then not taken for this shape)."""
+    file that does not parse: the file is then not taken for this shape); Unreadable for one
+    nested too deep to read."""
+    try:
+        return _migration_list(text)
+    except RecursionError as exc:
+        raise Unreadable("nesting too deep") from exc
+
+
+def _migration_list(text: str) -> MigrationList | None:
     root = parse("go", text.encode("utf-8", "surrogatepass"))
     found = _lists(root)
     if not found:
@@ -247,7 +259,10 @@ def holds_migrations(text: str) -> bool:
         return False
     if not (_HANDLE.search(text) or _DDL.search(text)):
         return False
-    return migration_list(text) is not None
+    try:
+        return migration_list(text) is not None
+    except Unreadable:
+        return True  # a file of this shape the reader cannot read: unknown where it is read
 
 
 def _ordered(listed: MigrationList) -> list[Element] | str:
@@ -287,7 +302,7 @@ def _extract(text: str) -> Extracted:
             "on this database is not known",
         )
         return Extracted(out.statements)
-    listed = migration_list(text)
+    listed = _migration_list(text)
     assert listed is not None
     ordered = _ordered(listed)
     if isinstance(ordered, str):
@@ -509,8 +524,12 @@ def _blank(text: bytes) -> bytes:
 
 
 def added_part(old: str, new: str) -> str:
-    """`new` with the elements `old` shipped blanked (lines kept): what the release adds."""
-    before, after = migration_list(old), migration_list(new)
+    """`new` with the elements `old` shipped blanked (lines kept): what the release adds (all
+    of `new` when either cannot be read: the reader then says why)."""
+    try:
+        before, after = migration_list(old), migration_list(new)
+    except Unreadable:
+        return new
     if before is None or after is None:
         return new
     shipped = {element.key for element in before.elements}
@@ -524,8 +543,12 @@ def added_part(old: str, new: str) -> str:
 def edited_line(old: str, new: str, first_change: Callable[[str, str], int]) -> int | None:
     """The first line of a shipped element the release changed (`first_change`: the 1-based
     line of an element's text where it first differs) or removed (the list's closing line),
-    1 when the list itself is gone; None when every shipped one is as it shipped."""
-    before, after = migration_list(old), migration_list(new)
+    1 when the list itself is gone or cannot be read; None when every shipped one is as it
+    shipped."""
+    try:
+        before, after = migration_list(old), migration_list(new)
+    except Unreadable:
+        return 1
     if before is None:
         return None if after is None else 1
     if after is None:
