@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Literal
 
 from tree_sitter import Node
@@ -54,17 +55,26 @@ _LISTS = ("slice_type", "array_type", "implicit_length_array_type", "map_type")
 @dataclass(frozen=True)
 class Element:
     """One migration of the list: its version key (the index, or the map key), its first line,
-    its bytes in the file (the element with its comma) and its `shape` (what it sends: its Go
-    tokens and its strings' SQL tokens, with the body of the function it names), so that only
-    a change the database sees is an edit, not a comment or the spacing."""
+    its bytes in the file (the element with its comma), its text, and what it is made of
+    (`parts`: the element, the function it names, the constants it passes, each with its name)
+    whose `shape` says whether an edit is one the database sees."""
 
     key: str
     line: int
     start: int
     end: int
-    shape: tuple[object, ...]
     value: Node
     text: str
+    parts: tuple[tuple[str, Node], ...]
+
+    def same(self, other: Element) -> bool:
+        """True when `other` sends what this one sends: the same text, or the same Go tokens
+        and SQL tokens (a comment or the spacing changed)."""
+        texts = [(name, node_text(node)) for name, node in self.parts]
+        if texts == [(name, node_text(node)) for name, node in other.parts]:
+            return True
+        mine = [(name, _shape(node)) for name, node in self.parts]
+        return mine == [(name, _shape(node)) for name, node in other.parts]
 
 
 @dataclass(frozen=True)
@@ -176,21 +186,22 @@ def _elements(body: Node, functions: dict[str, Node], constants: dict[str, Node]
             value = parts[-1] if parts else entry
         if value.type == "literal_element" and value.named_children:
             value = value.named_children[0]
-        shape = _shape(entry)
+        made = [("", entry)]
         named = functions.get(node_text(value)) if value.type == "identifier" else None
         if named is not None:
-            shape += _shape(named)
+            made.append((node_text(value), named))
         used = _names(entry) + (_names(named) if named is not None else [])
         seen: set[str] = set()
         while used:  # the constants it passes, and those they are built from
             name = used.pop(0)
             if name in constants and name not in seen:
                 seen.add(name)
-                shape += (name, *_shape(constants[name]))
+                made.append((name, constants[name]))
                 used += _names(constants[name])
         line = entry.start_point.row + 1
         end = _element_end(entry)
-        out.append(Element(key, line, entry.start_byte, end, shape, value, node_text(entry)))
+        text = node_text(entry)
+        out.append(Element(key, line, entry.start_byte, end, value, text, tuple(made)))
     return out
 
 
@@ -230,7 +241,10 @@ def migration_list(text: str) -> MigrationList | None:
         raise Unreadable("nesting too deep") from exc
 
 
+@lru_cache(maxsize=8)
 def _migration_list(text: str) -> MigrationList | None:
+    """`migration_list`, remembered per text (a release reads both refs' lists several
+    times: edits, additions, the statements)."""
     root = parse("go", text.encode("utf-8", "surrogatepass"))
     found = _lists(root)
     if not found:
@@ -559,6 +573,6 @@ def edited_line(old: str, new: str, first_change: Callable[[str, str], int]) -> 
         kept = now.get(element.key)
         if kept is None:  # removed: where the list now ends
             changed.append(after.end)
-        elif kept.shape != element.shape:
+        elif not kept.same(element):
             changed.append(kept.line - 1 + first_change(element.text, kept.text))
     return min(changed, default=None)
