@@ -8,7 +8,8 @@ the element, the version row, `Commit()`).
 
 An element's statements are the SQL it passes to `Exec` / `ExecContext` / `MustExec` on its
 transaction (or database) parameter: a string literal (raw or interpreted), a concatenation of
-literals, or a local variable bound to one; each statement sits at its own line of the Go file.
+literals, or a local variable (`+=` too) or top-level constant bound to one; each statement sits
+at its own line of the Go file. An element may name a top-level function of the file.
 Error checks (`if err != nil { return err }`) and returns are read; anything else (SQL built at
 run time, a query whose rows drive Go logic, a loop, a call into other code) is an unknown
 statement at its line, naming the construct, never skipped.
