@@ -237,6 +237,9 @@ def survey(repo: GitRepo, ref: str = "HEAD", releases: int = RECENT) -> Survey:
     trees = [head, *(snapshot for _, snapshot in reversed(recent))]  # newest first
     found = Survey(tags, code_migrations=code_migrations(head))
     found.migrations, found.not_embedded = embedded_only(head, _migrations(trees))
+    found.code_migrations = [  # a Go list of migrations has its source
+        p for p in found.code_migrations if not any(s.matches(p) for s, _ in found.migrations)
+    ]
     found.rest, found.rest_left = _api_documents(head)
     found.rest += _also_at(trees[1:], found.rest, lambda s: _api_documents(s)[0])
     if not found.rest:
@@ -282,13 +285,15 @@ def _migrations(trees: Sequence[Snapshot]) -> list[tuple[MigrationSource, str]]:
     recent release (`trees`, newest first), with the tool its files are written for and the
     engine they run on: one source per root however many migrations it holds (a folder per
     migration is diesel's or prisma's root above it), described at the newest tree that has it."""
-    found: dict[str, tuple[MigrationSource, str]] = {}
+    found: dict[tuple[str, str], tuple[MigrationSource, str]] = {}
     for tree in trees:
         for root in migration_roots(tree):
-            if root.source.path not in found:
+            go_list = root.source.format == "go-embedded"  # one source per Go file
+            key = (root.source.path, (root.source.pattern or "") if go_list else "")
+            if key not in found:
                 where = "" if tree is trees[0] else f", at {tree.ref} (not at HEAD)"
-                found[root.source.path] = (root.source, root.why() + where)
-    return [found[path] for path in sorted(found)]
+                found[key] = (root.source, root.why() + where)
+    return [found[key] for key in sorted(found)]
 
 
 _EMBED = re.compile(r"^//go:embed\s+(?P<patterns>.+)$", re.MULTILINE)
@@ -313,10 +318,12 @@ def embedded_only(
         probe = f"{folder}/x.sql"
         return any(fnmatch(probe, e) or folder == e or folder.startswith(f"{e}/") for e in embeds)
 
-    kept = [(s, why) for s, why in sources if embedded(s.path)]
-    if not kept:  # the embeds name no migrations folder: they say nothing about migrations
+    def run(source: MigrationSource) -> bool:  # a Go list of migrations is compiled in
+        return source.format == "go-embedded" or embedded(source.path)
+
+    if not any(embedded(s.path) for s, _ in sources):  # the embeds name no migrations folder
         return sources, []
-    return kept, [s.path for s, _ in sources if not embedded(s.path)]
+    return [(s, why) for s, why in sources if run(s)], [s.path for s, _ in sources if not run(s)]
 
 
 def code_migrations(head: Snapshot) -> list[str]:

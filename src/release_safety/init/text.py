@@ -74,6 +74,8 @@ def settings_text(found: Survey, commit: str, table: bool = False) -> str:
         if source.exclude is not None:
             body.append(f"exclude = {toml_string(source.exclude)}")
         body += [f'format = "{source.format}"', f"database = {toml_string(source.database)}"]
+        if source.dialect is not None:  # what the tool's config or the names say
+            body.append(f'dialect = "{source.dialect}"')
         sections.append(("[migrations.sources]", body))
     notes = [
         f"# {folder}: left out, no `//go:embed` of the code names it (the binary runs the "

@@ -103,6 +103,7 @@ MigrationFormat = Literal[
     "typeorm",
     "ecto",
     "sequelize",
+    "go-embedded",
 ]
 """The migration tools whose files a source reads, by name (docs/settings: their naming rules)."""
 
@@ -130,6 +131,7 @@ FORMAT_PATTERNS: dict[str, str] = {
     "typeorm": r"\d{13}-[\w.-]+\.(?:ts|js)",
     "ecto": r"\d+_\w+\.exs",
     "sequelize": r"\d{14}-[\w.-]+\.(?:js|cjs|ts)",
+    "go-embedded": r"[^/]*\.go",
 }
 """The file names each format's tool runs, when a source gives no `pattern`."""
 
@@ -151,7 +153,8 @@ class MigrationSource(_Closed):
         default="sql",
         description="the tool that runs the files: sql, golang-migrate, goose, popx, dbmate, "
         "flyway, sqitch, knex, diesel, prisma, sqlx, drizzle, atlas, liquibase, rails, django, "
-        "alembic, typeorm, ecto or sequelize (its naming, order, transaction and up/down "
+        "alembic, typeorm, ecto, sequelize or go-embedded (a Go file listing its migrations: "
+        "name the file in `pattern`) (its naming, order, transaction and up/down "
         "rules)",
     )
     dialect: Engine | None = Field(

@@ -16,10 +16,10 @@ from release_safety.settings.model import Settings
 from release_safety.surfaces.migrations.analyse import Queued, analyse, in_run_order
 from release_safety.surfaces.migrations.find.discover import discover
 from release_safety.surfaces.migrations.find.formats import reader
+from release_safety.surfaces.migrations.find.parts import added_part
 from release_safety.surfaces.migrations.find.tools import migration_name
 from release_safety.surfaces.migrations.lint import extract
 from release_safety.surfaces.migrations.reading import Reading
-from release_safety.surfaces.migrations.sql.changesets import added_part
 from release_safety.verify.observe import outside_transaction
 
 
@@ -90,7 +90,7 @@ def file_run(
 
     text = read_text(snapshot, path)
     if shipped is not None and shipped.blob_id(path) is not None:
-        text = added_part(read_text(shipped, path), text, path)
+        text = added_part(read_text(shipped, path), text, path, source.format)
     try:
         extracted = extract(text, path, reader(source), reading, module)
     except (ValueError, SyntaxError) as exc:

@@ -37,7 +37,9 @@ from release_safety.surfaces.migrations.find.discover import (
 )
 from release_safety.surfaces.migrations.find.engine import ASSUMED, EngineOf, engine_of
 from release_safety.surfaces.migrations.find.formats import OrderKey, listings, order_key, reader
+from release_safety.surfaces.migrations.find.parts import GO_EMBEDDED, added_part
 from release_safety.surfaces.migrations.find.tools import migration_name
+from release_safety.surfaces.migrations.frameworks.goembedded import way_out
 from release_safety.surfaces.migrations.lint import (
     History,
     ReadModule,
@@ -51,7 +53,6 @@ from release_safety.surfaces.migrations.lint import (
 from release_safety.surfaces.migrations.reading import Reading
 from release_safety.surfaces.migrations.rules import SHIPPED_MIGRATION_DELETED
 from release_safety.surfaces.migrations.schema.model import Schema
-from release_safety.surfaces.migrations.sql.changesets import added_part
 
 _STATES: OrderedDict[str, Schema] = OrderedDict()
 
@@ -324,7 +325,7 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> Migratio
             if shipped is not None and old is not None:  # changesets added to a changelog
                 blob, part = (
                     f"{blob}+{shipped}",
-                    added_part(read_text(old, path), texts(path), path),
+                    added_part(read_text(old, path), texts(path), path, source.format),
                 )
 
             def text(path: str = path, texts: TextsInOrder = texts, part: str | None = part) -> str:
@@ -359,6 +360,8 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> Migratio
                 )
             )
             of_file = findings_of(analysis, path, created)
+            if source.format == GO_EMBEDDED:
+                of_file = [way_out(finding) for finding in of_file]
             if engine.engine == "postgres" and several:  # say which database it speaks for
                 of_file = [replace(f, message=f"{f.message} ({engine.label})") for f in of_file]
             findings.extend(of_file)

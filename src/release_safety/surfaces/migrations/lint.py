@@ -320,6 +320,9 @@ def with_acknowledgements(
 
         syntax = syntax_for(path) or syntax_for("x.ts" if fmt == "knex" else "x.sql")
         acknowledgements = scan(text.encode("utf-8"), syntax) if syntax is not None else ()
+        if fmt == "go-embedded":  # `//` in the Go code, `--` in the SQL its strings hold
+            found = acknowledgements + scan(text.encode("utf-8"), syntax_for("x.sql"))
+            acknowledgements = tuple(sorted(found, key=lambda attempt: attempt.line))
     if acknowledgements == analysis.acknowledgements:
         return analysis
     return analysis.with_acknowledgements(acknowledgements)

@@ -20,14 +20,21 @@ from release_safety.settings.model import (
 from release_safety.surfaces.migrations.find import goose
 from release_safety.surfaces.migrations.find.edits import edited_line
 from release_safety.surfaces.migrations.find.formats import dialect_skipped
+from release_safety.surfaces.migrations.find.golists import go_lists
 from release_safety.surfaces.migrations.find.outside import outside_sql
+from release_safety.surfaces.migrations.find.parts import GO_EMBEDDED, appends
+from release_safety.surfaces.migrations.find.parts import edited_line as edited_part
 from release_safety.surfaces.migrations.find.tools import Exists, Placed, migration_name, place
+from release_safety.surfaces.migrations.frameworks.goembedded import (
+    Unreadable,
+    holds_migrations,
+    migration_list,
+)
 from release_safety.surfaces.migrations.rules import (
     MIGRATION_NOT_READ,
     SHIPPED_MIGRATION_DELETED,
     SHIPPED_MIGRATION_EDITED,
 )
-from release_safety.surfaces.migrations.sql.changesets import edited_line as edited_changeset
 from release_safety.surfaces.migrations.sql.liquibase import formatted
 from release_safety.surfaces.migrations.sql.sections import tool_of
 
@@ -122,8 +129,11 @@ def _exists(snapshot: Snapshot) -> Exists:
 
 
 def by_changeset(snapshot: Snapshot, path: str, fmt: str) -> bool:
-    """True when Liquibase runs the file changeset by changeset (a changelog of a liquibase
-    source, or formatted SQL wherever it is)."""
+    """True when the file's tool runs it migration by migration: Liquibase changeset by
+    changeset (a changelog of a liquibase source, or formatted SQL wherever it is), a Go list
+    element by element."""
+    if fmt == GO_EMBEDDED:
+        return True
     if place(path, fmt, _exists(snapshot)).tool == "liquibase":
         return True
     return path.endswith(".sql") and formatted(read_text(snapshot, path))
@@ -188,6 +198,7 @@ def migrations_anywhere(snapshot: Snapshot | None) -> list[str]:
     if snapshot is None:
         return []
     found = set(migration_files(snapshot, DEFAULT_MIGRATION_SOURCES))
+    found.update(go_lists(snapshot))
     for path in snapshot.paths():
         folder, _, name = path.rpartition("/")
         if (
@@ -299,8 +310,11 @@ def discover(old: Snapshot | None, new: Snapshot, settings: Settings) -> Discove
             and change.status == "modified"
             and old is not None
             and by_changeset(new, change.path, source.format)
-            and edited_changeset(
-                read_text(old, change.path), read_text(new, change.path), change.path
+            and edited_part(
+                read_text(old, change.path),
+                read_text(new, change.path),
+                change.path,
+                source.format,
             )
             is None
         ):  # shipped changesets kept, new ones added: the new ones are judged
@@ -311,11 +325,23 @@ def discover(old: Snapshot | None, new: Snapshot, settings: Settings) -> Discove
             edited = change.status == "modified"
             rule = SHIPPED_MIGRATION_EDITED if edited else SHIPPED_MIGRATION_DELETED
             line: int | None = None
-            if edited and by_changeset(new, change.path, source.format if source else "sql"):
+            fmt = source.format if source else "sql"
+            if edited and by_changeset(new, change.path, fmt):
                 before = read_text(old, change.path) if old is not None else ""
-                line = edited_changeset(before, read_text(new, change.path), change.path) or 1
+                line = edited_part(before, read_text(new, change.path), change.path, fmt) or 1
             elif edited:
                 line = _edited_line(old, new, change.path)
+            message = f"shipped migration {change.path} was {change.status}"
+            hint = _shipped_hint(change.path, old, edited, settings.overrides.file)
+            if edited and source is not None and fmt == GO_EMBEDDED and old is not None:
+                message = f"a shipped migration of {change.path} was modified (line {line})"
+                hint = (
+                    f"Restore the migration at line {line} of {change.path} as {old.ref} has it "
+                    f"(`git show {old.ref}:{change.path}`) and write the change as a new one at "
+                    "the end of the list: databases that ran it never run it again."
+                )
+                if appends(read_text(old, change.path), read_text(new, change.path), fmt):
+                    added.append(MigrationPath(change.path, source, source.edition_of(change.path)))
             findings.append(
                 Finding(
                     rule=rule.id,
@@ -323,8 +349,8 @@ def discover(old: Snapshot | None, new: Snapshot, settings: Settings) -> Discove
                     surface="migrations",
                     file=change.path,
                     line=line,
-                    message=f"shipped migration {change.path} was {change.status}",
-                    hint=_shipped_hint(change.path, old, edited, settings.overrides.file),
+                    message=message,
+                    hint=hint,
                 )
             )
     return Discovery(
@@ -434,12 +460,17 @@ def unread_migration(snapshot: Snapshot, path: str, settings: Settings) -> Unmod
         ):
             return _code_gap(path, 1, exclusion)
         text = read_text(snapshot, path)
+        if name.endswith(".go") and holds_migrations(text):
+            return _go_gap(path, text, exclusion)
         found = _REGISTERS.search(text)
         if found is not None:
             return _code_gap(path, text.count("\n", 0, found.start()) + 1, exclusion)
         line = goose.registration_line(text) if name.endswith(".go") else None
         if line is not None:
             return _code_gap(path, line, exclusion)
+        ddl = _DDL.search(text) if _ONE_FILE.fullmatch(name) else None
+        if ddl is not None:  # code named for migrations holding DDL, in no shape read
+            return _code_gap(path, text.count("\n", 0, ddl.start()) + 1, exclusion)
     if name.endswith(".sql"):
         return outside_sql(path, read_text(snapshot, path), exclusion)
     return None
@@ -466,6 +497,23 @@ def default_format(snapshot: Snapshot, path: str, source: MigrationSource) -> st
     """The format a file the default discovery found is written for: its source's (knex,
     Rails, Django, Alembic), or for SQL the tool its markers and name say (`sql_format`)."""
     return sql_format(snapshot, path) if source.format == "sql" else source.format
+
+
+def _go_gap(path: str, text: str, exclusion: str) -> Unmodelled:
+    """A Go file listing migrations that no source reads: with the go-embedded source."""
+    folder, _, name = path.rpartition("/")
+    try:
+        listed = migration_list(text)
+    except Unreadable:
+        listed = None
+    line = listed.line if listed is not None else 1
+    return Unmodelled(
+        file=path,
+        line=line,
+        what="a list of migrations written in Go that no [[migrations.sources]] reads",
+        way_out=f"add a [[migrations.sources]] with path = {folder!r}, pattern = "
+        f"'{re.escape(name)}' and format = 'go-embedded' so its migrations are read, {exclusion}",
+    )
 
 
 def _code_gap(path: str, line: int, exclusion: str) -> Unmodelled:

@@ -129,14 +129,20 @@ def engine_of(placed: Placed, dialect: str | None, read: Read) -> EngineOf:
             if found is not None:
                 return EngineOf(found, f"{where} dialect")
     for folder in reversed(root.split("/")):
-        word = _FOLDER_WORD.search(folder)
-        if word is not None:
-            return EngineOf(ENGINE_NAMES[word.group(1).lower()], f"the folder name {folder!r}")
+        named = named_engine(folder)
+        if named is not None:
+            return EngineOf(named, f"the folder name {folder!r}")
     for where in (p for name in _COMPOSE for p in _upwards(root, name)):
         found = _compose_engine(read(where))
         if found is not None:
             return EngineOf(found, f"the one database image of {where}")
     return EngineOf("postgres", ASSUMED)
+
+
+def named_engine(name: str) -> str | None:
+    """The engine a folder or file name names as a word (`mysql`, `migrations_sqlite`)."""
+    word = _FOLDER_WORD.search(name)
+    return ENGINE_NAMES[word.group(1).lower()] if word is not None else None
 
 
 def _join(folder: str, name: str) -> str:

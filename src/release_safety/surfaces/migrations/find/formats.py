@@ -18,6 +18,7 @@ which of a version's files it picks, the order it runs them in, and how it reads
   diesel and prisma their folders by name, drizzle its journal's order (`tools`).
 - Rails, TypeORM, Ecto and Sequelize run their files by version (the leading digits); Django by
   its apps' dependency graph and Alembic by its revision chain (`frameworks/order.py`).
+- go-embedded: one Go file whose list's elements are the migrations, run in the list's order.
 """
 
 from __future__ import annotations
@@ -33,7 +34,9 @@ if TYPE_CHECKING:
     from release_safety.settings.model import MigrationSource
 
 OrderKey = tuple[int, tuple[int, ...], str, str]
-Reader = Literal["sql", "knex", "rails", "django", "alembic", "typeorm", "ecto", "sequelize"]
+Reader = Literal[
+    "sql", "knex", "rails", "django", "alembic", "typeorm", "ecto", "sequelize", "go-embedded"
+]
 CODE_READERS: tuple[Reader, ...] = (
     "knex",
     "rails",
@@ -42,6 +45,7 @@ CODE_READERS: tuple[Reader, ...] = (
     "typeorm",
     "ecto",
     "sequelize",
+    "go-embedded",
 )
 """The formats whose migrations are code, read by `frameworks/`."""
 

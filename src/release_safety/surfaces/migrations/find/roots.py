@@ -17,9 +17,16 @@ from release_safety.surfaces.migrations.find.discover import (
     placements,
     sql_format,
 )
-from release_safety.surfaces.migrations.find.engine import ASSUMED, EngineOf, engine_of
+from release_safety.surfaces.migrations.find.engine import (
+    ASSUMED,
+    EngineOf,
+    engine_of,
+    named_engine,
+)
 from release_safety.surfaces.migrations.find.formats import listings, order_key
-from release_safety.surfaces.migrations.find.tools import migration_name
+from release_safety.surfaces.migrations.find.golists import go_lists
+from release_safety.surfaces.migrations.find.tools import Placed, migration_name
+from release_safety.surfaces.migrations.frameworks.goembedded import Unreadable, migration_list
 
 _SQLX = re.compile(r"^\s*sqlx\s*=", re.MULTILINE)
 ORDERS = {
@@ -37,6 +44,7 @@ ORDERS = {
     "sequelize": "file-name order",
     "django": "the order of the apps' dependency graph",
     "alembic": "the order of the down_revision chain",
+    "go-embedded": "the order of the Go list's elements, each in a transaction of its own",
 }
 """How each tool orders its files, in words (else: by file name, versions as numbers)."""
 
@@ -49,18 +57,27 @@ class Root:
     source: MigrationSource
     files: list[str]
     engine: EngineOf
+    listed: int | None = None
+    """For a Go file listing migrations: how many it lists."""
 
     def why(self) -> str:
         """One line on what the root holds, for the settings `init` writes."""
+        if self.listed is not None:
+            return (
+                f"{self.listed} migration(s) listed in Go in {self.files[0]}, run in "
+                f"{ORDERS['go-embedded']}, against one database{self._engine()}"
+            )
         first, last = migration_name(self.files[0]), migration_name(self.files[-1])
         order = ORDERS.get(self.source.format, f"file-name order (`{self.source.name_pattern}`)")
-        engine = ""
-        if self.engine.said_by != ASSUMED:
-            engine = f" ({self.engine.label}: {self.engine.said_by})"
         return (
             f"{len(self.files)} {self.source.format} migration(s) ({first} .. {last}), run in "
-            f"{order} against one database{engine}"
+            f"{order} against one database{self._engine()}"
         )
+
+    def _engine(self) -> str:
+        if self.engine.said_by == ASSUMED:
+            return ""
+        return f" ({self.engine.label}: {self.engine.said_by})"
 
 
 def _rust_sqlx(root: str, read: Callable[[str], str | None]) -> bool:
@@ -109,4 +126,28 @@ def migration_roots(snapshot: Snapshot) -> list[Root]:
         )
         if ordered:
             roots.append(Root(source, [path for _, path in ordered], engine))
+    return roots + _go_roots(snapshot, read)
+
+
+def _go_roots(snapshot: Snapshot, read: Callable[[str], str | None]) -> list[Root]:
+    """A root per Go file that lists migrations (`go-embedded`), its pattern the file's name."""
+    roots = []
+    for path in go_lists(snapshot):
+        folder, _, name = path.rpartition("/")
+        if not folder:  # a source reads folders: a file at the top is named by `init`'s note
+            continue
+        try:
+            listed = migration_list(read(path) or "")
+        except Unreadable:
+            listed = None
+        engine = engine_of(Placed("go-embedded", folder, True), None, read)
+        named = named_engine(name.removesuffix(".go"))
+        if named is not None:  # `migrations_sqlite.go` beside `migrations_postgres.go`
+            engine = EngineOf(named, f"the file name {name!r}")
+        keys = {"path": folder, "pattern": re.escape(name), "format": "go-embedded"}
+        if engine.said_by != ASSUMED:
+            keys["dialect"] = engine.engine
+        source = MigrationSource.model_validate(keys)
+        count = len(listed.elements) if listed is not None else 0
+        roots.append(Root(source, [path], engine, count))
     return roots

@@ -44,4 +44,8 @@ def extract_code(
         from release_safety.surfaces.migrations.frameworks.sequelize import extract_sequelize
 
         return extract_sequelize(text, path)
+    if fmt == "go-embedded":
+        from release_safety.surfaces.migrations.frameworks.goembedded import extract_goembedded
+
+        return extract_goembedded(text, path)
     raise ValueError(f"no reader for {fmt} migrations")
