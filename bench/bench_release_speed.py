@@ -3,18 +3,24 @@
 the evidence are the same bytes.
 
     python bench/bench_release_speed.py --before /work/main/.venv/bin/python [--runs 5]
-        [SERVICE:TAG ...]   (default umami:v3.1.0)
+        [--profile FOLDER] [SERVICE:TAG ...]   (default umami:v3.1.0)
 
-The service (a name of `bench_adoption.SERVICES`) is cloned without a checkout from its mirror
-to a temporary folder, never committed; its settings are the adopting ones: `init` run by this
-Python, the TODO reasons filled in as `bench_adoption` fills them. Each run starts a new process
+The service is cloned without a checkout from its mirror to a temporary folder, never
+committed. A name of `bench_backfill.SETTINGS` (svix, harbor) is judged with the settings a
+maintainer wrote there; a name of `bench_adoption.SERVICES` (umami, lemmy, miniflux) with the
+adopting ones: `init` run by this Python, the TODO reasons filled in as `bench_adoption` fills
+them. `--profile` also writes, per release, a cProfile of one more cold run of this build
+(`NAME-TAG.prof`) and its `-X importtime` log (`NAME-TAG.imports`). Each run starts a new process
 for the landed build (`--before`) and for this one, alternately, so both see the same load; the
-table gives the fastest and the median of the runs.
+table gives the fastest and the median of the runs. Each build keeps its compiled bytecode in a
+folder of its own under the temporary one (`PYTHONPYCACHEPREFIX`, written by one untimed run
+first), as an installed package has it: a run compiling the sources would time the compiler.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import statistics
 import subprocess
@@ -24,33 +30,82 @@ import time
 from pathlib import Path
 
 from bench_adoption import SERVICES
+from bench_backfill import SETTINGS
 from first_day import MIRRORS, cli, fill
 
+# the mirrors of the services whose settings are bench_backfill's
+BACKFILL_MIRRORS = {"svix": "svix+svix-webhooks", "harbor": "goharbor+harbor"}
 
-def generate(python: str, clone: Path, tag: str, settings: Path, out: Path) -> float:
-    """The seconds of one `generate` process (its artifact and evidence beside `out`)."""
-    command = [python, "-m", "release_safety", "generate", "--repo", str(clone), "--to", tag]
+
+def generate(
+    python: str,
+    clone: Path,
+    tag: str,
+    settings: Path,
+    out: Path,
+    flags: tuple[str, ...] = (),
+) -> float:
+    """The seconds of one `generate` process (its artifact and evidence beside `out`); `flags`
+    go to the interpreter (`-X importtime`) or before the module (`-m cProfile -o FILE`)."""
+    command = [python, *flags, "-m", "release_safety", "generate", "--repo", str(clone)]
+    command += ["--to", tag]
     command += ["--config", str(settings), "--out", str(out), "--evidence", f"{out}.evidence"]
     start = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    done = subprocess.run(command, capture_output=True, text=True, check=False, env=_env(python))
     if done.returncode not in (0, 1):
         raise SystemExit(f"{python}: generate {tag}: {done.stderr.strip()[-300:]}")
     return time.perf_counter() - start
 
 
-def measure(name: str, tag: str, before: str, runs: int) -> str:
+def _env(python: str) -> dict[str, str]:
+    """The environment of a build's process: its bytecode kept in a folder of its own under
+    the `pycache` of the temporary folder the clone is in (written by its first run)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    build = hashlib.sha256(python.encode()).hexdigest()[:12]
+    return env | {"PYTHONPYCACHEPREFIX": str(_PYCACHE[0] / build)}
+
+
+_PYCACHE = [Path(tempfile.gettempdir())]
+"""Where `_env` keeps bytecode: set to the measured release's temporary folder."""
+
+
+def adopting_settings(name: str, clone: Path, settings: Path) -> None:
+    """Write the settings the service is judged with: bench_backfill's, else `init`'s filled."""
+    if name in SETTINGS:
+        settings.write_text(SETTINGS[name])
+        return
+    if cli("init", "--repo", str(clone)).returncode != 0:
+        raise SystemExit(f"{name}: init failed")
+    written = clone / ".release-safety.toml"
+    settings.write_text(fill(written.read_text(), SERVICES[name]["reasons"])[0])
+    written.unlink()  # the clone stays as fetched
+
+
+def profile(python: str, name: str, clone: Path, tag: str, settings: Path, into: Path) -> None:
+    """One more cold run under cProfile and one under `-X importtime`, kept in `into`."""
+    into.mkdir(parents=True, exist_ok=True)
+    stem = into / f"{name}-{tag}"
+    generate(python, clone, tag, settings, stem, ("-m", "cProfile", "-o", f"{stem}.prof"))
+    command = [python, "-X", "importtime", "-m", "release_safety", "generate"]
+    command += ["--repo", str(clone), "--to", tag, "--config", str(settings)]
+    command += ["--out", f"{stem}.json"]
+    done = subprocess.run(command, capture_output=True, text=True, check=False, env=_env(python))
+    Path(f"{stem}.imports").write_text(done.stderr)
+
+
+def measure(name: str, tag: str, before: str, runs: int, into: Path | None) -> str:
     with tempfile.TemporaryDirectory(prefix="release-speed-") as work:
         folder = Path(work)
         clone = folder / "clone"
-        mirror = MIRRORS / SERVICES[name]["mirror"] / "repo"
-        subprocess.run(["git", "clone", "-q", "--no-checkout", str(mirror), str(clone)], check=True)
-        if cli("init", "--repo", str(clone)).returncode != 0:
-            raise SystemExit(f"{name}: init failed")
-        written = clone / ".release-safety.toml"
+        mirror = BACKFILL_MIRRORS.get(name) or SERVICES[name]["mirror"]
+        source = MIRRORS / mirror / "repo"
+        subprocess.run(["git", "clone", "-q", "--no-checkout", str(source), str(clone)], check=True)
         settings = folder / "settings.toml"
-        settings.write_text(fill(written.read_text(), SERVICES[name]["reasons"])[0])
-        written.unlink()  # the clone stays as fetched
+        adopting_settings(name, clone, settings)
+        _PYCACHE[0] = folder / "pycache"
         seconds: dict[str, list[float]] = {"before": [], "after": []}
+        for python in (before, sys.executable):  # untimed: each build's bytecode written
+            generate(python, clone, tag, settings, folder / "warm")
         for _ in range(runs):
             for label, python in (("before", before), ("after", sys.executable)):
                 seconds[label].append(generate(python, clone, tag, settings, folder / label))
@@ -58,6 +113,8 @@ def measure(name: str, tag: str, before: str, runs: int) -> str:
             (folder / f"before{suffix}").read_bytes() == (folder / f"after{suffix}").read_bytes()
             for suffix in ("", ".evidence")
         )
+        if into is not None:
+            profile(sys.executable, name, clone, tag, settings, into)
     shown = {
         label: f"{min(times):.2f} / {statistics.median(times):.2f}"
         for label, times in seconds.items()
@@ -70,6 +127,7 @@ def main() -> None:
     parser.add_argument("releases", nargs="*", default=["umami:v3.1.0"])
     parser.add_argument("--before", required=True, help="a Python whose build is the landed one")
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--profile", type=Path, help="a folder for cProfile and importtime logs")
     options = parser.parse_args()
     load = os.getloadavg()[0]
     print(f"{options.runs} runs each, alternating; seconds: fastest / median")
@@ -78,7 +136,7 @@ def main() -> None:
     print("| --- | --- | --- | --- |")
     for release in options.releases:
         name, _, tag = release.partition(":")
-        print(measure(name, tag, options.before, options.runs), flush=True)
+        print(measure(name, tag, options.before, options.runs, options.profile), flush=True)
     print()
     print(f"load average: {load:.1f} before, {os.getloadavg()[0]:.1f} after (2 cores, shared)")
 

@@ -44,6 +44,15 @@ _MENTIONS = re.compile(
 )
 """What a file that reads configuration itself mentions: one that does not and that the
 parser cannot read only loses its calls of reader functions (a gap, not an error)."""
+_ON_ITS_OWN = re.compile(
+    _MENTIONS.pattern + rb"|\benv\b|Env::prefixed|Environment::with_prefix|include_(?:str|bytes)|"
+    rb"(?:Toml|Yaml|Json)::file|File::from|envy::|set_default"
+)
+"""What a file whose facts say something by themselves holds: any read, loader, config file,
+envy load, config-rs default or unmodelled crate `parse` finds is written with one of these
+(the `env` of clap's `#[arg(env)]` too). A file without them can matter only through names
+other files give (`rust_resolve.depended_on`)."""
+_WORD = re.compile(r"[A-Za-z_]\w*")
 _LITERALS = {"integer_literal", "float_literal", "boolean_literal"}
 _LOADERS = re.compile(r"(?:Toml|Yaml|Json)::file|File::with_name|File::from")
 
@@ -144,8 +153,7 @@ def parse(source: bytes) -> RustFacts:
     if root.has_error and _MENTIONS.search(source):
         raise SourceError("syntax error", error_line(root))
     if root.has_error:
-        words = frozenset(re.findall(r"[A-Za-z_]\w*", source.decode("utf-8", errors="replace")))
-        return RustFacts((), (), (), unparsed=error_line(root), words=words)
+        return RustFacts((), (), (), unparsed=error_line(root), words=words(source))
     nodes = _walk(root)
     consts: dict[str, str] = {}
     for item in (n for n in nodes if n.type in ("const_item", "static_item")):
@@ -208,6 +216,17 @@ def parse(source: bytes) -> RustFacts:
         tuple(defaults),
         tuple(_unmodelled(nodes)),
     )
+
+
+def words(source: bytes) -> frozenset[str]:
+    """The identifiers a file writes (and any word of its comments and strings)."""
+    return frozenset(_WORD.findall(source.decode("utf-8", errors="replace")))
+
+
+def scan(source: bytes) -> frozenset[str] | None:
+    """None for a file whose facts may say something by themselves (it must be parsed), else
+    the words it writes: it is parsed only when one of them is a name other files depend on."""
+    return None if _ON_ITS_OWN.search(source) else words(source)
 
 
 def _walk(root: Node) -> list[Node]:

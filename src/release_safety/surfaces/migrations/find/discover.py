@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
+from release_safety.code.memo import Memo
 from release_safety.contract.reports import Finding, Unmodelled
 from release_safety.git.snapshot import Change, Snapshot, changes_between, read_text
 from release_safety.settings.model import (
@@ -77,9 +78,21 @@ def source_of(path: str, settings: Settings) -> MigrationSource | None:
 def migration_files(
     snapshot: Snapshot | None, sources: Sequence[MigrationSource]
 ) -> dict[str, int]:
-    """Every migration file of a tree, with the index of the first source that claims it."""
+    """Every migration file of a tree, with the index of the first source that claims it (kept
+    per tree and sources: it follows from the paths alone, and the search for unread migrations
+    asks it once per changed file)."""
     if snapshot is None:
         return {}
+    key = snapshot.tree_key()
+    if key is None:
+        return _migration_files(snapshot, sources)
+    return dict(_FOUND.get((key, tuple(sources)), lambda: _migration_files(snapshot, sources)))
+
+
+_FOUND: Memo[tuple[str, tuple[MigrationSource, ...]], dict[str, int]] = Memo(16)
+
+
+def _migration_files(snapshot: Snapshot, sources: Sequence[MigrationSource]) -> dict[str, int]:
     claims = _claims(tuple(sources))
     if len(claims) >= REMEMBERED:
         claims.clear()
