@@ -95,3 +95,34 @@ def test_a_file_naming_nothing_the_reads_depend_on_is_not_parsed(
     assert report.findings == []
     assert not [source for source in parsed if b"surface_of_the_skip_test" in source]
     assert [source for source in parsed if b"envy::from_env" in source]  # spied on indeed
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'std::env::var("X")',
+        'Env::prefixed("APP_")',
+        'Environment::with_prefix("APP")',
+        'include_str!("../config.toml")',
+        'Toml::file("config.toml")',
+        'File::with_name("config")',
+        "File::from(path)",
+        "#[arg(long, value_parser = [1], env)]",
+        "envy::from_env::<Config>()",
+        'builder.set_default("a.b", 1)',
+        "use envconfig::Envconfig",
+        "confy::load",
+        "twelf::config",
+        "econf::load",
+        "serde_env::from_env()",
+        "dotenv_config::EnvConfig",
+    ],
+)
+def test_a_file_with_a_read_loader_or_crate_of_its_own_is_always_parsed(text: str) -> None:
+    assert rust_src.on_its_own(f"fn main() {{\n    {text};\n}}\n".encode())
+
+
+def test_a_file_without_any_is_parsed_only_when_it_names_what_reads_depend_on() -> None:
+    assert not rust_src.on_its_own(PLAIN.encode())
+    assert rust_src.naming(frozenset({"area"}))(PLAIN.encode())
+    assert not rust_src.naming(frozenset({"are", "setting"}))(PLAIN.encode())

@@ -444,13 +444,12 @@ def _rust(snapshot: Snapshot, paths: list[str]) -> dict[str, rust_src.RustFacts]
     """The facts of the Rust files that can change what the ref reads, in `paths` order: each
     whose facts say something by themselves, then, until no more are added, each naming what
     those depend on. The others are not parsed (`rust_resolve.depended_on`)."""
-    scanned = {path: _parsed(snapshot, path, "rust scan", rust_src.scan) for path in paths}
-    wanted = {path for path, words in scanned.items() if words is None}
+    wanted = {p for p in paths if _parsed(snapshot, p, "rust on its own", rust_src.on_its_own)}
     while True:
         facts = {p: _parsed(snapshot, p, "rust", rust_src.parse) for p in paths if p in wanted}
-        names = rust_resolve.depended_on(facts)
-        more = {p for p, words in scanned.items() if words and not names.isdisjoint(words)}
-        if more <= wanted:
+        names = rust_src.naming(rust_resolve.depended_on(facts))
+        more = {path for path in paths if path not in wanted and names(snapshot.read(path))}
+        if not more:
             return facts
         wanted |= more
 
