@@ -1,5 +1,6 @@
 import itertools
 import os
+import subprocess
 from collections.abc import Callable
 
 import pytest
@@ -226,3 +227,27 @@ def test_a_tree_derived_from_a_diff_is_the_tree_git_lists(
     finally:
         repo.close()
         fresh.close()
+
+
+def test_commit_date_is_the_committer_date_in_utc(make_repo: Callable[[str], RepoBuilder]) -> None:
+    builder = make_repo("dated")
+    builder.release("1.0.0", {"a.txt": "one"})
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_DATE": "2020-01-01T00:00:00+00:00",
+        "GIT_COMMITTER_DATE": "2024-03-05T23:30:15+02:00",
+    }
+    message = "a message\n\ncommitter someone <x@y> 1 +0000 in the body is not the header"
+    subprocess.run(
+        ["git", "commit", "-q", "--allow-empty", "-m", message],
+        cwd=builder.path,
+        env=env,
+        check=True,
+    )
+    builder.tag("v2")
+    repo = GitRepo(builder.path)
+    try:
+        assert repo.commit_date("v2") == "2024-03-05T21:30:15Z"
+        assert repo.commit_date("1.0.0") == "2025-01-07T09:00:00Z"
+    finally:
+        repo.close()

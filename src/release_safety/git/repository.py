@@ -358,8 +358,15 @@ class GitRepo:
 
     def commit_date(self, ref: str) -> str:
         """The committer date of the commit a ref names, ISO-8601 UTC."""
-        self.resolve(ref)
-        return iso_utc(self.repo.commit(ref).committed_datetime)
+        commit = self.resolve(ref)
+        found = self.cat_file.objects([commit]).get(commit)
+        for line in (found[2] if found is not None else b"").split(b"\n"):
+            if not line:  # the headers end; the message follows
+                break
+            if line.startswith(b"committer "):
+                stamp = line.rsplit(b" ", 2)[1]  # `committer NAME <MAIL> 1700000000 +0100`
+                return iso_utc(datetime.fromtimestamp(int(stamp), UTC))
+        raise CheckError(f"{ref}: git gave no committer date for commit {commit}")
 
     def merge_base(self, a: str, b: str) -> str:
         bases = self.repo.merge_base(self.resolve(a), self.resolve(b))
