@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import os
 import statistics
 import subprocess
@@ -109,6 +110,7 @@ def measure(name: str, tag: str, before: str, runs: int, into: Path | None) -> s
         for _ in range(runs):
             for label, python in (("before", before), ("after", sys.executable)):
                 seconds[label].append(generate(python, clone, tag, settings, folder / label))
+        verdict = json.loads((folder / "after").read_text())["rollingUpdateSafe"]
         same = all(
             (folder / f"before{suffix}").read_bytes() == (folder / f"after{suffix}").read_bytes()
             for suffix in ("", ".evidence")
@@ -119,7 +121,8 @@ def measure(name: str, tag: str, before: str, runs: int, into: Path | None) -> s
         label: f"{min(times):.2f} / {statistics.median(times):.2f}"
         for label, times in seconds.items()
     }
-    return f"| {name} {tag} | {shown['before']} | {shown['after']} | {'yes' if same else 'NO'} |"
+    same_text = "yes" if same else "NO"
+    return f"| {name} {tag} | {verdict} | {shown['before']} | {shown['after']} | {same_text} |"
 
 
 def main() -> None:
@@ -132,8 +135,8 @@ def main() -> None:
     load = os.getloadavg()[0]
     print(f"{options.runs} runs each, alternating; seconds: fastest / median")
     print()
-    print("| release | before s | after s | same artifact and evidence |")
-    print("| --- | --- | --- | --- |")
+    print("| release | verdict | before s | after s | same artifact and evidence |")
+    print("| --- | --- | --- | --- | --- |")
     for release in options.releases:
         name, _, tag = release.partition(":")
         print(measure(name, tag, options.before, options.runs, options.profile), flush=True)

@@ -49,6 +49,8 @@ _REGISTERS = re.compile(
     r"|^from alembic import op\b|\bclass\s+\w+\(\s*migrations\.Migration\s*\)",
     re.MULTILINE,
 )
+_REGISTER_HINTS = ("Migration", "alembic")
+"""One of these is in every text `_REGISTERS` finds something in (`in` is far faster)."""
 _CODE_SUFFIXES = (".go", ".java", ".kt", ".rb", ".py")
 # Characters a path may hold that no name pattern's `.` matches as written (a newline), or
 # that tools read names line by line over: C0 controls and DEL.
@@ -205,7 +207,7 @@ def migrations_anywhere(snapshot: Snapshot | None) -> list[str]:
         ):
             continue
         named = _CODE_MIGRATION.fullmatch(name) is not None
-        registers = name.endswith(_CODE_SUFFIXES) and _REGISTERS.search(read_text(snapshot, path))
+        registers = name.endswith(_CODE_SUFFIXES) and _registers(read_text(snapshot, path))
         if named or registers:
             found.add(path)
     return sorted(found)
@@ -433,7 +435,7 @@ def unread_migration(snapshot: Snapshot, path: str, settings: Settings) -> Unmod
         ):
             return _code_gap(path, 1, exclusion)
         text = read_text(snapshot, path)
-        found = _REGISTERS.search(text)
+        found = _registers(text)
         if found is not None:
             return _code_gap(path, text.count("\n", 0, found.start()) + 1, exclusion)
         line = goose.registration_line(text) if name.endswith(".go") else None
@@ -442,6 +444,11 @@ def unread_migration(snapshot: Snapshot, path: str, settings: Settings) -> Unmod
     if name.endswith(".sql"):
         return outside_sql(path, read_text(snapshot, path), exclusion)
     return None
+
+
+def _registers(text: str) -> re.Match[str] | None:
+    """Where the code registers a migration with its tool, if it does."""
+    return _REGISTERS.search(text) if any(hint in text for hint in _REGISTER_HINTS) else None
 
 
 def _default_gap(snapshot: Snapshot, path: str, exclusion: str) -> Unmodelled | None:
