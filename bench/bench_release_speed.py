@@ -110,7 +110,7 @@ def measure(name: str, tag: str, before: str, runs: int, into: Path | None) -> s
         for _ in range(runs):
             for label, python in (("before", before), ("after", sys.executable)):
                 seconds[label].append(generate(python, clone, tag, settings, folder / label))
-        verdict = json.loads((folder / "after").read_text())["rollingUpdateSafe"]
+        verdict = json.loads((folder / "after.evidence").read_text())["rollingUpdateSafe"]
         same = all(
             (folder / f"before{suffix}").read_bytes() == (folder / f"after{suffix}").read_bytes()
             for suffix in ("", ".evidence")

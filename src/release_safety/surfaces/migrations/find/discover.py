@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from release_safety.code.memo import Memo
+from release_safety.code.memo import Memo, per_tree
 from release_safety.contract.reports import Finding, Unmodelled
 from release_safety.git.snapshot import Change, Snapshot, changes_between, read_text
 from release_safety.settings.model import (
@@ -85,10 +85,9 @@ def migration_files(
     asks it once per changed file)."""
     if snapshot is None:
         return {}
-    key = snapshot.tree_key()
-    if key is None:
-        return _migration_files(snapshot, sources)
-    return dict(_FOUND.get((key, tuple(sources)), lambda: _migration_files(snapshot, sources)))
+    tree, key = snapshot.tree_key(), tuple(sources)
+    found: dict[str, int] = per_tree(_FOUND, tree, key, lambda: _migration_files(snapshot, sources))
+    return dict(found)
 
 
 _FOUND: Memo[tuple[str, tuple[MigrationSource, ...]], dict[str, int]] = Memo(16)
