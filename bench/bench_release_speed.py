@@ -12,9 +12,11 @@ adopting ones: `init` run by this Python, the TODO reasons filled in as `bench_a
 them. `--profile` also writes, per release, a cProfile of one more cold run of this build
 (`NAME-TAG.prof`) and its `-X importtime` log (`NAME-TAG.imports`). Each run starts a new process
 for the landed build (`--before`) and for this one, alternately, so both see the same load; the
-table gives the fastest and the median of the runs. Each build keeps its compiled bytecode in a
-folder of its own under the temporary one (`PYTHONPYCACHEPREFIX`, written by one untimed run
-first), as an installed package has it: a run compiling the sources would time the compiler.
+table gives the fastest and the median wall time of the runs, and the median CPU time (user
+and system, with the git processes each ran: the figure a loaded machine disturbs least).
+Each build keeps its compiled bytecode in a folder of its own under the temporary one
+(`PYTHONPYCACHEPREFIX`, written by one untimed run first), as an installed package has it: a
+run compiling the sources would time the compiler.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import argparse
 import hashlib
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -45,17 +48,21 @@ def generate(
     settings: Path,
     out: Path,
     flags: tuple[str, ...] = (),
-) -> float:
-    """The seconds of one `generate` process (its artifact and evidence beside `out`); `flags`
-    go to the interpreter (`-X importtime`) or before the module (`-m cProfile -o FILE`)."""
+) -> tuple[float, float]:
+    """The wall and CPU seconds (user and system, with the git processes it waited for) of one
+    `generate` process, its artifact and evidence beside `out`; `flags` go to the interpreter
+    (`-X importtime`) or before the module (`-m cProfile -o FILE`)."""
     command = [python, *flags, "-m", "release_safety", "generate", "--repo", str(clone)]
     command += ["--to", tag]
     command += ["--config", str(settings), "--out", str(out), "--evidence", f"{out}.evidence"]
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True, check=False, env=_env(python))
+    wall = time.perf_counter() - start
     if done.returncode not in (0, 1):
         raise SystemExit(f"{python}: generate {tag}: {done.stderr.strip()[-300:]}")
-    return time.perf_counter() - start
+    now = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, now.ru_utime + now.ru_stime - used.ru_utime - used.ru_stime
 
 
 def _env(python: str) -> dict[str, str]:
@@ -105,11 +112,14 @@ def measure(name: str, tag: str, before: str, runs: int, into: Path | None) -> s
         adopting_settings(name, clone, settings)
         _PYCACHE[0] = folder / "pycache"
         seconds: dict[str, list[float]] = {"before": [], "after": []}
+        cpu: dict[str, list[float]] = {"before": [], "after": []}
         for python in (before, sys.executable):  # untimed: each build's bytecode written
             generate(python, clone, tag, settings, folder / "warm")
         for _ in range(runs):
             for label, python in (("before", before), ("after", sys.executable)):
-                seconds[label].append(generate(python, clone, tag, settings, folder / label))
+                wall, used = generate(python, clone, tag, settings, folder / label)
+                seconds[label].append(wall)
+                cpu[label].append(used)
         verdict = json.loads((folder / "after.evidence").read_text())["rollingUpdateSafe"]
         same = all(
             (folder / f"before{suffix}").read_bytes() == (folder / f"after{suffix}").read_bytes()
@@ -121,8 +131,11 @@ def measure(name: str, tag: str, before: str, runs: int, into: Path | None) -> s
         label: f"{min(times):.2f} / {statistics.median(times):.2f}"
         for label, times in seconds.items()
     }
+    shown |= {f"{label} CPU": f"{statistics.median(times):.2f}" for label, times in cpu.items()}
     same_text = "yes" if same else "NO"
-    return f"| {name} {tag} | {verdict} | {shown['before']} | {shown['after']} | {same_text} |"
+    cells = [f"{name} {tag}", str(verdict), shown["before"], shown["after"]]
+    cells += [shown["before CPU"], shown["after CPU"], same_text]
+    return "| " + " | ".join(cells) + " |"
 
 
 def main() -> None:
@@ -135,8 +148,11 @@ def main() -> None:
     load = os.getloadavg()[0]
     print(f"{options.runs} runs each, alternating; seconds: fastest / median")
     print()
-    print("| release | verdict | before s | after s | same artifact and evidence |")
-    print("| --- | --- | --- | --- | --- |")
+    print(
+        "| release | verdict | before s | after s | before CPU s | after CPU s"
+        " | same artifact and evidence |"
+    )
+    print("| --- | --- | --- | --- | --- | --- | --- |")
     for release in options.releases:
         name, _, tag = release.partition(":")
         print(measure(name, tag, options.before, options.runs, options.profile), flush=True)
