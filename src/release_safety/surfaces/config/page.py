@@ -87,7 +87,10 @@ a child process as `cmd.Env`, or `append(os.Environ(), ...)` there, is not a rea
 variable is read in several places, its defaults are joined (`3000 | 8080`); it is required when it
 has no default anywhere and some read requires it. A source with a syntax error makes the whole
 surface not checked, naming the file and line; a Go or Rust file that mentions nothing the readers
-look for (no getter, no wrapper, no struct tag, no loader) is not parsed. Every file is parsed once
+look for (no getter, no wrapper, no struct tag, no loader) is not parsed: a Rust file is parsed
+when it reads, loads or names configuration itself (`env`, a loader, `include_str!`, a config
+crate), or names what such files depend on (a reader function, a constant passed as a variable's
+name, a struct envy loads), and again until no file is added. Every file is parsed once
 per blob id (a file unchanged between refs, or between releases of a backfill, is parsed once per
 process).
 
