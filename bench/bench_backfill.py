@@ -14,6 +14,10 @@ directories); they are cloned to a temporary folder here and never committed. Fo
 - supabase (issue 18): `backfill --jobs N` with an empty cache and the default settings (the
   tool's discovery), beside a plain git loop over the same consecutive release pairs (`git log`
   and `git diff --stat` of each pair), taken alternately, medians of `--runs`.
+- `--versus-git-loop` (issue 48, svix/harbor): `backfill --jobs N` cold beside the git loop of
+  the same releases: for each release, `git diff` of its two refs and one `git cat-file
+  --batch` of every blob a cold `generate` of it reads (listed first, untimed, one fresh
+  process per release), taken alternately, medians of `--runs`.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, cast
 
@@ -124,10 +129,11 @@ def git_floor(repo_path: Path, sample: dict[str, object]) -> float:
     """git alone: the diff of the two refs and one `cat-file --batch` of the same blobs."""
     start = time.perf_counter()
     refs = [str(sample["from"]), str(sample["to"])]
-    subprocess.run(
+    subprocess.run(  # unchecked: a mirror may lack a blob git's rename detection reads
         ["git", "-C", str(repo_path), "diff", "--raw", *refs],
-        check=True,
+        check=False,
         stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     read = cast("list[str]", sample["read"])
     subprocess.run(
@@ -154,6 +160,64 @@ def generate_vs_git(repo_path: Path, config: Path, samples: int = 11) -> dict[st
         "git_floor_s": round(git_s, 4),
         "ratio": round(generate_s / git_s, 2),
         "blobs_read": len(cast("list[str]", sample["read"])),
+    }
+
+
+def blobs_of(repo_path: Path, config: Path, tag: str) -> dict[str, object]:
+    """In a fresh process: the two refs of the release `tag` and every blob a cold judgement of
+    it reads, as backfill judges it (leniently, with the settings given)."""
+    from release_safety.common.errors import InputError
+    from release_safety.git.repository import GitRepo
+    from release_safety.release.generate import analyse_release, prepare
+
+    repo = GitRepo(repo_path)
+    release, settings, _ = prepare(repo, tag, config=config)
+    with contextlib.suppress(InputError):
+        analyse_release(repo, settings, release, backfilled=True, strict=False)
+    read = list(repo.blobs._data)
+    repo.close()
+    return {"from": release.from_ref or release.to_ref, "to": release.to_ref, "read": read}
+
+
+def versus_generate_loop(
+    name: str, repo_path: Path, folder: Path, jobs: int, runs: int
+) -> dict[str, object]:
+    """Cold backfills (an empty cache each) and the git loop of the same releases, alternately;
+    the blobs each release's generate reads are listed first (untimed)."""
+    from release_safety.git.repository import GitRepo
+    from release_safety.settings.model import load_settings
+
+    config = folder / "settings.toml"
+    config.write_text(SETTINGS[name])
+    repo = GitRepo(repo_path)
+    tags = [tag.tag for tag in repo.release_tags(load_settings(repo_path, config).tags)]
+    repo.close()
+
+    def listed(tag: str) -> dict[str, object]:
+        command = [sys.executable, __file__, "--blobs-of", str(repo_path), str(config), tag]
+        return cast(
+            "dict[str, object]",
+            json.loads(subprocess.run(command, check=True, capture_output=True).stdout),
+        )
+
+    with ThreadPoolExecutor(max_workers=jobs) as pool:  # untimed: two processes at a time
+        samples = list(pool.map(listed, tags))
+    backfills, loops = [], []
+    for run in range(runs):
+        env = {**os.environ, "RELEASE_SAFETY_CACHE_DIR": str(folder / f"cache{run}")}
+        index = folder / f"index{run}.json"
+        cli = [sys.executable, "-m", "release_safety", "backfill", "--repo", str(repo_path)]
+        cli += ["--config", str(config), "--index", str(index), "--jobs", str(jobs)]
+        backfills.append(timed(cli, env))
+        loops.append(sum(git_floor(repo_path, sample) for sample in samples))
+    backfill_s, loop_s = statistics.median(backfills), statistics.median(loops)
+    return {
+        "releases": len(json.loads((folder / "index0.json").read_text())["entries"]),
+        "blobs_read": sum(len(cast("list[str]", sample["read"])) for sample in samples),
+        "cold_backfill_s": [round(t, 2) for t in backfills],
+        "git_loop_s": [round(t, 2) for t in loops],
+        "ratio": round(backfill_s / loop_s, 2),
+        "load_average": [round(x, 2) for x in os.getloadavg()],
     }
 
 
@@ -242,10 +306,18 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3, help="runs of the supabase comparison")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--cold-only", action="store_true", help="svix/harbor: the cold backfill")
+    parser.add_argument(
+        "--versus-git-loop", action="store_true", help="svix/harbor: cold backfill / git loop"
+    )
     parser.add_argument("--generate-once", nargs=2, type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--blobs-of", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.generate_once:
         print(json.dumps(generate_once(*args.generate_once)))
+        return
+    if args.blobs_of:
+        repo, config, tag = args.blobs_of
+        print(json.dumps(blobs_of(Path(repo), Path(config), tag)))
         return
     results: dict[str, object] = {}
     with tempfile.TemporaryDirectory(prefix="bench-backfill-") as tmp:
@@ -253,9 +325,13 @@ def main() -> None:
             if source is not None:
                 folder = Path(tmp) / name
                 folder.mkdir()
-                results[name] = bench(
-                    name, clone(source, folder), folder, args.jobs, args.cold_only
-                )
+                repo = clone(source, folder)
+                if args.versus_git_loop:
+                    loop = versus_generate_loop(name, repo, folder, args.jobs, args.runs)
+                    results[f"{name} versus the git loop"] = loop
+                    print(name, loop, file=sys.stderr, flush=True)
+                    continue
+                results[name] = bench(name, repo, folder, args.jobs, args.cold_only)
                 print(name, results[name], file=sys.stderr, flush=True)
         if args.supabase is not None:
             folder = Path(tmp) / "supabase"
@@ -284,8 +360,9 @@ def _table(results: dict[str, Any]) -> str:
         " | generate / git | blobs read | verdicts | load average |",
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |",
     ]
+    loops = {name: found for name, found in results.items() if "versus" in name}
     for name, found in results.items():
-        if name == "supabase":
+        if name == "supabase" or name in loops:
             continue
         verdicts = ", ".join(f"{k.lower()} {n}" for k, n in sorted(found["verdicts"].items()))
         cells = [
@@ -303,6 +380,24 @@ def _table(results: dict[str, Any]) -> str:
         lines.append("| " + " | ".join(str(c) for c in cells) + " |")
     if "supabase" in results:
         lines += ["", "supabase: " + json.dumps(results["supabase"])]
+    if loops:
+        lines = [] if len(loops) == len(results) else [*lines, ""]
+        lines += [
+            "| target | releases | cold backfill s | git loop s | backfill / git loop"
+            " | blobs read by the loop | load average |",
+            "| --- | ---: | --- | --- | ---: | ---: | --- |",
+        ]
+        for name, found in loops.items():
+            cells = [
+                name,
+                found["releases"],
+                ", ".join(str(t) for t in found["cold_backfill_s"]),
+                ", ".join(str(t) for t in found["git_loop_s"]),
+                f"**{found['ratio']}**",
+                found["blobs_read"],
+                " / ".join(str(x) for x in found["load_average"]),
+            ]
+            lines.append("| " + " | ".join(str(c) for c in cells) + " |")
     return "\n".join(lines)
 
 

@@ -1,5 +1,6 @@
 import itertools
 import os
+import subprocess
 from collections.abc import Callable
 
 import pytest
@@ -226,3 +227,60 @@ def test_a_tree_derived_from_a_diff_is_the_tree_git_lists(
     finally:
         repo.close()
         fresh.close()
+
+
+def test_commit_date_is_the_committer_date_in_utc(make_repo: Callable[[str], RepoBuilder]) -> None:
+    builder = make_repo("dated")
+    builder.release("1.0.0", {"a.txt": "one"})
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_DATE": "2020-01-01T00:00:00+00:00",
+        "GIT_COMMITTER_DATE": "2024-03-05T23:30:15+02:00",
+    }
+    message = "a message\n\ncommitter someone <x@y> 1 +0000 in the body is not the header"
+    subprocess.run(
+        ["git", "commit", "-q", "--allow-empty", "-m", message],
+        cwd=builder.path,
+        env=env,
+        check=True,
+    )
+    builder.tag("v2")
+    repo = GitRepo(builder.path)
+    try:
+        assert repo.commit_date("v2") == "2024-03-05T21:30:15Z"
+        assert repo.commit_date("1.0.0") == "2025-01-07T09:00:00Z"
+    finally:
+        repo.close()
+
+
+def test_merge_base_and_unrelated_histories(make_repo: Callable[[str], RepoBuilder]) -> None:
+    builder = make_repo("forked")
+    fork = builder.release("1.0.0", {"a.txt": "one"})
+    builder.git("checkout", "-q", "-b", "feature")
+    builder.write("b.txt", "two").commit("feature work")
+    builder.git("checkout", "-q", "--orphan", "elsewhere")
+    builder.write("c.txt", "three").commit("unrelated root")
+    repo = GitRepo(builder.path)
+    try:
+        assert repo.merge_base("main", "feature") == fork
+        with pytest.raises(InputError, match="no common ancestor"):
+            repo.merge_base("feature", "elsewhere")
+    finally:
+        repo.close()
+
+
+def test_the_repository_is_the_folder_given_not_one_around_it(
+    make_repo: Callable[[str], RepoBuilder],
+) -> None:
+    builder = make_repo("around")
+    builder.release("1.0.0", {"src/a.txt": "one"})
+    with pytest.raises(CheckError, match="not a git repository"):
+        GitRepo(builder.path / "src")
+    bare = builder.path.parent / "bare.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(builder.path), str(bare)], check=True)
+    repo = GitRepo(bare)
+    try:
+        assert repo.path == bare
+        assert [tag.tag for tag in repo.release_tags(TagPattern())] == ["1.0.0"]
+    finally:
+        repo.close()

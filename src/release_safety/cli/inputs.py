@@ -75,7 +75,7 @@ def read_document(spec: str, stdin_used: bool = False, stdin_name: str | None = 
     root = repository_root(Path.cwd())
     if root is None:
         raise InputError(f"{spec}: no such file, and not in a git repository to read {ref}:{path}")
-    from release_safety.git.repository import GitRepo  # gitpython only when a ref is read
+    from release_safety.git.repository import GitRepo  # git only when a ref is read
 
     repo = GitRepo(root)
     try:

@@ -37,3 +37,9 @@ class Memo(Generic[K, V]):
     def peek(self, key: K) -> V:
         """The value for `key` (KeyError when it is not there)."""
         return self._items[key]
+
+
+def per_tree(memo: Memo[tuple[str, K], V], tree: str | None, key: K, make: Callable[[], V]) -> V:
+    """`make()`, kept in `memo` per tree (a `Snapshot.tree_key`: what follows from the paths
+    alone) and `key`; made afresh for a tree without a key."""
+    return make() if tree is None else memo.get((tree, key), make)

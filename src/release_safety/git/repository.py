@@ -27,7 +27,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-import git
 from release_safety.common.errors import CheckError, InputError
 from release_safety.common.localfile import MAX_FILE_BYTES
 from release_safety.contract.versions import TagPattern, Version
@@ -56,6 +55,24 @@ GIT_ENV = {
 """Set on every git process: the objects as stored, no repository-configured command."""
 _QUALIFIED = ("refs/{}", "refs/tags/{}", "refs/heads/{}", "refs/remotes/{}")
 """The full refs git's short-name lookup tries (gitrevisions(7)), for ambiguity checks."""
+
+
+def _located(path: Path) -> tuple[Path, Path]:
+    """The repository at `path` (not one it lies inside): its work tree, or its git folder
+    when it is bare, and its git folder; CheckError when there is none."""
+    command = ["git", "-C", str(path), "rev-parse", "--is-bare-repository", "--absolute-git-dir"]
+    command.append("--show-prefix")
+    try:
+        done = subprocess.run(command, env=_git_env(), capture_output=True, check=False)
+    except OSError as exc:  # no such folder
+        raise CheckError(f"{path}: not a git repository") from exc
+    lines = done.stdout.decode("utf-8", errors="surrogateescape").splitlines()
+    if done.returncode != 0 or len(lines) < 2 or (len(lines) > 2 and lines[2]):
+        raise CheckError(f"{path}: not a git repository")  # none, or a folder inside one
+    git_dir = Path(lines[1])
+    if lines[0] == "true":
+        return git_dir, git_dir
+    return (git_dir.parent if path == git_dir else path), git_dir
 
 
 def _git_env() -> dict[str, str]:
@@ -268,32 +285,26 @@ class GitRepo:
     """A local git repository, read-only."""
 
     def __init__(self, path: str | Path = ".") -> None:
-        try:
-            self.repo = git.Repo(path, search_parent_directories=False)
-        except (git.InvalidGitRepositoryError, git.NoSuchPathError) as exc:
-            raise CheckError(f"{path}: not a git repository") from exc
-        self.repo.git.update_environment(**GIT_ENV)
-        self.path = Path(self.repo.working_tree_dir or self.repo.git_dir)
+        self.path, self.git_dir = _located(Path(os.path.abspath(os.path.expanduser(path))))
         self._refuse_partial_history()
         self.blobs = BlobCache()
-        self.cat_file = CatFile(str(self.repo.git_dir))
+        self.cat_file = CatFile(str(self.git_dir))
         self._trees: dict[str, dict[str, str]] = {}
         self._commits: set[str] = set()  # commit ids resolve() has seen
         self._diffs: dict[tuple[str, str], list[Change]] = {}
         self._changed_at: dict[tuple[str, str], dict[str, str | None]] = {}  # of each diff
         self._seen: OrderedDict[str, dict[str, str | None]] = OrderedDict()  # commit -> path ids
         self._folders: OrderedDict[tuple[str, str], dict[str, tuple[str, str]]] = OrderedDict()
-        self.diff_tree = DiffTree(str(self.repo.git_dir))
+        self.diff_tree = DiffTree(str(self.git_dir))
 
     def close(self) -> None:
         self.diff_tree.close()
         self.cat_file.close()
-        self.repo.close()
 
     def _refuse_partial_history(self) -> None:
         """A shallow or grafted history hides earlier releases and the migrations they
         shipped: a release judged on it would look new. Refused, with the fix."""
-        git_dir = Path(self.repo.git_dir)
+        git_dir = self.git_dir
         if (git_dir / "shallow").exists():
             raise CheckError(
                 f"{self.path}: a shallow clone: earlier releases and their migrations are not "
@@ -308,12 +319,17 @@ class GitRepo:
             )
 
     def _git(self, *args: str) -> str:
-        try:
-            out: str = self.repo.git.execute(["git", *args])
-        except git.GitCommandError as exc:
-            detail = (exc.stderr or "").strip().splitlines()
-            raise CheckError(f"git {args[0]} failed: {detail[-1] if detail else exc}") from exc
-        return out
+        """What `git ARGS` printed (its last newline left out); CheckError when it fails."""
+        done = self._run(*args)
+        if done.returncode != 0:
+            detail = done.stderr.decode("utf-8", errors="replace").strip().splitlines()
+            shown = detail[-1] if detail else f"exit status {done.returncode}"
+            raise CheckError(f"git {args[0]} failed: {shown}")
+        return done.stdout.decode("utf-8", errors="surrogateescape").removesuffix("\n")
+
+    def _run(self, *args: str) -> subprocess.CompletedProcess[bytes]:
+        command = ["git", "--git-dir", str(self.git_dir), *args]
+        return subprocess.run(command, cwd=self.path, env=_git_env(), capture_output=True)
 
     def resolve(self, ref: str) -> str:
         """The commit id a ref names (through the cat-file process); an unknown ref is bad input.
@@ -358,14 +374,21 @@ class GitRepo:
 
     def commit_date(self, ref: str) -> str:
         """The committer date of the commit a ref names, ISO-8601 UTC."""
-        self.resolve(ref)
-        return iso_utc(self.repo.commit(ref).committed_datetime)
+        commit = self.resolve(ref)
+        found = self.cat_file.objects([commit]).get(commit)
+        for line in (found[2] if found is not None else b"").split(b"\n"):
+            if not line:  # the headers end; the message follows
+                break
+            if line.startswith(b"committer "):
+                stamp = line.rsplit(b" ", 2)[1]  # `committer NAME <MAIL> 1700000000 +0100`
+                return iso_utc(datetime.fromtimestamp(int(stamp), UTC))
+        raise CheckError(f"{ref}: git gave no committer date for commit {commit}")
 
     def merge_base(self, a: str, b: str) -> str:
-        bases = self.repo.merge_base(self.resolve(a), self.resolve(b))
-        if not bases:
+        first, second = self.resolve(a), self.resolve(b)
+        if self._run("merge-base", first, second).returncode == 1:  # git's "none"
             raise InputError(f"{a!r} and {b!r} have no common ancestor")
-        return str(bases[0].hexsha)
+        return self._git("merge-base", first, second).split()[0]
 
     def tag_names(self) -> list[str]:
         """Every tag's name, sorted."""

@@ -557,6 +557,7 @@ class ConfigSource(_Closed):
         return f"{{path={self.path!r}, {shown}}}"
 
 
+@lru_cache(maxsize=256)
 def _any_glob(patterns: tuple[str, ...]) -> Pattern:
     """One expression matching what any of the globs matches (nothing for none)."""
     return compile_pattern("|".join(f"(?:{glob_regex(p)})" for p in patterns) or r"[^\s\S]")

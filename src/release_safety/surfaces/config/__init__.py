@@ -391,10 +391,9 @@ def _fold(snapshot: Snapshot, files: dict[str, ConfigSource], blobs: dict[str, s
             located += python_resolve.reads(snapshot, python_blobs)
         except SourceError as exc:
             _raise(snapshot, next(iter(python_blobs)), exc)
-    rust: dict[str, rust_src.RustFacts] = {}
-    for path in (p for p, k in kinds.items() if k == "rust"):
-        rust[path] = _parsed(snapshot, path, "rust", rust_src.parse)
-        located += [(path, read) for read in rust[path].reads]
+    rust = _rust(snapshot, [p for p, k in kinds.items() if k == "rust"])
+    for path, facts in rust.items():
+        located += [(path, read) for read in facts.reads]
     if rust:
         located += rust_resolve.reads(rust)
     result = _Ref({})
@@ -458,6 +457,20 @@ def _fold(snapshot: Snapshot, files: dict[str, ConfigSource], blobs: dict[str, s
     )
     result.gaps = [(p, r) for p, r in located if isinstance(r, Gap)]
     return result
+
+
+def _rust(snapshot: Snapshot, paths: list[str]) -> dict[str, rust_src.RustFacts]:
+    """The facts of the Rust files that can change what the ref reads, in `paths` order: each
+    whose facts say something by themselves, then, until no more are added, each naming what
+    those depend on. The others are not parsed (`rust_resolve.depended_on`)."""
+    wanted = {p for p in paths if _parsed(snapshot, p, "rust on its own", rust_src.on_its_own)}
+    while True:
+        facts = {p: _parsed(snapshot, p, "rust", rust_src.parse) for p in paths if p in wanted}
+        names = rust_src.naming(rust_resolve.depended_on(facts))
+        more = {path for path in paths if path not in wanted and names(snapshot.read(path))}
+        if not more:
+            return facts
+        wanted |= more
 
 
 def _schema(

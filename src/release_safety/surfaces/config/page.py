@@ -88,12 +88,15 @@ and `import.meta.env` are read as `process.env` is, `Deno.env.get('X')` as `proc
 variable is read in several places, its defaults are joined (`3000 | 8080`); it is required when it
 has no default anywhere and some read requires it. A source with a syntax error makes the whole
 surface not checked, naming the file and line; a Go or Rust file that mentions nothing the readers
-look for (no getter, no wrapper, no struct tag, no loader) is not parsed. Nor is a TypeScript /
-JavaScript file no environment read can be reached from: one whose text holds no `env` and names
-no config library, that calls no reader function, and that no reading file imports a function or
-a constant from (a syntax error there changes nothing); the coverage counts them (`712 files
-skipped: no environment read reachable`). Every file is parsed once per blob id (a file unchanged
-between refs, or between releases of a backfill, is parsed once per process).
+look for (no getter, no wrapper, no struct tag, no loader) is not parsed: a Rust file is parsed
+when it reads, loads or names configuration itself (`env`, a loader, `include_str!`, a config
+crate), or names what such files depend on (a reader function, a constant passed as a variable's
+name, a struct envy loads), and again until no file is added. Nor is a TypeScript / JavaScript file
+no environment read can be reached from: one whose text holds no `env` and names no config library,
+that calls no reader function, and that no reading file imports a function or a constant from (a
+syntax error there changes nothing); the coverage counts them (`712 files skipped: no environment
+read reachable`). Every file is parsed once per blob id (a file unchanged between refs, or between
+releases of a backfill, is parsed once per process).
 
 Files the service runs are configuration too, read beside the sources whenever the sources match
 a file: a `next.config.js` (`.mjs`, `.cjs`, `.ts`) and a `gunicorn_conf.py` / `gunicorn.conf.py`

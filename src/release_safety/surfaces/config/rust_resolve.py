@@ -232,6 +232,25 @@ def _unparsed(path: str, line: int) -> Gap:
     )
 
 
+def depended_on(facts: Mapping[str, RustFacts]) -> frozenset[str]:
+    """The names through which a file that reads nothing by itself (`rust_src.scan`) could
+    change what `reads` finds for these files: the reader functions (its calls of one are
+    reads, its definition of one makes a call ambiguous), the names reads pass as keys (its
+    constant of that name), the structs envy loads (its definition of one). A file naming none
+    of them leaves the answer as it is, with or without its facts."""
+    crate = _Crate(facts)
+    crate.find_readers()
+    names = {name for _, name in crate.readers}
+    for path, found in facts.items():
+        names |= {load.struct for load in found.envy}
+        for call in found.calls:
+            reader = crate.reader(path, call.callee)
+            key = _arg(call, reader.name) if reader is not None else None
+            if key is not None and key.ident is not None:
+                names.add(key.ident)
+    return frozenset(names)
+
+
 def reads(facts: Mapping[str, RustFacts]) -> Located:
     """What the Rust files of one ref read through readers, envy and config-rs defaults, and
     the gaps they leave."""

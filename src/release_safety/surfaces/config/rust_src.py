@@ -21,6 +21,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from tree_sitter import Node
@@ -44,6 +45,27 @@ _MENTIONS = re.compile(
 )
 """What a file that reads configuration itself mentions: one that does not and that the
 parser cannot read only loses its calls of reader functions (a gap, not an error)."""
+_ON_ITS_OWN = re.compile(
+    _MENTIONS.pattern + rb"|\benv\b|Env::prefixed|Environment::with_prefix|include_(?:str|bytes)|"
+    rb"(?:Toml|Yaml|Json)::file|File::from|envy::|set_default"
+)
+"""What a file whose facts say something by themselves holds: any read, loader, config file,
+envy load, config-rs default or unmodelled crate `parse` finds is written with one of these
+(the `env` of clap's `#[arg(env)]` too). A file without them can matter only through names
+other files give (`rust_resolve.depended_on`, `naming`)."""
+_HINTS = (
+    b"env",
+    b"Env",
+    b"include_",
+    b"::file",
+    b"File::",
+    b"set_default",
+    b"confy",
+    b"twelf",
+    b"econf",
+)
+"""One of these is in every text `_ON_ITS_OWN` finds something in (`env` in `envconfig`,
+`serde_env`, `dotenv_config`, `envy::` and clap's `env`; `Env` in `Environment`)."""
 _LITERALS = {"integer_literal", "float_literal", "boolean_literal"}
 _LOADERS = re.compile(r"(?:Toml|Yaml|Json)::file|File::with_name|File::from")
 
@@ -144,8 +166,7 @@ def parse(source: bytes) -> RustFacts:
     if root.has_error and _MENTIONS.search(source):
         raise SourceError("syntax error", error_line(root))
     if root.has_error:
-        words = frozenset(re.findall(r"[A-Za-z_]\w*", source.decode("utf-8", errors="replace")))
-        return RustFacts((), (), (), unparsed=error_line(root), words=words)
+        return RustFacts((), (), (), unparsed=error_line(root), words=words(source))
     nodes = _walk(root)
     consts: dict[str, str] = {}
     for item in (n for n in nodes if n.type in ("const_item", "static_item")):
@@ -208,6 +229,28 @@ def parse(source: bytes) -> RustFacts:
         tuple(defaults),
         tuple(_unmodelled(nodes)),
     )
+
+
+def words(source: bytes) -> frozenset[str]:
+    """The identifiers a file writes (and any word of its comments and strings)."""
+    return frozenset(re.findall(r"[A-Za-z_]\w*", source.decode("utf-8", errors="replace")))
+
+
+def on_its_own(source: bytes) -> bool:
+    """Whether the file's facts may say something by themselves (it must be parsed); else it is
+    parsed only when it names what other files depend on (`naming`)."""
+    hinted = any(hint in source for hint in _HINTS)  # `in` is far faster than the search
+    return hinted and _ON_ITS_OWN.search(source) is not None
+
+
+def naming(names: frozenset[str]) -> Callable[[bytes], bool]:
+    """Whether a file writes one of the identifiers `names` (or a word of its comments and
+    strings does: more files parsed, never fewer)."""
+    if not names:
+        return lambda source: False
+    alternatives = b"|".join(re.escape(name.encode()) for name in sorted(names))
+    search = re.compile(rb"(?<!\w)(?:" + alternatives + rb")(?!\w)").search
+    return lambda source: search(source) is not None
 
 
 def _walk(root: Node) -> list[Node]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from release_safety.code.memo import Memo
+from release_safety.code.memo import Memo, per_tree
 from release_safety.git.snapshot import Snapshot
 from release_safety.settings.model import ConfigSource
 from release_safety.surfaces.config.structured import KINDS, TEMPLATE_SUFFIXES
@@ -35,10 +35,11 @@ CODE = {
 def matched_sources(snapshot: Snapshot, sources: Sequence[ConfigSource]) -> dict[str, ConfigSource]:
     """Every file the entries name at the snapshot's ref, sorted, with its entry (kept per
     tree and entries: the ref between two consecutive releases is looked at twice)."""
-    key = snapshot.tree_key()
-    if key is None:
-        return _matched(snapshot, sources)
-    return dict(_MATCHED.get((key, tuple(sources)), lambda: _matched(snapshot, sources)))
+    tree, key = snapshot.tree_key(), tuple(sources)
+    found: dict[str, ConfigSource] = per_tree(
+        _MATCHED, tree, key, lambda: _matched(snapshot, sources)
+    )
+    return dict(found)
 
 
 _MATCHED: Memo[tuple[str, tuple[ConfigSource, ...]], dict[str, ConfigSource]] = Memo(8)

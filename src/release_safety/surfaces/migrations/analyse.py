@@ -9,7 +9,7 @@ the last one.
 
 from __future__ import annotations
 
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import NamedTuple
@@ -238,11 +238,13 @@ def _source_lines(
     folders; per database, the engine its findings speak for and what says so; per exclusion,
     the files of the release it covered and why."""
     run = {queued.path for entries in ordered.values() for queued in entries}
+    # whether a source holds a file follows from its folder: each folder is asked once
+    unmatched = Counter(p.rpartition("/")[0] for p in new.paths() if p not in matched)
     lines = []
     for i, source in enumerate(sources):
         mine = [p for p, k in matched.items() if k == i]
         read = sum(p in run for p in mine)
-        held = sum(source.holds(p) and p not in matched for p in new.paths())
+        held = sum(n for folder, n in unmatched.items() if source.holds(f"{folder}/-"))
         lines.append(
             f"migrations.sources[{i}] = {source.describe()}: {read} read, "
             f"{len(mine) - read} not run by its tool, {held} in its folders skipped by pattern"

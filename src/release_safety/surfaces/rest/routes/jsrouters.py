@@ -12,6 +12,7 @@ A path that is not a literal (or a constant of the file), or a registration in a
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from functools import partial
 
@@ -40,6 +41,12 @@ NAME = "express"
 EXTENSIONS = (".ts", ".js", ".mjs", ".cjs", ".tsx", ".jsx", ".mts", ".cts")
 MODULES = ("express", "fastify", "hono", "koa", "@koa/router", "koa-router")
 _MARKERS = tuple(m.encode() for m in ("express", "fastify", "hono", "koa"))
+_IMPORTED = re.compile(
+    rb"[\"'`](?:(?:" + b"|".join(re.escape(m.encode()) for m in MODULES) + rb")[\"'`]"
+    rb"|hono/|@hono/|fastify-)"
+)
+"""A framework's module written as a string (`from "express"`, `require('hono/jsx')`): what a
+file that registers routes holds (`_framework`), where a marker alone may be `expression`."""
 _VERBS = {m.lower(): m for m in METHODS} | {"all": ANY}
 _MAKERS = {"express", "Router", "fastify", "Fastify", "Hono", "Koa", "KoaRouter", "OpenAPIHono"}
 _ROUTER_TYPES = ("Fastify", "Express", "Router", "Hono", "Application", "Koa")
@@ -97,7 +104,7 @@ def _read_file(snapshot: Files, path: str, framework: bool = True) -> FileRouter
 def _file(source: bytes, path: str, framework: bool = True) -> FileRouters | None:
     """What a file says about routers; None for a file that names no framework (`framework`
     False: read anyway, for what it imports and exports)."""
-    if framework and not any(marker in source for marker in _MARKERS):
+    if framework and _IMPORTED.search(source) is None:
         return None
     dialect = "tsx" if path.endswith((".tsx", ".jsx")) else "ts"
     root = parse(dialect, source)
