@@ -6,12 +6,18 @@ interleaved so both see the same load, on the same files, both writing JSON; med
 bests) of wall and CPU time, with the load average at the start and the end:
 
     .venv/bin/python bench/bench_migrations.py [--runs 5] [--files 2000] [--squawk PATH]
-                                               [--instructions]
+                                               [--instructions] [--before PYTHON]
 
 `--instructions` also counts the instructions one run of each executes on the 2,000 files
 under valgrind's callgrind (threads counted together): a measure of the work that no other
 load on the machine moves, to compare two builds of the lint where their wall times are
 within this machine's noise (valgrind runs each about fifty times slower).
+
+`--before PYTHON` (the landed build's Python, `/work/main/.venv/bin/python`) checks that no
+answer changed: the `release-safety` beside it and this one lint the 2,000 files (`--json` and
+text), every example of the rule catalogue and the repository's migration fixtures, each call
+in both builds, and the outputs and exit codes must be byte for byte the same (the script says
+which differ, and exits 1).
 
 It runs the `release-safety` beside the Python running it: the venv of the README's install
 (`pip install .`, the lint compiled) measures what users run; the editable `.venv` of
@@ -141,6 +147,49 @@ def instructions(argv: list[str]) -> int:
     return int(counted[-1].rsplit(":", 1)[1])
 
 
+def _examples(folder: Path) -> list[list[str]]:
+    """The calls to compare: every example of the rule catalogue as a file under `folder`,
+    in one call per engine (each file linted on the schema the ones before it built), and the
+    repository's migration fixtures, a call per folder."""
+    from release_safety.surfaces.migrations.rules import CATALOGUE
+
+    engines: dict[str, list[str]] = {}
+    for k, example in enumerate(e for rule in CATALOGUE for e in rule.examples):
+        engine = folder / example.engine
+        engine.mkdir(exist_ok=True)
+        path = engine / f"{k:04d}_example.sql"
+        path.write_text(example.sql + ";\n")
+        engines.setdefault(example.engine, []).append(str(path))
+    fixtures = Path(__file__).resolve().parent.parent / "fixtures"
+    folders = sorted({p.parent for p in fixtures.rglob("*.sql")} | {fixtures / "knex"})
+    return [*engines.values(), *([str(f)] for f in folders)]
+
+
+def _outputs(tool: str, argv: list[str]) -> bytes:
+    done = subprocess.run([tool, *argv], capture_output=True, env=ENV, check=False)
+    return b"%d\n%s\n%s" % (done.returncode, done.stdout, done.stderr)
+
+
+def compare(before: str, after: str, files: list[str]) -> list[str]:
+    """The calls whose exit code, output or errors differ between the two builds: the 2,000
+    files (`--json` and text), the catalogue's examples and the fixtures (text, `--json`,
+    SARIF)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        argvs = [["lint-migrations", "--json", *files], ["lint-migrations", *files]]
+        argvs += [
+            ["lint-migrations", *form, *call]
+            for call in _examples(Path(tmp))
+            for form in ([], ["--json"], ["--format", "sarif"])
+        ]
+        differ = [
+            " ".join(argv)[:120]
+            for argv in argvs
+            if _outputs(before, argv) != _outputs(after, argv)
+        ]
+    print(f"outputs compared with the landed build: {len(argvs)} calls, {len(differ)} differ")
+    return differ
+
+
 def _load() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
@@ -153,6 +202,7 @@ def main() -> int:
     parser.add_argument(
         "--instructions", action="store_true", help="count instructions too (needs valgrind)"
     )
+    parser.add_argument("--before", help="the landed build's Python: no answer may change")
     args = parser.parse_args()
     if args.instructions and shutil.which("valgrind") is None:
         print("--instructions needs valgrind (apt-get install valgrind)", file=sys.stderr)
@@ -183,6 +233,11 @@ def main() -> int:
             if args.instructions
             else None
         )
+        differ = (
+            compare(str(Path(args.before).parent / "release-safety"), str(ours), files)
+            if args.before
+            else []
+        )
         os.chdir("/")
     print(f"load average at the end: {_load()}")
     names = ("release-safety lint-migrations --json", f"{version.stdout.strip()} --reporter json")
@@ -195,7 +250,9 @@ def main() -> int:
         for name, count in zip(names, counts, strict=True):
             print(f"  {name}: {count:,}")
         print(f"  ratio release-safety / squawk: {counts[0] / counts[1]:.2f}x")
-    return 0
+    for argv in differ:
+        print(f"  differs: {argv}")
+    return 1 if differ else 0
 
 
 if __name__ == "__main__":
