@@ -151,7 +151,7 @@ def _examples(folder: Path) -> list[list[str]]:
     """The calls to compare: every example of the rule catalogue as a file under `folder`,
     in one call per engine (each file linted on the schema the ones before it built), and the
     repository's migration fixtures, a call per folder."""
-    from release_safety.surfaces.migrations.rules import CATALOGUE
+    from release_safety.surfaces.migrations.rules.catalogue import CATALOGUE
 
     engines: dict[str, list[str]] = {}
     for k, example in enumerate(e for rule in CATALOGUE for e in rule.examples):

@@ -103,12 +103,22 @@ def refuse_link_out(path: str | Path) -> None:
     folder that is one): a pull request's link to `/proc/self/environ` or a runner's token
     is never read, so not a word of it can reach an annotation."""
     written = os.path.abspath(path)
-    root = _lexical_root(os.path.dirname(written))
+    folder = os.path.dirname(written)
+    root = _lexical_root(folder)
     if root is None:
         return
-    real = Path(os.path.realpath(written))
-    if real != root and root not in real.parents:
+    if os.path.islink(written):
+        real = os.path.realpath(written)
+    else:  # the folder's links resolved once per folder, not once per file in it
+        real = os.path.join(_real_folder(folder), os.path.basename(written))
+    inside = str(root)
+    if real != inside and not real.startswith(inside.rstrip(os.sep) + os.sep):
         raise InputError(f"{Path(path)}: a link to {real}, outside the repository {root}: not read")
+
+
+@cache
+def _real_folder(folder: str) -> str:
+    return os.path.realpath(folder)
 
 
 def _read_file(spec: str) -> bytes:

@@ -24,10 +24,10 @@ from typing import TYPE_CHECKING
 
 from release_safety.contract.finding import RULES, Finding
 from release_safety.settings.reasons import hollow_reason
-from release_safety.surfaces.migrations.rules import (
+from release_safety.surfaces.migrations.rules.ids import RuleId
+from release_safety.surfaces.migrations.rules.registered import (
     ACKNOWLEDGEMENT_INVALID,
     ACKNOWLEDGEMENT_UNUSED,
-    RuleId,
 )
 
 if TYPE_CHECKING:

@@ -49,7 +49,7 @@ from release_safety.surfaces.migrations.lint import (
     with_acknowledgements,
 )
 from release_safety.surfaces.migrations.reading import Reading
-from release_safety.surfaces.migrations.rules import SHIPPED_MIGRATION_DELETED
+from release_safety.surfaces.migrations.rules.catalogue import SHIPPED_MIGRATION_DELETED
 from release_safety.surfaces.migrations.schema.model import Schema
 from release_safety.surfaces.migrations.sql.changesets import added_part
 

@@ -27,8 +27,8 @@ from release_safety.surfaces.migrations.engines.postgres.heaviness import (
 from release_safety.surfaces.migrations.find.formats import Reader, outside_transaction
 from release_safety.surfaces.migrations.find.tools import migration_name
 from release_safety.surfaces.migrations.reading import Reading
-from release_safety.surfaces.migrations.rules import BLOCKING_TABLE_LOCK, BY_ID
 from release_safety.surfaces.migrations.rules.ids import RuleId
+from release_safety.surfaces.migrations.rules.registered import BLOCKING_TABLE_LOCK, BY_ID
 from release_safety.surfaces.migrations.schema.coltypes import is_utc
 from release_safety.surfaces.migrations.schema.model import Schema
 from release_safety.surfaces.migrations.sql.changelog import is_changelog, read_changelog

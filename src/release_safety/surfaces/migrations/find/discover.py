@@ -21,7 +21,7 @@ from release_safety.surfaces.migrations.find.edits import edited_line
 from release_safety.surfaces.migrations.find.formats import dialect_skipped
 from release_safety.surfaces.migrations.find.outside import outside_sql
 from release_safety.surfaces.migrations.find.tools import Exists, Placed, migration_name, place
-from release_safety.surfaces.migrations.rules import (
+from release_safety.surfaces.migrations.rules.catalogue import (
     MIGRATION_NOT_READ,
     SHIPPED_MIGRATION_DELETED,
     SHIPPED_MIGRATION_EDITED,
