@@ -10,9 +10,9 @@ from __future__ import annotations
 import os
 import posixpath
 import sys
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import NamedTuple
 
 from release_safety.common.errors import CheckError, InputError
 from release_safety.common.localfile import read_regular
@@ -22,8 +22,7 @@ STDIN = "-"
 STDIN_NAME = "<stdin>"
 
 
-@dataclass(frozen=True)
-class Document:
+class Document(NamedTuple):
     """What a command was given: the name it reports, the repository path when the document
     came from a ref, and the bytes."""
 

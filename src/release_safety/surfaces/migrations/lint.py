@@ -11,8 +11,7 @@ from __future__ import annotations
 import re
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from release_safety.common.textcase import lower
 from release_safety.contract.finding import Finding
@@ -67,8 +66,7 @@ def remember(cache: OrderedDict[K, V], key: K, value: V) -> V:
     return value
 
 
-@dataclass(frozen=True)
-class History:
+class History(NamedTuple):
     """The schema a sequence of migrations leaves, under the key of that sequence ("" when
     unkeyed: nothing is remembered of it, nor of the sequences that continue it)."""
 

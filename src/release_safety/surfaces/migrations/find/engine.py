@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from release_safety.surfaces.migrations.find.tools import Placed, Read
 
@@ -81,8 +81,7 @@ _RAILS_ADAPTERS = {
 _ATLAS_URL = re.compile(r"""\b(?:dev|url)\s*=\s*"(?:docker://)?(?P<name>[a-z0-9]+)[:/+]""")
 
 
-@dataclass(frozen=True)
-class EngineOf:
+class EngineOf(NamedTuple):
     """A root's engine and what said so."""
 
     engine: str
