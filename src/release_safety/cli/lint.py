@@ -129,6 +129,15 @@ def _below_local(folder: str) -> list[str]:
     )
 
 
+def _posix(name: str) -> str:
+    """`Path(name).as_posix()`, without building a Path for a name already written so (no
+    `.` part, no doubled or trailing `/`, `/` the separator): most names given."""
+    plain = "//" not in name and "./" not in name and not name.endswith(("/", "/."))
+    if os.sep == "/" and plain and not name.startswith("."):
+        return name
+    return Path(name).as_posix()
+
+
 Engines = dict[tuple[str, str, "str | None"], str]
 """The engine of each root (its tool and dialect) a call has placed, asked of the disk once."""
 
@@ -139,7 +148,7 @@ def _where(name: str, sources: Sequence[MigrationSource] | None, engines: Engine
     from release_safety.surfaces.migrations.find.engine import engine_of
     from release_safety.surfaces.migrations.find.tools import place
 
-    path = Path(name).as_posix()
+    path = _posix(name)
     source = next((s for s in sources or () if s.matches(path)), None)
     if source is not None:
         fmt, dialect = source.format, source.dialect
