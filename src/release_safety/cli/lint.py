@@ -13,8 +13,6 @@ import os
 import re
 import sys
 from collections.abc import Sequence
-from dataclasses import replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from release_safety.cli.inputs import STDIN, Document, read_document, refuse_link_out
@@ -26,6 +24,8 @@ from release_safety.contract.finding import Finding
 from release_safety.settings.file import find_settings
 
 if TYPE_CHECKING:
+    from pathlib import Path  # loaded where a folder or settings are read: not by a lint of files
+
     from release_safety.settings.model import MigrationSource
     from release_safety.surfaces.migrations.find.tools import Placed
     from release_safety.surfaces.migrations.lint import Format
@@ -65,18 +65,20 @@ def _settings(postgres_version: int | None, config: Path | None = None) -> Setup
     pydantic, when there are none)."""
     from release_safety.surfaces.migrations.reading import Reading
 
-    where = config if config is not None else find_settings(Path("."))
+    where = config if config is not None else find_settings(".")
     sources = None
     if where is None:
         reading, off = Reading(), frozenset[str]()
     else:
+        from pathlib import Path
+
         from release_safety.settings.model import load_settings
 
         settings = load_settings(Path("."), where)
         reading, off = Reading.of(settings), rules_off(settings.rules.off, str(where))
         sources = settings.migrations.sources
     if postgres_version is not None:
-        reading = replace(reading, postgres_version=postgres_version)
+        reading = reading._replace(postgres_version=postgres_version)
     return Setup(reading, off, sources)
 
 
@@ -116,9 +118,12 @@ class Where(NamedTuple):
 
 
 def _read_local(path: str) -> str | None:
-    return (
-        Path(path).read_text(encoding="utf-8", errors="replace") if os.path.isfile(path) else None
-    )
+    return _read_text(path) if os.path.isfile(path) else None
+
+
+def _read_text(path: str) -> str:
+    with open(path, encoding="utf-8", errors="replace") as file:
+        return file.read()
 
 
 def _below_local(folder: str) -> list[str]:
@@ -135,6 +140,8 @@ def _posix(name: str) -> str:
     plain = "//" not in name and "./" not in name and not name.endswith(("/", "/."))
     if os.sep == "/" and plain and not name.startswith("."):
         return name
+    from pathlib import Path
+
     return Path(name).as_posix()
 
 
@@ -178,6 +185,8 @@ def folder_migrations(
     """The migrations of a root folder that its tool runs forward, in the order it runs them
     (`formats.order_key`: by version, folder, journal or plan; never a down part); its other
     files (`index.ts`, a README) are left out."""
+    from pathlib import Path
+
     from release_safety.surfaces.migrations.find.formats import listings, order_key
 
     listing = listings(_read_local, _below_local)
@@ -200,6 +209,8 @@ def _expanded(
     out: list[str] = []
     for name in files:
         if name != STDIN and os.path.isdir(name):
+            from pathlib import Path
+
             found = folder_migrations(Path(name), sources, engines)
             if not found:
                 raise InputError(f"{Path(name)}: a folder without .sql or knex migrations")
@@ -219,6 +230,8 @@ def _with_earlier(
     """One chain per migrations root: its migrations in the order its tool runs them, up to
     the last file given, the files given reported and the earlier ones replayed only; a file
     given that is not a migration of its root comes last (and is refused when read)."""
+    from pathlib import Path
+
     by_root: dict[Path, dict[str, str]] = {}
     for name in files:
         root = Path(_where(name, sources, engines).placed.root or ".")
@@ -256,6 +269,8 @@ def lint_files(
     by_root: Engines = {}
     names = _expanded(files, sources, by_root)
     if skip_other:
+        from pathlib import Path
+
         names = [n for n in names if n == STDIN or not os.path.isfile(n) or _is_migration(Path(n))]
     wheres = {n: _where(n, sources, by_root) for n in names if n != STDIN}
     names = [n for n in names if n == STDIN or wheres[n].placed.forward]  # never a down part
