@@ -192,17 +192,17 @@ def compare(before: str, after: str, files: list[str]) -> list[str]:
     return differ
 
 
-def _before(name: str, then: tuple[Any, ...], counts: tuple[int, int] | None) -> None:
+def _before(name: str, files: int, then: tuple[Any, ...], counts: tuple[int, int] | None) -> None:
     """This build beside the landed one (`--before`), in the same run."""
     many, one, landed_many, ours_one, landed_one, bare = then
     names = (f"{name} (this build)", f"{name} (landed build)")
-    print("this build and the landed one, 2,000 files, interleaved:")
+    print(f"this build and the landed one, {files} files, interleaved:")
     _print(names, many, "this / landed")
     print("this build and the landed one, one file, interleaved:")
     _print(names, one, "this / landed")
     if counts is not None:
         print("instructions (callgrind, one run each), this build / landed build:")
-        print(f"  2,000 files: {counts[0]:,} / {landed_many:,} = {counts[0] / landed_many:.2f}x")
+        print(f"  {files} files: {counts[0]:,} / {landed_many:,} = {counts[0] / landed_many:.2f}x")
         print(f"  one file: {ours_one:,} / {landed_one:,} = {ours_one / landed_one:.2f}x")
         print(
             f"  python -c pass: {bare:,} (one file: this {ours_one / bare:.1f}x, "
@@ -280,7 +280,7 @@ def main() -> int:
             print(f"  {name}: {count:,}")
         print(f"  ratio release-safety / squawk: {counts[0] / counts[1]:.2f}x")
     if then is not None:
-        _before(names[0], then, counts)
+        _before(names[0], len(files), then, counts)
     for argv in differ:
         print(f"  differs: {argv}")
     return 1 if differ else 0
