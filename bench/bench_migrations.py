@@ -6,12 +6,19 @@ interleaved so both see the same load, on the same files, both writing JSON; med
 bests) of wall and CPU time, with the load average at the start and the end:
 
     .venv/bin/python bench/bench_migrations.py [--runs 5] [--files 2000] [--squawk PATH]
-                                               [--instructions]
+                                               [--instructions] [--before PYTHON]
 
 `--instructions` also counts the instructions one run of each executes on the 2,000 files
 under valgrind's callgrind (threads counted together): a measure of the work that no other
 load on the machine moves, to compare two builds of the lint where their wall times are
 within this machine's noise (valgrind runs each about fifty times slower).
+
+`--before PYTHON` (the landed build's Python, `/work/main/.venv/bin/python`) also times the
+landed build's lint beside this one, interleaved (and counts its instructions, and `python -c
+pass`'s, with `--instructions`), and checks that no answer changed: the `release-safety` beside
+it and this one lint the 2,000 files (`--json` and text), the rule catalogue's examples and the
+repository's migration fixtures (text, `--json`, SARIF), and every output and exit code must
+be byte for byte the same (the script names the calls that differ, and exits 1).
 
 It runs the `release-safety` beside the Python running it: the venv of the README's install
 (`pip install .`, the lint compiled) measures what users run; the editable `.venv` of
@@ -35,6 +42,7 @@ import tempfile
 import time
 from pathlib import Path
 from statistics import median
+from typing import Any
 
 TABLES = ["users", "orders", "accounts", "projects", "events", "invoices", "teams", "audit_log"]
 COLUMNS = ["status", "note", "owner_id", "created_at", "amount", "label", "region", "flags"]
@@ -112,16 +120,16 @@ def side_by_side(first: list[str], second: list[str], runs: int) -> list[tuple[f
     return out
 
 
-def _print(names: tuple[str, str], pair: list[tuple[float, ...]]) -> None:
+def _print(
+    names: tuple[str, str], pair: list[tuple[float, ...]], ratio: str = "release-safety / squawk"
+) -> None:
     for name, (wall, cpu, best_wall, best_cpu) in zip(names, pair, strict=True):
         print(
             f"  {name}: median wall {wall:.3f} s, cpu {cpu:.3f} s "
             f"(best wall {best_wall:.3f} s, cpu {best_cpu:.3f} s)"
         )
     ratio_wall, ratio_cpu = pair[0][0] / pair[1][0], pair[0][1] / pair[1][1]
-    print(
-        f"  ratio release-safety / squawk (medians): wall {ratio_wall:.1f}x, cpu {ratio_cpu:.1f}x"
-    )
+    print(f"  ratio {ratio} (medians): wall {ratio_wall:.2f}x, cpu {ratio_cpu:.2f}x")
 
 
 def instructions(argv: list[str]) -> int:
@@ -141,6 +149,67 @@ def instructions(argv: list[str]) -> int:
     return int(counted[-1].rsplit(":", 1)[1])
 
 
+def _examples(folder: Path) -> list[list[str]]:
+    """The calls to compare: every example of the rule catalogue as a file under `folder`,
+    in one call per engine (each file linted on the schema the ones before it built), and the
+    repository's migration fixtures, a call per folder."""
+    from release_safety.surfaces.migrations.rules.catalogue import CATALOGUE
+
+    engines: dict[str, list[str]] = {}
+    for k, example in enumerate(e for rule in CATALOGUE for e in rule.examples):
+        engine = folder / example.engine
+        engine.mkdir(exist_ok=True)
+        path = engine / f"{k:04d}_example.sql"
+        path.write_text(example.sql + ";\n")
+        engines.setdefault(example.engine, []).append(str(path))
+    fixtures = Path(__file__).resolve().parent.parent / "fixtures"
+    folders = sorted({p.parent for p in fixtures.rglob("*.sql")} | {fixtures / "knex"})
+    return [*engines.values(), *([str(f)] for f in folders)]
+
+
+def _outputs(tool: str, argv: list[str]) -> bytes:
+    done = subprocess.run([tool, *argv], capture_output=True, env=ENV, check=False)
+    return b"%d\n%s\n%s" % (done.returncode, done.stdout, done.stderr)
+
+
+def compare(before: str, after: str, files: list[str]) -> list[str]:
+    """The calls whose exit code, output or errors differ between the two builds: the 2,000
+    files (`--json` and text), the catalogue's examples and the fixtures (text, `--json`,
+    SARIF)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        argvs = [["lint-migrations", "--json", *files], ["lint-migrations", *files]]
+        argvs += [
+            ["lint-migrations", *form, *call]
+            for call in _examples(Path(tmp))
+            for form in ([], ["--json"], ["--format", "sarif"])
+        ]
+        differ = [
+            " ".join(argv)[:120]
+            for argv in argvs
+            if _outputs(before, argv) != _outputs(after, argv)
+        ]
+    print(f"outputs compared with the landed build: {len(argvs)} calls, {len(differ)} differ")
+    return differ
+
+
+def _before(name: str, files: int, then: tuple[Any, ...], counts: tuple[int, int] | None) -> None:
+    """This build beside the landed one (`--before`), in the same run."""
+    many, one, landed_many, ours_one, landed_one, bare = then
+    names = (f"{name} (this build)", f"{name} (landed build)")
+    print(f"this build and the landed one, {files} files, interleaved:")
+    _print(names, many, "this / landed")
+    print("this build and the landed one, one file, interleaved:")
+    _print(names, one, "this / landed")
+    if counts is not None:
+        print("instructions (callgrind, one run each), this build / landed build:")
+        print(f"  {files} files: {counts[0]:,} / {landed_many:,} = {counts[0] / landed_many:.2f}x")
+        print(f"  one file: {ours_one:,} / {landed_one:,} = {ours_one / landed_one:.2f}x")
+        print(
+            f"  python -c pass: {bare:,} (one file: this {ours_one / bare:.1f}x, "
+            f"landed {landed_one / bare:.1f}x)"
+        )
+
+
 def _load() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
@@ -153,6 +222,7 @@ def main() -> int:
     parser.add_argument(
         "--instructions", action="store_true", help="count instructions too (needs valgrind)"
     )
+    parser.add_argument("--before", help="the landed build's Python: no answer may change")
     args = parser.parse_args()
     if args.instructions and shutil.which("valgrind") is None:
         print("--instructions needs valgrind (apt-get install valgrind)", file=sys.stderr)
@@ -178,11 +248,25 @@ def main() -> int:
         report = [str(squawk), "--reporter", "json"]
         many = side_by_side([*lint, *files], [*report, *files], args.runs)
         one = side_by_side([*lint, files[0]], [*report, files[0]], args.runs * 3)
+        landed = [str(Path(args.before or ".").parent / "release-safety"), *lint[1:]]
         counts = (
             (instructions([*lint, *files]), instructions([*report, *files]))
             if args.instructions
             else None
         )
+        then = (
+            (
+                side_by_side([*lint, *files], [*landed, *files], args.runs),
+                side_by_side([*lint, files[0]], [*landed, files[0]], args.runs * 3),
+                instructions([*landed, *files]) if args.instructions else None,
+                instructions([*lint, files[0]]) if args.instructions else None,
+                instructions([*landed, files[0]]) if args.instructions else None,
+                instructions([sys.executable, "-c", "pass"]) if args.instructions else None,
+            )
+            if args.before
+            else None
+        )
+        differ = compare(landed[0], str(ours), files) if args.before else []
         os.chdir("/")
     print(f"load average at the end: {_load()}")
     names = ("release-safety lint-migrations --json", f"{version.stdout.strip()} --reporter json")
@@ -195,7 +279,11 @@ def main() -> int:
         for name, count in zip(names, counts, strict=True):
             print(f"  {name}: {count:,}")
         print(f"  ratio release-safety / squawk: {counts[0] / counts[1]:.2f}x")
-    return 0
+    if then is not None:
+        _before(names[0], len(files), then, counts)
+    for argv in differ:
+        print(f"  differs: {argv}")
+    return 1 if differ else 0
 
 
 if __name__ == "__main__":

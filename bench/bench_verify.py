@@ -40,8 +40,10 @@ from pgprobe import FIXTURE_SQL  # noqa: E402
 from release_safety.git.builder import RepoBuilder  # noqa: E402
 from release_safety.git.repository import GitRepo  # noqa: E402
 from release_safety.release.generate import prepare  # noqa: E402
-from release_safety.surfaces.migrations.rules import CATALOGUE  # noqa: E402
-from release_safety.surfaces.migrations.rules.catalogue import SAFE_EXAMPLES  # noqa: E402
+from release_safety.surfaces.migrations.rules.catalogue import (  # noqa: E402
+    CATALOGUE,
+    SAFE_EXAMPLES,
+)
 from release_safety.verify.database import of_server  # noqa: E402
 from release_safety.verify.plan import plan_release  # noqa: E402
 from release_safety.verify.run import Where, verify_plan  # noqa: E402

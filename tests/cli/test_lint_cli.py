@@ -85,3 +85,14 @@ def test_config_names_the_settings(migrations: Path, capsys: pytest.CaptureFixtu
     assert "drop-column" in _rules(capsys)["migrations/003_later.sql"]
     run([*args, "--config", str(settings)])
     assert "drop-column" not in _rules(capsys)["migrations/003_later.sql"]
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["a.sql", "db/m/1.sql", "./a.sql", "a//b.sql", "a/./b.sql", "a/../b.sql", "/abs/x.sql",
+     "x/", "x/.", ".", "..", ".hidden.sql", "a/.b/c.sql", "a/...", "//x.sql", "a/b/"],
+)  # fmt: skip
+def test_a_name_is_placed_as_its_path_writes_it(name: str) -> None:
+    from release_safety.cli.lint import _posix
+
+    assert _posix(name) == Path(name).as_posix()

@@ -10,20 +10,21 @@ from __future__ import annotations
 import os
 import posixpath
 import sys
-from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
 
 from release_safety.common.errors import CheckError, InputError
-from release_safety.common.localfile import read_regular
+from release_safety.common.localfile import read_regular, shown
 from release_safety.settings.file import repository_root
+
+if TYPE_CHECKING:
+    from pathlib import Path  # a lint of local files loads none
 
 STDIN = "-"
 STDIN_NAME = "<stdin>"
 
 
-@dataclass(frozen=True)
-class Document:
+class Document(NamedTuple):
     """What a command was given: the name it reports, the repository path when the document
     came from a ref, and the bytes."""
 
@@ -38,6 +39,8 @@ class Document:
 
     def uri(self, root: Path | None) -> str | None:
         """The path from the repository root `root` (None for standard input)."""
+        from pathlib import Path
+
         if self.repo_path is not None or self.name == STDIN_NAME:
             return self.repo_path
         if root is not None:
@@ -51,7 +54,11 @@ class Document:
 def git_ref_path(spec: str) -> tuple[str, str] | None:
     """(ref, path) when `spec` is `REF:path` and not an existing file nor a Windows drive."""
     ref, colon, path = spec.partition(":")
-    if not colon or not ref or not path or Path(spec).exists():
+    if not colon or not ref or not path:
+        return None
+    from pathlib import Path
+
+    if Path(spec).exists():
         return None
     if os.name == "nt" and len(ref) == 1 and ref.isalpha():
         return None
@@ -72,6 +79,8 @@ def read_document(spec: str, stdin_used: bool = False, stdin_name: str | None = 
     ref, path = at_ref[0], posixpath.normpath(at_ref[1].removeprefix("/"))
     if path == ".." or path.startswith("../"):
         raise InputError(f"{spec}: {path} is outside the repository (paths start at its root)")
+    from pathlib import Path
+
     root = repository_root(Path.cwd())
     if root is None:
         raise InputError(f"{spec}: no such file, and not in a git repository to read {ref}:{path}")
@@ -90,12 +99,14 @@ def read_document(spec: str, stdin_used: bool = False, stdin_name: str | None = 
 
 
 @cache
-def _lexical_root(folder: str) -> Path | None:
-    """The repository holding `folder` as written (its links not followed), resolved."""
-    for candidate in (Path(folder), *Path(folder).parents):
-        if (candidate / ".git").exists():
-            return candidate.resolve()
-    return None
+def _lexical_root(folder: str) -> str | None:
+    """The repository holding `folder` (absolute) as written (its links not followed),
+    resolved."""
+    while not os.path.exists(os.path.join(folder, ".git")):
+        if (parent := os.path.dirname(folder)) == folder:
+            return None
+        folder = parent
+    return os.path.realpath(folder)
 
 
 def refuse_link_out(path: str | Path) -> None:
@@ -103,12 +114,22 @@ def refuse_link_out(path: str | Path) -> None:
     folder that is one): a pull request's link to `/proc/self/environ` or a runner's token
     is never read, so not a word of it can reach an annotation."""
     written = os.path.abspath(path)
-    root = _lexical_root(os.path.dirname(written))
+    folder = os.path.dirname(written)
+    root = _lexical_root(folder)
     if root is None:
         return
-    real = Path(os.path.realpath(written))
-    if real != root and root not in real.parents:
-        raise InputError(f"{Path(path)}: a link to {real}, outside the repository {root}: not read")
+    if os.path.islink(written):
+        real = os.path.realpath(written)
+    else:  # the folder's links resolved once per folder, not once per file in it
+        real = os.path.join(_real_folder(folder), os.path.basename(written))
+    if real != root and not real.startswith(root.rstrip(os.sep) + os.sep):
+        outside = f"a link to {real}, outside the repository {root}: not read"
+        raise InputError(f"{shown(path)}: {outside}")
+
+
+@cache
+def _real_folder(folder: str) -> str:
+    return os.path.realpath(folder)
 
 
 def _read_file(spec: str) -> bytes:
@@ -118,6 +139,6 @@ def _read_file(spec: str) -> bytes:
         refuse_link_out(spec)
         return read_regular(spec)
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError) as exc:
-        raise InputError(f"{Path(spec)}: no such file") from exc
+        raise InputError(f"{shown(spec)}: no such file") from exc
     except OSError as exc:
-        raise CheckError(f"{Path(spec)}: cannot read: {exc.strerror or exc}") from exc
+        raise CheckError(f"{shown(spec)}: cannot read: {exc.strerror or exc}") from exc

@@ -13,19 +13,19 @@ import os
 import re
 import sys
 from collections.abc import Sequence
-from dataclasses import replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from release_safety.cli.inputs import STDIN, Document, read_document, refuse_link_out
 from release_safety.cli.rulesoff import rules_off
 from release_safety.common.errors import InputError
-from release_safety.common.jsonio import dumps_plain
+from release_safety.common.jsonio import dumps, dumps_plain
 from release_safety.common.localfile import read_regular
 from release_safety.contract.finding import Finding
 from release_safety.settings.file import find_settings
 
 if TYPE_CHECKING:
+    from pathlib import Path  # loaded where a folder or settings are read: not by a lint of files
+
     from release_safety.settings.model import MigrationSource
     from release_safety.surfaces.migrations.find.tools import Placed
     from release_safety.surfaces.migrations.lint import Format
@@ -65,18 +65,20 @@ def _settings(postgres_version: int | None, config: Path | None = None) -> Setup
     pydantic, when there are none)."""
     from release_safety.surfaces.migrations.reading import Reading
 
-    where = config if config is not None else find_settings(Path("."))
+    where = config if config is not None else find_settings(".")
     sources = None
     if where is None:
         reading, off = Reading(), frozenset[str]()
     else:
+        from pathlib import Path
+
         from release_safety.settings.model import load_settings
 
         settings = load_settings(Path("."), where)
         reading, off = Reading.of(settings), rules_off(settings.rules.off, str(where))
         sources = settings.migrations.sources
     if postgres_version is not None:
-        reading = replace(reading, postgres_version=postgres_version)
+        reading = reading._replace(postgres_version=postgres_version)
     return Setup(reading, off, sources)
 
 
@@ -116,9 +118,12 @@ class Where(NamedTuple):
 
 
 def _read_local(path: str) -> str | None:
-    return (
-        Path(path).read_text(encoding="utf-8", errors="replace") if os.path.isfile(path) else None
-    )
+    return _read_text(path) if os.path.isfile(path) else None
+
+
+def _read_text(path: str) -> str:
+    with open(path, encoding="utf-8", errors="replace") as file:
+        return file.read()
 
 
 def _below_local(folder: str) -> list[str]:
@@ -129,20 +134,38 @@ def _below_local(folder: str) -> list[str]:
     )
 
 
-def _where(name: str, sources: Sequence[MigrationSource] | None) -> Where:
+def _posix(name: str) -> str:
+    """`Path(name).as_posix()`, without building a Path for a name already written so (no
+    `.` part, no doubled or trailing `/`, `/` the separator): most names given."""
+    plain = "//" not in name and "./" not in name and not name.endswith(("/", "/."))
+    if os.sep == "/" and plain and not name.startswith("."):
+        return name
+    from pathlib import Path
+
+    return Path(name).as_posix()
+
+
+Engines = dict[tuple[str, str, "str | None"], str]
+"""The engine of each root (its tool and dialect) a call has placed, asked of the disk once."""
+
+
+def _where(name: str, sources: Sequence[MigrationSource] | None, engines: Engines) -> Where:
     """How `generate` places the file: its source (the settings', when there are any), its
-    tool, its root, whether it runs forward, and its engine."""
+    tool, its root, whether it runs forward, and its engine (kept in `engines`)."""
     from release_safety.surfaces.migrations.find.engine import engine_of
     from release_safety.surfaces.migrations.find.tools import place
 
-    path = Path(name).as_posix()
+    path = _posix(name)
     source = next((s for s in sources or () if s.matches(path)), None)
     if source is not None:
         fmt, dialect = source.format, source.dialect
     else:
         fmt, dialect = ("knex" if name.endswith(_KNEX_SUFFIXES) else "sql"), None
     placed = place(path, fmt, os.path.isfile)
-    return Where(placed, engine_of(placed, dialect, _read_local).engine)
+    key = (placed.root, placed.tool, dialect)
+    if key not in engines:
+        engines[key] = engine_of(placed, dialect, _read_local).engine
+    return Where(placed, engines[key])
 
 
 def _candidates(root: Path) -> list[Path]:
@@ -156,16 +179,21 @@ def _candidates(root: Path) -> list[Path]:
     return found
 
 
-def folder_migrations(folder: Path, sources: Sequence[MigrationSource] | None = None) -> list[str]:
+def folder_migrations(
+    folder: Path, sources: Sequence[MigrationSource] | None = None, engines: Engines | None = None
+) -> list[str]:
     """The migrations of a root folder that its tool runs forward, in the order it runs them
     (`formats.order_key`: by version, folder, journal or plan; never a down part); its other
     files (`index.ts`, a README) are left out."""
+    from pathlib import Path
+
     from release_safety.surfaces.migrations.find.formats import listings, order_key
 
     listing = listings(_read_local, _below_local)
     keyed = []
+    engines = {} if engines is None else engines
     for path in _candidates(folder):
-        where = _where(str(path), sources)
+        where = _where(str(path), sources, engines)
         if not where.placed.forward or Path(where.placed.root or ".") != folder:
             continue
         key = order_key(path.as_posix(), where.placed.tool, listing)
@@ -174,12 +202,16 @@ def folder_migrations(folder: Path, sources: Sequence[MigrationSource] | None = 
     return [path for _, path in sorted(keyed)]
 
 
-def _expanded(files: Sequence[str], sources: Sequence[MigrationSource] | None) -> list[str]:
+def _expanded(
+    files: Sequence[str], sources: Sequence[MigrationSource] | None, engines: Engines
+) -> list[str]:
     """Each folder given replaced by its migrations."""
     out: list[str] = []
     for name in files:
         if name != STDIN and os.path.isdir(name):
-            found = folder_migrations(Path(name), sources)
+            from pathlib import Path
+
+            found = folder_migrations(Path(name), sources, engines)
             if not found:
                 raise InputError(f"{Path(name)}: a folder without .sql or knex migrations")
             out += found
@@ -192,17 +224,21 @@ Chain = list[tuple[str, bool]]
 """Files linted one on top of the other: each name, and whether its findings are reported."""
 
 
-def _with_earlier(files: Sequence[str], sources: Sequence[MigrationSource] | None) -> list[Chain]:
+def _with_earlier(
+    files: Sequence[str], sources: Sequence[MigrationSource] | None, engines: Engines
+) -> list[Chain]:
     """One chain per migrations root: its migrations in the order its tool runs them, up to
     the last file given, the files given reported and the earlier ones replayed only; a file
     given that is not a migration of its root comes last (and is refused when read)."""
+    from pathlib import Path
+
     by_root: dict[Path, dict[str, str]] = {}
     for name in files:
-        root = Path(_where(name, sources).placed.root or ".")
+        root = Path(_where(name, sources, engines).placed.root or ".")
         by_root.setdefault(root, {})[str(Path(name))] = name
     chains: list[Chain] = []
     for root, given in by_root.items():
-        ordered = folder_migrations(root, sources)
+        ordered = folder_migrations(root, sources, engines)
         last = max((ordered.index(p) for p in given if p in ordered), default=-1)
         chain: Chain = [
             (given.pop(found), True) if found in given else (found, False)
@@ -230,13 +266,16 @@ def lint_files(
 
     reading, off, sources = _settings(postgres_version, config)
     off |= rules_off(excluded, "--exclude")
-    names = _expanded(files, sources)
+    by_root: Engines = {}
+    names = _expanded(files, sources, by_root)
     if skip_other:
+        from pathlib import Path
+
         names = [n for n in names if n == STDIN or not os.path.isfile(n) or _is_migration(Path(n))]
-    wheres = {n: _where(n, sources) for n in names if n != STDIN}
+    wheres = {n: _where(n, sources, by_root) for n in names if n != STDIN}
     names = [n for n in names if n == STDIN or wheres[n].placed.forward]  # never a down part
     if earlier:
-        chains = _with_earlier([n for n in names if n != STDIN], sources)
+        chains = _with_earlier([n for n in names if n != STDIN], sources, by_root)
         chains += [[(STDIN, True)]] if STDIN in names else []
     else:
         chains = [[(name, True) for name in names]]
@@ -248,7 +287,7 @@ def lint_files(
         texts: list[tuple[str, str, Format]] = []
         read: list[Document] = []
         engines = [
-            "postgres" if n == STDIN else (wheres.get(n) or _where(n, sources)).engine
+            "postgres" if n == STDIN else (wheres.get(n) or _where(n, sources, by_root)).engine
             for n, _ in chain
         ]
         for name, _ in chain:
@@ -281,11 +320,15 @@ def lint_files(
     return Linted(reading, documents, reports, every, worst)
 
 
+FEW_FILES = 50
+"""Reports of up to this many files are written by the standard library's `json`, sooner than
+orjson is imported (the same bytes: `dumps_plain` is `dumps`, ten times faster)."""
+
+
 def json_report(linted: Linted) -> str:
     """What `lint-migrations --json` prints."""
-    return dumps_plain(
-        {"postgresVersion": linted.reading.postgres_version, "files": linted.reports}
-    )
+    data = {"postgresVersion": linted.reading.postgres_version, "files": linted.reports}
+    return dumps(data) if len(linted.reports) <= FEW_FILES else dumps_plain(data)
 
 
 def quick_lint(args: Sequence[str]) -> int | None:

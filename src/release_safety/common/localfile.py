@@ -29,7 +29,7 @@ _KINDS = (
 )
 
 
-def _shown(path: str | Path) -> str:
+def shown(path: str | Path) -> str:
     """The path as `Path` shows it (imported only on the error path: `upgrade-check --json`
     starts without pathlib)."""
     from pathlib import Path
@@ -45,11 +45,9 @@ def read_regular(path: str | Path, limit: int = MAX_FILE_BYTES) -> bytes:
         info = os.fstat(descriptor)
         if not stat.S_ISREG(info.st_mode):
             kind = next((name for test, name in _KINDS if test(info.st_mode)), "not a file")
-            raise InputError(f"{_shown(path)}: {kind}, not a regular file: not read")
+            raise InputError(f"{shown(path)}: {kind}, not a regular file: not read")
         if info.st_size > limit:
-            raise InputError(
-                f"{_shown(path)}: {info.st_size:,} bytes, more than the {limit:,} read"
-            )
+            raise InputError(f"{shown(path)}: {info.st_size:,} bytes, more than the {limit:,} read")
         os.set_blocking(descriptor, True)
         chunks = []
         left = limit + 1  # a file that grows past its size while read is still bounded
@@ -60,5 +58,5 @@ def read_regular(path: str | Path, limit: int = MAX_FILE_BYTES) -> bytes:
         os.close(descriptor)
     data = b"".join(chunks)
     if len(data) > limit:
-        raise InputError(f"{_shown(path)}: grew past {limit:,} bytes while read")
+        raise InputError(f"{shown(path)}: grew past {limit:,} bytes while read")
     return data

@@ -3,13 +3,16 @@ pydantic, so a lint with no settings file starts fast (`settings` validates a fi
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Sequence
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from release_safety.common.errors import InputError
 from release_safety.common.localfile import read_regular
+
+if TYPE_CHECKING:
+    from pathlib import Path  # walked as text: a lint without settings loads no pathlib
 
 SETTINGS_FILE = ".release-safety.toml"
 PYPROJECT = "pyproject.toml"
@@ -101,31 +104,47 @@ def read_settings(path: Path) -> str:
     return settings_text(data, str(path))
 
 
-def find_settings(start: Path) -> Path | None:
+def find_settings(start: str | Path) -> Path | None:
     """The nearest settings file at or above `start`, up to the repository root (the folder
     holding `.git`; only `start` itself outside a repository): `.release-safety.toml`, or a
     `pyproject.toml` with a `[tool.release-safety]` table."""
-    folder = start.resolve()
-    root = repository_root(folder)
-    for candidate in (folder, *folder.parents):
-        if (candidate / SETTINGS_FILE).is_file():
-            return candidate / SETTINGS_FILE
-        pyproject = candidate / PYPROJECT
-        if pyproject.is_file() and _has_table(pyproject):
-            return pyproject
-        if candidate == (root or folder):
+    folder = os.path.realpath(start)
+    last = _git_root(folder) or folder
+    for candidate in _upwards(folder):
+        if os.path.isfile(settings := os.path.join(candidate, SETTINGS_FILE)):
+            return _path(settings)
+        pyproject = os.path.join(candidate, PYPROJECT)
+        if os.path.isfile(pyproject) and _has_table(_path(pyproject)):
+            return _path(pyproject)
+        if candidate == last:
             break
     return None
+
+
+def _path(path: str) -> Path:
+    from pathlib import Path  # only for a file found
+
+    return Path(path)
 
 
 def _has_table(pyproject: Path) -> bool:
     return settings_data(read_settings(pyproject), str(pyproject), table=True) is not None
 
 
+def _upwards(folder: str) -> list[str]:
+    """`folder` (absolute) and each folder above it, nearest first (`Path.parents`)."""
+    found = [folder]
+    while (parent := os.path.dirname(found[-1])) != found[-1]:
+        found.append(parent)
+    return found
+
+
+def _git_root(folder: str) -> str | None:
+    """The nearest of `folder` (resolved) and the folders above it that holds `.git`."""
+    return next((c for c in _upwards(folder) if os.path.exists(os.path.join(c, ".git"))), None)
+
+
 def repository_root(start: Path) -> Path | None:
     """The nearest folder at or above `start` that holds `.git` (a folder, or a worktree's file)."""
-    folder = start.resolve()
-    for candidate in (folder, *folder.parents):
-        if (candidate / ".git").exists():
-            return candidate
-    return None
+    root = _git_root(str(start.resolve()))
+    return None if root is None else _path(root)

@@ -12,7 +12,7 @@ from release_safety.contract.reports import RULES
 from release_safety.surfaces.migrations.engines.postgres.heaviness import FileAnalysis
 from release_safety.surfaces.migrations.lint import analyse_text, schema_of
 from release_safety.surfaces.migrations.reading import Reading
-from release_safety.surfaces.migrations.rules import CATALOGUE
+from release_safety.surfaces.migrations.rules.catalogue import CATALOGUE
 
 HISTORY = schema_of(FIXTURE_SQL, Reading())
 
@@ -151,7 +151,7 @@ def test_catalogue_is_complete_and_registered() -> None:
     ids=lambda e: e.sql[:40],
 )
 def test_examples_without_server_agree_with_the_catalogue(example: object) -> None:
-    from release_safety.surfaces.migrations.rules import Example
+    from release_safety.surfaces.migrations.rules.catalogue import Example
 
     assert isinstance(example, Example)
     analysis = (

@@ -16,8 +16,7 @@ from pgprobe import FIXTURE_SQL, Probe, ProbeError
 from release_safety.surfaces.migrations.engines.postgres.heaviness import FileAnalysis
 from release_safety.surfaces.migrations.lint import analyse_text, findings_of, schema_of
 from release_safety.surfaces.migrations.reading import Reading
-from release_safety.surfaces.migrations.rules import CATALOGUE, Example
-from release_safety.surfaces.migrations.rules.catalogue import SAFE_EXAMPLES
+from release_safety.surfaces.migrations.rules.catalogue import CATALOGUE, SAFE_EXAMPLES, Example
 from release_safety.surfaces.migrations.schema.model import Schema
 from release_safety.surfaces.migrations.sql.sqlfile import split_sql
 

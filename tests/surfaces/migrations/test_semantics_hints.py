@@ -13,7 +13,7 @@ from release_safety.settings.model import Settings
 from release_safety.surfaces.migrations.analyse import analyse
 from release_safety.surfaces.migrations.lint import analyse_text, findings_of, schema_of
 from release_safety.surfaces.migrations.reading import Reading
-from release_safety.surfaces.migrations.rules import BY_ID, CATALOGUE
+from release_safety.surfaces.migrations.rules.catalogue import BY_ID, CATALOGUE
 
 INIT = (
     "CREATE TABLE accounts (id int PRIMARY KEY, handle text, tier text NOT NULL DEFAULT 'basic',"

@@ -23,11 +23,10 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from release_safety.contract.finding import RULES, Finding
-from release_safety.settings.reasons import hollow_reason
-from release_safety.surfaces.migrations.rules import (
+from release_safety.surfaces.migrations.rules.ids import RuleId
+from release_safety.surfaces.migrations.rules.registered import (
     ACKNOWLEDGEMENT_INVALID,
     ACKNOWLEDGEMENT_UNUSED,
-    RuleId,
 )
 
 if TYPE_CHECKING:
@@ -73,6 +72,8 @@ def _invalid(
         found = f" (the next statement's findings: {', '.join(here)})" if here else ""
         hint = f"Name the rule of the finding it accepts{found}: {form}."
         return _problem(path, attempt.line, message, hint)
+    from release_safety.settings.reasons import hollow_reason  # only a file that acknowledges
+
     hollow = hollow_reason(attempt.reason)
     if hollow:
         message = f"acknowledgement reason is hollow: {hollow}"

@@ -51,7 +51,7 @@ from release_safety.surfaces.migrations.lint import (
     with_acknowledgements,
 )
 from release_safety.surfaces.migrations.reading import Reading
-from release_safety.surfaces.migrations.rules import SHIPPED_MIGRATION_DELETED
+from release_safety.surfaces.migrations.rules.catalogue import SHIPPED_MIGRATION_DELETED
 from release_safety.surfaces.migrations.schema.model import Schema
 
 _STATES: OrderedDict[str, Schema] = OrderedDict()

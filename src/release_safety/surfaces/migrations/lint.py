@@ -11,8 +11,7 @@ from __future__ import annotations
 import re
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from release_safety.common.textcase import lower
 from release_safety.contract.finding import Finding
@@ -27,8 +26,8 @@ from release_safety.surfaces.migrations.engines.postgres.heaviness import (
 from release_safety.surfaces.migrations.find.formats import Reader, outside_transaction
 from release_safety.surfaces.migrations.find.tools import migration_name
 from release_safety.surfaces.migrations.reading import Reading
-from release_safety.surfaces.migrations.rules import BLOCKING_TABLE_LOCK, BY_ID
 from release_safety.surfaces.migrations.rules.ids import RuleId
+from release_safety.surfaces.migrations.rules.registered import BLOCKING_TABLE_LOCK, BY_ID
 from release_safety.surfaces.migrations.schema.coltypes import is_utc
 from release_safety.surfaces.migrations.schema.model import Schema
 from release_safety.surfaces.migrations.sql.changelog import is_changelog, read_changelog
@@ -67,8 +66,7 @@ def remember(cache: OrderedDict[K, V], key: K, value: V) -> V:
     return value
 
 
-@dataclass(frozen=True)
-class History:
+class History(NamedTuple):
     """The schema a sequence of migrations leaves, under the key of that sequence ("" when
     unkeyed: nothing is remembered of it, nor of the sequences that continue it)."""
 

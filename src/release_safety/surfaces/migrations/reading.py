@@ -4,8 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from release_safety.settings.file import (
     DEFAULT_POSTGRES_VERSION,
@@ -17,13 +16,12 @@ if TYPE_CHECKING:
     from release_safety.settings.model import Settings
 
 
-@dataclass(frozen=True)
-class Reading:
+class Reading(NamedTuple):
     """The PostgreSQL major version, the template placeholders (literal text replaced before
     parsing, then what any remaining `{{ ... }}` becomes) and the server's TimeZone."""
 
     postgres_version: int = DEFAULT_POSTGRES_VERSION
-    placeholders: Mapping[str, str] = field(default_factory=dict)
+    placeholders: Mapping[str, str] = {}  # never written to: read as a Mapping
     template_default: str = DEFAULT_TEMPLATE
     server_timezone: str = DEFAULT_SERVER_TIMEZONE
 
@@ -38,5 +36,5 @@ class Reading:
         )
 
     def key(self) -> str:
-        """The reading as a cache key."""
+        """The reading as a cache key (the text a dataclass of it had, `Reading(...)`)."""
         return repr(self)

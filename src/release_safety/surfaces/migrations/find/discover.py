@@ -30,7 +30,7 @@ from release_safety.surfaces.migrations.frameworks.goembedded import (
     holds_migrations,
     migration_list,
 )
-from release_safety.surfaces.migrations.rules import (
+from release_safety.surfaces.migrations.rules.catalogue import (
     MIGRATION_NOT_READ,
     SHIPPED_MIGRATION_DELETED,
     SHIPPED_MIGRATION_EDITED,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from release_safety.surfaces.migrations.find.tools import Placed, Read
 
@@ -44,19 +44,19 @@ _FOLDER_WORD = re.compile(
     re.IGNORECASE,
 )
 ASSUMED = "assumed: no dialect setting, tool config or folder name says otherwise"
-_PROVIDER = re.compile(r"""^\s*provider\s*=\s*["'](?P<name>\w+)["']""", re.MULTILINE)
-_CARGO_DEPENDENCY = re.compile(
-    r"^\s*(?:diesel|sqlx)\s*=\s*\{[^}]*?\bfeatures\s*=\s*\[(?P<features>[^\]]*)\]",
-    re.MULTILINE,
+# The patterns of tools' config files are compiled when one is read (`re`'s cache keeps them):
+# a root without such a file, most of them, never pays for them.
+_PROVIDER = r"""(?m)^\s*provider\s*=\s*["'](?P<name>\w+)["']"""
+_CARGO_DEPENDENCY = (
+    r"(?m)^\s*(?:diesel|sqlx)\s*=\s*\{[^}]*?\bfeatures\s*=\s*\[(?P<features>[^\]]*)\]"
 )
-_CARGO_FEATURE = re.compile(r"[\"'](\w+)[\"']")
+_CARGO_FEATURE = r"[\"'](\w+)[\"']"
 _CONFIGS = ("drizzle.config.ts", "drizzle.config.js", "drizzle.config.mjs", "drizzle.config.json")
-_DRIZZLE_DIALECT = re.compile(r"""\bdialect["']?\s*:\s*["'](?P<name>\w+)["']""")
+_DRIZZLE_DIALECT = r"""\bdialect["']?\s*:\s*["'](?P<name>\w+)["']"""
 _COMPOSE = ("compose.yaml", "compose.yml", "docker-compose.yml", "docker-compose.yaml")
-_IMAGE = re.compile(
-    r"^\s*image:\s*[\"']?(?:[\w.-]+/)*(?P<name>postgresql|postgres|postgis|mysql|mariadb|"
-    r"clickhouse-server|cockroach|mssql-server)\b",
-    re.MULTILINE,
+_IMAGE = (
+    r"(?m)^\s*image:\s*[\"']?(?:[\w.-]+/)*(?P<name>postgresql|postgres|postgis|mysql|mariadb|"
+    r"clickhouse-server|cockroach|mssql-server)\b"
 )
 _IMAGES = {
     "postgresql": "postgres",
@@ -68,7 +68,7 @@ _IMAGES = {
     "cockroach": "cockroachdb",
     "mssql-server": "mssql",
 }
-_RAILS_ADAPTER = re.compile(r"^\s*adapter:\s*[\"']?(?P<name>\w+)", re.MULTILINE)
+_RAILS_ADAPTER = r"(?m)^\s*adapter:\s*[\"']?(?P<name>\w+)"
 _RAILS_ADAPTERS = {
     "postgresql": "postgres",
     "postgis": "postgres",
@@ -78,11 +78,10 @@ _RAILS_ADAPTERS = {
     "sqlserver": "mssql",
 }
 """ActiveRecord's adapter names and the engine each runs on."""
-_ATLAS_URL = re.compile(r"""\b(?:dev|url)\s*=\s*"(?:docker://)?(?P<name>[a-z0-9]+)[:/+]""")
+_ATLAS_URL = r"""\b(?:dev|url)\s*=\s*"(?:docker://)?(?P<name>[a-z0-9]+)[:/+]"""
 
 
-@dataclass(frozen=True)
-class EngineOf:
+class EngineOf(NamedTuple):
     """A root's engine and what said so."""
 
     engine: str
@@ -155,8 +154,8 @@ def _upwards(folder: str, name: str) -> list[str]:
     return [_join("/".join(parts[:i]), name) for i in range(len(parts), -1, -1)]
 
 
-def _named(pattern: re.Pattern[str], text: str | None) -> str | None:
-    found = pattern.search(text) if text is not None else None
+def _named(pattern: str, text: str | None) -> str | None:
+    found = re.search(pattern, text) if text is not None else None
     return ENGINE_NAMES.get(found["name"].lower()) if found is not None else None
 
 
@@ -164,7 +163,7 @@ def _compose_engine(text: str | None) -> str | None:
     """The one database engine a compose file's images run (None for none, or several)."""
     if text is None:
         return None
-    engines = {_IMAGES[found["name"]] for found in _IMAGE.finditer(text)}
+    engines = {_IMAGES[found["name"]] for found in re.finditer(_IMAGE, text)}
     return engines.pop() if len(engines) == 1 else None
 
 
@@ -174,8 +173,8 @@ def _cargo_engine(text: str | None) -> str | None:
         return None
     engines = {
         ENGINE_NAMES[feature]
-        for found in _CARGO_DEPENDENCY.finditer(text)
-        for feature in _CARGO_FEATURE.findall(found["features"])
+        for found in re.finditer(_CARGO_DEPENDENCY, text)
+        for feature in re.findall(_CARGO_FEATURE, found["features"])
         if feature in ENGINE_NAMES
     }
     return engines.pop() if len(engines) == 1 else None
@@ -196,5 +195,5 @@ def _rails_engine(text: str | None) -> str | None:
     or one written by ERB)."""
     if text is None:
         return None
-    engines = {_RAILS_ADAPTERS.get(found["name"]) for found in _RAILS_ADAPTER.finditer(text)}
+    engines = {_RAILS_ADAPTERS.get(found["name"]) for found in re.finditer(_RAILS_ADAPTER, text)}
     return engines.pop() if len(engines) == 1 else None

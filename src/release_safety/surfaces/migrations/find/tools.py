@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from release_safety.surfaces.migrations.find.liquibase import master_of
 
@@ -37,8 +37,7 @@ Exists = Callable[[str], bool]
 Read = Callable[[str], "str | None"]
 
 
-@dataclass(frozen=True)
-class Placed:
+class Placed(NamedTuple):
     """A migration file's tool (a format name), the folder its tool runs migrations from, and
     whether the tool runs it on an upgrade (a down part never does)."""
 

@@ -87,15 +87,20 @@ class _Reader:
         return self.toks[k] if k < len(self.toks) else None
 
     def key(self, ahead: int = 0) -> str:
-        tok = self.peek(ahead)
-        return tok.key if tok is not None else ""
+        k = self.i + ahead
+        return self.toks[k].key if k < len(self.toks) else ""
 
     def take(self, *keys: str) -> bool:
-        """Take the tokens whose keys are `keys`, if they come next."""
-        if all(self.key(k) == key for k, key in enumerate(keys)):
-            self.i += len(keys)
-            return True
-        return False
+        """Take the tokens whose keys are `keys`, if they come next (as `Cursor.accept`)."""
+        i, toks = self.i, self.toks
+        end = i + len(keys)
+        if end > len(toks):
+            return False
+        for k, key in enumerate(keys, i):
+            if toks[k].key != key:
+                return False
+        self.i = end
+        return True
 
     def need(self, *keys: str) -> None:
         for key in keys:
