@@ -187,6 +187,27 @@ def test_comments_and_spacing_in_a_shipped_migration_are_no_edit(
     assert found["rollingUpdateSafe"] is True, found["because"]
 
 
+def test_a_signature_changed_on_shipped_migrations_is_no_edit(
+    make_repo: Callable[[str], RepoBuilder], tmp_path: Path
+) -> None:
+    """miniflux 2.2.11 dropped the `driver string` parameter from every element: what each
+    sends is the same, so nothing shipped was edited; a body changed beside it still is."""
+    resigned = go_file(
+        [
+            e.replace("func(tx *sql.Tx) (err error)", "func(tx *sql.Tx, _ string) error")
+            for e in FIRST
+        ]
+    ).replace("func(tx *sql.Tx) error{", "func(tx *sql.Tx, driver string) error{")
+    found = _judge(make_repo, tmp_path, "resigned", resigned)
+    assert found["rollingUpdateSafe"] is True, found["because"]
+    edited = resigned.replace("ON users (name)", "ON users (lower(name))")
+    found = _judge(make_repo, tmp_path, "resigned-edited", edited)
+    # its text first differs at the element's own first line (the signature)
+    assert [(f["rule"], f["line"]) for f in found["because"]] == [
+        ("shipped-migration-edited", 8 + FIRST[0].count("\n"))
+    ]
+
+
 def test_a_shipped_migration_removed_is_an_edit(
     make_repo: Callable[[str], RepoBuilder], tmp_path: Path
 ) -> None:

@@ -207,13 +207,15 @@ def _elements(body: Node, functions: dict[str, Node], constants: dict[str, Node]
 
 
 def _shape(node: Node) -> tuple[object, ...]:
-    """A node's Go tokens without comments, each string literal as its SQL tokens (kind and
-    text, comments and spacing left out) when it reads as SQL, else as its value."""
+    """A node's Go tokens without comments and without a function's signature (what it is
+    handed and returns sends nothing: `func(tx *sql.Tx, _ string)` made `func(tx *sql.Tx)`),
+    each string literal as its SQL tokens (kind and text, comments and spacing left out) when
+    it reads as SQL, else as its value."""
     found: list[object] = []
     stack = [node]
     while stack:
         current = stack.pop()
-        if current.type == "comment":
+        if current.type == "comment" or _signature(current):
             continue
         value = golang.string_value(current)
         if value is not None:
@@ -226,6 +228,14 @@ def _shape(node: Node) -> tuple[object, ...]:
         else:
             stack.extend(reversed(current.children))
     return tuple(found)
+
+
+def _signature(node: Node) -> bool:
+    """True for the parameters or the result of a function literal or declaration."""
+    parent = node.parent
+    if parent is None or parent.type not in ("func_literal", "function_declaration"):
+        return False
+    return node in (parent.child_by_field_name("parameters"), parent.child_by_field_name("result"))
 
 
 class Unreadable(ValueError):
