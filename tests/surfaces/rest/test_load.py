@@ -90,6 +90,25 @@ def test_fast_path_matches_pyyaml_on_real_documents(path: Any) -> None:
     assert _same(fast, _slow(text))
 
 
+@pytest.mark.parametrize(
+    ("text", "aliased"),
+    [
+        ("&a x\nb: *a\n", True),
+        ("a: &x 1\nb: *x\n", True),
+        ("a: [&x 1, *x]\n", True),
+        ("a: {b: 1,&x 2}\nc: *x\n", True),
+        ("a: &x 1\nb: &y 2\nc: *y\n", True),
+        ("a: &x 1\nb: 2\n", False),
+        ("url: https://h/?a=1&x=2\nb: *x=2\n", False),
+        ("a: x&&y 1\nb: *&y\n", False),
+    ],
+)
+def test_aliases_are_found_by_their_anchor(text: str, aliased: bool) -> None:
+    """Only an anchor that starts the text or follows a space, `[`, `{` or `,` counts, and a
+    text with an alias of one never reaches rapidyaml."""
+    assert load._may_alias(text) is aliased
+
+
 def test_fast_path_quotes_bare_infinity_words_even_in_block_text() -> None:
     """The one known deviation: a block-scalar line that is exactly `- inf` reads `- "inf"`
     (descriptions and examples are never compared; enum values stay exact)."""

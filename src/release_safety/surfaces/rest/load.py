@@ -292,13 +292,21 @@ def _parse_text(text: str) -> Any:
         raise SpecError(f"not valid YAML: {exc}") from exc
 
 
-_ANCHOR = re.compile(r"(?:^|[\s\[{,])&([^\s,\[\]{}]+)", re.MULTILINE)
+# An anchor-like `&name` (found fast: the pattern starts with its literal), kept when it starts
+# the text or follows a space, `[`, `{` or `,`.
+_ANCHOR = re.compile(r"&([^\s,\[\]{}]+)")
+_BEFORE_ANCHOR = re.compile(r"[\s\[{,]")
 
 
 def _may_alias(text: str) -> bool:
     """True when the text may hold an alias: some anchor-like `&name` has a `*name` too.
     (rapidyaml expands aliases in place, so an alias bomb must never reach it.)"""
-    return any(f"*{name}" in text for name in set(_ANCHOR.findall(text)))
+    names = {
+        match[1]
+        for match in _ANCHOR.finditer(text)
+        if match.start() == 0 or _BEFORE_ANCHOR.match(text, match.start() - 1)
+    }
+    return any(f"*{name}" in text for name in names)
 
 
 @contextmanager
