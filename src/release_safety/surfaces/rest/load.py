@@ -132,6 +132,9 @@ class Document:
     root: dict[str, Any]
     version: str
     text: str
+    # the key paths of the text's nested mappings down to the depth lines are kept for, in
+    # document order (None: unknown), which lets the lines be read from the shallow lines only
+    outline: tuple[tuple[str, ...], ...] | None = field(default=None, repr=False)
     _lines: dict[tuple[str, ...], int] | None = field(default=None, repr=False)
 
     def line_of(self, *keys: str) -> int:
@@ -139,8 +142,26 @@ class Document:
         if self.version == "2.0" and keys[:2] == ("components", "schemas"):
             keys = ("definitions", *keys[2:])
         if self._lines is None:
-            self._lines = _key_lines(self.text, depth=3)
+            self._lines = _key_lines(self.text, _LINE_DEPTH, self.outline)
         return self._lines.get(keys[:3], self._lines.get(keys[:2], 1))
+
+
+_LINE_DEPTH = 3  # lines are kept for the keys of the first three levels
+
+
+def outline(root: dict[str, Any], depth: int = _LINE_DEPTH) -> tuple[tuple[str, ...], ...]:
+    """The key paths of nested mappings down to `depth` levels, in document order (what the
+    lines of the keys must cover)."""
+    found: list[tuple[str, ...]] = []
+
+    def walk(node: dict[str, Any], path: tuple[str, ...]) -> None:
+        for key, value in node.items():
+            found.append((*path, key))
+            if isinstance(value, dict) and len(path) + 1 < depth:
+                walk(value, (*path, key))
+
+    walk(root, ())
+    return tuple(found)
 
 
 # What libyaml reads otherwise than the text's lines numbered by `\n`: breaks of its own (a lone
@@ -160,16 +181,30 @@ def _paired(match: re.Match[str]) -> str:
     return match[1] + chr(0x10000 + (high << 10) + low)
 
 
-def _key_lines(text: str, depth: int) -> dict[tuple[str, ...], int]:
+def _key_lines(
+    text: str, depth: int, expected: tuple[tuple[str, ...], ...] | None = None
+) -> dict[tuple[str, ...], int]:
     """Lines of mapping keys up to `depth` levels (none inside sequences), from the marks of
     PyYAML's event stream (its C parser; JSON is YAML), lines counted by line feeds alone; the
-    first of duplicate keys wins; a text the parser stops on keeps the lines found before."""
+    first of duplicate keys wins; a text the parser stops on keeps the lines found before.
+
+    Given the key paths `expected` (the document's `outline`), block YAML is read first with
+    only its shallow lines (`_shallow`): when that gives exactly those key paths, in order,
+    its lines are the answer (every line kept where it was); otherwise the whole text is read.
+    """
     lone_cr = text.count("\r") > text.count("\r\n")
     if lone_cr or any(brk in text for brk in "\x85\u2028\u2029"):
         text = _BREAKS.sub(" ", text)
     if _HIGH_SURROGATE.search(text):
         text = _SURROGATES.sub(_paired, text)
     found: dict[tuple[str, ...], int] = {}
+    shallow = _shallow(text, depth) if expected is not None else None
+    if shallow is not None:
+        with suppress(yaml.YAMLError):
+            _record_keys(shallow, depth, found)
+            if tuple(found) == expected:
+                return found
+        found.clear()
     try:
         _record_keys(text, depth, found)
     except yaml.reader.ReaderError:  # a character libyaml refuses: read again without any
@@ -179,6 +214,23 @@ def _key_lines(text: str, depth: int) -> dict[tuple[str, ...], int]:
     except yaml.YAMLError:
         pass
     return found
+
+
+_FIRST_INDENT = re.compile(r"^( +)[^\s#]", re.MULTILINE)
+
+
+def _shallow(text: str, depth: int) -> str | None:
+    """Block YAML with every line indented deeper than `depth - 1` steps blanked (line breaks
+    kept), the step being the first indented line's indent; None for flow-style text (JSON),
+    which blanking would break. A key of the first `depth` levels indented as the first one is
+    kept on its line; a block scalar loses deep lines only (its indent is its first line's)."""
+    if re.match(r"\s*[\[{]", text):
+        return None
+    first = _FIRST_INDENT.search(text)
+    if first is None:
+        return text
+    deeper = re.compile(f"^ {{{len(first[1]) * (depth - 1) + 1}}}[^\n]*", re.MULTILINE)
+    return deeper.sub("", text)
 
 
 _MAP, _MAP_END = yaml.MappingStartEvent, yaml.MappingEndEvent
@@ -249,7 +301,8 @@ def parse(data: bytes) -> Document:
     if not isinstance(root, dict):
         raise SpecError("the document is not a mapping")
     if isinstance(root.get("swagger"), str) and root["swagger"].startswith("2."):
-        return Document(convert_swagger(root), "2.0", text)
+        keys = outline(root)
+        return Document(convert_swagger(root), "2.0", text, keys)
     openapi = root.get("openapi")
     if "openapi" not in root and "swagger" not in root:
         raise SpecError("not an OpenAPI document: no top-level `openapi` or `swagger` key")
@@ -258,7 +311,7 @@ def parse(data: bytes) -> Document:
         raise SpecError(f"unsupported Swagger version {swagger!r} (2.0, or OpenAPI 3.0, 3.1)")
     if not isinstance(openapi, str) or not re.match(r"3\.[01]\b", openapi):
         raise SpecError(f"unsupported OpenAPI version {openapi!r} (3.0, 3.1 or Swagger 2.0)")
-    return Document(root, openapi[:3], text)
+    return Document(root, openapi[:3], text, outline(root))
 
 
 def _parse_text(text: str) -> Any:
