@@ -112,6 +112,40 @@ def test_aliases_are_found_by_their_anchor(text: str, aliased: bool) -> None:
     assert load._may_alias(text) is aliased
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a: &x {b: 1, c: [inf, 2]}\nd: *x\ne: [*x, *x]\n",
+        "required: &r\n  - type\nother:\n  required: *r\n",
+        "&k key: 1\nother: *k\n",
+    ],
+)
+def test_aliases_of_complete_anchors_are_read_by_rapidyaml(text: str) -> None:
+    """rapidyaml copies what an alias names, PyYAML shares it: the values are the same."""
+    assert _same(load._read_fast(text), _slow(text))
+    assert _same(load._parse_text(text), _slow(text))
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [("a: *x\nb: &x 1\n", "found undefined alias"), ("a: &x 1\nb: &x 2\nc: *x\n", "second")],
+    ids=["forward", "twice"],
+)
+def test_aliases_pyyaml_refuses_are_refused_as_before(text: str, problem: str) -> None:
+    """A forward alias, an anchor defined twice (rapidyaml would take the last one)."""
+    with pytest.raises(SpecError, match=problem):
+        load._parse_text(text)
+
+
+def test_merge_keys_and_recursive_aliases_are_read_by_pyyaml() -> None:
+    """rapidyaml would merge a `<<` key (the core schema does not) and hang on a recursive
+    alias: PyYAML reads both."""
+    merged = load._parse_text("a: &x {b: 1}\nc: {<<: *x, d: 2}\n")
+    assert merged == {"a": {"b": 1}, "c": {"<<": {"b": 1}, "d": 2}}
+    recursive = load._parse_text("a: &x {b: *x}\n")
+    assert recursive["a"]["b"] is recursive["a"]
+
+
 def test_fast_path_quotes_bare_infinity_words_even_in_block_text() -> None:
     """The one known deviation: a block-scalar line that is exactly `- inf` reads `- "inf"`
     (descriptions and examples are never compared; enum values stay exact)."""

@@ -3,7 +3,7 @@ the YAML through rapidyaml where it can: 8x faster than PyYAML's C loader on the
 2.9 MB spec (bench/bench_libraries.py), so both libraries are kept.
 
 YAML goes through rapidyaml (C++) when the text holds none of the constructs its JSON emitter
-renders differently from the YAML 1.2 core schema (aliases, tags, `~`, `True`, octal and hex
+renders differently from the YAML 1.2 core schema (tags, `~`, `True`, octal and hex
 numbers, `.inf` ...); otherwise, or when it fails, through PyYAML (its C loader when present)
 with the same core-schema resolvers, so both paths give the same values for the same text
 (a test checks it on the real dataset). One known deviation: the bare words `inf`, `infinity`
@@ -11,8 +11,10 @@ and `nan` are quoted before rapidyaml reads them (it would turn them into infini
 block-scalar line that is exactly `- inf` reads `- "inf"`; descriptions are never compared.
 
 Bounds (docs/bounds.md): nesting and alias expansion are bounded by `yamlbound.check` before
-PyYAML builds anything; a document with aliases never reaches rapidyaml, which would expand
-them in place.
+PyYAML builds anything. A document with aliases reaches rapidyaml, which copies what they name,
+only after that check, and only when each alias names an anchor complete before it, defined
+once, the copies add at most `_COPIED_NODES` nodes and no `<<` merge key is written (rapidyaml
+merges, the core schema does not); otherwise PyYAML reads it.
 """
 
 from __future__ import annotations
@@ -326,13 +328,17 @@ def _parse_text(text: str) -> Any:
             if deeper_than(value, MAX_DEPTH):
                 raise SpecError(TOO_DEEP)
             return value
-    fast_text = _fast_text(text) if _rapidyaml() is not None and not _may_alias(text) else None
-    if fast_text is not None:
-        fast = _parse_fast(fast_text)  # rapidyaml itself refuses nesting deeper than 64
+    aliased = _may_alias(text)
+    if not aliased:
+        fast = _read_fast(text)  # rapidyaml itself refuses nesting deeper than 64
         if fast is not None:
             return fast
     try:
-        check_bounds(text)
+        added = check_bounds(text)
+        if added is not None and added <= _COPIED_NODES and "<<" not in text:
+            fast = _read_fast(text)  # copies of complete anchors, no merge key
+            if fast is not None:
+                return fast
         return _string_keys(yaml.load(text, Loader=_CoreLoader))
     except YamlBoundError as exc:
         raise SpecError(str(exc)) from exc
@@ -377,6 +383,18 @@ def _quiet_stderr() -> Iterator[None]:
     finally:
         os.dup2(saved, 2)
         os.close(saved)
+
+
+# Most nodes rapidyaml may add by copying what aliases name (PyYAML shares them instead).
+_COPIED_NODES = 100_000
+
+
+def _read_fast(text: str) -> Any:
+    """The text's values through rapidyaml, or None when PyYAML must read it."""
+    if _rapidyaml() is None:
+        return None
+    fast_text = _fast_text(text)
+    return _parse_fast(fast_text) if fast_text is not None else None
 
 
 def _parse_fast(text: str) -> Any:
