@@ -83,11 +83,13 @@ _CoreLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 _CoreLoader.add_constructor("tag:yaml.org,2002:float", _construct_float)
 
 # Plain scalars the rapidyaml JSON emitter renders unlike the YAML 1.2 core schema, found in one
-# pass that starts with a character class (fast): tags, `~`, `True`, `NULL`, `.inf`, `012`, `0x1F`
-# send the document to PyYAML; the words `inf`, `infinity`, `nan` (strings in the core schema,
-# infinities to rapidyaml) are quoted first.
+# pass that starts with a character class (fast; a lookahead of the words' first characters then
+# rejects most places at once): tags, `~`, `True`, `NULL`, `.inf`, `012`, `0x1F` send the document
+# to PyYAML; the words `inf`, `infinity`, `nan` (strings in the core schema, infinities to
+# rapidyaml) are quoted first.
 _SCALAR = re.compile(
-    r"[:,\[{-] *(?:(!)|(?:(-?(?:infinity|inf|nan))|~|True|TRUE|False|FALSE|Null|NULL"
+    r"[:,\[{-] *(?=[-!~TFNin.+0])"
+    r"(?:(!)|(?:(-?(?:infinity|inf|nan))|~|True|TRUE|False|FALSE|Null|NULL"
     r"|[-+]?\.(?:inf|Inf|INF|nan|NaN|NAN)|[-+]?0[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)"
     r"(?=[ \t]*(?:$|[,\]}#])))",
     re.MULTILINE,
