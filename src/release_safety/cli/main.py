@@ -134,8 +134,8 @@ def _answer(args: list[str], as_json: bool | str) -> int:
 
 def _quick(args: list[str]) -> int | None:
     """The answer of a plain call one of the click-free paths takes (`--version`,
-    `upgrade/check.py`, `cli/lint.py`), or None to leave the call to click; only that path's
-    module is imported."""
+    `upgrade/check.py`, `cli/lint.py`, `cli/openapi.py`), or None to leave the call to click;
+    only that path's module is imported."""
     if args == ["--version"]:  # the line click's version option prints, without click
         from release_safety import version_line
 
@@ -149,6 +149,10 @@ def _quick(args: list[str]) -> int | None:
         from release_safety.cli.lint import quick_lint
 
         return quick_lint(args)
+    if args[:1] == ["diff-openapi"]:
+        from release_safety.cli.openapi import quick_diff
+
+        return quick_diff(args)
     return None
 
 
