@@ -165,3 +165,32 @@ def test_diff_openapi_loads_no_repository_surface(tmp_path: Path) -> None:
     assert code == 0
     # no pydantic (settings, reports), no tree-sitter (routes read from code), no httpx
     assert not {"pydantic", "pydantic_core", "tree_sitter", "httpx", "sqlglot"} & packages
+
+
+def test_a_plain_json_diff_openapi_imports_no_click(tmp_path: Path) -> None:
+    """`diff-openapi BASE REVISION --json` is answered without click, with the JSON and the exit
+    code click's path gives (`--format json` goes through click)."""
+    get = {"responses": {"200": {"description": "ok"}}}
+    spec = {
+        "openapi": "3.0.3",
+        "info": {"title": "t", "version": "1"},
+        "paths": {"/a": {"get": get}},
+    }
+    (tmp_path / "old.json").write_text(json.dumps(spec))
+    (tmp_path / "new.json").write_text(json.dumps({**spec, "paths": {}}))
+    code, packages, _ = top_level(tmp_path, "diff-openapi", "old.json", "new.json", "--json")
+    assert code == 1  # the endpoint removed: the comparison did run
+    assert packages == {"release_safety", "yaml", "cython_runtime"}  # no click (PyYAML: Cython)
+    answers = [
+        subprocess.run(
+            [sys.executable, "-m", "release_safety", "diff-openapi", "old.json", "new.json", *fmt],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        for fmt in (["--json"], ["--format", "json"])
+    ]
+    assert [a.returncode for a in answers] == [1, 1]
+    assert answers[0].stdout == answers[1].stdout
+    assert json.loads(answers[0].stdout)["breakingCount"] == 1

@@ -57,6 +57,24 @@ def test_the_bound_counts_expansions_and_spares_modest_aliases() -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "added"),
+    [
+        ("a: 1\nb: [2, 3]\n", 0),
+        ("base: &b {a: 1, b: 2}\none: *b\ntwo: [*b, *b]\n", 12),
+        ("s: &s x\nt: *s\n", 0),
+        ("a: *x\nb: &x 1\n", None),  # forward
+        ("a: &x {b: *x}\n", None),  # recursive
+        ("a: &x 1\nb: &x 2\nc: *x\n", None),  # defined twice
+        ("a: &x {b: &x 1}\nc: *x\n", None),
+    ],
+)
+def test_the_check_says_what_copying_the_aliases_adds(text: str, added: int | None) -> None:
+    """What a reader that copies aliases (rapidyaml) would add, or None where it cannot be
+    trusted (PyYAML refuses a forward alias or a second anchor, and shares a recursive one)."""
+    assert check(text) == added
+
+
+@pytest.mark.parametrize(
     ("load", "error"),
     [
         (load_yaml, YamlError),

@@ -134,8 +134,8 @@ def _answer(args: list[str], as_json: bool | str) -> int:
 
 def _quick(args: list[str]) -> int | None:
     """The answer of a plain call one of the click-free paths takes (`--version`,
-    `upgrade/check.py`, `cli/lint.py`), or None to leave the call to click; only that path's
-    module is imported."""
+    `upgrade/check.py`, `cli/lint.py`, `cli/openapi.py`), or None to leave the call to click;
+    only that path's module is imported."""
     if args == ["--version"]:  # the line click's version option prints, without click
         from release_safety import version_line
 
@@ -149,6 +149,10 @@ def _quick(args: list[str]) -> int | None:
         from release_safety.cli.lint import quick_lint
 
         return quick_lint(args)
+    if args[:1] == ["diff-openapi"]:
+        from release_safety.cli.openapi import quick_diff
+
+        return quick_diff(args)
     return None
 
 
@@ -175,10 +179,11 @@ def main() -> None:
     # The CLI loads no pydantic plugins unless asked to: the entry-point scan costs every
     # command tens of milliseconds (set PYDANTIC_DISABLE_PLUGINS yourself to choose).
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
-    lint = sys.argv[1:2] == ["lint-migrations"]
+    lint = sys.argv[1:2] in (["lint-migrations"], ["diff-openapi"])
     if lint:
         # A lint allocates a schema per file and leaves no cycles: the cyclic collector would
         # walk the growing heap for nothing (5 % of a 2,000-file run), and it ends in os._exit.
+        # So does `diff-openapi`: two documents' values and schemas, kept to the end.
         gc.disable()
     code = run()
     if lint:

@@ -26,11 +26,14 @@ class YamlBoundError(ValueError):
     """The document is past a bound (`TOO_DEEP`, `TOO_MANY`); it is not read."""
 
 
-def check(text: str) -> None:
+def check(text: str) -> int | None:
     """Refuse `text` (YamlBoundError) when it is past a bound; a syntax error is left to the
-    reader (`yaml.YAMLError` propagates unchanged, with its mark)."""
+    reader (`yaml.YAMLError` propagates unchanged, with its mark). Within the bounds: the nodes
+    its aliases add when each is copied, or None when an alias names an anchor not complete
+    before it (forward, undefined or recursive) or an anchor is defined twice (what a reader
+    that copies aliases, such as rapidyaml, cannot be trusted with)."""
     try:
-        _count_events(text)
+        return _count_events(text)
     except yaml.MarkedYAMLError as exc:
         # libyaml's scanner (PyYAML >= 6.0.4) has a nesting limit of its own, met first
         if "nesting depth" in (exc.problem or ""):
@@ -38,17 +41,23 @@ def check(text: str) -> None:
         raise
 
 
-def _count_events(text: str) -> None:
-    """Count the nodes the document expands to, an alias counting as its anchor's node does."""
-    total = 0
+def _count_events(text: str) -> int | None:
+    """Count the nodes the document expands to, an alias counting as its anchor's node does;
+    the nodes aliases add (None: not every alias names one complete anchor before it)."""
+    total = added = 0
+    simple = True
     sizes: dict[str, int] = {}
     open_collections: list[tuple[str | None, int]] = []
     for event in yaml.parse(text, Loader=_Loader):
         if isinstance(event, yaml.AliasEvent):
-            total += sizes.get(event.anchor or "", 1)
+            size = sizes.get(event.anchor or "")
+            simple = simple and size is not None
+            total += size or 1
+            added += (size or 1) - 1
         elif isinstance(event, yaml.ScalarEvent):
             total += 1
             if event.anchor:
+                simple = simple and event.anchor not in sizes
                 sizes[event.anchor] = 1
         elif isinstance(event, yaml.CollectionStartEvent):
             total += 1
@@ -58,6 +67,8 @@ def _count_events(text: str) -> None:
         elif isinstance(event, yaml.CollectionEndEvent):
             anchor, start = open_collections.pop()
             if anchor:
+                simple = simple and anchor not in sizes
                 sizes[anchor] = total - start
         if total > MAX_NODES:
             raise YamlBoundError(TOO_MANY)
+    return added if simple else None

@@ -9,7 +9,10 @@ from typing import Any
 
 import pytest
 import yaml
+from hypothesis import given
+from hypothesis import strategies as st
 from rest_pairs import DATASET, FIXTURES
+from rest_strategies import SAFE, SLOTS, STATUSES, TREES, VERSIONS, assemble
 
 from release_safety.surfaces.rest import load
 from release_safety.surfaces.rest.load import SpecError, parse
@@ -88,6 +91,59 @@ def test_fast_path_matches_pyyaml_on_real_documents(path: Any) -> None:
     fast = load._parse_fast(load._fast_text(text) or "")
     assert fast is not None
     assert _same(fast, _slow(text))
+
+
+@pytest.mark.parametrize(
+    ("text", "aliased"),
+    [
+        ("&a x\nb: *a\n", True),
+        ("a: &x 1\nb: *x\n", True),
+        ("a: [&x 1, *x]\n", True),
+        ("a: {b: 1,&x 2}\nc: *x\n", True),
+        ("a: &x 1\nb: &y 2\nc: *y\n", True),
+        ("a: &x 1\nb: 2\n", False),
+        ("url: https://h/?a=1&x=2\nb: *x=2\n", False),
+        ("a: x&&y 1\nb: *&y\n", False),
+    ],
+)
+def test_aliases_are_found_by_their_anchor(text: str, aliased: bool) -> None:
+    """Only an anchor that starts the text or follows a space, `[`, `{` or `,` counts, and a
+    text with an alias of one never reaches rapidyaml."""
+    assert load._may_alias(text) is aliased
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a: &x {b: 1, c: [inf, 2]}\nd: *x\ne: [*x, *x]\n",
+        "required: &r\n  - type\nother:\n  required: *r\n",
+        "&k key: 1\nother: *k\n",
+    ],
+)
+def test_aliases_of_complete_anchors_are_read_by_rapidyaml(text: str) -> None:
+    """rapidyaml copies what an alias names, PyYAML shares it: the values are the same."""
+    assert _same(load._read_fast(text), _slow(text))
+    assert _same(load._parse_text(text), _slow(text))
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [("a: *x\nb: &x 1\n", "found undefined alias"), ("a: &x 1\nb: &x 2\nc: *x\n", "second")],
+    ids=["forward", "twice"],
+)
+def test_aliases_pyyaml_refuses_are_refused_as_before(text: str, problem: str) -> None:
+    """A forward alias, an anchor defined twice (rapidyaml would take the last one)."""
+    with pytest.raises(SpecError, match=problem):
+        load._parse_text(text)
+
+
+def test_merge_keys_and_recursive_aliases_are_read_by_pyyaml() -> None:
+    """rapidyaml would merge a `<<` key (the core schema does not) and hang on a recursive
+    alias: PyYAML reads both."""
+    merged = load._parse_text("a: &x {b: 1}\nc: {<<: *x, d: 2}\n")
+    assert merged == {"a": {"b": 1}, "c": {"<<": {"b": 1}, "d": 2}}
+    recursive = load._parse_text("a: &x {b: *x}\n")
+    assert recursive["a"]["b"] is recursive["a"]
 
 
 def test_fast_path_quotes_bare_infinity_words_even_in_block_text() -> None:
@@ -203,3 +259,67 @@ def test_lines_of_pretty_json_counted_by_line_feeds(odd: str) -> None:
     pretty = "{\r" + pretty[2:] if odd == "\r" else pretty  # a lone CR between two tokens
     line = parse(pretty.encode()).line_of("paths", "/pets/{id}", "delete")
     assert pretty.split("\n")[line - 1].strip().startswith('"delete"')
+
+
+def _lines_both_ways(text: str) -> tuple[dict[tuple[str, ...], int], dict[tuple[str, ...], int]]:
+    """A document's key lines read from its shallow lines first, and from the whole text."""
+    doc = parse(text.encode())
+    return load._key_lines(doc.text, 3, doc.outline), load._key_lines(doc.text, 3)
+
+
+@SAFE
+@given(
+    VERSIONS,
+    STATUSES,
+    st.lists(TREES, min_size=SLOTS, max_size=SLOTS),
+    st.sampled_from([2, 3, 4]),
+    st.sampled_from([12, 80]),
+    st.sampled_from([None, "|", '"']),
+)
+def test_lines_from_shallow_lines_are_the_whole_texts(
+    version: str, status: str, parts: list[Any], indent: int, width: int, style: str | None
+) -> None:
+    """Block YAML of every indent, scalars folded over lines, literal or quoted: the lines of
+    the first three levels' keys are the ones the whole text gives, in the same order."""
+    value = json.loads(assemble(version, status, parts))
+    text = yaml.safe_dump(value, indent=indent, width=width, default_style=style, sort_keys=False)
+    try:
+        shallow, whole = _lines_both_ways(text)
+    except SpecError:
+        return
+    assert list(shallow.items()) == list(whole.items())
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "openapi: 3.1.0\npaths:\n  /a:\n      get: {}\n      put: {}\n",  # deeper than 2 steps
+        "openapi: 3.1.0\ninfo: |\n      deep: first\n\n      then: deep\npaths: {}\n",
+        'openapi: 3.1.0\npaths:\n  /a:\n    get: "x\n        y"\n    put: {}\n',
+        "openapi: 3.1.0\npaths:\n  /a:\n    get: [1,\n        2]\n    put: {}\n",
+        "openapi: 3.1.0\npaths:\n  /a: &p\n    get: {}\n  /b: *p\n",
+        "openapi: 3.1.0\npaths:\n- /a\n- /b:\n    get: {}\n",
+        "openapi: 3.1.0\npaths:\n  /a:\n    get: {}\n  /a:\n    put: {}\n",
+    ],
+    ids=["uneven", "block-scalar", "quoted", "flow", "alias", "sequence", "duplicate"],
+)
+def test_lines_where_the_shallow_lines_cannot_say(text: str) -> None:
+    """Indents deeper than the first, multi-line values cut by the blanking, aliases, duplicate
+    keys: the whole text is read, and the lines are its lines."""
+    shallow, whole = _lines_both_ways(text)
+    assert list(shallow.items()) == list(whole.items())
+    assert ("paths",) in whole
+
+
+@pytest.mark.skipif(not _dataset(), reason="real dataset not present")
+def test_lines_of_real_documents_come_from_their_shallow_lines() -> None:
+    """The dataset's documents (3 MB of YAML) are read from their shallow lines, and their
+    key lines are exactly the whole texts'."""
+    for path in _dataset():
+        doc = parse(gzip.decompress(path.read_bytes()))
+        shallow = load._shallow(doc.text, 3)
+        assert shallow is not None and len(shallow) < len(doc.text) / 5
+        found: dict[tuple[str, ...], int] = {}
+        load._record_keys(shallow, 3, found)
+        assert tuple(found) == doc.outline
+        assert list(found.items()) == list(load._key_lines(doc.text, 3).items())

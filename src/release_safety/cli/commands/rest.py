@@ -8,12 +8,11 @@ be read.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import click
 
 from release_safety.cli.commands.options import stdin_filepath_option
-from release_safety.cli.inputs import STDIN, Document, read_document
+from release_safety.cli.openapi import LEVELS, compare, exit_code, json_document
 from release_safety.cli.render.annotations import Shown
 from release_safety.cli.render.formats import (
     chosen_format,
@@ -24,26 +23,11 @@ from release_safety.cli.render.formats import (
     use_color,
 )
 from release_safety.common import jsonio
-from release_safety.common.errors import InputError
-from release_safety.contract.finding import Severity
 from release_safety.settings.file import repository_root
-from release_safety.surfaces.rest.documents import describe, load_api
 from release_safety.surfaces.rest.group import Change, capped
-from release_safety.surfaces.rest.load import SpecError
-from release_safety.surfaces.rest.normalise import Api
 
-# oasdiff's ERR / WARN / INFO: failing on a level fails on every level above it as well.
-LEVELS: tuple[Severity, ...] = ("advisory", "unknown", "breaking")
 _TITLES = {"breaking": "Breaking", "unknown": "Unknown", "advisory": "Advisories"}
 _SHOWN_OPERATIONS = 20
-
-
-def _load(document: Document, previous: Api | None = None) -> Api:
-    """The API of a document (the revision normalised against the base, as the surface does)."""
-    try:
-        return load_api(document.data, previous=previous)
-    except SpecError as exc:
-        raise InputError(f"{document.name}: {exc}") from exc
 
 
 def _operations(names: tuple[str, ...]) -> str:
@@ -63,26 +47,6 @@ def _entry(change: Change) -> str:
     if finding.hint:
         lines.append(f"safer: {finding.hint}")
     return "\n    ".join(lines)
-
-
-def _document(base: str, revision: str, found: list[Change]) -> dict[str, Any]:
-    messages = {
-        level: [c.finding.message for c in found if c.finding.severity == level] for level in LEVELS
-    }
-    return {
-        "base": base,
-        "revision": revision,
-        "breaking": bool(messages["breaking"]),
-        "changes": capped(messages["breaking"], "breaking change(s)"),
-        "breakingCount": len(messages["breaking"]),
-        "unknown": capped(messages["unknown"], "unknown change(s)"),
-        "unknownCount": len(messages["unknown"]),
-        "advisories": capped(messages["advisory"], "advisory note(s)"),
-        "advisoryCount": len(messages["advisory"]),
-        "findings": [
-            {**c.finding.to_dict(omit_none=True), "operations": list(c.operations)} for c in found
-        ],
-    }
 
 
 @click.command("diff-openapi")
@@ -120,18 +84,10 @@ def diff_openapi(
     Exit codes: 0 nothing at or above --fail-on; 1 a finding at or above it; 2 bad input (a
     missing document, not OpenAPI); 3 a file that could not be read."""
     chosen = chosen_format(format_, as_json)
-    old_doc = read_document(base, stdin_name=stdin_filepath)
-    new_doc = read_document(revision, stdin_used=base == STDIN, stdin_name=stdin_filepath)
-    old = _load(old_doc)
-    new = _load(new_doc, previous=old)
-    try:
-        found = describe(old, new, old_doc.shown, new_doc.shown)
-    except SpecError as exc:
-        raise InputError(f"{revision}: {exc}") from exc
-    failing = LEVELS[LEVELS.index(fail_on) :]
-    code = 1 if any(c.finding.severity in failing for c in found) else 0
+    old_doc, new_doc, found = compare(base, revision, stdin_filepath)
+    code = exit_code(found, fail_on)
     if chosen == "json":
-        click.echo(jsonio.dumps(_document(base, revision, found)), nl=False)
+        click.echo(jsonio.dumps(json_document(base, revision, found)), nl=False)
     elif chosen == "text":
         _print_text(found, use_color(color))
     else:

@@ -3,7 +3,7 @@ the YAML through rapidyaml where it can: 8x faster than PyYAML's C loader on the
 2.9 MB spec (bench/bench_libraries.py), so both libraries are kept.
 
 YAML goes through rapidyaml (C++) when the text holds none of the constructs its JSON emitter
-renders differently from the YAML 1.2 core schema (aliases, tags, `~`, `True`, octal and hex
+renders differently from the YAML 1.2 core schema (tags, `~`, `True`, octal and hex
 numbers, `.inf` ...); otherwise, or when it fails, through PyYAML (its C loader when present)
 with the same core-schema resolvers, so both paths give the same values for the same text
 (a test checks it on the real dataset). One known deviation: the bare words `inf`, `infinity`
@@ -11,8 +11,10 @@ and `nan` are quoted before rapidyaml reads them (it would turn them into infini
 block-scalar line that is exactly `- inf` reads `- "inf"`; descriptions are never compared.
 
 Bounds (docs/bounds.md): nesting and alias expansion are bounded by `yamlbound.check` before
-PyYAML builds anything; a document with aliases never reaches rapidyaml, which would expand
-them in place.
+PyYAML builds anything. A document with aliases reaches rapidyaml, which copies what they name,
+only after that check, and only when each alias names an anchor complete before it, defined
+once, the copies add at most `_COPIED_NODES` nodes and no `<<` merge key is written (rapidyaml
+merges, the core schema does not); otherwise PyYAML reads it.
 """
 
 from __future__ import annotations
@@ -81,11 +83,13 @@ _CoreLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 _CoreLoader.add_constructor("tag:yaml.org,2002:float", _construct_float)
 
 # Plain scalars the rapidyaml JSON emitter renders unlike the YAML 1.2 core schema, found in one
-# pass that starts with a character class (fast): tags, `~`, `True`, `NULL`, `.inf`, `012`, `0x1F`
-# send the document to PyYAML; the words `inf`, `infinity`, `nan` (strings in the core schema,
-# infinities to rapidyaml) are quoted first.
+# pass that starts with a character class (fast; a lookahead of the words' first characters then
+# rejects most places at once): tags, `~`, `True`, `NULL`, `.inf`, `012`, `0x1F` send the document
+# to PyYAML; the words `inf`, `infinity`, `nan` (strings in the core schema, infinities to
+# rapidyaml) are quoted first.
 _SCALAR = re.compile(
-    r"[:,\[{-] *(?:(!)|(?:(-?(?:infinity|inf|nan))|~|True|TRUE|False|FALSE|Null|NULL"
+    r"[:,\[{-] *(?=[-!~TFNin.+0])"
+    r"(?:(!)|(?:(-?(?:infinity|inf|nan))|~|True|TRUE|False|FALSE|Null|NULL"
     r"|[-+]?\.(?:inf|Inf|INF|nan|NaN|NAN)|[-+]?0[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)"
     r"(?=[ \t]*(?:$|[,\]}#])))",
     re.MULTILINE,
@@ -132,6 +136,9 @@ class Document:
     root: dict[str, Any]
     version: str
     text: str
+    # the key paths of the text's nested mappings down to the depth lines are kept for, in
+    # document order (None: unknown), which lets the lines be read from the shallow lines only
+    outline: tuple[tuple[str, ...], ...] | None = field(default=None, repr=False)
     _lines: dict[tuple[str, ...], int] | None = field(default=None, repr=False)
 
     def line_of(self, *keys: str) -> int:
@@ -139,8 +146,26 @@ class Document:
         if self.version == "2.0" and keys[:2] == ("components", "schemas"):
             keys = ("definitions", *keys[2:])
         if self._lines is None:
-            self._lines = _key_lines(self.text, depth=3)
+            self._lines = _key_lines(self.text, _LINE_DEPTH, self.outline)
         return self._lines.get(keys[:3], self._lines.get(keys[:2], 1))
+
+
+_LINE_DEPTH = 3  # lines are kept for the keys of the first three levels
+
+
+def outline(root: dict[str, Any], depth: int = _LINE_DEPTH) -> tuple[tuple[str, ...], ...]:
+    """The key paths of nested mappings down to `depth` levels, in document order (what the
+    lines of the keys must cover)."""
+    found: list[tuple[str, ...]] = []
+
+    def walk(node: dict[str, Any], path: tuple[str, ...]) -> None:
+        for key, value in node.items():
+            found.append((*path, key))
+            if isinstance(value, dict) and len(path) + 1 < depth:
+                walk(value, (*path, key))
+
+    walk(root, ())
+    return tuple(found)
 
 
 # What libyaml reads otherwise than the text's lines numbered by `\n`: breaks of its own (a lone
@@ -160,16 +185,30 @@ def _paired(match: re.Match[str]) -> str:
     return match[1] + chr(0x10000 + (high << 10) + low)
 
 
-def _key_lines(text: str, depth: int) -> dict[tuple[str, ...], int]:
+def _key_lines(
+    text: str, depth: int, expected: tuple[tuple[str, ...], ...] | None = None
+) -> dict[tuple[str, ...], int]:
     """Lines of mapping keys up to `depth` levels (none inside sequences), from the marks of
     PyYAML's event stream (its C parser; JSON is YAML), lines counted by line feeds alone; the
-    first of duplicate keys wins; a text the parser stops on keeps the lines found before."""
+    first of duplicate keys wins; a text the parser stops on keeps the lines found before.
+
+    Given the key paths `expected` (the document's `outline`), block YAML is read first with
+    only its shallow lines (`_shallow`): when that gives exactly those key paths, in order,
+    its lines are the answer (every line kept where it was); otherwise the whole text is read.
+    """
     lone_cr = text.count("\r") > text.count("\r\n")
     if lone_cr or any(brk in text for brk in "\x85\u2028\u2029"):
         text = _BREAKS.sub(" ", text)
     if _HIGH_SURROGATE.search(text):
         text = _SURROGATES.sub(_paired, text)
     found: dict[tuple[str, ...], int] = {}
+    shallow = _shallow(text, depth) if expected is not None else None
+    if shallow is not None:
+        with suppress(yaml.YAMLError):
+            _record_keys(shallow, depth, found)
+            if tuple(found) == expected:
+                return found
+        found.clear()
     try:
         _record_keys(text, depth, found)
     except yaml.reader.ReaderError:  # a character libyaml refuses: read again without any
@@ -179,6 +218,23 @@ def _key_lines(text: str, depth: int) -> dict[tuple[str, ...], int]:
     except yaml.YAMLError:
         pass
     return found
+
+
+_FIRST_INDENT = re.compile(r"^( +)[^\s#]", re.MULTILINE)
+
+
+def _shallow(text: str, depth: int) -> str | None:
+    """Block YAML with every line indented deeper than `depth - 1` steps blanked (line breaks
+    kept), the step being the first indented line's indent; None for flow-style text (JSON),
+    which blanking would break. A key of the first `depth` levels indented as the first one is
+    kept on its line; a block scalar loses deep lines only (its indent is its first line's)."""
+    if re.match(r"\s*[\[{]", text):
+        return None
+    first = _FIRST_INDENT.search(text)
+    if first is None:
+        return text
+    deeper = re.compile(f"^ {{{len(first[1]) * (depth - 1) + 1}}}[^\n]*", re.MULTILINE)
+    return deeper.sub("", text)
 
 
 _MAP, _MAP_END = yaml.MappingStartEvent, yaml.MappingEndEvent
@@ -249,7 +305,8 @@ def parse(data: bytes) -> Document:
     if not isinstance(root, dict):
         raise SpecError("the document is not a mapping")
     if isinstance(root.get("swagger"), str) and root["swagger"].startswith("2."):
-        return Document(convert_swagger(root), "2.0", text)
+        keys = outline(root)
+        return Document(convert_swagger(root), "2.0", text, keys)
     openapi = root.get("openapi")
     if "openapi" not in root and "swagger" not in root:
         raise SpecError("not an OpenAPI document: no top-level `openapi` or `swagger` key")
@@ -258,7 +315,7 @@ def parse(data: bytes) -> Document:
         raise SpecError(f"unsupported Swagger version {swagger!r} (2.0, or OpenAPI 3.0, 3.1)")
     if not isinstance(openapi, str) or not re.match(r"3\.[01]\b", openapi):
         raise SpecError(f"unsupported OpenAPI version {openapi!r} (3.0, 3.1 or Swagger 2.0)")
-    return Document(root, openapi[:3], text)
+    return Document(root, openapi[:3], text, outline(root))
 
 
 def _parse_text(text: str) -> Any:
@@ -273,13 +330,17 @@ def _parse_text(text: str) -> Any:
             if deeper_than(value, MAX_DEPTH):
                 raise SpecError(TOO_DEEP)
             return value
-    fast_text = _fast_text(text) if _rapidyaml() is not None and not _may_alias(text) else None
-    if fast_text is not None:
-        fast = _parse_fast(fast_text)  # rapidyaml itself refuses nesting deeper than 64
+    aliased = _may_alias(text)
+    if not aliased:
+        fast = _read_fast(text)  # rapidyaml itself refuses nesting deeper than 64
         if fast is not None:
             return fast
     try:
-        check_bounds(text)
+        added = check_bounds(text)
+        if added is not None and added <= _COPIED_NODES and "<<" not in text:
+            fast = _read_fast(text)  # copies of complete anchors, no merge key
+            if fast is not None:
+                return fast
         return _string_keys(yaml.load(text, Loader=_CoreLoader))
     except YamlBoundError as exc:
         raise SpecError(str(exc)) from exc
@@ -292,13 +353,21 @@ def _parse_text(text: str) -> Any:
         raise SpecError(f"not valid YAML: {exc}") from exc
 
 
-_ANCHOR = re.compile(r"(?:^|[\s\[{,])&([^\s,\[\]{}]+)", re.MULTILINE)
+# An anchor-like `&name` (found fast: the pattern starts with its literal), kept when it starts
+# the text or follows a space, `[`, `{` or `,`.
+_ANCHOR = re.compile(r"&([^\s,\[\]{}]+)")
+_BEFORE_ANCHOR = re.compile(r"[\s\[{,]")
 
 
 def _may_alias(text: str) -> bool:
     """True when the text may hold an alias: some anchor-like `&name` has a `*name` too.
     (rapidyaml expands aliases in place, so an alias bomb must never reach it.)"""
-    return any(f"*{name}" in text for name in set(_ANCHOR.findall(text)))
+    names = {
+        match[1]
+        for match in _ANCHOR.finditer(text)
+        if match.start() == 0 or _BEFORE_ANCHOR.match(text, match.start() - 1)
+    }
+    return any(f"*{name}" in text for name in names)
 
 
 @contextmanager
@@ -316,6 +385,18 @@ def _quiet_stderr() -> Iterator[None]:
     finally:
         os.dup2(saved, 2)
         os.close(saved)
+
+
+# Most nodes rapidyaml may add by copying what aliases name (PyYAML shares them instead).
+_COPIED_NODES = 100_000
+
+
+def _read_fast(text: str) -> Any:
+    """The text's values through rapidyaml, or None when PyYAML must read it."""
+    if _rapidyaml() is None:
+        return None
+    fast_text = _fast_text(text)
+    return _parse_fast(fast_text) if fast_text is not None else None
 
 
 def _parse_fast(text: str) -> Any:

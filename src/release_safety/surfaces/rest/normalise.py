@@ -14,7 +14,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from release_safety.surfaces.jsonschema.build import MAX_DEPTH, SchemaBuilder, missing, resolve
@@ -216,7 +216,7 @@ class _Normaliser(SchemaBuilder):
                 schemes[name] = _scheme_shape(scheme)
         issues = self.all_issues()
         # The raw tree is kept in the trace only, which the next version's normalisation drops.
-        document = Document({}, self.doc.version, self.doc.text)
+        document = replace(self.doc, root={})
         trace = self.trace if not self.files else None
         files = {path: Document({}, read.version, read.text) for path, read in self.files.items()}
         return Api(operations, servers, schemes, document, issues, trace, files)
