@@ -29,7 +29,7 @@ from pathlib import Path
 
 import psycopg
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "surfaces" / "migrations"))
+sys.path.insert(0, str(Path(__file__).parents[1] / "tests" / "surfaces" / "migrations"))
 from pgprobe import Measured, Probe
 from pgserver import pg_server
 
