@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -28,10 +29,28 @@ class RepoBuilder:
             "GIT_COMMITTER_DATE": self._clock.isoformat(),
             "GIT_CONFIG_NOSYSTEM": "1",
         }
-        done = subprocess.run(
-            ["git", *args], cwd=self.path, env=env, check=True, capture_output=True, text=True
-        )
-        return done.stdout.strip()
+        command = ["git", *args]
+        pipe = subprocess.PIPE
+        # Ctrl-C must not leave a git running on in a folder the caller then removes: it is held
+        # back while git starts (an interrupt inside Popen would orphan it), then git is killed
+        # and reaped (run() waits a quarter of a second only)
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            process = subprocess.Popen(
+                command, cwd=self.path, env=env, stdout=pipe, stderr=pipe, text=True
+            )
+            try:
+                signal.pthread_sigmask(signal.SIG_SETMASK, held)
+                out, err = process.communicate()
+            except BaseException:
+                process.kill()
+                process.communicate()
+                raise
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
+        if process.returncode != 0:
+            raise subprocess.CalledProcessError(process.returncode, command, out, err)
+        return out.strip()
 
     def write(self, path: str, text: str | bytes) -> RepoBuilder:
         target = self.path / path

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+import time
 from pathlib import Path
 
 import click
@@ -54,8 +55,19 @@ def demo(folder: Path | None, keep: bool) -> int:
             click.echo(line)
     finally:
         if not kept:
-            shutil.rmtree(where, ignore_errors=True)
+            _remove(where)
     return 0
+
+
+def _remove(folder: Path) -> None:
+    """Remove the demo's folder, again for a moment while it is still there: a git the sample
+    repository's builder started may still write into it after a Ctrl-C (once the folder is
+    gone, git cannot make it again)."""
+    for _ in range(40):
+        shutil.rmtree(folder, ignore_errors=True)
+        if not folder.exists():
+            return
+        time.sleep(0.05)
 
 
 def _kept(result: DemoResult) -> list[str]:
