@@ -1,25 +1,37 @@
-"""A replay reads a plain view's query only as far as the schema needs: the view, not its
-tables (the query runs when the view is read); a materialized view's query runs at once."""
+"""A replay reads no `CREATE ... AS` query (a view's, a materialized view's, a table's): it
+keeps no facts of the statement, and the schema it leaves does not depend on the tables the
+query reads. Linted, the same statement's query is read, and unknown when it cannot be."""
 
 from __future__ import annotations
 
-from release_safety.surfaces.migrations.lint import schema_of
+import pytest
+
+from release_safety.surfaces.migrations.lint import analyse_text, schema_of
 from release_safety.surfaces.migrations.reading import Reading
 
 TABLE = "CREATE TABLE accounts (id int PRIMARY KEY, name text);\n"
 # a query sqlglot cannot read (a WINDOW clause without its window)
 UNREAD = "SELECT id FROM accounts WINDOW"
+CREATES = [
+    ("CREATE VIEW recent AS", "view"),
+    ("CREATE MATERIALIZED VIEW recent AS", "matview"),
+    ("CREATE TABLE recent AS", "table"),
+    ("CREATE TEMPORARY TABLE recent AS", "table"),
+]
 
 
-def test_plain_view_replayed_without_its_query_keeps_its_tables_known() -> None:
-    schema = schema_of(f"{TABLE}CREATE VIEW recent AS {UNREAD};", Reading())
+@pytest.mark.parametrize(("create", "kind"), CREATES)
+def test_replayed_query_unread_keeps_its_tables_known(create: str, kind: str) -> None:
+    schema = schema_of(f"{TABLE}{create} {UNREAD};", Reading())
     accounts = schema.table("accounts")
     assert accounts is not None and accounts.complete
-    view = schema.table("recent")
-    assert view is not None and view.kind == "view" and not view.complete
+    created = schema.table("recent")
+    assert created is not None and created.kind == kind and not created.complete
 
 
-def test_materialized_view_query_unread_on_replay_makes_its_tables_unknown() -> None:
-    schema = schema_of(f"{TABLE}CREATE MATERIALIZED VIEW recent AS {UNREAD};", Reading())
-    assert schema.table("accounts") is None
-    assert schema.doubt("recent") is not None
+@pytest.mark.parametrize("create", [create for create, _ in CREATES])
+def test_linted_query_unread_is_unknown(create: str) -> None:
+    history = schema_of(TABLE, Reading())
+    analysis = analyse_text(f"{create} {UNREAD};", "m.sql", "sql", Reading(), history=history)
+    assert analysis.locks == "unknown"
+    assert {issue.rule for issue in analysis.issues} == {"migration-statement-unknown"}

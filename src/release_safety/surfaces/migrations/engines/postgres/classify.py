@@ -597,10 +597,7 @@ def _create(sql: str, cur: Cursor, facts: StatementFacts, ctx: Context) -> None:
         view = cur.name() or "?"
         with_data = words(cur.toks[-3:])[-3:] != ["WITH", "NO", "DATA"]
         scans = materialized and with_data
-        # a plain view's query runs only when the view is read, and a replay keeps no facts of
-        # the statement: the schema it leaves does not depend on the query's tables
-        read = materialized or not ctx.replay
-        for table in _query_tables(sql, cur.toks, ctx) if read else ():
+        for table in _query_tables(sql, cur.toks, ctx):
             if table != view:
                 facts.touch(table, Lock.ACCESS_SHARE, scans=scans and not ctx.new(table))
         if replace and view in schema.tables:
@@ -1142,7 +1139,11 @@ def _table_name(table: exp.Table) -> str:
 
 
 def _query_tables(sql: str, toks: list[Tok], ctx: Context) -> list[str]:
-    """Tables read by the query after the first `AS` of a CREATE ... AS (CTEs left out)."""
+    """Tables read by the query after the first `AS` of a CREATE ... AS (CTEs left out); none
+    on a replay, which keeps no facts of the statement and reads no data statement (`_data`):
+    the schema it leaves does not depend on the tables a query reads."""
+    if ctx.replay:
+        return []
 
     depth = 0
     start = None
