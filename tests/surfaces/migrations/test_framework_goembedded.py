@@ -303,6 +303,24 @@ def test_the_shape_is_recognised_whatever_the_name() -> None:
     assert not holds_migrations("package x\n\nvar handlers = []func(w io.Writer) error{}\n")
 
 
+@pytest.mark.parametrize(
+    ("handle", "lists"),
+    [
+        *[("sql.Tx", True), ("sqlx.DB", True), ("pgx.Conn", True), ("pgxpool.Pool", True)],
+        *[("io.Writer", False), ("sql.Rows", False)],
+    ],
+)
+def test_a_list_of_functions_taking_a_database_handle_is_recognised_without_sql(
+    handle: str, lists: bool
+) -> None:
+    """The handle alone (no DDL in the file) makes the shape; another parameter type does not."""
+    text = (
+        f"package x\n\nvar migrations = []func(tx *{handle}) error{{\n"
+        f"\tfunc(tx *{handle}) error {{ return up(tx) }},\n}}\n"
+    )
+    assert holds_migrations(text) is lists
+
+
 ACKNOWLEDGED = "release-safety: acknowledge(blocking-table-lock): users holds a few hundred rows"
 
 
