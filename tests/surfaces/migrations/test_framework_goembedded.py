@@ -18,6 +18,7 @@ from release_safety.cli.main import run
 from release_safety.git.builder import RepoBuilder
 from release_safety.settings.model import load_settings
 from release_safety.surfaces.migrations.find.parts import added_part, edited_line
+from release_safety.surfaces.migrations.frameworks import goembedded
 from release_safety.surfaces.migrations.frameworks.goembedded import (
     extract_goembedded,
     holds_migrations,
@@ -301,6 +302,40 @@ def test_the_shape_is_recognised_whatever_the_name() -> None:
     assert holds_migrations(STRINGS % "")
     assert not holds_migrations('package x\n\nvar names = []string{"a", "b"}\n')
     assert not holds_migrations("package x\n\nvar handlers = []func(w io.Writer) error{}\n")
+
+
+@pytest.mark.parametrize(
+    ("handle", "lists"),
+    [
+        *[("sql.Tx", True), ("sqlx.DB", True), ("pgx.Conn", True), ("pgxpool.Pool", True)],
+        *[("io.Writer", False), ("sql.Rows", False)],
+    ],
+)
+def test_a_list_of_functions_taking_a_database_handle_is_recognised_without_sql(
+    handle: str, lists: bool
+) -> None:
+    """The handle alone (no DDL in the file) makes the shape; another parameter type does not."""
+    text = (
+        f"package x\n\nvar migrations = []func(tx *{handle}) error{{\n"
+        f"\tfunc(tx *{handle}) error {{ return up(tx) }},\n}}\n"
+    )
+    assert holds_migrations(text) is lists
+
+
+@pytest.mark.parametrize(
+    ("text", "ddl"),
+    [
+        *[("x := `CREATE TABLE users`", True), ("(drop  Unique\n\tIndex i", True)],
+        *[("Alter type t", True), ("é create table", True), ("create ſchema s", True)],
+        *[("xCREATE TABLE", False), ("_create table", False), ("alter typed", False)],
+        *[("ALTERTABLE", False), ("create tables", False), ("CreateTable(ctx)", False)],
+    ],
+)
+def test_ddl_is_found_as_the_case_insensitive_pattern_finds_it(text: str, ddl: bool) -> None:
+    """The lowercased word search gives `_DDL`'s answer, at a word's start only, and the
+    non-ASCII text (the long s matches `s` without case) goes to the pattern itself."""
+    assert goembedded._has_ddl(text) is ddl
+    assert (goembedded._DDL.search(text) is not None) is ddl
 
 
 ACKNOWLEDGED = "release-safety: acknowledge(blocking-table-lock): users holds a few hundred rows"

@@ -153,6 +153,29 @@ def test_fast_path_quotes_bare_infinity_words_even_in_block_text() -> None:
     assert load._parse_text(text) == {"enum": ["inf"], "description": '- "inf"\n'}
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "additionalProperties: True\nb: [TRUE, False, FALSE]\nc: {d: ~, e: Null, f: NULL}\n",
+        "a: True  # a comment\nb:\n  - False\nq: 'True'\nr: \"NULL\"\n",
+    ],
+)
+def test_core_schema_words_take_the_fast_path_as_their_literals(text: str) -> None:
+    """`True`, `FALSE`, `~`, `Null` as plain values are the core schema's literals: rapidyaml
+    reads them (through placeholders) and gives what PyYAML gives; quoted ones stay strings."""
+    fast = load._read_fast(text)
+    assert fast is not None
+    assert _same(fast, _slow(text))
+
+
+@pytest.mark.parametrize("text", ["a: True\nh: |\n  - True\n", "h: >\n  x: False\n"])
+def test_core_schema_words_in_block_text_go_to_pyyaml(text: str) -> None:
+    """A block scalar's line ending in `- True` or `: False` is text, not a literal: the fast
+    path refuses it and PyYAML keeps the words as written."""
+    assert load._read_fast(text) is None
+    assert _same(load._parse_text(text), _slow(text))
+
+
 def test_json_and_yaml_give_the_same_document() -> None:
     text = (FIXTURES / "refactor" / "swagger" / "revision.yaml").read_text(encoding="utf-8")
     as_json = json.dumps(yaml.safe_load(text)).encode()

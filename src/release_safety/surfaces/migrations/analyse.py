@@ -10,10 +10,12 @@ the last one.
 from __future__ import annotations
 
 from collections import Counter, OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import NamedTuple
 
+from release_safety.code.memo import Memo
+from release_safety.common.patterns import REMEMBERED
 from release_safety.contract.model import Heaviness, MigrationFile
 from release_safety.contract.reports import (
     Coverage,
@@ -225,6 +227,22 @@ def in_run_order(snapshot: Snapshot, settings: Settings) -> dict[str, list[Queue
     return _in_order(snapshot, migration_files(snapshot, sources), sources)
 
 
+_HELD: Memo[MigrationSource, dict[str, bool]] = Memo(64)
+"""Per source, whether its folders include each folder asked about (every folder of every
+release's tree, in a backfill)."""
+
+
+def _held(source: MigrationSource, folders: Iterable[str]) -> dict[str, bool]:
+    """`source.holds` of a file in each folder, kept per source (at most `REMEMBERED` each)."""
+    known = _HELD.get(source, dict)
+    if len(known) > REMEMBERED:
+        known.clear()
+    for folder in folders:
+        if folder not in known:
+            known[folder] = source.holds(f"{folder}/-")
+    return known
+
+
 def _source_lines(
     new: Snapshot,
     sources: Sequence[MigrationSource],
@@ -244,7 +262,8 @@ def _source_lines(
     for i, source in enumerate(sources):
         mine = [p for p, k in matched.items() if k == i]
         read = sum(p in run for p in mine)
-        held = sum(n for folder, n in unmatched.items() if source.holds(f"{folder}/-"))
+        holds = _held(source, unmatched)
+        held = sum(n for folder, n in unmatched.items() if holds[folder])
         lines.append(
             f"migrations.sources[{i}] = {source.describe()}: {read} read, "
             f"{len(mine) - read} not run by its tool, {held} in its folders skipped by pattern"

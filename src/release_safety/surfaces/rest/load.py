@@ -84,16 +84,21 @@ _CoreLoader.add_constructor("tag:yaml.org,2002:float", _construct_float)
 
 # Plain scalars the rapidyaml JSON emitter renders unlike the YAML 1.2 core schema, found in one
 # pass that starts with a character class (fast; a lookahead of the words' first characters then
-# rejects most places at once): tags, `~`, `True`, `NULL`, `.inf`, `012`, `0x1F` send the document
-# to PyYAML; the words `inf`, `infinity`, `nan` (strings in the core schema, infinities to
-# rapidyaml) are quoted first.
+# rejects most places at once): tags, `.inf`, `012`, `0x1F` send the document to PyYAML; the
+# words `inf`, `infinity`, `nan` (strings in the core schema, infinities to rapidyaml) are quoted
+# first; `True`, `FALSE`, `~`, `Null` (strings to rapidyaml) become placeholders put back as
+# JSON literals after the parse (`_LITERALS`).
 _SCALAR = re.compile(
     r"[:,\[{-] *(?=[-!~TFNin.+0])"
-    r"(?:(!)|(?:(-?(?:infinity|inf|nan))|~|True|TRUE|False|FALSE|Null|NULL"
+    r"(?:(!)|(?:(-?(?:infinity|inf|nan))|(True|TRUE)|(False|FALSE)|(~|Null|NULL)"
     r"|[-+]?\.(?:inf|Inf|INF|nan|NaN|NAN)|[-+]?0[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)"
     r"(?=[ \t]*(?:$|[,\]}#])))",
     re.MULTILINE,
 )
+_LITERALS = {3: "true", 4: "false", 5: "null"}
+"""`_SCALAR`'s group -> the JSON literal its core-schema word stands for."""
+_PLACEHOLDER = "rs-literal-b1f0c9-"
+"""A placeholder's prefix (then the literal): a plain word rapidyaml keeps as written."""
 _COMPLEX = re.compile(r"\n[ \t]*\?[ \t]|\n%")
 
 
@@ -111,19 +116,23 @@ def _fast_text(text: str) -> str | None:
     """The text rapidyaml may read (infinity words quoted), or None when PyYAML must."""
     if text.startswith(("%", "? ")) or _COMPLEX.search(text):
         return None
-    words: list[tuple[int, int]] = []
+    words: list[tuple[int, int, str]] = []
     for match in _SCALAR.finditer(text):
         start = match.start()
         if text[start] in ":,-" and text[start + 1 : start + 2] != " ":
             continue  # `gpt-4-0613`, `1,000`: inside a word, not a value
-        if match.group(2) is None:
+        group = match.lastindex or 0
+        if group == 2:
+            words.append((*match.span(2), f'"{match[2]}"'))
+        elif group in _LITERALS and _PLACEHOLDER not in text:
+            words.append((*match.span(group), _PLACEHOLDER + _LITERALS[group]))
+        else:
             return None
-        words.append(match.span(2))
     if not words:
         return text
     pieces, last = [], 0
-    for begin, end in words:
-        pieces += [text[last:begin], '"', text[begin:end], '"']
+    for begin, end, word in words:
+        pieces += [text[last:begin], word]
         last = end
     pieces.append(text[last:])
     return "".join(pieces)
@@ -408,9 +417,19 @@ def _parse_fast(text: str) -> Any:
             tree = ryml.parse_in_arena(text.encode("utf-8"))
             tree.resolve()
             emitted = ryml.emit_json_malloc(tree, tree.root_id())
-        return json.loads(emitted)
+        return json.loads(_literals(emitted) if _PLACEHOLDER in text else emitted)
     except Exception:
         return None
+
+
+def _literals(emitted: str) -> str:
+    """The JSON with each placeholder value put back as its literal; ValueError when one is
+    not a whole value (a block scalar's line `- True`: PyYAML reads that text)."""
+    for literal in _LITERALS.values():
+        emitted = emitted.replace(f'"{_PLACEHOLDER}{literal}"', literal)
+    if _PLACEHOLDER in emitted:
+        raise ValueError("a placeholder inside a longer string")
+    return emitted
 
 
 def _string_keys(value: Any) -> Any:

@@ -462,7 +462,7 @@ def unread_migration(snapshot: Snapshot, path: str, settings: Settings) -> Unmod
         ):
             return _code_gap(path, 1, exclusion)
         text = read_text(snapshot, path)
-        if name.endswith(".go") and holds_migrations(text):
+        if name.endswith(".go") and _holds_migrations(snapshot, path, text):
             return _go_gap(path, text, exclusion)
         found = _registers(text)
         if found is not None:
@@ -476,6 +476,18 @@ def unread_migration(snapshot: Snapshot, path: str, settings: Settings) -> Unmod
     if name.endswith(".sql"):
         return outside_sql(path, read_text(snapshot, path), exclusion)
     return None
+
+
+_GO_LISTS: Memo[str, bool] = Memo(1 << 14)
+"""`holds_migrations` per Go blob: a backfill asks it of the same files release after release."""
+
+
+def _holds_migrations(snapshot: Snapshot, path: str, text: str) -> bool:
+    """`holds_migrations(text)`, once per blob id."""
+    blob = snapshot.blob_id(path)
+    if blob is None:
+        return holds_migrations(text)
+    return _GO_LISTS.get(blob, lambda: holds_migrations(text))
 
 
 def _registers(text: str) -> re.Match[str] | None:

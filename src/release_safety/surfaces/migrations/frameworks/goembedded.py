@@ -43,6 +43,8 @@ from release_safety.surfaces.migrations.sql.statements import Extracted, Stateme
 FRAMEWORK = "go-embedded"
 _HANDLE = re.compile(r"\b(?:sql|sqlx|pgx|pgxpool)\.(?:Tx|DB|Conn|Pool)\b")
 """A parameter through which a migration function sends SQL (database/sql, sqlx, pgx)."""
+_HANDLE_TYPES = (".Tx", ".DB", ".Conn", ".Pool")
+"""What every `_HANDLE` holds, looked for first (a substring test is many times faster)."""
 _DDL = re.compile(
     r"\b(?:CREATE|ALTER|DROP)\s+(?:TABLE|INDEX|UNIQUE\s+INDEX|TYPE|SCHEMA|SEQUENCE|VIEW|EXTENSION)\b",
     re.IGNORECASE,
@@ -278,11 +280,34 @@ def _scope(constants: dict[str, Node]) -> dict[str, tuple[object, Node | None]]:
     return scope
 
 
+_DDL_WORDS = ("create", "alter", "drop")
+_DDL_AFTER = re.compile(
+    r"(?:create|alter|drop)\s+(?:table|index|unique\s+index|type|schema|sequence|view|extension)\b"
+)
+
+
+def _has_ddl(text: str) -> bool:
+    """`_DDL.search(text)`, for ASCII text without a case-insensitive scan: each of `_DDL`'s
+    first words found lowercased, at a word's start, then `_DDL_AFTER` matched there."""
+    if not text.isascii():
+        return _DDL.search(text) is not None
+    lowered = text.lower()
+    for word in _DDL_WORDS:
+        at = lowered.find(word)
+        while at >= 0:
+            before = lowered[at - 1] if at else " "
+            if not (before.isalnum() or before == "_") and _DDL_AFTER.match(lowered, at):
+                return True
+            at = lowered.find(word, at + 1)
+    return False
+
+
 def holds_migrations(text: str) -> bool:
     """True when a Go file declares a list of migrations (the shape, whatever its name)."""
     if "func" not in text and "`" not in text and '"' not in text:
         return False
-    if not (_HANDLE.search(text) or _DDL.search(text)):
+    handle = any(word in text for word in _HANDLE_TYPES) and _HANDLE.search(text)
+    if not (handle or _has_ddl(text)):
         return False
     try:
         return migration_list(text) is not None
