@@ -40,10 +40,10 @@ def _unescape(found: re.Match[str]) -> str:
     return chr(int(hexa or short or long, 16))
 
 
-def string_value(node: Node) -> str | None:
+def string_value(node: Node | None) -> str | None:
     """The value of a Go string literal (a raw one without its carriage returns, as Go drops
-    them); None for any other node."""
-    if node.type not in STRINGS:
+    them); None for any other node, or none."""
+    if node is None or node.type not in STRINGS:
         return None
     inner = node_text(node)[1:-1]
     if node.type == "raw_string_literal":

@@ -37,6 +37,7 @@ from functools import cache, cached_property, partial
 
 from tree_sitter import Node, Query, QueryCursor, Tree
 
+from release_safety.code.golang import string_value
 from release_safety.code.memo import Memo
 from release_safety.code.parsers import language, parser
 from release_safety.code.syntax import node_text
@@ -808,12 +809,8 @@ def _scalar(node: Node | None) -> str | None:
     """A Go literal's value as text (strings unquoted), else None."""
     if node is None or node.type not in _SCALARS:
         return None
-    text = node_text(node)
-    if node.type == "interpreted_string_literal":
-        return re.sub(r"\\(.)", r"\1", text[1:-1])
-    if node.type == "raw_string_literal":
-        return text[1:-1]
-    return text
+    value = string_value(node)
+    return node_text(node) if value is None else value
 
 
 def _constants(declaration: Node) -> dict[str, str]:

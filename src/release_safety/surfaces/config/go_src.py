@@ -26,6 +26,7 @@ from functools import cache
 
 from tree_sitter import Node, Query, QueryCursor
 
+from release_safety.code.golang import string_value
 from release_safety.code.parsers import language, parser
 from release_safety.code.syntax import error_line, node_text
 from release_safety.surfaces.config.reads import SourceError
@@ -186,17 +187,9 @@ def _query() -> Query:
     return Query(language("go"), _CAPTURES)
 
 
-def _string(node: Node | None) -> str | None:
-    """The value of a Go string literal, else None."""
-    if node is None or node.type not in ("interpreted_string_literal", "raw_string_literal"):
-        return None
-    text = node_text(node)[1:-1]
-    return re.sub(r"\\(.)", r"\1", text) if node.type == "interpreted_string_literal" else text
-
-
 def arg_of(node: Node) -> Arg:
     """An expression as an `Arg`."""
-    value = _string(node)
+    value = string_value(node)
     if value is not None:
         return ("str", value)
     if node.type == "identifier":
@@ -359,7 +352,7 @@ def _flag(node: Node, imports: dict[str, str]) -> Flag | None:
         )
         field = node_text(key)
         if field == "EnvVar":  # v1: "X,Y"
-            text = _string(given)
+            text = string_value(given)
             names += [("str", n.strip()) for n in (text or "").split(",") if n.strip()]
         elif field in ("EnvVars", "Sources"):
             inner = given.child_by_field_name("body" if field == "EnvVars" else "arguments")
@@ -372,7 +365,7 @@ def _flag(node: Node, imports: dict[str, str]) -> Flag | None:
         elif field == "Required":
             required = node_text(given) == "true"
         elif field == "Name":
-            name = _string(given)
+            name = string_value(given)
     if not names:
         return None
     return Flag(tuple(names), value, required, node.start_point.row + 1, name)
@@ -389,7 +382,7 @@ def _imports(root: Node) -> dict[str, str]:
             if spec.type == "import_spec"
         ]
         for spec in specs:
-            path = _string(spec.child_by_field_name("path")) or ""
+            path = string_value(spec.child_by_field_name("path")) or ""
             alias = spec.child_by_field_name("name")
             name = node_text(alias) if alias is not None else _default_alias(path)
             found[name] = path
@@ -416,7 +409,7 @@ def _constants(spec: Node) -> list[tuple[str, str]]:
         return []
     found = []
     for name, value in zip(names, values.named_children, strict=False):
-        text = _string(value)
+        text = string_value(value)
         if text is not None:
             found.append((name, text))
     return found
@@ -452,7 +445,7 @@ def _fields(struct: Node) -> tuple[Field, ...]:
     for declaration in declarations.named_children if declarations is not None else []:
         if declaration.type != "field_declaration":
             continue
-        tag = _string(declaration.child_by_field_name("tag")) or ""
+        tag = string_value(declaration.child_by_field_name("tag")) or ""
         tags = tuple(_TAG.findall(tag))
         kind = _type_ref(declaration.child_by_field_name("type"))
         line = declaration.start_point.row + 1

@@ -19,6 +19,7 @@ from functools import partial
 
 from tree_sitter import Node
 
+from release_safety.code.golang import string_value
 from release_safety.code.memo import Memo
 from release_safety.code.parsers import parse
 from release_safety.code.syntax import call_arguments, node_text
@@ -96,7 +97,7 @@ def read(snapshot: Files, paths: Sequence[str], prefix: str) -> Found:
             elif node.type == "const_declaration":
                 for spec in node.named_children:
                     value = spec.child_by_field_name("value")
-                    literal = _string(value.named_children[0]) if value is not None else None
+                    literal = string_value(value.named_children[0]) if value is not None else None
                     if literal is not None:
                         package.constants[node_text(spec.child_by_field_name("name"))] = literal
     walker = _Walker(packages, prefix)
@@ -240,7 +241,7 @@ class _Walker:
         if member in _VERBS and (len(args) >= 2 or member.isupper()):
             return [_VERBS[member]]
         if member in ("Method", "MethodFunc") and len(args) >= 3:
-            verb = _string(args[0])
+            verb = string_value(args[0])
             return [verb.upper()] if verb else None
         if member == "Match" and len(args) >= 3 and args[0].type == "composite_literal":
             body = args[0].child_by_field_name("body")
@@ -253,7 +254,7 @@ class _Walker:
     def _literal(self, node: Node, path: str) -> str | None:
         """A string literal or package constant; `basePath + "/x"`, a variable (a base path
         the deployment configures) before a literal, is the literal."""
-        literal = _string(node)
+        literal = string_value(node)
         constants = self.packages[posixpath.dirname(path)].constants
         if literal is None and node.type == "identifier":
             return constants.get(node_text(node))
@@ -303,7 +304,7 @@ def _leaves(node: Node) -> list[Node]:
 
 def _method_name(node: Node) -> str | None:
     """`"GET"` or `http.MethodGet` -> GET."""
-    literal = _string(node)
+    literal = string_value(node)
     if literal is not None:
         return literal.upper()
     text = node_text(node)
@@ -333,9 +334,3 @@ def _first_param(func: Node) -> str:
         if name is not None:
             return node_text(name)
     return ""
-
-
-def _string(node: Node | None) -> str | None:
-    if node is None or node.type not in ("interpreted_string_literal", "raw_string_literal"):
-        return None
-    return node_text(node)[1:-1]
