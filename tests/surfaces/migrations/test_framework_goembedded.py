@@ -15,8 +15,11 @@ import pytest
 from codereleases import ABSENT, judged
 
 from release_safety.cli.main import run
+from release_safety.code.memo import Memo
 from release_safety.git.builder import RepoBuilder
+from release_safety.git.snapshot import MemorySnapshot
 from release_safety.settings.model import load_settings
+from release_safety.surfaces.migrations.find import golists
 from release_safety.surfaces.migrations.find.parts import added_part, edited_line
 from release_safety.surfaces.migrations.frameworks import goembedded
 from release_safety.surfaces.migrations.frameworks.goembedded import (
@@ -513,3 +516,14 @@ def test_a_long_concatenation_is_read_without_recursion() -> None:
     assert [(s.line, s.sql) for s in extract_goembedded(text, PATH).statements] == [
         (9, "x" * 20000)
     ]
+
+
+def test_a_go_list_stays_found_when_the_memo_of_blobs_is_full(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The search keeps what it found per blob in a bounded memo: a tree read again after the
+    memo let some blobs go still names its list."""
+    monkeypatch.setattr(golists, "_SEEN", Memo(1))
+    tree = MemorySnapshot({PATH: go_file(FIRST), "internal/other.go": "package other\n"})
+    assert golists.go_lists(tree) == [PATH]
+    assert golists.go_lists(tree) == [PATH]

@@ -5,7 +5,9 @@ what the default search and `init` take for a migrations root."""
 from __future__ import annotations
 
 import re
+from functools import partial
 
+from release_safety.code.memo import Memo
 from release_safety.git.snapshot import Snapshot
 from release_safety.settings.model import skipped
 from release_safety.surfaces.migrations.budget import MAX_FILE_CHARS
@@ -20,10 +22,9 @@ _MAY_LIST = re.compile(
 SQL strings), looked for in the bytes before the file is parsed."""
 
 
-_SEEN: dict[str, bool] = {}
+_SEEN: Memo[str, bool] = Memo(1 << 16)
 """Whether each Go blob read so far lists migrations (the trees of a release history share
 most of their blobs: `init` reads HEAD and ten releases)."""
-_KEPT = 1 << 16
 
 
 def go_lists(snapshot: Snapshot | None) -> list[str]:
@@ -43,7 +44,14 @@ def go_lists(snapshot: Snapshot | None) -> list[str]:
         and holds_migrations(data.decode("utf-8", "replace"))
         for path, data in snapshot.read_each(unseen)
     }
-    if len(_SEEN) > _KEPT:
-        _SEEN.clear()
-    _SEEN.update((blob, read[path]) for path, blob in blobs.items() if blob and path in read)
-    return sorted(path for path, blob in blobs.items() if read.get(path, _SEEN.get(blob or "")))
+    # every answer taken before any is kept, so none the memo lets go of is lost
+    held = {path: read[path] if path in read else _seen(blob) for path, blob in blobs.items()}
+    for path, blob in blobs.items():
+        if blob is not None and path in read:
+            _SEEN.get(blob, partial(bool, read[path]))
+    return sorted(path for path, lists in held.items() if lists)
+
+
+def _seen(blob: str | None) -> bool:
+    """What was found in a blob read before (no list where the clone lacks the blob)."""
+    return blob is not None and blob in _SEEN and _SEEN.peek(blob)
