@@ -36,6 +36,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import bytecode
 from bench_adoption import SERVICES
 from bench_backfill import SETTINGS
 from first_day import MIRRORS, cli, fill, releases
@@ -71,9 +72,8 @@ def generate(
 def _env(python: str) -> dict[str, str]:
     """The environment of a build's process: its bytecode kept in a folder of its own under
     the `pycache` of the temporary folder the clone is in (written by its first run)."""
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     build = hashlib.sha256(python.encode()).hexdigest()[:12]
-    return env | {"PYTHONPYCACHEPREFIX": str(_PYCACHE[0] / build)}
+    return bytecode.cached(_PYCACHE[0] / build)
 
 
 _PYCACHE = [Path(tempfile.gettempdir())]

@@ -35,6 +35,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import bytecode
+
 # The steering repository's shared/ stands beside this repository or one of its parents.
 DATASET = next(
     (
@@ -64,10 +66,8 @@ def _child(old_path: str, new_path: str) -> None:
     print(json.dumps({"wall": wall, "peakMB": peak / 1024, "findings": len(found)}))
 
 
-# Bytecode cached as an installed tool has it (PYTHONDONTWRITEBYTECODE, set in some shells,
-# would have an editable install compile the package on every run), under a folder of its own
-# (`main` names it).
-ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+# Bytecode cached as an installed tool has it, under a folder of its own (`main` names it).
+ENV: dict[str, str] = {}
 
 
 def _process(argv: list[str]) -> tuple[float, float, bytes, int, float]:
@@ -150,7 +150,7 @@ def main() -> None:
         return
     pairs = list(itertools.pairwise(ORDER)) if args.all else [("c094647", "f85dbe2")]
     pycache = tempfile.mkdtemp(prefix="bench-rest-pycache-")
-    ENV["PYTHONPYCACHEPREFIX"] = pycache
+    ENV.update(bytecode.cached(pycache))
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print(
         "| pair | analysis s | command s | before s | oasdiff s | command / oasdiff | CPU s (ours"

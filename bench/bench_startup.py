@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import statistics
 import subprocess
@@ -23,6 +22,8 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+import bytecode
 
 MIGRATION = """CREATE TABLE account (id bigint PRIMARY KEY, email text NOT NULL);
 CREATE INDEX account_email ON account (email);
@@ -152,8 +153,7 @@ def main() -> None:
         old, new = work / "old.json", work / "new.json"
         old.write_text(json.dumps(openapi(False), indent=1))
         new.write_text(json.dumps(openapi(True), indent=1))
-        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-        env["PYTHONPYCACHEPREFIX"] = str(work / "pycache")
+        env = bytecode.cached(work / "pycache")
         tool = [sys.executable, "-m", "release_safety"]
         script = Path(sys.executable).with_name("release-safety")
         if script.exists():

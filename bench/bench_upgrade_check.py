@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import bytecode
 from release_safety.contract.index import index_data
 from release_safety.upgrade.span import Releases, evaluate_span
 
@@ -109,10 +110,7 @@ def alternate(commands: dict[str, Command], runs: int) -> dict[str, float]:
 def environments(pycache: Path) -> tuple[dict[str, str], dict[str, str]]:
     """Bytecode cached under `pycache` (an installed tool's case), and compiled every run
     (an editable install under `PYTHONDONTWRITEBYTECODE=1`)."""
-    bytecode = ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")
-    base = {k: v for k, v in os.environ.items() if k not in bytecode}
-    cached = {**base, "PYTHONPYCACHEPREFIX": str(pycache)}
-    return cached, {**base, "PYTHONDONTWRITEBYTECODE": "1"}
+    return bytecode.cached(pycache), bytecode.compiling()
 
 
 def main() -> None:
