@@ -59,7 +59,7 @@ def test_a_corrupt_entry_is_recomputed_not_trusted() -> None:
 
 
 def test_a_cached_finding_that_is_not_one_is_recomputed_not_trusted() -> None:
-    """Findings are plain dataclasses; read back inside a report, pydantic still checks each
+    """Findings are plain classes; read back inside a report, pydantic still checks each
     one: an unknown key, a bad severity or a missing message is refused."""
     finding = Finding(rule="r", severity="breaking", surface="migrations", message="m", line=2)
     key = reportcache.report_key(judged_with(Settings()), "3.0.0", None, "d" * 40)

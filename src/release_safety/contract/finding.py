@@ -7,12 +7,21 @@ A finding says what was seen (rule id, severity, file, line, message) and how to
 - ``breaking``: a proven break for the previous release's running code or its clients;
 - ``unknown``: something could not be proven either way (unparseable file, dynamic SQL, ...);
 - ``advisory``: worth knowing, never changes the verdict.
+
+`Finding` and `Rule` are plain classes, not dataclasses: importing `dataclasses` (and with it
+`inspect`, `ast`, `dis`) would cost a one-file lint a third of its start. They are immutable
+(a finding at run time, a rule to mypy) and equal when their fields are; pydantic reads a finding
+as the dataclass its fields describe where a report model holds findings (the docstring of
+`Finding.__get_pydantic_core_schema__`; the published schemas are unchanged).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal
+
+if TYPE_CHECKING:
+    from pydantic import GetCoreSchemaHandler
+    from pydantic_core import CoreSchema
 
 Severity = Literal["breaking", "unknown", "advisory"]
 Surface = Literal[
@@ -30,17 +39,8 @@ SURFACES: tuple[Surface, ...] = (
 )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
 class Finding:
     """One observation with its place in the repository and a rule id."""
-
-    # pydantic reads this where a finding is a model's field (a report read back refuses keys
-    # a finding does not have).
-    # (and a published schema, the evidence's, requires every key a finding always writes)
-    __pydantic_config__: ClassVar[dict[str, object]] = {
-        "extra": "forbid",
-        "json_schema_serialization_defaults_required": True,
-    }
 
     rule: str
     severity: Severity
@@ -52,6 +52,64 @@ class Finding:
     acknowledged: str | None = None
     """Where and why a maintainer accepted the finding (`file:line: reason`); it is then an
     advisory whatever its rule's severity."""
+
+    # pydantic reads this where a finding is a model's field (a report read back refuses keys
+    # a finding does not have).
+    # (and a published schema, the evidence's, requires every key a finding always writes)
+    __pydantic_config__: ClassVar[dict[str, object]] = {
+        "extra": "forbid",
+        "json_schema_serialization_defaults_required": True,
+    }
+
+    def __init__(
+        self,
+        *,
+        rule: str,
+        severity: Severity,
+        surface: Surface | Literal["release"],
+        file: str | None = None,
+        line: int | None = None,
+        message: str,
+        hint: str | None = None,
+        acknowledged: str | None = None,
+    ) -> None:
+        # past `__setattr__`, which refuses any change
+        self.__dict__.update(
+            rule=rule,
+            severity=severity,
+            surface=surface,
+            file=file,
+            line=line,
+            message=message,
+            hint=hint,
+            acknowledged=acknowledged,
+        )
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"a finding is immutable: cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"a finding is immutable: cannot delete field {name!r}")
+
+    def _values(self) -> tuple[object, ...]:
+        return tuple(getattr(self, name) for name in _FIELDS)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, Finding)
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in _FIELDS)
+        return f"Finding({shown})"
+
+    def replace(self, **changes: Any) -> Finding:
+        """This finding with the fields named changed (`dataclasses.replace`)."""
+        return Finding(**{**self.to_dict(), **changes})
 
     def place(self) -> str | None:
         """Where it is, for text: `file:line`, the file alone when no line is known (never a
@@ -72,21 +130,69 @@ class Finding:
             if (value := getattr(self, name)) is not None or not omit_none
         }
 
+    @classmethod
+    def __get_pydantic_core_schema__(
+        cls, source: type[Any], handler: GetCoreSchemaHandler
+    ) -> CoreSchema:
+        """The schema of the dataclass of the annotated fields: the fields are declared to
+        `dataclasses` here, when a report model first needs them (no `__init__`, `__eq__` or
+        `__repr__` of its own: the class's are kept), and pydantic validates, writes and
+        publishes a finding as it did when `Finding` was a dataclass."""
+        import dataclasses
 
-_FIELDS = tuple(f.name for f in fields(Finding))
+        if not dataclasses.is_dataclass(cls):
+            dataclasses.dataclass(init=False, repr=False, eq=False, kw_only=True)(cls)
+        return handler(source)
 
 
-@dataclass(frozen=True)
+_FIELDS = tuple(name for name in Finding.__annotations__ if name != "__pydantic_config__")
+"""A finding's fields, in order."""
+
+
 class Rule:
-    """A rule is data plus the code that applies it: id, title, why, unsafe and safe examples."""
+    """A rule is data plus the code that applies it: id, title, why, unsafe and safe examples
+    (a plain class, as `Finding`)."""
 
-    id: str
-    surface: Surface | Literal["all", "release"]
-    severity: Severity
-    title: str
-    why: str
-    unsafe: str = ""
-    safe: str = ""
+    id: Final[str]
+    surface: Final[Surface | Literal["all", "release"]]
+    severity: Final[Severity]
+    title: Final[str]
+    why: Final[str]
+    unsafe: Final[str]
+    safe: Final[str]
+
+    def __init__(
+        self,
+        id: str,
+        surface: Surface | Literal["all", "release"],
+        severity: Severity,
+        title: str,
+        why: str,
+        unsafe: str = "",
+        safe: str = "",
+    ) -> None:
+        self.id = id
+        self.surface = surface
+        self.severity = severity
+        self.title = title
+        self.why = why
+        self.unsafe = unsafe
+        self.safe = safe
+
+    def _values(self) -> tuple[str, ...]:
+        return (self.id, self.surface, self.severity, self.title, self.why, self.unsafe, self.safe)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, Rule)
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        return f"Rule{self._values()!r}"
 
     def finding(
         self,

@@ -17,7 +17,6 @@ ones (the settings surface reports every narrowing on its own).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import TypeVar
 
 from release_safety.contract.reports import (
@@ -55,7 +54,7 @@ def combine(primary: SurfaceReport, other: SurfaceReport) -> SurfaceReport:
     """The primary report with what the other run adds (see the module docstring)."""
     seen = {_key(f) for f in primary.findings}
     extra = [
-        replace(f, message=f.message + SUFFIX)
+        f.replace(message=f.message + SUFFIX)
         for f in other.findings
         if _key(f) not in seen and _counts(f, primary)
     ]

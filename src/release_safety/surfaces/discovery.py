@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TypeVar
 from weakref import WeakKeyDictionary
 
@@ -384,7 +384,7 @@ def document_surface(
             problems.append(not_checked_finding(surface, exc.reason, exc.path))
             continue
         prefix = f"{path}: " if len(docs.pairs) > 1 else ""
-        found += [replace(f, message=prefix + f.message) for f in compared]
+        found += [f.replace(message=prefix + f.message) for f in compared]
     return SurfaceReport(
         surface=surface,
         checked=not problems,

@@ -36,7 +36,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
 
 from release_safety.contract.reports import Coverage, Finding, Rule, SurfaceReport, register
@@ -465,18 +464,17 @@ def _accepted(
                     "accepted that release's narrowing. If this one is intended too, give the "
                     "entry a reason that says what this change leaves out."
                 )
-                findings[i] = replace(f, hint=hint)
+                findings[i] = f.replace(hint=hint)
             elif hollow:
                 hint = (
                     f"The entry for {entry.key!r} at {where} accepts nothing: its reason is "
                     f"hollow ({hollow}); say what the change leaves out and why no operator "
                     "relies on it."
                 )
-                findings[i] = replace(f, hint=hint)
+                findings[i] = f.replace(hint=hint)
             else:
                 accepted = f"{where}: {normalise(entry.reason)}"
-                findings[i] = replace(
-                    f,
+                findings[i] = f.replace(
                     severity="advisory",
                     message=f"{f.message} (accepted at {accepted})",
                     hint=None,

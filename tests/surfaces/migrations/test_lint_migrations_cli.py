@@ -153,7 +153,7 @@ def test_ddl_is_linted_without_loading_sqlglot(tmp_path: Path) -> None:
 @pytest.mark.parametrize("fmt", ["json", "text", "github", "markdown"])
 def test_without_a_settings_file_the_lint_loads_no_pydantic(tmp_path: Path, fmt: str) -> None:
     """Start-up (issues 14, 18): with no settings file, the lint reads with the defaults and
-    its findings are plain dataclasses: no pydantic model is built or imported; a settings file
+    its findings are plain classes: no pydantic model is built or imported; a settings file
     is validated with pydantic."""
     path = tmp_path / "001_add.sql"
     path.write_text("ALTER TABLE users ADD COLUMN note text;\n")

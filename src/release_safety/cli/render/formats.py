@@ -12,7 +12,6 @@ import json
 import os
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from typing import Any, Literal, TypeVar
 from urllib.parse import quote
 
@@ -123,7 +122,7 @@ input)."""
 def _located(shown: Sequence[Shown], uri: Uri) -> list[Shown]:
     """The findings with their files as paths from the repository root."""
     return [
-        Shown(replace(s.finding, file=uri(s.finding.file)), s.level) if s.finding.file else s
+        Shown(s.finding.replace(file=uri(s.finding.file)), s.level) if s.finding.file else s
         for s in shown
     ]
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Sequence
-from dataclasses import replace
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -132,8 +131,7 @@ def acknowledge(
         hits = [i for i in near if out[i].rule in attempt.rules]
         where = f"{path}:{attempt.line}: {attempt.reason}"
         for i in hits:
-            out[i] = replace(
-                out[i],
+            out[i] = out[i].replace(
                 severity="advisory",
                 message=f"{out[i].message} (acknowledged at {where})",
                 acknowledged=where,

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections import Counter, OrderedDict
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
 from typing import NamedTuple
 
 from release_safety.code.memo import Memo
@@ -384,7 +383,7 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> Migratio
             if source.format == GO_EMBEDDED:
                 of_file = [way_out(finding) for finding in of_file]
             if engine.engine == "postgres" and several:  # say which database it speaks for
-                of_file = [replace(f, message=f"{f.message} ({engine.label})") for f in of_file]
+                of_file = [f.replace(message=f"{f.message} ({engine.label})") for f in of_file]
             findings.extend(of_file)
             if not analysis.created <= created:  # a new set only when it grows
                 created |= analysis.created

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal
 
@@ -555,7 +555,7 @@ def way_out(finding: Finding) -> Finding:
         "it above the line: `// release-safety: acknowledge(migration-statement-unknown): "
         "<what it does and why it is safe>`."
     )
-    return replace(finding, hint=hint)
+    return finding.replace(hint=hint)
 
 
 def _statements(block: Node | None) -> list[Node]:
