@@ -27,7 +27,6 @@ import contextlib
 import importlib.util
 import sys
 from collections.abc import Iterable
-from dataclasses import astuple
 from itertools import pairwise
 from pathlib import Path
 from types import ModuleType
@@ -112,6 +111,11 @@ def _direct(sql: str) -> list[Tok]:
         for token in _DIRECT.tokenize(sql)
         for tok in _convert(token.token_type, token.text, token.start, token.end)
     ]
+
+
+def astuple(tok: Tok) -> tuple[object, ...]:
+    """A token's fields, in order."""
+    return (tok.kind, tok.text, tok.start, tok.end, tok.up, tok.key)
 
 
 def _outcome(tokenizer: object, sql: str) -> tuple[str, object]:

@@ -14,7 +14,6 @@ bound it crossed, never a hang or a crash.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from typing import Final
 
 MAX_FILE_CHARS = 2_000_000
@@ -29,7 +28,6 @@ class OverBudget(Exception):
     """A file beyond a bound: what was exceeded."""
 
 
-@dataclass(init=False, unsafe_hash=True)
 class Budget:
     """The CPU deadline of one file's classification."""
 
@@ -37,6 +35,20 @@ class Budget:
 
     def __init__(self, deadline: float) -> None:
         self.deadline = deadline
+
+    def _values(self) -> tuple[object, ...]:
+        return (self.deadline,)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Budget):
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        return f"Budget(deadline={self.deadline!r})"
 
     @staticmethod
     def check_size(text: str) -> None:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
 from typing import Final
 
 import release_safety.surfaces.migrations.schema.pgcatalog as pgcatalog
@@ -115,7 +114,6 @@ def is_utc(zone: str) -> bool:
     return lower(zone.strip().strip("'\"")) in _UTC
 
 
-@dataclass(init=False, unsafe_hash=True)
 class ColType:
     """A column type: PostgreSQL's name for a built-in type (`int4`, `varchar`), else the name
     of a user type (enum, domain); its length or precision and scale; an array of it."""
@@ -132,6 +130,23 @@ class ColType:
         self.mods = mods
         self.array = array
         self.builtin = builtin
+
+    def _values(self) -> tuple[object, ...]:
+        return (self.name, self.mods, self.array, self.builtin)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ColType):
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        return (
+            f"ColType(name={self.name!r}, mods={self.mods!r}, array={self.array!r}, "
+            f"builtin={self.builtin!r})"
+        )
 
     def __str__(self) -> str:
         mods = f"({','.join(map(str, self.mods))})" if self.mods else ""
@@ -213,7 +228,6 @@ def parse_type(toks: list[Tok]) -> ColType | None:
     return ColType(name, mods, array, builtin)
 
 
-@dataclass(init=False, unsafe_hash=True)
 class DomainFacts:
     """What a type change needs to know of a domain: its base type and whether it has
     constraints (NOT NULL or CHECK)."""
@@ -225,11 +239,24 @@ class DomainFacts:
         self.base = base
         self.constrained = constrained
 
+    def _values(self) -> tuple[object, ...]:
+        return (self.base, self.constrained)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, DomainFacts):
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        return f"DomainFacts(base={self.base!r}, constrained={self.constrained!r})"
+
 
 Domains = Callable[[str], "DomainFacts | None"]
 
 
-@dataclass(init=False, unsafe_hash=True)
 class TypeChange:
     """What `ALTER COLUMN ... TYPE` does to a column's rows, indexes and old code; None where
     the old type is not known."""
@@ -244,6 +271,23 @@ class TypeChange:
         self.rewrites = rewrites
         self.rebuilds_indexes = rebuilds_indexes
         self.compatible = compatible
+
+    def _values(self) -> tuple[object, ...]:
+        return (self.rewrites, self.rebuilds_indexes, self.compatible)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, TypeChange):
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        return (
+            f"TypeChange(rewrites={self.rewrites!r}, "
+            f"rebuilds_indexes={self.rebuilds_indexes!r}, compatible={self.compatible!r})"
+        )
 
 
 def _wider(name: str, old: tuple[int, ...], new: tuple[int, ...]) -> bool:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, field, replace
 from typing import Any, Final, Literal, Protocol
 
 from release_safety.surfaces.migrations.schema.coltypes import ColType, DomainFacts
@@ -23,7 +22,6 @@ TableKind = Literal["table", "partitioned", "view", "matview"]
 ConstraintKind = Literal["check", "foreign", "primary", "unique", "exclude"]
 
 
-@dataclass(init=False, unsafe_hash=True)
 class Column:
     """A column: its type (None when not known), NOT NULL, default, identity; `value` the
     default when it is a constant (a SQL literal), `allowed` the values its CHECKs list (SQL
@@ -52,8 +50,33 @@ class Column:
         self.value = value
         self.allowed = allowed
 
+    def replace(self, **changes: object) -> Column:
+        """This column with the facts named changed (`dataclasses.replace`)."""
+        facts = dict(zip(_COLUMN_FACTS, self._values(), strict=True))
+        return Column(**{**facts, **changes})  # type: ignore[arg-type]
 
-@dataclass(init=False)
+    def _values(self) -> tuple[object, ...]:
+        return (self.type, self.not_null, self.default, self.identity, self.value, self.allowed)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Column):
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        return (
+            f"Column(type={self.type!r}, not_null={self.not_null!r}, default={self.default!r}, "
+            f"identity={self.identity!r}, value={self.value!r}, allowed={self.allowed!r})"
+        )
+
+
+_COLUMN_FACTS = ("type", "not_null", "default", "identity", "value", "allowed")
+"""A column's facts, in the order `Column` takes them."""
+
+
 class Table:
     """A table, partitioned table, view or materialized view. `complete` is false when its
     columns are not all known (CREATE TABLE AS, a column list the text does not show)."""
@@ -78,13 +101,26 @@ class Table:
         self.parent = parent
         self.default_partition = default_partition
 
+    def _values(self) -> tuple[object, ...]:
+        return (self.kind, self.columns, self.complete, self.parent, self.default_partition)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Table):
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __repr__(self) -> str:
+        return (
+            f"Table(kind={self.kind!r}, columns={self.columns!r}, complete={self.complete!r}, "
+            f"parent={self.parent!r}, default_partition={self.default_partition!r})"
+        )
+
     def copy(self) -> Table:
         return Table(
             self.kind, dict(self.columns), self.complete, self.parent, self.default_partition
         )
 
 
-@dataclass(init=False, unsafe_hash=True)
 class Index:
     """An index: its table, plain columns (expression parts are left out), and whether it is
     unique (a primary key's or a unique constraint's index included)."""
@@ -98,8 +134,21 @@ class Index:
         self.columns = columns
         self.unique = unique
 
+    def _values(self) -> tuple[object, ...]:
+        return (self.table, self.columns, self.unique)
 
-@dataclass(init=False, unsafe_hash=True)
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Index):
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        return f"Index(table={self.table!r}, columns={self.columns!r}, unique={self.unique!r})"
+
+
 class Constraint:
     """A table constraint. `not_null_of` names the column of a `CHECK (col IS NOT NULL)`;
     `allowed` the values a CHECK lists for its one column."""
@@ -127,8 +176,32 @@ class Constraint:
         self.not_null_of = not_null_of
         self.allowed = allowed
 
+    def _values(self) -> tuple[object, ...]:
+        return (
+            self.kind,
+            self.columns,
+            self.valid,
+            self.references,
+            self.not_null_of,
+            self.allowed,
+        )
 
-@dataclass(init=False, unsafe_hash=True)
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Constraint):
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        return (
+            f"Constraint(kind={self.kind!r}, columns={self.columns!r}, valid={self.valid!r}, "
+            f"references={self.references!r}, "
+            f"not_null_of={self.not_null_of!r}, allowed={self.allowed!r})"
+        )
+
+
 class Domain:
     """A domain: its base type and constraints (NOT NULL, named CHECKs)."""
 
@@ -143,12 +216,25 @@ class Domain:
         self.not_null = not_null
         self.checks = checks
 
+    def _values(self) -> tuple[object, ...]:
+        return (self.base, self.not_null, self.checks)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Domain):
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        return f"Domain(base={self.base!r}, not_null={self.not_null!r}, checks={self.checks!r})"
+
     @property
     def facts(self) -> DomainFacts:
         return DomainFacts(self.base, self.not_null or bool(self.checks))
 
 
-@dataclass(init=False, unsafe_hash=True)
 class Function:
     """A function or procedure the migrations created: its body when it is a constant, its
     language and its declared volatility (`v`, `s` or `i`)."""
@@ -161,6 +247,23 @@ class Function:
         self.body = body
         self.language = language
         self.volatility = volatility
+
+    def _values(self) -> tuple[object, ...]:
+        return (self.body, self.language, self.volatility)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Function):
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        return (
+            f"Function(body={self.body!r}, language={self.language!r}, "
+            f"volatility={self.volatility!r})"
+        )
 
 
 class PreviousRelease(Protocol):
@@ -195,7 +298,6 @@ _HANDED_OVER = frozenset(
 )
 
 
-@dataclass(init=False)
 class Schema:
     """Every object the migrations created, by normalised name (`tokens.normalise`)."""
 
@@ -218,16 +320,16 @@ class Schema:
     """The name a renamed table had before (new name -> old name)."""
     renamed_columns: Mapping[tuple[str, str], str]
     """The name a renamed column had before ((table, new name) -> old name)."""
-    index_names: Mapping[str, tuple[str, ...]] = field(repr=False, compare=False)
+    index_names: Mapping[str, tuple[str, ...]]
     """The names of each table's indexes, in the order `indexes` holds them (derived from
     it: changed only with it, through `put_index` and `pop_index`)."""
-    constraint_names: Mapping[str, tuple[str, ...]] = field(repr=False, compare=False)
+    constraint_names: Mapping[str, tuple[str, ...]]
     """The names of each table's constraints, in the order `constraints` holds them (derived
     from it: changed only with it, through `put_constraint` and `pop_constraint`)."""
-    mine: set[str] = field(repr=False, compare=False)
+    mine: set[str]
     """Tables this schema may change in place; the others are shared with the schema it was
     copied from, and copied on their first change (`edit`)."""
-    owned: set[str] = field(repr=False, compare=False)
+    owned: set[str]
     """The collections this schema may change in place; the others may be shared with a copy
     (or the original), and are copied on their first change (`own_*`)."""
 
@@ -266,6 +368,37 @@ class Schema:
         self.constraint_names = {} if constraint_names is None else constraint_names
         self.mine = set() if mine is None else mine
         self.owned = set() if owned is None else owned
+
+    def _values(self) -> tuple[object, ...]:
+        return (
+            self.tables,
+            self.indexes,
+            self.constraints,
+            self.domains,
+            self.enums,
+            self.sequences,
+            self.functions,
+            self.unknown,
+            self.tainted,
+            self.fresh,
+            self.renamed,
+            self.renamed_columns,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Schema):
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __repr__(self) -> str:
+        return (
+            f"Schema(tables={self.tables!r}, indexes={self.indexes!r}, "
+            f"constraints={self.constraints!r}, "
+            f"domains={self.domains!r}, enums={self.enums!r}, sequences={self.sequences!r}, "
+            f"functions={self.functions!r}, unknown={self.unknown!r}, tainted={self.tainted!r}, "
+            f"fresh={self.fresh!r}, renamed={self.renamed!r}, "
+            f"renamed_columns={self.renamed_columns!r})"
+        )
 
     def copy(self, *, hand_over: bool = False) -> Schema:
         """A copy sharing every collection and table with this schema; whichever of the two
@@ -509,7 +642,7 @@ class Schema:
         if column in getattr(self.tables.get(table), "columns", ()):
             found = self.edit(table)
             assert found is not None
-            found.columns[column] = replace(found.columns[column], **changes)  # type: ignore[arg-type]
+            found.columns[column] = found.columns[column].replace(**changes)
 
     def drop_table(self, name: str) -> None:
         if name in self.tables:
@@ -530,14 +663,16 @@ class Schema:
             if old in self.mine:
                 self.mine.add(new)
         for name in self.index_names.get(old, ()):
-            self.put_index(name, replace(self.indexes[name], table=new))
+            index = self.indexes[name]
+            self.put_index(name, Index(new, index.columns, index.unique))
         for name in self.constraint_names.get(old, ()):
             moved = self.pop_constraint(old, name)
             assert moved is not None
             self.put_constraint(new, name, moved)
         for (table, name), c in list(self.constraints.items()):
             if c.references == old:
-                self.put_constraint(table, name, replace(c, references=new))
+                moved = Constraint(c.kind, c.columns, c.valid, new, c.not_null_of, c.allowed)
+                self.put_constraint(table, name, moved)
         for name in [n for n, t in self.tables.items() if t.parent == old]:
             child = self.edit(name)
             assert child is not None
@@ -556,17 +691,20 @@ class Schema:
             index = self.indexes[name]
             if old in index.columns:
                 columns = tuple(new if c == old else c for c in index.columns)
-                self.put_index(name, replace(index, columns=columns))
+                self.put_index(name, Index(index.table, columns, index.unique))
         for name in self.constraint_names.get(table, ()):
             c = self.constraints[(table, name)]
             if old in c.columns or c.not_null_of == old:
                 self.put_constraint(
                     table,
                     name,
-                    replace(
-                        c,
-                        columns=tuple(new if x == old else x for x in c.columns),
-                        not_null_of=new if c.not_null_of == old else c.not_null_of,
+                    Constraint(
+                        c.kind,
+                        tuple(new if x == old else x for x in c.columns),
+                        c.valid,
+                        c.references,
+                        new if c.not_null_of == old else c.not_null_of,
+                        c.allowed,
                     ),
                 )
 

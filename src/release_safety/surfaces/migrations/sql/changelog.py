@@ -11,7 +11,6 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 from release_safety.surfaces.migrations.sql.statements import Extracted, Statement
@@ -21,17 +20,32 @@ _NOT_CHANGES = frozenset({"comment", "preConditions", "rollback", "validCheckSum
 _FALSE = ("false", "no", "0")
 
 
-@dataclass
 class Node:
     """An XML element or YAML mapping entry: its tag, attributes, text, line and children."""
 
     tag: str
     attrs: dict[str, str]
     line: int
-    text: str = ""
-    children: list[Node] = field(default_factory=list)
-    offset: int = 0
+    text: str
+    children: list[Node]
+    offset: int
     """Lines between `line` and the first line of `text` (a YAML block scalar's 1)."""
+
+    def __init__(
+        self,
+        tag: str,
+        attrs: dict[str, str],
+        line: int,
+        text: str = "",
+        children: list[Node] | None = None,
+        offset: int = 0,
+    ) -> None:
+        self.tag = tag
+        self.attrs = attrs
+        self.line = line
+        self.text = text
+        self.children = [] if children is None else children
+        self.offset = offset
 
 
 def is_changelog(path: str) -> bool:

@@ -30,13 +30,11 @@ raises `TokenError` with sqlglot's message, which classification reports.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Final, Literal
 
 Kind = Literal["word", "ident", "string", "number", "punct"]
 
 
-@dataclass(init=False, unsafe_hash=True)
 class Tok:
     """A token: `text` the source text (unquoted), `start` and `end` its first and last
     offsets, `up` the keyword form of a word ("" for other kinds), `key` what a grammar
@@ -60,6 +58,23 @@ class Tok:
         self.end = end
         self.up = up
         self.key = key
+
+    def _values(self) -> tuple[object, ...]:
+        return (self.kind, self.text, self.start, self.end, self.up, self.key)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Tok):
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        return (
+            f"Tok(kind={self.kind!r}, text={self.text!r}, start={self.start!r}, "
+            f"end={self.end!r}, up={self.up!r}, key={self.key!r})"
+        )
 
 
 class TokenError(ValueError):

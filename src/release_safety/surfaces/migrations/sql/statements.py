@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:
     from release_safety.surfaces.migrations.sql.lexer import Tok
 
 
-@dataclass(init=False, unsafe_hash=True)
 class Statement:
     """One SQL statement of a migration, or a statement whose text could not be determined.
 
@@ -22,7 +20,7 @@ class Statement:
     sql: Final[str | None]
     line: Final[int]
     reason: Final[str | None]
-    toks: list[Tok] | None = field(compare=False, repr=False)
+    toks: list[Tok] | None
     """Its tokens when the split already read them (`tokenize(sql)`), else None (read-only,
     as every field: mypy refuses assignments to the others, which are Final)."""
     column: Final[int]
@@ -44,8 +42,24 @@ class Statement:
         self.column = column
         self.terminated = terminated
 
+    def _values(self) -> tuple[object, ...]:
+        return (self.sql, self.line, self.reason, self.column, self.terminated)
 
-@dataclass(init=False, unsafe_hash=True)
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Statement):
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        return (
+            f"Statement(sql={self.sql!r}, line={self.line!r}, reason={self.reason!r}, "
+            f"column={self.column!r}, terminated={self.terminated!r})"
+        )
+
+
 class Extracted:
     """A migration file's statements and whether they run in one transaction. `wrapped`: the
     tool that runs the file wraps it in a transaction for certain (its markers, knex's
@@ -64,3 +78,20 @@ class Extracted:
         self.statements = [] if statements is None else statements
         self.transactional = transactional
         self.wrapped = wrapped
+
+    def _values(self) -> tuple[object, ...]:
+        return (self.statements, self.transactional, self.wrapped)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Extracted):
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        return (
+            f"Extracted(statements={self.statements!r}, "
+            f"transactional={self.transactional!r}, wrapped={self.wrapped!r})"
+        )

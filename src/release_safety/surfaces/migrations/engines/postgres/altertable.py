@@ -4,8 +4,6 @@ code relies on)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from release_safety.common.textcase import lower
 from release_safety.surfaces.migrations.engines.postgres.checkvalues import (
     allowed,
@@ -46,7 +44,6 @@ _TYPE_PUNCT = frozenset({"(", ")", ",", "[", "]", "."})
 _CONSTRAINT_KINDS = ("CONSTRAINT", "CHECK", "UNIQUE", "PRIMARY", "FOREIGN", "EXCLUDE")
 
 
-@dataclass(init=False)
 class Alter:
     """One ALTER TABLE statement's table, facts and context."""
 

@@ -4,20 +4,22 @@ and whether a constant passes it. The expression is parsed by sqlglot; a shape o
 comparisons of the column with constants joined by AND / OR / NOT says nothing (None).
 
 Constants are kept as SQL literals (`'free'`, `0`): strings compare as text, numbers as
-numbers."""
+numbers (`Decimal`, imported where a number is read: `decimal` is a tenth of a one-file
+lint's start, and most files hold no numeric default or CHECK)."""
 
 from __future__ import annotations
 
-from decimal import Decimal, InvalidOperation
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 
 from release_safety.common.textcase import lower
 from release_safety.surfaces.migrations.sql.tokens import Tok, parse_one
 
 if TYPE_CHECKING:
+    from decimal import Decimal
+
     from sqlglot import exp
 
-Value = str | Decimal
+Value: TypeAlias = "str | Decimal"
 _CAST = frozenset({"::", "(", ")", ",", "[", "]", "."})
 _LISTING = frozenset({"IN", "ANY", "="})
 
@@ -59,6 +61,8 @@ def _strip(node: exp.Expr) -> exp.Expr:
 
 
 def _constant(node: exp.Expr) -> Value | None:
+    from decimal import Decimal, InvalidOperation
+
     from sqlglot import exp
 
     node = _strip(node)
@@ -78,14 +82,16 @@ def _constant(node: exp.Expr) -> Value | None:
 
 def literal(value: Value) -> str:
     """A constant as a SQL literal."""
-    if isinstance(value, Decimal):
-        return str(value)
-    return "'" + value.replace("'", "''") + "'"
+    if isinstance(value, str):
+        return "'" + value.replace("'", "''") + "'"
+    return str(value)
 
 
 def _value(text: str) -> Value:
     if text.startswith("'"):
         return text[1:-1].replace("''", "'")
+    from decimal import Decimal
+
     return Decimal(text)
 
 
@@ -107,6 +113,8 @@ def constant(toks: list[Tok]) -> str | None:
         return literal(tok.text)
     if tok.kind != "number":
         return None
+    from decimal import Decimal, InvalidOperation
+
     try:
         number = Decimal(tok.text)
     except InvalidOperation:
@@ -139,7 +147,7 @@ def _list(node: exp.Expr) -> list[Value] | None:
 
 
 def _compare(op: str, left: Value, right: Value) -> bool | None:
-    if isinstance(left, Decimal) != isinstance(right, Decimal):
+    if isinstance(left, str) != isinstance(right, str):
         return None
     if op == "eq":
         return left == right

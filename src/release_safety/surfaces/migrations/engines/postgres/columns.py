@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from itertools import pairwise
 
 from release_safety.surfaces.migrations.engines.postgres.grammar import (
@@ -43,7 +42,6 @@ class Unclassified(Exception):
         self.near = near
 
 
-@dataclass(init=False)
 class ColumnDef:
     """A column definition: name, type and what its constraint clauses say."""
 
@@ -165,7 +163,6 @@ def parse_column(toks: list[Tok]) -> ColumnDef:
     return column
 
 
-@dataclass(init=False)
 class ConstraintDef:
     """A table constraint: kind (CHECK, FOREIGN, PRIMARY, UNIQUE, EXCLUDE), name, columns, and
     what else it says."""

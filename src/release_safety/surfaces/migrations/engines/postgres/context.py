@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from release_safety.surfaces.migrations.schema.model import Column, PreviousRelease, Schema
 
 
-@dataclass(init=False)
 class Context:
     """The schema the next statement runs against and what the file has done so far.
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import IntEnum
 from typing import Final
 
@@ -44,7 +43,6 @@ WEAKEST = Lock.ACCESS_SHARE
 _SHARE = Lock.SHARE
 
 
-@dataclass(init=False)
 class TableFact:
     """One statement's effect on one table (or view, materialized view). `maybe_rewrites` and
     `maybe_scans` are work that depends on a schema fact the history does not tell."""
@@ -112,7 +110,6 @@ class TableFact:
         return not self.work and (self.maybe_rewrites or self.maybe_scans)
 
 
-@dataclass(init=False, unsafe_hash=True)
 class Issue:
     """A rule hit by one statement: the rule id and what exactly was seen. `column` (table,
     column) marks a judgement of old code's compatibility with that column's nullability and
@@ -140,8 +137,24 @@ class Issue:
         self.line = line
         self.hint = hint
 
+    def _values(self) -> tuple[object, ...]:
+        return (self.rule, self.message, self.column, self.line, self.hint)
 
-@dataclass(init=False)
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Issue):
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        return (
+            f"Issue(rule={self.rule!r}, message={self.message!r}, column={self.column!r}, "
+            f"line={self.line!r}, hint={self.hint!r})"
+        )
+
+
 class StatementFacts:
     """A classified statement; `unknown` holds the reason when it could not be classified.
     `transaction` is "begin" or "commit" for transaction control statements;

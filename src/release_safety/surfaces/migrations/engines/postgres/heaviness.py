@@ -10,7 +10,6 @@ run inside one (CONCURRENTLY, VACUUM); explicit BEGIN / COMMIT are honoured eith
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Final, Literal
 
 from release_safety.surfaces.migrations.budget import Budget
@@ -35,7 +34,6 @@ if TYPE_CHECKING:
 TriState = bool | Literal["unknown"]
 
 
-@dataclass(init=False, unsafe_hash=True)
 class LineIssue:
     """A rule hit on one line of the file; `hint` the way out written for it (None: the
     rule's safe alternative)."""
@@ -51,8 +49,24 @@ class LineIssue:
         self.message = message
         self.hint = hint
 
+    def _values(self) -> tuple[object, ...]:
+        return (self.rule, self.line, self.message, self.hint)
 
-@dataclass(init=False, unsafe_hash=True)
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, LineIssue):
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        return (
+            f"LineIssue(rule={self.rule!r}, line={self.line!r}, message={self.message!r}, "
+            f"hint={self.hint!r})"
+        )
+
+
 class HeavyLock:
     """A table that existed before the file, locked against traffic (SHARE or stronger) while
     a statement rewrites or reads every one of its rows, or locked by LOCK TABLE (`held`:
@@ -74,8 +88,24 @@ class HeavyLock:
         self.rewrites = rewrites
         self.held = held
 
+    def _values(self) -> tuple[object, ...]:
+        return (self.table, self.line, self.lock, self.rewrites, self.held)
 
-@dataclass(init=False)
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, HeavyLock):
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        return (
+            f"HeavyLock(table={self.table!r}, line={self.line!r}, lock={self.lock!r}, "
+            f"rewrites={self.rewrites!r}, held={self.held!r})"
+        )
+
+
 class FileAnalysis:
     """What one migration file does, independent of its path."""
 
@@ -112,7 +142,17 @@ class FileAnalysis:
         self.acknowledgements = acknowledgements
 
     def with_acknowledgements(self, found: tuple[Parsed, ...]) -> FileAnalysis:
-        return replace(self, acknowledgements=found)
+        return FileAnalysis(
+            self.tables,
+            self.locks,
+            self.rewrites,
+            self.scans,
+            self.issues,
+            self.heavy,
+            self.created,
+            self.statement_lines,
+            found,
+        )
 
     def letters(self) -> str:
         """The flags that are true, as `l`, `r`, `s` (the catalogue's notation)."""
