@@ -119,9 +119,9 @@ BASE = {"collections", "contextlib", "functools", "gc", "importlib", "itertools"
 BASE |= {"operator", "reprlib", "types", "warnings"}
 # The lint's: its rules, the JSON out (the standard library's for a few files: no orjson, nor
 # its datetime, uuid and platform); no dataclasses (nor inspect, ast, dis, tokenize: findings
-# and the classifier's values are written-out classes), no pathlib for files named without a
-# settings file (nor its fnmatch, urllib, ipaddress).
-LINT = {"bisect", "copyreg", "decimal", "enum", "json", "numbers", "re", "typing"}
+# and the classifier's values are written-out classes), no decimal (read where a number is), no
+# pathlib for files named without a settings file (nor its fnmatch, urllib, ipaddress).
+LINT = {"bisect", "copyreg", "enum", "json", "re", "typing"}
 # upgrade-check: the index checked against its schema (jsonschema_rs imports email, socket ...)
 UPGRADE = {"array", "base64", "binascii", "bisect", "calendar", "copyreg", "datetime"}
 UPGRADE |= {"decimal", "email", "enum", "errno", "ipaddress", "json", "locale", "math"}
@@ -145,6 +145,9 @@ def test_a_one_file_json_lint_imports_the_lint_alone(tmp_path: Path) -> None:
     assert stdlib <= BASE | LINT
     modules = imported("lint-migrations", str(migration), "--json")[1]
     assert "release_safety.surfaces.migrations.rules.catalogue" not in modules  # no examples
+    # a file of DDL alone: no reader of data statements or DO blocks
+    lazy = {"sql.simpledata", "engines.postgres.plpgsql"}
+    assert not {f"release_safety.surfaces.migrations.{name}" for name in lazy} & modules
 
 
 def test_upgrade_check_json_imports_its_index_reader_alone(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ import os
 import posixpath
 import sys
 from functools import cache
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Final
 
 from release_safety.common.errors import CheckError, InputError
 from release_safety.common.localfile import read_regular, shown
@@ -24,13 +24,32 @@ STDIN = "-"
 STDIN_NAME = "<stdin>"
 
 
-class Document(NamedTuple):
+class Document:
     """What a command was given: the name it reports, the repository path when the document
     came from a ref, and the bytes."""
 
-    name: str
-    data: bytes
-    repo_path: str | None = None
+    name: Final[str]
+    data: Final[bytes]
+    repo_path: Final[str | None]
+
+    def __init__(self, name: str, data: bytes, repo_path: str | None = None) -> None:
+        self.name = name
+        self.data = data
+        self.repo_path = repo_path
+
+    def _values(self) -> tuple[object, ...]:
+        return (self.name, self.data, self.repo_path)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Document):
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        return f"Document(name={self.name!r}, data={self.data!r}, repo_path={self.repo_path!r})"
 
     @property
     def shown(self) -> str:

@@ -13,7 +13,7 @@ import os
 import re
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from release_safety.cli.inputs import STDIN, Document, read_document, refuse_link_out
 from release_safety.cli.rulesoff import rules_off
@@ -32,14 +32,13 @@ if TYPE_CHECKING:
     from release_safety.surfaces.migrations.reading import Reading
 
 _KNEX_SUFFIXES = (".ts", ".js", ".mjs", ".cjs")
-_NOT_KNEX = re.compile(r"\.d\.[cm]?ts$|\.(?:test|spec)\.\w+$")
+# Compiled when first used (`re` keeps it): a lint of SQL files never pays for them.
+_NOT_KNEX = r"\.d\.[cm]?ts$|\.(?:test|spec)\.\w+$"
 """Type declarations and tests beside knex migrations."""
-_KNEX_UP = re.compile(
-    r"\bexports\.up\b|\bexport\s+(?:async\s+)?(?:function|const|let)\s+up\b|\bup\s*[:(]"
-)
+_KNEX_UP = r"\bexports\.up\b|\bexport\s+(?:async\s+)?(?:function|const|let)\s+up\b|\bup\s*[:(]"
 
 
-class Linted(NamedTuple):
+class Linted:
     """The files linted: how they were read, one report per file, every finding reported and
     the exit code (1 for a breaking or unknown finding, else 0)."""
 
@@ -49,14 +48,35 @@ class Linted(NamedTuple):
     findings: list[Finding]
     code: int
 
+    def __init__(
+        self,
+        reading: Reading,
+        documents: list[Document],
+        reports: list[dict[str, Any]],
+        findings: list[Finding],
+        code: int,
+    ) -> None:
+        self.reading = reading
+        self.documents = documents
+        self.reports = reports
+        self.findings = findings
+        self.code = code
 
-class Setup(NamedTuple):
+
+class Setup:
     """How to read the migrations, the rules turned off, and the settings' sources (None
     without a settings file: every file is then placed as the default search places it)."""
 
     reading: Reading
     off: frozenset[str]
     sources: tuple[MigrationSource, ...] | None
+
+    def __init__(
+        self, reading: Reading, off: frozenset[str], sources: tuple[MigrationSource, ...] | None
+    ) -> None:
+        self.reading = reading
+        self.off = off
+        self.sources = sources
 
 
 def _settings(postgres_version: int | None, config: Path | None = None) -> Setup:
@@ -78,7 +98,12 @@ def _settings(postgres_version: int | None, config: Path | None = None) -> Setup
         reading, off = Reading.of(settings), rules_off(settings.rules.off, str(where))
         sources = settings.migrations.sources
     if postgres_version is not None:
-        reading = reading._replace(postgres_version=postgres_version)
+        reading = Reading(
+            postgres_version,
+            reading.placeholders,
+            reading.template_default,
+            reading.server_timezone,
+        )
     return Setup(reading, off, sources)
 
 
@@ -86,7 +111,11 @@ def _kind(path: str, text: str) -> Format | None:
     """How a file is read as a migration (None: not one)."""
     if path.endswith(".sql"):
         return "sql"
-    if path.endswith(_KNEX_SUFFIXES) and not _NOT_KNEX.search(path) and _KNEX_UP.search(text):
+    if (
+        path.endswith(_KNEX_SUFFIXES)
+        and not re.search(_NOT_KNEX, path)
+        and re.search(_KNEX_UP, text)
+    ):
         return "knex"
     return None
 
@@ -110,11 +139,15 @@ def _is_migration(path: Path) -> bool:
     return _kind(name, read_regular(path).decode("utf-8", errors="replace")) is not None
 
 
-class Where(NamedTuple):
+class Where:
     """A migration file among its tool's: where it stands, and the engine it runs on."""
 
     placed: Placed
     engine: str
+
+    def __init__(self, placed: Placed, engine: str) -> None:
+        self.placed = placed
+        self.engine = engine
 
 
 def _read_local(path: str) -> str | None:
@@ -264,8 +297,9 @@ def lint_files(
     reported); with `skip_other`, a file that is not a migration is left out, not refused."""
     from release_safety.surfaces.migrations.lint import findings_of, lint_texts
 
-    reading, off, sources = _settings(postgres_version, config)
-    off |= rules_off(excluded, "--exclude")
+    setup = _settings(postgres_version, config)
+    reading, sources = setup.reading, setup.sources
+    off = setup.off | rules_off(excluded, "--exclude")
     by_root: Engines = {}
     names = _expanded(files, sources, by_root)
     if skip_other:

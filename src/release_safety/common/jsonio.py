@@ -175,8 +175,9 @@ def _mode_for(path: Path) -> int:
         return 0o644 & ~_umask()
 
 
-_TEMPORARY = re.compile(r"(?:(\d+)\.)?[A-Za-z0-9_]+\.tmp")
-"""What follows `.NAME.` in the name of a temporary file of `write_atomic`."""
+_TEMPORARY = r"(?:(\d+)\.)?[A-Za-z0-9_]+\.tmp"
+"""What follows `.NAME.` in the name of a temporary file of `write_atomic` (compiled when
+first used: a lint writes no file)."""
 
 
 def remove_stale_temporaries(path: Path) -> None:
@@ -188,7 +189,7 @@ def remove_stale_temporaries(path: Path) -> None:
         for entry in os.scandir(path.parent if str(path.parent) else "."):
             if not entry.name.startswith(prefix):
                 continue
-            found = _TEMPORARY.fullmatch(entry.name, len(prefix))
+            found = re.compile(_TEMPORARY).fullmatch(entry.name, len(prefix))
             if found is not None and _is_stale(entry, found.group(1)):
                 with contextlib.suppress(OSError):
                     os.unlink(entry.path)

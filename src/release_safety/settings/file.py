@@ -58,8 +58,9 @@ def settings_data(text: str, where: str, table: bool = False) -> tuple[dict[str,
     return None if found is None else (found, f"{where} [tool.release-safety]")
 
 
-_HEADER = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$")
-_ASSIGNED = re.compile(r"^\s*([\w\"'.-][\w\"' .-]*?)\s*=")
+# Compiled when first used (`re` keeps it): a lint without a settings file never pays for them.
+_HEADER = r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$"
+_ASSIGNED = r"^\s*([\w\"'.-][\w\"' .-]*?)\s*="
 
 
 def _dotted(name: str) -> tuple[str, ...]:
@@ -75,11 +76,11 @@ def key_line(text: str, key: Sequence[str | int], table: Sequence[str] = ()) -> 
     best: tuple[int, int] | None = None  # (how much of the key, line)
     current: tuple[str, ...] = ()
     for number, line in enumerate(text.splitlines(), start=1):
-        header = _HEADER.match(line)
+        header = re.match(_HEADER, line)
         if header:
             current = _dotted(header.group(1))
             found = current
-        elif (assigned := _ASSIGNED.match(line)) is not None:
+        elif (assigned := re.match(_ASSIGNED, line)) is not None:
             found = (*current, *_dotted(assigned.group(1)))
         else:
             continue

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Sequence
-from typing import TYPE_CHECKING, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Final, TypeVar
 
 from release_safety.common.textcase import lower
 from release_safety.contract.finding import Finding
@@ -50,7 +50,8 @@ NO_HISTORY = "no earlier migration was given"
 # Sought in the lowered text (a sixth of a case-blind regex's time): lowering finds every ASCII
 # spelling, and what else it may find only costs a scan that finds nothing.
 _MAY_ANNOTATE = "safety"
-_NO_TRANSACTION = re.compile(r"^\s*run_in_transaction\s*=\s*false\b", re.MULTILINE)
+# Compiled when first used (`re` keeps it): read only for a file with such metadata.
+_NO_TRANSACTION = r"(?m)^\s*run_in_transaction\s*=\s*false\b"
 
 
 K = TypeVar("K")
@@ -66,12 +67,30 @@ def remember(cache: OrderedDict[K, V], key: K, value: V) -> V:
     return value
 
 
-class History(NamedTuple):
+class History:
     """The schema a sequence of migrations leaves, under the key of that sequence ("" when
     unkeyed: nothing is remembered of it, nor of the sequences that continue it)."""
 
-    key: str
-    schema: Schema
+    key: Final[str]
+    schema: Final[Schema]
+
+    def __init__(self, key: str, schema: Schema) -> None:
+        self.key = key
+        self.schema = schema
+
+    def _values(self) -> tuple[object, ...]:
+        return (self.key, self.schema)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, History):
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        return f"History(key={self.key!r}, schema={self.schema!r})"
 
 
 def _sha1(text: str) -> str:
@@ -133,7 +152,7 @@ def _diesel_outside(path: str, read_module: ReadModule | None) -> bool:
     if name != "up.sql" or read_module is None:
         return False
     metadata = read_module(f"{folder}/metadata.toml")
-    return metadata is not None and _NO_TRANSACTION.search(metadata) is not None
+    return metadata is not None and re.search(_NO_TRANSACTION, metadata) is not None
 
 
 def _extracted(

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Final
 
 from release_safety.settings.file import (
     DEFAULT_POSTGRES_VERSION,
@@ -16,14 +16,50 @@ if TYPE_CHECKING:
     from release_safety.settings.model import Settings
 
 
-class Reading(NamedTuple):
+class Reading:
     """The PostgreSQL major version, the template placeholders (literal text replaced before
     parsing, then what any remaining `{{ ... }}` becomes) and the server's TimeZone."""
 
-    postgres_version: int = DEFAULT_POSTGRES_VERSION
-    placeholders: Mapping[str, str] = {}  # never written to: read as a Mapping
-    template_default: str = DEFAULT_TEMPLATE
-    server_timezone: str = DEFAULT_SERVER_TIMEZONE
+    postgres_version: Final[int]
+    placeholders: Final[Mapping[str, str]]
+    template_default: Final[str]
+    server_timezone: Final[str]
+
+    def __init__(
+        self,
+        postgres_version: int = DEFAULT_POSTGRES_VERSION,
+        placeholders: Mapping[str, str] = {},
+        template_default: str = DEFAULT_TEMPLATE,
+        server_timezone: str = DEFAULT_SERVER_TIMEZONE,
+    ) -> None:
+        self.postgres_version = postgres_version
+        self.placeholders = placeholders
+        self.template_default = template_default
+        self.server_timezone = server_timezone
+
+    def _values(self) -> tuple[object, ...]:
+        return (
+            self.postgres_version,
+            self.placeholders,
+            self.template_default,
+            self.server_timezone,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Reading):
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        return (
+            f"Reading(postgres_version={self.postgres_version!r}, "
+            f"placeholders={self.placeholders!r}, "
+            f"template_default={self.template_default!r}, "
+            f"server_timezone={self.server_timezone!r})"
+        )
 
     @classmethod
     def of(cls, settings: Settings) -> Reading:

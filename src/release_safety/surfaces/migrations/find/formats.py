@@ -50,7 +50,9 @@ CODE_READERS: tuple[Reader, ...] = (
 """The formats whose migrations are code, read by `frameworks/`."""
 
 _VERSION = re.compile(r"(\d+)")
-_FLYWAY = re.compile(r"(?:V(?P<version>\d+(?:[._]\d+)*)|R)__(?P<description>.*)")
+# Compiled when first used (`re` keeps it): a root of another tool never pays for flyway's,
+# sqitch's or Django's patterns.
+_FLYWAY = r"(?:V(?P<version>\d+(?:[._]\d+)*)|R)__(?P<description>.*)"
 _DIALECT = re.compile(
     r"(?P<stem>\d+_[^.]+)\.(?:(?P<dialect>postgres(?:ql)?|pg|mysql|sqlite3?|cockroach(?:db)?"
     r"|crdb|mssql)\.)?"
@@ -58,7 +60,7 @@ _DIALECT = re.compile(
 )
 _POSTGRES = ("postgres", "postgresql", "pg")
 """PostgreSQL's names in a file name, as pop's dialect synonyms give them."""
-_PLAN_CHANGE = re.compile(r"^(?P<change>[^\s@:%#\[][^\s\[]*)", re.MULTILINE)
+_PLAN_CHANGE = r"(?m)^(?P<change>[^\s@:%#\[][^\s\[]*)"
 
 
 def reader(source: MigrationSource) -> Reader:
@@ -104,7 +106,7 @@ def order_key(path: str, tool: str, listing: Listing) -> OrderKey | None:
     drizzle's files then run by name), or the graph of Alembic's or Django's files."""
     folder, _, name = path.rpartition("/")
     if tool == "flyway":
-        found = _FLYWAY.fullmatch(name.removesuffix(".sql"))
+        found = re.fullmatch(_FLYWAY, name.removesuffix(".sql"))
         if found is None:
             return (2, (), name, path)
         if found["version"] is None:
@@ -175,7 +177,7 @@ def listings(read: Callable[[str], str | None], files: Files | None = None) -> L
 
 GRAPHED = ("django", "alembic")
 """The formats whose tool orders its files by a graph the files declare (`frameworks/order`)."""
-_DJANGO = re.compile(r"(?:.*/)?migrations/\d{4}_\w+\.py")
+_DJANGO = r"(?:.*/)?migrations/\d{4}_\w+\.py"
 
 
 def _graphed(kind: str, folder: str, files: Files) -> list[str]:
@@ -184,7 +186,7 @@ def _graphed(kind: str, folder: str, files: Files) -> list[str]:
     if kind == "alembic":
         inside = [p for p in files(folder) if p.rpartition("/")[0] == folder]
         return [p for p in inside if p.endswith(".py") and not p.rpartition("/")[2].startswith("_")]
-    return [p for p in files(folder) if _DJANGO.fullmatch(p)]
+    return [p for p in files(folder) if re.fullmatch(_DJANGO, p)]
 
 
 def _listed(kind: str, text: str) -> Mapping[str, int] | None:
@@ -200,6 +202,6 @@ def plan_order(text: str) -> dict[str, int]:
     """The changes a `sqitch.plan` deploys, each with its position (a change reworked later
     keeps its first position: its script in `deploy/` is the newest one)."""
     order: dict[str, int] = {}
-    for found in _PLAN_CHANGE.finditer(text):
+    for found in re.finditer(_PLAN_CHANGE, text):
         order.setdefault(found["change"], len(order))
     return order

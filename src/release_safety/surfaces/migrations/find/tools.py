@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import Final
 
 from release_safety.surfaces.migrations.find.liquibase import master_of
 
@@ -37,13 +37,32 @@ Exists = Callable[[str], bool]
 Read = Callable[[str], "str | None"]
 
 
-class Placed(NamedTuple):
+class Placed:
     """A migration file's tool (a format name), the folder its tool runs migrations from, and
     whether the tool runs it on an upgrade (a down part never does)."""
 
-    tool: str
-    root: str
-    forward: bool
+    tool: Final[str]
+    root: Final[str]
+    forward: Final[bool]
+
+    def __init__(self, tool: str, root: str, forward: bool) -> None:
+        self.tool = tool
+        self.root = root
+        self.forward = forward
+
+    def _values(self) -> tuple[object, ...]:
+        return (self.tool, self.root, self.forward)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Placed):
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        return f"Placed(tool={self.tool!r}, root={self.root!r}, forward={self.forward!r})"
 
 
 def migration_name(path: str) -> str:
@@ -103,10 +122,11 @@ def journal_order(text: str) -> dict[str, int]:
     return {f"{tag}.sql": position for position, tag in enumerate(tags)}
 
 
-_SUM_LINE = re.compile(r"^(?P<name>[^\s]+\.sql) h1:", re.MULTILINE)
+# Compiled when first used (`re` keeps it): read only where an atlas.sum is.
+_SUM_LINE = r"(?m)^(?P<name>[^\s]+\.sql) h1:"
 
 
 def sum_order(text: str) -> dict[str, int]:
     """The files an `atlas.sum` lists, by name (Atlas runs them in name order)."""
-    names = sorted(found["name"] for found in _SUM_LINE.finditer(text))
+    names = sorted(found["name"] for found in re.finditer(_SUM_LINE, text))
     return {name: position for position, name in enumerate(names)}

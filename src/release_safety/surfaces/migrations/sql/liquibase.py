@@ -8,9 +8,8 @@ from __future__ import annotations
 import re
 
 _HEADER = re.compile(r"\A\s*--\s*liquibase\s+formatted\s+sql\b", re.IGNORECASE)
-_OUTSIDE = re.compile(
-    r"^--\s*changeset\s[^\n]*\brunInTransaction:\s*false\b", re.IGNORECASE | re.MULTILINE
-)
+# Compiled when first used (`re` keeps it): read only in Liquibase formatted SQL.
+_OUTSIDE = r"(?im)^--\s*changeset\s[^\n]*\brunInTransaction:\s*false\b"
 
 
 def formatted(text: str) -> bool:
@@ -20,4 +19,4 @@ def formatted(text: str) -> bool:
 
 def in_transaction(text: str) -> bool:
     """False when a changeset of the file runs outside a transaction."""
-    return _OUTSIDE.search(text) is None
+    return re.search(_OUTSIDE, text) is None

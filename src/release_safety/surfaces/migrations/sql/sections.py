@@ -17,16 +17,17 @@ from release_safety.common.textcase import lower
 
 # A marker line: at the start of a line, `--`, the tool's prefix and one of its commands
 # (a comment such as `-- migrate: add users` is not one).
-_MARKER = re.compile(
-    r"^--[ \t]*(?P<tool>\+goose|\+migrate|migrate:)[ \t]*"
+# (compiled when first used, as `_COMMENTS_AND_BLANKS`: `re` keeps them; a file without
+# markers never pays for them)
+_MARKER = (
+    r"(?im)^--[ \t]*(?P<tool>\+goose|\+migrate|migrate:)[ \t]*"
     r"(?P<command>up|down|statementbegin|statementend|no[ \t]+transaction"
     r"|envsubs?t?[ \t]+o(?:n|ff))"
-    r"(?P<options>(?:[ \t][^\n]*?)?)\r?$",
-    re.IGNORECASE | re.MULTILINE,
+    r"(?P<options>(?:[ \t][^\n]*?)?)\r?$"
 )
 # What every marker holds, sought first: a search from a literal start is several times faster.
 _HINT = re.compile(r"--[ \t]*(?:\+goose|\+migrate|migrate:)", re.IGNORECASE)
-_COMMENTS_AND_BLANKS = re.compile(r"(?:\s*--[^\n]*)*\s*")
+_COMMENTS_AND_BLANKS = r"(?:\s*--[^\n]*)*\s*"
 
 
 def tool_of(text: str) -> str | None:
@@ -36,7 +37,7 @@ def tool_of(text: str) -> str | None:
 
 
 def _markers(text: str) -> list[re.Match[str]]:
-    return list(_MARKER.finditer(text)) if _HINT.search(text) is not None else []
+    return list(re.finditer(_MARKER, text)) if _HINT.search(text) is not None else []
 
 
 def _tool(markers: list[re.Match[str]]) -> str | None:
@@ -78,7 +79,7 @@ def up_section(text: str) -> tuple[str, bool] | None:
             envsub = envsub or command.endswith(" on")
     if up is None:
         raise ValueError(f"no '{up_line}' line: the tool refuses the file")
-    if _COMMENTS_AND_BLANKS.fullmatch(text, 0, up.start()) is None:
+    if re.compile(_COMMENTS_AND_BLANKS).fullmatch(text, 0, up.start()) is None:
         raise ValueError(f"statements before the '{up_line}' line: the tool refuses the file")
     end = down.start() if down is not None else len(text)
     body = text[up.end() : end]

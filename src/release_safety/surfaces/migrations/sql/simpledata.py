@@ -19,20 +19,39 @@ suite, the benchmark's files and generated statements.
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+from typing import Final
 
 from release_safety.common.textcase import lower
 from release_safety.surfaces.migrations.sql.tokens import Tok, normalise
 
 
-class Reference(NamedTuple):
+class Reference:
     """A table a data statement names: `write` the statement that changes it (UPDATE,
     DELETE, INSERT; None for a read), `pinned` the columns its WHERE sets to literals (None
     without a WHERE, or for a read that is not the only table of its SELECT)."""
 
-    table: str
-    write: str | None
-    pinned: frozenset[str] | None
+    table: Final[str]
+    write: Final[str | None]
+    pinned: Final[frozenset[str] | None]
+
+    def __init__(self, table: str, write: str | None, pinned: frozenset[str] | None) -> None:
+        self.table = table
+        self.write = write
+        self.pinned = pinned
+
+    def _values(self) -> tuple[object, ...]:
+        return (self.table, self.write, self.pinned)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Reference):
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        return f"Reference(table={self.table!r}, write={self.write!r}, pinned={self.pinned!r})"
 
 
 # sqlglot 30's PostgreSQL keywords (its tokenizer's single words, and the words its parser

@@ -5,8 +5,10 @@ without loading sqlglot) with a small grammar per statement kind (about one DDL 
 five is an opaque `exp.Command` to sqlglot's parser anyway) and changes the schema in the
 context as PostgreSQL would; data statements (UPDATE, DELETE, INSERT, SELECT, CREATE ... AS
 SELECT) are read from their tokens when they are simple (`simpledata`), else from sqlglot's
-syntax tree (sqlglot imported on first use). Anything that cannot be determined from the text
-is `unknown` with the reason, and the schema forgets what such a statement may have changed.
+syntax tree (sqlglot imported on first use; `simpledata` and `plpgsql` are imported where a
+data statement, a DO block or a call needs them, so a file of DDL alone loads neither).
+Anything that cannot be determined from the text is `unknown` with the reason, and the schema
+forgets what such a statement may have changed.
 """
 
 from __future__ import annotations
@@ -14,7 +16,6 @@ from __future__ import annotations
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
-import release_safety.surfaces.migrations.engines.postgres.plpgsql as plpgsql
 from release_safety.common.textcase import lower
 from release_safety.surfaces.migrations.budget import (
     MAX_BRACKET_NESTING,
@@ -59,7 +60,6 @@ from release_safety.surfaces.migrations.engines.postgres.volatility import (
 from release_safety.surfaces.migrations.rules.ids import RuleId
 from release_safety.surfaces.migrations.schema.coltypes import is_utc, parse_type
 from release_safety.surfaces.migrations.schema.model import Domain, Function, Index, Table
-from release_safety.surfaces.migrations.sql.simpledata import Reference, references
 from release_safety.surfaces.migrations.sql.tokens import (
     Cursor,
     Tok,
@@ -73,6 +73,8 @@ from release_safety.surfaces.migrations.sql.tokens import (
 
 if TYPE_CHECKING:
     from sqlglot import exp
+
+    from release_safety.surfaces.migrations.sql.simpledata import Reference
 
 # Statements with no effect on tables and no compatibility impact.
 _INERT = frozenset(
@@ -277,6 +279,8 @@ def _dispatch(sql: str, toks: list[Tok], facts: StatementFacts, ctx: Context) ->
     elif cur.accept("REFRESH", "MATERIALIZED", "VIEW"):
         _refresh(cur, facts, ctx)
     elif cur.accept("DO"):
+        from release_safety.surfaces.migrations.engines.postgres import plpgsql
+
         plpgsql.do_block(sql, toks, facts, ctx, classify)
     elif cur.accept("CALL"):
         _call(cur.name() or "?", facts, ctx)
@@ -1116,6 +1120,8 @@ def _call(name: str, facts: StatementFacts, ctx: Context) -> None:
     function = ctx.schema.function(name)
     if function is None or function.body is None:
         raise Unclassified(f"calls {name}(), whose effects are not visible", anything=True)
+    from release_safety.surfaces.migrations.engines.postgres import plpgsql
+
     plpgsql.function_body(function, facts, ctx, classify)
 
 
@@ -1162,6 +1168,8 @@ def _query_tables(sql: str, toks: list[Tok], ctx: Context) -> list[str]:
     ]:
         end = max(k for k, t in enumerate(toks) if t.up == "WITH")
     out: list[str] = []
+    from release_safety.surfaces.migrations.sql.simpledata import references
+
     refs = references(sql, toks[start:end])
     for ref in (
         _references(sql[toks[start].start : toks[end - 1].end + 1]) if refs is None else refs
@@ -1185,6 +1193,8 @@ def _data(sql: str, toks: list[Tok], facts: StatementFacts, ctx: Context) -> Non
         if _relation(ctx, inserted):
             facts.touch(inserted, Lock.ROW_EXCLUSIVE)
         return
+    from release_safety.surfaces.migrations.sql.simpledata import references
+
     refs = references(sql, toks)
     if refs is None:
         refs = _references(sql)
@@ -1236,6 +1246,8 @@ def _references(sql: str) -> list[Reference]:
     """The tables of a data statement (CTEs left out) from sqlglot's syntax tree, in its
     order. Raises Unclassified for a statement sqlglot keeps as a command."""
     from sqlglot import exp
+
+    from release_safety.surfaces.migrations.sql.simpledata import Reference
 
     tree = parse_one(sql)
     if isinstance(tree, exp.Command):
