@@ -150,6 +150,31 @@ def test_a_one_file_json_lint_imports_the_lint_alone(tmp_path: Path) -> None:
     assert not {f"release_safety.surfaces.migrations.{name}" for name in lazy} & modules
 
 
+def test_a_plain_text_lint_imports_no_click(tmp_path: Path) -> None:
+    """`lint-migrations FILE` whose text is not coloured (standard output is no terminal) is
+    answered without click, with the text and exit code click's path gives (`--format text`
+    goes through click)."""
+    migration = tmp_path / "0001_init.sql"
+    migration.write_text("CREATE INDEX accounts_email ON accounts (email);\n")
+    code, packages, stdlib = top_level(tmp_path, "lint-migrations", str(migration))
+    assert code == 1
+    assert packages == {"release_safety"}
+    assert stdlib <= BASE | LINT
+    answers = [
+        subprocess.run(
+            [sys.executable, "-m", "release_safety", "lint-migrations", *fmt, migration.name],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        for fmt in ([], ["--format", "text"])
+    ]
+    assert [a.returncode for a in answers] == [1, 1]
+    assert answers[0].stdout == answers[1].stdout
+    assert "breaking blocking-table-lock" in answers[0].stdout
+
+
 def test_upgrade_check_json_imports_its_index_reader_alone(tmp_path: Path) -> None:
     index = one_release_index(tmp_path)
     args = ["upgrade-check", "--from", "1.0.0", "--to", "1.0.0", "--index", str(index), "--json"]

@@ -1,10 +1,12 @@
-"""`lint-migrations` without click: the lint itself, and the plain `--json` call.
+"""`lint-migrations` without click: the lint itself, and the plain calls.
 
 `lint_files` reads, lints and reports the files; `commands/migrations.py` prints its reports in
-every format. A call of the plain form `lint-migrations FILE... --json` (no other option, no
+every format. A call of the plain form `lint-migrations FILE... [--json]` (no other option, no
 file named with a leading `-` but `-` itself) is answered here without importing click (a
-twentieth of a 2,000-file run); `quick_lint` returns None for anything else and click parses it
-as always. The JSON and the exit code are the same either way: both print `json_report`.
+twentieth of a 2,000-file run, a third of a one-file run's text): the JSON always, the text
+where click would print it without colour. `quick_lint` returns None for anything else and click
+parses it as always. The output and the exit code are the same either way: both print
+`json_report` or `text_report`.
 """
 
 from __future__ import annotations
@@ -12,13 +14,13 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from release_safety.cli.inputs import STDIN, Document, read_document, refuse_link_out
 from release_safety.cli.rulesoff import rules_off
 from release_safety.common.errors import InputError
-from release_safety.common.jsonio import dumps, dumps_plain
+from release_safety.common.jsonio import dumps, dumps_plain, word
 from release_safety.common.localfile import read_regular
 from release_safety.contract.finding import Finding
 from release_safety.settings.file import find_settings
@@ -365,15 +367,51 @@ def json_report(linted: Linted) -> str:
     return dumps(data) if len(linted.reports) <= FEW_FILES else dumps_plain(data)
 
 
+def text_report(reports: list[dict[str, Any]], paint: Callable[[str], str]) -> str:
+    """What `lint-migrations` prints as text: each file in the order it runs, its findings by
+    line, then the summary line; `paint` colours a severity (`formats.styled`)."""
+    from release_safety.cli.render.summary import summary_line
+
+    lines: list[str] = []
+    severities: list[str] = []
+    for report in reports:
+        flags = ", ".join(f"{k}={word(v)}" for k, v in report["heaviness"].items())
+        lines.append(f"{report['file']}: tables [{', '.join(report['tables'])}]; {flags}")
+        found = sorted(report["findings"], key=lambda f: (f.get("line", 1), f["rule"]))
+        for finding in found:
+            where = f"{finding['file']}:{finding.get('line', 1)}"
+            severity = paint(finding["severity"])
+            lines.append(f"  {where}: {severity} {finding['rule']}: {finding['message']}")
+            if "hint" in finding:
+                lines.append(f"    safer: {finding['hint']}")
+        severities += [finding["severity"] for finding in found]
+    with_findings = sum(bool(report["findings"]) for report in reports)
+    lines.append(summary_line(severities, with_findings, len(reports)))
+    return "".join(f"{line}\n" for line in lines)
+
+
+def _plain(severity: str) -> str:
+    return severity
+
+
 def quick_lint(args: Sequence[str]) -> int | None:
-    """Answer a plain `lint-migrations FILE... --json` call (printing it), or None to leave it
-    to click. Errors are raised as the click command raises them."""
-    if not args or args[0] != "lint-migrations" or args.count("--json") != 1:
+    """Answer a plain `lint-migrations FILE...` call, `--json` or text (printing it), or None
+    to leave it to click. Text is answered here only where click would print it without
+    colour (standard output not a terminal, or NO_COLOR set) and it holds no escape character
+    (click strips ANSI sequences from text). Errors are raised as the click command raises
+    them."""
+    if not args or args[0] != "lint-migrations" or args.count("--json") > 1:
         return None
+    as_json = "--json" in args
     files = [a for a in args[1:] if a != "--json"]
     if not files or any(a.startswith("-") and a != STDIN for a in files):
         return None
+    if not as_json and (STDIN in files or (sys.stdout.isatty() and not os.environ.get("NO_COLOR"))):
+        return None  # (standard input is read once: a text left to click could not be)
     linted = lint_files(files, None, ())
-    sys.stdout.write(json_report(linted))
+    out = json_report(linted) if as_json else text_report(linted.reports, _plain)
+    if "\x1b" in out and not as_json:
+        return None  # click strips what looks like a colour sequence: its output, not ours
+    sys.stdout.write(out)
     sys.stdout.flush()
     return linted.code

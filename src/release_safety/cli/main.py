@@ -3,7 +3,8 @@
 Commands are imported only when invoked (`COMMANDS` maps each name to `module:attribute`; the
 click group is `commands/group.py`), so a quick command such as `upgrade-check` does not pay
 for the SQL and OpenAPI analysers, and the plain `--json` calls of `upgrade-check` and
-`lint-migrations` are answered without click at all (`upgrade/check.py`, `cli/lint.py`). Each
+`lint-migrations` (and its plain text, uncoloured) are answered without click at all
+(`upgrade/check.py`, `cli/lint.py`). Each
 command returns its exit code; `run` turns errors into one line (or a JSON object when `--json`
 was asked for) and the exit code the conventions give them; anything unexpected is exit 3
 ("could not check") the same way, never a traceback and never the "unsafe" code 1.

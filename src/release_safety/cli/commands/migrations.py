@@ -7,22 +7,19 @@ be classified; 2 a missing file or bad settings; 3 a file that could not be read
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import click
 
 from release_safety.cli.commands.options import config_option, stdin_filepath_option
-from release_safety.cli.lint import json_report, lint_files
+from release_safety.cli.lint import json_report, lint_files, text_report
 from release_safety.cli.render.annotations import Shown
 from release_safety.cli.render.formats import (
     chosen_format,
     format_options,
     shared,
     styled,
-    summary_line,
     use_color,
 )
-from release_safety.common.jsonio import word
 from release_safety.settings.file import repository_root
 
 
@@ -97,7 +94,7 @@ def lint_migrations(
     if chosen == "json":
         click.echo(json_report(linted), nl=False)
     elif chosen == "text":
-        _print_text(linted.reports, use_color(color))
+        click.echo(text_report(linted.reports, styled), color=use_color(color), nl=False)
     else:
         root = repository_root(Path("."))
         uris = {d.shown: d.uri(root) for d in linted.documents}  # paths from the repository root
@@ -105,24 +102,3 @@ def lint_migrations(
         out = shared(chosen, "Migration lint", shown, uris.get, "lint-migrations")
         click.echo(out, nl=False)
     return linted.code
-
-
-def _print_text(reports: list[dict[str, Any]], color: bool | None) -> None:
-    """Each file in the order it runs, its findings by line, then the summary line."""
-    severities: list[str] = []
-    for report in reports:
-        flags = ", ".join(f"{k}={word(v)}" for k, v in report["heaviness"].items())
-        click.echo(
-            f"{report['file']}: tables [{', '.join(report['tables'])}]; {flags}", color=color
-        )
-        found = sorted(report["findings"], key=lambda f: (f.get("line", 1), f["rule"]))
-        for finding in found:
-            where = f"{finding['file']}:{finding.get('line', 1)}"
-            severity = styled(finding["severity"])
-            text = f"  {where}: {severity} {finding['rule']}: {finding['message']}"
-            click.echo(text, color=color)
-            if "hint" in finding:
-                click.echo(f"    safer: {finding['hint']}", color=color)
-        severities += [finding["severity"] for finding in found]
-    with_findings = sum(bool(report["findings"]) for report in reports)
-    click.echo(summary_line(severities, with_findings, len(reports)))

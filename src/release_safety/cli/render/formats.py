@@ -19,6 +19,7 @@ import click
 
 from release_safety import __version__
 from release_safety.cli.render.annotations import LEVELS, Annotation, Shown
+from release_safety.cli.render.summary import summary_line as summary_line
 from release_safety.cli.rulesoff import known
 from release_safety.common.errors import InputError
 from release_safety.contract.finding import Rule
@@ -60,25 +61,6 @@ def styled(key: str, text: str | None = None) -> str:
     `click.echo` strips where colour is not wanted."""
     shown = key if text is None else text
     return click.style(shown, **_STYLES[key]) if key in _STYLES else shown
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}{'' if n == 1 else 's'}"
-
-
-def summary_line(severities: Sequence[str], files_with: int, files: int) -> str:
-    """The last line of a linting command's text, as squawk prints it: how many findings in
-    how many of the files read, by severity (`Found 3 issues in 2 files (1 breaking, ...)`;
-    check-pr counts its declared breaks apart), or that there were none."""
-    if not severities:
-        return f"No issues found in {_count(files, 'file')}." if files else "No issues found."
-    order = ("breaking", "unknown", "declared", "advisory")
-    counts = ", ".join(
-        f"{n} {severity}" for severity in order if (n := list(severities).count(severity))
-    )
-    among = f" of {files}" if files > files_with else ""
-    issues = _count(len(severities), "issue")
-    return f"Found {issues} in {files_with}{among} file{'' if files == 1 else 's'} ({counts})."
 
 
 def format_options(command: F) -> F:

@@ -1,0 +1,25 @@
+"""The summary line that ends a linting command's text, without click: the plain text
+`lint-migrations` call prints it without importing click (`cli/lint.py`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def summary_line(severities: Sequence[str], files_with: int, files: int) -> str:
+    """The last line of a linting command's text, as squawk prints it: how many findings in
+    how many of the files read, by severity (`Found 3 issues in 2 files (1 breaking, ...)`;
+    check-pr counts its declared breaks apart), or that there were none."""
+    if not severities:
+        return f"No issues found in {_count(files, 'file')}." if files else "No issues found."
+    order = ("breaking", "unknown", "declared", "advisory")
+    counts = ", ".join(
+        f"{n} {severity}" for severity in order if (n := list(severities).count(severity))
+    )
+    among = f" of {files}" if files > files_with else ""
+    issues = _count(len(severities), "issue")
+    return f"Found {issues} in {files_with}{among} file{'' if files == 1 else 's'} ({counts})."
