@@ -370,7 +370,7 @@ def json_report(linted: Linted) -> str:
 def text_report(reports: list[dict[str, Any]], paint: Callable[[str], str]) -> str:
     """What `lint-migrations` prints as text: each file in the order it runs, its findings by
     line, then the summary line; `paint` colours a severity (`formats.styled`)."""
-    from release_safety.cli.render.summary import summary_line
+    from release_safety.cli.render.plain import summary_line
 
     lines: list[str] = []
     severities: list[str] = []
@@ -394,20 +394,30 @@ def _plain(severity: str) -> str:
     return severity
 
 
+def _text_left_to_click(files: Sequence[str]) -> bool:
+    """Whether a plain call without `--json` is left to click: its format is not text (in a
+    GitHub Actions job), its text is coloured (on a terminal without NO_COLOR), or it reads
+    standard input (read once: a text left to click after all could not read it again)."""
+    from release_safety.cli.render.plain import default_format
+
+    if default_format() != "text" or STDIN in files:
+        return True
+    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+
+
 def quick_lint(args: Sequence[str]) -> int | None:
     """Answer a plain `lint-migrations FILE...` call, `--json` or text (printing it), or None
-    to leave it to click. Text is answered here only where click would print it without
-    colour (standard output not a terminal, or NO_COLOR set) and it holds no escape character
-    (click strips ANSI sequences from text). Errors are raised as the click command raises
-    them."""
+    to leave it to click. Text is answered here where click would print it as text without
+    colour (`_text_left_to_click`) and it holds no escape character (click strips ANSI
+    sequences from text). Errors are raised as the click command raises them."""
     if not args or args[0] != "lint-migrations" or args.count("--json") > 1:
         return None
     as_json = "--json" in args
     files = [a for a in args[1:] if a != "--json"]
     if not files or any(a.startswith("-") and a != STDIN for a in files):
         return None
-    if not as_json and (STDIN in files or (sys.stdout.isatty() and not os.environ.get("NO_COLOR"))):
-        return None  # (standard input is read once: a text left to click could not be)
+    if not as_json and _text_left_to_click(files):
+        return None
     linted = lint_files(files, None, ())
     out = json_report(linted) if as_json else text_report(linted.reports, _plain)
     if "\x1b" in out and not as_json:

@@ -19,7 +19,8 @@ import click
 
 from release_safety import __version__
 from release_safety.cli.render.annotations import LEVELS, Annotation, Shown
-from release_safety.cli.render.summary import summary_line as summary_line
+from release_safety.cli.render.plain import default_format
+from release_safety.cli.render.plain import summary_line as summary_line
 from release_safety.cli.rulesoff import known
 from release_safety.common.errors import InputError
 from release_safety.contract.finding import Rule
@@ -91,7 +92,7 @@ def chosen_format(format_: str | None, as_json: bool) -> Format:
     if as_json or format_ == "json":
         return "json"
     if format_ is None:
-        return "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
+        return default_format()
     assert format_ in FORMATS
     return format_  # type: ignore[return-value]
 

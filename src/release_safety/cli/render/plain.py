@@ -1,9 +1,17 @@
-"""The summary line that ends a linting command's text, without click: the plain text
-`lint-migrations` call prints it without importing click (`cli/lint.py`)."""
+"""What the text output needs without click: the format a command prints when none is asked
+for, and the summary line that ends a linting command's text (the plain `lint-migrations`
+call prints its text without importing click: `cli/lint.py`)."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
+from typing import Literal
+
+
+def default_format() -> Literal["github", "text"]:
+    """The format when none is asked for: `github` in a GitHub Actions job, else `text`."""
+    return "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
 
 
 def _count(n: int, noun: str) -> str:
