@@ -8,6 +8,9 @@ session time zone is UTC (PostgreSQL 12+). Without a rewrite, the column's index
 rebuilt when the new type is indexed with another operator class (timestamp to timestamptz).
 Old code keeps working when the new type holds every value it writes and reads back a value
 of the same kind (a widening); anything else is a break.
+
+PostgreSQL's catalogue (`pgcatalog`, a tenth of the classifier's start) is imported where a
+type change or an index's operator class asks it: a file that changes no type never loads it.
 """
 
 from __future__ import annotations
@@ -16,7 +19,6 @@ from collections.abc import Callable
 from collections.abc import Set as AbstractSet
 from typing import Final
 
-import release_safety.surfaces.migrations.schema.pgcatalog as pgcatalog
 from release_safety.common.textcase import lower
 from release_safety.surfaces.migrations.sql.tokens import Tok
 
@@ -305,6 +307,8 @@ def _opclass(kind: ColType, domains: Domains) -> str:
     """The type whose default btree operator class indexes the column."""
     domain = None if kind.builtin else domains(kind.name)
     base = domain.base if domain is not None and domain.base is not None else kind
+    from release_safety.surfaces.migrations.schema import pgcatalog  # see the module docstring
+
     name = pgcatalog.BTREE_OPCLASS_OF.get(base.name, base.name)
     return name + ("[]" if kind.array else "")
 
@@ -315,6 +319,8 @@ def _relabels(old: ColType, new: ColType, domains: Domains, version: int, utc: b
         return False
     if old == new:
         return True
+    from release_safety.surfaces.migrations.schema import pgcatalog  # see the module docstring
+
     if old.name == new.name:
         return (
             old.name in pgcatalog.LENGTH_NOOP

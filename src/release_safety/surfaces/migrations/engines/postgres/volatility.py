@@ -4,13 +4,13 @@ functions in it have effects the text does not show.
 Built-in functions come with PostgreSQL's own volatility (`pgcatalog`, generated from
 pg_proc); functions the migrations created carry the volatility they declared; a few common
 extension functions (uuid-ossp, pgcrypto) are listed here. Anything else is unknown.
+`pgcatalog` is imported where a built-in function is looked up (`schema/coltypes.py` says why).
 """
 
 from __future__ import annotations
 
 from typing import Literal
 
-import release_safety.surfaces.migrations.schema.pgcatalog as pgcatalog
 from release_safety.common.textcase import lower
 from release_safety.surfaces.migrations.schema.model import Schema
 from release_safety.surfaces.migrations.sql.tokens import Tok
@@ -147,6 +147,8 @@ def function_volatility(name: str, schema: Schema) -> Volatility:
     created = schema.functions.get(name)
     if created is not None:
         return "volatile" if created.volatility == "v" else "constant"
+    from release_safety.surfaces.migrations.schema import pgcatalog  # see the module docstring
+
     if name in pgcatalog.VOLATILE or name in _EXTENSION_VOLATILE:
         return "volatile"
     if name in pgcatalog.STABLE or name in pgcatalog.IMMUTABLE or name in _EXTENSION_STABLE:
