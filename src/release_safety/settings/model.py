@@ -11,6 +11,7 @@ type is bad input naming the file and the key.
 from __future__ import annotations
 
 import json
+import re
 from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Literal
@@ -193,17 +194,17 @@ class MigrationSource(_Closed):
 
     def matches(self, path: str) -> bool:
         """True when the repository path is a migration file of this source."""
+        if not self.holds(path):  # first: a folder's answer is kept for all its files
+            return False
         name = path.rpartition("/")[2]
         if not compile_pattern(self.name_pattern).fullmatches(name):
             return False
-        if self.exclude and compile_pattern(self.exclude).fullmatches(name):
-            return False
-        return self.holds(path)
+        return not (self.exclude and compile_pattern(self.exclude).fullmatches(name))
 
     def holds(self, path: str) -> bool:
         """True when the repository path lies in a folder of this source, whatever its name."""
         folder = path.rpartition("/")[0]
-        if not folder or not compile_pattern(glob_regex(self.path)).fullmatches(folder):
+        if not folder or not compile_glob(self.path).fullmatches(folder):
             return False
         return not skipped(self.path + "/**", path)
 
@@ -278,6 +279,26 @@ def glob_regex(pattern: str) -> str:
     return rf"(?:{regex})(?s:.*)" if regex else r"[^\s\S]"
 
 
+def compile_glob(pattern: str) -> Pattern:
+    """A settings glob compiled for a full match (`glob_regex`), with its literal parts checked
+    before RE2 is asked (`glob_literals`)."""
+    return compile_pattern(glob_regex(pattern), *glob_literals(pattern))
+
+
+@lru_cache(maxsize=256)
+def glob_literals(pattern: str) -> tuple[str, tuple[str, ...]]:
+    """Text every path the glob matches holds: the start it must have (its first part when
+    that is literal) and the literal parts after it, in order. A part between wildcards
+    (`*`, `?`) and folder separators is kept only when it is plain: one holding a bracket
+    or an escape is left out, and trailing spaces (which `.gitignore` drops) are cut."""
+    parts = [part.rstrip() for part in re.split(r"[*?/]", pattern.removeprefix("/"))]
+    plain = [part if part and not _GLOB_SPECIAL.search(part) else "" for part in parts]
+    return plain[0], tuple(part for part in plain[1:] if part)
+
+
+_GLOB_SPECIAL = re.compile(r"[\[\]\\]")
+
+
 DEFAULT_MIGRATION_SOURCES = (
     MigrationSource(
         path="**/migrations",
@@ -348,7 +369,7 @@ class MigrationExclusion(_Closed):
         return value
 
     def covers(self, path: str) -> bool:
-        return compile_pattern(glob_regex(self.path)).fullmatches(path)
+        return compile_glob(self.path).fullmatches(path)
 
 
 class MigrationSettings(_Surface):

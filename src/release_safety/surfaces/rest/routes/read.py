@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from release_safety.common.patterns import compile_pattern
-from release_safety.settings.model import RouteSource, glob_regex, skipped
+from release_safety.settings.model import RouteSource, compile_glob, skipped
 from release_safety.surfaces.rest.routes import gohttp, jsrouters, nestjs, nextjs, pyweb, rustweb
 from release_safety.surfaces.rest.routes.model import Files, Found, RouteReading, read_each
 
@@ -73,7 +73,7 @@ class _Prefetched:
 def own_code(paths: Sequence[str], pattern: str = "**") -> list[str]:
     """The service's own source files a glob names: no vendored, test or example folder it
     does not name, no test file."""
-    regex = compile_pattern(glob_regex(pattern))
+    regex = compile_glob(pattern)
     return [
         p
         for p in paths
