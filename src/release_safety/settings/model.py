@@ -194,19 +194,25 @@ class MigrationSource(_Closed):
 
     def matches(self, path: str) -> bool:
         """True when the repository path is a migration file of this source."""
-        if not self.holds(path):  # first: a folder's answer is kept for all its files
-            return False
-        name = path.rpartition("/")[2]
+        folder, _, name = path.rpartition("/")
+        return self.holds_folder(folder) and self.names(name)
+
+    def names(self, name: str) -> bool:
+        """True when a file name is one of this source's migrations (its pattern, not its
+        `exclude`), wherever the file is."""
         if not compile_pattern(self.name_pattern).fullmatches(name):
             return False
         return not (self.exclude and compile_pattern(self.exclude).fullmatches(name))
 
     def holds(self, path: str) -> bool:
         """True when the repository path lies in a folder of this source, whatever its name."""
-        folder = path.rpartition("/")[0]
+        return self.holds_folder(path.rpartition("/")[0])
+
+    def holds_folder(self, folder: str) -> bool:
+        """True when the files of a folder lie in a folder of this source."""
         if not folder or not compile_glob(self.path).fullmatches(folder):
             return False
-        return not skipped(self.path + "/**", path)
+        return not skipped(self.path + "/**", folder + "/")  # the folder's parts, no file
 
     def describe(self) -> str:
         """The source in one line, as the settings would write it."""

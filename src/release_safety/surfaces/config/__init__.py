@@ -36,7 +36,7 @@ from release_safety.settings.model import (
     ConfigSource,
     Settings,
 )
-from release_safety.surfaces.config import go_resolve, schema_config, schema_refs, structured
+from release_safety.surfaces.config import schema_config  # registers its rule
 from release_safety.surfaces.config.diff import Delta, Var, collect, diff, unlisted
 from release_safety.surfaces.config.reads import EnvRead, Gap, SourceError
 from release_safety.surfaces.config.rules import (
@@ -53,8 +53,8 @@ from release_safety.surfaces.discovery import declared_absent, reason_of, tried,
 if TYPE_CHECKING:
     from release_safety.surfaces.config.rust_src import RustFacts
 
-# The readers of other languages are imported where their files are read: a ref with no such
-# file does not load them.
+# The readers are imported where their files are read: a ref with no such file does not load
+# them, and importing the surface (its `sources`) loads none.
 
 __all__ = ["analyse", "source_kind"]
 
@@ -289,6 +289,8 @@ class _Ref:
 
 def _moves(before: _Ref, now: _Ref) -> dict[str, str]:
     """Renames found in config files whose values moved to other keys: new name -> old."""
+    from release_safety.surfaces.config import structured
+
     found: dict[str, str] = {}
     for path, (document, prefix, separator) in now.documents.items():
         previous = before.documents.get(path)
@@ -350,6 +352,8 @@ def _taken_in(
 ) -> tuple[dict[str, str], dict[str, tuple[str, ...]]]:
     """The structured sources by their `$id` (`ory://tracing-config`), and per source the
     documents its `$ref`s take in (files of the repository, or sources by `$id`)."""
+    from release_safety.surfaces.config import schema_refs, structured
+
     documents: dict[str, Any] = {}
     for path in paths:
         kind = source_kind(path)
@@ -369,6 +373,8 @@ def _taken_in(
 
 def _fold(snapshot: Snapshot, files: dict[str, ConfigSource], blobs: dict[str, str]) -> _Ref:
     """`_read` itself (_NotChecked, never kept, when a file cannot be read)."""
+    from release_safety.surfaces.config import go_resolve, structured
+
     kinds: dict[str, str] = {}
     for path in files:
         kind = source_kind(path)
@@ -496,6 +502,8 @@ def _schema(
     ids: Mapping[str, str],
 ) -> list[EnvRead | Gap]:
     """A JSON Schema source's variables (its schema kept in `result` for the contract diff)."""
+    from release_safety.surfaces.config import schema_refs
+
     prefix = source.env_prefix or ""
     separator = (
         source.env_separator
@@ -534,6 +542,8 @@ def _parsed(snapshot: Snapshot, path: str, how: str, parse: Callable[[bytes], An
 
 def _template(path: str) -> bool:
     """A file whose name marks it as a template or an example (values are examples)."""
+    from release_safety.surfaces.config import structured
+
     name = PurePosixPath(path).name.lower()
     return name.endswith(structured.TEMPLATE_SUFFIXES) or "example" in name or "sample" in name
 

@@ -107,11 +107,18 @@ def _migration_files(snapshot: Snapshot, sources: Sequence[MigrationSource]) -> 
     if len(claims) >= REMEMBERED:
         claims.clear()
     found: dict[str, int] = {}
+    held: dict[str, list[int]] = {}  # per folder, the sources that hold its files
     for path in snapshot.paths():
         if path in claims:
             index = claims[path]
         else:
-            index = claims[path] = next((i for i, s in enumerate(sources) if s.matches(path)), None)
+            folder, _, name = path.rpartition("/")
+            holding = held.get(folder)
+            if holding is None:
+                holding = held[folder] = [
+                    i for i, source in enumerate(sources) if source.holds_folder(folder)
+                ]
+            index = claims[path] = next((i for i in holding if sources[i].names(name)), None)
         if index is not None:
             found[path] = index
     popx = [p for p, i in found.items() if sources[i].format in ("sql", "popx")]
