@@ -40,6 +40,15 @@ GLOBS = [
     "db/*/migrations",
     "**/priv/*/migrations",
     "**/*mock*/**",
+    "**/[Dd]ockerfile*",
+    "**/*.[Dd]ockerfile",
+    "a[]]b",
+    "a[!]]b",
+    "a[^x]b",
+    "a[b",
+    "a[*?]b",
+    "a[/]b",
+    "[a[]x",
 ]
 
 PATHS = [
@@ -92,6 +101,18 @@ PATHS = [
     "src/mocks/m.go",
     "src/a_mock_b/m.go",
     "/abs",
+    "make/photon/db/Dockerfile",
+    "make/photon/db/dockerfile.base",
+    "x/app.Dockerfile",
+    "x/Dockerfile.md/y",
+    "a]b",
+    "axb",
+    "a[b",
+    "a[/]b",
+    "a*b",
+    "a?b",
+    "ax",
+    "]x",
     "",
 ]
 
@@ -125,9 +146,15 @@ def test_some_globs_match_some_paths() -> None:
         ("a/**/b/**/c", ("a", ("b", "c"))),
         ("**", ("", ())),
         ("{a,b}.go", ("{a,b}.go", ())),  # no braces in the dialect: literal
-        ("[ab]c/d?e", ("", ("d", "e"))),  # a bracket's part is left out
-        ("a[*/]b.go", ("", ())),
-        ("foo\\*.go", ("", (".go",))),  # an escape's part is left out
+        ("[ab]c/d?e", ("", ("c", "d", "e"))),  # a bracket is one character
+        ("**/[Dd]ockerfile*", ("", ("ockerfile",))),
+        ("a[]]b", ("a", ("b",))),  # a `]` first is one of the bracket's characters
+        ("a[!]]b", ("a", ("b",))),
+        ("a[*?]b", ("a", ("b",))),  # wildcards in a bracket are characters
+        ("a[*/]b.go", ("a", ("]b.go",))),  # `a[*` and `]b.go`: no bracket across folders
+        ("a[b", ("a", ())),  # a bracket that does not close: the rest left out
+        ("[[:alpha:]]x", ("", ())),  # a class inside: left out
+        ("foo\\*.go", ("foo", ())),  # from an escape on, the part is left out
         ("x ", ("x", ())),  # `.gitignore` drops trailing spaces
         (" x", (" x", ())),  # but not leading ones
         ("**/*mock*/**", ("", ("mock",))),
@@ -144,3 +171,24 @@ def test_a_text_without_the_pieces_is_refused_before_the_expression() -> None:
     assert not pattern.fullmatches("lib/a.go/x")
     assert not pattern.fullmatches("src/x.go")  # out of order
     assert pattern.fullmatches("src/a.go/x")
+
+
+def test_random_globs_answer_as_re2() -> None:
+    """Globs and paths drawn from the characters the dialect treats specially: the check
+    never refuses a path RE2 matches (deterministic draw)."""
+    import random
+
+    draw = random.Random(48)
+    glob_chars = ["a", "b", "/", "*", "**/", "?", "[", "]", "!", "^", "\\", ".", " ", "ab"]
+    path_chars = ["a", "b", "/", ".", " ", "[", "]", "!", "*", "?", "\\", "ab"]
+    paths = ["".join(draw.choices(path_chars, k=draw.randint(1, 8))) for _ in range(60)]
+    compared = 0
+    for _ in range(1500):
+        glob = "".join(draw.choices(glob_chars, k=draw.randint(1, 7)))
+        try:
+            expected = [path for path in paths if _re2(glob, path)]
+        except Exception:  # a glob pathspec or RE2 refuses: not a settings glob
+            continue
+        assert [path for path in paths if compile_glob(glob).fullmatches(path)] == expected, glob
+        compared += bool(expected)
+    assert compared > 100  # many globs match some path

@@ -11,7 +11,6 @@ type is bad input naming the file and the key.
 from __future__ import annotations
 
 import json
-import re
 from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Literal
@@ -293,16 +292,40 @@ def compile_glob(pattern: str) -> Pattern:
 
 @lru_cache(maxsize=256)
 def glob_literals(pattern: str) -> tuple[str, tuple[str, ...]]:
-    """Text every path the glob matches holds: the start it must have (its first part when
-    that is literal) and the literal parts after it, in order. A part between wildcards
-    (`*`, `?`) and folder separators is kept only when it is plain: one holding a bracket
-    or an escape is left out, and trailing spaces (which `.gitignore` drops) are cut."""
-    parts = [part.rstrip() for part in re.split(r"[*?/]", pattern.removeprefix("/"))]
-    plain = [part if part and not _GLOB_SPECIAL.search(part) else "" for part in parts]
-    return plain[0], tuple(part for part in plain[1:] if part)
+    """Text every path the glob matches holds: the start it must have (its first literal run,
+    when the glob starts with one) and its literal runs after it, in order. A run ends at a
+    folder separator, a wildcard (`*`, `?`) or a bracket expression (`[a-z]`, one character);
+    from an escape (`\\`) or a bracket that does not close or holds a bracket or an escape,
+    the rest of the folder's part is left out, and trailing spaces (which `.gitignore` drops)
+    are cut."""
+    runs = [run for part in pattern.removeprefix("/").split("/") for run in _runs(part)]
+    return runs[0], tuple(run for run in runs[1:] if run)
 
 
-_GLOB_SPECIAL = re.compile(r"[\[\]\\]")
+def _runs(part: str) -> list[str]:
+    """The literal runs of one folder's part of a glob (see `glob_literals`)."""
+    runs, run, at = [], "", 0
+    while at < len(part):
+        char = part[at]
+        if char == "\\":
+            break
+        if char in "*?":
+            runs.append(run.rstrip())
+            run, at = "", at + 1
+            continue
+        if char == "[":
+            first = at + 1 + (part[at + 1 : at + 2] in ("!", "^"))
+            first += part[first : first + 1] == "]"  # a `]` first is one of the characters
+            end = part.find("]", first)
+            if end < 0 or "[" in part[at + 1 : end] or "\\" in part[at + 1 : end]:
+                break  # unclosed, or a class or escape inside (`[[:alpha:]]`): not read
+            runs.append(run.rstrip())
+            run, at = "", end + 1
+            continue
+        run += char
+        at += 1
+    runs.append(run.rstrip())
+    return runs
 
 
 DEFAULT_MIGRATION_SOURCES = (
