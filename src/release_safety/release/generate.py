@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
+from importlib import import_module
 from pathlib import Path
 
 from release_safety.common.errors import CheckError, InputError, ReleaseSafetyError
@@ -38,17 +39,8 @@ from release_safety.settings.atref import (
     uncommitted,
 )
 from release_safety.settings.model import Settings
-from release_safety.surfaces import (
-    config,
-    declarations,
-    deployment,
-    mcp,
-    overrides,
-    settingsdiff,
-)
+from release_safety.surfaces import overrides, settingsdiff
 from release_safety.surfaces.discovery import is_settings_error
-from release_safety.surfaces.migrations.analyse import analyse as migrations_analyse
-from release_safety.surfaces.rest.analyse import analyse as rest_analyse
 
 
 @dataclass(frozen=True)
@@ -105,14 +97,25 @@ def resolve_release(
 Analyser = Callable[[Snapshot | None, Snapshot, Settings], SurfaceReport]
 
 
+def _imported(module: str) -> Analyser:
+    """A surface's `analyse`, its module imported when it first runs: surfaces judged in a
+    forked child (`run_surfaces`) are imported there, the others here meanwhile."""
+
+    def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> SurfaceReport:
+        found: Analyser = import_module(module).analyse
+        return found(old, new, settings)
+
+    return analyse
+
+
 # Surfaces that read named files first, while git computes the diff the others need.
 SNAPSHOT_SURFACES: Sequence[tuple[Surface, Analyser]] = (
-    ("rest", rest_analyse),
-    ("mcp", mcp.analyse),
-    ("config", config.analyse),
-    ("deployment", deployment.analyse),
-    ("migrations", migrations_analyse),
-    ("declarations", declarations.analyse),
+    ("rest", _imported("release_safety.surfaces.rest.analyse")),
+    ("mcp", _imported("release_safety.surfaces.mcp")),
+    ("config", _imported("release_safety.surfaces.config")),
+    ("deployment", _imported("release_safety.surfaces.deployment")),
+    ("migrations", _imported("release_safety.surfaces.migrations.analyse")),
+    ("declarations", _imported("release_safety.surfaces.declarations")),
 )
 
 
