@@ -39,7 +39,7 @@ from release_safety.settings.atref import (
     uncommitted,
 )
 from release_safety.settings.model import Settings
-from release_safety.surfaces import overrides, settingsdiff
+from release_safety.surfaces import settingsdiff
 from release_safety.surfaces.discovery import is_settings_error
 
 
@@ -185,6 +185,8 @@ def run_surfaces(
         if child is not None:
             child.cancel()
     reports = _in_order(outcomes)
+    from release_safety.surfaces import overrides  # deferred: imported beside the child
+
     try:
         reports.append(overrides.analyse(old, new, settings, version))
     except caught as exc:
@@ -255,6 +257,8 @@ def raise_settings_errors(reports: Sequence[SurfaceReport]) -> None:
 
 def upgrade_of(reports: Sequence[SurfaceReport], version: str) -> Upgrade:
     """The artifact's upgrade block from the overrides and the declared breaks."""
+    from release_safety.surfaces import overrides
+
     found_overrides = pick(reports, OverridesReport, "overrides")
     found_declarations = pick(reports, DeclarationsReport, "declarations")
     return overrides.upgrade_block(

@@ -284,6 +284,7 @@ def glob_regex(pattern: str) -> str:
     return rf"(?:{regex})(?s:.*)" if regex else r"[^\s\S]"
 
 
+@lru_cache(maxsize=512)
 def compile_glob(pattern: str) -> Pattern:
     """A settings glob compiled for a full match (`glob_regex`), with its literal parts checked
     before RE2 is asked (`glob_literals`)."""
