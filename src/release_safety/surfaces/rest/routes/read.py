@@ -75,10 +75,14 @@ def own_code(paths: Sequence[str], pattern: str = "**") -> list[str]:
     does not name, no test file."""
     regex = compile_glob(pattern)
     return [
-        p
-        for p in paths
-        if regex.fullmatches(p) and not skipped(pattern, p) and not _TESTS.fullmatches(p)
+        p for p in paths if regex.fullmatches(p) and not skipped(pattern, p) and not _test_file(p)
     ]
+
+
+def _test_file(path: str) -> bool:
+    """A test file by its name (`_TESTS`), whose every match names `test` or `.spec.`."""
+    name = path.rpartition("/")[2]
+    return ("test" in name or ".spec." in name) and _TESTS.fullmatches(path)
 
 
 def read_routes(snapshot: Files, sources: Sequence[RouteSource]) -> RouteReading:
