@@ -4,6 +4,7 @@ a child that dies is its surfaces not checked, and no fork where it is not safe.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import signal
@@ -162,7 +163,10 @@ def test_the_first_surface_to_raise_raises(
 
 @forking
 def test_value_and_error_come_back() -> None:
-    assert beside.Beside(os.getpid, lambda: None).result() != os.getpid()
+    child = beside.Beside(os.getpid, lambda: None)
+    assert gc.get_freeze_count() > 0  # the shared objects left alone while the child runs
+    assert child.result() != os.getpid()
+    assert gc.get_freeze_count() == 0
 
     def refuse() -> None:
         raise InputError("bad input in the child")

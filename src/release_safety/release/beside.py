@@ -14,6 +14,7 @@ after it is loaded nothing is forked).
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import pickle
 import signal
@@ -48,6 +49,9 @@ class Beside(Generic[T]):
     def __init__(self, work: Callable[[], T], in_child: Callable[[], None]) -> None:
         sys.stdout.flush()  # nothing buffered here is written twice by the child
         sys.stderr.flush()
+        # The collector leaves the objects both processes share alone until the answer is in:
+        # its passes would write to every page of them, and each write copies the page.
+        gc.freeze()
         read, write = os.pipe()
         pid = os.fork()
         if pid == 0:  # the child: never returns
@@ -63,6 +67,7 @@ class Beside(Generic[T]):
         with os.fdopen(self._read, "rb") as stream:
             payload = stream.read()
         status = self._reap()
+        gc.unfreeze()
         try:
             ok, value = pickle.loads(payload)
         except (pickle.UnpicklingError, EOFError, ValueError) as exc:
@@ -78,6 +83,7 @@ class Beside(Generic[T]):
         with contextlib.suppress(ProcessLookupError):
             os.kill(self._pid, signal.SIGKILL)
         self._reap()
+        gc.unfreeze()
         os.close(self._read)
 
     def _reap(self) -> int:
