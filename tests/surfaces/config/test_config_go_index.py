@@ -1,6 +1,6 @@
-"""The Go files of a ref indexed lazily (`go_resolve.GoRepo`): a file is asked of its bytes
-first and its words indexed only when they hold what is sought; the answers are those of the
-words, before and after a file is indexed."""
+"""The Go files of a ref searched by their words (`go_resolve.GoRepo`): a word is sought as a
+word, not as bytes, and a second ref of the same blobs (their words kept per blob id) answers
+the same."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def test_a_word_is_sought_as_a_word_not_as_bytes() -> None:
     assert first.mentioning(["ReadEnv"], "b") == []
     assert first.mentioning(["Nowhere"]) == []
     assert first.seeds == ["b/tagged.go", "b/getenv.go"]
-    again = _repo(files)  # the same blobs, some indexed now
+    again = _repo(files)  # the same blobs, their words kept
     assert again.mentioning(["ReadEnv"]) == ["a/reads.go"]
     assert again.mentioning(["ReadEnvironment", "h"]) == ["a/longer.go", "a/none.go"]
     assert again.seeds == first.seeds

@@ -45,7 +45,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from dataclasses import replace as replaced
-from functools import cached_property
+from functools import cached_property, partial
 
 import release_safety.surfaces.config.go_environ as go_environ
 import release_safety.surfaces.config.go_src as go_src
@@ -117,40 +117,25 @@ class Wrapper:
 
 
 class GoRepo:
-    """The Go files of one ref, indexed lazily: a file's words are indexed (once per blob id)
-    when a search finds what it seeks in its bytes, so most files are only read."""
+    """The Go files of one ref, indexed lazily."""
 
     def __init__(self, snapshot: Snapshot, blobs: Mapping[str, str]) -> None:
         self.snapshot = snapshot
         self.paths = list(blobs)
         self.blobs = dict(blobs)
         missing = [p for p in self.paths if self.blobs[p] not in _TOKENS]
-        self._data = dict(snapshot.read_each(missing))
+        for path, data in snapshot.read_each(missing):
+            _TOKENS.get(self.blobs[path], partial(_index, data))
         self._folder_of: dict[str, str | None] = {}
         self.folders: dict[str, list[str]] = {}
         for path in self.paths:
             self.folders.setdefault(path.rpartition("/")[0], []).append(path)
 
     def tokens(self, path: str) -> frozenset[bytes]:
-        return _TOKENS.get(self.blobs[path], lambda: _index(self._bytes(path)))[0]
-
-    def _bytes(self, path: str) -> bytes:
-        data = self._data.get(path)
-        return data if data is not None else self.snapshot.read(path)
+        return _TOKENS.peek(self.blobs[path])[0]
 
     def tagged(self, path: str) -> bool:
-        data = self._data.get(path)
-        if data is not None and self.blobs[path] not in _TOKENS:
-            return _tagged(data)
-        return _TOKENS.get(self.blobs[path], lambda: _index(self._bytes(path)))[1]
-
-    def _mentions(self, path: str, wanted: set[bytes]) -> bool:
-        """True when one of the file's words is in `wanted`: asked of its words when indexed,
-        else of its bytes first (a word is in them; most files hold none)."""
-        data = self._data.get(path)
-        if data is not None and self.blobs[path] not in _TOKENS:
-            return any(word in data for word in wanted) and bool(wanted & self.tokens(path))
-        return bool(wanted & self.tokens(path))
+        return _TOKENS.peek(self.blobs[path])[1]
 
     def facts(self, path: str) -> GoFacts:
         """The file's facts (SourceError naming the file when it does not parse)."""
@@ -170,13 +155,13 @@ class GoRepo:
         """The files (of `folder`, or all) whose identifiers include one of `words`."""
         wanted = {w.encode() for w in words}
         pool = self.folders.get(folder, []) if folder is not None else self.paths
-        return [p for p in pool if self._mentions(p, wanted)]
+        return [p for p in pool if wanted & self.tokens(p)]
 
     @cached_property
     def seeds(self) -> list[str]:
         """Files that read the environment or configure a library that does."""
         marks = set(_MARKERS)
-        return [p for p in self.paths if self.tagged(p) or self._mentions(p, marks)]
+        return [p for p in self.paths if self.tagged(p) or marks & self.tokens(p)]
 
     def folder_of(self, import_path: str) -> str | None:
         """The repository folder an import path names (the longest folder it ends with)."""
@@ -189,12 +174,8 @@ class GoRepo:
 
 def _index(data: bytes) -> tuple[frozenset[bytes], bool]:
     """The file's words (identifiers, and numbers), and whether it has env struct tags."""
-    return frozenset(data.translate(_WORD_BYTES).split()), _tagged(data)
-
-
-def _tagged(data: bytes) -> bool:
-    """Whether the file has `env` / `envconfig` struct tags."""
-    return b'envconfig:"' in data or b'env:"' in data
+    words = frozenset(data.translate(_WORD_BYTES).split())
+    return words, b'envconfig:"' in data or b'env:"' in data
 
 
 def _folder(path: str) -> str:
