@@ -187,6 +187,31 @@ def test_a_cancelled_child_is_reaped() -> None:
 
 
 @forking
+def test_an_interrupted_wait_is_cancelled_cleanly() -> None:
+    """Ctrl-C while this process waits for the answer: the child is stopped and reaped, and
+    nothing is closed twice."""
+    stop = threading.Event()
+    child = beside.Beside(lambda: stop.wait(60), lambda: None)
+    pid = child._pid
+    assert pid is not None
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    before = signal.signal(signal.SIGALRM, interrupt)
+    signal.setitimer(signal.ITIMER_REAL, 0.2)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            child.result()
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, before)
+    child.cancel()
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)
+
+
+@forking
 def test_generate_answers_the_same_beside(
     make_repo: MakeRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -224,4 +249,4 @@ def test_in_a_process_of_one_thread() -> None:
     )
     assert done.returncode == 0, done.stdout[-3000:]
     if len(os.sched_getaffinity(0)) >= 2:
-        assert "9 passed" in done.stdout, done.stdout[-3000:]
+        assert "10 passed" in done.stdout, done.stdout[-3000:]

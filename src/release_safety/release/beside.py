@@ -59,12 +59,14 @@ class Beside(Generic[T]):
             _answer(write, work, in_child)
         os.close(write)
         self._pid: int | None = pid
-        self._read = read
+        self._read: int | None = read
 
     def result(self) -> T:
         """The work's value; the exception it raised, raised here; `Died` when the child
         ended without an answer."""
-        with os.fdopen(self._read, "rb") as stream:
+        read, self._read = self._read, None  # closed with the stream, whatever happens
+        assert read is not None
+        with os.fdopen(read, "rb") as stream:
             payload = stream.read()
         status = self._reap()
         gc.unfreeze()
@@ -84,7 +86,9 @@ class Beside(Generic[T]):
             os.kill(self._pid, signal.SIGKILL)
         self._reap()
         gc.unfreeze()
-        os.close(self._read)
+        if self._read is not None:
+            os.close(self._read)
+            self._read = None
 
     def _reap(self) -> int:
         assert self._pid is not None
