@@ -187,6 +187,21 @@ def test_a_cancelled_child_is_reaped() -> None:
 
 
 @forking
+def test_a_backfill_judges_every_surface_in_its_own_process(
+    make_repo: MakeRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A backfill's workers already use the cores (`--jobs`): no release forks there."""
+    built = make_repo("backfilled")
+    built.release("1.0.0", V1)
+    built.release("1.1.0", V2)
+    pids: list[int] = []
+    _with_config(monkeypatch, _pid_config(pids))
+    index = tmp_path / "index.json"
+    assert run(["backfill", "--repo", str(built.path), "--index", str(index)]) == 0
+    assert pids and set(pids) == {os.getpid()}  # every release's config judged here
+
+
+@forking
 def test_an_interrupted_wait_is_cancelled_cleanly() -> None:
     """Ctrl-C while this process waits for the answer: the child is stopped and reaped, and
     nothing is closed twice."""
@@ -249,4 +264,4 @@ def test_in_a_process_of_one_thread() -> None:
     )
     assert done.returncode == 0, done.stdout[-3000:]
     if len(os.sched_getaffinity(0)) >= 2:
-        assert "10 passed" in done.stdout, done.stdout[-3000:]
+        assert "11 passed" in done.stdout, done.stdout[-3000:]
