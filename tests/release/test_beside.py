@@ -42,12 +42,32 @@ V2 = {
 }
 
 
-@pytest.fixture
-def repo(make_repo: MakeRepo) -> Iterator[GitRepo]:
-    built = make_repo("svc")
+def _service(make_repo: MakeRepo, name: str) -> RepoBuilder:
+    """A repository of the two releases, 1.0.0 (V1) and 1.1.0 (V2)."""
+    built = make_repo(name)
     built.release("1.0.0", V1)
     built.release("1.1.0", V2)
-    opened = GitRepo(built.path)
+    return built
+
+
+def _waiting_child() -> tuple[beside.Beside[bool], int]:
+    """A child that waits (a minute at most), and its process id."""
+    stop = threading.Event()
+    child = beside.Beside(lambda: stop.wait(60), lambda: None)
+    assert child._pid is not None
+    return child, child._pid
+
+
+def _cancelled(child: beside.Beside[bool], pid: int) -> None:
+    """Cancel the child; no such child is left: killed and reaped."""
+    child.cancel()
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)
+
+
+@pytest.fixture
+def repo(make_repo: MakeRepo) -> Iterator[GitRepo]:
+    opened = GitRepo(_service(make_repo, "svc").path)
     yield opened
     opened.close()
 
@@ -177,13 +197,8 @@ def test_value_and_error_come_back() -> None:
 
 @forking
 def test_a_cancelled_child_is_reaped() -> None:
-    stop = threading.Event()
-    child = beside.Beside(lambda: stop.wait(60), lambda: None)
-    pid = child._pid
-    assert pid is not None
-    child.cancel()
-    with pytest.raises(ChildProcessError):  # no such child left: killed and reaped
-        os.waitpid(pid, os.WNOHANG)
+    child, pid = _waiting_child()
+    _cancelled(child, pid)
 
 
 @forking
@@ -191,9 +206,7 @@ def test_a_backfill_judges_every_surface_in_its_own_process(
     make_repo: MakeRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A backfill's workers already use the cores (`--jobs`): no release forks there."""
-    built = make_repo("backfilled")
-    built.release("1.0.0", V1)
-    built.release("1.1.0", V2)
+    built = _service(make_repo, "backfilled")
     pids: list[int] = []
     _with_config(monkeypatch, _pid_config(pids))
     index = tmp_path / "index.json"
@@ -205,10 +218,7 @@ def test_a_backfill_judges_every_surface_in_its_own_process(
 def test_an_interrupted_wait_is_cancelled_cleanly() -> None:
     """Ctrl-C while this process waits for the answer: the child is stopped and reaped, and
     nothing is closed twice."""
-    stop = threading.Event()
-    child = beside.Beside(lambda: stop.wait(60), lambda: None)
-    pid = child._pid
-    assert pid is not None
+    child, pid = _waiting_child()
 
     def interrupt(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
@@ -221,9 +231,7 @@ def test_an_interrupted_wait_is_cancelled_cleanly() -> None:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, before)
-    child.cancel()
-    with pytest.raises(ChildProcessError):
-        os.waitpid(pid, os.WNOHANG)
+    _cancelled(child, pid)
 
 
 @forking
@@ -231,9 +239,7 @@ def test_generate_answers_the_same_beside(
     make_repo: MakeRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The command: its artifact and evidence the same with the fork and without."""
-    built = make_repo("cli")
-    built.release("1.0.0", V1)
-    built.release("1.1.0", V2)
+    built = _service(make_repo, "cli")
 
     def answers(name: str) -> tuple[int, str, str]:
         out, evidence = tmp_path / f"{name}.json", tmp_path / f"{name}.evidence"
