@@ -23,9 +23,9 @@ print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
 """
 
 
-def imported(*args: str) -> tuple[int, set[str]]:
+def imported(*args: str, probe: str = PROBE) -> tuple[int, set[str]]:
     done = subprocess.run(
-        [sys.executable, "-c", PROBE, *args], capture_output=True, text=True, check=True
+        [sys.executable, "-c", probe, *args], capture_output=True, text=True, check=True
     )
     found = json.loads(done.stdout)
     return found["code"], set(found["modules"])
@@ -221,3 +221,30 @@ def test_a_plain_json_diff_openapi_imports_no_click(tmp_path: Path) -> None:
     assert [a.returncode for a in answers] == [1, 1]
     assert answers[0].stdout == answers[1].stdout
     assert json.loads(answers[0].stdout)["breakingCount"] == 1
+
+
+def test_a_go_release_loads_no_reader_of_another_language(tmp_path: Path) -> None:
+    """`generate` of a Go service: the config readers of Python, Rust and TypeScript are not
+    loaded, nor BuildKit's Dockerfile parser when no Dockerfile is read (its Go runtime's
+    threads would forbid judging surfaces in a forked child: `release/beside.py`). The run
+    judges config in this process (no fork), so that what it loads is seen."""
+    from release_safety.git.builder import RepoBuilder
+
+    repo = RepoBuilder(tmp_path / "svc")
+    main = 'package main\n\nimport "os"\n\nfunc main() { println(os.Getenv("PORT")) }\n'
+    settings = '[mcp]\nabsent = "the service exposes no MCP server to agents"\n'
+    settings += '[config]\nsources = ["**/*.go"]\n'
+    repo.release("1.0.0", {"main.go": main, ".release-safety.toml": settings})
+    repo.release("1.1.0", {"main.go": main.replace("PORT", "ADDR")})
+    out, evidence = tmp_path / "out.json", tmp_path / "evidence.json"
+    args = ["--repo", str(repo.path), "--to", "1.1.0", "--out", str(out), "--evidence"]
+    alone = "import release_safety.release.beside as b\nb.possible = lambda: False\n" + PROBE
+    code, modules = imported("generate", *args, str(evidence), probe=alone)
+    assert code == 0
+    assert "PORT" in evidence.read_text()  # the Go reader did read the code: PORT removed
+    others = {"python_resolve", "python_calls", "rust_src", "rust_resolve", "ts_resolve"}
+    others |= {"typescript", "tslibs", "tsschemas", "shell"}
+    assert not {f"release_safety.surfaces.config.{name}" for name in others} & modules
+    assert "release_safety.surfaces.config.go_resolve" in modules
+    assert "dockerfile" not in modules
+    assert "dockerfile" not in imported("generate", *args, str(evidence))[1]  # with the fork

@@ -23,12 +23,18 @@ class Match(Protocol):
 
 class Pattern:
     """A compiled RE2 pattern. `fullmatches` remembers its answers: RE2's Python binding costs
-    microseconds a call, and discovery asks about every path of every release's tree."""
+    microseconds a call, and discovery asks about every path of every release's tree.
 
-    def __init__(self, regex: Any) -> None:
+    `prefix` and `pieces` are text every full match holds, at the start and in this order
+    after it (a glob's literal parts: `src/**/*.go` needs `src` then `.go`): a text without
+    them is refused before RE2 is asked."""
+
+    def __init__(self, regex: Any, prefix: str = "", pieces: tuple[str, ...] = ()) -> None:
         self._regex = regex
         self.groupindex: Mapping[str, int] = regex.groupindex
         self._answers: dict[str, bool] = {}
+        self._prefix = prefix
+        self._pieces = pieces
 
     def match(self, text: str) -> Match | None:
         """The match at the start of `text` (groups by name or number), or None."""
@@ -40,19 +46,34 @@ class Pattern:
         if answer is None:
             if len(self._answers) >= REMEMBERED:
                 self._answers.clear()
-            answer = self._answers[text] = self._regex.fullmatch(text) is not None
+            answer = self._answers[text] = (
+                self._holds_pieces(text) and self._regex.fullmatch(text) is not None
+            )
         return answer
+
+    def _holds_pieces(self, text: str) -> bool:
+        """True when `text` starts with the prefix and holds the pieces in order after it."""
+        if not text.startswith(self._prefix):
+            return False
+        at = len(self._prefix)
+        for piece in self._pieces:
+            at = text.find(piece, at)
+            if at < 0:
+                return False
+            at += len(piece)
+        return True
 
 
 @lru_cache(maxsize=512)
-def compile_pattern(pattern: str) -> Pattern:
-    """The compiled pattern; ValueError says why RE2 refuses it."""
+def compile_pattern(pattern: str, prefix: str = "", pieces: tuple[str, ...] = ()) -> Pattern:
+    """The compiled pattern (`prefix` and `pieces`: text every full match holds, see
+    `Pattern`); ValueError says why RE2 refuses it."""
     import re2  # type: ignore[import-untyped]  # deferred: commands that match no pattern
 
     options = re2.Options()
     options.log_errors = False  # the error is raised with its reason; RE2 need not print it
     try:
-        return Pattern(re2.compile(pattern, options=options))
+        return Pattern(re2.compile(pattern, options=options), prefix, pieces)
     except re2.error as exc:
         reason = exc.args[0] if exc.args else exc
         if isinstance(reason, bytes):

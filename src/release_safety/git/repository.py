@@ -281,6 +281,10 @@ class DiffTree:
         self._at = 0
 
 
+_INHERITED: list[tuple[CatFile, DiffTree]] = []
+"""A forked child's inherited git readers (`GitRepo.own_processes`)."""
+
+
 class GitRepo:
     """A local git repository, read-only."""
 
@@ -300,6 +304,20 @@ class GitRepo:
     def close(self) -> None:
         self.diff_tree.close()
         self.cat_file.close()
+
+    def settle(self) -> None:
+        """Collect the diff git computes in the background, if one is pending (before a fork:
+        the child reads git through processes of its own, and would not see it)."""
+        if self.diff_tree.pending is not None:
+            with contextlib.suppress(CheckError):  # said again when a surface asks for it
+                self.diff(*self.diff_tree.pending)
+
+    def own_processes(self) -> None:
+        """In a forked child: git readers of its own. The parent's processes and their pipes
+        are kept referenced, never used nor closed here (closing them would flush into them)."""
+        _INHERITED.append((self.cat_file, self.diff_tree))
+        self.cat_file = CatFile(str(self.git_dir))
+        self.diff_tree = DiffTree(str(self.git_dir))
 
     def _refuse_partial_history(self) -> None:
         """A shallow or grafted history hides earlier releases and the migrations they

@@ -17,7 +17,6 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatch
 
-from release_safety.common.patterns import compile_pattern
 from release_safety.contract.versions import DEFAULT_TAG_PATTERN, TagPattern
 from release_safety.git.repository import GitRepo, ReleaseTag
 from release_safety.git.snapshot import Change, Snapshot, compare_trees
@@ -31,7 +30,7 @@ from release_safety.settings.model import (
     DeploymentSettings,
     MigrationSource,
     RouteSource,
-    glob_regex,
+    compile_glob,
     is_glob,
     skipped,
 )
@@ -562,7 +561,7 @@ def _takes(entry: str, path: str) -> bool:
     source = ConfigSource(path=entry)
     return (
         is_glob(entry)
-        and compile_pattern(glob_regex(entry)).fullmatches(path)
+        and compile_glob(entry).fullmatches(path)
         and not skipped(entry, path)
         and not source.excluded(path)
     )

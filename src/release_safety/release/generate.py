@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
+from importlib import import_module
 from pathlib import Path
 
 from release_safety.common.errors import CheckError, InputError, ReleaseSafetyError
@@ -23,7 +24,7 @@ from release_safety.contract.reports import (
 from release_safety.contract.versions import Version, plain_version
 from release_safety.git.repository import GitRepo
 from release_safety.git.snapshot import Snapshot
-from release_safety.release import reportcache
+from release_safety.release import beside, reportcache
 from release_safety.release.artifact import build_artifact, pick
 from release_safety.release.combine import combine_runs
 from release_safety.release.judgedwith import judged_with
@@ -38,17 +39,8 @@ from release_safety.settings.atref import (
     uncommitted,
 )
 from release_safety.settings.model import Settings
-from release_safety.surfaces import (
-    config,
-    declarations,
-    deployment,
-    mcp,
-    overrides,
-    settingsdiff,
-)
+from release_safety.surfaces import settingsdiff
 from release_safety.surfaces.discovery import is_settings_error
-from release_safety.surfaces.migrations.analyse import analyse as migrations_analyse
-from release_safety.surfaces.rest.analyse import analyse as rest_analyse
 
 
 @dataclass(frozen=True)
@@ -105,14 +97,25 @@ def resolve_release(
 Analyser = Callable[[Snapshot | None, Snapshot, Settings], SurfaceReport]
 
 
+def _imported(module: str) -> Analyser:
+    """A surface's `analyse`, its module imported when it first runs: surfaces judged in a
+    forked child (`run_surfaces`) are imported there, the others here meanwhile."""
+
+    def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> SurfaceReport:
+        found: Analyser = import_module(module).analyse
+        return found(old, new, settings)
+
+    return analyse
+
+
 # Surfaces that read named files first, while git computes the diff the others need.
 SNAPSHOT_SURFACES: Sequence[tuple[Surface, Analyser]] = (
-    ("rest", rest_analyse),
-    ("mcp", mcp.analyse),
-    ("config", config.analyse),
-    ("deployment", deployment.analyse),
-    ("migrations", migrations_analyse),
-    ("declarations", declarations.analyse),
+    ("rest", _imported("release_safety.surfaces.rest.analyse")),
+    ("mcp", _imported("release_safety.surfaces.mcp")),
+    ("config", _imported("release_safety.surfaces.config")),
+    ("deployment", _imported("release_safety.surfaces.deployment")),
+    ("migrations", _imported("release_safety.surfaces.migrations.analyse")),
+    ("declarations", _imported("release_safety.surfaces.declarations")),
 )
 
 
@@ -141,27 +144,88 @@ def run_surfaces(
     settings: Settings,
     version: str,
     catch_input: bool = False,
+    fork_git: GitRepo | None = None,
 ) -> list[SurfaceReport]:
     """Every surface's report for the release `version` between two snapshots.
 
     A surface whose files git cannot read (a missing object in a partial clone, say) is not
     checked, with the reason; the other surfaces still run. With `catch_input` (the run with
-    the previous release's settings) bad input in a surface is "not checked" too.
+    the previous release's settings) bad input in a surface is "not checked" too. With
+    `fork_git` (the repository the snapshots read), the `BESIDE` surfaces run in a forked
+    child while this process runs the others, where a fork is possible (`release/beside.py`);
+    the reports, and an error a surface raises, are those of a run one after the other.
     """
-    reports = []
     caught: tuple[type[ReleaseSafetyError], ...] = (
         (CheckError, InputError) if catch_input else (CheckError,)
     )
-    for surface, analyse in SNAPSHOT_SURFACES:
-        try:
-            reports.append(analyse(old, new, settings))
-        except caught as exc:
-            reports.append(_not_read(surface, exc))
+
+    def run(surfaces: Sequence[tuple[Surface, Analyser]]) -> _Outcome:
+        reports = []
+        for surface, analyse in surfaces:
+            try:
+                reports.append(analyse(old, new, settings))
+            except caught as exc:
+                reports.append(_not_read(surface, exc))
+            except Exception as exc:  # raised by the caller, in the surfaces' order
+                return reports, (surface, exc)
+        return reports, None
+
+    there = [(s, a) for s, a in SNAPSHOT_SURFACES if s in BESIDE]
+    child = None
+    if fork_git is not None and beside.possible():
+        fork_git.settle()
+        child = beside.Beside(partial(run, there), fork_git.own_processes)
+    try:
+        here = run([(s, a) for s, a in SNAPSHOT_SURFACES if child is None or s not in BESIDE])
+        outcomes = [here]
+        if child is not None:
+            outcomes.append(_beside_outcome(child, there))
+            child = None
+    finally:
+        if child is not None:
+            child.cancel()
+    reports = _in_order(outcomes)
+    from release_safety.surfaces import overrides  # deferred: imported beside the child
+
     try:
         reports.append(overrides.analyse(old, new, settings, version))
     except caught as exc:
         reports.append(_not_read("overrides", exc))
     return reports
+
+
+BESIDE: frozenset[Surface] = frozenset({"config"})
+"""The surfaces a release may judge in a forked child beside the others (`run_surfaces`):
+config reads the most code, about as long as the others together."""
+
+_Outcome = tuple[list[SurfaceReport], tuple[Surface, Exception] | None]
+"""The reports of some surfaces in order, up to the first that raised, and what it raised."""
+
+
+def _beside_outcome(
+    child: beside.Beside[_Outcome], surfaces: Sequence[tuple[Surface, Analyser]]
+) -> _Outcome:
+    """The child's outcome; each of its surfaces not checked, with the reason, when the child
+    ended without one."""
+    try:
+        return child.result()
+    except beside.Died as exc:
+        reason = f"the process judging it beside the others ended without an answer ({exc})"
+        hint = "Run the release again; if it ends so again, report it with the command."
+        return [
+            not_checked(s, f"{s} surface not checked: {reason}", hint=hint) for s, _ in surfaces
+        ], None
+
+
+def _in_order(outcomes: Sequence[_Outcome]) -> list[SurfaceReport]:
+    """The reports in `SNAPSHOT_SURFACES` order, or the error of the first surface (in that
+    order) that raised one, as a run one surface after the other would have raised it."""
+    order = [surface for surface, _ in SNAPSHOT_SURFACES]
+    raised = [failed for _, failed in outcomes if failed is not None]
+    if raised:
+        raise min(raised, key=lambda failed: order.index(failed[0]))[1]
+    by_surface = {report.surface: report for reports, _ in outcomes for report in reports}
+    return [by_surface[surface] for surface in order]
 
 
 def _not_read(surface: Surface, exc: ReleaseSafetyError) -> SurfaceReport:
@@ -193,6 +257,8 @@ def raise_settings_errors(reports: Sequence[SurfaceReport]) -> None:
 
 def upgrade_of(reports: Sequence[SurfaceReport], version: str) -> Upgrade:
     """The artifact's upgrade block from the overrides and the declared breaks."""
+    from release_safety.surfaces import overrides
+
     found_overrides = pick(reports, OverridesReport, "overrides")
     found_declarations = pick(reports, DeclarationsReport, "declarations")
     return overrides.upgrade_block(
@@ -210,24 +276,25 @@ def judge(
     strict: bool,
     notes: Sequence[Finding] = (),
     elsewhere: Elsewhere | None = None,
+    fork_git: GitRepo | None = None,
 ) -> list[SurfaceReport]:
     """Every surface with the release's settings, combined with a run with the previous
     release's when they differ, and the settings surface (with `notes`, what the release was
     judged against). Each run's settings are fitted to the span first (`release/span.py`:
     an entry naming files only at other releases is left out, with a note). A strict run
     raises on bad settings (exit 2); a lenient one reports the surfaces they concern not
-    checked."""
+    checked. `fork_git`: see `run_surfaces`."""
     elsewhere = elsewhere or (lambda entry: None)
     span = fit(settings.current.settings, old, new, elsewhere)
     if strict:
         raise_typos(span)
-    reports = run_surfaces(old, new, span.settings, version)
+    reports = run_surfaces(old, new, span.settings, version, fork_git=fork_git)
     if strict:
         raise_settings_errors(reports)
     if settings.differ:
         assert settings.previous is not None
         before = fit(settings.previous.settings, old, new, elsewhere).settings
-        other = run_surfaces(old, new, before, version, catch_input=True)
+        other = run_surfaces(old, new, before, version, catch_input=True, fork_git=fork_git)
         reports = combine_runs(reports, other)
     report = settingsdiff.analyse(settings.previous, settings.current, old, new, settings.problem)
     found = [*report.findings, *notes, *span.notes]
@@ -243,11 +310,14 @@ def analyse_release(
     use_cache: bool = False,
     strict: bool = True,
     say_settings: bool = True,
+    side_by_side: bool = False,
 ) -> Generated:
     """Judge the release between its two refs (or read the cached reports) and decide; the
     first release (no previous ref) is compared with itself: nothing ran before it. With
     `say_settings`, a note names the settings when they are not the release's own
-    (`release/judgedwith.py`; the pull-request gate weighs both refs' own instead)."""
+    (`release/judgedwith.py`; the pull-request gate weighs both refs' own instead). With
+    `side_by_side`, some surfaces may run in a forked child beside the others (`run_surfaces`;
+    never in a backfill's workers, which already use the cores)."""
     new = repo.snapshot(release.to_ref)
     old = repo.snapshot(release.from_ref) if release.from_ref else new
     key, reports = None, None
@@ -269,7 +339,8 @@ def analyse_release(
         )
         said = judged_with(current) if say_settings else None
         notes += [said] if said is not None else []
-        reports = judge(old, new, settings, release.version, strict, notes, elsewhere)
+        fork_git = repo if side_by_side else None
+        reports = judge(old, new, settings, release.version, strict, notes, elsewhere, fork_git)
         if key is not None:
             reportcache.store(key, reports)
     return decided(release, reports, backfilled)

@@ -193,19 +193,25 @@ class MigrationSource(_Closed):
 
     def matches(self, path: str) -> bool:
         """True when the repository path is a migration file of this source."""
-        name = path.rpartition("/")[2]
+        folder, _, name = path.rpartition("/")
+        return self.holds_folder(folder) and self.names(name)
+
+    def names(self, name: str) -> bool:
+        """True when a file name is one of this source's migrations (its pattern, not its
+        `exclude`), wherever the file is."""
         if not compile_pattern(self.name_pattern).fullmatches(name):
             return False
-        if self.exclude and compile_pattern(self.exclude).fullmatches(name):
-            return False
-        return self.holds(path)
+        return not (self.exclude and compile_pattern(self.exclude).fullmatches(name))
 
     def holds(self, path: str) -> bool:
         """True when the repository path lies in a folder of this source, whatever its name."""
-        folder = path.rpartition("/")[0]
-        if not folder or not compile_pattern(glob_regex(self.path)).fullmatches(folder):
+        return self.holds_folder(path.rpartition("/")[0])
+
+    def holds_folder(self, folder: str) -> bool:
+        """True when the files of a folder lie in a folder of this source."""
+        if not folder or not compile_glob(self.path).fullmatches(folder):
             return False
-        return not skipped(self.path + "/**", path)
+        return not skipped(self.path + "/**", folder + "/")  # the folder's parts, no file
 
     def describe(self) -> str:
         """The source in one line, as the settings would write it."""
@@ -278,6 +284,51 @@ def glob_regex(pattern: str) -> str:
     return rf"(?:{regex})(?s:.*)" if regex else r"[^\s\S]"
 
 
+@lru_cache(maxsize=512)
+def compile_glob(pattern: str) -> Pattern:
+    """A settings glob compiled for a full match (`glob_regex`), with its literal parts checked
+    before RE2 is asked (`glob_literals`)."""
+    return compile_pattern(glob_regex(pattern), *glob_literals(pattern))
+
+
+@lru_cache(maxsize=256)
+def glob_literals(pattern: str) -> tuple[str, tuple[str, ...]]:
+    """Text every path the glob matches holds: the start it must have (its first literal run,
+    when the glob starts with one) and its literal runs after it, in order. A run ends at a
+    folder separator, a wildcard (`*`, `?`) or a bracket expression (`[a-z]`, one character);
+    from an escape (`\\`) or a bracket that does not close or holds a bracket or an escape,
+    the rest of the folder's part is left out, and trailing spaces (which `.gitignore` drops)
+    are cut."""
+    runs = [run for part in pattern.removeprefix("/").split("/") for run in _runs(part)]
+    return runs[0], tuple(run for run in runs[1:] if run)
+
+
+def _runs(part: str) -> list[str]:
+    """The literal runs of one folder's part of a glob (see `glob_literals`)."""
+    runs, run, at = [], "", 0
+    while at < len(part):
+        char = part[at]
+        if char == "\\":
+            break
+        if char in "*?":
+            runs.append(run.rstrip())
+            run, at = "", at + 1
+            continue
+        if char == "[":
+            first = at + 1 + (part[at + 1 : at + 2] in ("!", "^"))
+            first += part[first : first + 1] == "]"  # a `]` first is one of the characters
+            end = part.find("]", first)
+            if end < 0 or "[" in part[at + 1 : end] or "\\" in part[at + 1 : end]:
+                break  # unclosed, or a class or escape inside (`[[:alpha:]]`): not read
+            runs.append(run.rstrip())
+            run, at = "", end + 1
+            continue
+        run += char
+        at += 1
+    runs.append(run.rstrip())
+    return runs
+
+
 DEFAULT_MIGRATION_SOURCES = (
     MigrationSource(
         path="**/migrations",
@@ -348,7 +399,7 @@ class MigrationExclusion(_Closed):
         return value
 
     def covers(self, path: str) -> bool:
-        return compile_pattern(glob_regex(self.path)).fullmatches(path)
+        return compile_glob(self.path).fullmatches(path)
 
 
 class MigrationSettings(_Surface):

@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 from weakref import WeakKeyDictionary
 
-from release_safety.common.patterns import compile_pattern
 from release_safety.contract.reports import (
     SETTINGS_KEYS,
     Coverage,
@@ -39,7 +38,7 @@ from release_safety.contract.reports import (
 )
 from release_safety.git.snapshot import Snapshot
 from release_safety.settings.file import finding_file
-from release_safety.settings.model import glob_regex, is_glob, skipped
+from release_safety.settings.model import compile_glob, is_glob, skipped
 from release_safety.settings.reasons import hollow_reason
 
 SETTINGS_PATH_UNMATCHED = register(
@@ -151,7 +150,7 @@ _GLOBBED: OrderedDict[tuple[str, str], list[str]] = OrderedDict()
 def _globbed(snapshot: Snapshot, pattern: str) -> list[str]:
     """The paths a glob matches: those of the tree this one differs from with the changed
     paths matched again when they are known (consecutive releases), else every path."""
-    regex = compile_pattern(glob_regex(pattern))
+    regex = compile_glob(pattern)
 
     def hit(path: str) -> bool:
         return regex.fullmatches(path) and not skipped(pattern, path)

@@ -46,8 +46,6 @@ from release_safety.settings.model import ConfigSource, RouteSource, Settings
 from release_safety.settings.reasons import hollow_reason, normalise
 from release_safety.surfaces.config.sources import matched_sources
 from release_safety.surfaces.discovery import matched
-from release_safety.surfaces.migrations.find.discover import migration_files, moved_migrations
-from release_safety.surfaces.rest.routes.read import own_code
 
 RULE_TURNED_OFF = register(
     Rule(
@@ -237,6 +235,11 @@ def _undo(key: str) -> str:
 def _found(settings: Settings, key: str, refs: Sequence[Snapshot | None]) -> set[str]:
     """What a source key of the settings finds at the refs, as `ref:path` strings; a migration
     the last ref moved (`git mv migrations db/sql`) is named where it now is."""
+    # deferred, here and below: the surfaces' readers load where those surfaces run (a
+    # release may judge them in another process, `release/generate.run_surfaces`)
+    from release_safety.surfaces.migrations.find.discover import migration_files, moved_migrations
+    from release_safety.surfaces.rest.routes.read import own_code
+
     found: set[str] = set()
     last = refs[-1] if refs else None
     moved: dict[str, str] = {}
@@ -270,6 +273,8 @@ def _followed(
     """True when the migrations sources removed (as `describe` writes them) read nothing at the
     new ref because the release moved their migrations (`git mv`), and the new sources read
     every one where it now is."""
+    from release_safety.surfaces.migrations.find.discover import migration_files, moved_migrations
+
     old, new = (refs[-2], refs[-1]) if len(refs) > 1 else (None, None)
     if new is None or not moved_migrations(old, new):
         return False

@@ -107,7 +107,9 @@ def generate(
         click.echo(f"release-safety: warning: {warning}", err=True)
     verification = None
     try:  # a failure here writes nothing: the caller's one line, exit 3 (cli.run)
-        generated = analyse_release(repo, settings, release, backfilled=backfilled)
+        generated = analyse_release(
+            repo, settings, release, backfilled=backfilled, side_by_side=True
+        )
         if verify:
             from release_safety.verify.fold import with_verification
             from release_safety.verify.plan import plan_release

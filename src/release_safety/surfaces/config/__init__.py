@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import PurePosixPath
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from release_safety.code.memo import Memo
 from release_safety.contract.model import ConfigChange
@@ -36,19 +36,7 @@ from release_safety.settings.model import (
     ConfigSource,
     Settings,
 )
-from release_safety.surfaces.config import (
-    dotenv,
-    go_resolve,
-    python_resolve,
-    rust_resolve,
-    rust_src,
-    schema_config,
-    schema_refs,
-    shell,
-    structured,
-    ts_resolve,
-    typescript,
-)
+from release_safety.surfaces.config import schema_config  # registers its rule
 from release_safety.surfaces.config.diff import Delta, Var, collect, diff, unlisted
 from release_safety.surfaces.config.reads import EnvRead, Gap, SourceError
 from release_safety.surfaces.config.rules import (
@@ -61,6 +49,12 @@ from release_safety.surfaces.config.rules import (
 from release_safety.surfaces.config.runtime import build_time, runtime_files
 from release_safety.surfaces.config.sources import matched_sources, source_kind
 from release_safety.surfaces.discovery import declared_absent, reason_of, tried, unmatched_finding
+
+if TYPE_CHECKING:
+    from release_safety.surfaces.config.rust_src import RustFacts
+
+# The readers are imported where their files are read: a ref with no such file does not load
+# them, and importing the surface (its `sources`) loads none.
 
 __all__ = ["analyse", "source_kind"]
 
@@ -295,6 +289,8 @@ class _Ref:
 
 def _moves(before: _Ref, now: _Ref) -> dict[str, str]:
     """Renames found in config files whose values moved to other keys: new name -> old."""
+    from release_safety.surfaces.config import structured
+
     found: dict[str, str] = {}
     for path, (document, prefix, separator) in now.documents.items():
         previous = before.documents.get(path)
@@ -333,8 +329,12 @@ def _read(
     Python modules they import) read, once per set of files: which entry a file belongs to
     follows from its path and the entries."""
     python = {p: blob for p, blob in blobs.items() if source_kind(p) == "python"}
+    imported: tuple[tuple[str, str], ...] = ()
     try:
-        imported = python_resolve.imported(snapshot, python) if python else ()
+        if python:
+            from release_safety.surfaces.config import python_resolve
+
+            imported = python_resolve.imported(snapshot, python)
     except SourceError as exc:
         _raise(snapshot, exc.path or next(iter(python)), exc)
     key = (tuple(sources), tuple(blobs.items()), imported, _referenced(snapshot, blobs))
@@ -352,6 +352,8 @@ def _taken_in(
 ) -> tuple[dict[str, str], dict[str, tuple[str, ...]]]:
     """The structured sources by their `$id` (`ory://tracing-config`), and per source the
     documents its `$ref`s take in (files of the repository, or sources by `$id`)."""
+    from release_safety.surfaces.config import schema_refs, structured
+
     documents: dict[str, Any] = {}
     for path in paths:
         kind = source_kind(path)
@@ -371,6 +373,8 @@ def _taken_in(
 
 def _fold(snapshot: Snapshot, files: dict[str, ConfigSource], blobs: dict[str, str]) -> _Ref:
     """`_read` itself (_NotChecked, never kept, when a file cannot be read)."""
+    from release_safety.surfaces.config import go_resolve, structured
+
     kinds: dict[str, str] = {}
     for path in files:
         kind = source_kind(path)
@@ -387,6 +391,8 @@ def _fold(snapshot: Snapshot, files: dict[str, ConfigSource], blobs: dict[str, s
             _raise(snapshot, next(iter(go_blobs)), exc)
     python_blobs = {p: blobs[p] for p, k in kinds.items() if k == "python"}
     if python_blobs:
+        from release_safety.surfaces.config import python_resolve
+
         try:
             located += python_resolve.reads(snapshot, python_blobs)
         except SourceError as exc:
@@ -395,11 +401,17 @@ def _fold(snapshot: Snapshot, files: dict[str, ConfigSource], blobs: dict[str, s
     for path, facts in rust.items():
         located += [(path, read) for read in facts.reads]
     if rust:
+        from release_safety.surfaces.config import rust_resolve
+
         located += rust_resolve.reads(rust)
     result = _Ref({})
     tabled = any(source.defaults_table for source in files.values())
     scripts = {p: (k, blobs[p]) for p, k in kinds.items() if k in ("ts", "tsx", "js")}
-    resolved = ts_resolve.reads(snapshot, scripts) if scripts else None
+    resolved = None
+    if scripts:
+        from release_safety.surfaces.config import ts_resolve
+
+        resolved = ts_resolve.reads(snapshot, scripts)
     parsed = {
         *(resolved.parsed if resolved else ()),
         *(p for p in scripts if files[p].defaults_table),
@@ -441,11 +453,15 @@ def _fold(snapshot: Snapshot, files: dict[str, ConfigSource], blobs: dict[str, s
         elif kind in ("ts", "tsx", "js"):
             if path not in parsed:
                 continue  # no environment read reachable: nothing to read
+            from release_safety.surfaces.config import typescript
+
             table = source.defaults_table
             how = f"{kind} {table} {tabled}"
             script = partial(typescript.parse, dialect=kind, table=table, copies_named=tabled)
             reads = _parsed(snapshot, path, how, script)
         elif kind == "shell":
+            from release_safety.surfaces.config import shell
+
             reads = _parsed(snapshot, path, "shell", shell.parse)
         else:  # go, rust and python: read above
             continue
@@ -459,10 +475,14 @@ def _fold(snapshot: Snapshot, files: dict[str, ConfigSource], blobs: dict[str, s
     return result
 
 
-def _rust(snapshot: Snapshot, paths: list[str]) -> dict[str, rust_src.RustFacts]:
+def _rust(snapshot: Snapshot, paths: list[str]) -> dict[str, RustFacts]:
     """The facts of the Rust files that can change what the ref reads, in `paths` order: each
     whose facts say something by themselves, then, until no more are added, each naming what
     those depend on. The others are not parsed (`rust_resolve.depended_on`)."""
+    if not paths:
+        return {}
+    from release_safety.surfaces.config import rust_resolve, rust_src
+
     wanted = {p for p in paths if _parsed(snapshot, p, "rust on its own", rust_src.on_its_own)}
     while True:
         facts = {p: _parsed(snapshot, p, "rust", rust_src.parse) for p in paths if p in wanted}
@@ -482,6 +502,8 @@ def _schema(
     ids: Mapping[str, str],
 ) -> list[EnvRead | Gap]:
     """A JSON Schema source's variables (its schema kept in `result` for the contract diff)."""
+    from release_safety.surfaces.config import schema_refs
+
     prefix = source.env_prefix or ""
     separator = (
         source.env_separator
@@ -505,6 +527,8 @@ def _file(snapshot: Snapshot, path: str) -> bytes | None:
 
 
 def _dotenv(data: bytes, defaults: bool) -> list[EnvRead]:
+    from release_safety.surfaces.config import dotenv
+
     return dotenv.parse(data.decode("utf-8", errors="replace"), defaults)
 
 
@@ -518,13 +542,13 @@ def _parsed(snapshot: Snapshot, path: str, how: str, parse: Callable[[bytes], An
 
 def _template(path: str) -> bool:
     """A file whose name marks it as a template or an example (values are examples)."""
+    from release_safety.surfaces.config import structured
+
     name = PurePosixPath(path).name.lower()
     return name.endswith(structured.TEMPLATE_SUFFIXES) or "example" in name or "sample" in name
 
 
-def _prefix(
-    path: str, source: ConfigSource, rust: dict[str, rust_src.RustFacts]
-) -> tuple[str | None, str]:
+def _prefix(path: str, source: ConfigSource, rust: dict[str, RustFacts]) -> tuple[str | None, str]:
     """A structured file's environment prefix and separator: the settings', else the one of
     the code that loads the file (`include_str!` beside the source, or a loader's path)."""
     if source.env_prefix is not None:

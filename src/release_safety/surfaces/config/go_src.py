@@ -230,26 +230,27 @@ def parse(source: bytes) -> GoFacts:
     libraries: list[LibCall] = []
     environ: list[tuple[int, str | None]] = []
     for node in found.get("call", []):
-        call = _call(node)
-        if call is None:
+        callee = _callee(node)
+        if callee is None:
             continue
-        library = imports.get(call.qualifier or "", "")
+        qualifier, name = callee
+        library = imports.get(qualifier or "", "")
         known = next((p for p in LIBRARIES if library.startswith(p)), None)
-        if call.name == "Environ" and library in _ENVIRON:
+        if name == "Environ" and library in _ENVIRON:
             if not _child_env(node):
-                environ.append((call.line, call.enclosing))
+                environ.append((node.start_point.row + 1, _enclosing(node)))
         elif known is not None:
-            libraries.append(LibCall(known, call))
+            libraries.append(LibCall(known, _built(node)))
         elif library in (ENVCONFIG, KONG) or CAARLOS0.fullmatch(library):
-            bind = _bind(node, call, library, types)
+            bind = _bind(node, _built(node), library, types)
             if bind is not None:
                 binds.append(bind)
-        elif viper_aliases and (call.qualifier in viper_aliases or _viper_method(call)):
-            viper.append(call)
-        elif call.name == "Or" and call.qualifier == "cmp":
+        elif viper_aliases and (qualifier in viper_aliases or name in _VIPER_METHODS):
+            viper.append(_built(node))
+        elif name == "Or" and qualifier == "cmp":
             calls += _cmp_or(node)
-        elif call.args:
-            calls.append(call)
+        elif _has_arguments(node):  # a call without any reads nothing: not built
+            calls.append(_built(node))
     calls = _fallback_chains(calls)
     chained = {(c.line, c.qualifier, c.name, c.args) for c in calls if c.chain is not None}
     calls = [
@@ -483,6 +484,18 @@ def _enclosing(node: Node) -> str | None:
     return None
 
 
+def _has_arguments(node: Node) -> bool:
+    args = node.child_by_field_name("arguments")
+    return args is not None and args.named_child_count > 0
+
+
+def _built(node: Node) -> Call:
+    """The call of a node whose callee is known (`_callee`)."""
+    call = _call(node)
+    assert call is not None
+    return call
+
+
 def _call(node: Node) -> Call | None:
     callee = _callee(node)
     if callee is None:
@@ -703,8 +716,8 @@ def _options_prefix(operands: list[Node]) -> Arg | None:
     return None
 
 
-def _viper_method(call: Call) -> bool:
-    return call.name in (
+_VIPER_METHODS = frozenset(
+    {
         "SetEnvPrefix",
         "AutomaticEnv",
         "BindEnv",
@@ -713,7 +726,9 @@ def _viper_method(call: Call) -> bool:
         "SetConfigFile",
         "SetConfigName",
         "ReadInConfig",
-    )
+    }
+)
+"""viper's methods, on whatever value they are called (a `*viper.Viper` kept in a field)."""
 
 
 def _keyed(body: Node) -> Keyed | None:

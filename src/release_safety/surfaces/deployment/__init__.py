@@ -24,7 +24,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from release_safety.common.patterns import compile_pattern
 from release_safety.common.yamltree import Tree as YamlTree
 from release_safety.common.yamltree import YamlError, load_yaml
 from release_safety.contract.reports import (
@@ -41,7 +40,7 @@ from release_safety.settings.model import (
     DeploymentSettings,
     DescriptorKind,
     Settings,
-    glob_regex,
+    compile_glob,
     is_glob,
 )
 from release_safety.surfaces import discovery
@@ -129,7 +128,7 @@ def find(snapshot: Snapshot | None, deployment: DeploymentSettings) -> Found:
     found = Found({}, {})
     if snapshot is None:
         return found
-    excludes = [(glob, compile_pattern(glob_regex(glob))) for glob in deployment.exclude]
+    excludes = [(glob, compile_glob(glob)) for glob in deployment.exclude]
     for source in deployment.sources:
         for path in discovery.matching(snapshot, source.path):
             if path in found.paths or path in found.left_out:

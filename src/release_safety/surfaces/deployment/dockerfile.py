@@ -16,8 +16,7 @@ import re
 import shlex
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-
-import dockerfile
+from typing import TYPE_CHECKING
 
 import release_safety.surfaces.deployment.rules as rules
 from release_safety.contract.reports import Finding
@@ -30,6 +29,9 @@ from release_safety.surfaces.deployment.catalogue import (
 from release_safety.surfaces.deployment.imageref import parse_image
 from release_safety.surfaces.deployment.interpolation import interpolate
 from release_safety.surfaces.deployment.stateful import Place, Seen, compare, image_seen
+
+if TYPE_CHECKING:
+    import dockerfile
 
 _MANAGERS = frozenset({"apt-get", "apt", "yum", "dnf", "tdnf", "microdnf", "apk", "zypper"})
 _INSTALL = frozenset({"install", "add", "in"})
@@ -135,6 +137,10 @@ def _parse(text: str) -> list[dockerfile.Command]:
     continued = sum(1 for _ in _CONTINUED.finditer(text))
     if continued > MAX_CONTINUED_LINES:
         raise _TooLong(f"{continued:,} continued lines, more than the {MAX_CONTINUED_LINES:,} read")
+    # deferred: loading BuildKit's parser starts Go's runtime threads, after which this
+    # process may not fork (`release/beside.py`)
+    import dockerfile
+
     try:
         return list(dockerfile.parse_string(text))
     except dockerfile.GoParseError as exc:

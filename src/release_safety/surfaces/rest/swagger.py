@@ -7,7 +7,6 @@ schemas become content (one per `produces` media type), non-body parameters and 
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from release_safety.surfaces.jsonschema.build import missing, resolve
@@ -41,7 +40,7 @@ _COLLECTION = {
 
 def convert_swagger(doc: dict[str, Any]) -> dict[str, Any]:
     """A Swagger 2.0 document as OpenAPI 3.0 (a new tree; `doc` is left as it was)."""
-    doc = _rewrite_refs(copy.deepcopy(doc))
+    doc = _rewritten_copy(doc)
     consumes = _media(doc.get("consumes"))
     produces = _media(doc.get("produces"))
     out: dict[str, Any] = {"openapi": "3.0.0", "info": doc.get("info", {})}
@@ -89,22 +88,36 @@ def _media(value: Any, default: list[str] | None = None) -> list[str]:
     return default if default is not None else ["application/json"]
 
 
-def _rewrite_refs(node: Any) -> Any:
-    """`#/definitions/X` becomes `#/components/schemas/X` and `type: file` a binary string
-    everywhere (iteratively)."""
-    stack = [node]
+def _rewritten_copy(doc: dict[str, Any]) -> dict[str, Any]:
+    """A copy of the document's dicts and lists (a part shared in it stays shared, as
+    `copy.deepcopy` keeps it) in which `#/definitions/X` becomes `#/components/schemas/X` and
+    `type: file` a binary string everywhere (iteratively)."""
+    copies: dict[int, Any] = {}
+    stack: list[tuple[Any, Any]] = []
+
+    def copied(value: Any) -> Any:
+        if not isinstance(value, (dict, list)):
+            return value
+        found = copies.get(id(value))
+        if found is None:
+            found = copies[id(value)] = {} if isinstance(value, dict) else []
+            stack.append((value, found))
+        return found
+
+    root: dict[str, Any] = copied(doc)
     while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            ref = item.get("$ref")
-            if isinstance(ref, str) and ref.startswith("#/definitions/"):
-                item["$ref"] = "#/components/schemas/" + ref[len("#/definitions/") :]
-            if item.get("type") == "file":
-                item["type"], item["format"] = "string", "binary"
-            stack.extend(v for v in item.values() if isinstance(v, (dict, list)))
-        elif isinstance(item, list):
-            stack.extend(v for v in item if isinstance(v, (dict, list)))
-    return node
+        item, copy = stack.pop()
+        if isinstance(item, list):
+            copy.extend(copied(value) for value in item)
+            continue
+        for key, value in item.items():
+            copy[key] = copied(value)
+        ref = copy.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/definitions/"):
+            copy["$ref"] = "#/components/schemas/" + ref[len("#/definitions/") :]
+        if copy.get("type") == "file":
+            copy["type"], copy["format"] = "string", "binary"
+    return root
 
 
 def _deref(node: Any, shared: dict[str, Any], prefix: str) -> Any:

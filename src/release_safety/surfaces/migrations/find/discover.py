@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Literal
 
 from release_safety.code.memo import Memo, per_tree
@@ -107,11 +107,18 @@ def _migration_files(snapshot: Snapshot, sources: Sequence[MigrationSource]) -> 
     if len(claims) >= REMEMBERED:
         claims.clear()
     found: dict[str, int] = {}
+    held: dict[str, list[int]] = {}  # per folder, the sources that hold its files
     for path in snapshot.paths():
         if path in claims:
             index = claims[path]
         else:
-            index = claims[path] = next((i for i, s in enumerate(sources) if s.matches(path)), None)
+            folder, _, name = path.rpartition("/")
+            holding = held.get(folder)
+            if holding is None:
+                holding = held[folder] = [
+                    i for i, source in enumerate(sources) if source.holds_folder(folder)
+                ]
+            index = claims[path] = next((i for i in holding if sources[i].names(name)), None)
         if index is not None:
             found[path] = index
     popx = [p for p, i in found.items() if sources[i].format in ("sql", "popx")]
@@ -498,7 +505,7 @@ def _registers(text: str) -> re.Match[str] | None:
 def _default_gap(snapshot: Snapshot, path: str, exclusion: str) -> Unmodelled | None:
     """A file the default discovery reads (SQL, knex, Rails, Django, Alembic) that no source
     of the settings reads: with the source to add, in its format."""
-    default = migration_files(snapshot, DEFAULT_MIGRATION_SOURCES).get(path)
+    default = _default_files(snapshot).get(path)
     if default is None:
         return None
     fmt = default_format(snapshot, path, DEFAULT_MIGRATION_SOURCES[default])
@@ -510,6 +517,18 @@ def _default_gap(snapshot: Snapshot, path: str, exclusion: str) -> Unmodelled | 
         way_out=f"add a [[migrations.sources]] with path = {folder!r} and "
         f"format = {fmt!r} so it is read, {exclusion}",
     )
+
+
+_DEFAULT_FOUND: Memo[tuple[str, None], dict[str, int]] = Memo(64)
+"""`migration_files` of the default sources per tree, asked of every file no source reads:
+keyed by the tree alone, not by the sources (whose comparison costs more than the answer)."""
+
+
+def _default_files(snapshot: Snapshot) -> Mapping[str, int]:
+    """The files the default sources find in the tree, with the index of the first that
+    claims each (read only)."""
+    make = partial(_migration_files, snapshot, DEFAULT_MIGRATION_SOURCES)
+    return per_tree(_DEFAULT_FOUND, snapshot.tree_key(), None, make)
 
 
 def default_format(snapshot: Snapshot, path: str, source: MigrationSource) -> str:

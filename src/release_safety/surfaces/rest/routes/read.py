@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from release_safety.common.patterns import compile_pattern
-from release_safety.settings.model import RouteSource, glob_regex, skipped
+from release_safety.settings.model import RouteSource, compile_glob, skipped
 from release_safety.surfaces.rest.routes import gohttp, jsrouters, nestjs, nextjs, pyweb, rustweb
 from release_safety.surfaces.rest.routes.model import Files, Found, RouteReading, read_each
 
@@ -73,12 +73,16 @@ class _Prefetched:
 def own_code(paths: Sequence[str], pattern: str = "**") -> list[str]:
     """The service's own source files a glob names: no vendored, test or example folder it
     does not name, no test file."""
-    regex = compile_pattern(glob_regex(pattern))
+    regex = compile_glob(pattern)
     return [
-        p
-        for p in paths
-        if regex.fullmatches(p) and not skipped(pattern, p) and not _TESTS.fullmatches(p)
+        p for p in paths if regex.fullmatches(p) and not skipped(pattern, p) and not _test_file(p)
     ]
+
+
+def _test_file(path: str) -> bool:
+    """A test file by its name (`_TESTS`), whose every match names `test` or `.spec.`."""
+    name = path.rpartition("/")[2]
+    return ("test" in name or ".spec." in name) and _TESTS.fullmatches(path)
 
 
 def read_routes(snapshot: Files, sources: Sequence[RouteSource]) -> RouteReading:
