@@ -46,8 +46,9 @@ def _folders(paths: Iterable[str]) -> set[str]:
 def _run_configs(snapshot: Snapshot) -> list[str]:
     """The tree's files named as a run config (`RUN_CONFIGS`), by folder then name's rank."""
     rank = {name: i for i, name in enumerate(RUN_CONFIGS)}
-    named = [(*p.rpartition("/")[::2], p) for p in snapshot.paths()]
-    return [p for _, _, p in sorted((f, rank[n], p) for f, n, p in named if n in rank)]
+    parts = [p.rpartition("/") for p in snapshot.paths() if p.endswith(RUN_CONFIGS)]
+    found = [(f, rank[name], f"{f}{slash}{name}") for f, slash, name in parts if name in rank]
+    return [path for _, _, path in sorted(found)]
 
 
 _RUN_CONFIGS: Memo[tuple[str, str], list[str]] = Memo(8)

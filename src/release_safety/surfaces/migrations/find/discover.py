@@ -283,8 +283,7 @@ def discover(old: Snapshot | None, new: Snapshot, settings: Settings) -> Discove
         if path not in kept and (gap := _moved_gap(path, before, moved_into)) is not None
     }
     gone = {moved[path] for path in (*kept, *gaps)}  # said at the path it moved to
-    read = _reader(new, _texts_searched(new, changes, claimed))
-    defaults = _claimed(new, DEFAULT_MIGRATION_SOURCES)
+    asked = search(new, settings, _texts_searched(new, changes, claimed))
     for change in changes:
         if change.path in gone or change.path in kept:
             continue
@@ -303,7 +302,7 @@ def discover(old: Snapshot | None, new: Snapshot, settings: Settings) -> Discove
             gap = (
                 gaps.get(change.path)
                 or _moved_gap(change.path, None, moved_into)
-                or unread_migration(new, change.path, settings, read=read, defaults=defaults)
+                or unread_migration(new, change.path, settings, asked)
             )
             if gap is None:
                 continue
@@ -423,25 +422,70 @@ def _shipped_hint(path: str, old: Snapshot | None, edited: bool, overrides: str)
     )
 
 
+@dataclass(frozen=True)
+class Search:
+    """What the search for unread migrations asks about many files of one tree, found once:
+    how each file reads (`read`), the default sources' files (`defaults`), and what each path
+    is taken for by its name alone (`named`, kept per sources across trees)."""
+
+    read: Callable[[str], str]
+    defaults: Mapping[str, int]
+    named: dict[str, Named]
+
+
+Named = Literal["in code", "control characters", "case", "held", ""]
+"""What a path no source reads is taken for by its name and the sources alone (`_named`)."""
+
+
+def search(snapshot: Snapshot, settings: Settings, paths: Sequence[str] = ()) -> Search:
+    """The search over `snapshot` with `settings`, the texts of `paths` read in few round trips."""
+    named = _names(tuple(settings.migrations.sources))
+    if len(named) >= REMEMBERED:
+        named.clear()
+    defaults = _claimed(snapshot, DEFAULT_MIGRATION_SOURCES)
+    return Search(_reader(snapshot, list(paths)), defaults, named)
+
+
+@lru_cache(maxsize=8)
+def _names(sources: tuple[MigrationSource, ...]) -> dict[str, Named]:
+    """`_named` of each path asked about so far with these sources."""
+    return {}
+
+
+def _named(path: str, settings: Settings) -> Named:
+    """What `unread_migration` takes a path for before it looks at the tree (in this order): a
+    migration run from code in a source's folder, one named like a migration but for control
+    characters or for its case, a file a source's folder holds (whose pattern leaves it out on
+    purpose); else ""."""
+    if in_code(path, settings):
+        return "in code"
+    every = (*settings.migrations.sources, *DEFAULT_MIGRATION_SOURCES)
+    plain = _CONTROLS.sub("", path)
+    if plain != path and any(s.matches(plain) or s.matches(plain.lower()) for s in every):
+        return "control characters"
+    folded = path.lower()
+    if folded != path and any(s.matches(folded) for s in every):
+        return "case"
+    if any(s.holds(path) for s in settings.migrations.sources):
+        return "held"
+    return ""
+
+
 def unread_migration(
-    snapshot: Snapshot,
-    path: str,
-    settings: Settings,
-    *,
-    read: Callable[[str], str] | None = None,
-    defaults: Mapping[str, int] | None = None,
+    snapshot: Snapshot, path: str, settings: Settings, asked: Search | None = None
 ) -> Unmodelled | None:
     """What the search for migrations takes `path` for when no source reads it, with the way
     out for this file; None for a file it does not take for one, or one a source's folder holds
-    and its pattern leaves out on purpose (another dialect, a down file). `read` reads a file's
-    text at the snapshot, `defaults` is `migration_files` with the default sources there (both
-    given by a caller asking about many files of one tree)."""
+    and its pattern leaves out on purpose (another dialect, a down file). `asked`: the search
+    over this snapshot with these settings (`search`), for a caller asking about many files."""
     folder, _, name = path.rpartition("/")
     exclusion = _exclusion(path)
-    read = read or partial(read_text, snapshot)
-    if defaults is None:
-        defaults = _claimed(snapshot, DEFAULT_MIGRATION_SOURCES)
-    if in_code(path, settings):
+    asked = asked or search(snapshot, settings)
+    read, defaults = asked.read, asked.defaults
+    named = asked.named.get(path)
+    if named is None:
+        named = asked.named[path] = _named(path, settings)
+    if named == "in code":
         return _default_gap(snapshot, path, exclusion, defaults) or _code_gap(path, 1, exclusion)
     every = (*settings.migrations.sources, *DEFAULT_MIGRATION_SOURCES)
     if snapshot.blob_id(path) is None:  # a link or a submodule: git stores no migration there
@@ -455,8 +499,8 @@ def unread_migration(
             way_out=f"commit the migrations themselves at {path}, or name the folder the link "
             f"points to in [[migrations.sources]], {exclusion}",
         )
-    plain = _CONTROLS.sub("", path)
-    if plain != path and any(s.matches(plain) or s.matches(plain.lower()) for s in every):
+    if named == "control characters":
+        plain = _CONTROLS.sub("", path)
         shown = ", ".join(sorted({repr(c) for c in _CONTROLS.findall(path)}))
         return Unmodelled(
             file=path,
@@ -466,8 +510,7 @@ def unread_migration(
             "it is not known",
             way_out=f"rename it to {plain!r} (no control characters) so it is read, {exclusion}",
         )
-    folded = path.lower()
-    if folded != path and any(s.matches(folded) for s in every):
+    if named == "case":
         return Unmodelled(
             file=path,
             line=1,
@@ -477,7 +520,7 @@ def unread_migration(
             "and a pattern that matches its name's case (RE2 takes `(?i)`: "
             f"pattern = '(?i).*\\.sql') so it is read, {exclusion}",
         )
-    if any(s.holds(path) for s in settings.migrations.sources):
+    if named == "held":
         return None
     default = _default_gap(snapshot, path, exclusion, defaults)
     if default is not None:
