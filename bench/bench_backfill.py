@@ -195,6 +195,8 @@ def cold_backfill(
     its bytecode under `pycache`."""
     env = bytecode.cached(pycache)
     env["RELEASE_SAFETY_CACHE_DIR"] = str(into / "cache")
+    if python != sys.executable:  # the landed build reads its own sources, never this one's
+        env.pop("PYTHONPATH", None)
     cli = [python, "-m", "release_safety", "backfill", "--repo", str(repo_path)]
     cli += ["--config", str(config), "--index", str(into / "index.json"), "--jobs", str(jobs)]
     cli += ["--artifacts-dir", str(into / "artifacts")]
