@@ -52,15 +52,19 @@ def test_a_file_named_otherwise_holding_the_text_of_a_migration_file_is_quiet() 
     assert _unread({"internal/store/queries.go": text}) == []
 
 
+def _released(make_repo: Callable[[str], RepoBuilder], added: dict[str, str]) -> RepoBuilder:
+    """v1.0.0 with a README, then v1.1.0 adding `added`."""
+    builder = make_repo("repo")
+    builder.release("1.0.0", {"README.md": "# service\n"}, prefix="v")
+    builder.release("1.1.0", added, prefix="v")
+    return builder
+
+
 def test_an_unreadable_blob_is_the_error_of_its_own_file(
     make_repo: Callable[[str], RepoBuilder],
 ) -> None:
-    builder = make_repo("repo")
-    builder.write("README.md", "# service\n")
-    builder.release("1.0.0", prefix="v")
-    builder.write("a/first.go", "package a\n\n// first, readable\n")
-    builder.write("b/second.go", "package b\n\n// second, lost\n")
-    builder.release("1.1.0", prefix="v")
+    added = {"a/first.go": "package a\n\n// first, readable\n"}
+    builder = _released(make_repo, {**added, "b/second.go": "package b\n\n// second, lost\n"})
     repo = GitRepo(builder.path)
     try:
         old, new = repo.snapshot("v1.0.0"), repo.snapshot("v1.1.0")
@@ -76,13 +80,8 @@ def test_an_unreadable_blob_is_the_error_of_its_own_file(
 def test_readable_files_read_together_are_each_searched(
     make_repo: Callable[[str], RepoBuilder],
 ) -> None:
-    builder = make_repo("repo")
-    builder.write("README.md", "# service\n")
-    builder.release("1.0.0", prefix="v")
-    for i in range(3):
-        builder.write(f"pkg{i}/plain.go", f"package pkg{i}\n")
-    builder.write("pkg1/migrations.go", SCHEMA_GO % "together")
-    builder.release("1.1.0", prefix="v")
+    added = {f"pkg{i}/plain.go": f"package pkg{i}\n" for i in range(3)}
+    builder = _released(make_repo, {**added, "pkg1/migrations.go": SCHEMA_GO % "together"})
     repo = GitRepo(builder.path)
     try:
         found = discover(repo.snapshot("v1.0.0"), repo.snapshot("v1.1.0"), Settings())
