@@ -17,16 +17,22 @@ directories); they are cloned to a temporary folder here and never committed. Fo
 - `--versus-git-loop` (issue 48, svix/harbor): `backfill --jobs N` cold beside the git loop of
   the same releases: for each release, `git diff` of its two refs and one `git cat-file
   --batch` of every blob a cold `generate` of it reads (listed first, untimed, one fresh
-  process per release), taken alternately, medians of `--runs`.
+  process per release), taken alternately, medians of `--runs`. Each build keeps its bytecode
+  in a folder of its own (`bytecode.cached`, written by an untimed run first), as an installed
+  tool has it. With `--before PYTHON` (a Python whose build is the landed one, say
+  /work/main/.venv/bin/python) that build's cold backfill is taken in the same runs too, and
+  the answers compared: the index and every release's artifact, byte for byte.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import filecmp
 import itertools
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -35,6 +41,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, cast
+
+import bytecode
 
 sys.path.insert(0, str(Path(__file__).parent))
 
@@ -179,11 +187,43 @@ def blobs_of(repo_path: Path, config: Path, tag: str) -> dict[str, object]:
     return {"from": release.from_ref or release.to_ref, "to": release.to_ref, "read": read}
 
 
+def cold_backfill(
+    python: str, repo_path: Path, config: Path, into: Path, jobs: int, pycache: Path
+) -> tuple[float, float]:
+    """The wall and CPU seconds (user and system, with its workers and git processes) of one
+    cold backfill (an empty cache) by `python`'s build, its index and artifacts under `into`,
+    its bytecode under `pycache`."""
+    env = bytecode.cached(pycache)
+    env["RELEASE_SAFETY_CACHE_DIR"] = str(into / "cache")
+    if python != sys.executable:  # the landed build reads its own sources, never this one's
+        env.pop("PYTHONPATH", None)
+    cli = [python, "-m", "release_safety", "backfill", "--repo", str(repo_path)]
+    cli += ["--config", str(config), "--index", str(into / "index.json"), "--jobs", str(jobs)]
+    cli += ["--artifacts-dir", str(into / "artifacts")]
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run(cli, check=True, env=env, stdout=subprocess.DEVNULL)
+    wall = time.perf_counter() - start
+    now = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, now.ru_utime + now.ru_stime - used.ru_utime - used.ru_stime
+
+
+def same_answers(one: Path, other: Path) -> bool:
+    """True when two backfills wrote the same index and the same artifacts, byte for byte."""
+    if not filecmp.cmp(one / "index.json", other / "index.json", shallow=False):
+        return False
+    found = sorted(p.relative_to(one) for p in (one / "artifacts").rglob("*.json"))
+    if found != sorted(p.relative_to(other) for p in (other / "artifacts").rglob("*.json")):
+        return False
+    return all(filecmp.cmp(one / p, other / p, shallow=False) for p in found)
+
+
 def versus_generate_loop(
-    name: str, repo_path: Path, folder: Path, jobs: int, runs: int
+    name: str, repo_path: Path, folder: Path, jobs: int, runs: int, before: str | None = None
 ) -> dict[str, object]:
-    """Cold backfills (an empty cache each) and the git loop of the same releases, alternately;
-    the blobs each release's generate reads are listed first (untimed)."""
+    """Cold backfills (an empty cache each) and the git loop of the same releases, alternately
+    (with `before`, that build's cold backfill too, and the answers compared); the blobs each
+    release's generate reads are listed first (untimed), and each build's bytecode written."""
     from release_safety.git.repository import GitRepo
     from release_safety.settings.model import load_settings
 
@@ -202,23 +242,39 @@ def versus_generate_loop(
 
     with ThreadPoolExecutor(max_workers=jobs) as pool:  # untimed: two processes at a time
         samples = list(pool.map(listed, tags))
-    backfills, loops = [], []
+    builds = {"this": sys.executable, **({"before": before} if before else {})}
+    for label, python in builds.items():  # untimed: each build's bytecode written
+        cold_backfill(python, repo_path, config, folder / f"warm-{label}", jobs, folder / label)
+    times: dict[str, list[float]] = {label: [] for label in builds}
+    cpu: dict[str, list[float]] = {label: [] for label in builds}
+    loops: list[float] = []
+    same = True
     for run in range(runs):
-        env = {**os.environ, "RELEASE_SAFETY_CACHE_DIR": str(folder / f"cache{run}")}
-        index = folder / f"index{run}.json"
-        cli = [sys.executable, "-m", "release_safety", "backfill", "--repo", str(repo_path)]
-        cli += ["--config", str(config), "--index", str(index), "--jobs", str(jobs)]
-        backfills.append(timed(cli, env))
+        for label, python in builds.items():
+            into = folder / f"{label}{run}"
+            wall, used = cold_backfill(python, repo_path, config, into, jobs, folder / label)
+            times[label].append(wall)
+            cpu[label].append(used)
         loops.append(sum(git_floor(repo_path, sample) for sample in samples))
-    backfill_s, loop_s = statistics.median(backfills), statistics.median(loops)
-    return {
-        "releases": len(json.loads((folder / "index0.json").read_text())["entries"]),
+        if before:
+            same = same and same_answers(folder / f"this{run}", folder / f"before{run}")
+    backfill_s, loop_s = statistics.median(times["this"]), statistics.median(loops)
+    found: dict[str, object] = {
+        "releases": len(json.loads((folder / "this0" / "index.json").read_text())["entries"]),
         "blobs_read": sum(len(cast("list[str]", sample["read"])) for sample in samples),
-        "cold_backfill_s": [round(t, 2) for t in backfills],
+        "cold_backfill_s": [round(t, 2) for t in times["this"]],
+        "cold_backfill_cpu_s": round(statistics.median(cpu["this"]), 2),
         "git_loop_s": [round(t, 2) for t in loops],
         "ratio": round(backfill_s / loop_s, 2),
-        "load_average": [round(x, 2) for x in os.getloadavg()],
     }
+    if before:
+        found |= {
+            "before_backfill_s": [round(t, 2) for t in times["before"]],
+            "before_backfill_cpu_s": round(statistics.median(cpu["before"]), 2),
+            "before_ratio": round(statistics.median(times["before"]) / loop_s, 2),
+            "same_answers": same,
+        }
+    return found | {"load_average": [round(x, 2) for x in os.getloadavg()]}
 
 
 def bench(
@@ -309,6 +365,9 @@ def main() -> None:
     parser.add_argument(
         "--versus-git-loop", action="store_true", help="svix/harbor: cold backfill / git loop"
     )
+    parser.add_argument(
+        "--before", help="--versus-git-loop: a Python whose build is the landed one, compared"
+    )
     parser.add_argument("--generate-once", nargs=2, type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--blobs-of", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -327,7 +386,9 @@ def main() -> None:
                 folder.mkdir()
                 repo = clone(source, folder)
                 if args.versus_git_loop:
-                    loop = versus_generate_loop(name, repo, folder, args.jobs, args.runs)
+                    loop = versus_generate_loop(
+                        name, repo, folder, args.jobs, args.runs, args.before
+                    )
                     results[f"{name} versus the git loop"] = loop
                     print(name, loop, file=sys.stderr, flush=True)
                     continue
@@ -382,21 +443,32 @@ def _table(results: dict[str, Any]) -> str:
         lines += ["", "supabase: " + json.dumps(results["supabase"])]
     if loops:
         lines = [] if len(loops) == len(results) else [*lines, ""]
+        compared = any("before_ratio" in found for found in loops.values())
+        extra = " | landed build s | landed / git loop | same answers" if compared else ""
         lines += [
-            "| target | releases | cold backfill s | git loop s | backfill / git loop"
-            " | blobs read by the loop | load average |",
-            "| --- | ---: | --- | --- | ---: | ---: | --- |",
+            "| target | releases | cold backfill s (CPU s) | git loop s | backfill / git loop"
+            f"{extra} | blobs read by the loop | load average |",
+            "| --- | ---: | --- | --- | ---: |"
+            + (" --- | ---: | --- |" if compared else "")
+            + " ---: | --- |",
         ]
         for name, found in loops.items():
             cells = [
                 name,
                 found["releases"],
-                ", ".join(str(t) for t in found["cold_backfill_s"]),
+                ", ".join(str(t) for t in found["cold_backfill_s"])
+                + f" ({found['cold_backfill_cpu_s']})",
                 ", ".join(str(t) for t in found["git_loop_s"]),
                 f"**{found['ratio']}**",
-                found["blobs_read"],
-                " / ".join(str(x) for x in found["load_average"]),
             ]
+            if compared:
+                cells += [
+                    ", ".join(str(t) for t in found["before_backfill_s"])
+                    + f" ({found['before_backfill_cpu_s']})",
+                    found["before_ratio"],
+                    "yes" if found["same_answers"] else "**NO**",
+                ]
+            cells += [found["blobs_read"], " / ".join(str(x) for x in found["load_average"])]
             lines.append("| " + " | ".join(str(c) for c in cells) + " |")
     return "\n".join(lines)
 

@@ -132,3 +132,29 @@ def test_a_source_may_name_several_paths() -> None:
     assert settings is not None
     assert [s.path for s in settings.migrations.sources] == ["db/migrations", "server/migrations"]
     assert {s.format for s in settings.migrations.sources} == {"sql"}
+
+
+def test_a_config_entry_naming_only_files_it_excludes_names_nothing(
+    make_repo: Callable[[str], RepoBuilder], tmp_path: Path
+) -> None:
+    """The files a config entry leaves out by its `exclude` are not files it names: at a span
+    that has only those, the entry is a coverage note; at one with a file it keeps, it is read
+    (the note is gone)."""
+    builder = make_repo("excluded")
+    settings = ABSENT + '[migrations]\nabsent = "the worker keeps no database"\n'
+    settings += '[config]\nsources = [{ path = "conf/**/*.env", exclude = ["conf/legacy/**"] }]\n'
+    builder.release("1.0.0", {"conf/legacy/old.env": "PORT=1\n"})
+    builder.release("1.1.0", {"conf/legacy/old.env": "PORT=2\n"})
+    builder.release("2.0.0", {"conf/app.env": "PORT=3\n"})
+    builder.write(".release-safety.toml", settings).commit("adopt release-safety")
+    notes = {}
+    for tag in ("1.1.0", "2.0.0"):
+        _, _, findings = _generate(builder.path, tmp_path, tag)
+        notes[tag] = [f["message"] for f in findings if f["rule"] == "settings-entry-not-in-span"]
+    assert notes == {
+        "1.1.0": [
+            ".release-safety.toml: config.sources = 'conf/**/*.env' matches nothing at 1.0.0 or "
+            "1.1.0 (it does at HEAD): not read for this release"
+        ],
+        "2.0.0": [],
+    }

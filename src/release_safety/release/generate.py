@@ -323,13 +323,13 @@ def analyse_release(
     key, reports = None, None
     place = f"{repo.path}\0{repo.resolve('HEAD')}"
     elsewhere = elsewhere_in(place, partial(_other_refs, repo, settings.current.settings))
+    if old is not new:  # git works meanwhile, and the new tree is then known from the old one
+        repo.start_diff(old.commit, new.commit)
     if use_cache:
         fitted = fitted_key(settings, old, new, elsewhere)
         key = reportcache.report_key(fitted, release.version, old.commit, new.commit)
         reports = reportcache.load(key)
     if reports is None:
-        if old is not new:
-            repo.start_diff(old.commit, new.commit)  # git works while the first surfaces run
         current = settings.current
         notes = judged_against(
             release,

@@ -25,7 +25,6 @@ from functools import partial
 from release_safety.contract.finding import Finding, Rule, Surface, register
 from release_safety.git.snapshot import Snapshot
 from release_safety.settings.model import ConfigSource, MigrationSource, Settings
-from release_safety.surfaces.config.sources import matched_sources
 from release_safety.surfaces.discovery import matching
 from release_safety.surfaces.migrations.find.discover import migration_files
 
@@ -78,7 +77,9 @@ def _migrations(source: MigrationSource, snapshot: Snapshot) -> bool:
 
 
 def _config(source: ConfigSource, snapshot: Snapshot) -> bool:
-    return bool(matched_sources(snapshot, [source]))
+    """`matched_sources(snapshot, [source])` holds a file: the first file it names that its
+    exclusions leave in is enough."""
+    return any(not source.excluded(path) for path in matching(snapshot, source.path))
 
 
 def _path(path: str, snapshot: Snapshot) -> bool:

@@ -12,9 +12,11 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Iterable, Mapping
+from functools import partial
 
 from tree_sitter import Node
 
+from release_safety.code.memo import Memo, per_tree
 from release_safety.code.parsers import parser
 from release_safety.code.syntax import node_text
 from release_safety.code.tsnodes import key_name
@@ -34,14 +36,25 @@ _SCRIPT = re.compile(r"[\w./-]+\.sh\b")
 def _folders(paths: Iterable[str]) -> set[str]:
     """The root and every folder above a path."""
     found = {""}
-    for path in paths:
-        folder = posixpath.dirname(path)
-        while folder:
+    for folder in {path.rpartition("/")[0] for path in paths}:
+        while folder not in found:  # its folders are in already when it is
             found.add(folder)
-            folder = posixpath.dirname(folder)
+            folder = folder.rpartition("/")[0]
     return found
 
 
+def _run_configs(snapshot: Snapshot) -> list[str]:
+    """The tree's files named as a run config (`RUN_CONFIGS`), by folder then name's rank."""
+    rank = {name: i for i, name in enumerate(RUN_CONFIGS)}
+    parts = [p.rpartition("/") for p in snapshot.paths() if p.endswith(RUN_CONFIGS)]
+    found = [(f, rank[name], f"{f}{slash}{name}") for f, slash, name in parts if name in rank]
+    return [path for _, _, path in sorted(found)]
+
+
+_RUN_CONFIGS: Memo[tuple[str, str], list[str]] = Memo(8)
+"""`_run_configs` per tree: consecutive releases share a tree."""
+_SCRIPTS: Memo[tuple[str, str], list[str]] = Memo(8)
+"""`_scripts` per tree."""
 _DOCKERFILE_GLOBS = ("**/[Dd]ockerfile*", "**/*.[Dd]ockerfile", "**/Containerfile*")
 _WORD = re.compile(r"[-_./]")
 
@@ -60,6 +73,12 @@ def _dockerfiles(snapshot: Snapshot) -> list[str]:
 
 def _scripts(snapshot: Snapshot) -> list[str]:
     """The repository's shell scripts a Dockerfile's ENTRYPOINT or CMD names."""
+    scripts: list[str] = per_tree(_SCRIPTS, snapshot.tree_key(), "", partial(_run, snapshot))
+    return list(scripts)
+
+
+def _run(snapshot: Snapshot) -> list[str]:
+    """`_scripts` itself."""
     scripts = [p for p in snapshot.paths() if p.endswith(".sh")]
     found: list[str] = []
     for dockerfile in _dockerfiles(snapshot):
@@ -81,11 +100,11 @@ def runtime_files(
     if snapshot is None or not matched:
         return {}
     found: dict[str, ConfigSource] = {}
-    for folder in sorted(_folders(matched)):
-        for name in RUN_CONFIGS:
-            path = posixpath.join(folder, name)
-            if path not in matched and snapshot.blob_id(path) is not None:
-                found[path] = ConfigSource(path=path)
+    folders = _folders(matched)
+    tree = snapshot.tree_key()
+    for path in per_tree(_RUN_CONFIGS, tree, "", partial(_run_configs, snapshot)):
+        if path.rpartition("/")[0] in folders and path not in matched:
+            found[path] = ConfigSource(path=path)
     for script in _scripts(snapshot):
         if script not in matched:
             found[script] = ConfigSource(path=script)

@@ -9,6 +9,7 @@ the first.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 from release_safety.code.memo import Memo, per_tree
 from release_safety.git.snapshot import Snapshot
@@ -54,6 +55,7 @@ def _matched(snapshot: Snapshot, sources: Sequence[ConfigSource]) -> dict[str, C
     return dict(sorted(found.items()))
 
 
+@lru_cache(maxsize=1 << 15)  # asked of every matched file at every ref
 def source_kind(path: str) -> str | None:
     """`dotenv`, `ts`, `tsx`, `js`, `python`, `go`, `rust`, `shell`, `toml`, `yaml` or `json` by
     file name (a template suffix such as `.tmpl` is looked through); None when unknown."""

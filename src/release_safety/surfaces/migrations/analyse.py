@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from collections import Counter, OrderedDict
 from collections.abc import Iterable, Sequence
+from functools import partial
 from typing import NamedTuple
 
-from release_safety.code.memo import Memo
+from release_safety.code.memo import Memo, per_tree
 from release_safety.common.patterns import REMEMBERED
 from release_safety.contract.model import Heaviness, MigrationFile
 from release_safety.contract.reports import (
@@ -242,6 +243,25 @@ def _held(source: MigrationSource, folders: Iterable[str]) -> dict[str, bool]:
     return known
 
 
+_HELD_COUNTS: Memo[tuple[str, tuple[MigrationSource, ...]], list[int]] = Memo(8)
+"""`_held_counts` per tree and sources: a tree is the new one of a release and the old one of
+the next."""
+
+
+def _held_counts(
+    new: Snapshot, sources: tuple[MigrationSource, ...], matched: dict[str, int]
+) -> list[int]:
+    """Per source, the files of the tree no source reads (`matched`: the files they read) that
+    lie in its folders."""
+    # whether a source holds a file follows from its folder: each folder is asked once
+    unmatched = Counter(p.rpartition("/")[0] for p in new.paths() if p not in matched)
+    counts = []
+    for source in sources:
+        holds = _held(source, unmatched)
+        counts.append(sum(n for folder, n in unmatched.items() if holds[folder]))
+    return counts
+
+
 def _source_lines(
     new: Snapshot,
     sources: Sequence[MigrationSource],
@@ -255,14 +275,12 @@ def _source_lines(
     folders; per database, the engine its findings speak for and what says so; per exclusion,
     the files of the release it covered and why."""
     run = {queued.path for entries in ordered.values() for queued in entries}
-    # whether a source holds a file follows from its folder: each folder is asked once
-    unmatched = Counter(p.rpartition("/")[0] for p in new.paths() if p not in matched)
+    count = partial(_held_counts, new, tuple(sources), matched)
+    counts = per_tree(_HELD_COUNTS, new.tree_key(), tuple(sources), count)
     lines = []
-    for i, source in enumerate(sources):
+    for i, (source, held) in enumerate(zip(sources, counts, strict=True)):
         mine = [p for p, k in matched.items() if k == i]
         read = sum(p in run for p in mine)
-        holds = _held(source, unmatched)
-        held = sum(n for folder, n in unmatched.items() if holds[folder])
         lines.append(
             f"migrations.sources[{i}] = {source.describe()}: {read} read, "
             f"{len(mine) - read} not run by its tool, {held} in its folders skipped by pattern"

@@ -9,8 +9,15 @@ from functools import lru_cache, partial
 from typing import Literal
 
 from release_safety.code.memo import Memo, per_tree
+from release_safety.common.errors import CheckError
 from release_safety.contract.reports import Finding, Unmodelled
-from release_safety.git.snapshot import Change, Snapshot, changes_between, read_text
+from release_safety.git.snapshot import (
+    Change,
+    Snapshot,
+    TextsInOrder,
+    changes_between,
+    read_text,
+)
 from release_safety.settings.model import (
     DEFAULT_MIGRATION_SOURCES,
     MigrationSource,
@@ -95,11 +102,16 @@ def migration_files(
     """Every migration file of a tree, with the index of the first source that claims it (kept
     per tree and sources: it follows from the paths alone, and the search for unread migrations
     asks it once per changed file)."""
+    return dict(_claimed(snapshot, tuple(sources)))
+
+
+def _claimed(snapshot: Snapshot | None, sources: tuple[MigrationSource, ...]) -> dict[str, int]:
+    """`migration_files` as kept in the memo (not to be changed)."""
     if snapshot is None:
         return {}
-    tree, key = snapshot.tree_key(), tuple(sources)
-    found: dict[str, int] = per_tree(_FOUND, tree, key, lambda: _migration_files(snapshot, sources))
-    return dict(found)
+    make = partial(_migration_files, snapshot, sources)
+    found: dict[str, int] = per_tree(_FOUND, snapshot.tree_key(), sources, make)
+    return found
 
 
 def _migration_files(snapshot: Snapshot, sources: Sequence[MigrationSource]) -> dict[str, int]:
@@ -278,6 +290,7 @@ def discover(old: Snapshot | None, new: Snapshot, settings: Settings) -> Discove
         if path not in kept and (gap := _moved_gap(path, before, moved_into)) is not None
     }
     gone = {moved[path] for path in (*kept, *gaps)}  # said at the path it moved to
+    asked = search(new, settings, _texts_searched(new, changes, claimed))
     for change in changes:
         if change.path in gone or change.path in kept:
             continue
@@ -296,7 +309,7 @@ def discover(old: Snapshot | None, new: Snapshot, settings: Settings) -> Discove
             gap = (
                 gaps.get(change.path)
                 or _moved_gap(change.path, None, moved_into)
-                or unread_migration(new, change.path, settings)
+                or unread_migration(new, change.path, settings, asked)
             )
             if gap is None:
                 continue
@@ -416,14 +429,71 @@ def _shipped_hint(path: str, old: Snapshot | None, edited: bool, overrides: str)
     )
 
 
-def unread_migration(snapshot: Snapshot, path: str, settings: Settings) -> Unmodelled | None:
+@dataclass(frozen=True)
+class Search:
+    """What the search for unread migrations asks about many files of one tree, found once:
+    how each file reads (`read`), the default sources' files (`defaults`), and what each path
+    is taken for by its name alone (`named`, kept per sources across trees)."""
+
+    read: Callable[[str], str]
+    defaults: Mapping[str, int]
+    named: dict[str, Named]
+
+
+Named = Literal["in code", "control characters", "case", "held", ""]
+"""What a path no source reads is taken for by its name and the sources alone (`_named`)."""
+
+
+def search(snapshot: Snapshot, settings: Settings, paths: Sequence[str] = ()) -> Search:
+    """The search over `snapshot` with `settings`, the texts of `paths` read in few round trips."""
+    named = _names(tuple(settings.migrations.sources))
+    if len(named) >= REMEMBERED:
+        named.clear()
+    defaults = _default_files(snapshot)
+    return Search(_reader(snapshot, list(paths)), defaults, named)
+
+
+@lru_cache(maxsize=8)
+def _names(sources: tuple[MigrationSource, ...]) -> dict[str, Named]:
+    """`_named` of each path asked about so far with these sources."""
+    return {}
+
+
+def _named(path: str, settings: Settings) -> Named:
+    """What `unread_migration` takes a path for before it looks at the tree (in this order): a
+    migration run from code in a source's folder, one named like a migration but for control
+    characters or for its case, a file a source's folder holds (whose pattern leaves it out on
+    purpose); else ""."""
+    if in_code(path, settings):
+        return "in code"
+    every = (*settings.migrations.sources, *DEFAULT_MIGRATION_SOURCES)
+    plain = _CONTROLS.sub("", path)
+    if plain != path and any(s.matches(plain) or s.matches(plain.lower()) for s in every):
+        return "control characters"
+    folded = path.lower()
+    if folded != path and any(s.matches(folded) for s in every):
+        return "case"
+    if any(s.holds(path) for s in settings.migrations.sources):
+        return "held"
+    return ""
+
+
+def unread_migration(
+    snapshot: Snapshot, path: str, settings: Settings, asked: Search | None = None
+) -> Unmodelled | None:
     """What the search for migrations takes `path` for when no source reads it, with the way
     out for this file; None for a file it does not take for one, or one a source's folder holds
-    and its pattern leaves out on purpose (another dialect, a down file)."""
+    and its pattern leaves out on purpose (another dialect, a down file). `asked`: the search
+    over this snapshot with these settings (`search`), for a caller asking about many files."""
     folder, _, name = path.rpartition("/")
     exclusion = _exclusion(path)
-    if in_code(path, settings):
-        return _default_gap(snapshot, path, exclusion) or _code_gap(path, 1, exclusion)
+    asked = asked or search(snapshot, settings)
+    read, defaults = asked.read, asked.defaults
+    named = asked.named.get(path)
+    if named is None:
+        named = asked.named[path] = _named(path, settings)
+    if named == "in code":
+        return _default_gap(snapshot, path, exclusion, defaults) or _code_gap(path, 1, exclusion)
     every = (*settings.migrations.sources, *DEFAULT_MIGRATION_SOURCES)
     if snapshot.blob_id(path) is None:  # a link or a submodule: git stores no migration there
         if not any(s.holds(path) or s.holds(f"{path}/x") for s in every):
@@ -436,8 +506,8 @@ def unread_migration(snapshot: Snapshot, path: str, settings: Settings) -> Unmod
             way_out=f"commit the migrations themselves at {path}, or name the folder the link "
             f"points to in [[migrations.sources]], {exclusion}",
         )
-    plain = _CONTROLS.sub("", path)
-    if plain != path and any(s.matches(plain) or s.matches(plain.lower()) for s in every):
+    if named == "control characters":
+        plain = _CONTROLS.sub("", path)
         shown = ", ".join(sorted({repr(c) for c in _CONTROLS.findall(path)}))
         return Unmodelled(
             file=path,
@@ -447,8 +517,7 @@ def unread_migration(snapshot: Snapshot, path: str, settings: Settings) -> Unmod
             "it is not known",
             way_out=f"rename it to {plain!r} (no control characters) so it is read, {exclusion}",
         )
-    folded = path.lower()
-    if folded != path and any(s.matches(folded) for s in every):
+    if named == "case":
         return Unmodelled(
             file=path,
             line=1,
@@ -458,43 +527,100 @@ def unread_migration(snapshot: Snapshot, path: str, settings: Settings) -> Unmod
             "and a pattern that matches its name's case (RE2 takes `(?i)`: "
             f"pattern = '(?i).*\\.sql') so it is read, {exclusion}",
         )
-    if any(s.holds(path) for s in settings.migrations.sources):
+    if named == "held":
         return None
-    default = _default_gap(snapshot, path, exclusion)
+    default = _default_gap(snapshot, path, exclusion, defaults)
     if default is not None:
         return default
-    if name.endswith(_CODE_SUFFIXES) and _NOT_A_MIGRATION.fullmatch(name) is None:
+    if _code_searched(name):
         if _CODE_MIGRATION.fullmatch(name) and any(
             s.holds(path) for s in DEFAULT_MIGRATION_SOURCES
         ):
             return _code_gap(path, 1, exclusion)
-        text = read_text(snapshot, path)
-        if name.endswith(".go") and _holds_migrations(snapshot, path, text):
-            return _go_gap(path, text, exclusion)
-        found = _registers(text)
+        found = _CODE_FOUND.get(_code_key(snapshot, path), lambda: _in_code(read(path), name))
         if found is not None:
-            return _code_gap(path, text.count("\n", 0, found.start()) + 1, exclusion)
-        line = goose.registration_line(text) if name.endswith(".go") else None
-        if line is not None:
+            kind, line = found
+            if kind == "go-list":
+                return _go_gap(path, line, exclusion)
             return _code_gap(path, line, exclusion)
-        ddl = _DDL.search(text) if _ONE_FILE.fullmatch(name) else None
-        if ddl is not None:  # code named for migrations holding DDL, in no shape read
-            return _code_gap(path, text.count("\n", 0, ddl.start()) + 1, exclusion)
     if name.endswith(".sql"):
-        return outside_sql(path, read_text(snapshot, path), exclusion)
+        return outside_sql(path, read(path), exclusion)
     return None
 
 
-_GO_LISTS: Memo[str, bool] = Memo(1 << 14)
-"""`holds_migrations` per Go blob: a backfill asks it of the same files release after release."""
+def _code_searched(name: str) -> bool:
+    """True when the search reads a file of this name no source reads for migrations in code."""
+    return name.endswith(_CODE_SUFFIXES) and _NOT_A_MIGRATION.fullmatch(name) is None
 
 
-def _holds_migrations(snapshot: Snapshot, path: str, text: str) -> bool:
-    """`holds_migrations(text)`, once per blob id."""
-    blob = snapshot.blob_id(path)
-    if blob is None:
-        return holds_migrations(text)
-    return _GO_LISTS.get(blob, lambda: holds_migrations(text))
+Found = tuple[Literal["go-list", "code"], int]
+"""What a code file no source reads holds: a Go list of migrations or code registering one (or
+named for migrations and holding DDL), and its line."""
+_CODE_FOUND: Memo[tuple[str, bool, bool], Found | None] = Memo(1 << 15)
+"""`_in_code` per (blob id, Go file, named for migrations): a backfill asks it of the same files
+release after release."""
+
+
+def _code_key(snapshot: Snapshot, path: str) -> tuple[str, bool, bool]:
+    """What `_in_code` depends on: the file's blob (its text), and of its name only whether it
+    is Go and whether it is named for migrations."""
+    name = path.rpartition("/")[2]
+    blob = snapshot.blob_id(path) or ""  # a caller asks only of files the tree holds
+    return blob, name.endswith(".go"), _ONE_FILE.fullmatch(name) is not None
+
+
+def _in_code(text: str, name: str) -> Found | None:
+    """What the search takes a code file named `name` with this text for (see `Found`)."""
+    if name.endswith(".go") and holds_migrations(text):
+        try:
+            listed = migration_list(text)
+        except Unreadable:
+            listed = None
+        return "go-list", listed.line if listed is not None else 1
+    found = _registers(text)
+    if found is not None:
+        return "code", text.count("\n", 0, found.start()) + 1
+    line = goose.registration_line(text) if name.endswith(".go") else None
+    if line is not None:
+        return "code", line
+    ddl = _DDL.search(text) if _ONE_FILE.fullmatch(name) else None
+    if ddl is not None:  # code named for migrations holding DDL, in no shape read
+        return "code", text.count("\n", 0, ddl.start()) + 1
+    return None
+
+
+def _reader(snapshot: Snapshot, paths: list[str]) -> Callable[[str], str]:
+    """`read_text` at the snapshot, the files `paths` read in few round trips; once a round trip
+    fails (a blob missing or too large), file by file, so the error names its own file."""
+    texts: TextsInOrder | None = TextsInOrder(snapshot, paths)
+
+    def read(path: str) -> str:
+        nonlocal texts
+        if texts is not None:
+            try:
+                return texts(path)
+            except CheckError:
+                texts = None
+        return read_text(snapshot, path)
+
+    return read
+
+
+def _texts_searched(
+    snapshot: Snapshot, changes: Sequence[Change], claimed: Mapping[str, int]
+) -> list[str]:
+    """The files of a release's changes whose text the search for unread migrations may read
+    (code and SQL no source reads, the code not known by its blob yet), read in one go."""
+    paths = []
+    for change in changes:
+        name = change.path.rpartition("/")[2]
+        if change.status == "deleted" or change.path in claimed:
+            continue
+        if name.endswith(".sql") or (
+            _code_searched(name) and _code_key(snapshot, change.path) not in _CODE_FOUND
+        ):
+            paths.append(change.path)
+    return paths
 
 
 def _registers(text: str) -> re.Match[str] | None:
@@ -502,10 +628,12 @@ def _registers(text: str) -> re.Match[str] | None:
     return _REGISTERS.search(text) if any(hint in text for hint in _REGISTER_HINTS) else None
 
 
-def _default_gap(snapshot: Snapshot, path: str, exclusion: str) -> Unmodelled | None:
-    """A file the default discovery reads (SQL, knex, Rails, Django, Alembic) that no source
-    of the settings reads: with the source to add, in its format."""
-    default = _default_files(snapshot).get(path)
+def _default_gap(
+    snapshot: Snapshot, path: str, exclusion: str, defaults: Mapping[str, int]
+) -> Unmodelled | None:
+    """A file the default discovery reads (SQL, knex, Rails, Django, Alembic: `defaults`) that
+    no source of the settings reads: with the source to add, in its format."""
+    default = defaults.get(path)
     if default is None:
         return None
     fmt = default_format(snapshot, path, DEFAULT_MIGRATION_SOURCES[default])
@@ -537,14 +665,10 @@ def default_format(snapshot: Snapshot, path: str, source: MigrationSource) -> st
     return sql_format(snapshot, path) if source.format == "sql" else source.format
 
 
-def _go_gap(path: str, text: str, exclusion: str) -> Unmodelled:
-    """A Go file listing migrations that no source reads: with the go-embedded source."""
+def _go_gap(path: str, line: int, exclusion: str) -> Unmodelled:
+    """A Go file listing migrations (from `line`) that no source reads: with the go-embedded
+    source."""
     folder, _, name = path.rpartition("/")
-    try:
-        listed = migration_list(text)
-    except Unreadable:
-        listed = None
-    line = listed.line if listed is not None else 1
     return Unmodelled(
         file=path,
         line=line,

@@ -3,7 +3,7 @@ not read, and how two path templates compare (parameters by position, never by n
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -95,13 +95,19 @@ def join(prefix: str, path: str) -> str:
 
 
 class Files(Protocol):
-    """What a route reader reads: a snapshot's paths, blob ids and bytes."""
+    """What a route reader reads: a snapshot's paths, blob ids and bytes (and, to keep what
+    follows from its paths, its tree's name and what it is known to differ from by:
+    `Snapshot.tree_key`, `Snapshot.changed_from`)."""
 
     def paths(self) -> Sequence[str]: ...
 
     def blob_id(self, path: str) -> str | None: ...
 
     def read(self, path: str) -> bytes: ...
+
+    def tree_key(self) -> str | None: ...
+
+    def changed_from(self) -> tuple[str, Mapping[str, str | None]] | None: ...
 
 
 def read_each(snapshot: Files, paths: Sequence[str]) -> Iterator[tuple[str, bytes]]:

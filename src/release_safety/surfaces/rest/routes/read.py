@@ -8,9 +8,10 @@ language."""
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from release_safety.code.memo import Memo
 from release_safety.common.patterns import compile_pattern
 from release_safety.settings.model import RouteSource, compile_glob, skipped
 from release_safety.surfaces.rest.routes import gohttp, jsrouters, nestjs, nextjs, pyweb, rustweb
@@ -69,6 +70,12 @@ class _Prefetched:
         text = self.texts.get(path)
         return text if text is not None else self.snapshot.read(path)
 
+    def tree_key(self) -> str | None:
+        return self.snapshot.tree_key()
+
+    def changed_from(self) -> tuple[str, Mapping[str, str | None]] | None:
+        return self.snapshot.changed_from()
+
 
 def own_code(paths: Sequence[str], pattern: str = "**") -> list[str]:
     """The service's own source files a glob names: no vendored, test or example folder it
@@ -85,14 +92,37 @@ def _test_file(path: str) -> bool:
     return ("test" in name or ".spec." in name) and _TESTS.fullmatches(path)
 
 
+_OWN: Memo[tuple[str, str], list[str]] = Memo(8)
+"""`own_code` of a tree's paths per (tree, glob), for the next release's tree."""
+
+
+def own_files(snapshot: Files, pattern: str) -> list[str]:
+    """`own_code` of the snapshot's paths, kept per tree (`Snapshot.tree_key`) and glob: a tree
+    known to differ from one kept only by some paths (`Snapshot.changed_from`, consecutive
+    releases) takes that one's answer with those paths asked again."""
+    tree = snapshot.tree_key()
+    if tree is None:
+        return own_code(snapshot.paths(), pattern)
+
+    def make() -> list[str]:
+        base = snapshot.changed_from()
+        if base is None or (base[0], pattern) not in _OWN:
+            return own_code(snapshot.paths(), pattern)
+        changed = base[1]
+        kept = [p for p in _OWN.peek((base[0], pattern)) if p not in changed]
+        added = own_code([p for p, blob in changed.items() if blob is not None], pattern)
+        return sorted([*kept, *added]) if added else kept
+
+    return list(_OWN.get((tree, pattern), make))
+
+
 def read_routes(snapshot: Files, sources: Sequence[RouteSource]) -> RouteReading:
     """Every route the snapshot registers: each source's framework (every framework when
     unset) over the files its glob names; with no sources, every framework over the whole
     repository."""
     reading = RouteReading()
-    paths = snapshot.paths()
     for source in sources or (RouteSource(),):
-        files = own_code(paths, source.path)
+        files = own_files(snapshot, source.path)
         families = [FRAMEWORKS[source.framework]] if source.framework else ["nextjs", *FAMILIES]
         if "nextjs" in families:
             roots = nextjs.roots(snapshot, files)
