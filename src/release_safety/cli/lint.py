@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from release_safety.cli.inputs import STDIN, Document, read_document, refuse_link_out
@@ -27,9 +27,11 @@ if TYPE_CHECKING:
     from pathlib import Path  # loaded where a folder or settings are read: not by a lint of files
 
     from release_safety.settings.model import MigrationSource
+    from release_safety.surfaces.migrations.engines.postgres.heaviness import FileAnalysis
     from release_safety.surfaces.migrations.find.tools import Placed
     from release_safety.surfaces.migrations.lint import Format
     from release_safety.surfaces.migrations.reading import Reading
+    from release_safety.surfaces.migrations.sql.statements import Extracted
 
 _KNEX_SUFFIXES = (".ts", ".js", ".mjs", ".cjs")
 _NOT_KNEX = re.compile(r"\.d\.[cm]?ts$|\.(?:test|spec)\.\w+$")
@@ -262,7 +264,7 @@ def lint_files(
     the rules the settings or `excluded` turn off. A folder stands for its migrations; with
     `earlier`, each file is linted after the earlier migrations of its folder (replayed, not
     reported); with `skip_other`, a file that is not a migration is left out, not refused."""
-    from release_safety.surfaces.migrations.lint import findings_of, lint_texts
+    from release_safety.surfaces.migrations.lint import findings_of
 
     reading, off, sources = _settings(postgres_version, config)
     off |= rules_off(excluded, "--exclude")
@@ -284,23 +286,21 @@ def lint_files(
     every: list[Finding] = []
     stdin_used = False  # `-` named earlier (not `STDIN in files[:index]`: quadratic in files)
     for chain in chains:
-        texts: list[tuple[str, str, Format]] = []
-        read: list[Document] = []
+        names = [name for name, _ in chain]
         engines = [
             "postgres" if n == STDIN else (wheres.get(n) or _where(n, sources, by_root)).engine
-            for n, _ in chain
+            for n in names
         ]
-        for name, _ in chain:
-            document = read_document(name, stdin_used=stdin_used, stdin_name=stdin_filepath)
-            stdin_used |= name == STDIN
-            text = document.data.decode("utf-8", errors="replace")
-            read.append(document)
-            texts.append((document.shown, text, _format(name, document.shown, text)))
-        for document, (_, reported), analysis in zip(
-            read, chain, lint_texts(texts, reading, engines), strict=True
-        ):
-            if not reported:
-                continue
+        if len(names) >= AHEAD_FROM and STDIN not in names and hasattr(os, "fork"):
+            from release_safety.cli.lintahead import ReadAhead
+
+            with ReadAhead(names, reading, _read) as ahead:
+                analysed = list(_analysed(chain, engines, ahead, reading))
+        else:
+            first = _read_first(names, stdin_used, stdin_filepath)
+            analysed = list(_analysed(chain, engines, first, reading))
+        stdin_used |= STDIN in names
+        for document, analysis in analysed:
             documents.append(document)
             findings = [f for f in findings_of(analysis, document.shown) if f.rule not in off]
             every += findings
@@ -320,6 +320,50 @@ def lint_files(
     return Linted(reading, documents, reports, every, worst)
 
 
+def _read(
+    name: str, stdin_used: bool = False, stdin_name: str | None = None
+) -> tuple[Document, str, Format]:
+    """A file named to the lint: its document, its text and how it is read as a migration."""
+    document = read_document(name, stdin_used=stdin_used, stdin_name=stdin_name)
+    text = document.data.decode("utf-8", errors="replace")
+    return document, text, _format(name, document.shown, text)
+
+
+def _read_first(
+    names: list[str], stdin_used: bool, stdin_name: str | None
+) -> list[tuple[Document, str, Format, None]]:
+    """The files of a chain, every one read before any is linted (an error reading one is
+    raised first), to be split as each is linted (None)."""
+    read = []
+    for name in names:
+        document, text, fmt = _read(name, stdin_used, stdin_name)
+        stdin_used |= name == STDIN
+        read.append((document, text, fmt, None))
+    return read
+
+
+def _analysed(
+    chain: Chain,
+    engines: list[str],
+    files: Iterable[tuple[Document, str, Format, Extracted | str | None]],
+    reading: Reading,
+) -> Iterator[tuple[Document, FileAnalysis]]:
+    """Each reported file of the chain and its analysis, on the schema the ones before it
+    built (`Linter`)."""
+    from release_safety.surfaces.migrations.lint import Linter
+
+    linter = Linter(reading)
+    for (_, reported), engine, (document, text, fmt, split) in zip(
+        chain, engines, files, strict=True
+    ):
+        analysis = linter.lint(document.shown, text, fmt, engine, split)
+        if reported:
+            yield document, analysis
+
+
+AHEAD_FROM = 64
+"""The fewest files of a chain read and split by a second process (`lintahead`): below, the
+fork and the packing cost more than they save."""
 FEW_FILES = 50
 """Reports of up to this many files are written by the standard library's `json`, sooner than
 orjson is imported (the same bytes: `dumps_plain` is `dumps`, ten times faster)."""

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:
-    from release_safety.surfaces.migrations.sql.lexer import Tok
+    from release_safety.surfaces.migrations.sql.lexer import Kind, Tok
 
 
 @dataclass(init=False, unsafe_hash=True)
@@ -64,3 +64,47 @@ class Extracted:
         self.statements = [] if statements is None else statements
         self.transactional = transactional
         self.wrapped = wrapped
+
+
+if TYPE_CHECKING:  # an Extracted as plain tuples (`pack`): they pickle in a fifth of the time
+    PackedTok = tuple[Kind, str, int, int, str, str]
+    PackedStatement = tuple[str | None, int, str | None, list[PackedTok] | None, int, bool]
+    Packed = tuple[list[PackedStatement], bool, bool]
+
+
+def pack(extracted: Extracted) -> Packed:
+    """`extracted` as plain tuples, every field kept (`unpack` rebuilds it)."""
+    return (
+        [
+            (
+                s.sql,
+                s.line,
+                s.reason,
+                None
+                if s.toks is None
+                else [(t.kind, t.text, t.start, t.end, t.up, t.key) for t in s.toks],
+                s.column,
+                s.terminated,
+            )
+            for s in extracted.statements
+        ],
+        extracted.transactional,
+        extracted.wrapped,
+    )
+
+
+def unpack(packed: Packed) -> Extracted:
+    """The Extracted `pack` gave these tuples for."""
+    from release_safety.surfaces.migrations.sql.lexer import Tok
+
+    statements, transactional, wrapped = packed
+    return Extracted(
+        [
+            Statement(
+                sql, line, reason, None if toks is None else [Tok(*t) for t in toks], column, ended
+            )
+            for sql, line, reason, toks, column, ended in statements
+        ],
+        transactional,
+        wrapped,
+    )
