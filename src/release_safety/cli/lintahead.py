@@ -64,6 +64,8 @@ class ReadAhead:
                 os._exit(code)
         os.close(send)
         self.pipe: IO[bytes] = os.fdopen(receive, "rb")
+        self.batch: list[Any] = []
+        """What the child sent that the lint has not taken yet, the next item last."""
         self.ended = False
         self.status = 0
 
@@ -73,16 +75,17 @@ class ReadAhead:
     def __iter__(self) -> Iterator[Prepared]:
         from release_safety.surfaces.migrations.sql.statements import unpack
 
-        count = 0
-        while count < len(self.names):
-            for item in self._receive():
-                count += 1
-                if item[0] != "file":
-                    self.ended = item[1] == "read"  # nothing unread is left to raise
-                    raise item[2]
-                _, document, fmt, split = item
-                text = document.data.decode("utf-8", errors="replace")
-                yield document, text, fmt, split if isinstance(split, str) else unpack(split)
+        for _ in self.names:
+            if not self.batch:
+                self.batch = self._receive()
+                self.batch.reverse()  # taken from the end
+            item = self.batch.pop()
+            if item[0] != "file":
+                self.ended = item[1] == "read"  # nothing unread is left to raise
+                raise item[2]
+            _, document, fmt, split = item
+            text = document.data.decode("utf-8", errors="replace")
+            yield document, text, fmt, split if isinstance(split, str) else unpack(split)
 
     def __exit__(
         self,
@@ -104,20 +107,21 @@ class ReadAhead:
             batch: list[Any] = pickle.load(self.pipe)
         except Exception:  # EOF, or bytes that are no batch: the child stopped mid-way
             raise CheckError(
-                f"lint-migrations: the process reading the files ahead stopped ({self._end()})"
+                f"the process reading the migration files ahead stopped ({self._end()})"
             ) from None
         return batch
 
     def _unread(self) -> Exception | None:
         """The first file of the rest that could not be read, if any (the lint failed first)."""
         while True:
-            try:
-                batch = pickle.load(self.pipe)
-            except Exception:
-                return None
-            for item in batch:
+            for item in reversed(self.batch):
                 if item[0] == "error" and item[1] == "read":
                     return item[2]  # type: ignore[no-any-return]
+            try:
+                self.batch = pickle.load(self.pipe)
+            except Exception:
+                return None
+            self.batch.reverse()
 
     def _end(self) -> str:
         """Stop reading the child (a write it has left fails), wait for it to end, and say
