@@ -118,7 +118,9 @@ def test_the_findings_split_ahead_rest_on_the_schema_before_each_file(
     code, out, _ = _call(["lint-migrations", "--json", *history], capsys, monkeypatch, ahead=True)
     assert code == 1
     files = json.loads(out)["files"]
-    rules = {f["file"]: {x["rule"] for x in f["findings"] if "acknowledged" not in x} for f in files}
+    rules = {
+        f["file"]: {x["rule"] for x in f["findings"] if "acknowledged" not in x} for f in files
+    }
     assert list(rules) == history
     assert "set-not-null" in rules["db/0002_step.sql"]  # c1, nullable text, added by 0001
     assert "blocking-table-lock" in rules["db/0003_step.sql"]  # c1: text to bigint rewrites
