@@ -221,6 +221,8 @@ def test_a_short_lint_forks_nothing(
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"SELECT 1;\n")))
     monkeypatch.setattr(cli_lint, "AHEAD_FROM", 2)
     assert run(["lint-migrations", "--json", "-", *history[:3]]) == 1  # standard input: never
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0})  # one core to run on
+    assert run(["lint-migrations", "--json", *history]) == 1
     assert forks == [1]
 
 

@@ -291,7 +291,7 @@ def lint_files(
             "postgres" if n == STDIN else (wheres.get(n) or _where(n, sources, by_root)).engine
             for n in names
         ]
-        if len(names) >= AHEAD_FROM and STDIN not in names and hasattr(os, "fork"):
+        if _ahead(names):
             from release_safety.cli.lintahead import ReadAhead
 
             with ReadAhead(names, reading, _read) as ahead:
@@ -327,6 +327,16 @@ def _read(
     document = read_document(name, stdin_used=stdin_used, stdin_name=stdin_name)
     text = document.data.decode("utf-8", errors="replace")
     return document, text, _format(name, document.shown, text)
+
+
+def _ahead(names: list[str]) -> bool:
+    """Whether a second process reads and splits the chain's files (`lintahead`): many files,
+    none of them standard input, and a second core to run it on."""
+    if len(names) < AHEAD_FROM or STDIN in names or not hasattr(os, "fork"):
+        return False
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0)) > 1
+    return (os.cpu_count() or 1) > 1  # pragma: no cover - a system with fork but no affinity
 
 
 def _read_first(
