@@ -2,12 +2,13 @@
 
 The lint classifies its files in order, each on the schema the ones before it built, so one
 process does that; reading a file and splitting it into statements (`lint.split_file`: the
-lexer) needs no schema. For a chain of `cli.lint.AHEAD_FROM` files or more, a child forked
-once the lint's modules are loaded reads and splits them in order and hands them over through
-a pipe in batches, packed (`statements.pack`: plain tuples pickle in a fifth of the objects'
-time), while this process classifies those already handed over: the machine's second core
-(CI runners, pre-commit on a laptop) takes that part of the work. Fewer files are read in
-this process: a fork and the packing would cost more than they save.
+lexer) needs no schema. For a chain of `cli.lint.AHEAD_FROM` files or more, with a second
+core to run on, a child forked once the lint's modules are loaded reads and splits them in
+order and hands them over through a pipe in batches, packed (`statements.pack`: plain tuples,
+which pickle in a fifth of the objects' time, each text sent once), while this process
+classifies those already handed over: the second core (CI runners, pre-commit on a laptop)
+takes that part of the work. Fewer files are read in this process: a fork and the packing
+would cost more than they save.
 
 What comes through is what this process would have read: the same document, format and
 statements, or the same error, raised as the lint reaches that file. The lint without a child
@@ -64,6 +65,7 @@ class ReadAhead:
                 os._exit(code)
         os.close(send)
         self.pipe: IO[bytes] = os.fdopen(receive, "rb")
+        self.unpickler = pickle.Unpickler(self.pipe)  # the child's pickler's memo, mirrored
         self.batch: list[Any] = []
         """What the child sent that the lint has not taken yet, the next item last."""
         self.ended = False
@@ -104,7 +106,7 @@ class ReadAhead:
     def _receive(self) -> list[Any]:
         """The next batch the child sent; CheckError when it has ended without sending it."""
         try:
-            batch: list[Any] = pickle.load(self.pipe)
+            batch: list[Any] = self.unpickler.load()
         except Exception:  # EOF, or bytes that are no batch: the child stopped mid-way
             raise CheckError(
                 f"the process reading the migration files ahead stopped ({self._end()})"
@@ -118,7 +120,7 @@ class ReadAhead:
                 if item[0] == "error" and item[1] == "read":
                     return item[2]  # type: ignore[no-any-return]
             try:
-                self.batch = pickle.load(self.pipe)
+                self.batch = self.unpickler.load()
             except Exception:
                 return None
             self.batch.reverse()
@@ -142,6 +144,8 @@ def _send(out: IO[bytes], names: Sequence[str], reading: Reading, read: Read) ->
     from release_safety.surfaces.migrations.lint import split_file
     from release_safety.surfaces.migrations.sql.statements import pack
 
+    pickler = pickle.Pickler(out, pickle.HIGHEST_PROTOCOL)  # one memo: a text is sent once
+    strings: dict[str, str] = {}
     batch: list[tuple[object, ...]] = []
     failed = ""
     for name in names:
@@ -158,13 +162,14 @@ def _send(out: IO[bytes], names: Sequence[str], reading: Reading, read: Read) ->
             batch.append(("error", "split", _picklable(exc)))
             failed = "split"
             continue
-        batch.append(("file", document, fmt, split if isinstance(split, str) else pack(split)))
+        packed = split if isinstance(split, str) else pack(split, strings)
+        batch.append(("file", document, fmt, packed))
         if len(batch) >= _BATCH:
-            pickle.dump(batch, out, pickle.HIGHEST_PROTOCOL)
+            pickler.dump(batch)
             out.flush()
             batch = []
     if batch:
-        pickle.dump(batch, out, pickle.HIGHEST_PROTOCOL)
+        pickler.dump(batch)
 
 
 def _picklable(exc: Exception) -> Exception:

@@ -72,8 +72,10 @@ if TYPE_CHECKING:  # an Extracted as plain tuples (`pack`): they pickle in a fif
     Packed = tuple[list[PackedStatement], bool, bool]
 
 
-def pack(extracted: Extracted) -> Packed:
-    """`extracted` as plain tuples, every field kept (`unpack` rebuilds it)."""
+def pack(extracted: Extracted, strings: dict[str, str]) -> Packed:
+    """`extracted` as plain tuples, every field kept (`unpack` rebuilds it); the tokens' equal
+    texts as one string (`strings`: those packed so far), which a pickler's memo sends once."""
+    one = strings.setdefault
     return (
         [
             (
@@ -82,7 +84,17 @@ def pack(extracted: Extracted) -> Packed:
                 s.reason,
                 None
                 if s.toks is None
-                else [(t.kind, t.text, t.start, t.end, t.up, t.key) for t in s.toks],
+                else [
+                    (
+                        t.kind,
+                        one(t.text, t.text),
+                        t.start,
+                        t.end,
+                        one(t.up, t.up),
+                        one(t.key, t.key),
+                    )
+                    for t in s.toks
+                ],
                 s.column,
                 s.terminated,
             )
