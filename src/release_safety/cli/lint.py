@@ -147,13 +147,25 @@ def _posix(name: str) -> str:
     return Path(name).as_posix()
 
 
-Engines = dict[tuple[str, str, "str | None"], str]
-"""The engine of each root (its tool and dialect) a call has placed, asked of the disk once."""
+class Asked:
+    """What a call has asked of the disk to place its files, each asked once: the engine of
+    each root (its tool and dialect), and whether a path is a file (a tool's marker beside the
+    migrations: a drizzle journal, an `atlas.sum`)."""
+
+    def __init__(self) -> None:
+        self.engines: dict[tuple[str, str, str | None], str] = {}
+        self.files: dict[str, bool] = {}
+
+    def isfile(self, path: str) -> bool:
+        found = self.files.get(path)
+        if found is None:
+            found = self.files[path] = os.path.isfile(path)
+        return found
 
 
-def _where(name: str, sources: Sequence[MigrationSource] | None, engines: Engines) -> Where:
+def _where(name: str, sources: Sequence[MigrationSource] | None, asked: Asked) -> Where:
     """How `generate` places the file: its source (the settings', when there are any), its
-    tool, its root, whether it runs forward, and its engine (kept in `engines`)."""
+    tool, its root, whether it runs forward, and its engine (`asked` of the disk once)."""
     from release_safety.surfaces.migrations.find.engine import engine_of
     from release_safety.surfaces.migrations.find.tools import place
 
@@ -163,8 +175,9 @@ def _where(name: str, sources: Sequence[MigrationSource] | None, engines: Engine
         fmt, dialect = source.format, source.dialect
     else:
         fmt, dialect = ("knex" if name.endswith(_KNEX_SUFFIXES) else "sql"), None
-    placed = place(path, fmt, os.path.isfile)
+    placed = place(path, fmt, asked.isfile)
     key = (placed.root, placed.tool, dialect)
+    engines = asked.engines
     if key not in engines:
         engines[key] = engine_of(placed, dialect, _read_local).engine
     return Where(placed, engines[key])
@@ -182,7 +195,7 @@ def _candidates(root: Path) -> list[Path]:
 
 
 def folder_migrations(
-    folder: Path, sources: Sequence[MigrationSource] | None = None, engines: Engines | None = None
+    folder: Path, sources: Sequence[MigrationSource] | None = None, asked: Asked | None = None
 ) -> list[str]:
     """The migrations of a root folder that its tool runs forward, in the order it runs them
     (`formats.order_key`: by version, folder, journal or plan; never a down part); its other
@@ -193,9 +206,9 @@ def folder_migrations(
 
     listing = listings(_read_local, _below_local)
     keyed = []
-    engines = {} if engines is None else engines
+    asked = Asked() if asked is None else asked
     for path in _candidates(folder):
-        where = _where(str(path), sources, engines)
+        where = _where(str(path), sources, asked)
         if not where.placed.forward or Path(where.placed.root or ".") != folder:
             continue
         key = order_key(path.as_posix(), where.placed.tool, listing)
@@ -205,7 +218,7 @@ def folder_migrations(
 
 
 def _expanded(
-    files: Sequence[str], sources: Sequence[MigrationSource] | None, engines: Engines
+    files: Sequence[str], sources: Sequence[MigrationSource] | None, asked: Asked
 ) -> list[str]:
     """Each folder given replaced by its migrations."""
     out: list[str] = []
@@ -213,7 +226,7 @@ def _expanded(
         if name != STDIN and os.path.isdir(name):
             from pathlib import Path
 
-            found = folder_migrations(Path(name), sources, engines)
+            found = folder_migrations(Path(name), sources, asked)
             if not found:
                 raise InputError(f"{Path(name)}: a folder without .sql or knex migrations")
             out += found
@@ -227,7 +240,7 @@ Chain = list[tuple[str, bool]]
 
 
 def _with_earlier(
-    files: Sequence[str], sources: Sequence[MigrationSource] | None, engines: Engines
+    files: Sequence[str], sources: Sequence[MigrationSource] | None, asked: Asked
 ) -> list[Chain]:
     """One chain per migrations root: its migrations in the order its tool runs them, up to
     the last file given, the files given reported and the earlier ones replayed only; a file
@@ -236,11 +249,11 @@ def _with_earlier(
 
     by_root: dict[Path, dict[str, str]] = {}
     for name in files:
-        root = Path(_where(name, sources, engines).placed.root or ".")
+        root = Path(_where(name, sources, asked).placed.root or ".")
         by_root.setdefault(root, {})[str(Path(name))] = name
     chains: list[Chain] = []
     for root, given in by_root.items():
-        ordered = folder_migrations(root, sources, engines)
+        ordered = folder_migrations(root, sources, asked)
         last = max((ordered.index(p) for p in given if p in ordered), default=-1)
         chain: Chain = [
             (given.pop(found), True) if found in given else (found, False)
@@ -268,16 +281,16 @@ def lint_files(
 
     reading, off, sources = _settings(postgres_version, config)
     off |= rules_off(excluded, "--exclude")
-    by_root: Engines = {}
-    names = _expanded(files, sources, by_root)
+    asked = Asked()
+    names = _expanded(files, sources, asked)
     if skip_other:
         from pathlib import Path
 
         names = [n for n in names if n == STDIN or not os.path.isfile(n) or _is_migration(Path(n))]
-    wheres = {n: _where(n, sources, by_root) for n in names if n != STDIN}
+    wheres = {n: _where(n, sources, asked) for n in names if n != STDIN}
     names = [n for n in names if n == STDIN or wheres[n].placed.forward]  # never a down part
     if earlier:
-        chains = _with_earlier([n for n in names if n != STDIN], sources, by_root)
+        chains = _with_earlier([n for n in names if n != STDIN], sources, asked)
         chains += [[(STDIN, True)]] if STDIN in names else []
     else:
         chains = [[(name, True) for name in names]]
@@ -288,7 +301,7 @@ def lint_files(
     for chain in chains:
         names = [name for name, _ in chain]
         engines = [
-            "postgres" if n == STDIN else (wheres.get(n) or _where(n, sources, by_root)).engine
+            "postgres" if n == STDIN else (wheres.get(n) or _where(n, sources, asked)).engine
             for n in names
         ]
         if _ahead(names):
