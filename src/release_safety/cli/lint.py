@@ -299,20 +299,20 @@ def lint_files(
     every: list[Finding] = []
     stdin_used = False  # `-` named earlier (not `STDIN in files[:index]`: quadratic in files)
     for chain in chains:
-        names = [name for name, _ in chain]
+        chained = [name for name, _ in chain]
         engines = [
             "postgres" if n == STDIN else (wheres.get(n) or _where(n, sources, asked)).engine
-            for n in names
+            for n in chained
         ]
-        if _ahead(names):
+        if _ahead(chained):
             from release_safety.cli.lintahead import ReadAhead
 
-            with ReadAhead(names, reading, _read) as ahead:
+            with ReadAhead(chained, reading, _read) as ahead:
                 analysed = list(_analysed(chain, engines, ahead, reading))
         else:
-            first = _read_first(names, stdin_used, stdin_filepath)
+            first = _read_first(chained, stdin_used, stdin_filepath)
             analysed = list(_analysed(chain, engines, first, reading))
-        stdin_used |= STDIN in names
+        stdin_used |= STDIN in chained
         for document, analysis in analysed:
             documents.append(document)
             findings = [f for f in findings_of(analysis, document.shown) if f.rule not in off]
