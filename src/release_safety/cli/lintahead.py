@@ -5,7 +5,7 @@ process does that; reading a file and splitting it into statements (`lint.split_
 lexer) needs no schema. For a chain of `cli.lint.AHEAD_FROM` files or more, with a second
 core to run on, a child forked once the lint's modules are loaded reads and splits them in
 order and hands them over through a pipe in batches, packed (`statements.pack`: plain tuples,
-which pickle in a fifth of the objects' time, each text sent once), while this process
+which pickle in a fifth of the objects' time, a text once a batch), while this process
 classifies those already handed over: the second core (CI runners, pre-commit on a laptop)
 takes that part of the work. Fewer files are read in this process: a fork and the packing
 would cost more than they save.
@@ -65,7 +65,6 @@ class ReadAhead:
                 os._exit(code)
         os.close(send)
         self.pipe: IO[bytes] = os.fdopen(receive, "rb")
-        self.unpickler = pickle.Unpickler(self.pipe)  # the child's pickler's memo, mirrored
         self.batch: list[Any] = []
         """What the child sent that the lint has not taken yet, the next item last."""
         self.ended = False
@@ -106,7 +105,7 @@ class ReadAhead:
     def _receive(self) -> list[Any]:
         """The next batch the child sent; CheckError when it has ended without sending it."""
         try:
-            batch: list[Any] = self.unpickler.load()
+            batch: list[Any] = pickle.load(self.pipe)
         except Exception:  # EOF, or bytes that are no batch: the child stopped mid-way
             raise CheckError(
                 f"the process reading the migration files ahead stopped ({self._end()})"
@@ -120,7 +119,7 @@ class ReadAhead:
                 if item[0] == "error" and item[1] == "read":
                     return item[2]  # type: ignore[no-any-return]
             try:
-                self.batch = self.unpickler.load()
+                self.batch = pickle.load(self.pipe)
             except Exception:
                 return None
             self.batch.reverse()
@@ -144,7 +143,6 @@ def _send(out: IO[bytes], names: Sequence[str], reading: Reading, read: Read) ->
     from release_safety.surfaces.migrations.lint import split_file
     from release_safety.surfaces.migrations.sql.statements import pack
 
-    pickler = pickle.Pickler(out, pickle.HIGHEST_PROTOCOL)  # one memo: a text is sent once
     strings: dict[str, str] = {}
     batch: list[tuple[object, ...]] = []
     failed = ""
@@ -165,11 +163,11 @@ def _send(out: IO[bytes], names: Sequence[str], reading: Reading, read: Read) ->
         packed = split if isinstance(split, str) else pack(split, strings)
         batch.append(("file", document, fmt, packed))
         if len(batch) >= _BATCH:
-            pickler.dump(batch)
+            pickle.dump(batch, out, pickle.HIGHEST_PROTOCOL)
             out.flush()
             batch = []
     if batch:
-        pickler.dump(batch)
+        pickle.dump(batch, out, pickle.HIGHEST_PROTOCOL)
 
 
 def _picklable(exc: Exception) -> Exception:
