@@ -390,8 +390,8 @@ def _analysed(
 
 AHEAD_FROM = 256
 """The fewest files of a chain read and split by a second process (`lintahead`): it saves the
-lint about 25 microseconds a file and costs it about 4 ms (the fork, pickle's import, the
-first batch's wait), so below, it would cost more than it saves."""
+lint's own process about 20 microseconds of CPU a file and costs it about 4 ms (the fork,
+pickle's import, the first batch's wait), so below, it would cost more than it saves."""
 FEW_FILES = 50
 """Reports of up to this many files are written by the standard library's `json`, sooner than
 orjson is imported (the same bytes: `dumps_plain` is `dumps`, ten times faster)."""
