@@ -69,6 +69,9 @@ def quiet(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(os, "getloadavg", lambda: (0.5, 0.5, 0.5))
 
 
+KNEX = Path(__file__).resolve().parents[2] / "fixtures" / "knex"
+
+
 @pytest.fixture
 def forks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The forks the lint makes (each one recorded, then made)."""
@@ -117,6 +120,26 @@ def test_split_ahead_the_answers_are_the_lints_own(
     assert forks == [1]
     assert ahead == serial
     assert serial[0] == 1 and not serial[2]
+
+
+def test_knex_migrations_split_ahead_give_the_lints_own_answers(
+    tmp_path: Path,
+    forks: list[int],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Knex files are translated by the child (their statements built from the code)."""
+    folder = tmp_path / "migrations"
+    folder.mkdir()
+    for path in sorted(KNEX.iterdir()):
+        (folder / path.name).write_bytes(path.read_bytes())
+    monkeypatch.chdir(tmp_path)
+    for form in (["--json"], []):
+        args = ["lint-migrations", *form, "migrations"]
+        serial = _call(args, capsys, monkeypatch, ahead=False)
+        assert _call(args, capsys, monkeypatch, ahead=True) == serial
+        assert serial[1].count("migrations/") > 10 and not serial[2]
+    assert forks == [1, 1]
 
 
 def test_the_findings_split_ahead_rest_on_the_schema_before_each_file(
