@@ -5,6 +5,7 @@ table's indexes and constraints stay what a scan of the collections finds, in th
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import fields
 from pathlib import Path
 
@@ -56,9 +57,11 @@ def test_no_migration_of_the_benchmark_changes_an_earlier_schema(tmp_path: Path)
     assert final.schema.renamed_columns and final.schema.enums and final.schema.fresh
 
 
-def _previous_release_facts(schema: Schema) -> str:
-    """What a PreviousRelease view reads, in full: tables with their columns, what is known."""
-    return repr((schema.tables, schema.unknown, schema.tainted, sorted(schema.fresh)))
+def _previous_release_facts(schema: Schema, names: Iterable[str]) -> str:
+    """What a PreviousRelease view reads, in full: tables with their columns, what is known
+    (of `names`: each name `fresh` ever held)."""
+    fresh = sorted(name for name in names if schema.is_fresh(name))
+    return repr((schema.tables, schema.unknown, schema.tainted, fresh))
 
 
 def test_a_handed_over_copy_keeps_what_the_previous_release_reads(tmp_path: Path) -> None:
@@ -69,14 +72,19 @@ def test_a_handed_over_copy_keeps_what_the_previous_release_reads(tmp_path: Path
     history = History("", Schema(unknown="unknown before the first"))  # no key: not kept
     texts = [*TEST_SQL, *(path.read_text() for path in _generate(tmp_path, 300))]
     earlier: list[tuple[Schema, str]] = []
+    names: set[str] = set()
     for k, text in enumerate(texts):
-        if k % 25 == 0:
-            earlier.append((history.schema, _previous_release_facts(history.schema)))
+        if k % 25 == 0:  # the newest schema: its `fresh` is the set itself
+            schema = history.schema
+            earlier.append((schema, _previous_release_facts(schema, schema.fresh)))
         _, history = apply(history, f"{k}.sql", "", _constant(text), "sql", reading, before=history)
         _assert_names_by_table(history.schema)
-    for kept, snapshot in earlier:
-        assert _previous_release_facts(kept) == snapshot
+        names |= history.schema.fresh
+    assert names - history.schema.fresh  # names made unknown again since: some were
+    for kept, snapshot in earlier:  # as the view reads them now, after the later files
+        assert _previous_release_facts(kept, names) == snapshot
     assert earlier[-1][0].indexes is history.schema.indexes  # handed over, not copied
+    assert earlier[-1][0].fresh is history.schema.fresh  # `fresh` too, its changes recorded
 
 
 def test_a_copy_shares_every_collection_but_what_each_may_change() -> None:
@@ -85,6 +93,8 @@ def test_a_copy_shares_every_collection_but_what_each_may_change() -> None:
     for field in fields(Schema):
         if field.name in ("mine", "owned"):
             assert getattr(copied, field.name) == set()
+        elif field.name in ("handed", "recording"):  # set by a hand-over only
+            assert getattr(copied, field.name) is None
         else:
             assert getattr(copied, field.name) is getattr(schema, field.name), field.name
 
