@@ -93,8 +93,6 @@ def test_a_copy_shares_every_collection_but_what_each_may_change() -> None:
     for field in fields(Schema):
         if field.name in ("mine", "owned"):
             assert getattr(copied, field.name) == set()
-        elif field.name in ("handed", "recording"):  # set by a hand-over only
-            assert getattr(copied, field.name) is None
         else:
             assert getattr(copied, field.name) is getattr(schema, field.name), field.name
 
@@ -142,3 +140,23 @@ def test_names_by_table_follow_every_change() -> None:
     schema.drop_table("u")
     _assert_names_by_table(schema)
     assert schema.index_names == {} and schema.constraint_names == {"v": ("fk",)}
+
+
+def test_a_schema_that_handed_fresh_over_reads_it_as_it_left_it() -> None:
+    """The copy changes `fresh` in place; the schema before it (and a copy of that) still
+    reads the names it held, through two hand-overs."""
+    first = Schema(unknown="u")
+    first.known_again("a")
+    first.known_again("b")  # `first` now changes its own `fresh`: the next one takes it over
+    second = first.copy(hand_over=True)
+    second.known_again("c")
+    second.taint(["a"], "why")
+    third = second.copy(hand_over=True)
+    third.taint(["b"], "why")
+    third.known_again("a")
+    assert third.fresh is first.fresh == {"a", "c"}  # one set, changed in place
+    assert [n for n in "abc" if first.is_fresh(n)] == ["a", "b"]
+    assert [n for n in "abc" if second.is_fresh(n)] == ["b", "c"]
+    assert first.doubt("a", "b") is None and first.doubt("c") == "u"
+    assert second.doubt("a") == "why" and second.doubt("b", "c") is None
+    assert first.copy().fresh == {"a", "b"} and second.copy().fresh == {"b", "c"}

@@ -249,11 +249,6 @@ class Schema:
     owned: set[str] = field(repr=False, compare=False)
     """The collections this schema may change in place; the others may be shared with a copy
     (or the original), and are copied on their first change (`own_*`)."""
-    handed: FreshChanges | None = field(repr=False, compare=False)
-    """Set once this schema handed `fresh` over: what the schemas after it changed in that
-    set since (`is_fresh` reads it through them)."""
-    recording: FreshChanges | None = field(repr=False, compare=False)
-    """Where this schema records its changes to a `fresh` it was handed over."""
 
     def __init__(
         self,
@@ -290,8 +285,11 @@ class Schema:
         self.constraint_names = {} if constraint_names is None else constraint_names
         self.mine = set() if mine is None else mine
         self.owned = set() if owned is None else owned
-        self.handed = None
-        self.recording = None
+        self.handed: FreshChanges | None = None
+        """Set once this schema handed `fresh` over: what the schemas after it changed in that
+        set since (`is_fresh` reads it through them)."""
+        self.recording: FreshChanges | None = None
+        """Where this schema records its changes to a `fresh` it was handed over."""
 
     def copy(self, *, hand_over: bool = False) -> Schema:
         """A copy sharing every collection and table with this schema; whichever of the two
