@@ -5,6 +5,7 @@ table's indexes and constraints stay what a scan of the collections finds, in th
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 from test_lexer import TEST_SQL
@@ -55,9 +56,11 @@ def test_no_migration_of_the_benchmark_changes_an_earlier_schema(tmp_path: Path)
     assert final.schema.renamed_columns and final.schema.enums and final.schema.fresh
 
 
-def _previous_release_facts(schema: Schema) -> str:
-    """What a PreviousRelease view reads, in full: tables with their columns, what is known."""
-    return repr((schema.tables, schema.unknown, schema.tainted, sorted(schema.fresh)))
+def _previous_release_facts(schema: Schema, names: Iterable[str]) -> str:
+    """What a PreviousRelease view reads, in full: tables with their columns, what is known
+    (of `names`: each name `fresh` ever held)."""
+    fresh = sorted(name for name in names if schema.is_fresh(name))
+    return repr((schema.tables, schema.unknown, schema.tainted, fresh))
 
 
 def test_a_handed_over_copy_keeps_what_the_previous_release_reads(tmp_path: Path) -> None:
@@ -68,14 +71,19 @@ def test_a_handed_over_copy_keeps_what_the_previous_release_reads(tmp_path: Path
     history = History("", Schema(unknown="unknown before the first"))  # no key: not kept
     texts = [*TEST_SQL, *(path.read_text() for path in _generate(tmp_path, 300))]
     earlier: list[tuple[Schema, str]] = []
+    names: set[str] = set()
     for k, text in enumerate(texts):
-        if k % 25 == 0:
-            earlier.append((history.schema, _previous_release_facts(history.schema)))
+        if k % 25 == 0:  # the newest schema: its `fresh` is the set itself
+            schema = history.schema
+            earlier.append((schema, _previous_release_facts(schema, schema.fresh)))
         _, history = apply(history, f"{k}.sql", "", _constant(text), "sql", reading, before=history)
         _assert_names_by_table(history.schema)
-    for kept, snapshot in earlier:
-        assert _previous_release_facts(kept) == snapshot
+        names |= history.schema.fresh
+    assert names - history.schema.fresh  # names made unknown again since: some were
+    for kept, snapshot in earlier:  # as the view reads them now, after the later files
+        assert _previous_release_facts(kept, names) == snapshot
     assert earlier[-1][0].indexes is history.schema.indexes  # handed over, not copied
+    assert earlier[-1][0].fresh is history.schema.fresh  # `fresh` too, its changes recorded
 
 
 def test_a_copy_shares_every_collection_but_what_each_may_change() -> None:
@@ -131,3 +139,23 @@ def test_names_by_table_follow_every_change() -> None:
     schema.drop_table("u")
     _assert_names_by_table(schema)
     assert schema.index_names == {} and schema.constraint_names == {"v": ("fk",)}
+
+
+def test_a_schema_that_handed_fresh_over_reads_it_as_it_left_it() -> None:
+    """The copy changes `fresh` in place; the schema before it (and a copy of that) still
+    reads the names it held, through two hand-overs."""
+    first = Schema(unknown="u")
+    first.known_again("a")
+    first.known_again("b")  # `first` now changes its own `fresh`: the next one takes it over
+    second = first.copy(hand_over=True)
+    second.known_again("c")
+    second.taint(["a"], "why")
+    third = second.copy(hand_over=True)
+    third.taint(["b"], "why")
+    third.known_again("a")
+    assert third.fresh is first.fresh == {"a", "c"}  # one set, changed in place
+    assert [n for n in "abc" if first.is_fresh(n)] == ["a", "b"]
+    assert [n for n in "abc" if second.is_fresh(n)] == ["b", "c"]
+    assert first.doubt("a", "b") is None and first.doubt("c") == "u"
+    assert second.doubt("a") == "why" and second.doubt("b", "c") is None
+    assert first.copy().fresh == {"a", "b"} and second.copy().fresh == {"b", "c"}

@@ -221,11 +221,12 @@ def apply(
     release_created: frozenset[str] = frozenset(),
     read_module: ReadModule | None = None,
     engine: str = "postgres",
+    split: Extracted | str | None = None,
 ) -> tuple[FileAnalysis | None, History]:
     """One migration run on the schema `history` left: its analysis (None when replaying,
     `before` not given) judged against the schema as of the previous release, and the history
     it leaves; a file for another engine than PostgreSQL is judged as that engine runs it
-    (`engines.neutral`)."""
+    (`engines.neutral`). `split`: its statements when already split (`split_file`)."""
     after_key = next_key(history.key, path, blob)
     replay = before is None
     # the release's created tables as they are (their hash is kept by the set, shared by the
@@ -238,7 +239,9 @@ def apply(
     if not replay and key is not None and key in _ANALYSES:
         cached, schema = _ANALYSES[key]
         return cached, History(after_key, schema)
-    extracted = _extracted(text, blob, path, fmt, reading, read_module)
+    extracted = (
+        split if split is not None else _extracted(text, blob, path, fmt, reading, read_module)
+    )
     # a history without a key is not kept: its schema is read only as the previous release
     schema = history.schema.copy(hand_over=before is history and not history.key)
     analysis: FileAnalysis | None
@@ -305,25 +308,58 @@ def analyse_text(
     return with_acknowledgements(analysis, text, path, fmt)
 
 
+def split_file(text: str, path: str, fmt: Format, reading: Reading) -> Extracted | str:
+    """A file's statements as `Linter.lint` splits a file (no blob id, no neighbours read), or
+    why it cannot be read: that part of the lint needs no schema (`cli/lintahead.py`)."""
+    return _extracted(_constant(text), "", path, fmt, reading, None)
+
+
+class Linter:
+    """Files linted one after the other, each against the schema the ones before it built
+    (the first against an unknown one). Nothing is remembered of them (no blob ids), so their
+    history has no key."""
+
+    def __init__(self, reading: Reading) -> None:
+        self.reading = reading
+        self.history = History("", Schema(unknown=NO_HISTORY))
+
+    def lint(
+        self,
+        path: str,
+        text: str,
+        fmt: Format,
+        engine: str = "postgres",
+        split: Extracted | str | None = None,
+    ) -> FileAnalysis:
+        """The next file's analysis (`split`: its statements, when split ahead)."""
+        history = self.history
+        analysis, self.history = apply(
+            history,
+            path,
+            "",
+            _constant(text),
+            fmt,
+            self.reading,
+            before=history,
+            engine=engine,
+            split=split,
+        )
+        assert analysis is not None
+        return with_acknowledgements(analysis, text, path, fmt)
+
+
 def lint_texts(
     files: Sequence[tuple[str, str, Format]],
     reading: Reading,
     engines: Sequence[str] | None = None,
 ) -> list[FileAnalysis]:
     """Analyse files (path, text, format) in the order given, each against the schema the ones
-    before it built (the first against an unknown one), each on its engine (`engines`, else
-    PostgreSQL). Nothing is remembered of them (no blob ids), so their history has no key."""
-    history = History("", Schema(unknown=NO_HISTORY))
-    out = []
-    for index, (path, text, fmt) in enumerate(files):
-        engine = engines[index] if engines is not None else "postgres"
-        analysis, after = apply(
-            history, path, "", _constant(text), fmt, reading, before=history, engine=engine
-        )
-        assert analysis is not None
-        out.append(with_acknowledgements(analysis, text, path, fmt))
-        history = after
-    return out
+    before it built (`Linter`), each on its engine (`engines`, else PostgreSQL)."""
+    linter = Linter(reading)
+    return [
+        linter.lint(path, text, fmt, engines[k] if engines is not None else "postgres")
+        for k, (path, text, fmt) in enumerate(files)
+    ]
 
 
 def with_acknowledgements(

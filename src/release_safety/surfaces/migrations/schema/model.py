@@ -298,6 +298,25 @@ _HANDED_OVER = frozenset(
 )
 
 
+class FreshChanges:
+    """What the schema `fresh` was handed over to (`Schema.copy(hand_over=True)`) changed in
+    the set it shares with the schema that handed it: each name it added or removed, with
+    whether the set held it before; `later`, those of the next hand-over."""
+
+    def __init__(self) -> None:
+        self.held: dict[str, bool] = {}
+        self.later: FreshChanges | None = None
+
+
+def _names(changes: FreshChanges | None) -> list[str]:
+    """The names changed in `fresh` by these changes and the later ones."""
+    names: list[str] = []
+    while changes is not None:
+        names += changes.held
+        changes = changes.later
+    return names
+
+
 class Schema:
     """Every object the migrations created, by normalised name (`tokens.normalise`)."""
 
@@ -368,6 +387,11 @@ class Schema:
         self.constraint_names = {} if constraint_names is None else constraint_names
         self.mine = set() if mine is None else mine
         self.owned = set() if owned is None else owned
+        self.handed: FreshChanges | None = None
+        """Set once this schema handed `fresh` over: what the schemas after it changed in that
+        set since (`is_fresh` reads it through them)."""
+        self.recording: FreshChanges | None = None
+        """Where this schema records its changes to a `fresh` it was handed over."""
 
     def _values(self) -> tuple[object, ...]:
         return (
@@ -406,8 +430,14 @@ class Schema:
         changes in place the collections a PreviousRelease view does not read: this schema is
         then read only as that view (the previous file's schema when the files before it are
         not kept, as `lint-migrations` reads them; each would otherwise copy the indexes, the
-        constraints and the types every earlier file created)."""
-        copied = Schema(  # every field but `mine` and `owned` (a test holds the list whole)
+        constraints and the types every earlier file created). `fresh`, which that view reads,
+        is handed over too when this schema may change it in place: the copy changes it in
+        place and records what it changed, so this schema reads it as it was (`is_fresh`),
+        where a copy of it per file would grow with the files before it."""
+        fresh = self.fresh
+        if self.handed is not None:  # as this schema reads it: the set has changed since
+            fresh = {n for n in (*fresh, *_names(self.handed)) if self.is_fresh(n)}
+        copied = Schema(  # every field but `mine`, `owned`, `handed` and `recording`
             self.tables,
             self.indexes,
             self.constraints,
@@ -417,15 +447,21 @@ class Schema:
             self.functions,
             self.unknown,
             self.tainted,
-            self.fresh,
+            fresh,
             self.renamed,
             self.renamed_columns,
             self.index_names,
             self.constraint_names,
         )
-        self.owned, self.mine = set(), set()
         if hand_over:
             copied.owned = set(_HANDED_OVER)
+            if "fresh" in self.owned:
+                copied.owned.add("fresh")
+                copied.recording = self.handed = FreshChanges()
+                if self.recording is not None:
+                    self.recording.later = self.handed
+                self.recording = None
+        self.owned, self.mine = set(), set()
         return copied
 
     def _own(self, name: str) -> Any:
@@ -453,8 +489,27 @@ class Schema:
     def own_tainted(self) -> dict[str, str]:
         return self._own("tainted")  # type: ignore[no-any-return]
 
-    def own_fresh(self) -> set[str]:
-        return self._own("fresh")  # type: ignore[no-any-return]
+    def _change_fresh(self, name: str, held: bool) -> None:
+        """`name` added to `fresh` (`held`) or removed from it, recorded for the schema that
+        handed it over."""
+        fresh: set[str] = self._own("fresh")
+        if self.recording is not None and name not in self.recording.held:
+            self.recording.held[name] = name in fresh
+        if held:
+            fresh.add(name)
+        else:
+            fresh.discard(name)
+
+    def is_fresh(self, name: str) -> bool:
+        """Whether `name` is in `fresh` as this schema left it (the schemas it was handed over
+        to since change the set in place, and record what the set held before)."""
+        changes = self.handed
+        while changes is not None:
+            held = changes.held.get(name)
+            if held is not None:
+                return held
+            changes = changes.later
+        return name in self.fresh
 
     def own_renamed(self) -> dict[str, str]:
         return self._own("renamed")  # type: ignore[no-any-return]
@@ -522,14 +577,14 @@ class Schema:
         became unknown too: it is no longer known again)."""
         for name in names:
             if name in self.fresh:
-                self.own_fresh().discard(name)
+                self._change_fresh(name, False)
             if name not in self.tainted:
                 self.own_tainted()[name] = reason
 
     def doubt(self, *names: str) -> str | None:
         """Why facts about these objects cannot be trusted, or None when they can."""
         for name in names:
-            if name in self.fresh:
+            if self.is_fresh(name):
                 continue
             if name in self.tainted:
                 return self.tainted[name]
@@ -542,7 +597,7 @@ class Schema:
         if name in self.tainted:
             del self.own_tainted()[name]
         if self.unknown is not None and name not in self.fresh:
-            self.own_fresh().add(name)
+            self._change_fresh(name, True)
 
     # --- lookups: None when not known ------------------------------------------------------
 
@@ -680,7 +735,7 @@ class Schema:
         if old in self.tainted:
             self.own_tainted()[new] = self.tainted[old]
         if old in self.fresh:
-            self.own_fresh().add(new)
+            self._change_fresh(new, True)
 
     def rename_column(self, table: str, old: str, new: str) -> None:
         self.own_renamed_columns()[(table, new)] = old
