@@ -221,3 +221,23 @@ def test_a_go_release_loads_no_reader_of_another_language(tmp_path: Path) -> Non
     assert "release_safety.surfaces.config.go_resolve" in modules
     assert "dockerfile" not in modules
     assert "dockerfile" not in imported("generate", *args, str(evidence))[1]  # with the fork
+
+
+def test_generate_runs_without_the_cyclic_collector(tmp_path: Path) -> None:
+    """`cli.main.main` turns the cyclic collector off for `generate` (one release, its garbage
+    freed as it goes), and leaves it on for `backfill` (many releases in one process)."""
+    probe = (
+        "import gc, sys\n"
+        "import release_safety.cli.main as cli\n"
+        "run = cli.run\n"
+        "def probe(argv=None):\n"
+        "    print(gc.isenabled(), file=sys.stderr)\n"
+        "    return run(argv)\n"
+        "cli.run = probe\n"
+        "cli.main()\n"
+    )
+    for command, enabled in (("generate", "False"), ("backfill", "True")):
+        argv = [sys.executable, "-c", probe, command, "--help"]
+        done = subprocess.run(argv, capture_output=True, text=True, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        assert done.stderr.splitlines()[0] == enabled
