@@ -12,7 +12,7 @@ import click
 import pytest
 
 from release_safety.cli.commands.group import cli
-from release_safety.cli.main import COMMANDS
+from release_safety.cli.main import COMMANDS, run
 
 PROBE = """
 import contextlib, io, json, sys
@@ -225,7 +225,8 @@ def test_a_go_release_loads_no_reader_of_another_language(tmp_path: Path) -> Non
 
 def test_generate_runs_without_the_cyclic_collector(tmp_path: Path) -> None:
     """`cli.main.main` turns the cyclic collector off for `generate` (one release, its garbage
-    freed as it goes), and leaves it on for `backfill` (many releases in one process)."""
+    freed as it goes, and no teardown: `_exit_at_once`), and leaves it on for `backfill` (many
+    releases in one process)."""
     probe = (
         "import gc, sys\n"
         "import release_safety.cli.main as cli\n"
@@ -241,3 +242,37 @@ def test_generate_runs_without_the_cyclic_collector(tmp_path: Path) -> None:
         done = subprocess.run(argv, capture_output=True, text=True, cwd=tmp_path)
         assert done.returncode == 0, done.stderr
         assert done.stderr.splitlines()[0] == enabled
+
+
+def test_generate_ending_at_once_writes_all_it_writes_through_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`generate` ends without tearing the interpreter down (`cli.main._exit_at_once`): its
+    artifact, evidence, notes, both streams and exit code are those `run` gives in process."""
+    from release_safety.git.builder import RepoBuilder
+
+    repo = RepoBuilder(tmp_path / "svc")
+    main = 'package main\n\nimport "os"\n\nfunc main() { println(os.Getenv("PORT")) }\n'
+    settings = '[mcp]\nabsent = "the service exposes no MCP server to agents"\n'
+    settings += '[config]\nsources = ["**/*.go"]\n'
+    repo.release("1.0.0", {"main.go": main, ".release-safety.toml": settings})
+    repo.release("1.1.0", {"main.go": main.replace("PORT", "ADDR")})
+    files = ["out.json", "evidence.json", "notes.md"]  # each run's own, in its own folder
+    argv = ["generate", "--repo", str(repo.path), "--to", "1.1.0", "--out", files[0]]
+    argv += ["--evidence", files[1], "--notes", files[2]]
+    written = []
+    for name in ("cli", "run"):
+        folder = tmp_path / name
+        folder.mkdir()
+        if name == "cli":
+            command = [sys.executable, "-m", "release_safety", *argv]
+            done = subprocess.run(command, capture_output=True, text=True, cwd=folder)
+            ended = (done.returncode, done.stdout, done.stderr)
+        else:
+            monkeypatch.chdir(folder)
+            code = run(argv)
+            printed = capsys.readouterr()
+            ended = (code, printed.out, printed.err)
+        written.append((ended, [(folder / f).read_text() for f in files]))
+    assert written[0] == written[1]
+    assert "PORT" in written[0][1][1]  # the evidence names the variable the release removed
