@@ -12,7 +12,8 @@ import click
 import pytest
 
 from release_safety.cli.commands.group import cli
-from release_safety.cli.main import COMMANDS
+from release_safety.cli.main import COMMANDS, run
+from release_safety.git.builder import RepoBuilder
 
 PROBE = """
 import contextlib, io, json, sys
@@ -223,19 +224,23 @@ def test_a_plain_json_diff_openapi_imports_no_click(tmp_path: Path) -> None:
     assert json.loads(answers[0].stdout)["breakingCount"] == 1
 
 
-def test_a_go_release_loads_no_reader_of_another_language(tmp_path: Path) -> None:
-    """`generate` of a Go service: the config readers of Python, Rust and TypeScript are not
-    loaded, nor BuildKit's Dockerfile parser when no Dockerfile is read (its Go runtime's
-    threads would forbid judging surfaces in a forked child: `release/beside.py`). The run
-    judges config in this process (no fork), so that what it loads is seen."""
-    from release_safety.git.builder import RepoBuilder
-
+def _go_service(tmp_path: Path) -> RepoBuilder:
+    """A Go service whose release 1.1.0 reads ADDR where 1.0.0 read PORT."""
     repo = RepoBuilder(tmp_path / "svc")
     main = 'package main\n\nimport "os"\n\nfunc main() { println(os.Getenv("PORT")) }\n'
     settings = '[mcp]\nabsent = "the service exposes no MCP server to agents"\n'
     settings += '[config]\nsources = ["**/*.go"]\n'
     repo.release("1.0.0", {"main.go": main, ".release-safety.toml": settings})
     repo.release("1.1.0", {"main.go": main.replace("PORT", "ADDR")})
+    return repo
+
+
+def test_a_go_release_loads_no_reader_of_another_language(tmp_path: Path) -> None:
+    """`generate` of a Go service: the config readers of Python, Rust and TypeScript are not
+    loaded, nor BuildKit's Dockerfile parser when no Dockerfile is read (its Go runtime's
+    threads would forbid judging surfaces in a forked child: `release/beside.py`). The run
+    judges config in this process (no fork), so that what it loads is seen."""
+    repo = _go_service(tmp_path)
     out, evidence = tmp_path / "out.json", tmp_path / "evidence.json"
     args = ["--repo", str(repo.path), "--to", "1.1.0", "--out", str(out), "--evidence"]
     alone = "import release_safety.release.beside as b\nb.possible = lambda: False\n" + PROBE
@@ -248,3 +253,41 @@ def test_a_go_release_loads_no_reader_of_another_language(tmp_path: Path) -> Non
     assert "release_safety.surfaces.config.go_resolve" in modules
     assert "dockerfile" not in modules
     assert "dockerfile" not in imported("generate", *args, str(evidence))[1]  # with the fork
+
+
+def test_generate_runs_without_the_cyclic_collector(tmp_path: Path) -> None:
+    """`cli.main.main` turns the cyclic collector off for `generate` (one release, its garbage
+    freed as it goes, and no teardown: `_exit_at_once`), and leaves it on for `backfill` (many
+    releases in one process)."""
+    said = "import gc, sys, release_safety.cli.main as cli\n"
+    said += "cli.run = lambda argv=None: print(gc.isenabled()) or 0\ncli.main()\n"
+    for command, enabled in (("generate", "False"), ("backfill", "True")):
+        done = subprocess.run([sys.executable, "-c", said, command], capture_output=True, text=True)
+        assert (done.returncode, done.stdout) == (0, f"{enabled}\n"), done.stderr
+
+
+def test_generate_ending_at_once_writes_all_it_writes_through_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`generate` ends without tearing the interpreter down (`cli.main._exit_at_once`): its
+    artifact, evidence, notes, both streams and exit code are those `run` gives in process."""
+    repo = _go_service(tmp_path)
+    files = ["out.json", "evidence.json", "notes.md"]  # each run's own, in its own folder
+    argv = ["generate", "--repo", str(repo.path), "--to", "1.1.0", "--out", files[0]]
+    argv += ["--evidence", files[1], "--notes", files[2]]
+    written = []
+    for name in ("cli", "run"):
+        folder = tmp_path / name
+        folder.mkdir()
+        if name == "cli":
+            command = [sys.executable, "-m", "release_safety", *argv]
+            done = subprocess.run(command, capture_output=True, text=True, cwd=folder)
+            ended = (done.returncode, done.stdout, done.stderr)
+        else:
+            monkeypatch.chdir(folder)
+            code = run(argv)
+            printed = capsys.readouterr()
+            ended = (code, printed.out, printed.err)
+        written.append((ended, [(folder / f).read_text() for f in files]))
+    assert written[0] == written[1]
+    assert "PORT" in written[0][1][1]  # the evidence names the variable the release removed

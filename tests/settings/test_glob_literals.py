@@ -8,7 +8,7 @@ import itertools
 import pytest
 import re2  # type: ignore[import-untyped]
 
-from release_safety.common.patterns import compile_pattern
+from release_safety.common.patterns import ANY_LINE, compile_pattern
 from release_safety.settings.model import compile_glob, glob_literals, glob_regex
 
 GLOBS = [
@@ -192,3 +192,22 @@ def test_random_globs_answer_as_re2() -> None:
         assert [path for path in paths if compile_glob(glob).fullmatches(path)] == expected, glob
         compared += bool(expected)
     assert compared > 100  # many globs match some path
+
+
+@pytest.mark.parametrize("glob", ["**", "/**"])
+def test_a_glob_naming_every_file_answers_as_re2_without_it(glob: str) -> None:
+    """`**` becomes `ANY_LINE`, answered without RE2: the same answers, a line break first
+    (or nothing) refused (firing), any other text matched (quiet)."""
+    assert glob_regex(glob) == ANY_LINE
+    texts = [*PATHS, "\n", "\nx", "a\nb", "a\n", "\u00e9/\u00fc.go", "\r", "\t/x"]
+    matched = [text for text in texts if compile_glob(glob).fullmatches(text)]
+    assert matched == [text for text in texts if _re2(glob, text)]
+    assert not compile_glob(glob).fullmatches("\nx")
+    assert compile_glob(glob).fullmatches("a\nb")
+
+
+def test_any_line_with_pieces_still_asks_for_them() -> None:
+    """The shortcut is for the bare pattern: with literal pieces they are still asked."""
+    pattern = compile_pattern(ANY_LINE, "src", (".go",))
+    assert not pattern.fullmatches("lib/a.go")
+    assert pattern.fullmatches("src/a.go")

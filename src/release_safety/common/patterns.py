@@ -27,14 +27,19 @@ class Pattern:
 
     `prefix` and `pieces` are text every full match holds, at the start and in this order
     after it (a glob's literal parts: `src/**/*.go` needs `src` then `.go`): a text without
-    them is refused before RE2 is asked."""
+    them is refused before RE2 is asked. `any_line` says the pattern fully matches every text
+    that does not start with a line break (`(?:.)(?s:.*)`, a glob naming every file): RE2 is
+    not asked at all."""
 
-    def __init__(self, regex: Any, prefix: str = "", pieces: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self, regex: Any, prefix: str = "", pieces: tuple[str, ...] = (), any_line: bool = False
+    ) -> None:
         self._regex = regex
         self.groupindex: Mapping[str, int] = regex.groupindex
         self._answers: dict[str, bool] = {}
         self._prefix = prefix
         self._pieces = pieces
+        self._any_line = any_line
 
     def match(self, text: str) -> Match | None:
         """The match at the start of `text` (groups by name or number), or None."""
@@ -42,6 +47,8 @@ class Pattern:
 
     def fullmatches(self, text: str) -> bool:
         """True when the whole of `text` matches."""
+        if self._any_line:
+            return text[:1] not in ("", "\n")
         answer = self._answers.get(text)
         if answer is None:
             if len(self._answers) >= REMEMBERED:
@@ -64,16 +71,22 @@ class Pattern:
         return True
 
 
+ANY_LINE = "(?:.)(?s:.*)"
+"""A pattern fully matching every text that does not start with a line break (what a glob
+naming every file, `**`, becomes): `Pattern.fullmatches` answers it without RE2."""
+
+
 @lru_cache(maxsize=512)
 def compile_pattern(pattern: str, prefix: str = "", pieces: tuple[str, ...] = ()) -> Pattern:
     """The compiled pattern (`prefix` and `pieces`: text every full match holds, see
-    `Pattern`); ValueError says why RE2 refuses it."""
+    `Pattern`); ValueError says why RE2 refuses it. The pattern `ANY_LINE` is answered
+    without RE2."""
     import re2  # type: ignore[import-untyped]  # deferred: commands that match no pattern
 
     options = re2.Options()
     options.log_errors = False  # the error is raised with its reason; RE2 need not print it
     try:
-        return Pattern(re2.compile(pattern, options=options), prefix, pieces)
+        compiled = re2.compile(pattern, options=options)
     except re2.error as exc:
         reason = exc.args[0] if exc.args else exc
         if isinstance(reason, bytes):
@@ -82,3 +95,5 @@ def compile_pattern(pattern: str, prefix: str = "", pieces: tuple[str, ...] = ()
             f"not a valid regular expression (RE2 syntax, no backreferences or lookaround): "
             f"{reason}"
         ) from exc
+    any_line = pattern == ANY_LINE and not (prefix or pieces)
+    return Pattern(compiled, prefix, pieces, any_line)

@@ -30,7 +30,9 @@ class Unmodelled(BaseModel):
     unmodelled config loader), so it makes every release unknown, not only one that touches
     its file. `way_out` says, for this case, how to resolve it."""
 
-    model_config = ConfigDict(extra="forbid", json_schema_serialization_defaults_required=True)
+    model_config = ConfigDict(
+        extra="forbid", json_schema_serialization_defaults_required=True, defer_build=True
+    )
 
     file: str
     line: int | None = None
@@ -51,7 +53,9 @@ class Coverage(BaseModel):
     each with where it is defined (`PORT` -> `src/config.ts:12`), and `unmodelled` what it
     found there and could not model."""
 
-    model_config = ConfigDict(extra="forbid", json_schema_serialization_defaults_required=True)
+    model_config = ConfigDict(
+        extra="forbid", json_schema_serialization_defaults_required=True, defer_build=True
+    )
 
     tried: list[str] = []
     old: dict[str, str] = {}
@@ -97,7 +101,7 @@ class SurfaceReport(BaseModel):
     read); ``reason`` then says why. A surface that was not checked is never "not breaking".
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     surface: Surface
     checked: bool
