@@ -1,0 +1,60 @@
+"""A value class: fields named once (`FIELDS`), equal when of the same class with equal
+fields, shown as a dataclass shows itself, copied with some fields changed (`replace`).
+
+Written out rather than `dataclasses` (whose import brings `inspect`, `ast` and `dis`: a
+third of a one-file lint's start) or `typing.NamedTuple` (a ForwardRef per field). The
+subclass writes its `__init__` and declares `FIELDS`, in the order `__init__` takes them;
+`HashableValue` adds the hash (a value that changes in place, as a schema's table, stays
+unhashable). Compiled with the lint (setup.py's HOT): a compiled class may only inherit from
+a compiled one, and the modules left interpreted subclass it too.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar, TypeVar
+
+if TYPE_CHECKING:
+    from mypy_extensions import mypyc_attr
+else:  # read by mypyc at compile time, never imported at run time
+
+    def mypyc_attr(*_args: object, **_flags: object) -> object:
+        return lambda cls: cls
+
+
+V = TypeVar("V", bound="Value")
+
+
+@mypyc_attr(allow_interpreted_subclasses=True)
+class Value:
+    """Equal by fields, shown by fields, copied with `replace`; unhashable."""
+
+    FIELDS: ClassVar[tuple[str, ...]] = ()
+    """The fields, in the order `__init__` takes them (and `repr` shows them)."""
+
+    def field_values(self) -> tuple[object, ...]:
+        """The fields' values, in `FIELDS` order."""
+        return tuple([getattr(self, name) for name in self.FIELDS])
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, Value)
+        return self.field_values() == other.field_values()
+
+    def __repr__(self) -> str:
+        shown = ", ".join([f"{name}={getattr(self, name)!r}" for name in self.FIELDS])
+        return f"{self.__class__.__qualname__}({shown})"
+
+    def replace(self: V, **changes: object) -> V:
+        """This value with the fields named changed (`dataclasses.replace`)."""
+        fields = {name: getattr(self, name) for name in self.FIELDS}
+        fields.update(changes)
+        return self.__class__(**fields)
+
+
+@mypyc_attr(allow_interpreted_subclasses=True)
+class HashableValue(Value):
+    """A `Value` that is hashable (by its fields): one that is never changed in place."""
+
+    def __hash__(self) -> int:
+        return hash(self.field_values())
