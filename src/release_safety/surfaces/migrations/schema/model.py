@@ -184,23 +184,6 @@ class PreviousRelease(Protocol):
     def has_column(self, table: str, column: str) -> bool | None: ...
 
 
-# The collections a PreviousRelease view does not read (`doubt` reads `fresh` and `tainted`).
-_HANDED_OVER = frozenset(
-    (
-        "indexes",
-        "constraints",
-        "domains",
-        "enums",
-        "sequences",
-        "functions",
-        "renamed",
-        "renamed_columns",
-        "index_names",
-        "constraint_names",
-    )
-)
-
-
 class Schema(Value):
     """Every object the migrations created, by normalised name (`tokens.normalise`)."""
 
@@ -618,3 +601,10 @@ def _remove(names: dict[str, tuple[str, ...]], table: str, name: str) -> None:
         names[table] = left
     else:
         del names[table]
+
+
+_HANDED_OVER = (frozenset(Schema.FIELDS) - {"tables", "unknown", "tainted", "fresh"}) | {
+    "index_names",
+    "constraint_names",
+}
+"""The collections a PreviousRelease view does not read (`doubt` reads `fresh` and `tainted`)."""
