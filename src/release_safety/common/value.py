@@ -15,10 +15,9 @@ from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 if TYPE_CHECKING:
     from mypy_extensions import mypyc_attr
-else:  # read by mypyc at compile time, never imported at run time
-
-    def mypyc_attr(*_args: object, **_flags: object) -> object:
-        return lambda cls: cls
+# Nothing imports mypy_extensions at run time: compiled, mypyc reads the attribute and never
+# calls it; interpreted, it is this no-op (set where mypy, which reads the import, looks not).
+globals().setdefault("mypyc_attr", lambda **_flags: lambda cls: cls)
 
 
 V = TypeVar("V", bound="Value")
