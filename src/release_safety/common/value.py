@@ -11,13 +11,24 @@ a compiled one, and the modules left interpreted subclass it too.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 if TYPE_CHECKING:
     from mypy_extensions import mypyc_attr
-# Nothing imports mypy_extensions at run time: compiled, mypyc reads the attribute and never
+
+
+def _as_is(cls: type[Value]) -> type[Value]:
+    return cls
+
+
+def _no_attributes(**_flags: object) -> Callable[[type[Value]], type[Value]]:
+    return _as_is
+
+
+# Nothing imports mypy_extensions at run time: compiled, mypyc reads `mypyc_attr` and never
 # calls it; interpreted, it is this no-op (set where mypy, which reads the import, looks not).
-globals().setdefault("mypyc_attr", lambda **_flags: lambda cls: cls)
+globals().setdefault("mypyc_attr", _no_attributes)
 
 
 V = TypeVar("V", bound="Value")
