@@ -17,6 +17,9 @@ from typing import TYPE_CHECKING, ClassVar, TypeVar
 if TYPE_CHECKING:
     from mypy_extensions import mypyc_attr
 
+    # (at run time a bound named by a string is a ForwardRef, compiled: the ast module built)
+    V = TypeVar("V", bound="Value")
+
 
 def _as_is(cls: type[Value]) -> type[Value]:
     return cls
@@ -29,9 +32,6 @@ def _no_attributes(**_flags: object) -> Callable[[type[Value]], type[Value]]:
 # Nothing imports mypy_extensions at run time: compiled, mypyc reads `mypyc_attr` and never
 # calls it; interpreted, it is this no-op (set where mypy, which reads the import, looks not).
 globals().setdefault("mypyc_attr", _no_attributes)
-
-
-V = TypeVar("V", bound="Value")
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
