@@ -77,9 +77,18 @@ class Finding(HashableValue):
         hint: str | None = None,
         acknowledged: str | None = None,
     ) -> None:
-        values = (rule, severity, surface, file, line, message, hint, acknowledged)
-        # past `__setattr__`, which refuses any change
-        self.__dict__.update(zip(self.FIELDS, values, strict=True))
+        # past `__setattr__`, which refuses any change (by keywords: zip's pairs cost a
+        # 2,000-file lint 3 million instructions)
+        self.__dict__.update(
+            rule=rule,
+            severity=severity,
+            surface=surface,
+            file=file,
+            line=line,
+            message=message,
+            hint=hint,
+            acknowledged=acknowledged,
+        )
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"a finding is immutable: cannot assign to field {name!r}")
