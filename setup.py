@@ -51,6 +51,7 @@ HOT = (
         for name in ("search", "counts", "history", "params", "times", "answers")
     ),
     "release_safety.common.textcase",
+    "release_safety.common.value",
 )
 """The modules compiled: the migration lint's hot path and the evaluator's history answer."""
 COMPILED = [f"src/{module.replace('.', '/')}.py" for module in HOT]

@@ -151,8 +151,9 @@ def test_compiled_classes_are_written_out_not_dataclasses() -> None:
     # Compiled, a dataclass-generated __init__ still runs interpreted (about 300 ns, 530 ns
     # frozen, against 40 ns for a written one: 13 % of a 2,000-file lint was in it), and
     # `dataclasses` (with `inspect`, `ast`, `dis`) and each class it builds cost a one-file
-    # lint half its start. So every class of a compiled module writes its __init__, and the
-    # __eq__, __hash__ and __repr__ it needs; an immutable one declares its fields Final.
+    # lint half its start. So every class of a compiled module writes its __init__ and takes
+    # its __eq__, __hash__ and __repr__ from common/value.py; an immutable one declares its
+    # fields Final.
     # (The evaluator's compiled modules are not the lint's start.)
     decorated = [
         f"{path.name}: {node.name}"

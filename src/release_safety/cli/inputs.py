@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Final
 
 from release_safety.common.errors import CheckError, InputError
 from release_safety.common.localfile import read_regular, shown
+from release_safety.common.value import HashableValue
 from release_safety.settings.file import repository_root
 
 if TYPE_CHECKING:
@@ -24,9 +25,11 @@ STDIN = "-"
 STDIN_NAME = "<stdin>"
 
 
-class Document:
+class Document(HashableValue):
     """What a command was given: the name it reports, the repository path when the document
     came from a ref, and the bytes."""
+
+    FIELDS = ("name", "data", "repo_path")
 
     name: Final[str]
     data: Final[bytes]
@@ -36,20 +39,6 @@ class Document:
         self.name = name
         self.data = data
         self.repo_path = repo_path
-
-    def _values(self) -> tuple[object, ...]:
-        return (self.name, self.data, self.repo_path)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Document):
-            return NotImplemented
-        return self._values() == other._values()
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __repr__(self) -> str:
-        return f"Document(name={self.name!r}, data={self.data!r}, repo_path={self.repo_path!r})"
 
     @property
     def shown(self) -> str:

@@ -16,6 +16,8 @@ from __future__ import annotations
 import time
 from typing import Final
 
+from release_safety.common.value import HashableValue
+
 MAX_FILE_CHARS = 2_000_000
 MAX_STATEMENTS = 20_000
 MAX_STATEMENT_CHARS = 100_000
@@ -28,27 +30,15 @@ class OverBudget(Exception):
     """A file beyond a bound: what was exceeded."""
 
 
-class Budget:
+class Budget(HashableValue):
     """The CPU deadline of one file's classification."""
+
+    FIELDS = ("deadline",)
 
     deadline: Final[float]
 
     def __init__(self, deadline: float) -> None:
         self.deadline = deadline
-
-    def _values(self) -> tuple[object, ...]:
-        return (self.deadline,)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Budget):
-            return NotImplemented
-        return self._values() == other._values()
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __repr__(self) -> str:
-        return f"Budget(deadline={self.deadline!r})"
 
     @staticmethod
     def check_size(text: str) -> None:

@@ -14,6 +14,7 @@ from collections.abc import Callable, Collection, Sequence
 from typing import TYPE_CHECKING, Final, TypeVar
 
 from release_safety.common.textcase import lower
+from release_safety.common.value import HashableValue
 from release_safety.contract.finding import Finding
 from release_safety.surfaces.migrations.acknowledge import acknowledge
 from release_safety.surfaces.migrations.budget import Budget, OverBudget
@@ -67,9 +68,11 @@ def remember(cache: OrderedDict[K, V], key: K, value: V) -> V:
     return value
 
 
-class History:
+class History(HashableValue):
     """The schema a sequence of migrations leaves, under the key of that sequence ("" when
     unkeyed: nothing is remembered of it, nor of the sequences that continue it)."""
+
+    FIELDS = ("key", "schema")
 
     key: Final[str]
     schema: Final[Schema]
@@ -77,20 +80,6 @@ class History:
     def __init__(self, key: str, schema: Schema) -> None:
         self.key = key
         self.schema = schema
-
-    def _values(self) -> tuple[object, ...]:
-        return (self.key, self.schema)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, History):
-            return NotImplemented
-        return self._values() == other._values()
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __repr__(self) -> str:
-        return f"History(key={self.key!r}, schema={self.schema!r})"
 
 
 def _sha1(text: str) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Final
 
+from release_safety.common.value import HashableValue
 from release_safety.settings.file import (
     DEFAULT_POSTGRES_VERSION,
     DEFAULT_SERVER_TIMEZONE,
@@ -16,9 +17,11 @@ if TYPE_CHECKING:
     from release_safety.settings.model import Settings
 
 
-class Reading:
+class Reading(HashableValue):
     """The PostgreSQL major version, the template placeholders (literal text replaced before
     parsing, then what any remaining `{{ ... }}` becomes) and the server's TimeZone."""
+
+    FIELDS = ("postgres_version", "placeholders", "template_default", "server_timezone")
 
     postgres_version: Final[int]
     placeholders: Final[Mapping[str, str]]
@@ -36,30 +39,6 @@ class Reading:
         self.placeholders = placeholders
         self.template_default = template_default
         self.server_timezone = server_timezone
-
-    def _values(self) -> tuple[object, ...]:
-        return (
-            self.postgres_version,
-            self.placeholders,
-            self.template_default,
-            self.server_timezone,
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Reading):
-            return NotImplemented
-        return self._values() == other._values()
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __repr__(self) -> str:
-        return (
-            f"Reading(postgres_version={self.postgres_version!r}, "
-            f"placeholders={self.placeholders!r}, "
-            f"template_default={self.template_default!r}, "
-            f"server_timezone={self.server_timezone!r})"
-        )
 
     @classmethod
     def of(cls, settings: Settings) -> Reading:

@@ -12,6 +12,7 @@ import json
 import re
 from typing import Final
 
+from release_safety.common.value import HashableValue
 from release_safety.surfaces.migrations.find.tools import Placed, Read
 
 ENGINE_NAMES = {
@@ -81,8 +82,10 @@ _RAILS_ADAPTERS = {
 _ATLAS_URL = r"""\b(?:dev|url)\s*=\s*"(?:docker://)?(?P<name>[a-z0-9]+)[:/+]"""
 
 
-class EngineOf:
+class EngineOf(HashableValue):
     """A root's engine and what said so."""
+
+    FIELDS = ("engine", "said_by")
 
     engine: Final[str]
     said_by: Final[str]
@@ -90,20 +93,6 @@ class EngineOf:
     def __init__(self, engine: str, said_by: str) -> None:
         self.engine = engine
         self.said_by = said_by
-
-    def _values(self) -> tuple[object, ...]:
-        return (self.engine, self.said_by)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, EngineOf):
-            return NotImplemented
-        return self._values() == other._values()
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __repr__(self) -> str:
-        return f"EngineOf(engine={self.engine!r}, said_by={self.said_by!r})"
 
     @property
     def label(self) -> str:

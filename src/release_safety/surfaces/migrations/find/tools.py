@@ -25,6 +25,7 @@ import re
 from collections.abc import Callable
 from typing import Final
 
+from release_safety.common.value import HashableValue
 from release_safety.surfaces.migrations.find.liquibase import master_of
 
 _VERSION_FOLDER = re.compile(r"\d[\d-]*_[^/]*")
@@ -37,9 +38,11 @@ Exists = Callable[[str], bool]
 Read = Callable[[str], "str | None"]
 
 
-class Placed:
+class Placed(HashableValue):
     """A migration file's tool (a format name), the folder its tool runs migrations from, and
     whether the tool runs it on an upgrade (a down part never does)."""
+
+    FIELDS = ("tool", "root", "forward")
 
     tool: Final[str]
     root: Final[str]
@@ -49,20 +52,6 @@ class Placed:
         self.tool = tool
         self.root = root
         self.forward = forward
-
-    def _values(self) -> tuple[object, ...]:
-        return (self.tool, self.root, self.forward)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Placed):
-            return NotImplemented
-        return self._values() == other._values()
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __repr__(self) -> str:
-        return f"Placed(tool={self.tool!r}, root={self.root!r}, forward={self.forward!r})"
 
 
 def migration_name(path: str) -> str:

@@ -20,6 +20,7 @@ from collections.abc import Set as AbstractSet
 from typing import Final
 
 from release_safety.common.textcase import lower
+from release_safety.common.value import HashableValue
 from release_safety.surfaces.migrations.sql.tokens import Tok
 
 # Spellings of built-in types, as PostgreSQL's type names (pg_type.typname).
@@ -116,9 +117,11 @@ def is_utc(zone: str) -> bool:
     return lower(zone.strip().strip("'\"")) in _UTC
 
 
-class ColType:
+class ColType(HashableValue):
     """A column type: PostgreSQL's name for a built-in type (`int4`, `varchar`), else the name
     of a user type (enum, domain); its length or precision and scale; an array of it."""
+
+    FIELDS = ("name", "mods", "array", "builtin")
 
     name: Final[str]
     mods: Final[tuple[int, ...]]
@@ -132,23 +135,6 @@ class ColType:
         self.mods = mods
         self.array = array
         self.builtin = builtin
-
-    def _values(self) -> tuple[object, ...]:
-        return (self.name, self.mods, self.array, self.builtin)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ColType):
-            return NotImplemented
-        return self._values() == other._values()
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __repr__(self) -> str:
-        return (
-            f"ColType(name={self.name!r}, mods={self.mods!r}, array={self.array!r}, "
-            f"builtin={self.builtin!r})"
-        )
 
     def __str__(self) -> str:
         mods = f"({','.join(map(str, self.mods))})" if self.mods else ""
@@ -230,9 +216,11 @@ def parse_type(toks: list[Tok]) -> ColType | None:
     return ColType(name, mods, array, builtin)
 
 
-class DomainFacts:
+class DomainFacts(HashableValue):
     """What a type change needs to know of a domain: its base type and whether it has
     constraints (NOT NULL or CHECK)."""
+
+    FIELDS = ("base", "constrained")
 
     base: Final[ColType | None]
     constrained: Final[bool]
@@ -241,27 +229,15 @@ class DomainFacts:
         self.base = base
         self.constrained = constrained
 
-    def _values(self) -> tuple[object, ...]:
-        return (self.base, self.constrained)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, DomainFacts):
-            return NotImplemented
-        return self._values() == other._values()
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __repr__(self) -> str:
-        return f"DomainFacts(base={self.base!r}, constrained={self.constrained!r})"
-
 
 Domains = Callable[[str], "DomainFacts | None"]
 
 
-class TypeChange:
+class TypeChange(HashableValue):
     """What `ALTER COLUMN ... TYPE` does to a column's rows, indexes and old code; None where
     the old type is not known."""
+
+    FIELDS = ("rewrites", "rebuilds_indexes", "compatible")
 
     rewrites: Final[bool | None]
     rebuilds_indexes: Final[bool | None]
@@ -273,23 +249,6 @@ class TypeChange:
         self.rewrites = rewrites
         self.rebuilds_indexes = rebuilds_indexes
         self.compatible = compatible
-
-    def _values(self) -> tuple[object, ...]:
-        return (self.rewrites, self.rebuilds_indexes, self.compatible)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, TypeChange):
-            return NotImplemented
-        return self._values() == other._values()
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __repr__(self) -> str:
-        return (
-            f"TypeChange(rewrites={self.rewrites!r}, "
-            f"rebuilds_indexes={self.rebuilds_indexes!r}, compatible={self.compatible!r})"
-        )
 
 
 def _wider(name: str, old: tuple[int, ...], new: tuple[int, ...]) -> bool:

@@ -16,16 +16,19 @@ from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from typing import Any, Final, Literal, Protocol
 
+from release_safety.common.value import HashableValue, Value
 from release_safety.surfaces.migrations.schema.coltypes import ColType, DomainFacts
 
 TableKind = Literal["table", "partitioned", "view", "matview"]
 ConstraintKind = Literal["check", "foreign", "primary", "unique", "exclude"]
 
 
-class Column:
+class Column(HashableValue):
     """A column: its type (None when not known), NOT NULL, default, identity; `value` the
     default when it is a constant (a SQL literal), `allowed` the values its CHECKs list (SQL
     literals; None when no CHECK lists them)."""
+
+    FIELDS = ("type", "not_null", "default", "identity", "value", "allowed")
 
     type: Final[ColType | None]
     not_null: Final[bool]
@@ -50,36 +53,12 @@ class Column:
         self.value = value
         self.allowed = allowed
 
-    def replace(self, **changes: object) -> Column:
-        """This column with the facts named changed (`dataclasses.replace`)."""
-        facts = dict(zip(_COLUMN_FACTS, self._values(), strict=True))
-        return Column(**{**facts, **changes})  # type: ignore[arg-type]
 
-    def _values(self) -> tuple[object, ...]:
-        return (self.type, self.not_null, self.default, self.identity, self.value, self.allowed)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Column):
-            return NotImplemented
-        return self._values() == other._values()
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __repr__(self) -> str:
-        return (
-            f"Column(type={self.type!r}, not_null={self.not_null!r}, default={self.default!r}, "
-            f"identity={self.identity!r}, value={self.value!r}, allowed={self.allowed!r})"
-        )
-
-
-_COLUMN_FACTS = ("type", "not_null", "default", "identity", "value", "allowed")
-"""A column's facts, in the order `Column` takes them."""
-
-
-class Table:
+class Table(Value):
     """A table, partitioned table, view or materialized view. `complete` is false when its
     columns are not all known (CREATE TABLE AS, a column list the text does not show)."""
+
+    FIELDS = ("kind", "columns", "complete", "parent", "default_partition")
 
     kind: TableKind
     columns: dict[str, Column]
@@ -101,29 +80,17 @@ class Table:
         self.parent = parent
         self.default_partition = default_partition
 
-    def _values(self) -> tuple[object, ...]:
-        return (self.kind, self.columns, self.complete, self.parent, self.default_partition)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Table):
-            return NotImplemented
-        return self._values() == other._values()
-
-    def __repr__(self) -> str:
-        return (
-            f"Table(kind={self.kind!r}, columns={self.columns!r}, complete={self.complete!r}, "
-            f"parent={self.parent!r}, default_partition={self.default_partition!r})"
-        )
-
     def copy(self) -> Table:
         return Table(
             self.kind, dict(self.columns), self.complete, self.parent, self.default_partition
         )
 
 
-class Index:
+class Index(HashableValue):
     """An index: its table, plain columns (expression parts are left out), and whether it is
     unique (a primary key's or a unique constraint's index included)."""
+
+    FIELDS = ("table", "columns", "unique")
 
     table: Final[str]
     columns: Final[tuple[str, ...]]
@@ -134,24 +101,12 @@ class Index:
         self.columns = columns
         self.unique = unique
 
-    def _values(self) -> tuple[object, ...]:
-        return (self.table, self.columns, self.unique)
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Index):
-            return NotImplemented
-        return self._values() == other._values()
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __repr__(self) -> str:
-        return f"Index(table={self.table!r}, columns={self.columns!r}, unique={self.unique!r})"
-
-
-class Constraint:
+class Constraint(HashableValue):
     """A table constraint. `not_null_of` names the column of a `CHECK (col IS NOT NULL)`;
     `allowed` the values a CHECK lists for its one column."""
+
+    FIELDS = ("kind", "columns", "valid", "references", "not_null_of", "allowed")
 
     kind: Final[ConstraintKind]
     columns: Final[tuple[str, ...]]
@@ -176,34 +131,11 @@ class Constraint:
         self.not_null_of = not_null_of
         self.allowed = allowed
 
-    def _values(self) -> tuple[object, ...]:
-        return (
-            self.kind,
-            self.columns,
-            self.valid,
-            self.references,
-            self.not_null_of,
-            self.allowed,
-        )
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Constraint):
-            return NotImplemented
-        return self._values() == other._values()
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __repr__(self) -> str:
-        return (
-            f"Constraint(kind={self.kind!r}, columns={self.columns!r}, valid={self.valid!r}, "
-            f"references={self.references!r}, "
-            f"not_null_of={self.not_null_of!r}, allowed={self.allowed!r})"
-        )
-
-
-class Domain:
+class Domain(HashableValue):
     """A domain: its base type and constraints (NOT NULL, named CHECKs)."""
+
+    FIELDS = ("base", "not_null", "checks")
 
     base: Final[ColType | None]
     not_null: Final[bool]
@@ -216,28 +148,16 @@ class Domain:
         self.not_null = not_null
         self.checks = checks
 
-    def _values(self) -> tuple[object, ...]:
-        return (self.base, self.not_null, self.checks)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Domain):
-            return NotImplemented
-        return self._values() == other._values()
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __repr__(self) -> str:
-        return f"Domain(base={self.base!r}, not_null={self.not_null!r}, checks={self.checks!r})"
-
     @property
     def facts(self) -> DomainFacts:
         return DomainFacts(self.base, self.not_null or bool(self.checks))
 
 
-class Function:
+class Function(HashableValue):
     """A function or procedure the migrations created: its body when it is a constant, its
     language and its declared volatility (`v`, `s` or `i`)."""
+
+    FIELDS = ("body", "language", "volatility")
 
     body: Final[str | None]
     language: Final[str]
@@ -247,23 +167,6 @@ class Function:
         self.body = body
         self.language = language
         self.volatility = volatility
-
-    def _values(self) -> tuple[object, ...]:
-        return (self.body, self.language, self.volatility)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Function):
-            return NotImplemented
-        return self._values() == other._values()
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __repr__(self) -> str:
-        return (
-            f"Function(body={self.body!r}, language={self.language!r}, "
-            f"volatility={self.volatility!r})"
-        )
 
 
 class PreviousRelease(Protocol):
@@ -279,23 +182,6 @@ class PreviousRelease(Protocol):
     def column(self, table: str, column: str) -> Column | None: ...
 
     def has_column(self, table: str, column: str) -> bool | None: ...
-
-
-# The collections a PreviousRelease view does not read (`doubt` reads `fresh` and `tainted`).
-_HANDED_OVER = frozenset(
-    (
-        "indexes",
-        "constraints",
-        "domains",
-        "enums",
-        "sequences",
-        "functions",
-        "renamed",
-        "renamed_columns",
-        "index_names",
-        "constraint_names",
-    )
-)
 
 
 class FreshChanges:
@@ -317,8 +203,23 @@ def _names(changes: FreshChanges | None) -> list[str]:
     return names
 
 
-class Schema:
+class Schema(Value):
     """Every object the migrations created, by normalised name (`tokens.normalise`)."""
+
+    FIELDS = (
+        "tables",
+        "indexes",
+        "constraints",
+        "domains",
+        "enums",
+        "sequences",
+        "functions",
+        "unknown",
+        "tainted",
+        "fresh",
+        "renamed",
+        "renamed_columns",
+    )
 
     # The collections are read through these (read-only) types and changed through `own_*`:
     # a copy shares them with the schema it was copied from until either changes one.
@@ -392,37 +293,6 @@ class Schema:
         set since (`is_fresh` reads it through them)."""
         self.recording: FreshChanges | None = None
         """Where this schema records its changes to a `fresh` it was handed over."""
-
-    def _values(self) -> tuple[object, ...]:
-        return (
-            self.tables,
-            self.indexes,
-            self.constraints,
-            self.domains,
-            self.enums,
-            self.sequences,
-            self.functions,
-            self.unknown,
-            self.tainted,
-            self.fresh,
-            self.renamed,
-            self.renamed_columns,
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Schema):
-            return NotImplemented
-        return self._values() == other._values()
-
-    def __repr__(self) -> str:
-        return (
-            f"Schema(tables={self.tables!r}, indexes={self.indexes!r}, "
-            f"constraints={self.constraints!r}, "
-            f"domains={self.domains!r}, enums={self.enums!r}, sequences={self.sequences!r}, "
-            f"functions={self.functions!r}, unknown={self.unknown!r}, tainted={self.tainted!r}, "
-            f"fresh={self.fresh!r}, renamed={self.renamed!r}, "
-            f"renamed_columns={self.renamed_columns!r})"
-        )
 
     def copy(self, *, hand_over: bool = False) -> Schema:
         """A copy sharing every collection and table with this schema; whichever of the two
@@ -786,3 +656,10 @@ def _remove(names: dict[str, tuple[str, ...]], table: str, name: str) -> None:
         names[table] = left
     else:
         del names[table]
+
+
+_HANDED_OVER = (frozenset(Schema.FIELDS) - {"tables", "unknown", "tainted", "fresh"}) | {
+    "index_names",
+    "constraint_names",
+}
+"""The collections a PreviousRelease view does not read (`doubt` reads `fresh` and `tainted`)."""

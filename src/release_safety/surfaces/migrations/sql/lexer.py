@@ -32,15 +32,19 @@ from __future__ import annotations
 import re
 from typing import Final, Literal
 
+from release_safety.common.value import HashableValue
+
 Kind = Literal["word", "ident", "string", "number", "punct"]
 
 
-class Tok:
+class Tok(HashableValue):
     """A token: `text` the source text (unquoted), `start` and `end` its first and last
     offsets, `up` the keyword form of a word ("" for other kinds), `key` what a grammar
     matches: `up` for a word, the text of punctuation, "" for literals and identifiers.
     (Not a NamedTuple: compiled, a native class is built in a third of the time and read
     in half.)"""
+
+    FIELDS = ("kind", "text", "start", "end", "up", "key")
 
     kind: Final[Kind]
     text: Final[str]
@@ -58,23 +62,6 @@ class Tok:
         self.end = end
         self.up = up
         self.key = key
-
-    def _values(self) -> tuple[object, ...]:
-        return (self.kind, self.text, self.start, self.end, self.up, self.key)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Tok):
-            return NotImplemented
-        return self._values() == other._values()
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __repr__(self) -> str:
-        return (
-            f"Tok(kind={self.kind!r}, text={self.text!r}, start={self.start!r}, "
-            f"end={self.end!r}, up={self.up!r}, key={self.key!r})"
-        )
 
 
 class TokenError(ValueError):

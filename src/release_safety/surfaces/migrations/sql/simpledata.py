@@ -22,13 +22,16 @@ import re
 from typing import Final
 
 from release_safety.common.textcase import lower
+from release_safety.common.value import HashableValue
 from release_safety.surfaces.migrations.sql.tokens import Tok, normalise
 
 
-class Reference:
+class Reference(HashableValue):
     """A table a data statement names: `write` the statement that changes it (UPDATE,
     DELETE, INSERT; None for a read), `pinned` the columns its WHERE sets to literals (None
     without a WHERE, or for a read that is not the only table of its SELECT)."""
+
+    FIELDS = ("table", "write", "pinned")
 
     table: Final[str]
     write: Final[str | None]
@@ -38,20 +41,6 @@ class Reference:
         self.table = table
         self.write = write
         self.pinned = pinned
-
-    def _values(self) -> tuple[object, ...]:
-        return (self.table, self.write, self.pinned)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Reference):
-            return NotImplemented
-        return self._values() == other._values()
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __repr__(self) -> str:
-        return f"Reference(table={self.table!r}, write={self.write!r}, pinned={self.pinned!r})"
 
 
 # sqlglot 30's PostgreSQL keywords (its tokenizer's single words, and the words its parser

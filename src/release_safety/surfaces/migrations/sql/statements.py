@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
+from release_safety.common.value import HashableValue
+
 if TYPE_CHECKING:
     from release_safety.surfaces.migrations.sql.lexer import Kind, Tok
 
 
-class Statement:
+class Statement(HashableValue):
     """One SQL statement of a migration, or a statement whose text could not be determined.
 
     `sql` is None when the text is dynamic (built at run time, a `DO` body that cannot be read);
@@ -16,6 +18,8 @@ class Statement:
     migration file. `terminated`: a `;` ends it (else the file does, where PostgreSQL reads
     "end of input").
     """
+
+    FIELDS = ("sql", "line", "reason", "column", "terminated")
 
     sql: Final[str | None]
     line: Final[int]
@@ -42,28 +46,13 @@ class Statement:
         self.column = column
         self.terminated = terminated
 
-    def _values(self) -> tuple[object, ...]:
-        return (self.sql, self.line, self.reason, self.column, self.terminated)
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Statement):
-            return NotImplemented
-        return self._values() == other._values()
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __repr__(self) -> str:
-        return (
-            f"Statement(sql={self.sql!r}, line={self.line!r}, reason={self.reason!r}, "
-            f"column={self.column!r}, terminated={self.terminated!r})"
-        )
-
-
-class Extracted:
+class Extracted(HashableValue):
     """A migration file's statements and whether they run in one transaction. `wrapped`: the
     tool that runs the file wraps it in a transaction for certain (its markers, knex's
     default), so a statement that cannot run in one fails there."""
+
+    FIELDS = ("statements", "transactional", "wrapped")
 
     statements: Final[list[Statement]]
     transactional: Final[bool]
@@ -78,23 +67,6 @@ class Extracted:
         self.statements = [] if statements is None else statements
         self.transactional = transactional
         self.wrapped = wrapped
-
-    def _values(self) -> tuple[object, ...]:
-        return (self.statements, self.transactional, self.wrapped)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Extracted):
-            return NotImplemented
-        return self._values() == other._values()
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __repr__(self) -> str:
-        return (
-            f"Extracted(statements={self.statements!r}, "
-            f"transactional={self.transactional!r}, wrapped={self.wrapped!r})"
-        )
 
 
 if TYPE_CHECKING:  # an Extracted as plain tuples (`pack`): they pickle in a fifth of the time

@@ -5,6 +5,7 @@ from __future__ import annotations
 from enum import IntEnum
 from typing import Final
 
+from release_safety.common.value import HashableValue
 from release_safety.surfaces.migrations.rules.ids import RuleId
 
 
@@ -110,12 +111,14 @@ class TableFact:
         return not self.work and (self.maybe_rewrites or self.maybe_scans)
 
 
-class Issue:
+class Issue(HashableValue):
     """A rule hit by one statement: the rule id and what exactly was seen. `column` (table,
     column) marks a judgement of old code's compatibility with that column's nullability and
     default, made again on the column as its transaction commits it; `line` counts the lines
     of the statement before the one that raised it (a statement of a DO block); `hint` the way
     out written for this case (None: the rule's safe alternative)."""
+
+    FIELDS = ("rule", "message", "column", "line", "hint")
 
     rule: Final[RuleId]
     message: Final[str]
@@ -136,23 +139,6 @@ class Issue:
         self.column = column
         self.line = line
         self.hint = hint
-
-    def _values(self) -> tuple[object, ...]:
-        return (self.rule, self.message, self.column, self.line, self.hint)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Issue):
-            return NotImplemented
-        return self._values() == other._values()
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __repr__(self) -> str:
-        return (
-            f"Issue(rule={self.rule!r}, message={self.message!r}, column={self.column!r}, "
-            f"line={self.line!r}, hint={self.hint!r})"
-        )
 
 
 class StatementFacts:

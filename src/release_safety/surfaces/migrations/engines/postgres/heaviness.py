@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final, Literal
 
+from release_safety.common.value import HashableValue
 from release_safety.surfaces.migrations.budget import Budget
 from release_safety.surfaces.migrations.engines.postgres.altertable import at_commit
 from release_safety.surfaces.migrations.engines.postgres.classify import classify
@@ -34,9 +35,11 @@ if TYPE_CHECKING:
 TriState = bool | Literal["unknown"]
 
 
-class LineIssue:
+class LineIssue(HashableValue):
     """A rule hit on one line of the file; `hint` the way out written for it (None: the
     rule's safe alternative)."""
+
+    FIELDS = ("rule", "line", "message", "hint")
 
     rule: Final[RuleId]
     line: Final[int]
@@ -49,29 +52,14 @@ class LineIssue:
         self.message = message
         self.hint = hint
 
-    def _values(self) -> tuple[object, ...]:
-        return (self.rule, self.line, self.message, self.hint)
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, LineIssue):
-            return NotImplemented
-        return self._values() == other._values()
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __repr__(self) -> str:
-        return (
-            f"LineIssue(rule={self.rule!r}, line={self.line!r}, message={self.message!r}, "
-            f"hint={self.hint!r})"
-        )
-
-
-class HeavyLock:
+class HeavyLock(HashableValue):
     """A table that existed before the file, locked against traffic (SHARE or stronger) while
     a statement rewrites or reads every one of its rows, or locked by LOCK TABLE (`held`:
     "lock"), or held while the transaction waits (`held`: "wait", pg_sleep): the locksTable
     fact, per table and statement (each such statement can be acknowledged on its own)."""
+
+    FIELDS = ("table", "line", "lock", "rewrites", "held")
 
     table: Final[str]
     line: Final[int]
@@ -87,23 +75,6 @@ class HeavyLock:
         self.lock = lock
         self.rewrites = rewrites
         self.held = held
-
-    def _values(self) -> tuple[object, ...]:
-        return (self.table, self.line, self.lock, self.rewrites, self.held)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, HeavyLock):
-            return NotImplemented
-        return self._values() == other._values()
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __repr__(self) -> str:
-        return (
-            f"HeavyLock(table={self.table!r}, line={self.line!r}, lock={self.lock!r}, "
-            f"rewrites={self.rewrites!r}, held={self.held!r})"
-        )
 
 
 class FileAnalysis:
