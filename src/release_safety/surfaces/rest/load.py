@@ -34,6 +34,7 @@ from release_safety.common.jsonio import MAX_DEPTH, deeper_than
 from release_safety.common.yamlbound import TOO_DEEP, YamlBoundError
 from release_safety.common.yamlbound import check as check_bounds
 from release_safety.surfaces.jsonschema.issues import SpecError as SpecError
+from release_safety.surfaces.rest.deepen import deepen_quoted
 from release_safety.surfaces.rest.swagger import convert_swagger
 
 _BaseLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -405,7 +406,14 @@ def _read_fast(text: str) -> Any:
     if _rapidyaml() is None:
         return None
     fast_text = _fast_text(text)
-    return _parse_fast(fast_text) if fast_text is not None else None
+    if fast_text is None:
+        return None
+    fast = _parse_fast(fast_text)
+    if fast is None and "'\n" in fast_text:  # maybe a quoted scalar's lines at its key's indent
+        deeper = deepen_quoted(fast_text)
+        if deeper is not None and deeper != fast_text:
+            fast = _parse_fast(deeper)
+    return fast
 
 
 def _parse_fast(text: str) -> Any:
