@@ -21,6 +21,7 @@ _PLAIN_KEY = re.compile(
 )
 _PROPERTY = re.compile(r"[&!]\S*[ \t]*")  # an anchor or tag before a node
 _BLOCK_SCALAR = re.compile(r"[|>][0-9+-]*[ \t]*(?:#.*)?$")
+_OPENS = re.compile(r"['\"|>\[{]")  # a line without these starts nothing this pass follows
 _MARGIN = 2  # continuation lines are put at least this far past their node's column
 
 
@@ -65,7 +66,7 @@ def deepen_quoted(text: str) -> str | None:
             if not stripped.strip() or indent > block_at:
                 continue
             block_at = -1
-        if not stripped.strip() or stripped.startswith("#"):
+        if not stripped.strip() or stripped.startswith("#") or not _OPENS.search(stripped):
             continue
         match = _LINE.fullmatch(line)
         assert match is not None
