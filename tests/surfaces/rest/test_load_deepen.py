@@ -83,3 +83,21 @@ def test_lines_the_pass_does_not_follow_leave_the_text_to_pyyaml(text: str) -> N
 def test_a_text_rapidyaml_reads_is_not_touched() -> None:
     text = "a:\n  b: 'x\n    y'\n"
     assert deepen_quoted(text) == text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a:\n  b: 'one\n  two'\n  c: 1\n",
+        "a:\n  b: 'one\n\n  two  \n  three'\n",  # an empty line is a line break, spaces go
+        "a:\n  - b: 'it''s\n    on two'\n    c: [x, 'y']\n",
+        "a:\n  b: &x 'one\n  two'\n",
+        "a:\n  b: 'one\n  two' # it is\n  c: |\n    d: 'x\n  e: 'f\n  g'\n",
+        "- 'one\n  two'\n- 'three\n four'\n",
+    ],
+)
+def test_deepened_texts_read_as_pyyaml_reads_them(text: str) -> None:
+    fast = load._read_fast(text)
+    if fast is not None:
+        assert fast == _pyyaml(text)
+    assert load._parse_text(text) == _pyyaml(text)
