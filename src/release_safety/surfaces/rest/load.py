@@ -6,9 +6,12 @@ YAML goes through rapidyaml (C++) when the text holds none of the constructs its
 renders differently from the YAML 1.2 core schema (tags, `~`, `True`, octal and hex
 numbers, `.inf` ...); otherwise, or when it fails, through PyYAML (its C loader when present)
 with the same core-schema resolvers, so both paths give the same values for the same text
-(a test checks it on the real dataset). One known deviation: the bare words `inf`, `infinity`
-and `nan` are quoted before rapidyaml reads them (it would turn them into infinities), so a
-block-scalar line that is exactly `- inf` reads `- "inf"`; descriptions are never compared.
+(a test checks it on the real dataset). A text rapidyaml refuses is tried once more with its
+multi-line single-quoted scalars' continuation lines indented past their key (`deepen`:
+PyYAML accepts them at the key's indent, rapidyaml does not; harbor's swagger has them).
+One known deviation: the bare words `inf`, `infinity` and `nan` are quoted before rapidyaml
+reads them (it would turn them into infinities), so a block-scalar line that is exactly
+`- inf` reads `- "inf"`; descriptions are never compared.
 
 Bounds (docs/bounds.md): nesting and alias expansion are bounded by `yamlbound.check` before
 PyYAML builds anything. A document with aliases reaches rapidyaml, which copies what they name,
