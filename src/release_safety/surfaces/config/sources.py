@@ -9,7 +9,7 @@ the first.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
+from functools import lru_cache, partial
 
 from release_safety.code.memo import Memo, per_tree
 from release_safety.git.snapshot import Snapshot
@@ -46,11 +46,17 @@ def matched_sources(snapshot: Snapshot, sources: Sequence[ConfigSource]) -> dict
 _MATCHED: Memo[tuple[str, tuple[ConfigSource, ...]], dict[str, ConfigSource]] = Memo(8)
 
 
+_EXCLUDED: Memo[ConfigSource, Memo[str, bool]] = Memo(8)
+"""Per entry, whether it leaves out each path asked so far (`ConfigSource.excluded`, which
+depends on the path alone): consecutive trees share most of their paths."""
+
+
 def _matched(snapshot: Snapshot, sources: Sequence[ConfigSource]) -> dict[str, ConfigSource]:
     found: dict[str, ConfigSource] = {}
     for source in sources:
+        excluded = _EXCLUDED.get(source, partial(Memo[str, bool], 1 << 16))
         for path in matching(snapshot, source.path):
-            if path not in found and not source.excluded(path):
+            if path not in found and not excluded.get(path, partial(source.excluded, path)):
                 found[path] = source
     return dict(sorted(found.items()))
 

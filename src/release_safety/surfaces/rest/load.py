@@ -6,9 +6,12 @@ YAML goes through rapidyaml (C++) when the text holds none of the constructs its
 renders differently from the YAML 1.2 core schema (tags, `~`, `True`, octal and hex
 numbers, `.inf` ...); otherwise, or when it fails, through PyYAML (its C loader when present)
 with the same core-schema resolvers, so both paths give the same values for the same text
-(a test checks it on the real dataset). One known deviation: the bare words `inf`, `infinity`
-and `nan` are quoted before rapidyaml reads them (it would turn them into infinities), so a
-block-scalar line that is exactly `- inf` reads `- "inf"`; descriptions are never compared.
+(a test checks it on the real dataset). A text rapidyaml refuses is tried once more with its
+multi-line single-quoted scalars' continuation lines indented past their key (`deepen`:
+PyYAML accepts them at the key's indent, rapidyaml does not; harbor's swagger has them).
+One known deviation: the bare words `inf`, `infinity` and `nan` are quoted before rapidyaml
+reads them (it would turn them into infinities), so a block-scalar line that is exactly
+`- inf` reads `- "inf"`; descriptions are never compared.
 
 Bounds (docs/bounds.md): nesting and alias expansion are bounded by `yamlbound.check` before
 PyYAML builds anything. A document with aliases reaches rapidyaml, which copies what they name,
@@ -34,6 +37,7 @@ from release_safety.common.jsonio import MAX_DEPTH, deeper_than
 from release_safety.common.yamlbound import TOO_DEEP, YamlBoundError
 from release_safety.common.yamlbound import check as check_bounds
 from release_safety.surfaces.jsonschema.issues import SpecError as SpecError
+from release_safety.surfaces.rest.deepen import deepen_quoted
 from release_safety.surfaces.rest.swagger import convert_swagger
 
 _BaseLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -405,7 +409,14 @@ def _read_fast(text: str) -> Any:
     if _rapidyaml() is None:
         return None
     fast_text = _fast_text(text)
-    return _parse_fast(fast_text) if fast_text is not None else None
+    if fast_text is None:
+        return None
+    fast = _parse_fast(fast_text)
+    if fast is None and "'\n" in fast_text:  # maybe a quoted scalar's lines at its key's indent
+        deeper = deepen_quoted(fast_text)
+        if deeper is not None and deeper != fast_text:
+            fast = _parse_fast(deeper)
+    return fast
 
 
 def _parse_fast(text: str) -> Any:
