@@ -97,3 +97,30 @@ def test_replace_changes_the_fields_named_and_keeps_the_others() -> None:
     assert finding.replace(acknowledged="a:1: ok").line == 3
     with pytest.raises(TypeError):
         column.replace(colour="red")
+
+
+def test_a_value_pickled_comes_back_whole() -> None:
+    """Pickled (a backfill's workers, the forked surface, the lint's read-ahead), a value keeps
+    every attribute, in an interpreted subclass of the compiled base too (whose own state held
+    none of them)."""
+    import pickle
+
+    from release_safety.cli.inputs import Document
+    from release_safety.contract.finding import Finding
+    from release_safety.surfaces.migrations.schema.model import Column
+
+    document = Document("a.sql", b"SELECT 1;", None)
+    finding = Finding(
+        rule="drop-column",
+        severity="breaking",
+        surface="migrations",
+        message="gone",
+        file="a.sql",
+        line=3,
+    )
+    column = Column(None, True, True, False, "0", None)
+    for value in (document, finding, column):
+        again = pickle.loads(pickle.dumps(value))
+        assert again == value
+        assert repr(again) == repr(value)
+    assert pickle.loads(pickle.dumps(finding)).line == 3

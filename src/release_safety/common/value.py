@@ -61,6 +61,24 @@ class Value:
         fields.update(changes)
         return self.__class__(**fields)
 
+    def __reduce__(self) -> tuple[object, ...]:
+        """Pickled as its class and attributes, set again on a new instance (`restored`): compiled,
+        the base's own state holds none of an interpreted subclass's attributes. A compiled
+        class (no `__dict__`, read-only attributes) is built again from its fields."""
+        held = getattr(self, "__dict__", None)
+        if held is None:
+            return (self.__class__, self.field_values())
+        return (restored, (self.__class__, dict(held)))
+
+
+def restored(cls: type[V], attributes: dict[str, object]) -> V:
+    """An instance of `cls` holding `attributes` (`Value.__reduce__`), set past any `__setattr__`
+    that refuses changes."""
+    value = cls.__new__(cls)
+    for name, held in attributes.items():
+        object.__setattr__(value, name, held)
+    return value
+
 
 @mypyc_attr(allow_interpreted_subclasses=True)
 class HashableValue(Value):
