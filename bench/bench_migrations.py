@@ -94,11 +94,15 @@ ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
 def timed(argv: list[str]) -> tuple[float, float]:
-    """Wall-clock seconds and CPU seconds (user + system) of one run of `argv`."""
+    """Wall-clock seconds and CPU seconds (user + system) of one run of `argv`, which must
+    answer (exit 0 or 1: a lint's verdict); a run that fails is no time to record."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, env=ENV)
+    done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=ENV)
     wall = time.perf_counter() - start
+    if done.returncode not in (0, 1):
+        err = done.stderr.decode(errors="replace").strip()
+        raise SystemExit(f"{argv[0]} exited {done.returncode}: {err}")
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
 
