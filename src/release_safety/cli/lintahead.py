@@ -24,6 +24,7 @@ import os
 import pickle
 from typing import IO, TYPE_CHECKING, Any
 
+from release_safety.common.child import ended, travels
 from release_safety.common.errors import CheckError
 
 if TYPE_CHECKING:
@@ -131,9 +132,12 @@ class ReadAhead:
         if self.pid:
             _, self.status = os.waitpid(self.pid, 0)
             self.pid = 0
-        if os.WIFSIGNALED(self.status):
-            return f"killed by signal {os.WTERMSIG(self.status)}"
-        return f"exit code {os.waitstatus_to_exitcode(self.status)}"
+        return ended(self.status)
+
+
+def _sent(exc: Exception) -> Exception:
+    """`exc`, or, when it does not come back from a pickle, a CheckError naming it."""
+    return exc if travels(exc) else CheckError(f"unexpected {type(exc).__name__}: {exc}")
 
 
 def _send(out: IO[bytes], names: Sequence[str], reading: Reading, read: Read) -> None:
@@ -150,14 +154,14 @@ def _send(out: IO[bytes], names: Sequence[str], reading: Reading, read: Read) ->
         try:
             document, text, fmt = read(name)
         except Exception as exc:
-            batch.append(("error", "read", _picklable(exc)))
+            batch.append(("error", "read", _sent(exc)))
             break
         if failed:
             continue
         try:
             split = split_file(text, document.shown, fmt, reading)
         except Exception as exc:
-            batch.append(("error", "split", _picklable(exc)))
+            batch.append(("error", "split", _sent(exc)))
             failed = "split"
             continue
         packed = split if isinstance(split, str) else pack(split, strings)
@@ -168,12 +172,3 @@ def _send(out: IO[bytes], names: Sequence[str], reading: Reading, read: Read) ->
             batch = []
     if batch:
         pickle.dump(batch, out, pickle.HIGHEST_PROTOCOL)
-
-
-def _picklable(exc: Exception) -> Exception:
-    """`exc`, or, when it cannot be sent, a CheckError naming it."""
-    try:
-        pickle.dumps(exc)
-    except Exception:
-        return CheckError(f"unexpected {type(exc).__name__}: {exc}")
-    return exc

@@ -22,6 +22,8 @@ import sys
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
+from release_safety.common.child import ended, travels
+
 T = TypeVar("T")
 
 
@@ -73,7 +75,7 @@ class Beside(Generic[T]):
         try:
             ok, value = pickle.loads(payload)
         except (pickle.UnpicklingError, EOFError, ValueError) as exc:
-            raise Died(_ended(status)) from exc
+            raise Died(ended(status)) from exc
         if ok:
             return value  # type: ignore[no-any-return]
         raise value
@@ -104,32 +106,11 @@ def _answer(write: int, work: Callable[[], object], in_child: Callable[[], None]
         try:
             in_child()
             payload = pickle.dumps((True, work()))
-        except BaseException as exc:  # handed to the parent, which raises it
-            payload = _pickled_error(exc)
+        except BaseException as exc:  # handed to the parent, which raises it (by name, when
+            # it does not come back from a pickle)
+            sent = exc if travels(exc) else RuntimeError(f"{type(exc).__name__}: {exc}")
+            payload = pickle.dumps((False, sent))
         with os.fdopen(write, "wb") as out:
             out.write(payload)
     finally:
         os._exit(0)
-
-
-def _pickled_error(exc: BaseException) -> bytes:
-    """The exception pickled so that the parent can raise it (one that does not come back
-    from a pickle is raised there as a RuntimeError naming it)."""
-    try:
-        payload = pickle.dumps((False, exc))
-        pickle.loads(payload)
-    except Exception:  # any failure to travel: said by name instead
-        payload = pickle.dumps((False, RuntimeError(f"{type(exc).__name__}: {exc}")))
-    return payload
-
-
-def _ended(status: int) -> str:
-    """How a child ended, in words."""
-    if os.WIFSIGNALED(status):
-        number = os.WTERMSIG(status)
-        try:
-            name = signal.Signals(number).name
-        except ValueError:
-            name = f"signal {number}"
-        return f"killed by {name}"
-    return f"exit status {os.waitstatus_to_exitcode(status)}"
