@@ -449,7 +449,7 @@ def search(snapshot: Snapshot, settings: Settings, paths: Sequence[str] = ()) ->
     named = _names(tuple(settings.migrations.sources))
     if len(named) >= REMEMBERED:
         named.clear()
-    defaults = _default_files(snapshot)
+    defaults = _claimed(snapshot, DEFAULT_MIGRATION_SOURCES)
     return Search(_reader(snapshot, list(paths)), defaults, named)
 
 
@@ -645,18 +645,6 @@ def _default_gap(
         way_out=f"add a [[migrations.sources]] with path = {folder!r} and "
         f"format = {fmt!r} so it is read, {exclusion}",
     )
-
-
-_DEFAULT_FOUND: Memo[tuple[str, None], dict[str, int]] = Memo(64)
-"""`migration_files` of the default sources per tree, asked of every file no source reads:
-keyed by the tree alone, not by the sources (whose comparison costs more than the answer)."""
-
-
-def _default_files(snapshot: Snapshot) -> Mapping[str, int]:
-    """The files the default sources find in the tree, with the index of the first that
-    claims each (read only)."""
-    make = partial(_migration_files, snapshot, DEFAULT_MIGRATION_SOURCES)
-    return per_tree(_DEFAULT_FOUND, snapshot.tree_key(), None, make)
 
 
 def default_format(snapshot: Snapshot, path: str, source: MigrationSource) -> str:
