@@ -121,8 +121,9 @@ BASE |= {"operator", "reprlib", "types", "warnings"}
 # The lint's: its rules, the JSON out (the standard library's for a few files: no orjson, nor
 # its datetime, uuid and platform); no dataclasses (nor inspect, ast, dis, tokenize: findings
 # and the classifier's values are written-out classes), no decimal (read where a number is), no
-# pathlib for files named without a settings file (nor its fnmatch, urllib, ipaddress).
-LINT = {"bisect", "copyreg", "enum", "json", "re", "typing"}
+# pathlib for files named without a settings file (nor its fnmatch, urllib, ipaddress), no
+# typing (names used in annotations alone are imported for mypy alone).
+LINT = {"bisect", "copyreg", "enum", "json", "re"}
 # upgrade-check: the index checked against its schema (jsonschema_rs imports email, socket ...)
 UPGRADE = {"array", "base64", "binascii", "bisect", "calendar", "copyreg", "datetime"}
 UPGRADE |= {"decimal", "email", "enum", "errno", "ipaddress", "json", "locale", "math"}

@@ -11,15 +11,16 @@ import os
 import posixpath
 import sys
 from functools import cache
-from typing import TYPE_CHECKING, Final
 
 from release_safety.common.errors import CheckError, InputError
 from release_safety.common.localfile import read_regular, shown
 from release_safety.common.value import HashableValue
 from release_safety.settings.file import repository_root
 
+TYPE_CHECKING = False  # no typing at run time: the lint's start (docs/architecture.md)
 if TYPE_CHECKING:
     from pathlib import Path  # a lint of local files loads none
+    from typing import Final
 
 STDIN = "-"
 STDIN_NAME = "<stdin>"

@@ -15,7 +15,6 @@ import os
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any
 
 from release_safety.cli.inputs import STDIN, Document, read_document, refuse_link_out
 from release_safety.cli.rulesoff import rules_off
@@ -25,8 +24,10 @@ from release_safety.common.localfile import read_regular
 from release_safety.contract.finding import Finding
 from release_safety.settings.file import find_settings
 
+TYPE_CHECKING = False  # no typing at run time: the lint's start (docs/architecture.md)
 if TYPE_CHECKING:
     from pathlib import Path  # loaded where a folder or settings are read: not by a lint of files
+    from typing import Any
 
     from release_safety.settings.model import MigrationSource
     from release_safety.surfaces.migrations.engines.postgres.heaviness import FileAnalysis

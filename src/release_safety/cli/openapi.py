@@ -16,7 +16,7 @@ from typing import Any
 from release_safety.cli.inputs import STDIN, Document, read_document
 from release_safety.common import jsonio
 from release_safety.common.errors import InputError
-from release_safety.contract.finding import Severity
+from release_safety.contract.kinds import Severity
 from release_safety.surfaces.rest.documents import describe, load_api
 from release_safety.surfaces.rest.group import Change, capped
 from release_safety.surfaces.rest.load import SpecError

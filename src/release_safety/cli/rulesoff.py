@@ -11,11 +11,11 @@ and the release (`settings-narrowed`, `surface-not-checked`, ...) cannot be turn
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
 
 from release_safety.common.errors import InputError
 from release_safety.contract.finding import RULES, Rule
 
+TYPE_CHECKING = False  # no typing at run time: the lint's start (docs/architecture.md)
 if TYPE_CHECKING:
     from release_safety.contract.reports import SurfaceReport
 

@@ -19,13 +19,14 @@ import sys
 import time
 from collections.abc import Iterable
 from functools import cache
-from typing import TYPE_CHECKING, Any
 
 from release_safety.common.errors import CheckError, InputError
 from release_safety.common.localfile import read_regular
 
+TYPE_CHECKING = False  # no typing at run time: the lint's start (docs/architecture.md)
 if TYPE_CHECKING:
     from pathlib import Path  # imported where written to: reading needs no pathlib
+    from typing import Any
 
 MAX_DEPTH = 256
 """Deepest nesting of arrays and objects (and YAML collections) any document may have."""

@@ -12,9 +12,11 @@ a compiled one, and the modules left interpreted subclass it too.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, ClassVar, TypeVar
 
+TYPE_CHECKING = False  # no typing at run time: the lint's start (docs/architecture.md)
 if TYPE_CHECKING:
+    from typing import ClassVar, TypeVar
+
     from mypy_extensions import mypyc_attr
 
     # (at run time a bound named by a string is a ForwardRef, compiled: the ast module built)

@@ -17,18 +17,17 @@ as the dataclass its fields describe where a report model holds findings (the do
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal
-
 from release_safety.common.value import HashableValue
 
+TYPE_CHECKING = False  # typing is not imported at run time (`contract.kinds` says why)
 if TYPE_CHECKING:
+    from typing import Any, ClassVar, Final, Literal
+
     from pydantic import GetCoreSchemaHandler
     from pydantic_core import CoreSchema
 
-Severity = Literal["breaking", "unknown", "advisory"]
-Surface = Literal[
-    "migrations", "rest", "mcp", "config", "deployment", "declarations", "overrides", "settings"
-]
+    from release_safety.contract.kinds import Severity, Surface
+
 SURFACES: tuple[Surface, ...] = (
     "migrations",
     "rest",
@@ -124,7 +123,14 @@ class Finding(HashableValue):
         `__repr__` of its own: the class's are kept), and pydantic validates, writes and
         publishes a finding as it did when `Finding` was a dataclass."""
         import dataclasses
+        import typing
 
+        from release_safety.contract import kinds
+
+        # the names the annotations use, imported above for mypy alone: dataclasses and pydantic
+        # read the annotations in this module's namespace
+        names = {"ClassVar": typing.ClassVar, "Literal": typing.Literal}
+        globals().update(names, Severity=kinds.Severity, Surface=kinds.Surface)
         if not dataclasses.is_dataclass(cls):
             dataclasses.dataclass(init=False, repr=False, eq=False, kw_only=True)(cls)
         return handler(source)

@@ -14,9 +14,9 @@ from release_safety.contract.finding import RULES as RULES
 from release_safety.contract.finding import SURFACES as SURFACES
 from release_safety.contract.finding import Finding as Finding
 from release_safety.contract.finding import Rule as Rule
-from release_safety.contract.finding import Severity as Severity
-from release_safety.contract.finding import Surface as Surface
 from release_safety.contract.finding import register as register
+from release_safety.contract.kinds import Severity as Severity
+from release_safety.contract.kinds import Surface as Surface
 from release_safety.contract.model import ConfigChange, DeclaredBreak, MigrationFile
 
 COVERAGE_LISTED = 200

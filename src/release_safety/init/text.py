@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from release_safety.contract.finding import Surface
+from release_safety.contract.kinds import Surface
 from release_safety.contract.reports import SETTINGS_KEYS
 from release_safety.init.survey import Survey, Taken
 from release_safety.settings.model import (

@@ -22,7 +22,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import partial
 
-from release_safety.contract.finding import Finding, Rule, Surface, register
+from release_safety.contract.finding import Finding, Rule, register
+from release_safety.contract.kinds import Surface
 from release_safety.git.snapshot import Snapshot
 from release_safety.settings.model import ConfigSource, MigrationSource, Settings
 from release_safety.surfaces.discovery import matching

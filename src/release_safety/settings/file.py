@@ -6,13 +6,14 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
 
 from release_safety.common.errors import InputError
 from release_safety.common.localfile import read_regular
 
+TYPE_CHECKING = False  # no typing at run time: the lint's start (docs/architecture.md)
 if TYPE_CHECKING:
     from pathlib import Path  # walked as text: a lint without settings loads no pathlib
+    from typing import Any
 
 SETTINGS_FILE = ".release-safety.toml"
 PYPROJECT = "pyproject.toml"

@@ -30,6 +30,7 @@ from collections.abc import Iterable
 from itertools import pairwise
 from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -45,8 +46,11 @@ from release_safety.surfaces.migrations.engines.postgres.context import Context
 from release_safety.surfaces.migrations.engines.postgres.facts import Lock
 from release_safety.surfaces.migrations.rules.ids import RuleId
 from release_safety.surfaces.migrations.sql import lexer
-from release_safety.surfaces.migrations.sql.lexer import Kind, Tok, TokenError, tokenize
+from release_safety.surfaces.migrations.sql.lexer import Tok, TokenError, tokenize
 from release_safety.surfaces.migrations.sql.sqlfile import split_sql
+
+if TYPE_CHECKING:
+    from release_safety.surfaces.migrations.sql.lexer import Kind
 
 TESTS = Path(__file__).parent
 ROOT = TESTS.parents[2]

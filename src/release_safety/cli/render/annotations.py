@@ -9,7 +9,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from release_safety.contract.finding import Finding, Severity
+from release_safety.contract.finding import Finding
+from release_safety.contract.kinds import Severity
 
 if TYPE_CHECKING:
     from release_safety.release.pullrequest import GateResult

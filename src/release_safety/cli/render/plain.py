@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import Literal
+
+TYPE_CHECKING = False  # no typing at run time: the lint's start (docs/architecture.md)
+if TYPE_CHECKING:
+    from typing import Literal
 
 
 def default_format() -> Literal["github", "text"]:

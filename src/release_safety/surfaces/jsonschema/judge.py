@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Literal
 
-from release_safety.contract.finding import Finding, Rule, Severity, Surface, register
+from release_safety.contract.finding import Finding, Rule, register
+from release_safety.contract.kinds import Severity, Surface
 from release_safety.surfaces.jsonschema.delta import (
     ACCEPTS_FEWER,
     ACCEPTS_MORE,

@@ -19,7 +19,6 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Sequence
 from functools import cache
-from typing import TYPE_CHECKING
 
 from release_safety.contract.finding import RULES, Finding
 from release_safety.surfaces.migrations.rules.ids import RuleId
@@ -28,6 +27,7 @@ from release_safety.surfaces.migrations.rules.registered import (
     ACKNOWLEDGEMENT_UNUSED,
 )
 
+TYPE_CHECKING = False  # no typing at run time: the lint's start (docs/architecture.md)
 if TYPE_CHECKING:
     from release_safety.surfaces.annotations import Parsed
 

@@ -14,9 +14,12 @@ bound it crossed, never a hang or a crash.
 from __future__ import annotations
 
 import time
-from typing import Final
 
 from release_safety.common.value import HashableValue
+
+TYPE_CHECKING = False  # no typing at run time: the lint's start (docs/architecture.md)
+if TYPE_CHECKING:
+    from typing import Final
 
 MAX_FILE_CHARS = 2_000_000
 MAX_STATEMENTS = 20_000

@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Sequence
-from typing import TYPE_CHECKING, Final, TypeVar
 
 from release_safety.common.textcase import lower
 from release_safety.common.value import HashableValue
@@ -24,7 +23,7 @@ from release_safety.surfaces.migrations.engines.postgres.heaviness import (
     LineIssue,
     analyse_extracted,
 )
-from release_safety.surfaces.migrations.find.formats import Reader, outside_transaction
+from release_safety.surfaces.migrations.find.formats import outside_transaction
 from release_safety.surfaces.migrations.find.tools import migration_name
 from release_safety.surfaces.migrations.reading import Reading
 from release_safety.surfaces.migrations.rules.ids import RuleId
@@ -35,10 +34,16 @@ from release_safety.surfaces.migrations.sql.changelog import is_changelog, read_
 from release_safety.surfaces.migrations.sql.sqlfile import extract_sql, statements_of
 from release_safety.surfaces.migrations.sql.statements import Extracted
 
+TYPE_CHECKING = False  # no typing at run time: the lint's start (docs/architecture.md)
 if TYPE_CHECKING:
-    from release_safety.surfaces.annotations import Parsed
+    from typing import Final, TypeVar
 
-Format = Reader
+    from release_safety.surfaces.annotations import Parsed
+    from release_safety.surfaces.migrations.find.formats import Reader
+
+    Format = Reader
+    K = TypeVar("K")
+    V = TypeVar("V")
 ReadModule = Callable[[str], str | None]
 _KEPT = 256
 _EXTRACTED: OrderedDict[tuple[str, str, str], Extracted | str] = OrderedDict()
@@ -53,10 +58,6 @@ NO_HISTORY = "no earlier migration was given"
 _MAY_ANNOTATE = "safety"
 # Compiled when first used (`re` keeps it): read only for a file with such metadata.
 _NO_TRANSACTION = r"(?m)^\s*run_in_transaction\s*=\s*false\b"
-
-
-K = TypeVar("K")
-V = TypeVar("V")
 
 
 def remember(cache: OrderedDict[K, V], key: K, value: V) -> V:

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Final
 
 from release_safety.common.value import HashableValue
 from release_safety.settings.file import (
@@ -13,7 +12,10 @@ from release_safety.settings.file import (
     DEFAULT_TEMPLATE,
 )
 
+TYPE_CHECKING = False  # no typing at run time: the lint's start (docs/architecture.md)
 if TYPE_CHECKING:
+    from typing import Final
+
     from release_safety.settings.model import Settings
 
 

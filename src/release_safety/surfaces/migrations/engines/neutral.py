@@ -13,17 +13,17 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from release_safety.surfaces.migrations.engines.mysql.onlineddl import ROWS, Row
-from release_safety.surfaces.migrations.engines.postgres.heaviness import (
-    FileAnalysis,
-    LineIssue,
-    TriState,
-)
+from release_safety.surfaces.migrations.engines.postgres.heaviness import FileAnalysis, LineIssue
 from release_safety.surfaces.migrations.rules.ids import RuleId
 from release_safety.surfaces.migrations.schema.coltypes import ColType
 from release_safety.surfaces.migrations.schema.model import Column, Schema, Table
 from release_safety.surfaces.migrations.sql.statements import Extracted
+
+if TYPE_CHECKING:
+    from release_safety.surfaces.migrations.engines.postgres.heaviness import TriState
 
 DIALECTS = {
     "postgres": "postgres",

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Final
 
 from release_safety.common.value import HashableValue
 from release_safety.surfaces.migrations.find.tools import Placed, Read
+
+TYPE_CHECKING = False  # no typing at run time: the lint's start (docs/architecture.md)
+if TYPE_CHECKING:
+    from typing import Final
 
 ENGINE_NAMES = {
     "postgres": "postgres",

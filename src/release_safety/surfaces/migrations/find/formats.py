@@ -25,18 +25,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Literal
 
 from release_safety.surfaces.migrations.find.liquibase import include_order, master_in
 from release_safety.surfaces.migrations.find.tools import journal_order
 
+TYPE_CHECKING = False  # no typing at run time: the lint's start (docs/architecture.md)
 if TYPE_CHECKING:
+    from typing import Literal
+
     from release_safety.settings.model import MigrationSource
 
+    Reader = Literal[
+        "sql", "knex", "rails", "django", "alembic", "typeorm", "ecto", "sequelize", "go-embedded"
+    ]
+
 OrderKey = tuple[int, tuple[int, ...], str, str]
-Reader = Literal[
-    "sql", "knex", "rails", "django", "alembic", "typeorm", "ecto", "sequelize", "go-embedded"
-]
 CODE_READERS: tuple[Reader, ...] = (
     "knex",
     "rails",

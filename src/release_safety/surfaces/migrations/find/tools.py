@@ -23,10 +23,13 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from typing import Final
 
 from release_safety.common.value import HashableValue
 from release_safety.surfaces.migrations.find.liquibase import master_of
+
+TYPE_CHECKING = False  # no typing at run time: the lint's start (docs/architecture.md)
+if TYPE_CHECKING:
+    from typing import Final
 
 _VERSION_FOLDER = re.compile(r"\d[\d-]*_[^/]*")
 """A folder per migration: diesel's `2019-03-05-123456_create_users`, prisma's

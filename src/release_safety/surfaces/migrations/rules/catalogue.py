@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from release_safety.contract.finding import Rule, Severity, register
+from release_safety.contract.finding import Rule, register
+from release_safety.contract.kinds import Severity
 from release_safety.surfaces.migrations.budget import (
     MAX_CPU_SECONDS,
     MAX_FILE_CHARS,

@@ -22,10 +22,9 @@ Generated from `catalogue.py` by `python -m release_safety.surfaces.migrations.r
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+TYPE_CHECKING = False  # no typing at run time: the lint's start (docs/architecture.md)
 if TYPE_CHECKING:
-    from release_safety.contract.finding import Severity
+    from release_safety.contract.kinds import Severity
 
 # fmt: off
 RULES: dict[str, tuple[Severity, str, str, str, str]] = {

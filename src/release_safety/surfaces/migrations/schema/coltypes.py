@@ -17,11 +17,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from collections.abc import Set as AbstractSet
-from typing import Final
 
 from release_safety.common.textcase import lower
 from release_safety.common.value import HashableValue
 from release_safety.surfaces.migrations.sql.tokens import Tok
+
+TYPE_CHECKING = False  # no typing at run time: the lint's start (docs/architecture.md)
+if TYPE_CHECKING:
+    from typing import Final
 
 # Spellings of built-in types, as PostgreSQL's type names (pg_type.typname).
 _ALIASES = {

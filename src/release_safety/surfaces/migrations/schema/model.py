@@ -14,13 +14,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
-from typing import Any, Final, Literal, Protocol
 
 from release_safety.common.value import HashableValue, Value
 from release_safety.surfaces.migrations.schema.coltypes import ColType, DomainFacts
 
-TableKind = Literal["table", "partitioned", "view", "matview"]
-ConstraintKind = Literal["check", "foreign", "primary", "unique", "exclude"]
+TYPE_CHECKING = False  # no typing at run time: the lint's start (docs/architecture.md)
+if TYPE_CHECKING:
+    from typing import Any, Final, Literal
+
+    TableKind = Literal["table", "partitioned", "view", "matview"]
+    ConstraintKind = Literal["check", "foreign", "primary", "unique", "exclude"]
 
 
 class Column(HashableValue):
@@ -167,21 +170,6 @@ class Function(HashableValue):
         self.body = body
         self.language = language
         self.volatility = volatility
-
-
-class PreviousRelease(Protocol):
-    """What classification reads of the schema as of the previous release (what old code was
-    written against): its tables and columns, and whether facts about them hold. Nothing
-    else: a schema continued with `copy(hand_over=True)` keeps only these intact."""
-
-    @property
-    def tables(self) -> Mapping[str, Table]: ...
-
-    def doubt(self, *names: str) -> str | None: ...
-
-    def column(self, table: str, column: str) -> Column | None: ...
-
-    def has_column(self, table: str, column: str) -> bool | None: ...
 
 
 class FreshChanges:

@@ -11,9 +11,12 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable, Iterator
-from typing import Any
 
 from release_safety.surfaces.migrations.sql.statements import Extracted, Statement
+
+TYPE_CHECKING = False  # no typing at run time: the lint's start (docs/architecture.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 ReadFile = Callable[[str], "str | None"]
 _NOT_CHANGES = frozenset({"comment", "preConditions", "rollback", "validCheckSum", "tagDatabase"})

@@ -30,11 +30,14 @@ raises `TokenError` with sqlglot's message, which classification reports.
 from __future__ import annotations
 
 import re
-from typing import Final, Literal
 
 from release_safety.common.value import HashableValue
 
-Kind = Literal["word", "ident", "string", "number", "punct"]
+TYPE_CHECKING = False  # no typing at run time: the lint's start (docs/architecture.md)
+if TYPE_CHECKING:
+    from typing import Final, Literal
+
+    Kind = Literal["word", "ident", "string", "number", "punct"]
 
 
 class Tok(HashableValue):

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
-
 from release_safety.common.value import HashableValue
 
+TYPE_CHECKING = False  # no typing at run time: the lint's start (docs/architecture.md)
 if TYPE_CHECKING:
+    from typing import Final
+
     from release_safety.surfaces.migrations.sql.lexer import Kind, Tok
 
 

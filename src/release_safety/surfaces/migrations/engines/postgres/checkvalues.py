@@ -9,13 +9,13 @@ lint's start, and most files hold no numeric default or CHECK)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, TypeAlias
-
 from release_safety.common.textcase import lower
 from release_safety.surfaces.migrations.sql.tokens import Tok, parse_one
 
+TYPE_CHECKING = False  # no typing at run time: the lint's start (docs/architecture.md)
 if TYPE_CHECKING:
     from decimal import Decimal
+    from typing import TypeAlias
 
     from sqlglot import exp
 

@@ -14,7 +14,6 @@ forgets what such a statement may have changed.
 from __future__ import annotations
 
 from itertools import pairwise
-from typing import TYPE_CHECKING, Any
 
 from release_safety.common.textcase import lower
 from release_safety.surfaces.migrations.budget import (
@@ -71,7 +70,10 @@ from release_safety.surfaces.migrations.sql.tokens import (
     words,
 )
 
+TYPE_CHECKING = False  # no typing at run time: the lint's start (docs/architecture.md)
 if TYPE_CHECKING:
+    from typing import Any
+
     from sqlglot import exp
 
     from release_safety.surfaces.migrations.sql.simpledata import Reference

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from release_safety.surfaces.migrations.schema.model import Column, PreviousRelease, Schema
+from release_safety.surfaces.migrations.schema.model import Column, Schema
+
+TYPE_CHECKING = False  # no typing at run time: the lint's start (docs/architecture.md)
+if TYPE_CHECKING:
+    from release_safety.surfaces.migrations.schema.previous import PreviousRelease
 
 
 class Context:

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from enum import IntEnum
-from typing import Final
 
 from release_safety.common.value import HashableValue
 from release_safety.surfaces.migrations.rules.ids import RuleId
+
+TYPE_CHECKING = False  # no typing at run time: the lint's start (docs/architecture.md)
+if TYPE_CHECKING:
+    from typing import Final
 
 
 class Lock(IntEnum):

@@ -10,8 +10,6 @@ run inside one (CONCURRENTLY, VACUUM); explicit BEGIN / COMMIT are honoured eith
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final, Literal
-
 from release_safety.common.value import HashableValue
 from release_safety.surfaces.migrations.budget import Budget
 from release_safety.surfaces.migrations.engines.postgres.altertable import at_commit
@@ -29,10 +27,13 @@ from release_safety.surfaces.migrations.schema.model import Column
 from release_safety.surfaces.migrations.sql.statements import Extracted, Statement
 from release_safety.surfaces.migrations.sql.tokens import tokenize
 
+TYPE_CHECKING = False  # no typing at run time: the lint's start (docs/architecture.md)
 if TYPE_CHECKING:
+    from typing import Final, Literal
+
     from release_safety.surfaces.annotations import Parsed
 
-TriState = bool | Literal["unknown"]
+    TriState = bool | Literal["unknown"]
 
 
 class LineIssue(HashableValue):

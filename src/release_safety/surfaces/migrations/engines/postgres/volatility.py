@@ -9,13 +9,15 @@ extension functions (uuid-ossp, pgcrypto) are listed here. Anything else is unkn
 
 from __future__ import annotations
 
-from typing import Literal
-
 from release_safety.common.textcase import lower
 from release_safety.surfaces.migrations.schema.model import Schema
 from release_safety.surfaces.migrations.sql.tokens import Tok
 
-Volatility = Literal["constant", "volatile", "unknown"]
+TYPE_CHECKING = False  # no typing at run time: the lint's start (docs/architecture.md)
+if TYPE_CHECKING:
+    from typing import Literal
+
+    Volatility = Literal["constant", "volatile", "unknown"]
 
 _EXTENSION_VOLATILE = frozenset(
     {"uuid_generate_v1", "uuid_generate_v1mc", "uuid_generate_v4", "gen_random_bytes", "gen_salt"}
