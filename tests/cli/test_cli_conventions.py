@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from release_safety.cli.main import COMMANDS, run
-from release_safety.common.jsonio import word
+from release_safety.common.spelling import word
 from release_safety.git.builder import RepoBuilder
 
 RED = "\x1b[31m"

@@ -162,6 +162,7 @@ def test_a_plain_text_lint_imports_no_click(tmp_path: Path) -> None:
     assert code == 1
     assert packages == {"release_safety"}
     assert stdlib <= BASE | LINT
+    assert "json" not in stdlib  # text: `jsonio` and the drizzle journal's readers not loaded
     answers = [
         subprocess.run(
             [sys.executable, "-m", "release_safety", "lint-migrations", *fmt, migration.name],

@@ -29,7 +29,7 @@ from release_safety.cli.render.github import MARKER, gate_annotations, overflow_
 from release_safety.cli.render.markdown import upgrade_safety_section
 from release_safety.common import jsonio
 from release_safety.common.errors import CheckError, InputError, ReleaseSafetyError
-from release_safety.common.jsonio import word
+from release_safety.common.spelling import word
 from release_safety.contract.index import read_index
 from release_safety.contract.model import Artifact
 from release_safety.git.repository import GitRepo

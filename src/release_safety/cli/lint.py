@@ -19,8 +19,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from release_safety.cli.inputs import STDIN, Document, read_document, refuse_link_out
 from release_safety.cli.rulesoff import rules_off
 from release_safety.common.errors import InputError
-from release_safety.common.jsonio import dumps, dumps_plain, word
 from release_safety.common.localfile import read_regular
+from release_safety.common.spelling import word
 from release_safety.contract.finding import Finding
 from release_safety.settings.file import find_settings
 
@@ -436,6 +436,8 @@ orjson is imported (the same bytes: `dumps_plain` is `dumps`, ten times faster).
 
 def json_report(linted: Linted) -> str:
     """What `lint-migrations --json` prints."""
+    from release_safety.common.jsonio import dumps, dumps_plain  # a text lint loads no json
+
     data = {"postgresVersion": linted.reading.postgres_version, "files": linted.reports}
     return dumps(data) if len(linted.reports) <= FEW_FILES else dumps_plain(data)
 

@@ -329,9 +329,3 @@ class FileLock:
         if self._lock is not None:
             self._lock.release()
             self._lock = None
-
-
-def word(value: object) -> str:
-    """A value in text output as JSON spells it: `true` / `false` for booleans (never Python's
-    `True`), anything else as it reads (`unknown`, a number)."""
-    return str(value).lower() if isinstance(value, bool) else str(value)

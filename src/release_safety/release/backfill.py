@@ -30,7 +30,7 @@ from pathlib import Path
 
 from release_safety.common import jsonio
 from release_safety.common.errors import InputError
-from release_safety.common.jsonio import word
+from release_safety.common.spelling import word
 from release_safety.contract.index import (
     apply_floor,
     entry_from_artifact,

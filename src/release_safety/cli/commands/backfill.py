@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from release_safety.cli.commands.options import help_epilog, repo_option
-from release_safety.common.jsonio import word
+from release_safety.common.spelling import word
 from release_safety.contract.index import read_index
 from release_safety.release.backfill import Outcome, backfill
 from release_safety.settings.model import load_settings

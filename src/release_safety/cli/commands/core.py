@@ -19,7 +19,7 @@ from release_safety.cli.render.markdown import upgrade_safety_section
 from release_safety.cli.render.verification import verification_notes
 from release_safety.common import jsonio
 from release_safety.common.errors import output_refused
-from release_safety.common.jsonio import word
+from release_safety.common.spelling import word
 from release_safety.contract.reports import RULES, all_findings
 from release_safety.git.repository import GitRepo
 from release_safety.release.generate import Generated, analyse_release, evidence_document, prepare

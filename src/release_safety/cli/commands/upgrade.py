@@ -15,7 +15,8 @@ import click
 
 from release_safety.cli.commands.options import help_epilog
 from release_safety.cli.render import VERDICT_WORDS
-from release_safety.common.jsonio import dumps_plain, word
+from release_safety.common.jsonio import dumps_plain
+from release_safety.common.spelling import word
 from release_safety.contract.versions import Version
 from release_safety.upgrade.check import INDEX_OPTIONS, check_json, load_releases
 from release_safety.upgrade.span import (

@@ -4,11 +4,12 @@
 diesel or sqlx dependency in `Cargo.toml`, the one adapter of Rails' `config/database.yml`), a
 folder named for an engine (`mysql/`,
 `clickhouse_migrations/`), the one database image of a compose file at or above the root,
-else PostgreSQL, assumed."""
+else PostgreSQL, assumed.
+
+`json` is imported where a drizzle journal is read: a lint of other files loads none."""
 
 from __future__ import annotations
 
-import json
 import re
 
 from release_safety.common.value import HashableValue
@@ -193,6 +194,8 @@ def _cargo_engine(text: str | None) -> str | None:
 def _journal_dialect(text: str | None) -> str | None:
     if text is None:
         return None
+    import json
+
     try:
         dialect = json.loads(text).get("dialect")
     except (ValueError, AttributeError):

@@ -16,11 +16,12 @@ tool's config around them say.
   list is not run.
 - Liquibase formatted SQL (`--liquibase formatted sql`): `--changeset` sections, `--rollback`
   lines are comments that never run forward (`sql.liquibase`).
+
+`json` is imported where a journal is read: a lint of other files loads none.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 
@@ -106,6 +107,8 @@ def _detected(folder: str, name: str, per_migration: bool, exists: Exists) -> st
 def journal_order(text: str) -> dict[str, int]:
     """The files a drizzle journal (`meta/_journal.json`) runs, each with its position; a
     journal that cannot be read runs nothing known (ValueError)."""
+    import json
+
     try:
         entries = json.loads(text)["entries"]
         tags = [str(entry["tag"]) for entry in sorted(entries, key=lambda e: int(e["idx"]))]
