@@ -10,7 +10,6 @@ are removed by the next write of the same file.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
@@ -185,6 +184,8 @@ def remove_stale_temporaries(path: Path) -> None:
     """Remove the temporary files (`.NAME.PID.RANDOM.tmp`, see `write_atomic`) a writer of `path`
     left when it was killed (its process is gone); a temporary file of a live writer is left
     alone."""
+    import contextlib  # where a file is written: a lint's --json writes none
+
     prefix = f".{path.name}."
     with contextlib.suppress(OSError):
         for entry in os.scandir(path.parent if str(path.parent) else "."):
@@ -212,6 +213,8 @@ def _is_stale(entry: os.DirEntry[str], pid: str | None) -> bool:
 
 def sync_folder(folder: Path) -> None:
     """Make a rename in `folder` durable (where the platform allows opening folders)."""
+    import contextlib  # where a file is written: a lint's --json writes none
+
     try:
         descriptor = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
     except OSError:
@@ -225,6 +228,8 @@ def sync_folder(folder: Path) -> None:
 
 def sync_files(paths: Iterable[Path]) -> None:
     """Make files written with `durable=False` durable: each file, then each folder once."""
+    import contextlib  # where a file is written: a lint's --json writes none
+
     folders: dict[Path, None] = {}
     for path in paths:
         with contextlib.suppress(OSError):

@@ -56,7 +56,9 @@ _VERSION = re.compile(r"(\d+)")
 # Compiled when first used (`re` keeps it): a root of another tool never pays for flyway's,
 # sqitch's or Django's patterns.
 _FLYWAY = r"(?:V(?P<version>\d+(?:[._]\d+)*)|R)__(?P<description>.*)"
-_DIALECT = re.compile(
+# pop's file names (compiled when first used, as the two above: most files' names do not say
+# `autocommit`, and only a folder of several dialects needs it)
+_DIALECT = (
     r"(?P<stem>\d+_[^.]+)\.(?:(?P<dialect>postgres(?:ql)?|pg|mysql|sqlite3?|cockroach(?:db)?"
     r"|crdb|mssql)\.)?"
     r"(?P<before>autocommit\.)?(?P<direction>up|down)(?P<after>\.autocommit)?\.(?:sql|fizz)"
@@ -74,7 +76,8 @@ def reader(source: MigrationSource) -> Reader:
 
 def outside_transaction(path: str) -> bool:
     """True when popx runs the file outside a transaction (`.autocommit` in its name)."""
-    found = _DIALECT.fullmatch(path.rpartition("/")[2])
+    name = path.rpartition("/")[2]
+    found = "autocommit" in name and re.fullmatch(_DIALECT, name)
     return bool(found and (found["before"] or found["after"]))
 
 
@@ -85,7 +88,7 @@ def dialect_skipped(paths: Iterable[str]) -> set[str]:
     named: dict[str, re.Match[str]] = {}
     for path in paths:
         folder, _, name = path.rpartition("/")
-        found = _DIALECT.fullmatch(name)
+        found = re.fullmatch(_DIALECT, name)
         if found:
             named[path] = found
             if found["dialect"] in _POSTGRES:

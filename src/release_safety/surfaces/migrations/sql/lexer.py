@@ -109,15 +109,22 @@ _MULTI_FIRST: Final = frozenset(first for first, _ in _MULTI_WORDS)
 # the rest of a multi-word keyword, one token (sqlglot's trie walk) when whitespace, a
 # single-character token or the end follows it; USER-DEFINED whatever follows
 _NEXT_WORD: Final = re.compile(rf"\s+([A-Za-z]+)(?=[\s{_S}]|\Z)|(-[Dd][Ee][Ff][Ii][Nn][Ee][Dd])")
+# each operator's first character -> the operators it starts, longest first: `_scan` reads an
+# operator where `_TOKEN` finds punctuation (no token it tries first starts as an operator does:
+# `--`, `/*`, `{#` are none), which compiles `_TOKEN` in a third less time than an alternative
+# of each operator
+_OPERATORS_AT: Final = {
+    first: tuple(op for op in _OPERATORS if op[0] == first)
+    for first in {op[0] for op in _OPERATORS}
+}
 _DIGITS_TAIL = r"(?:[+-](?=[0-9])[0-9]*)"
 # One token after whitespace; alternatives are tried in order: `sep` first (the commonest
-# punctuation, which nothing else starts with), `punct` after the operators.
+# punctuation, which nothing else starts with), `punct` (an operator's first character too).
 _TOKEN: Final = re.compile(
     rf"""\s*(?:
     (?P<sep>[(),;])
     |(?P<str>[nNbBxXeE]?'|[uU]&')
     |(?P<word>[A-Za-z_][^\s{_W}]*)
-    |(?P<op>{"|".join(re.escape(op) for op in _OPERATORS)})
     |(?P<line>--[^\n\r]*)
     |(?P<block>/\*|\{{\#)
     |(?P<radix>0[xXbB][^\s{_S}]*)
@@ -193,7 +200,9 @@ def _scan(sql: str, offset: int, statements: list[tuple[int, int, list[Tok]]] | 
                         append(Tok("word", word, start + offset, pos - 1 + offset, word, word))
                     continue
             append(Tok("word", text, start + offset, pos - 1 + offset, up, up))
-        elif group == "sep" or group == "punct" or group == "op":
+        elif group == "sep" or group == "punct":
+            if group == "punct" and (operators := _OPERATORS_AT.get(sql[start])) is not None:
+                pos = next((start + len(op) for op in operators if sql.startswith(op, start)), pos)
             text = sql[start:pos]
             if text == ";" and statements is not None:
                 statements.append((begin, start, out))
