@@ -33,9 +33,9 @@ if TYPE_CHECKING:
 
 UNACKNOWLEDGEABLE = frozenset(
     {
-        RuleId.MIGRATION_UNPARSEABLE.value,
-        RuleId.MIGRATION_OVER_BUDGET.value,
-        RuleId.MIGRATION_NOT_READ.value,
+        RuleId.MIGRATION_UNPARSEABLE,
+        RuleId.MIGRATION_OVER_BUDGET,
+        RuleId.MIGRATION_NOT_READ,
         ACKNOWLEDGEMENT_INVALID.id,
         ACKNOWLEDGEMENT_UNUSED.id,
     }

@@ -70,7 +70,7 @@ class _File:
         self.unmodelled: set[str] = set()
 
     def removed(
-        self, table: str, column: str | None, rule: RuleId, line: int, message: str, hint: str
+        self, table: str, column: str | None, rule: str, line: int, message: str, hint: str
     ) -> None:
         """A table or column of the file's start taken away (dropped, renamed): judged at the
         end of the file (`finish`), where what the file put back under the same name is not
@@ -113,7 +113,7 @@ class _File:
         if table not in self.tables:
             self.tables.append(table)
 
-    def issue(self, rule: RuleId, line: int, message: str, hint: str | None = None) -> None:
+    def issue(self, rule: str, line: int, message: str, hint: str | None = None) -> None:
         self.issues.append(LineIssue(rule, line, f"{message} ({self.label})", hint))
 
     def heavy(self, table: str, line: int, row: Row | None, what: str) -> None:
@@ -208,7 +208,7 @@ def judge(
         for tree in trees:
             _statement(tree, statement.line, state)
     state.finish()
-    state.issues.sort(key=lambda issue: (issue.line, issue.rule.value))
+    state.issues.sort(key=lambda issue: (issue.line, issue.rule))
     return FileAnalysis(
         tables=state.tables,
         locks=state.flags["locks"],

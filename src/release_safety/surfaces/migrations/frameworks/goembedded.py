@@ -47,7 +47,7 @@ _DDL = re.compile(
     r"\b(?:CREATE|ALTER|DROP)\s+(?:TABLE|INDEX|UNIQUE\s+INDEX|TYPE|SCHEMA|SEQUENCE|VIEW|EXTENSION)\b",
     re.IGNORECASE,
 )
-UNKNOWN_STATEMENT = RuleId.MIGRATION_STATEMENT_UNKNOWN.value
+UNKNOWN_STATEMENT = RuleId.MIGRATION_STATEMENT_UNKNOWN
 _EXEC = frozenset({"Exec", "MustExec", "ExecContext", "MustExecContext"})
 _STRING_SHAPES = ("identifier", "binary_expression", "parenthesized_expression")
 _LISTS = ("slice_type", "array_type", "implicit_length_array_type", "map_type")

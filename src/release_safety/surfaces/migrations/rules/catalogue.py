@@ -60,7 +60,7 @@ class MigrationRule:
 
 
 def _rule(
-    id: RuleId,
+    id: str,
     severity: Severity,
     title: str,
     why: str,
@@ -70,7 +70,7 @@ def _rule(
     release: bool = False,
 ) -> MigrationRule:
     rule = Rule(
-        id=id.value,
+        id=id,
         surface="migrations",
         severity=severity,
         title=title,
@@ -1489,7 +1489,7 @@ SAFE_EXAMPLES: tuple[Example, ...] = (
     E("SELECT set_config('search_path', current_setting('search_path'), true)", "", ()),
 )
 
-BY_ID: dict[RuleId, Rule] = {RuleId(entry.id): entry.rule for entry in CATALOGUE}
+BY_ID: dict[str, Rule] = {entry.id: entry.rule for entry in CATALOGUE}
 BLOCKING_TABLE_LOCK = BY_ID[RuleId.BLOCKING_TABLE_LOCK]
 ACKNOWLEDGEMENT_INVALID = BY_ID[RuleId.ACKNOWLEDGEMENT_INVALID]
 ACKNOWLEDGEMENT_UNUSED = BY_ID[RuleId.ACKNOWLEDGEMENT_UNUSED]

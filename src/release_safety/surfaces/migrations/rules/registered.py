@@ -10,9 +10,8 @@ from release_safety.contract.finding import Rule, register
 from release_safety.surfaces.migrations.rules.ids import RuleId
 from release_safety.surfaces.migrations.rules.table import RULES
 
-BY_ID: dict[RuleId, Rule] = {
-    RuleId(rule_id): register(Rule(rule_id, "migrations", *texts))
-    for rule_id, texts in RULES.items()
+BY_ID: dict[str, Rule] = {
+    rule_id: register(Rule(rule_id, "migrations", *texts)) for rule_id, texts in RULES.items()
 }
 BLOCKING_TABLE_LOCK = BY_ID[RuleId.BLOCKING_TABLE_LOCK]
 ACKNOWLEDGEMENT_INVALID = BY_ID[RuleId.ACKNOWLEDGEMENT_INVALID]

@@ -5,7 +5,6 @@ from __future__ import annotations
 from enum import IntEnum
 
 from release_safety.common.value import HashableValue
-from release_safety.surfaces.migrations.rules.ids import RuleId
 
 TYPE_CHECKING = False  # no typing at run time: the lint's start (docs/architecture.md)
 if TYPE_CHECKING:
@@ -123,7 +122,7 @@ class Issue(HashableValue):
 
     FIELDS = ("rule", "message", "column", "line", "hint")
 
-    rule: Final[RuleId]
+    rule: Final[str]
     message: Final[str]
     column: Final[tuple[str, str] | None]
     line: Final[int]
@@ -131,7 +130,7 @@ class Issue(HashableValue):
 
     def __init__(
         self,
-        rule: RuleId,
+        rule: str,
         message: str,
         column: tuple[str, str] | None = None,
         line: int = 0,
@@ -215,7 +214,7 @@ class StatementFacts:
 
     def issue(
         self,
-        rule: RuleId,
+        rule: str,
         message: str,
         column: tuple[str, str] | None = None,
         *,

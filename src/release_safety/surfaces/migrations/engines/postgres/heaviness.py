@@ -42,12 +42,12 @@ class LineIssue(HashableValue):
 
     FIELDS = ("rule", "line", "message", "hint")
 
-    rule: Final[RuleId]
+    rule: Final[str]
     line: Final[int]
     message: Final[str]
     hint: Final[str | None]
 
-    def __init__(self, rule: RuleId, line: int, message: str, hint: str | None = None) -> None:
+    def __init__(self, rule: str, line: int, message: str, hint: str | None = None) -> None:
         self.rule = rule
         self.line = line
         self.message = message
