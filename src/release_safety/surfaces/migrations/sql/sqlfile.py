@@ -21,17 +21,17 @@ from release_safety.surfaces.migrations.sql.sections import up_section
 from release_safety.surfaces.migrations.sql.statements import Extracted, Statement
 
 _TEMPLATE = re.compile(r"\{\{.*?\}\}", re.DOTALL)
+# The splitter's patterns, down to `_QUOTED`, are compiled where `split_sql` first runs (`re`
+# keeps them): a file the lexer splits, as most are (`_statements`), needs none of them.
 # Lexer tokens: a run of word characters, or a run of text without anything the lexer acts on.
-_WORD = re.compile(r"\w+")
-_PLAIN = re.compile(r"[^\w\s;'\"$/\-]+")
-_SPACE = re.compile(r"\s+")
-_LINE_COMMENT = re.compile(r"--[^\n\r]*")
+_WORD = r"\w+"
+_PLAIN = r"[^\w\s;'\"$/\-]+"
+_SPACE = r"\s+"
+_LINE_COMMENT = r"--[^\n\r]*"
 # Inside a statement whose words no longer matter, everything up to what the lexer acts on,
 # line comments and quoted text without a backslash (read alike with or without E) included;
 # a quote stops it where the quoted text, read greedily, does not end (see `_QUOTED`).
-_INSIDE = re.compile(
-    r"""(?:[^;'"$/\-]+|-(?!-)|/(?!\*)|--[^\n\r]*|'(?:[^'\\]|'')*+'|"(?:[^"]|"")*+")*"""
-)
+_INSIDE = r"""(?:[^;'"$/\-]+|-(?!-)|/(?!\*)|--[^\n\r]*|'(?:[^'\\]|'')*+'|"(?:[^"]|"")*+")*"""
 # What the lexer (sqlglot's reading) and the splitter may read differently: dollar quotes,
 # backslash escapes, `{#` comments, operators that end in `-` before a `--` or in `/` before a
 # `/*` (`#-`, `-|-`, `|/`), nested comments
@@ -43,12 +43,12 @@ _LEXER_DIFFERS = re.compile(r"[$\\{#|]")
 # A dollar quote both read alike: `$$` or a tag of ASCII letters, digits and `_` (see
 # `_dollar_tag`); text inside one is skipped by both, whatever it holds.
 _DOLLAR_OPENER = re.compile(r"\$(?:[A-Za-z_][A-Za-z0-9_]*)?\$")
-_COMMENT_MARK = re.compile(r"/\*|\*/")
+_COMMENT_MARK = r"/\*|\*/"
 _ROUTINE = frozenset({"FUNCTION", "PROCEDURE"})
 _QUOTED = {
-    ("'", False): re.compile(r"'(?:[^']|'')*'"),
-    ("'", True): re.compile(r"'(?:[^'\\]|\\.|'')*'", re.DOTALL),
-    ('"', False): re.compile(r'"(?:[^"]|"")*"'),
+    ("'", False): r"'(?:[^']|'')*'",
+    ("'", True): r"(?s)'(?:[^'\\]|\\.|'')*'",
+    ('"', False): r'"(?:[^"]|"")*"',
 }
 
 
@@ -74,7 +74,7 @@ def _dollar_tag(text: str, i: int) -> str | None:
 
 def _skip_quoted(text: str, i: int, quote: str, backslash: bool) -> int:
     """Index after the closing quote of the string starting at `i`."""
-    match = _QUOTED[(quote, backslash)].match(text, i)
+    match = re.compile(_QUOTED[(quote, backslash)]).match(text, i)
     if match is None:
         raise ValueError(f"unterminated {quote}-quoted text")
     return match.end()
@@ -82,7 +82,7 @@ def _skip_quoted(text: str, i: int, quote: str, backslash: bool) -> int:
 
 def _skip_block_comment(text: str, i: int) -> int:
     depth = 0
-    for mark in _COMMENT_MARK.finditer(text, i):
+    for mark in re.compile(_COMMENT_MARK).finditer(text, i):
         depth += 1 if mark.group() == "/*" else -1
         if depth == 0:
             return mark.end()
@@ -111,6 +111,12 @@ def split_sql(text: str) -> list[Statement]:
     i = 0
     n = len(text)
     line, counted = 1, 0  # the line number at offset `counted`
+    inside, space_run, line_comment = (
+        re.compile(_INSIDE),
+        re.compile(_SPACE),
+        re.compile(_LINE_COMMENT),
+    )
+    word_run, plain_run = re.compile(_WORD), re.compile(_PLAIN)
 
     def flush(end: int) -> None:
         nonlocal start, depth, line, counted
@@ -129,16 +135,16 @@ def split_sql(text: str) -> list[Statement]:
     while i < n:
         if start is not None and not _tracks_words(words):
             # inside a statement whose words no longer matter: skip to what the lexer acts on
-            i = _INSIDE.match(text, i).end()  # type: ignore[union-attr]  # matches ""
+            i = inside.match(text, i).end()  # type: ignore[union-attr]  # matches ""
             if i >= n:
                 break
         c = text[i]
         if c.isspace():
-            space = _SPACE.match(text, i)
+            space = space_run.match(text, i)
             i = space.end() if space else i + 1
             continue
         if text.startswith("--", i):  # to the end of the line: `\n` or `\r`, as PostgreSQL reads
-            i = _LINE_COMMENT.match(text, i).end()  # type: ignore[union-attr]  # matches "--"
+            i = line_comment.match(text, i).end()  # type: ignore[union-attr]  # matches "--"
             continue
         if text.startswith("/*", i):
             i = _skip_block_comment(text, i)
@@ -161,13 +167,13 @@ def split_sql(text: str) -> list[Statement]:
                 raise ValueError(f"unterminated dollar quote {tag}")
             i = end + len(tag)
         elif c.isalnum() or c == "_":
-            match = _WORD.match(text, i)
+            match = word_run.match(text, i)
             end = match.end() if match else i + 1
             if _tracks_words(words):
                 depth = _atomic_depth(words, text[i:end].upper(), depth)
             i = end
         else:
-            match = _PLAIN.match(text, i)
+            match = plain_run.match(text, i)
             i = match.end() if match else i + 1
     flush(n)
     return statements
