@@ -127,10 +127,14 @@ class Finding(HashableValue):
 
         from release_safety.contract import kinds
 
-        # the names the annotations use, imported above for mypy alone: dataclasses and pydantic
-        # read the annotations in this module's namespace
-        names = {"ClassVar": typing.ClassVar, "Literal": typing.Literal}
-        globals().update(names, Severity=kinds.Severity, Surface=kinds.Surface)
+        # the names the fields' annotations use, imported above for mypy alone: dataclasses and
+        # pydantic read the annotations in this module's namespace
+        globals().update(
+            ClassVar=typing.ClassVar,
+            Literal=typing.Literal,
+            Severity=kinds.Severity,
+            Surface=kinds.Surface,
+        )
         if not dataclasses.is_dataclass(cls):
             dataclasses.dataclass(init=False, repr=False, eq=False, kw_only=True)(cls)
         return handler(source)
