@@ -7,10 +7,9 @@ from dataclasses import dataclass
 from functools import partial
 from importlib import import_module
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from release_safety.common.errors import CheckError, InputError, ReleaseSafetyError
-from release_safety.contract.evidence import Evidence, SurfaceEvidence
-from release_safety.contract.model import Artifact, Upgrade
 from release_safety.contract.release import Release
 from release_safety.contract.reports import (
     DeclarationsReport,
@@ -25,7 +24,6 @@ from release_safety.contract.versions import Version, plain_version
 from release_safety.git.repository import GitRepo
 from release_safety.git.snapshot import Snapshot
 from release_safety.release import beside, reportcache
-from release_safety.release.artifact import build_artifact, pick
 from release_safety.release.combine import combine_runs
 from release_safety.release.judgedwith import judged_with
 from release_safety.release.previous import earlier_tag, judged_against
@@ -41,6 +39,11 @@ from release_safety.settings.atref import (
 from release_safety.settings.model import Settings
 from release_safety.surfaces import settingsdiff
 from release_safety.surfaces.discovery import is_settings_error
+
+if TYPE_CHECKING:  # the artifact's and the evidence's models are built after the surfaces ran
+    # (imported then: in the parent, beside the child that judges config)
+    from release_safety.contract.evidence import Evidence
+    from release_safety.contract.model import Artifact, Upgrade
 
 
 @dataclass(frozen=True)
@@ -257,6 +260,7 @@ def raise_settings_errors(reports: Sequence[SurfaceReport]) -> None:
 
 def upgrade_of(reports: Sequence[SurfaceReport], version: str) -> Upgrade:
     """The artifact's upgrade block from the overrides and the declared breaks."""
+    from release_safety.release.artifact import pick
     from release_safety.surfaces import overrides
 
     found_overrides = pick(reports, OverridesReport, "overrides")
@@ -366,6 +370,8 @@ def fitted_key(
 
 def decided(release: Release, reports: list[SurfaceReport], backfilled: bool = False) -> Generated:
     """The release's verdict and artifact from its surface reports."""
+    from release_safety.release.artifact import build_artifact
+
     decision = decide(reports, backfilled=backfilled)
     artifact = build_artifact(
         version=release.version,
@@ -390,6 +396,8 @@ def evidence_document(generated: Generated) -> Evidence:
     """All findings of a release, sorted, with the verdict and, per surface, whether it was
     checked and what it read (the settings entries tried, the files read with their blob ids
     at each ref)."""
+    from release_safety.contract.evidence import Evidence, SurfaceEvidence
+
     release = generated.release
     return Evidence(
         schemaVersion="1",
