@@ -25,7 +25,7 @@ from functools import partial
 from release_safety.contract.finding import Finding, Rule, Surface, register
 from release_safety.git.snapshot import Snapshot
 from release_safety.settings.model import ConfigSource, MigrationSource, Settings
-from release_safety.surfaces.discovery import matching
+from release_safety.surfaces.discovery import names_any
 
 ENTRY_NOT_IN_SPAN = register(
     Rule(
@@ -82,11 +82,11 @@ def _migrations(source: MigrationSource, snapshot: Snapshot) -> bool:
 def _config(source: ConfigSource, snapshot: Snapshot) -> bool:
     """`matched_sources(snapshot, [source])` holds a file: the first file it names that its
     exclusions leave in is enough."""
-    return any(not source.excluded(path) for path in matching(snapshot, source.path))
+    return names_any(snapshot, source.path, lambda path: not source.excluded(path))
 
 
 def _path(path: str, snapshot: Snapshot) -> bool:
-    return bool(matching(snapshot, path))
+    return names_any(snapshot, path)
 
 
 PATH_KEYS: tuple[tuple[Surface, str], ...] = (

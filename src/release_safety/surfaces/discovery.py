@@ -143,6 +143,25 @@ def matching(snapshot: Snapshot | None, pattern: str) -> list[str]:
     return list(found)
 
 
+def names_any(
+    snapshot: Snapshot, pattern: str, keep: Callable[[str], bool] = lambda path: True
+) -> bool:
+    """Whether the snapshot has a file the entry names that `keep` keeps: `matching`'s answer
+    where its tree's matches are known, else the first such file found (a release's settings
+    are fitted before its surfaces run: the whole match is left to the surface that reads it)."""
+    if not is_glob(pattern):
+        return snapshot.blob_id(pattern) is not None and keep(pattern)
+    key = snapshot.tree_key()
+    found = _GLOBBED.get((key, pattern)) if key is not None else None
+    if found is not None:
+        return any(keep(path) for path in found)
+    regex = compile_glob(pattern)
+    return any(
+        regex.fullmatches(path) and not skipped(pattern, path) and keep(path)
+        for path in _candidates(snapshot, pattern)
+    )
+
+
 _GLOBBED: OrderedDict[tuple[str, str], list[str]] = OrderedDict()
 """The paths a glob matches per tree (`Snapshot.tree_key`), for the trees after it."""
 
