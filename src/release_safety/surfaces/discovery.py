@@ -155,11 +155,14 @@ def names_any(
     found = _GLOBBED.get((key, pattern)) if key is not None else None
     if found is not None:
         return any(keep(path) for path in found)
+    hit = names(pattern)
+    return any(hit(path) and keep(path) for path in _candidates(snapshot, pattern))
+
+
+def names(pattern: str) -> Callable[[str], bool]:
+    """Whether a glob entry names a path: what `matching` asks of each path of a tree."""
     regex = compile_glob(pattern)
-    return any(
-        regex.fullmatches(path) and not skipped(pattern, path) and keep(path)
-        for path in _candidates(snapshot, pattern)
-    )
+    return lambda path: regex.fullmatches(path) and not skipped(pattern, path)
 
 
 _GLOBBED: OrderedDict[tuple[str, str], list[str]] = OrderedDict()
@@ -169,11 +172,7 @@ _GLOBBED: OrderedDict[tuple[str, str], list[str]] = OrderedDict()
 def _globbed(snapshot: Snapshot, pattern: str) -> list[str]:
     """The paths a glob matches: those of the tree this one differs from with the changed
     paths matched again when they are known (consecutive releases), else every path."""
-    regex = compile_glob(pattern)
-
-    def hit(path: str) -> bool:
-        return regex.fullmatches(path) and not skipped(pattern, path)
-
+    hit = names(pattern)
     base = snapshot.changed_from()
     before = _GLOBBED.get((base[0], pattern)) if base is not None else None
     if base is None or before is None:
