@@ -180,6 +180,10 @@ def run_surfaces(
         child = beside.Beside(partial(run, there), fork_git.own_processes)
     try:
         here = run([(s, a) for s, a in SNAPSHOT_SURFACES if child is None or s not in BESIDE])
+        # the overrides need no other surface's report: judged while the child works on, as is
+        # the artifact's module imported (its error, if any, raised after the surfaces' own)
+        last, failed = run([("overrides", _overrides(version))])
+        import_module("release_safety.release.artifact")
         outcomes = [here]
         if child is not None:
             outcomes.append(_beside_outcome(child, there))
@@ -188,13 +192,20 @@ def run_surfaces(
         if child is not None:
             child.cancel()
     reports = _in_order(outcomes)
-    from release_safety.surfaces import overrides  # deferred: imported beside the child
+    if failed is not None:
+        raise failed[1]
+    return [*reports, *last]
 
-    try:
-        reports.append(overrides.analyse(old, new, settings, version))
-    except caught as exc:
-        reports.append(_not_read("overrides", exc))
-    return reports
+
+def _overrides(version: str) -> Analyser:
+    """The overrides surface's `analyse` for the release `version`, imported when it runs."""
+
+    def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> SurfaceReport:
+        from release_safety.surfaces import overrides
+
+        return overrides.analyse(old, new, settings, version)
+
+    return analyse
 
 
 BESIDE: frozenset[Surface] = frozenset({"config"})
