@@ -137,7 +137,9 @@ def fit(settings: Settings, old: Snapshot | None, new: Snapshot, elsewhere: Else
     for (section, key), listed in entries(settings).items():
         kept = []
         for index, entry in enumerate(listed):
-            if entry.present(new) or (old is not None and entry.present(old)):
+            # the earlier ref first: its tree is the one git lists, the later one follows from
+            # it and the diff (both processes of a release judged beside need it)
+            if (old is not None and entry.present(old)) or entry.present(new):
                 kept.append(index)
                 continue
             where = elsewhere(entry)
