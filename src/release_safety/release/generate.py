@@ -340,6 +340,7 @@ def analyse_release(
     elsewhere = elsewhere_in(place, partial(_other_refs, repo, settings.current.settings))
     if old is not new:  # git works meanwhile, and the new tree is then known from the old one
         repo.start_diff(old.commit, new.commit)
+    repo.start_tree(old.commit)  # listed meanwhile too, when not known yet
     if use_cache:
         fitted = fitted_key(settings, old, new, elsewhere)
         key = reportcache.report_key(fitted, release.version, old.commit, new.commit)
