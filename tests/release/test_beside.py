@@ -290,4 +290,4 @@ def test_in_a_process_of_one_thread() -> None:
     )
     assert done.returncode == 0, done.stdout[-3000:]
     if len(os.sched_getaffinity(0)) >= 2:
-        assert "11 passed" in done.stdout, done.stdout[-3000:]
+        assert "13 passed" in done.stdout, done.stdout[-3000:]
