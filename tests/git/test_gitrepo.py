@@ -155,6 +155,35 @@ def test_a_diff_started_early_is_the_same_diff(make_repo: Callable[[str], RepoBu
     early.close()  # a diff never collected is stopped
 
 
+def test_a_tree_listed_early_is_the_tree_git_lists(
+    make_repo: Callable[[str], RepoBuilder],
+) -> None:
+    """`start_tree` lets git list a tree in the background: the same files, an error only when
+    the tree is asked, collected before a fork (`settle`), stopped by `close`."""
+    builder = make_repo("r")
+    files = {f"dir{i % 7}/file{i}.txt": str(i) for i in range(3000)}  # more than a pipe holds
+    for path, text in files.items():
+        builder.write(path, text)
+    commit = builder.commit("many")
+    early, late = GitRepo(builder.path), GitRepo(builder.path)
+    early.start_tree(commit)
+    assert early.tree(commit) == late.tree(commit) and len(late.tree(commit)) == 3000
+    early.start_tree("0" * 40)
+    with pytest.raises(CheckError, match="git ls-tree failed"):
+        early.tree("0" * 40)
+    settled = GitRepo(builder.path)
+    settled.start_tree(commit)
+    settled.settle()
+    assert not settled._listing and settled.has_tree(commit)
+    descriptors = len(os.listdir("/proc/self/fd"))
+    stopped = GitRepo(builder.path)
+    stopped.start_tree(commit)
+    stopped.close()  # a listing never collected is stopped, its files closed
+    assert len(os.listdir("/proc/self/fd")) <= descriptors
+    for repo in (early, late, settled):
+        repo.close()
+
+
 def test_diffs_started_and_never_collected_do_not_pile_up(
     make_repo: Callable[[str], RepoBuilder],
 ) -> None:

@@ -182,6 +182,26 @@ def test_the_first_surface_to_raise_raises(
 
 
 @forking
+@pytest.mark.parametrize("fork", [False, True])
+def test_the_overrides_error_comes_after_the_surfaces(
+    repo: GitRepo, monkeypatch: pytest.MonkeyPatch, fork: bool
+) -> None:
+    """The overrides are judged while the child works, and last in the reports; their error is
+    raised when no surface raised one, as when they were judged after the surfaces."""
+    assert [r.surface for r in _surfaces(repo, fork)][-1] == "overrides"
+    monkeypatch.setattr(generate, "_overrides", lambda version: _raising("overrides", "bad"))
+    with pytest.raises(InputError, match="bad"):
+        _surfaces(repo, fork=fork)
+    surfaces = [
+        (s, _raising(s, f"{s} refused") if s == "config" else a)
+        for s, a in generate.SNAPSHOT_SURFACES
+    ]
+    monkeypatch.setattr(generate, "SNAPSHOT_SURFACES", tuple(surfaces))
+    with pytest.raises(InputError, match="config refused"):
+        _surfaces(repo, fork=fork)
+
+
+@forking
 def test_value_and_error_come_back() -> None:
     child = beside.Beside(os.getpid, lambda: None)
     assert gc.get_freeze_count() > 0  # the shared objects left alone while the child runs
@@ -270,4 +290,4 @@ def test_in_a_process_of_one_thread() -> None:
     )
     assert done.returncode == 0, done.stdout[-3000:]
     if len(os.sched_getaffinity(0)) >= 2:
-        assert "11 passed" in done.stdout, done.stdout[-3000:]
+        assert "13 passed" in done.stdout, done.stdout[-3000:]

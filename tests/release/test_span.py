@@ -158,3 +158,40 @@ def test_a_config_entry_naming_only_files_it_excludes_names_nothing(
         ],
         "2.0.0": [],
     }
+
+
+def test_a_span_lists_the_earlier_tree_and_the_later_follows(
+    make_repo: Callable[[str], RepoBuilder], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The fit asks the earlier ref first: git lists its tree, and the later tree follows from
+    it and the diff under way (a release judged beside the child lists no tree after the fork);
+    an entry named at either ref applies, and a glob the later ref alone names still does."""
+    from release_safety.git.repository import GitRepo
+    from release_safety.release.span import fit
+    from release_safety.settings.model import parse_settings
+
+    builder = make_repo("listed")
+    builder.release("1.0.0", {"conf/app.env": "PORT=1\n"})
+    builder.release("1.1.0", {"conf/app.env": "PORT=2\n", "deploy/Dockerfile": "FROM alpine\n"})
+    text = '[config]\nsources = ["conf/*.env"]\n[deployment]\nsources = ["deploy/Dockerfile*"]\n'
+    settings = parse_settings(text, ".release-safety.toml")
+    assert settings is not None
+    git = GitRepo(builder.path)
+    listed: list[str] = []
+    real = git._git
+
+    def spied(*args: str) -> str:
+        if args[0] == "ls-tree":
+            listed.append(args[-1])
+        return real(*args)
+
+    monkeypatch.setattr(git, "_git", spied)
+    try:
+        old, new = git.snapshot("1.0.0"), git.snapshot("1.1.0")
+        git.start_diff(old.commit, new.commit)
+        span = fit(settings, old, new, lambda entry: None)
+        assert span.notes == [] and span.typos == []
+        assert new.paths() == ["conf/app.env", "deploy/Dockerfile"]
+        assert listed == [old.commit]
+    finally:
+        git.close()

@@ -26,6 +26,7 @@ from release_safety.common.errors import (
     ReleaseSafetyError,
     output_refused,
 )
+from release_safety.common.noplugins import skip_loader
 
 MAX_DETAIL = 300
 """Characters of an unexpected error's text that reach the one-line report."""
@@ -180,6 +181,7 @@ def main() -> None:
     # The CLI loads no pydantic plugins unless asked to: the entry-point scan costs every
     # command tens of milliseconds (set PYDANTIC_DISABLE_PLUGINS yourself to choose).
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    skip_loader()  # so pydantic need not import importlib.metadata to find none
     once = sys.argv[1:2] in (["lint-migrations"], ["diff-openapi"], ["generate"])
     if once:
         # A lint allocates a schema per file and leaves no cycles: the cyclic collector would

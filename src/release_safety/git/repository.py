@@ -20,6 +20,7 @@ import os
 import select
 import subprocess
 import sys
+import tempfile
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
@@ -285,6 +286,55 @@ _INHERITED: list[tuple[CatFile, DiffTree]] = []
 """A forked child's inherited git readers (`GitRepo.own_processes`)."""
 
 
+def _printed(command: str, done: subprocess.CompletedProcess[bytes]) -> str:
+    """What a git command printed (its last newline left out); CheckError when it failed."""
+    if done.returncode != 0:
+        detail = done.stderr.decode("utf-8", errors="replace").strip().splitlines()
+        shown = detail[-1] if detail else f"exit status {done.returncode}"
+        raise CheckError(f"git {command} failed: {shown}")
+    return done.stdout.decode("utf-8", errors="surrogateescape").removesuffix("\n")
+
+
+_LS_TREE = ("ls-tree", "-r", "-z", "--full-tree")
+"""Every file of a commit's tree (with `tree`'s reading of the entries)."""
+
+
+class _Listing:
+    """One git command run in the background, its output and errors in temporary files (a
+    tree's listing is more than a pipe holds: git would wait for a reader)."""
+
+    def __init__(self, args: Sequence[str], repo: GitRepo) -> None:
+        self.args = list(args)
+        # both closed by `output` or `stop`
+        self.out, self.err = tempfile.TemporaryFile(), tempfile.TemporaryFile()  # noqa: SIM115
+        command = ["git", "--git-dir", str(repo.git_dir), *args]
+        try:
+            self.process = subprocess.Popen(
+                command, cwd=repo.path, env=_git_env(), stdout=self.out, stderr=self.err
+            )
+        except BaseException:
+            self.out.close()
+            self.err.close()
+            raise
+
+    def output(self) -> str:
+        """What the command printed, once it ended; CheckError when it failed."""
+        code = self.process.wait()
+        with self.out, self.err:
+            self.out.seek(0)
+            self.err.seek(0)
+            done = subprocess.CompletedProcess(self.args, code, self.out.read(), self.err.read())
+        return _printed(self.args[0], done)
+
+    def stop(self) -> None:
+        """Stop the command and drop its output (never collected)."""
+        with contextlib.suppress(ProcessLookupError):
+            self.process.kill()
+        self.process.wait()
+        self.out.close()
+        self.err.close()
+
+
 class GitRepo:
     """A local git repository, read-only."""
 
@@ -300,17 +350,25 @@ class GitRepo:
         self._seen: OrderedDict[str, dict[str, str | None]] = OrderedDict()  # commit -> path ids
         self._folders: OrderedDict[tuple[str, str], dict[str, tuple[str, str]]] = OrderedDict()
         self.diff_tree = DiffTree(str(self.git_dir))
+        self._listing: dict[str, _Listing] = {}  # commit -> its tree listed in the background
 
     def close(self) -> None:
         self.diff_tree.close()
         self.cat_file.close()
+        for listing in self._listing.values():
+            listing.stop()
+        self._listing.clear()
 
     def settle(self) -> None:
-        """Collect the diff git computes in the background, if one is pending (before a fork:
-        the child reads git through processes of its own, and would not see it)."""
+        """Collect the diff and the trees git computes in the background, if some are pending
+        (before a fork: the child reads git through processes of its own, and would not see
+        them)."""
         if self.diff_tree.pending is not None:
             with contextlib.suppress(CheckError):  # said again when a surface asks for it
                 self.diff(*self.diff_tree.pending)
+        for commit in list(self._listing):
+            with contextlib.suppress(CheckError):
+                self.tree(commit)
 
     def own_processes(self) -> None:
         """In a forked child: git readers of its own. The parent's processes and their pipes
@@ -338,12 +396,7 @@ class GitRepo:
 
     def _git(self, *args: str) -> str:
         """What `git ARGS` printed (its last newline left out); CheckError when it fails."""
-        done = self._run(*args)
-        if done.returncode != 0:
-            detail = done.stderr.decode("utf-8", errors="replace").strip().splitlines()
-            shown = detail[-1] if detail else f"exit status {done.returncode}"
-            raise CheckError(f"git {args[0]} failed: {shown}")
-        return done.stdout.decode("utf-8", errors="surrogateescape").removesuffix("\n")
+        return _printed(args[0], self._run(*args))
 
     def _run(self, *args: str) -> subprocess.CompletedProcess[bytes]:
         command = ["git", "--git-dir", str(self.git_dir), *args]
@@ -480,8 +533,10 @@ class GitRepo:
             return cached
         files = self._derived_tree(commit)
         if files is None:
+            listing = self._listing.pop(commit, None)
+            listed = listing.output() if listing else self._git(*_LS_TREE, commit)
             files = {}
-            for entry in self._git("ls-tree", "-r", "-z", "--full-tree", commit).split("\0"):
+            for entry in listed.split("\0"):
                 if not entry:
                     continue
                 meta, path = entry.split("\t", 1)
@@ -570,6 +625,12 @@ class GitRepo:
         while len(self._folders) > 256:
             self._folders.popitem(last=False)
         return entries
+
+    def start_tree(self, commit: str) -> None:
+        """Let git list the tree of the commit `commit` in the background while the caller
+        works; `tree` collects it (unless the tree is known or follows from a diff)."""
+        if commit not in self._listing and not self.has_tree(commit):
+            self._listing[commit] = _Listing([*_LS_TREE, commit], self)
 
     def start_diff(self, old: str, new: str) -> None:
         """Let git compute `diff(old, new)` in the background while the caller works (a diff

@@ -7,10 +7,9 @@ from dataclasses import dataclass
 from functools import partial
 from importlib import import_module
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from release_safety.common.errors import CheckError, InputError, ReleaseSafetyError
-from release_safety.contract.evidence import Evidence, SurfaceEvidence
-from release_safety.contract.model import Artifact, Upgrade
 from release_safety.contract.release import Release
 from release_safety.contract.reports import (
     DeclarationsReport,
@@ -25,7 +24,6 @@ from release_safety.contract.versions import Version, plain_version
 from release_safety.git.repository import GitRepo
 from release_safety.git.snapshot import Snapshot
 from release_safety.release import beside, reportcache
-from release_safety.release.artifact import build_artifact, pick
 from release_safety.release.combine import combine_runs
 from release_safety.release.judgedwith import judged_with
 from release_safety.release.previous import earlier_tag, judged_against
@@ -41,6 +39,11 @@ from release_safety.settings.atref import (
 from release_safety.settings.model import Settings
 from release_safety.surfaces import settingsdiff
 from release_safety.surfaces.discovery import is_settings_error
+
+if TYPE_CHECKING:  # the artifact's and the evidence's models are built after the surfaces ran
+    # (imported then: in the parent, beside the child that judges config)
+    from release_safety.contract.evidence import Evidence
+    from release_safety.contract.model import Artifact, Upgrade
 
 
 @dataclass(frozen=True)
@@ -177,6 +180,10 @@ def run_surfaces(
         child = beside.Beside(partial(run, there), fork_git.own_processes)
     try:
         here = run([(s, a) for s, a in SNAPSHOT_SURFACES if child is None or s not in BESIDE])
+        # the overrides need no other surface's report: judged while the child works on, as is
+        # the artifact's module imported (its error, if any, raised after the surfaces' own)
+        last, failed = run([("overrides", _overrides(version))])
+        import_module("release_safety.release.artifact")
         outcomes = [here]
         if child is not None:
             outcomes.append(_beside_outcome(child, there))
@@ -185,13 +192,20 @@ def run_surfaces(
         if child is not None:
             child.cancel()
     reports = _in_order(outcomes)
-    from release_safety.surfaces import overrides  # deferred: imported beside the child
+    if failed is not None:
+        raise failed[1]
+    return [*reports, *last]
 
-    try:
-        reports.append(overrides.analyse(old, new, settings, version))
-    except caught as exc:
-        reports.append(_not_read("overrides", exc))
-    return reports
+
+def _overrides(version: str) -> Analyser:
+    """The overrides surface's `analyse` for the release `version`, imported when it runs."""
+
+    def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> SurfaceReport:
+        from release_safety.surfaces import overrides
+
+        return overrides.analyse(old, new, settings, version)
+
+    return analyse
 
 
 BESIDE: frozenset[Surface] = frozenset({"config"})
@@ -257,6 +271,7 @@ def raise_settings_errors(reports: Sequence[SurfaceReport]) -> None:
 
 def upgrade_of(reports: Sequence[SurfaceReport], version: str) -> Upgrade:
     """The artifact's upgrade block from the overrides and the declared breaks."""
+    from release_safety.release.artifact import pick
     from release_safety.surfaces import overrides
 
     found_overrides = pick(reports, OverridesReport, "overrides")
@@ -325,6 +340,7 @@ def analyse_release(
     elsewhere = elsewhere_in(place, partial(_other_refs, repo, settings.current.settings))
     if old is not new:  # git works meanwhile, and the new tree is then known from the old one
         repo.start_diff(old.commit, new.commit)
+    repo.start_tree(old.commit)  # listed meanwhile too, when not known yet
     if use_cache:
         fitted = fitted_key(settings, old, new, elsewhere)
         key = reportcache.report_key(fitted, release.version, old.commit, new.commit)
@@ -366,6 +382,8 @@ def fitted_key(
 
 def decided(release: Release, reports: list[SurfaceReport], backfilled: bool = False) -> Generated:
     """The release's verdict and artifact from its surface reports."""
+    from release_safety.release.artifact import build_artifact
+
     decision = decide(reports, backfilled=backfilled)
     artifact = build_artifact(
         version=release.version,
@@ -390,6 +408,8 @@ def evidence_document(generated: Generated) -> Evidence:
     """All findings of a release, sorted, with the verdict and, per surface, whether it was
     checked and what it read (the settings entries tried, the files read with their blob ids
     at each ref)."""
+    from release_safety.contract.evidence import Evidence, SurfaceEvidence
+
     release = generated.release
     return Evidence(
         schemaVersion="1",

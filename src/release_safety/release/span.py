@@ -26,8 +26,7 @@ from release_safety.contract.finding import Finding, Rule, register
 from release_safety.contract.kinds import Surface
 from release_safety.git.snapshot import Snapshot
 from release_safety.settings.model import ConfigSource, MigrationSource, Settings
-from release_safety.surfaces.discovery import matching
-from release_safety.surfaces.migrations.find.discover import migration_files
+from release_safety.surfaces.discovery import names_any
 
 ENTRY_NOT_IN_SPAN = register(
     Rule(
@@ -74,17 +73,21 @@ class Span:
 
 
 def _migrations(source: MigrationSource, snapshot: Snapshot) -> bool:
+    # deferred: a release whose settings name no migration source fits them without the
+    # migrations' readers, which the process judging migrations imports after the fork
+    from release_safety.surfaces.migrations.find.discover import migration_files
+
     return bool(migration_files(snapshot, [source]))
 
 
 def _config(source: ConfigSource, snapshot: Snapshot) -> bool:
     """`matched_sources(snapshot, [source])` holds a file: the first file it names that its
     exclusions leave in is enough."""
-    return any(not source.excluded(path) for path in matching(snapshot, source.path))
+    return names_any(snapshot, source.path, lambda path: not source.excluded(path))
 
 
 def _path(path: str, snapshot: Snapshot) -> bool:
-    return bool(matching(snapshot, path))
+    return names_any(snapshot, path)
 
 
 PATH_KEYS: tuple[tuple[Surface, str], ...] = (
@@ -135,7 +138,9 @@ def fit(settings: Settings, old: Snapshot | None, new: Snapshot, elsewhere: Else
     for (section, key), listed in entries(settings).items():
         kept = []
         for index, entry in enumerate(listed):
-            if entry.present(new) or (old is not None and entry.present(old)):
+            # the earlier ref first: its tree is the one git lists, the later one follows from
+            # it and the diff (both processes of a release judged beside need it)
+            if (old is not None and entry.present(old)) or entry.present(new):
                 kept.append(index)
                 continue
             where = elsewhere(entry)

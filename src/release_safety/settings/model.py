@@ -209,9 +209,7 @@ class MigrationSource(_Closed):
 
     def holds_folder(self, folder: str) -> bool:
         """True when the files of a folder lie in a folder of this source."""
-        if not folder or not compile_glob(self.path).fullmatches(folder):
-            return False
-        return not skipped(self.path + "/**", folder + "/")  # the folder's parts, no file
+        return _holds_folder(self.path, folder)
 
     def describe(self) -> str:
         """The source in one line, as the settings would write it."""
@@ -262,6 +260,15 @@ def skipped(pattern: str, path: str) -> bool:
     return any(
         (part in SKIPPED_FOLDERS or part.startswith(".")) and part not in named for part in folders
     )
+
+
+@lru_cache(maxsize=1 << 16)  # every folder of a tree, asked per source path (the default
+# sources share five paths), again for the next tree's folders and the folders' counts
+def _holds_folder(path: str, folder: str) -> bool:
+    """`MigrationSource.holds_folder` of a source whose folders `path` names."""
+    if not folder or not compile_glob(path).fullmatches(folder):
+        return False
+    return not skipped(path + "/**", folder + "/")  # the folder's parts, no file
 
 
 @lru_cache(maxsize=256)

@@ -143,6 +143,28 @@ def matching(snapshot: Snapshot | None, pattern: str) -> list[str]:
     return list(found)
 
 
+def names_any(
+    snapshot: Snapshot, pattern: str, keep: Callable[[str], bool] = lambda path: True
+) -> bool:
+    """Whether the snapshot has a file the entry names that `keep` keeps: `matching`'s answer
+    where its tree's matches are known, else the first such file found (a release's settings
+    are fitted before its surfaces run: the whole match is left to the surface that reads it)."""
+    if not is_glob(pattern):
+        return snapshot.blob_id(pattern) is not None and keep(pattern)
+    key = snapshot.tree_key()
+    found = _GLOBBED.get((key, pattern)) if key is not None else None
+    if found is not None:
+        return any(keep(path) for path in found)
+    hit = names(pattern)
+    return any(hit(path) and keep(path) for path in _candidates(snapshot, pattern))
+
+
+def names(pattern: str) -> Callable[[str], bool]:
+    """Whether a glob entry names a path: what `matching` asks of each path of a tree."""
+    regex = compile_glob(pattern)
+    return lambda path: regex.fullmatches(path) and not skipped(pattern, path)
+
+
 _GLOBBED: OrderedDict[tuple[str, str], list[str]] = OrderedDict()
 """The paths a glob matches per tree (`Snapshot.tree_key`), for the trees after it."""
 
@@ -150,11 +172,7 @@ _GLOBBED: OrderedDict[tuple[str, str], list[str]] = OrderedDict()
 def _globbed(snapshot: Snapshot, pattern: str) -> list[str]:
     """The paths a glob matches: those of the tree this one differs from with the changed
     paths matched again when they are known (consecutive releases), else every path."""
-    regex = compile_glob(pattern)
-
-    def hit(path: str) -> bool:
-        return regex.fullmatches(path) and not skipped(pattern, path)
-
+    hit = names(pattern)
     base = snapshot.changed_from()
     before = _GLOBBED.get((base[0], pattern)) if base is not None else None
     if base is None or before is None:

@@ -247,3 +247,27 @@ def test_a_release_of_many_migrations_reads_them_in_few_round_trips(
     assert len(report.files) == count and report.checked
     assert sum(asked) >= 2 * count  # every text was read, in few requests
     assert len(asked) <= 2 * (count // READ_AHEAD + 1) + 2, asked
+
+
+def test_a_release_adding_no_migration_replays_none(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The earlier migrations are replayed to judge the added ones against their schema: a
+    release that adds none to a database replays nothing for it, and reports the same."""
+    surface = importlib.import_module("release_safety.surfaces.migrations.analyse")
+    replayed: list[list[str]] = []
+    real = surface.replay
+
+    def counted(snapshot: Any, paths: Sequence[Any], reading: Any) -> Any:
+        replayed.append([queued.path for queued in paths])
+        return real(snapshot, paths, reading)
+
+    monkeypatch.setattr(surface, "replay", counted)
+    files = {"migrations/001.sql": "CREATE TABLE a (id int);", "src/app.py": "x = 1\n"}
+    old = MemorySnapshot(files)
+    same = analyse(old, MemorySnapshot({**files, "src/app.py": "x = 2\n"}), Settings())
+    assert replayed == []
+    assert same.checked and same.files == [] and same.findings == []
+    assert same.coverage.old == {"migrations/001.sql": old.blob_id("migrations/001.sql")}
+    added = {**files, "migrations/002.sql": "ALTER TABLE a DROP COLUMN id;"}
+    report = analyse(old, MemorySnapshot(added), Settings())
+    assert replayed == [["migrations/001.sql"]]
+    assert [(f.rule, f.file) for f in report.breaking()] == [("drop-column", "migrations/002.sql")]

@@ -15,8 +15,6 @@ from release_safety.cli.commands.options import (
     rows_option,
 )
 from release_safety.cli.render import VERDICT_WORDS, reasons_text
-from release_safety.cli.render.markdown import upgrade_safety_section
-from release_safety.cli.render.verification import verification_notes
 from release_safety.common import jsonio
 from release_safety.common.errors import output_refused
 from release_safety.common.spelling import word
@@ -125,6 +123,9 @@ def generate(
         document.verification = verification
         jsonio.write_atomic(Path(evidence), jsonio.dumps(document.to_json_data()))
     if notes:
+        from release_safety.cli.render.markdown import upgrade_safety_section
+        from release_safety.cli.render.verification import verification_notes
+
         section = upgrade_safety_section(
             generated.artifact, all_findings(generated.reports), generated.decision.reasons
         )

@@ -90,8 +90,9 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> ConfigRe
         )
     sources = config.sources
     looked = tried("config.sources", [source.describe() for source in sources])
-    new_files = matched_sources(new, sources)
+    # the earlier ref first: the later one's matches then follow from its changed paths alone
     old_files = matched_sources(old, sources) if old is not None else {}
+    new_files = matched_sources(new, sources)
     new_files = {**new_files, **runtime_files(new, new_files)}
     old_files = {**old_files, **runtime_files(old, old_files)}
     problems = []

@@ -22,7 +22,7 @@ from release_safety.code.syntax import node_text
 from release_safety.code.tsnodes import key_name
 from release_safety.git.snapshot import Snapshot
 from release_safety.settings.model import DEVELOPER_WORDS, ConfigSource
-from release_safety.surfaces.discovery import matching
+from release_safety.surfaces.discovery import names
 
 NEXT_CONFIGS = tuple(f"next.config.{ext}" for ext in ("js", "mjs", "cjs", "ts"))
 RUN_CONFIGS = (*NEXT_CONFIGS, "gunicorn_conf.py", "gunicorn.conf.py")
@@ -61,14 +61,18 @@ _WORD = re.compile(r"[-_./]")
 
 def _dockerfiles(snapshot: Snapshot) -> list[str]:
     """The Dockerfiles that build the service: outside vendored, test, example and hidden
-    folders (discovery's), and no developer word in the path (`Dockerfile.dev`, `ci/`)."""
-    found = {p for glob in _DOCKERFILE_GLOBS for p in matching(snapshot, glob)}
-    return sorted(
+    folders (discovery's), and no developer word in the path (`Dockerfile.dev`, `ci/`). Each
+    path is asked its name first: a Dockerfile's holds `ockerfile` or `Containerfile`, and the
+    globs are asked of those paths alone."""
+    globs = [names(glob) for glob in _DOCKERFILE_GLOBS]
+    return [
         p
-        for p in found
-        if DOCKERFILE_NAME.fullmatch(posixpath.basename(p))
+        for p in snapshot.paths()
+        if ("ockerfile" in p or "Containerfile" in p)
+        and DOCKERFILE_NAME.fullmatch(posixpath.basename(p))
         and not DEVELOPER_WORDS.intersection(_WORD.split(p.lower()))
-    )
+        and any(named(p) for named in globs)
+    ]
 
 
 def _scripts(snapshot: Snapshot) -> list[str]:

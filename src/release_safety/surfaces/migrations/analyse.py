@@ -347,6 +347,8 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> Migratio
     module_reader = _reader(new)
     several = len({q.engine.engine for entries in new_order.values() for q in entries}) > 1
     for database in sorted(set(old_order) | set(new_order)):
+        if not any(queued.path in added for queued in new_order.get(database, [])):
+            continue  # nothing added to judge against the schema the earlier ones build
         baseline = replay(old, old_order.get(database, []), reading)
         if old is not None and database not in old_order:
             baseline = start(reading, Schema(unknown=f"no migration file at {old.ref}"))

@@ -84,7 +84,8 @@ def analyse(old: Snapshot | None, new: Snapshot, settings: Settings) -> SurfaceR
     explicit = settings.explicitly_set("rest", "specs")
     routes_set = settings.explicitly_set("rest", "routes")
     sought = Sought("rest", "rest.specs", rest.specs, explicit, DEFAULT_REST_SPECS, settings.origin)
-    if explicit or matched(new, rest.specs) or matched(old, rest.specs):
+    # the earlier ref first: the later one's matches then follow from its changed paths alone
+    if explicit or matched(old, rest.specs) or matched(new, rest.specs):
         report = document_surface(sought, old, new, compare)
         return _with_drift(report, new, rest.routes, rest.external_refs)
     new_routes = read_routes(new, rest.routes)
