@@ -22,7 +22,7 @@ print(json.dumps({
     "x": point.x,
     "plugins": len(list(get_plugins())),
     "metadata": "importlib.metadata" in sys.modules,
-    "real": hasattr(sys.modules["pydantic.plugin._loader"], "entry_points"),
+    "real": "__file__" in vars(sys.modules["pydantic.plugin._loader"]),
 }))
 """
 
@@ -47,3 +47,16 @@ def test_every_plugin_off_validates_without_importlib_metadata(disable: str) -> 
 def test_plugins_that_may_load_keep_pydantic_s_loader(disable: str | None) -> None:
     found = _probe(disable)
     assert found["x"] == 3 and found["real"] is True and found["metadata"] is True
+
+
+def test_another_name_asked_of_the_stand_in_loads_pydantic_s_own_loader() -> None:
+    probe = (
+        "import sys; from release_safety.common.noplugins import skip_loader; skip_loader()\n"
+        "from pydantic.plugin._loader import entry_points\n"
+        "print('__file__' in vars(sys.modules['pydantic.plugin._loader']))"
+    )
+    env = {**os.environ, "PYDANTIC_DISABLE_PLUGINS": "__all__"}
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True
+    )
+    assert done.stdout.strip() == "True"

@@ -7,11 +7,13 @@ loading it imports `importlib.metadata` (`email`, `zipfile`, `csv`: about 13 ms,
 release's surfaces can start) the first time a model builds its validator. `skip_loader` puts
 in its place a loader that gives the same answer, no plugin, and imports nothing. Where a
 plugin may load (the variable names some plugins, or is set to anything but "all off"), pydantic
-keeps its own loader.
+keeps its own loader; and a pydantic that asks the loader for anything but `get_plugins` gets
+pydantic's own module, loaded then, so a change in pydantic costs speed, not a crash.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 import types
@@ -28,7 +30,17 @@ def skip_loader() -> None:
         return
     loader = types.ModuleType(LOADER, "pydantic's plugin loader with every plugin off")
     loader.get_plugins = _no_plugins  # type: ignore[attr-defined]
+    loader.__getattr__ = _own_loader  # type: ignore[method-assign]
     sys.modules[LOADER] = loader
+
+
+def _own_loader(name: str) -> object:
+    """Any other name of the loader, from pydantic's own module (which replaces this one); the
+    import system's own questions (`__path__`, ...) are answered as by any module without them."""
+    if name.startswith("__"):
+        raise AttributeError(name)
+    del sys.modules[LOADER]
+    return getattr(importlib.import_module(LOADER), name)
 
 
 def _no_plugins() -> tuple[()]:
