@@ -27,7 +27,7 @@ from pydantic import (
 )
 
 from release_safety.common.errors import InputError
-from release_safety.common.patterns import Pattern, compile_pattern
+from release_safety.common.patterns import REMEMBERED, Pattern, compile_pattern
 from release_safety.contract.versions import DEFAULT_TAG_PATTERN, TagPattern, Version
 from release_safety.git.snapshot import Snapshot
 from release_safety.settings.file import (
@@ -136,6 +136,17 @@ FORMAT_PATTERNS: dict[str, str] = {
 """The file names each format's tool runs, when a source gives no `pattern`."""
 
 
+_HOLDS_FOLDER: dict[tuple[str, str], bool] = {}
+"""`MigrationSource.holds_folder` per source path and folder."""
+
+
+def _holds_folder(path: str, folder: str) -> bool:
+    """True when the files of `folder` (not the root) lie in a folder the glob `path` names."""
+    if not compile_glob(path).fullmatches(folder):
+        return False
+    return not skipped(path + "/**", folder + "/")  # the folder's parts, no file
+
+
 class MigrationSource(_Closed):
     """One place migrations live: a folder glob, file-name patterns, a format, an edition and
     the database they migrate."""
@@ -208,10 +219,15 @@ class MigrationSource(_Closed):
         return self.holds_folder(path.rpartition("/")[0])
 
     def holds_folder(self, folder: str) -> bool:
-        """True when the files of a folder lie in a folder of this source."""
-        if not folder or not compile_glob(self.path).fullmatches(folder):
-            return False
-        return not skipped(self.path + "/**", folder + "/")  # the folder's parts, no file
+        """True when the files of a folder lie in a folder of this source (kept per source path
+        and folder: the search for migrations asks it of every folder a release changes)."""
+        key = (self.path, folder)
+        answer = _HOLDS_FOLDER.get(key)
+        if answer is None:
+            if len(_HOLDS_FOLDER) >= REMEMBERED:
+                _HOLDS_FOLDER.clear()
+            answer = _HOLDS_FOLDER[key] = bool(folder) and _holds_folder(self.path, folder)
+        return answer
 
     def describe(self) -> str:
         """The source in one line, as the settings would write it."""
