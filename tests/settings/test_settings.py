@@ -104,3 +104,19 @@ def test_load_settings_reports_unreadable_files_in_one_line(tmp_path: Path) -> N
         load_settings(tmp_path, None)
     with pytest.raises(InputError, match="cannot read settings"):
         load_settings(tmp_path, tmp_path / "missing.toml")
+
+
+def test_whether_a_source_holds_a_folder_is_kept_per_source_path_and_folder() -> None:
+    """The answer kept for one source path and folder never answers for another of either:
+    the same folder under another source path, or another folder under the same."""
+    db = MigrationSource(path="db/**/migrations")
+    other = MigrationSource(path="server/migrations")
+    for _ in range(2):  # asked again: the kept answers, the same
+        assert db.holds("db/a/migrations/001.sql") and db.holds("db/migrations/x.sql")
+        assert not other.holds("db/a/migrations/001.sql")
+        assert other.holds("server/migrations/001.sql")
+        assert not db.holds("server/migrations/001.sql")
+        assert db.holds("db/a/migrations/sub/001.sql")  # a folder below it
+        assert not db.holds("db/vendor/migrations/001.sql")  # in a skipped folder
+        assert not db.holds("001.sql") and not db.holds_folder("")
+    assert MigrationSource(path="db/**/migrations", format="goose").holds_folder("db/migrations")

@@ -140,3 +140,16 @@ def test_a_shorthand_next_env_key_is_not_an_operator_variable(seen: Seen) -> Non
     found = seen({**old, **unlisted}, gone, ["src/**/*.ts"])
     assert [rule for rule, _ in found] == ["config-var-removed"]
     assert "privateMode" in found[0][1]
+
+
+def test_an_entrypoint_script_named_by_its_name_alone_is_found_when_one_has_that_name(
+    seen: Seen,
+) -> None:
+    """`ENTRYPOINT ["entry.sh"]` (copied to the image's working folder) names the one script of
+    that name wherever it is; two scripts of that name leave it unknown which one runs."""
+    dockerfile = 'FROM python:3.12\nWORKDIR /app\nCOPY docker/ .\nENTRYPOINT ["./entry.sh"]\n'
+    old = {"app/main.py": PY_APP, "Dockerfile": dockerfile, "docker/entry.sh": ENTRY}
+    gone = {"docker/entry.sh": ENTRY.replace("${WEB_GUNICORN:-4}", "4")}
+    assert [rule for rule, _ in seen(old, gone, ["app/**/*.py"])] == ["config-var-removed"]
+    two = {**old, "tools/entry.sh": "#!/bin/sh\n"}
+    assert seen(two, gone, ["app/**/*.py"]) == []

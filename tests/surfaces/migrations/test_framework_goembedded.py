@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 from codereleases import ABSENT, judged
+from hypothesis import given
+from hypothesis import strategies as st
 
 from release_safety.cli.main import run
 from release_safety.code.memo import Memo
@@ -332,6 +334,8 @@ def test_a_list_of_functions_taking_a_database_handle_is_recognised_without_sql(
         *[("Alter type t", True), ("é create table", True), ("create ſchema s", True)],
         *[("xCREATE TABLE", False), ("_create table", False), ("alter typed", False)],
         *[("ALTERTABLE", False), ("create tables", False), ("CreateTable(ctx)", False)],
+        *[("éCREATE TABLE", False), ("é\u00a0create\u2003table", True), ("é create tables", False)],
+        *[("İ create table", True), ("İ xcreate table", False), ("é createé table", False)],
     ],
 )
 def test_ddl_is_found_as_the_case_insensitive_pattern_finds_it(text: str, ddl: bool) -> None:
@@ -527,3 +531,23 @@ def test_a_go_list_stays_found_when_the_memo_of_blobs_is_full(
     tree = MemorySnapshot({PATH: go_file(FIRST), "internal/other.go": "package other\n"})
     assert golists.go_lists(tree) == [PATH]
     assert golists.go_lists(tree) == [PATH]
+
+
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                *("create", "CREATE", "Alter", "drop", "table", "TABLE", "ſchema", "index"),
+                *(" ", "\n", "\u00a0", "_", "x", "é", "İ", "K", "ß", "unique", "view", "ς"),
+            ]
+        ),
+        max_size=12,
+    )
+)
+def test_ddl_is_found_where_the_pattern_finds_it_whatever_the_characters(
+    parts: list[str],
+) -> None:
+    """Any mix of the first and second words, separators and characters whose case is special
+    (a dotted I lowercases to two characters, the long s matches `s`)."""
+    text = "".join(parts)
+    assert goembedded._has_ddl(text) is (goembedded._DDL.search(text) is not None)

@@ -4,6 +4,7 @@ sources, each tool's naming and order, and sources of different databases kept a
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -320,3 +321,45 @@ def test_sources_of_different_databases_replay_separate_schemas(release_pair: Pa
     )
     assert [f.rule for f in separate.breaking()] == ["drop-table"]
     assert [f.rule for f in merged.breaking()] == []
+
+
+def test_the_held_counts_follow_from_the_tree_before_as_counted_afresh(tmp_path: Path) -> None:
+    """Consecutive releases: each tree's count of unread files in a source's folders follows
+    from the previous tree's and the paths that differ, and equals a count over every file,
+    whatever changed: a file added, deleted or changed in a folder, a file the sources read
+    that stops being read (and one that starts) without changing."""
+    from release_safety.git.builder import RepoBuilder
+    from release_safety.git.repository import GitRepo
+    from release_safety.settings.model import MigrationSource
+    from release_safety.surfaces.migrations import analyse as surface
+
+    builder = RepoBuilder(tmp_path / "repo")
+    read = {"db/sql/001.sql": 0, "db/sql/002.sql": 0}
+    steps: list[tuple[dict[str, str | None], dict[str, int]]] = [
+        ({"db/sql/001.sql": INIT, "db/sql/002.sql": INIT, "db/sql/notes.txt": "x"}, read),
+        ({"db/sql/down/001.sql": "x", "app/main.go": "package main\n"}, read),
+        ({"db/sql/notes.txt": None, "db/sql/more.txt": "y"}, read),
+        ({"db/sql/down/001.sql": "changed"}, {"db/sql/001.sql": 0}),  # 002 no longer read
+        ({"README.md": "z"}, {**read, "db/sql/down/001.sql": 0}),  # a file starts being read
+        ({"db/sql/002.sql": None}, {"db/sql/001.sql": 0, "db/sql/down/001.sql": 0}),
+    ]
+    commits = []
+    for i, (files, _) in enumerate(steps):
+        for path, text in files.items():
+            builder.delete(path) if text is None else builder.write(path, text)
+        commits.append(builder.commit(f"release {i}"))
+    sources = (MigrationSource(path="db/sql"), MigrationSource(path="app"))
+    repo = GitRepo(builder.path)
+    try:
+        counted = []
+        for i, (_, matched) in enumerate(steps):
+            if i:
+                repo.start_diff(commits[i - 1], commits[i])
+            new = repo.snapshot(commits[i])
+            base = new.changed_from()
+            assert i == 0 or (base is not None and (base[0], sources) in surface._HELD_COUNTS)
+            counted.append(surface._held_counts(new, sources, matched))
+            assert counted[-1] == surface._counted(new, sources, matched)[2]
+    finally:
+        repo.close()
+    assert counted == [[1, 0], [2, 1], [2, 1], [3, 1], [1, 1], [1, 1]]

@@ -114,3 +114,28 @@ def test_every_route_gone_at_once_is_not_checked_rather_than_breaking(release_pa
     assert not report.checked and rules(report) == ["surface-not-checked"]
     assert "no route read at v1.0.1, where v1.0.0 has 1" in (report.reason or "")
     assert "[rest] routes" in (report.findings[0].hint or "")
+
+
+def test_the_drift_is_kept_and_made_again_when_the_routes_or_the_document_change() -> None:
+    """A backfill asks the drift of the same routes and document release after release: the
+    answer is kept, and a changed route, operation or server is judged again, not answered
+    from what was kept."""
+    from release_safety.surfaces.rest.routes.judge import spec_drift
+    from release_safety.surfaces.rest.routes.model import Route
+
+    routes = [Route("GET", "/api/pets", "src/app.ts", 3)]
+    operations = [("get", "/pets")]
+    servers = ["https://example.com/api"]
+    assert spec_drift(routes, operations, servers, "openapi.json") == []
+    assert spec_drift(routes, iter(operations), servers, "openapi.json") == []
+    added = [*routes, Route("POST", "/api/pets", "src/app.ts", 4)]
+    assert [f.message for f in spec_drift(added, operations, servers, "openapi.json")] == [
+        "POST /api/pets is served by the code but not described in openapi.json"
+    ]
+    more = [*operations, ("get", "/owners")]
+    assert [f.message for f in spec_drift(routes, more, servers, "openapi.json")] == [
+        "GET /owners is described in openapi.json but no route the code registers serves it"
+    ]
+    moved = spec_drift(routes, operations, ["https://example.com/v2"], "openapi.json")
+    assert len(moved) == 2
+    assert spec_drift(routes, operations, servers, "openapi.json") == []

@@ -83,14 +83,18 @@ def _scripts(snapshot: Snapshot) -> list[str]:
 
 def _run(snapshot: Snapshot) -> list[str]:
     """`_scripts` itself."""
-    scripts = [p for p in snapshot.paths() if p.endswith(".sh")]
+    scripts = {p for p in snapshot.paths() if p.endswith(".sh")}
+    by_base: dict[str, list[str]] = {}
+    for script in scripts:
+        by_base.setdefault(posixpath.basename(script), []).append(script)
     found: list[str] = []
     for dockerfile in _dockerfiles(snapshot):
         text = snapshot.read(dockerfile).decode("utf-8", errors="replace")
         for named in (m for line in _RUNS.findall(text) for m in _SCRIPT.findall(line)):
             tail = named.lstrip("./")
-            by_path = [s for s in scripts if tail == s or tail.endswith(f"/{s}")]
-            by_name = [s for s in scripts if posixpath.basename(s) == posixpath.basename(tail)]
+            parts = tail.split("/")  # the scripts the name ends with, at a folder's start
+            by_path = [s for i in range(len(parts)) if (s := "/".join(parts[i:])) in scripts]
+            by_name = by_base.get(posixpath.basename(tail), [])
             chosen = max(by_path, key=len) if by_path else by_name[0] if len(by_name) == 1 else None
             if chosen is not None and chosen not in found:
                 found.append(chosen)

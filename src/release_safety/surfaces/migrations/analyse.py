@@ -10,11 +10,10 @@ the last one.
 from __future__ import annotations
 
 from collections import Counter, OrderedDict
-from collections.abc import Iterable, Sequence
-from functools import partial
+from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 
-from release_safety.code.memo import Memo, per_tree
+from release_safety.code.memo import Memo
 from release_safety.common.patterns import REMEMBERED
 from release_safety.contract.model import Heaviness, MigrationFile
 from release_safety.contract.reports import (
@@ -243,22 +242,69 @@ def _held(source: MigrationSource, folders: Iterable[str]) -> dict[str, bool]:
     return known
 
 
-_HELD_COUNTS: Memo[tuple[str, tuple[MigrationSource, ...]], list[int]] = Memo(8)
+_Held = tuple[frozenset[str], frozenset[str], list[int]]
+"""Of a tree, with some sources: the files no source reads, those they read, and per source the
+unread ones in its folders (`_held_counts`)."""
+_HELD_COUNTS: Memo[tuple[str, tuple[MigrationSource, ...]], _Held] = Memo(8)
 """`_held_counts` per tree and sources: a tree is the new one of a release and the old one of
-the next."""
+the next, whose counts follow from these and the paths that differ."""
 
 
 def _held_counts(
     new: Snapshot, sources: tuple[MigrationSource, ...], matched: dict[str, int]
 ) -> list[int]:
     """Per source, the files of the tree no source reads (`matched`: the files they read) that
-    lie in its folders."""
+    lie in its folders: counted from those of a tree it differs from by some paths (consecutive
+    releases), when that tree's are kept, else over every file."""
+    tree = new.tree_key()
+
+    def make() -> _Held:
+        base = new.changed_from()
+        if base is None or (base[0], sources) not in _HELD_COUNTS:
+            return _counted(new, sources, matched)
+        return _recounted(_HELD_COUNTS.peek((base[0], sources)), base[1], sources, matched)
+
+    return list(make()[2] if tree is None else _HELD_COUNTS.get((tree, sources), make)[2])
+
+
+def _counted(new: Snapshot, sources: tuple[MigrationSource, ...], matched: dict[str, int]) -> _Held:
+    """`_held_counts` over every file of the tree."""
+    unread = frozenset(p for p in new.paths() if p not in matched)
     # whether a source holds a file follows from its folder: each folder is asked once
-    unmatched = Counter(p.rpartition("/")[0] for p in new.paths() if p not in matched)
+    folders = Counter(p.rpartition("/")[0] for p in unread)
+    return unread, frozenset(matched), _per_source(sources, folders)
+
+
+def _recounted(
+    before: _Held,
+    changed: Mapping[str, str | None],
+    sources: tuple[MigrationSource, ...],
+    matched: dict[str, int],
+) -> _Held:
+    """`_held_counts` of a tree from those of one it differs from by the `changed` paths (each
+    with its blob here, None when it is no file here): the files that stop or start being
+    unread, by a change or by the sources reading another set, counted in their folders."""
+    unread, read, counts = before
+    now = set(unread)
+    moved: Counter[str] = Counter()
+    for path in [*changed, *read.symmetric_difference(matched)]:
+        there = changed[path] is not None if path in changed else path in read or path in now
+        if path in now:
+            now.discard(path)
+            moved[path.rpartition("/")[0]] -= 1
+        if there and path not in matched:
+            now.add(path)
+            moved[path.rpartition("/")[0]] += 1
+    more = _per_source(sources, moved)
+    return frozenset(now), frozenset(matched), [a + b for a, b in zip(counts, more, strict=True)]
+
+
+def _per_source(sources: tuple[MigrationSource, ...], folders: Counter[str]) -> list[int]:
+    """Per source, the sum of the counts of the folders it holds."""
     counts = []
     for source in sources:
-        holds = _held(source, unmatched)
-        counts.append(sum(n for folder, n in unmatched.items() if holds[folder]))
+        holds = _held(source, folders)
+        counts.append(sum(n for folder, n in folders.items() if holds[folder]))
     return counts
 
 
@@ -275,8 +321,7 @@ def _source_lines(
     folders; per database, the engine its findings speak for and what says so; per exclusion,
     the files of the release it covered and why."""
     run = {queued.path for entries in ordered.values() for queued in entries}
-    count = partial(_held_counts, new, tuple(sources), matched)
-    counts = per_tree(_HELD_COUNTS, new.tree_key(), tuple(sources), count)
+    counts = _held_counts(new, tuple(sources), matched)
     lines = []
     for i, (source, held) in enumerate(zip(sources, counts, strict=True)):
         mine = [p for p, k in matched.items() if k == i]

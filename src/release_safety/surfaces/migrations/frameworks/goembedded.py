@@ -285,16 +285,24 @@ _DDL_AFTER = re.compile(
 
 
 def _has_ddl(text: str) -> bool:
-    """`_DDL.search(text)`, for ASCII text without a case-insensitive scan: each of `_DDL`'s
-    first words found lowercased, at a word's start, then `_DDL_AFTER` matched there."""
-    if not text.isascii():
-        return _DDL.search(text) is not None
+    """`_DDL.search(text)` without a case-insensitive scan of the whole text: each of `_DDL`'s
+    first words found lowercased, then matched there, at a word's start (`_DDL_AFTER` on ASCII
+    text; on other text `_DDL` itself, which a long s matches as `s`). No character but the
+    ASCII ones lowercases to a letter of the first words, so they are found where `_DDL`
+    finds them, at the same place when lowercasing keeps the length (else the whole text is
+    searched: a vendored Go file with an accent cost a millisecond)."""
     lowered = text.lower()
+    ascii_ = text.isascii()
+    if not ascii_ and len(lowered) != len(text):
+        return _DDL.search(text) is not None
     for word in _DDL_WORDS:
         at = lowered.find(word)
         while at >= 0:
-            before = lowered[at - 1] if at else " "
-            if not (before.isalnum() or before == "_") and _DDL_AFTER.match(lowered, at):
+            if ascii_:
+                before = lowered[at - 1] if at else " "
+                if not (before.isalnum() or before == "_") and _DDL_AFTER.match(lowered, at):
+                    return True
+            elif _DDL.match(text, at):
                 return True
             at = lowered.find(word, at + 1)
     return False
