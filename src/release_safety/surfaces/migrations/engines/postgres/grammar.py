@@ -58,6 +58,10 @@ _MULTIWORD = {
     "NATIONAL": (("CHARACTER", "VARYING"), ("CHARACTER",), ("CHAR", "VARYING"), ("CHAR",)),
 }
 _INTERVAL_FIELDS = frozenset({"YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND", "TO"})
+_ELEMENTS = frozenset(
+    {"NOT", "NULL", "UNIQUE", "PRIMARY", "CHECK", "DEFAULT", "GENERATED", "REFERENCES"}
+)
+"""The first keys of a `ColConstraintElem`."""
 
 
 class ColumnSyntax(Exception):
@@ -306,20 +310,27 @@ def _type(reader: _Reader) -> None:
 def _constraint(reader: _Reader) -> None:
     """One `ColConstraint`: `[CONSTRAINT name] ColConstraintElem`, `ConstraintAttr`,
     `COLLATE name`, and the newer `COMPRESSION name` / `STORAGE mode`."""
-    if reader.take("CONSTRAINT"):
+    key = reader.key()  # one read of the first key, each branch below starting with it
+    if key == "CONSTRAINT":
+        reader.i += 1
         reader.name()
         _element(reader, named=True)
         return
-    if reader.take("NOT", "DEFERRABLE") or reader.take("DEFERRABLE"):
+    if key == "DEFERRABLE":
+        reader.i += 1
         return
-    if reader.take("INITIALLY"):
+    if reader.take("NOT", "DEFERRABLE"):
+        return
+    if key == "INITIALLY":
+        reader.i += 1
         if not (reader.take("DEFERRED") or reader.take("IMMEDIATE")):
             raise _At(reader.i)
         return
-    if reader.take("COLLATE"):
+    if key == "COLLATE":
+        reader.i += 1
         reader.qualified()
         return
-    if reader.key() in ("COMPRESSION", "STORAGE"):
+    if key in ("COMPRESSION", "STORAGE"):
         reader.i += 1
         if not reader.take("DEFAULT"):
             reader.name()
@@ -329,34 +340,34 @@ def _constraint(reader: _Reader) -> None:
 
 def _element(reader: _Reader, named: bool) -> None:
     """`ColConstraintElem`."""
-    if reader.take("NOT"):
+    key = reader.key()  # each branch takes this first key
+    if key not in _ELEMENTS:
+        raise _At(reader.i)
+    reader.i += 1
+    if key == "NOT":
         reader.need("NULL")
         if reader.take("NO"):
             reader.need("INHERIT")
-    elif reader.take("NULL"):
-        pass
-    elif reader.take("UNIQUE"):
+    elif key == "UNIQUE":
         if reader.take("NULLS"):
             reader.take("NOT")
             reader.need("DISTINCT")
         _index_options(reader)
-    elif reader.take("PRIMARY"):
+    elif key == "PRIMARY":
         reader.need("KEY")
         _index_options(reader)
-    elif reader.take("CHECK"):
+    elif key == "CHECK":
         if reader.key() != "(":
             raise _At(reader.i)
         reader.group()
         if reader.take("NO"):
             reader.need("INHERIT")
-    elif reader.take("DEFAULT"):
+    elif key == "DEFAULT":
         _expression(reader)
-    elif reader.take("GENERATED"):
+    elif key == "GENERATED":
         _generated(reader)
-    elif reader.take("REFERENCES"):
+    elif key == "REFERENCES":
         _references(reader)
-    else:
-        raise _At(reader.i)
 
 
 def _index_options(reader: _Reader) -> None:
