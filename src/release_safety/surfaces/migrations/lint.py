@@ -19,6 +19,7 @@ from release_safety.contract.finding import Finding
 from release_safety.surfaces.migrations.acknowledge import acknowledge
 from release_safety.surfaces.migrations.budget import Budget, OverBudget
 from release_safety.surfaces.migrations.engines.postgres.context import Context
+from release_safety.surfaces.migrations.engines.postgres.grammar import prechecked
 from release_safety.surfaces.migrations.engines.postgres.heaviness import (
     FileAnalysis,
     LineIssue,
@@ -299,8 +300,14 @@ def analyse_text(
 
 def split_file(text: str, path: str, fmt: Format, reading: Reading) -> Extracted | str:
     """A file's statements as `Linter.lint` splits a file (no blob id, no neighbours read), or
-    why it cannot be read: that part of the lint needs no schema (`cli/lintahead.py`)."""
-    return _extracted(_constant(text), "", path, fmt, reading, None)
+    why it cannot be read: that part of the lint needs no schema (`cli/lintahead.py`); with
+    the grammar's checks each statement passes (`prechecked`), which need none either."""
+    found = _extracted(_constant(text), "", path, fmt, reading, None)
+    if not isinstance(found, str):
+        for statement in found.statements:
+            if statement.toks:
+                statement.checked = prechecked(statement.toks)
+    return found
 
 
 class Linter:

@@ -29,6 +29,9 @@ class Statement(HashableValue):
     as every field: mypy refuses assignments to the others, which are Final)."""
     column: Final[int]
     terminated: Final[bool]
+    checked: tuple[tuple[int, int, str], ...]
+    """The grammar's checks its tokens are known to pass, found ahead (`grammar.prechecked`;
+    not a field, as `toks`)."""
 
     def __init__(
         self,
@@ -38,6 +41,7 @@ class Statement(HashableValue):
         toks: list[Tok] | None = None,
         column: int = 1,
         terminated: bool = True,
+        checked: tuple[tuple[int, int, str], ...] = (),
     ) -> None:
         self.sql = sql
         self.line = line
@@ -45,6 +49,7 @@ class Statement(HashableValue):
         self.toks = toks
         self.column = column
         self.terminated = terminated
+        self.checked = checked
 
 
 class Extracted(HashableValue):
@@ -71,7 +76,15 @@ class Extracted(HashableValue):
 
 if TYPE_CHECKING:  # an Extracted as plain tuples (`pack`): they pickle in a fifth of the time
     PackedTok = tuple[Kind, str, int, int, str, str]
-    PackedStatement = tuple[str | None, int, str | None, list[PackedTok] | None, int, bool]
+    PackedStatement = tuple[
+        str | None,
+        int,
+        str | None,
+        list[PackedTok] | None,
+        int,
+        bool,
+        tuple[tuple[int, int, str], ...],
+    ]
     Packed = tuple[list[PackedStatement], bool, bool]
 
 
@@ -100,6 +113,7 @@ def pack(extracted: Extracted, strings: dict[str, str]) -> Packed:
                 ],
                 s.column,
                 s.terminated,
+                s.checked,
             )
             for s in extracted.statements
         ],
@@ -110,15 +124,23 @@ def pack(extracted: Extracted, strings: dict[str, str]) -> Packed:
 
 def unpack(packed: Packed) -> Extracted:
     """The Extracted `pack` gave these tuples for."""
+    from itertools import starmap
+
     from release_safety.surfaces.migrations.sql.lexer import Tok
 
     statements, transactional, wrapped = packed
     return Extracted(
         [
             Statement(
-                sql, line, reason, None if toks is None else [Tok(*t) for t in toks], column, ended
+                sql,
+                line,
+                reason,
+                None if toks is None else list(starmap(Tok, toks)),
+                column,
+                ended,
+                checked,
             )
-            for sql, line, reason, toks, column, ended in statements
+            for sql, line, reason, toks, column, ended, checked in statements
         ],
         transactional,
         wrapped,

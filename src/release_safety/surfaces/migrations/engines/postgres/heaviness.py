@@ -23,7 +23,11 @@ from release_safety.surfaces.migrations.engines.postgres.facts import (
     Lock,
     StatementFacts,
 )
-from release_safety.surfaces.migrations.engines.postgres.grammar import SYNTAX_END, SYNTAX_ERROR
+from release_safety.surfaces.migrations.engines.postgres.grammar import (
+    SYNTAX_END,
+    SYNTAX_ERROR,
+    passing,
+)
 from release_safety.surfaces.migrations.rules.ids import RuleId
 from release_safety.surfaces.migrations.schema.model import Column
 from release_safety.surfaces.migrations.sql.statements import Extracted, Statement
@@ -217,7 +221,15 @@ def analyse_extracted(extracted: Extracted, ctx: Context, budget: Budget) -> Fil
             ctx.schema.lose_everything(reason)
             facts = StatementFacts(unknown=reason)
         else:
-            facts = classify(statement.sql, ctx, statement.toks)
+            checked = statement.checked  # found ahead: the grammar's checks it passes
+            if checked:
+                passing(statement.toks or [], checked)
+                try:
+                    facts = classify(statement.sql, ctx, statement.toks)
+                finally:
+                    passing([], ())
+            else:
+                facts = classify(statement.sql, ctx, statement.toks)
             one_transaction = one_transaction and not facts.outside_transaction
             for table, fact in facts.tables.items():
                 if fact.created:

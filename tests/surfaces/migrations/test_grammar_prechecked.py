@@ -1,0 +1,120 @@
+"""The grammar's checks found ahead (`grammar.prechecked`, by the process that splits the files
+ahead of a long lint) and taken as known while their statement is classified (`passing`): the
+same analyses as checked in place, refusals included, and a check known is not run again."""
+
+from __future__ import annotations
+
+import pytest
+
+from release_safety.surfaces.migrations.engines.postgres import grammar
+from release_safety.surfaces.migrations.engines.postgres.heaviness import analyse_extracted
+from release_safety.surfaces.migrations.lint import Linter, split_file
+from release_safety.surfaces.migrations.reading import Reading
+from release_safety.surfaces.migrations.sql.lexer import Tok, tokenize
+from release_safety.surfaces.migrations.sql.statements import Extracted, Statement
+
+FILES = [
+    "CREATE TABLE t (id bigserial PRIMARY KEY, name text NOT NULL DEFAULT 'x', "
+    "CONSTRAINT t_name CHECK (name <> ''), LIKE other);\n"
+    "CREATE UNIQUE INDEX t_name_idx ON t (name);\nCREATE INDEX CONCURRENTLY t_i ON t (id);\n",
+    "ALTER TABLE t ADD COLUMN a int NOT NULL DEFAULT 0, ADD IF NOT EXISTS b text, "
+    "ADD CONSTRAINT t_a CHECK (a > 0) NOT VALID, DROP COLUMN IF EXISTS c;\n"
+    "ALTER TABLE IF EXISTS ONLY public.t ALTER COLUMN a TYPE bigint, RENAME COLUMN b TO d;\n",
+    # refused by the grammar: the first action passes, the second is a syntax error
+    "ALTER TABLE t ADD COLUMN a int, ADD COLUMN b text NOT DEFAULT 1;\n",
+    "ALTER TABLE t ALTER COLUMN a SET NOT;\nCREATE TABLE u (id int PRIMARY);\n",
+    "CREATE INDEX ON;\nALTER TABLE t DROP COLUMN;\n",
+]
+
+
+def _lint(texts: list[str], ahead: bool) -> list[object]:
+    """Each file's analysis, split as the lint splits it: ahead (with the checks it passes)
+    or in place (without)."""
+    linter = Linter(Reading())
+    out: list[object] = []
+    for k, text in enumerate(texts):
+        split = split_file(text, f"db/{k:03d}.sql", "sql", Reading())
+        assert isinstance(split, Extracted)
+        if not ahead:
+            for statement in split.statements:
+                statement.checked = ()
+        analysis = linter.lint(f"db/{k:03d}.sql", text, "sql", "postgres", split)
+        out.append((analysis.tables, analysis.locks, analysis.rewrites, analysis.scans))
+        out.append([(i.rule, i.line, i.message, i.hint) for i in analysis.issues])
+    return out
+
+
+def test_checks_found_ahead_give_the_analyses_checked_in_place() -> None:
+    assert _lint(FILES, ahead=True) == _lint(FILES, ahead=False)
+    refused = _lint(FILES[2:3], ahead=True)[1]
+    assert isinstance(refused, list)
+    assert [issue[2] for issue in refused] == [
+        'syntax error at or near "DEFAULT" (line 1, column 55): PostgreSQL refuses this statement'
+    ]
+
+
+@pytest.mark.parametrize(
+    ("sql", "checks"),
+    [
+        ("ALTER TABLE t ADD COLUMN a int, DROP COLUMN b", ["action", "column", "action"]),
+        ("ALTER TABLE t ADD COLUMN a int NOT DEFAULT 1", ["action"]),  # the column is refused
+        ("ALTER TABLE t ADD CONSTRAINT c CHECK (a > 0)", ["action"]),  # no column to check
+        ("CREATE TABLE t (id int, name text, PRIMARY KEY (id))", ["column", "column"]),
+        ("CREATE UNIQUE INDEX i ON t (a)", ["index"]),
+        ("CREATE INDEX ON", []),
+        ("UPDATE t SET a = 1", []),
+    ],
+)
+def test_prechecked_names_the_slices_that_pass(sql: str, checks: list[str]) -> None:
+    toks = tokenize(sql)
+    found = grammar.prechecked(toks)
+    assert [check for _, _, check in found] == checks
+    for first, last, check in found:
+        part = toks[first : last + 1]
+        {"column": grammar.check_column, "action": grammar.check_action}.get(
+            check, grammar.check_index
+        )(part)  # passes
+
+
+def _counting(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    ran: list[int] = []
+    checked = grammar._checked
+
+    def counted(toks: list[Tok], read: object) -> None:
+        ran.append(len(toks))
+        checked(toks, read)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(grammar, "_checked", counted)
+    return ran
+
+
+def test_a_check_known_to_pass_is_not_run_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    from release_safety.surfaces.migrations.budget import Budget
+    from release_safety.surfaces.migrations.engines.postgres.context import Context
+
+    sql = "ALTER TABLE t ADD COLUMN a int NOT NULL DEFAULT 0, DROP COLUMN b"
+    toks = tokenize(sql)
+    known = Statement(sql, 1, toks=toks, checked=grammar.prechecked(toks))
+    ran = _counting(monkeypatch)
+    analyse_extracted(Extracted([known]), Context(), Budget.start())
+    assert ran == []
+    # the same statement without them: its checks run
+    analyse_extracted(Extracted([Statement(sql, 1, toks=tokenize(sql))]), Context(), Budget.start())
+    assert len(ran) == 2  # the DROP action and the column (an ADD action is not checked)
+    assert not grammar._PASSED  # nothing is left known for the next statement
+
+
+def test_tokens_of_another_statement_are_checked_even_at_the_same_offsets(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    toks = tokenize("ALTER TABLE t ADD COLUMN a int")
+    grammar.passing(toks, grammar.prechecked(toks))
+    ran = _counting(monkeypatch)
+    try:
+        grammar.check_column(toks[5:])  # known: not run
+        assert ran == []
+        with pytest.raises(grammar.ColumnSyntax):  # equal offsets, other tokens: run, refused
+            grammar.check_column(tokenize("ALTER TABLE t ADD COLUMN a NOT")[5:])
+        assert ran == [2]
+    finally:
+        grammar.passing([], ())
