@@ -301,12 +301,18 @@ def analyse_text(
 def split_file(text: str, path: str, fmt: Format, reading: Reading) -> Extracted | str:
     """A file's statements as `Linter.lint` splits a file (no blob id, no neighbours read), or
     why it cannot be read: that part of the lint needs no schema (`cli/lintahead.py`); with
-    the grammar's checks each statement passes (`prechecked`), which need none either."""
+    the grammar's checks each statement passes (`prechecked`) and the statements of a DO
+    block's body (`plpgsql.ahead`), which need none either."""
     found = _extracted(_constant(text), "", path, fmt, reading, None)
     if not isinstance(found, str):
         for statement in found.statements:
-            if statement.toks:
-                statement.checked = prechecked(statement.toks)
+            toks = statement.toks
+            if toks:
+                statement.checked = prechecked(toks)
+                if toks[0].key == "DO":  # and the statements of its body
+                    from release_safety.surfaces.migrations.engines.postgres import plpgsql
+
+                    statement.bodies = plpgsql.ahead(toks)
     return found
 
 

@@ -9,6 +9,10 @@ from release_safety.common.value import HashableValue
 if TYPE_CHECKING:
     from release_safety.surfaces.migrations.sql.lexer import Kind, Tok
 
+    Bodies = dict[str, list[tuple[str, list[Tok] | None, int]]]
+    """The statements of PL/pgSQL bodies by the body's text: each one's text, its tokens (or
+    None) and the lines of the body before it (`plpgsql.Unit`)."""
+
 
 class Statement(HashableValue):
     """One SQL statement of a migration, or a statement whose text could not be determined.
@@ -32,6 +36,9 @@ class Statement(HashableValue):
     checked: tuple[tuple[int, int, str], ...]
     """The grammar's checks its tokens are known to pass, found ahead (`grammar.prechecked`;
     not a field, as `toks`)."""
+    bodies: Bodies | None
+    """The statements of its PL/pgSQL body by the body's text, read ahead (`plpgsql.ahead`;
+    not a field)."""
 
     def __init__(
         self,
@@ -42,6 +49,7 @@ class Statement(HashableValue):
         column: int = 1,
         terminated: bool = True,
         checked: tuple[tuple[int, int, str], ...] = (),
+        bodies: Bodies | None = None,
     ) -> None:
         self.sql = sql
         self.line = line
@@ -50,6 +58,7 @@ class Statement(HashableValue):
         self.column = column
         self.terminated = terminated
         self.checked = checked
+        self.bodies = bodies
 
 
 class Extracted(HashableValue):
@@ -84,6 +93,7 @@ if TYPE_CHECKING:  # an Extracted as plain tuples (`pack`): they pickle in a fif
         int,
         bool,
         tuple[tuple[int, int, str], ...],
+        dict[str, list[tuple[str, list[PackedTok] | None, int]]] | None,
     ]
     Packed = tuple[list[PackedStatement], bool, bool]
 
@@ -92,28 +102,31 @@ def pack(extracted: Extracted, strings: dict[str, str]) -> Packed:
     """`extracted` as plain tuples, every field kept (`unpack` rebuilds it); the tokens' equal
     texts as one string (`strings`: those packed so far), which a pickler's memo sends once."""
     one = strings.setdefault
+
+    def packed(toks: list[Tok] | None) -> list[PackedTok] | None:
+        if toks is None:
+            return None
+        return [
+            (t.kind, one(t.text, t.text), t.start, t.end, one(t.up, t.up), one(t.key, t.key))
+            for t in toks
+        ]
+
     return (
         [
             (
                 s.sql,
                 s.line,
                 s.reason,
-                None
-                if s.toks is None
-                else [
-                    (
-                        t.kind,
-                        one(t.text, t.text),
-                        t.start,
-                        t.end,
-                        one(t.up, t.up),
-                        one(t.key, t.key),
-                    )
-                    for t in s.toks
-                ],
+                packed(s.toks),
                 s.column,
                 s.terminated,
                 s.checked,
+                None
+                if s.bodies is None
+                else {
+                    text: [(sql, packed(toks), line) for sql, toks, line in units]
+                    for text, units in s.bodies.items()
+                },
             )
             for s in extracted.statements
         ],
@@ -139,8 +152,17 @@ def unpack(packed: Packed) -> Extracted:
                 column,
                 ended,
                 checked,
+                None
+                if bodies is None
+                else {
+                    text: [
+                        (unit, None if ts is None else list(starmap(Tok, ts)), at)
+                        for unit, ts, at in units
+                    ]
+                    for text, units in bodies.items()
+                },
             )
-            for sql, line, reason, toks, column, ended, checked in statements
+            for sql, line, reason, toks, column, ended, checked, bodies in statements
         ],
         transactional,
         wrapped,

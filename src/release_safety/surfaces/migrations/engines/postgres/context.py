@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
 from release_safety.surfaces.migrations.schema.model import Column, PreviousRelease, Schema
+
+if TYPE_CHECKING:
+    from release_safety.surfaces.migrations.sql.lexer import Tok
 
 
 class Context:
@@ -26,6 +32,9 @@ class Context:
     replay: bool
     depth: int
     """Function bodies being classified, one inside the other."""
+    bodies: Mapping[str, list[tuple[str, list[Tok] | None, int]]]
+    """The statements of the PL/pgSQL bodies of the statement being classified, by the body's
+    text, where they were read ahead (`Statement.bodies`)."""
 
     def __init__(
         self,
@@ -48,6 +57,7 @@ class Context:
         self.release_created = release_created
         self.replay = replay
         self.depth = depth
+        self.bodies = {}
 
     def new(self, name: str) -> bool:
         """Created by this file: no rows yet."""

@@ -221,6 +221,8 @@ def analyse_extracted(extracted: Extracted, ctx: Context, budget: Budget) -> Fil
             ctx.schema.lose_everything(reason)
             facts = StatementFacts(unknown=reason)
         else:
+            if statement.bodies is not None or ctx.bodies:  # read ahead: its DO block's body
+                ctx.bodies = statement.bodies or {}
             checked = statement.checked  # found ahead: the grammar's checks it passes
             if checked:
                 passing(statement.toks or [], checked)

@@ -1,12 +1,13 @@
-"""The grammar's checks found ahead (`grammar.prechecked`, by the process that splits the files
-ahead of a long lint) and taken as known while their statement is classified (`passing`): the
-same analyses as checked in place, refusals included, and a check known is not run again."""
+"""What the process that splits the files ahead of a long lint also finds with no schema: the
+grammar's checks each statement passes (`grammar.prechecked`, taken as known while it is
+classified: `passing`) and the statements of a DO block's body (`plpgsql.ahead`). The same
+analyses as found in place, refusals included, and what was found ahead is not found again."""
 
 from __future__ import annotations
 
 import pytest
 
-from release_safety.surfaces.migrations.engines.postgres import grammar
+from release_safety.surfaces.migrations.engines.postgres import grammar, plpgsql
 from release_safety.surfaces.migrations.engines.postgres.heaviness import analyse_extracted
 from release_safety.surfaces.migrations.lint import Linter, split_file
 from release_safety.surfaces.migrations.reading import Reading
@@ -24,6 +25,11 @@ FILES = [
     "ALTER TABLE t ADD COLUMN a int, ADD COLUMN b text NOT DEFAULT 1;\n",
     "ALTER TABLE t ALTER COLUMN a SET NOT;\nCREATE TABLE u (id int PRIMARY);\n",
     "CREATE INDEX ON;\nALTER TABLE t DROP COLUMN;\n",
+    "DO $$ BEGIN\n  IF NOT EXISTS (SELECT 1 FROM pg_type WHERE typname = 'k') THEN\n"
+    "    CREATE TYPE k AS ENUM ('x');\n  END IF;\n  UPDATE t SET a = 1;\nEND $$;\n",
+    "DO $$ BEGIN EXECUTE 'DROP TABLE ' || 't'; END $$;\n",  # built at run time: unknown
+    "DO $$ BEGIN IF true THEN ALTER TABLE t ADD COLUMN z int; $$;\n",  # END IF missing
+    "DO LANGUAGE plperl $$ 1 $$;\n",  # not read
 ]
 
 
@@ -37,7 +43,7 @@ def _lint(texts: list[str], ahead: bool) -> list[object]:
         assert isinstance(split, Extracted)
         if not ahead:
             for statement in split.statements:
-                statement.checked = ()
+                statement.checked, statement.bodies = (), None
         analysis = linter.lint(f"db/{k:03d}.sql", text, "sql", "postgres", split)
         out.append((analysis.tables, analysis.locks, analysis.rewrites, analysis.scans))
         out.append([(i.rule, i.line, i.message, i.hint) for i in analysis.issues])
@@ -118,3 +124,38 @@ def test_tokens_of_another_statement_are_checked_even_at_the_same_offsets(
         assert ran == [2]
     finally:
         grammar.passing([], ())
+
+
+def test_a_do_blocks_body_read_ahead_is_not_read_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    text = FILES[5]
+    split = split_file(text, "db/001.sql", "sql", Reading())
+    assert isinstance(split, Extracted) and split.statements[0].toks is not None
+    toks = split.statements[0].toks
+    assert split.statements[0].bodies == plpgsql.ahead(toks)
+    (body,) = (t.text for t in toks if t.kind == "string")
+    assert [sql for sql, _, _ in plpgsql.ahead(toks)[body]] == [
+        "SELECT NOT EXISTS (SELECT 1 FROM pg_type WHERE typname = 'k')",
+        "CREATE TYPE k AS ENUM ('x')",
+        "UPDATE t SET a = 1",
+    ]
+    read: list[str] = []
+    units = plpgsql._units
+
+    def counted(body: str) -> list[plpgsql.Unit]:
+        read.append(body)
+        return units(body)
+
+    monkeypatch.setattr(plpgsql, "_units", counted)
+    Linter(Reading()).lint("db/001.sql", text, "sql", "postgres", split)
+    assert read == []
+    split.statements[0].bodies = None  # split in place: the body is read as it is classified
+    Linter(Reading()).lint("db/001.sql", text, "sql", "postgres", split)
+    assert read == [body]
+
+
+@pytest.mark.parametrize("text", FILES[6:])
+def test_a_body_that_is_not_read_ahead_is_read_where_it_is_classified(text: str) -> None:
+    split = split_file(text, "db/001.sql", "sql", Reading())
+    assert isinstance(split, Extracted) and split.statements[0].toks is not None
+    # the unknown EXECUTE is read (its statement is unknown there); the others are not
+    assert bool(split.statements[0].bodies) is (text == FILES[6])
