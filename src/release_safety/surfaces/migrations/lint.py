@@ -253,7 +253,7 @@ def apply(
             release_created=release_created,
         )
         try:
-            found = analyse_extracted(extracted, ctx, Budget.start())
+            found = analyse_extracted(extracted, ctx)
         except OverBudget as exc:
             schema.lose_everything(f"{path}: over budget: {exc}")
             found = _unreadable(f"over budget: {exc}")
