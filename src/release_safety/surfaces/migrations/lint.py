@@ -170,15 +170,23 @@ def _extracted(
     return found
 
 
-def _context(schema: Schema, before: Schema, reading: Reading, **more: object) -> Context:
-    utc = is_utc(reading.server_timezone)
+_UTC: dict[str, bool] = {}
+"""Whether each server time zone named is UTC (`is_utc`), asked once per zone, not per file."""
+
+
+def _context(
+    schema: Schema,
+    before: Schema,
+    reading: Reading,
+    replay: bool,
+    release_created: frozenset[str],
+) -> Context:
+    zone = reading.server_timezone
+    utc = _UTC.get(zone)
+    if utc is None:
+        utc = _UTC[zone] = is_utc(zone)
     return Context(
-        schema=schema,
-        before=before,
-        postgres_version=reading.postgres_version,
-        utc=utc,
-        server_utc=utc,
-        **more,  # type: ignore[arg-type]
+        schema, before, reading.postgres_version, utc, utc, None, release_created, replay
     )
 
 
@@ -246,11 +254,7 @@ def apply(
         analysis = None if replay else found
     else:
         ctx = _context(
-            schema,
-            before.schema if before else schema,
-            reading,
-            replay=replay,
-            release_created=release_created,
+            schema, before.schema if before else schema, reading, replay, release_created
         )
         try:
             found = analyse_extracted(extracted, ctx)
