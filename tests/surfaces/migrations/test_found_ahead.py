@@ -8,10 +8,11 @@ from __future__ import annotations
 import pytest
 
 from release_safety.surfaces.migrations.engines.postgres import grammar, plpgsql
+from release_safety.surfaces.migrations.engines.postgres.context import Context
 from release_safety.surfaces.migrations.engines.postgres.heaviness import analyse_extracted
 from release_safety.surfaces.migrations.lint import Linter, split_file
 from release_safety.surfaces.migrations.reading import Reading
-from release_safety.surfaces.migrations.sql.lexer import Tok, tokenize
+from release_safety.surfaces.migrations.sql.lexer import tokenize
 from release_safety.surfaces.migrations.sql.statements import Extracted, Statement
 
 FILES = [
@@ -82,51 +83,39 @@ def test_prechecked_names_the_slices_that_pass(sql: str, checks: list[str]) -> N
         )(part)  # passes
 
 
-def _counting(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    ran: list[int] = []
-    checked = grammar._checked
-
-    def counted(toks: list[Tok], read: object) -> None:
-        ran.append(len(toks))
-        checked(toks, read)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(grammar, "_checked", counted)
-    return ran
+# What was found ahead is taken as found: a fact made up here (a check passed that does not,
+# a body read otherwise) shows it is not found again (compiled or not: no call is counted).
+REFUSED = "ALTER TABLE t ADD COLUMN a int NOT DEFAULT 1"
+COLUMN = (5, 9, "column")  # `a int NOT DEFAULT 1`, which the grammar refuses
 
 
-def test_a_check_known_to_pass_is_not_run_again(monkeypatch: pytest.MonkeyPatch) -> None:
-    from release_safety.surfaces.migrations.budget import Budget
-    from release_safety.surfaces.migrations.engines.postgres.context import Context
-
-    sql = "ALTER TABLE t ADD COLUMN a int NOT NULL DEFAULT 0, DROP COLUMN b"
-    toks = tokenize(sql)
-    known = Statement(sql, 1, toks=toks, checked=grammar.prechecked(toks))
-    ran = _counting(monkeypatch)
-    analyse_extracted(Extracted([known]), Context(), Budget.start())
-    assert ran == []
-    # the same statement without them: its checks run
-    analyse_extracted(Extracted([Statement(sql, 1, toks=tokenize(sql))]), Context(), Budget.start())
-    assert len(ran) == 2  # the DROP action and the column (an ADD action is not checked)
-    assert not grammar._PASSED  # nothing is left known for the next statement
+def _syntax_errors(statement: Statement) -> list[str]:
+    analysis = analyse_extracted(Extracted([statement]), Context())
+    return [i.message for i in analysis.issues if "syntax error" in i.message]
 
 
-def test_tokens_of_another_statement_are_checked_even_at_the_same_offsets(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    toks = tokenize("ALTER TABLE t ADD COLUMN a int")
-    grammar.passing(toks, grammar.prechecked(toks))
-    ran = _counting(monkeypatch)
+def test_a_check_known_to_pass_is_not_run_again() -> None:
+    toks = tokenize(REFUSED)
+    assert grammar.prechecked(toks) == ((3, 9, "action"),)  # the column is refused
+    assert _syntax_errors(Statement(REFUSED, 1, toks=toks, checked=grammar.prechecked(toks)))
+    assert not _syntax_errors(Statement(REFUSED, 1, toks=toks, checked=(COLUMN,)))
+    # nothing is left known for the next statement: the same slice is checked again
+    with pytest.raises(grammar.ColumnSyntax):
+        grammar.check_column(toks[5:])
+
+
+def test_tokens_of_another_statement_are_checked_even_at_the_same_offsets() -> None:
+    toks = tokenize(REFUSED)
+    grammar.passing(toks, (COLUMN,))
     try:
-        grammar.check_column(toks[5:])  # known: not run
-        assert ran == []
-        with pytest.raises(grammar.ColumnSyntax):  # equal offsets, other tokens: run, refused
-            grammar.check_column(tokenize("ALTER TABLE t ADD COLUMN a NOT")[5:])
-        assert ran == [2]
+        grammar.check_column(toks[5:])  # known: not checked
+        with pytest.raises(grammar.ColumnSyntax):  # equal offsets, other tokens: checked
+            grammar.check_column(tokenize(REFUSED)[5:])
     finally:
         grammar.passing([], ())
 
 
-def test_a_do_blocks_body_read_ahead_is_not_read_again(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_do_blocks_body_read_ahead_is_not_read_again() -> None:
     text = FILES[5]
     split = split_file(text, "db/001.sql", "sql", Reading())
     assert isinstance(split, Extracted) and split.statements[0].toks is not None
@@ -138,19 +127,11 @@ def test_a_do_blocks_body_read_ahead_is_not_read_again(monkeypatch: pytest.Monke
         "CREATE TYPE k AS ENUM ('x')",
         "UPDATE t SET a = 1",
     ]
-    read: list[str] = []
-    units = plpgsql._units
-
-    def counted(body: str) -> list[plpgsql.Unit]:
-        read.append(body)
-        return units(body)
-
-    monkeypatch.setattr(plpgsql, "_units", counted)
-    Linter(Reading()).lint("db/001.sql", text, "sql", "postgres", split)
-    assert read == []
-    split.statements[0].bodies = None  # split in place: the body is read as it is classified
-    Linter(Reading()).lint("db/001.sql", text, "sql", "postgres", split)
-    assert read == [body]
+    analysis = Linter(Reading()).lint("db/001.sql", text, "sql", "postgres", split)
+    assert analysis.tables == ["t"]
+    split.statements[0].bodies = {body: [("UPDATE other SET a = 1", None, 0)]}  # made up
+    analysis = Linter(Reading()).lint("db/001.sql", text, "sql", "postgres", split)
+    assert analysis.tables == ["other"]
 
 
 @pytest.mark.parametrize("text", FILES[6:])
