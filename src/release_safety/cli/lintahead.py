@@ -7,8 +7,11 @@ core to run on, a child forked once the lint's modules are loaded reads and spli
 order and hands them over through a pipe in batches, packed (`statements.pack`: plain tuples,
 which pickle in a fifth of the objects' time, a text once a batch), while this process
 classifies those already handed over: the second core (CI runners, pre-commit on a laptop)
-takes that part of the work. Fewer files are read in this process: a fork and the packing
-would cost more than they save.
+takes that part of the work. It also finds what else classification would otherwise find
+with no schema (`lint.split_file`): the grammar's checks each statement passes
+(`grammar.prechecked`) and the statements of a DO block's body (`plpgsql.ahead`), which the
+lint takes as found. Fewer files are read in this process: a fork and the packing would cost
+more than they save.
 
 What comes through is what this process would have read: the same document, format and
 statements, or the same error, raised as the lint reaches that file. The lint without a child

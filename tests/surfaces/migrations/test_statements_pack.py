@@ -24,7 +24,8 @@ TEXTS = [
 
 def _fields(extracted: Extracted) -> list[tuple[object, ...]]:
     return [
-        (s.sql, s.line, s.reason, s.toks, s.column, s.terminated) for s in extracted.statements
+        (s.sql, s.line, s.reason, s.toks, s.column, s.terminated, s.checked, s.bodies)
+        for s in extracted.statements
     ] + [(extracted.transactional, extracted.wrapped)]
 
 
@@ -37,6 +38,9 @@ def test_packed_statements_come_back_whole(text: str) -> None:
     assert _fields(back) == _fields(extracted)
     # the lexer's tokens where the split read them (the first two), else none to carry
     assert any(s.toks for s in extracted.statements) is (text in TEXTS[:2])
+    # what the split finds ahead with them: the grammar's checks, a DO block's statements
+    assert any(s.checked for s in extracted.statements) is (text == TEXTS[0])
+    assert any(s.bodies for s in extracted.statements) is (text == TEXTS[1])
 
 
 def test_statements_without_text_or_tokens_come_back_whole() -> None:

@@ -18,6 +18,7 @@ from release_safety.contract.finding import Finding
 from release_safety.surfaces.migrations.acknowledge import acknowledge
 from release_safety.surfaces.migrations.budget import Budget, OverBudget
 from release_safety.surfaces.migrations.engines.postgres.context import Context
+from release_safety.surfaces.migrations.engines.postgres.grammar import prechecked
 from release_safety.surfaces.migrations.engines.postgres.heaviness import (
     FileAnalysis,
     LineIssue,
@@ -170,15 +171,23 @@ def _extracted(
     return found
 
 
-def _context(schema: Schema, before: Schema, reading: Reading, **more: object) -> Context:
-    utc = is_utc(reading.server_timezone)
+_UTC: dict[str, bool] = {}
+"""Whether each server time zone named is UTC (`is_utc`), asked once per zone, not per file."""
+
+
+def _context(
+    schema: Schema,
+    before: Schema,
+    reading: Reading,
+    replay: bool,
+    release_created: frozenset[str],
+) -> Context:
+    zone = reading.server_timezone
+    utc = _UTC.get(zone)
+    if utc is None:
+        utc = _UTC[zone] = is_utc(zone)
     return Context(
-        schema=schema,
-        before=before,
-        postgres_version=reading.postgres_version,
-        utc=utc,
-        server_utc=utc,
-        **more,  # type: ignore[arg-type]
+        schema, before, reading.postgres_version, utc, utc, None, release_created, replay
     )
 
 
@@ -246,14 +255,10 @@ def apply(
         analysis = None if replay else found
     else:
         ctx = _context(
-            schema,
-            before.schema if before else schema,
-            reading,
-            replay=replay,
-            release_created=release_created,
+            schema, before.schema if before else schema, reading, replay, release_created
         )
         try:
-            found = analyse_extracted(extracted, ctx, Budget.start())
+            found = analyse_extracted(extracted, ctx)
         except OverBudget as exc:
             schema.lose_everything(f"{path}: over budget: {exc}")
             found = _unreadable(f"over budget: {exc}")
@@ -300,8 +305,20 @@ def analyse_text(
 
 def split_file(text: str, path: str, fmt: Format, reading: Reading) -> Extracted | str:
     """A file's statements as `Linter.lint` splits a file (no blob id, no neighbours read), or
-    why it cannot be read: that part of the lint needs no schema (`cli/lintahead.py`)."""
-    return _extracted(_constant(text), "", path, fmt, reading, None)
+    why it cannot be read: that part of the lint needs no schema (`cli/lintahead.py`); with
+    the grammar's checks each statement passes (`prechecked`) and the statements of a DO
+    block's body (`plpgsql.ahead`), which need none either."""
+    found = _extracted(_constant(text), "", path, fmt, reading, None)
+    if not isinstance(found, str):
+        for statement in found.statements:
+            toks = statement.toks
+            if toks:
+                statement.checked = prechecked(toks)
+                if toks[0].key == "DO":  # and the statements of its body
+                    from release_safety.surfaces.migrations.engines.postgres import plpgsql
+
+                    statement.bodies = plpgsql.ahead(toks)
+    return found
 
 
 class Linter:

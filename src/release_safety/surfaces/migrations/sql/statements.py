@@ -10,6 +10,10 @@ if TYPE_CHECKING:
 
     from release_safety.surfaces.migrations.sql.lexer import Kind, Tok
 
+    Bodies = dict[str, list[tuple[str, list[Tok] | None, int]]]
+    """The statements of PL/pgSQL bodies by the body's text: each one's text, its tokens (or
+    None) and the lines of the body before it (`plpgsql.Unit`)."""
+
 
 class Statement(HashableValue):
     """One SQL statement of a migration, or a statement whose text could not be determined.
@@ -30,6 +34,12 @@ class Statement(HashableValue):
     as every field: mypy refuses assignments to the others, which are Final)."""
     column: Final[int]
     terminated: Final[bool]
+    checked: tuple[tuple[int, int, str], ...]
+    """The grammar's checks its tokens are known to pass, found ahead (`grammar.prechecked`;
+    not a field, as `toks`)."""
+    bodies: Bodies | None
+    """The statements of its PL/pgSQL body by the body's text, read ahead (`plpgsql.ahead`;
+    not a field)."""
 
     def __init__(
         self,
@@ -39,6 +49,8 @@ class Statement(HashableValue):
         toks: list[Tok] | None = None,
         column: int = 1,
         terminated: bool = True,
+        checked: tuple[tuple[int, int, str], ...] = (),
+        bodies: Bodies | None = None,
     ) -> None:
         self.sql = sql
         self.line = line
@@ -46,6 +58,8 @@ class Statement(HashableValue):
         self.toks = toks
         self.column = column
         self.terminated = terminated
+        self.checked = checked
+        self.bodies = bodies
 
 
 class Extracted(HashableValue):
@@ -72,7 +86,16 @@ class Extracted(HashableValue):
 
 if TYPE_CHECKING:  # an Extracted as plain tuples (`pack`): they pickle in a fifth of the time
     PackedTok = tuple[Kind, str, int, int, str, str]
-    PackedStatement = tuple[str | None, int, str | None, list[PackedTok] | None, int, bool]
+    PackedStatement = tuple[
+        str | None,
+        int,
+        str | None,
+        list[PackedTok] | None,
+        int,
+        bool,
+        tuple[tuple[int, int, str], ...],
+        dict[str, list[tuple[str, list[PackedTok] | None, int]]] | None,
+    ]
     Packed = tuple[list[PackedStatement], bool, bool]
 
 
@@ -80,27 +103,31 @@ def pack(extracted: Extracted, strings: dict[str, str]) -> Packed:
     """`extracted` as plain tuples, every field kept (`unpack` rebuilds it); the tokens' equal
     texts as one string (`strings`: those packed so far), which a pickler's memo sends once."""
     one = strings.setdefault
+
+    def packed(toks: list[Tok] | None) -> list[PackedTok] | None:
+        if toks is None:
+            return None
+        return [
+            (t.kind, one(t.text, t.text), t.start, t.end, one(t.up, t.up), one(t.key, t.key))
+            for t in toks
+        ]
+
     return (
         [
             (
                 s.sql,
                 s.line,
                 s.reason,
-                None
-                if s.toks is None
-                else [
-                    (
-                        t.kind,
-                        one(t.text, t.text),
-                        t.start,
-                        t.end,
-                        one(t.up, t.up),
-                        one(t.key, t.key),
-                    )
-                    for t in s.toks
-                ],
+                packed(s.toks),
                 s.column,
                 s.terminated,
+                s.checked,
+                None
+                if s.bodies is None
+                else {
+                    text: [(sql, packed(toks), line) for sql, toks, line in units]
+                    for text, units in s.bodies.items()
+                },
             )
             for s in extracted.statements
         ],
@@ -111,15 +138,32 @@ def pack(extracted: Extracted, strings: dict[str, str]) -> Packed:
 
 def unpack(packed: Packed) -> Extracted:
     """The Extracted `pack` gave these tuples for."""
+    from itertools import starmap
+
     from release_safety.surfaces.migrations.sql.lexer import Tok
 
     statements, transactional, wrapped = packed
     return Extracted(
         [
             Statement(
-                sql, line, reason, None if toks is None else [Tok(*t) for t in toks], column, ended
+                sql,
+                line,
+                reason,
+                None if toks is None else list(starmap(Tok, toks)),
+                column,
+                ended,
+                checked,
+                None
+                if bodies is None
+                else {
+                    text: [
+                        (unit, None if ts is None else list(starmap(Tok, ts)), at)
+                        for unit, ts, at in units
+                    ]
+                    for text, units in bodies.items()
+                },
             )
-            for sql, line, reason, toks, column, ended in statements
+            for sql, line, reason, toks, column, ended, checked, bodies in statements
         ],
         transactional,
         wrapped,

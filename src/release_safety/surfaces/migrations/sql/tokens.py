@@ -84,8 +84,13 @@ class Cursor:
         return True
 
     def skip_optional(self, *sequences: tuple[str, ...]) -> None:
+        """Consume each keyword sequence that comes next, in the order given (`accept`)."""
+        toks = self.toks
+        n = len(toks)
         for seq in sequences:
-            self.accept(*seq)
+            i = self.i
+            if i < n and toks[i].key == seq[0]:  # else no sequence of it is next
+                self.accept(*seq)
 
     def name(self) -> str | None:
         """A possibly qualified name, normalised (see `normalise`), or None."""
@@ -161,21 +166,20 @@ def normalise(parts: list[str]) -> str:
 def split_top(toks: list[Tok], sep: str = ",") -> list[list[Tok]]:
     """Split tokens at separators outside parentheses and brackets."""
     groups: list[list[Tok]] = []
-    group: list[Tok] = []
-    depth = 0
-    for tok in toks:
+    start = depth = 0  # the current group's first token; brackets open around the next
+    for k, tok in enumerate(toks):
         key = tok.key  # a punctuation token's text; no other token's is punctuation
         if key == "(" or key == "[":
             depth += 1
         elif key == ")" or key == "]":
             depth -= 1
-        if depth == 0 and key == sep and tok.kind == "punct":
-            groups.append(group)
-            group = []
-        else:
-            group.append(tok)
-    groups.append(group)
-    return [g for g in groups if g]
+        if key == sep and depth == 0 and tok.kind == "punct":
+            if k > start:
+                groups.append(toks[start:k])
+            start = k + 1
+    if start < len(toks):
+        groups.append(toks[start:])
+    return groups
 
 
 def words(toks: list[Tok]) -> list[str]:

@@ -93,14 +93,17 @@ def _action(cur: Cursor, alter: Alter) -> None:
         check_action(cur.toks)
     except ColumnSyntax as refused:
         raise Unclassified(SYNTAX_ERROR, near=refused.near) from None
-    if cur.accept("ADD"):
+    first = cur.peek()
+    if first == "ADD":
+        cur.i += 1
         if cur.peek() in _CONSTRAINT_KINDS:
             add_constraint(parse_constraint(cur.rest()), alter)
         else:
             cur.accept("COLUMN")
             exists = cur.accept("IF", "NOT", "EXISTS")
             add_column(parse_column(cur.rest()), alter, if_not_exists=exists)
-    elif cur.accept("DROP"):
+    elif first == "DROP":
+        cur.i += 1
         if cur.accept("CONSTRAINT"):
             cur.skip_optional(("IF", "EXISTS"))
             name = cur.name() or ""
@@ -123,19 +126,22 @@ def _action(cur: Cursor, alter: Alter) -> None:
                     "drop the column in the release after it.",
                 )
             ctx.schema.drop_column(table, column)
-    elif cur.accept("ALTER"):
+    elif first == "ALTER":
+        cur.i += 1
         cur.accept("COLUMN")
         altered = cur.name()
         if altered is None:
             raise Unclassified("ALTER COLUMN without a column name")
         _alter_column(cur, alter, altered)
-    elif cur.accept("RENAME"):
+    elif first == "RENAME":
+        cur.i += 1
         _rename(cur, alter)
-    elif cur.accept("VALIDATE", "CONSTRAINT"):
+    elif first == "VALIDATE" and cur.accept("VALIDATE", "CONSTRAINT"):
         _validate(cur.name() or "", alter)
-    elif cur.accept("SET"):
+    elif first == "SET":
+        cur.i += 1
         _set(cur, alter)
-    elif cur.accept("RESET"):
+    elif first == "RESET":
         facts.touch(table, SUE)
     elif cur.peek() == "INHERIT" or (cur.peek() == "NO" and cur.peek(1) == "INHERIT"):
         leaves = cur.accept("NO")

@@ -241,17 +241,22 @@ def _dispatch(sql: str, toks: list[Tok], facts: StatementFacts, ctx: Context) ->
         _set(toks, facts, ctx)
     elif first in _INERT or first == "":
         return
-    elif cur.accept("ALTER", "TABLE"):
-        alter_table(cur, facts, ctx)
-    elif cur.accept("ALTER"):
-        _alter_other(cur, facts, ctx)
-    elif cur.accept("CREATE"):
+    elif first == "ALTER":
+        cur.i = 1
+        if cur.accept("TABLE"):
+            alter_table(cur, facts, ctx)
+        else:
+            _alter_other(cur, facts, ctx)
+    elif first == "CREATE":
+        cur.i = 1
         _create(sql, cur, facts, ctx)
-    elif cur.accept("DROP"):
+    elif first == "DROP":
+        cur.i = 1
         _drop(cur, facts, ctx)
     elif first in _DATA:
         _data(sql, toks, facts, ctx)
-    elif cur.accept("TRUNCATE"):
+    elif first == "TRUNCATE":
+        cur.i = 1
         cur.skip_optional(("TABLE",), ("ONLY",))
         for table in cur.names():
             facts.touch(table, AEL)
@@ -262,29 +267,35 @@ def _dispatch(sql: str, toks: list[Tok], facts: StatementFacts, ctx: Context) ->
                     hint=f"Ship a release whose code no longer needs the rows of {table}; "
                     "truncate it in the release after it.",
                 )
-    elif cur.accept("LOCK"):
+    elif first == "LOCK":
+        cur.i = 1
         _lock(cur, facts)
-    elif cur.accept("COMMENT", "ON"):
+    elif first == "COMMENT" and cur.accept("COMMENT", "ON"):
         _comment(cur, facts, ctx)
     elif first in ("GRANT", "REVOKE"):
         _grant(cur, facts, revoke=first == "REVOKE")
-    elif cur.accept("VACUUM"):
+    elif first == "VACUUM":
+        cur.i = 1
         _vacuum(cur, facts, ctx)
-    elif cur.accept("CLUSTER"):
+    elif first == "CLUSTER":
+        cur.i = 1
         cur.accept("VERBOSE")
         clustered = cur.name()
         if clustered is None:
             raise Unclassified("CLUSTER without a table reclusters every table")
         _rewrite(facts, ctx, clustered, "CLUSTER")
-    elif cur.accept("REINDEX"):
+    elif first == "REINDEX":
+        cur.i = 1
         _reindex(cur, facts, ctx)
-    elif cur.accept("REFRESH", "MATERIALIZED", "VIEW"):
+    elif first == "REFRESH" and cur.accept("REFRESH", "MATERIALIZED", "VIEW"):
         _refresh(cur, facts, ctx)
-    elif cur.accept("DO"):
+    elif first == "DO":
+        cur.i = 1
         from release_safety.surfaces.migrations.engines.postgres import plpgsql
 
         plpgsql.do_block(sql, toks, facts, ctx, classify)
-    elif cur.accept("CALL"):
+    elif first == "CALL":
+        cur.i = 1
         _call(cur.name() or "?", facts, ctx)
     elif first in ("EXECUTE", "PREPARE", "COPY", "MERGE", "IMPORT", "LOAD"):
         raise Unclassified(f"{first} runs code or data the text does not show", anything=True)

@@ -94,29 +94,38 @@ class ColumnDef:
 
 def _split_clauses(toks: list[Tok]) -> tuple[list[Tok], list[list[Tok]]]:
     """A column definition's type tokens and its constraint clauses."""
+    # a key is a word's keyword form or a punctuation's text (`Tok`): brackets are punctuation
     k = 0
     depth = 0
-    while k < len(toks):
-        tok = toks[k]
-        depth += tok.text in ("(", "[") and tok.kind == "punct"
-        depth -= tok.text in (")", "]") and tok.kind == "punct"
-        if depth == 0 and tok.up in _CONSTRAINT_STARTS:
+    n = len(toks)
+    while k < n:
+        key = toks[k].key
+        if key == "(" or key == "[":
+            depth += 1
+        elif key == ")" or key == "]":
+            depth -= 1
+        elif depth == 0 and key in _CONSTRAINT_STARTS:
             break
         k += 1
     clauses: list[list[Tok]] = []
     depth = 0
     for tok in toks[k:]:
-        depth += tok.text == "(" and tok.kind == "punct"
-        depth -= tok.text == ")" and tok.kind == "punct"
-        last = clauses[-1] if clauses else None
-        continues = last is not None and (
-            (len(last) == 1 and last[0].up == "NOT" and tok.up == "NULL")
-            or (last[0].up == "GENERATED" and tok.up == "DEFAULT")
-            or last[-1].up == "CONSTRAINT"
-        )
-        if depth == 0 and tok.up in _CONSTRAINT_STARTS and not continues:
-            clauses.append([tok])
-        elif clauses:
+        key = tok.key
+        if key == "(":
+            depth += 1
+        elif key == ")":
+            depth -= 1
+        if depth == 0 and key in _CONSTRAINT_STARTS:
+            last = clauses[-1] if clauses else None
+            continues = last is not None and (
+                (len(last) == 1 and last[0].up == "NOT" and key == "NULL")
+                or (last[0].up == "GENERATED" and key == "DEFAULT")
+                or last[-1].up == "CONSTRAINT"
+            )
+            if not continues:
+                clauses.append([tok])
+                continue
+        if clauses:
             clauses[-1].append(tok)
     return toks[:k], clauses
 

@@ -6,7 +6,10 @@ from release_safety.surfaces.migrations.schema.model import Column, Schema
 
 TYPE_CHECKING = False  # no typing at run time: the lint's start (docs/architecture.md)
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from release_safety.surfaces.migrations.schema.previous import PreviousRelease
+    from release_safety.surfaces.migrations.sql.lexer import Tok
 
 
 class Context:
@@ -30,6 +33,9 @@ class Context:
     replay: bool
     depth: int
     """Function bodies being classified, one inside the other."""
+    bodies: Mapping[str, list[tuple[str, list[Tok] | None, int]]]
+    """The statements of the PL/pgSQL bodies of the statement being classified, by the body's
+    text, where they were read ahead (`Statement.bodies`)."""
 
     def __init__(
         self,
@@ -52,6 +58,7 @@ class Context:
         self.release_created = release_created
         self.replay = replay
         self.depth = depth
+        self.bodies = {}
 
     def new(self, name: str) -> bool:
         """Created by this file: no rows yet."""

@@ -13,9 +13,9 @@ bracketed groups, `CASE ... END`) joined by operators, with `::type` casts and s
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
-from release_safety.surfaces.migrations.sql.tokens import Tok
+from release_safety.surfaces.migrations.sql.tokens import Cursor, Tok, split_top
 
 SYNTAX_ERROR = "syntax error at or near"
 """PostgreSQL's words for a token its grammar cannot take."""
@@ -58,6 +58,10 @@ _MULTIWORD = {
     "NATIONAL": (("CHARACTER", "VARYING"), ("CHARACTER",), ("CHAR", "VARYING"), ("CHAR",)),
 }
 _INTERVAL_FIELDS = frozenset({"YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND", "TO"})
+_ELEMENTS = frozenset(
+    {"NOT", "NULL", "UNIQUE", "PRIMARY", "CHECK", "DEFAULT", "GENERATED", "REFERENCES"}
+)
+"""The first keys of a `ColConstraintElem`."""
 
 
 class ColumnSyntax(Exception):
@@ -162,9 +166,28 @@ def _checked(toks: list[Tok], read: Callable[[_Reader], None]) -> None:
         raise ColumnSyntax(near) from None
 
 
+_PASSED: set[tuple[int, int, int, str]] = set()
+"""The checks the statement being classified is known to pass (`passing`): its tokens' slices
+by their first and last token (the objects) and their length, with the check."""
+
+
+def passing(toks: list[Tok], slices: Sequence[tuple[int, int, str]]) -> None:
+    """The statement `toks` is classified next, and passes the checks `slices` names (first
+    index, last index, check: `prechecked`'s, computed ahead); nothing for the next one."""
+    _PASSED.clear()
+    for first, last, check in slices:
+        _PASSED.add((id(toks[first]), id(toks[last]), last - first + 1, check))
+
+
+def _known(toks: list[Tok], check: str) -> bool:
+    """Whether `toks` is a slice of the statement being classified that passes `check`."""
+    return (id(toks[0]), id(toks[-1]), len(toks), check) in _PASSED if toks else False
+
+
 def check_column(toks: list[Tok]) -> None:
     """Raise ColumnSyntax when the column definition `toks` is none PostgreSQL reads."""
-    _checked(toks, _column)
+    if not (_PASSED and _known(toks, "column")):
+        _checked(toks, _column)
 
 
 def _column(reader: _Reader) -> None:
@@ -179,6 +202,8 @@ def check_action(toks: list[Tok]) -> None:
     [COLUMN]`, `RENAME`; `ADD COLUMN`'s definition is `check_column`'s) is none PostgreSQL
     reads; other actions pass."""
     first = toks[0].key if toks else ""
+    if _PASSED and _known(toks, "action"):
+        return
     if first == "DROP":
         _checked(toks, _drop)
     elif first == "ALTER" and not (len(toks) > 1 and toks[1].key == "CONSTRAINT"):
@@ -190,7 +215,69 @@ def check_action(toks: list[Tok]) -> None:
 def check_index(toks: list[Tok]) -> None:
     """Raise ColumnSyntax when `CREATE [UNIQUE] INDEX` followed by `toks` is no index
     PostgreSQL reads (`IndexStmt`; what parentheses and `WHERE` hold is not read)."""
-    _checked(toks, _index)
+    if not (_PASSED and _known(toks, "index")):
+        _checked(toks, _index)
+
+
+_CHECKS: dict[str, Callable[[list[Tok]], None]] = {
+    "column": check_column,
+    "action": check_action,
+    "index": check_index,
+}
+_TABLE_CONSTRAINTS = frozenset({"CONSTRAINT", "CHECK", "UNIQUE", "PRIMARY", "FOREIGN", "EXCLUDE"})
+
+
+def prechecked(toks: list[Tok]) -> tuple[tuple[int, int, str], ...]:
+    """The checks of the statement `toks` that pass, as `passing` takes them, for the slices
+    classification checks in the common statements (`ALTER TABLE`'s actions and added
+    columns, `CREATE TABLE`'s columns, `CREATE [UNIQUE] INDEX`), read with no schema by the
+    process that splits the files ahead (`cli/lintahead.py`). Each is a fact about its
+    slice whichever slices classification then checks: a slice read otherwise is checked
+    there, as without it."""
+    if len(toks) < 3 or toks[0].key not in ("ALTER", "CREATE"):
+        return ()
+    cur = Cursor(toks)
+    cur.i = 2
+    candidates: list[tuple[list[Tok], str]] = []
+    second = toks[1].key
+    if toks[0].key == "ALTER" and second == "TABLE":
+        cur.skip_optional(("IF", "EXISTS"), ("ONLY",))
+        if cur.name() is None:
+            return ()
+        cur.accept("*")
+        for action in split_top(cur.rest()):
+            candidates.append((action, "action"))
+            if (
+                action[0].key == "ADD"
+                and len(action) > 1
+                and action[1].key not in _TABLE_CONSTRAINTS
+            ):
+                added = Cursor(action)
+                added.i = 1
+                added.accept("COLUMN")
+                added.accept("IF", "NOT", "EXISTS")
+                candidates.append((added.rest(), "column"))
+    elif toks[0].key == "CREATE" and second == "TABLE":
+        cur.accept("IF", "NOT", "EXISTS")
+        if cur.name() is None or cur.peek() != "(":
+            return ()
+        for element in split_top(cur.skip_parens()):
+            if element[0].up not in _TABLE_CONSTRAINTS and element[0].up != "LIKE":
+                candidates.append((element, "column"))
+    elif toks[0].key == "CREATE" and second == "INDEX":
+        candidates.append((toks[2:], "index"))
+    elif toks[0].key == "CREATE" and second == "UNIQUE" and toks[2].key == "INDEX":
+        candidates.append((toks[3:], "index"))
+    at = {id(tok): k for k, tok in enumerate(toks)}
+    passed: list[tuple[int, int, str]] = []
+    for part, check in candidates:
+        try:
+            _CHECKS[check](part)
+        except ColumnSyntax:
+            continue
+        if part:
+            passed.append((at[id(part[0])], at[id(part[-1])], check))
+    return tuple(passed)
 
 
 def _index(reader: _Reader) -> None:
@@ -306,20 +393,27 @@ def _type(reader: _Reader) -> None:
 def _constraint(reader: _Reader) -> None:
     """One `ColConstraint`: `[CONSTRAINT name] ColConstraintElem`, `ConstraintAttr`,
     `COLLATE name`, and the newer `COMPRESSION name` / `STORAGE mode`."""
-    if reader.take("CONSTRAINT"):
+    key = reader.key()  # one read of the first key, each branch below starting with it
+    if key == "CONSTRAINT":
+        reader.i += 1
         reader.name()
         _element(reader, named=True)
         return
-    if reader.take("NOT", "DEFERRABLE") or reader.take("DEFERRABLE"):
+    if key == "DEFERRABLE":
+        reader.i += 1
         return
-    if reader.take("INITIALLY"):
+    if reader.take("NOT", "DEFERRABLE"):
+        return
+    if key == "INITIALLY":
+        reader.i += 1
         if not (reader.take("DEFERRED") or reader.take("IMMEDIATE")):
             raise _At(reader.i)
         return
-    if reader.take("COLLATE"):
+    if key == "COLLATE":
+        reader.i += 1
         reader.qualified()
         return
-    if reader.key() in ("COMPRESSION", "STORAGE"):
+    if key in ("COMPRESSION", "STORAGE"):
         reader.i += 1
         if not reader.take("DEFAULT"):
             reader.name()
@@ -329,34 +423,34 @@ def _constraint(reader: _Reader) -> None:
 
 def _element(reader: _Reader, named: bool) -> None:
     """`ColConstraintElem`."""
-    if reader.take("NOT"):
+    key = reader.key()  # each branch takes this first key
+    if key not in _ELEMENTS:
+        raise _At(reader.i)
+    reader.i += 1
+    if key == "NOT":
         reader.need("NULL")
         if reader.take("NO"):
             reader.need("INHERIT")
-    elif reader.take("NULL"):
-        pass
-    elif reader.take("UNIQUE"):
+    elif key == "UNIQUE":
         if reader.take("NULLS"):
             reader.take("NOT")
             reader.need("DISTINCT")
         _index_options(reader)
-    elif reader.take("PRIMARY"):
+    elif key == "PRIMARY":
         reader.need("KEY")
         _index_options(reader)
-    elif reader.take("CHECK"):
+    elif key == "CHECK":
         if reader.key() != "(":
             raise _At(reader.i)
         reader.group()
         if reader.take("NO"):
             reader.need("INHERIT")
-    elif reader.take("DEFAULT"):
+    elif key == "DEFAULT":
         _expression(reader)
-    elif reader.take("GENERATED"):
+    elif key == "GENERATED":
         _generated(reader)
-    elif reader.take("REFERENCES"):
+    elif key == "REFERENCES":
         _references(reader)
-    else:
-        raise _At(reader.i)
 
 
 def _index_options(reader: _Reader) -> None:

@@ -21,7 +21,11 @@ from release_safety.surfaces.migrations.engines.postgres.facts import (
     Lock,
     StatementFacts,
 )
-from release_safety.surfaces.migrations.engines.postgres.grammar import SYNTAX_END, SYNTAX_ERROR
+from release_safety.surfaces.migrations.engines.postgres.grammar import (
+    SYNTAX_END,
+    SYNTAX_ERROR,
+    passing,
+)
 from release_safety.surfaces.migrations.rules.ids import RuleId
 from release_safety.surfaces.migrations.schema.model import Column
 from release_safety.surfaces.migrations.sql.statements import Extracted, Statement
@@ -200,25 +204,42 @@ def _timeout_hint(line: int, lock: Lock, table: str) -> str:
     )
 
 
-def analyse_extracted(extracted: Extracted, ctx: Context, budget: Budget) -> FileAnalysis:
+def analyse_extracted(
+    extracted: Extracted, ctx: Context, budget: Budget | None = None
+) -> FileAnalysis:
     """Classify every statement in order against `ctx` (whose schema each statement changes)
-    and fold them into the file's facts. Raises OverBudget past the file's bounds."""
+    and fold them into the file's facts. Raises OverBudget past the file's bounds (`budget`:
+    the CPU time's, else one started here, where a statement follows another: the time is
+    checked between statements)."""
     statements = extracted.statements
     Budget.check_count(len(statements))
+    if budget is None and len(statements) > 1:
+        budget = Budget.start()
     classified: list[tuple[int, StatementFacts]] = []
     created: set[str] = set()
     one_transaction = extracted.transactional
     # the columns whose issues are judged as their transaction commits, after each statement
     watched: dict[tuple[str, str], None] = {}
     states: list[dict[tuple[str, str], Column | None]] = []
-    for statement in statements:
-        budget.check()
+    for k, statement in enumerate(statements):
+        if k and budget is not None:  # the first starts as the budget does
+            budget.check()
         if statement.sql is None:
             reason = statement.reason or "statement text not determined"
             ctx.schema.lose_everything(reason)
             facts = StatementFacts(unknown=reason)
         else:
-            facts = classify(statement.sql, ctx, statement.toks)
+            if statement.bodies is not None or ctx.bodies:  # read ahead: its DO block's body
+                ctx.bodies = statement.bodies or {}
+            checked = statement.checked  # found ahead: the grammar's checks it passes
+            if checked:
+                passing(statement.toks or [], checked)
+                try:
+                    facts = classify(statement.sql, ctx, statement.toks)
+                finally:
+                    passing([], ())
+            else:
+                facts = classify(statement.sql, ctx, statement.toks)
             one_transaction = one_transaction and not facts.outside_transaction
             for table, fact in facts.tables.items():
                 if fact.created:

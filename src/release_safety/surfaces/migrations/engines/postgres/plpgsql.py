@@ -43,7 +43,22 @@ def do_block(
         raise Unclassified("DO block body not readable", anything=True)
     body = bodies[0]
     lines = sql.count("\n", 0, body.start)  # a body's opening quote holds no line break
-    _run(_units(body.text), "DO block", facts, ctx, classify, lines)
+    units = ctx.bodies.get(body.text)  # read ahead
+    _run(_units(body.text) if units is None else units, "DO block", facts, ctx, classify, lines)
+
+
+def ahead(toks: list[Tok]) -> dict[str, list[Unit]]:
+    """The statements of the body of the DO statement `toks` by the body's text, as `do_block`
+    reads them (`_units`), read with no schema by the process that splits the files ahead
+    (`cli/lintahead.py`); none for a body `do_block` refuses or `_units` cannot read (read
+    again, and refused, where the statement is classified)."""
+    bodies = [t for t in toks[1:] if t.kind == "string"]
+    if not toks or toks[0].key != "DO" or len(bodies) != 1:
+        return {}
+    try:
+        return {bodies[0].text: _units(bodies[0].text)}
+    except Exception:  # whatever it is, the lint raises it again reading the body itself
+        return {}
 
 
 def function_body(
