@@ -23,6 +23,8 @@ from release_safety.common.localfile import read_regular
 from release_safety.common.spelling import word
 from release_safety.contract.finding import Finding
 from release_safety.settings.file import find_settings
+from release_safety.surfaces.migrations.find.engine import engine_of
+from release_safety.surfaces.migrations.find.tools import place
 
 TYPE_CHECKING = False  # no typing at run time: the lint's start (docs/architecture.md)
 if TYPE_CHECKING:
@@ -202,9 +204,6 @@ class Asked:
 def _where(name: str, sources: Sequence[MigrationSource] | None, asked: Asked) -> Where:
     """How `generate` places the file: its source (the settings', when there are any), its
     tool, its root, whether it runs forward, and its engine (`asked` of the disk once)."""
-    from release_safety.surfaces.migrations.find.engine import engine_of
-    from release_safety.surfaces.migrations.find.tools import place
-
     path = _posix(name)
     source = next((s for s in sources or () if s.matches(path)), None)
     if source is not None:

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from itertools import starmap
+
 from release_safety.common.value import HashableValue
+from release_safety.surfaces.migrations.sql.lexer import Tok
 
 TYPE_CHECKING = False  # no typing at run time: the lint's start (docs/architecture.md)
 if TYPE_CHECKING:
     from typing import Final
 
-    from release_safety.surfaces.migrations.sql.lexer import Kind, Tok
+    from release_safety.surfaces.migrations.sql.lexer import Kind
 
     Bodies = dict[str, list[tuple[str, list[Tok] | None, int]]]
     """The statements of PL/pgSQL bodies by the body's text: each one's text, its tokens (or
@@ -138,10 +141,6 @@ def pack(extracted: Extracted, strings: dict[str, str]) -> Packed:
 
 def unpack(packed: Packed) -> Extracted:
     """The Extracted `pack` gave these tuples for."""
-    from itertools import starmap
-
-    from release_safety.surfaces.migrations.sql.lexer import Tok
-
     statements, transactional, wrapped = packed
     return Extracted(
         [
