@@ -45,9 +45,12 @@ if TYPE_CHECKING:
     Prepared = tuple[Document, str, Format, Extracted | str]
     """A file as the lint takes it: read, and split (or why it cannot be)."""
 
+_FIRST = 4
+"""Files in the first message: the lint waits for it, so it is sent as soon as a few files are
+split (the lint's first wait: about 6 ms for 32 files, under 2 ms for 4); each message after it
+holds twice as many, up to `_BATCH`, so the child keeps ahead of the lint from the start."""
 _BATCH = 32
-"""Files per message: the first reaches the lint after a few milliseconds, and each costs one
-write and one read of the pipe."""
+"""Files per message at most: each costs one write and one read of the pipe."""
 
 
 class ReadAhead:
@@ -152,6 +155,7 @@ def _send(out: IO[bytes], names: Sequence[str], reading: Reading, read: Read) ->
 
     strings: dict[str, str] = {}
     batch: list[tuple[object, ...]] = []
+    size = _FIRST
     failed = ""
     for name in names:
         try:
@@ -169,9 +173,9 @@ def _send(out: IO[bytes], names: Sequence[str], reading: Reading, read: Read) ->
             continue
         packed = split if isinstance(split, str) else pack(split, strings)
         batch.append(("file", document, fmt, packed))
-        if len(batch) >= _BATCH:
+        if len(batch) >= size:
             pickle.dump(batch, out, pickle.HIGHEST_PROTOCOL)
             out.flush()
-            batch = []
+            batch, size = [], min(2 * size, _BATCH)
     if batch:
         pickle.dump(batch, out, pickle.HIGHEST_PROTOCOL)
