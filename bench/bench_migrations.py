@@ -44,6 +44,8 @@ from pathlib import Path
 from statistics import median
 from typing import Any
 
+import callgrind
+
 TABLES = ["users", "orders", "accounts", "projects", "events", "invoices", "teams", "audit_log"]
 COLUMNS = ["status", "note", "owner_id", "created_at", "amount", "label", "region", "flags"]
 TEMPLATES = [
@@ -138,19 +140,7 @@ def _print(
 
 def instructions(argv: list[str]) -> int:
     """The instructions one run of `argv` executes (valgrind's callgrind, every thread)."""
-    with tempfile.TemporaryDirectory() as tmp:
-        out = subprocess.run(
-            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={tmp}/callgrind.out", *argv],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-            check=False,
-            env={**ENV, "PYTHONHASHSEED": "0"},
-        ).stderr
-    counted = [line for line in out.splitlines() if "Collected :" in line]
-    if not counted:
-        raise SystemExit(f"bench_migrations: valgrind counted nothing: {out.strip()[-300:]}")
-    return int(counted[-1].rsplit(":", 1)[1])
+    return callgrind.instructions(argv, ENV, "bench_migrations")
 
 
 def _examples(folder: Path) -> list[list[str]]:

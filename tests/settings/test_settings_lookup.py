@@ -105,6 +105,22 @@ def test_settings_are_found_walking_up_to_the_repository_root(
     assert "services/.release-safety.toml, line 2: key 'rules.of': unknown key" in error
 
 
+def test_a_pyproject_is_parsed_only_when_it_names_the_table(
+    nested: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A Python project's own `pyproject.toml` is passed over unparsed unless its text names
+    `release-safety`: its TOML, even broken, is not this tool's to judge; one that names the
+    table is read, quoted key included, and broken TOML there is still bad input."""
+    pyproject = nested / "services/api/pyproject.toml"
+    pyproject.write_text("[tool.black\nline-length = 90\n", encoding="utf-8")  # broken
+    assert _postgres(capsys) == 15
+    pyproject.write_text('[tool."release-safety"]\npostgres_version = 14\n', encoding="utf-8")
+    assert _postgres(capsys) == 14
+    pyproject.write_text("[tool.release-safety\npostgres_version = 14\n", encoding="utf-8")
+    assert run(["lint-migrations", "001.sql"]) == 2
+    assert "pyproject.toml: not valid TOML" in capsys.readouterr().err
+
+
 def test_rules_off_silences_lint_migrations_and_rejects_unknown_ids(
     nested: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

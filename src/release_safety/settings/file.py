@@ -19,6 +19,8 @@ SETTINGS_FILE = ".release-safety.toml"
 PYPROJECT = "pyproject.toml"
 """Settings may instead be the `[tool.release-safety]` table of `pyproject.toml`; in one folder
 `.release-safety.toml` wins (a file of its own is the more explicit choice, as ruff's is)."""
+TABLE = "release-safety"
+"""The name of this tool's table under `[tool]` in a `pyproject.toml`."""
 
 OUTSIDE_REPOSITORY = "(outside the repository)"
 
@@ -55,8 +57,8 @@ def settings_data(text: str, where: str, table: bool = False) -> tuple[dict[str,
         raise InputError(f"{where}: not valid TOML: nested too deeply") from exc
     if not table:
         return data, where
-    found = data.get("tool", {}).get("release-safety")
-    return None if found is None else (found, f"{where} [tool.release-safety]")
+    found = data.get("tool", {}).get(TABLE)
+    return None if found is None else (found, f"{where} [tool.{TABLE}]")
 
 
 # Compiled when first used (`re` keeps it): a lint without a settings file never pays for them.
@@ -97,7 +99,7 @@ def settings_text(data: bytes, where: str) -> str:
         raise InputError(f"{where}: settings are not UTF-8 text (byte {exc.start})") from exc
 
 
-def read_settings(path: Path) -> str:
+def read_settings(path: str | Path) -> str:
     """A settings file's text; an unreadable or non-UTF-8 one is bad input."""
     try:
         data = read_regular(path)
@@ -116,7 +118,7 @@ def find_settings(start: str | Path) -> Path | None:
         if os.path.isfile(settings := os.path.join(candidate, SETTINGS_FILE)):
             return _path(settings)
         pyproject = os.path.join(candidate, PYPROJECT)
-        if os.path.isfile(pyproject) and _has_table(_path(pyproject)):
+        if os.path.isfile(pyproject) and _has_table(pyproject):
             return _path(pyproject)
         if candidate == last:
             break
@@ -129,8 +131,13 @@ def _path(path: str) -> Path:
     return Path(path)
 
 
-def _has_table(pyproject: Path) -> bool:
-    return settings_data(read_settings(pyproject), str(pyproject), table=True) is not None
+def _has_table(pyproject: str) -> bool:
+    """Whether a `pyproject.toml` holds a `[tool.release-safety]` table: parsed only when its
+    text names the table (`release-safety`, bare or quoted; a key spelled with escapes is not
+    looked for), so a Python project's own `pyproject.toml` costs a lint in it no TOML parse
+    (a third of a one-file lint's work)."""
+    text = read_settings(pyproject)
+    return TABLE in text and settings_data(text, pyproject, table=True) is not None
 
 
 def _upwards(folder: str) -> list[str]:
