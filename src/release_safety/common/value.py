@@ -11,7 +11,6 @@ a compiled one, and the modules left interpreted subclass it too.
 
 from __future__ import annotations
 
-import copyreg
 from collections.abc import Callable
 
 TYPE_CHECKING = False  # no typing at run time: the lint's start (docs/architecture.md)
@@ -35,10 +34,6 @@ def _no_attributes(**_flags: object) -> Callable[[type[Value]], type[Value]]:
 # Nothing imports mypy_extensions at run time: compiled, mypyc reads `mypyc_attr` and never
 # calls it; interpreted, it is this no-op (set where mypy, which reads the import, looks not).
 globals().setdefault("mypyc_attr", _no_attributes)
-
-
-_NEW = getattr(copyreg, "__newobj__")  # noqa: B009 (absent from typeshed)
-"""What pickle calls to make an instance without `__init__` (its NEWOBJ opcode)."""
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -69,14 +64,22 @@ class Value:
         return self.__class__(**fields)
 
     def __reduce__(self) -> tuple[object, ...]:
-        """Pickled as its class and attributes, which pickle sets again in the new instance's
-        `__dict__` itself (past any `__setattr__` that refuses changes): compiled, the base's
-        own state holds none of an interpreted subclass's attributes. A compiled class (no
-        `__dict__`, read-only attributes) is built again from its fields."""
+        """Pickled as its class and attributes, set again on a new instance (`restored`): compiled,
+        the base's own state holds none of an interpreted subclass's attributes. A compiled
+        class (no `__dict__`, read-only attributes) is built again from its fields."""
         held = getattr(self, "__dict__", None)
         if held is None:
             return (self.__class__, self.field_values())
-        return (_NEW, (self.__class__,), held)
+        return (restored, (self.__class__, dict(held)))
+
+
+def restored(cls: type[V], attributes: dict[str, object]) -> V:
+    """An instance of `cls` holding `attributes` (`Value.__reduce__`), set past any `__setattr__`
+    that refuses changes."""
+    value = cls.__new__(cls)
+    for name, held in attributes.items():
+        object.__setattr__(value, name, held)
+    return value
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
