@@ -13,7 +13,7 @@ from collections import Counter, OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 
-from release_safety.code.memo import Memo
+from release_safety.code.memo import Memo, per_tree
 from release_safety.common.patterns import REMEMBERED
 from release_safety.contract.model import Heaviness, MigrationFile
 from release_safety.contract.reports import (
@@ -264,7 +264,7 @@ def _held_counts(
             return _counted(new, sources, matched)
         return _recounted(_HELD_COUNTS.peek((base[0], sources)), base[1], sources, matched)
 
-    return list(make()[2] if tree is None else _HELD_COUNTS.get((tree, sources), make)[2])
+    return list(per_tree(_HELD_COUNTS, tree, sources, make)[2])
 
 
 def _counted(new: Snapshot, sources: tuple[MigrationSource, ...], matched: dict[str, int]) -> _Held:
