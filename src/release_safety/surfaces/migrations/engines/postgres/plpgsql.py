@@ -37,11 +37,10 @@ def do_block(
 ) -> None:
     """Merge the facts of a DO block's statements into `facts`, their issues on the lines of
     the statements that raise them."""
-    bodies = [t for t in toks[1:] if t.kind == "string"]
+    body = _body(toks)
     language = [t.up for t in toks if t.kind == "word"]
-    if len(bodies) != 1 or ("LANGUAGE" in language and "PLPGSQL" not in language):
+    if body is None or ("LANGUAGE" in language and "PLPGSQL" not in language):
         raise Unclassified("DO block body not readable", anything=True)
-    body = bodies[0]
     lines = sql.count("\n", 0, body.start)  # a body's opening quote holds no line break
     units = ctx.bodies.get(body.text)  # read ahead
     _run(_units(body.text) if units is None else units, "DO block", facts, ctx, classify, lines)
@@ -52,13 +51,19 @@ def ahead(toks: list[Tok]) -> dict[str, list[Unit]]:
     reads them (`_units`), read with no schema by the process that splits the files ahead
     (`cli/lintahead.py`); none for a body `do_block` refuses or `_units` cannot read (read
     again, and refused, where the statement is classified)."""
-    bodies = [t for t in toks[1:] if t.kind == "string"]
-    if not toks or toks[0].key != "DO" or len(bodies) != 1:
+    body = _body(toks) if toks and toks[0].key == "DO" else None
+    if body is None:
         return {}
     try:
-        return {bodies[0].text: _units(bodies[0].text)}
+        return {body.text: _units(body.text)}
     except Exception:  # whatever it is, the lint raises it again reading the body itself
         return {}
+
+
+def _body(toks: list[Tok]) -> Tok | None:
+    """The body of the DO statement `toks`: its one string (None when it has none or several)."""
+    bodies = [t for t in toks[1:] if t.kind == "string"]
+    return bodies[0] if len(bodies) == 1 else None
 
 
 def function_body(
